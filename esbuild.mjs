@@ -1,0 +1,32 @@
+// Bundles every runnable piece of Spillway: the VS Code extension, the `spillway` CLI, the
+// inspector webview and the benchmarks. One file so that `npm run build` is the only build step.
+import * as esbuild from 'esbuild';
+import { existsSync, chmodSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const common = { bundle: true, sourcemap: true, logLevel: 'warning', legalComments: 'none' };
+const node = { ...common, platform: 'node', target: 'node20', format: 'cjs' };
+
+const builds = [
+  // the extension host: `vscode` is provided by the editor at run time
+  { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  // the CLI: a single file with a shebang, exposed as the `spillway` bin
+  { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+];
+// the inspector webview (browser, React) and the benchmarks exist from later issues on
+if (existsSync('webview/main.tsx')) {
+  builds.push({ ...common, platform: 'browser', format: 'iife', target: 'chrome114', minify: true,
+    entryPoints: ['webview/main.tsx'], outfile: 'dist/webview.js',
+    define: { 'process.env.NODE_ENV': '"production"' } });
+}
+if (existsSync('bench/main.ts')) {
+  builds.push({ ...node, entryPoints: ['bench/main.ts'], outfile: 'dist/bench.js' });
+}
+const present = builds.filter((b) => b.entryPoints.every((e) => existsSync(e)));
+
+if (watch) {
+  for (const b of present) await (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(present.map((b) => esbuild.build(b)));
+  if (existsSync('dist/cli.js')) chmodSync('dist/cli.js', 0o755);
+}

@@ -1,0 +1,102 @@
+/**
+ * Types shared by the engine and the layers above it (store, replay, proxy, CLI, extension).
+ *
+ * The engine is pure: it never touches the file system itself. Whoever hosts it hands in an
+ * `OutputSink` that keeps the full text of every reduced tool result, so each reduction stays
+ * recoverable by its handle. Nothing here may import from the rest of Spillway or from `vscode`.
+ */
+
+/** The three request formats the engine reads and patches. */
+export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
+export const WIRE_FORMATS: readonly WireFormat[] = ['openai-chat', 'openai-responses', 'anthropic-messages'];
+
+/** The four stages, in the order they run. */
+export type StageName = 'offload' | 'window' | 'budget' | 'clear';
+export const STAGE_ORDER: readonly StageName[] = ['offload', 'window', 'budget', 'clear'];
+
+/** What the store keeps next to each output, for listings, titles and the index. */
+export interface StoredMeta {
+  tool: string;
+  callId: string;
+  stage: StageName | 'input';
+  /** size of the text in UTF-16 code units (what JavaScript and the caps count) */
+  chars: number;
+  bytes: number;
+  lines: number;
+  tokens: number;
+  session?: string;
+}
+
+/**
+ * Where full outputs go. `put` must be atomic (a crash never leaves a half-written entry) and
+ * idempotent (the same handle always carries the same text: handles are content hashes).
+ */
+export interface OutputSink {
+  put(handle: string, text: string, meta: StoredMeta): void;
+  /** The file that holds `handle`, if the sink has one, shown in markers as a read hint. */
+  locate(handle: string): string | undefined;
+}
+
+/** One decision of one stage on one tool result. */
+export interface Reduction {
+  /** position of the tool result among the request's tool results (0-based) */
+  result: number;
+  callId: string;
+  tool: string;
+  stage: StageName;
+  /** a short sentence saying why, e.g. "42,118 chars over bash's cap of 16,000" */
+  reason: string;
+  originalChars: number;
+  projectedChars: number;
+  originalTokens: number;
+  projectedTokens: number;
+  handle: string;
+  /** true when this call made the decision, false when it was carried over from an earlier call */
+  fresh: boolean;
+  /** true when the stage also cleared the tool call's input (clear stage, clearToolInputs) */
+  inputCleared?: boolean;
+}
+
+export interface ProjectionStats {
+  format: WireFormat;
+  /** tool results in the request, and how many of them the projection reduces */
+  toolResults: number;
+  reducedResults: number;
+  originalTokens: number;
+  projectedTokens: number;
+  savedTokens: number;
+  originalChars: number;
+  projectedChars: number;
+  /** reductions per stage in this projection */
+  byStage: Record<StageName, number>;
+  /** markers found in the input and left alone (projecting a projection) */
+  markersSeen: number;
+  /** true when the projection is byte-for-byte the request */
+  unchanged: boolean;
+}
+
+/** Context a custom reducer gets for one tool result. */
+export interface ReducerInput {
+  tool: string;
+  callId: string;
+  text: string;
+  /** the cap in force for this tool, in the configured unit */
+  cap: number;
+  previewChars: number;
+  stage: StageName;
+  isError: boolean;
+}
+
+/**
+ * A per-tool reducer (Eino's per-tool handlers): return the preview the model should see in place
+ * of the full text, or null to leave the result verbatim. The engine still stores the original and
+ * wraps the preview in a marker, so the result stays recoverable and is recognised next time.
+ */
+export type CustomReducer = (input: ReducerInput) => string | null;
+
+export class SpillwayError extends Error {
+  constructor(message: string, readonly code: string = 'invalid-input') {
+    super(message);
+    this.name = 'SpillwayError';
+  }
+}

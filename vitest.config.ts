@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.test.ts', 'test/property/**/*.test.ts', 'test/webview/**/*.test.tsx', 'test/proxy/**/*.test.ts'],
+    testTimeout: 60_000,
+    pool: 'forks',
+  },
+});
