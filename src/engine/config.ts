@@ -1,0 +1,293 @@
+/**
+ * The one configuration that drives every stage, validated with zod.
+ *
+ * The same keys appear in a `--config` JSON file (nested objects or dotted keys) and, flattened, as
+ * the extension's `spillway.*` settings. A preset fills every key; keys the user sets override it.
+ * Two ways in: `validateConfig` (strict, for files and the module API: the first problem is an
+ * error naming the key) and `parseConfig` (lenient, for editor settings: each bad key falls back to
+ * the preset's value and is reported, so one typo never turns Spillway off).
+ */
+import { z } from 'zod';
+import { SpillwayError } from './types';
+
+export const PRESET_NAMES = ['spillway', 'openai-trimmer', 'clark-budget', 'ai-agent', 'eino', 'oracle-offload'] as const;
+export type PresetName = (typeof PRESET_NAMES)[number];
+export const MARKER_STYLES = ['spillway', 'trimmer', 'clark', 'ai-agent', 'eino', 'oracle'] as const;
+export type MarkerStyle = (typeof MARKER_STYLES)[number];
+export const PREVIEW_KINDS = ['smart', 'head', 'head-tail', 'json'] as const;
+export type PreviewKind = (typeof PREVIEW_KINDS)[number];
+export const TOKENIZERS = ['o200k_base', 'cl100k_base', 'approximate'] as const;
+export type TokenizerName = (typeof TOKENIZERS)[number];
+
+/** Largest cap accepted: 1 GB of text is beyond any request a provider takes. */
+const MAX_CAP = 1_000_000_000;
+
+export type Cap = number | 'unlimited';
+
+export interface SpillwayConfig {
+  preset: PresetName;
+  defaultCap: Cap;
+  capUnit: 'chars' | 'bytes';
+  toolCaps: Record<string, Cap>;
+  previewChars: number;
+  preview: PreviewKind;
+  markerStyle: MarkerStyle;
+  language: 'en' | 'zh';
+  tokenizer: TokenizerName;
+  offload: { enabled: boolean };
+  window: { enabled: boolean; recentTurns: number; maxOutputChars: number; tools: string[] };
+  budget: { enabled: boolean };
+  clear: {
+    enabled: boolean;
+    triggerTokens: number;
+    keep: number;
+    keepUnit: 'results' | 'rounds';
+    clearAtLeastTokens: number | 'all';
+    excludeTools: string[];
+    clearToolInputs: boolean;
+  };
+}
+
+const cap = z.union([z.number().int().min(1).max(MAX_CAP), z.literal('unlimited')]);
+const toolList = z.array(z.string().min(1));
+
+/** One schema per leaf key: the unit of validation, fallback and the settings UI. */
+export interface ConfigKey {
+  key: string;
+  schema: z.ZodType;
+  description: string;
+  /** for the settings contribution */
+  type: 'string' | 'integer' | 'boolean' | 'object' | 'array' | Array<'integer' | 'string'>;
+  enum?: readonly string[];
+  minimum?: number;
+  maximum?: number;
+}
+
+export const CONFIG_KEYS: readonly ConfigKey[] = [
+  { key: 'preset', schema: z.enum(PRESET_NAMES), type: 'string', enum: PRESET_NAMES,
+    description: 'Starting point for every other setting: `spillway` (our default), or one of the seed systems reproduced (`openai-trimmer`, `clark-budget`, `ai-agent`, `eino`, `oracle-offload`). Settings you set override the preset.' },
+  { key: 'defaultCap', schema: cap, type: ['integer', 'string'], minimum: 1, maximum: MAX_CAP,
+    description: 'Size above which a tool result is offloaded (or clipped by the budget stage), for tools without their own cap, in `capUnit`s; or "unlimited".' },
+  { key: 'capUnit', schema: z.enum(['chars', 'bytes']), type: 'string', enum: ['chars', 'bytes'],
+    description: 'Whether caps and previews count characters or UTF-8 bytes.' },
+  { key: 'toolCaps', schema: z.record(z.string().min(1), cap), type: 'object',
+    description: 'Per-tool caps: tool name (exact, bare name of a namespaced tool, or a pattern with *) to a size or "unlimited" (kept verbatim).' },
+  { key: 'previewChars', schema: z.number().int().min(0).max(100_000), type: 'integer', minimum: 0, maximum: 100_000,
+    description: 'How much of a reduced result the model still sees, as a preview under the marker header.' },
+  { key: 'preview', schema: z.enum(PREVIEW_KINDS), type: 'string', enum: PREVIEW_KINDS,
+    description: 'Preview shape: `smart` (head, error and path lines, tail; JSON skeleton for JSON), `head`, `head-tail`, or `json` (valid JSON: keys, types, first elements, counts).' },
+  { key: 'markerStyle', schema: z.enum(MARKER_STYLES), type: 'string', enum: MARKER_STYLES,
+    description: 'Wording of the marker that replaces a reduced result. Presets pick their seed system\'s wording; every style names the handle.' },
+  { key: 'language', schema: z.enum(['en', 'zh']), type: 'string', enum: ['en', 'zh'],
+    description: 'Language of marker text: English or Chinese.' },
+  { key: 'tokenizer', schema: z.enum(TOKENIZERS), type: 'string', enum: TOKENIZERS,
+    description: 'How tokens are counted: real counts with `o200k_base` or `cl100k_base`, or `approximate` (characters / 4).' },
+  { key: 'offload.enabled', schema: z.boolean(), type: 'boolean',
+    description: 'Offload stage: a result over its tool\'s cap is stored in full and replaced by a marker with a preview, the newest result too.' },
+  { key: 'window.enabled', schema: z.boolean(), type: 'boolean',
+    description: 'Window stage: results older than the last `window.recentTurns` user messages and over `window.maxOutputChars` become a preview. Rewrites old turns as the window moves, which costs prompt-cache hits.' },
+  { key: 'window.recentTurns', schema: z.number().int().min(1).max(10_000), type: 'integer', minimum: 1, maximum: 10_000,
+    description: 'Window stage: user messages (counted from the end) whose turns are never touched.' },
+  { key: 'window.maxOutputChars', schema: z.number().int().min(1).max(MAX_CAP), type: 'integer', minimum: 1, maximum: MAX_CAP,
+    description: 'Window stage: results longer than this (characters) are candidates.' },
+  { key: 'window.tools', schema: toolList, type: 'array',
+    description: 'Window stage: only these tools are trimmed; empty means every tool.' },
+  { key: 'budget.enabled', schema: z.boolean(), type: 'boolean',
+    description: 'Budget stage: every result but the newest is held to its tool\'s cap.' },
+  { key: 'clear.enabled', schema: z.boolean(), type: 'boolean',
+    description: 'Clear stage: when the projected request exceeds `clear.triggerTokens`, the oldest results are cleared in one batch.' },
+  { key: 'clear.triggerTokens', schema: z.number().int().min(1).max(100_000_000), type: 'integer', minimum: 1, maximum: 100_000_000,
+    description: 'Clear stage: projected request size (tokens) that triggers clearing.' },
+  { key: 'clear.keep', schema: z.number().int().min(0).max(100_000), type: 'integer', minimum: 0, maximum: 100_000,
+    description: 'Clear stage: how many of the most recent results (or rounds, see `clear.keepUnit`) are never cleared.' },
+  { key: 'clear.keepUnit', schema: z.enum(['results', 'rounds']), type: 'string', enum: ['results', 'rounds'],
+    description: 'Clear stage: whether `clear.keep` counts tool results or assistant tool-call rounds.' },
+  { key: 'clear.clearAtLeastTokens', schema: z.union([z.number().int().min(0).max(100_000_000), z.literal('all')]), type: ['integer', 'string'], minimum: 0, maximum: 100_000_000,
+    description: 'Clear stage: tokens to free each time it fires, so clears are rare and large and the prompt cache keeps hitting in between; "all" clears every eligible result.' },
+  { key: 'clear.excludeTools', schema: toolList, type: 'array',
+    description: 'Clear stage: tools whose results are never cleared.' },
+  { key: 'clear.clearToolInputs', schema: z.boolean(), type: 'boolean',
+    description: 'Clear stage: also replace the inputs of cleared tool calls (stored and recoverable like results).' },
+];
+
+const KEY_INDEX = new Map(CONFIG_KEYS.map((k) => [k.key, k]));
+
+const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
+  enabled: false, triggerTokens: 100_000, keep: 3, keepUnit: 'results', clearAtLeastTokens: 0, excludeTools: [], clearToolInputs: false,
+};
+
+/**
+ * The `spillway` preset. The reasoning for each number is in the README ("Why the defaults");
+ * in short: offload only what is clearly bulk (so most results stay verbatim and the prompt cache
+ * keeps hitting), keep previews big enough to hold errors and paths, and clear old results in rare,
+ * large batches once the context is big enough that a clear pays for its cache miss.
+ */
+const SPILLWAY: SpillwayConfig = {
+  preset: 'spillway',
+  defaultCap: 8_000,
+  capUnit: 'chars',
+  toolCaps: {},
+  previewChars: 1_200,
+  preview: 'smart',
+  markerStyle: 'spillway',
+  language: 'en',
+  tokenizer: 'o200k_base',
+  offload: { enabled: true },
+  window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
+  budget: { enabled: false },
+  clear: { enabled: true, triggerTokens: 60_000, keep: 6, keepUnit: 'results', clearAtLeastTokens: 20_000, excludeTools: [], clearToolInputs: false },
+};
+
+function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>): SpillwayConfig {
+  return {
+    ...SPILLWAY,
+    toolCaps: {},
+    offload: { enabled: false },
+    window: { ...SPILLWAY.window, enabled: false },
+    budget: { enabled: false },
+    clear: { ...DEFAULT_CLEAR },
+    ...over,
+  };
+}
+
+/** Each seed system's documented defaults and behaviour (see README, "Presets"). */
+export const PRESETS: Record<PresetName, SpillwayConfig> = {
+  spillway: SPILLWAY,
+  // OpenAI Agents' ToolOutputTrimmer: recent_turns 2, max_output_chars 500, preview_chars 200
+  'openai-trimmer': preset({
+    preset: 'openai-trimmer', defaultCap: 'unlimited', previewChars: 200, preview: 'head', markerStyle: 'trimmer', tokenizer: 'o200k_base',
+    window: { enabled: true, recentTurns: 2, maxOutputChars: 500, tools: [] },
+  }),
+  // clark_agent's ToolResultBudget: 32,000-char default cap, newest result verbatim, marker only
+  'clark-budget': preset({
+    preset: 'clark-budget', defaultCap: 32_000, previewChars: 0, preview: 'head', markerStyle: 'clark',
+    budget: { enabled: true },
+  }),
+  // ai-agent: toolResponseMaxBytes 12,288, stored and replaced by a handle message
+  'ai-agent': preset({
+    preset: 'ai-agent', defaultCap: 12_288, capUnit: 'bytes', previewChars: 0, preview: 'head', markerStyle: 'ai-agent',
+    offload: { enabled: true },
+  }),
+  // Eino ToolReduction: truncate over 50,000 chars and store; clear over 30,000 tokens (chars/4),
+  // keeping the most recent round
+  eino: preset({
+    preset: 'eino', defaultCap: 50_000, previewChars: 2_000, preview: 'head', markerStyle: 'eino', tokenizer: 'approximate',
+    offload: { enabled: true },
+    clear: { ...DEFAULT_CLEAR, enabled: true, triggerTokens: 30_000, keep: 1, keepUnit: 'rounds', clearAtLeastTokens: 'all' },
+  }),
+  // the offload-and-fetch pattern: outputs over 600 bytes keep a 600-byte preview, then the number
+  // of bytes left out and the handle
+  'oracle-offload': preset({
+    preset: 'oracle-offload', defaultCap: 600, capUnit: 'bytes', previewChars: 600, preview: 'head', markerStyle: 'oracle',
+    offload: { enabled: true },
+  }),
+};
+
+export const DEFAULT_CONFIG: SpillwayConfig = PRESETS.spillway;
+
+export interface ConfigProblem { key: string; message: string }
+
+/** Turns nested objects and dotted keys alike into a flat map of dotted keys. */
+export function flattenConfig(input: Record<string, unknown>): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  const walk = (obj: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(obj)) {
+      const key = prefix ? `${prefix}.${k}` : k;
+      if (!KEY_INDEX.has(key) && v !== null && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, key);
+      else out.set(key, v);
+    }
+  };
+  walk(input, '');
+  return out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue | undefined, value: unknown): string {
+  const got = JSON.stringify(value);
+  return `${issue?.message ?? 'invalid value'} (got ${got === undefined ? String(value) : got.length > 60 ? got.slice(0, 57) + '...' : got})`;
+}
+
+function setPath(target: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let obj = target;
+  for (const p of parts.slice(0, -1)) obj = obj[p] as Record<string, unknown>;
+  obj[parts[parts.length - 1]!] = value;
+}
+
+function clone(c: SpillwayConfig): SpillwayConfig {
+  return JSON.parse(JSON.stringify(c)) as SpillwayConfig;
+}
+
+/**
+ * Lenient: every key that fails validation falls back to the preset's value and is reported.
+ * An unknown or invalid preset falls back to `spillway`.
+ */
+export function parseConfig(input: unknown): { config: SpillwayConfig; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  if (input === undefined || input === null) return { config: clone(DEFAULT_CONFIG), problems };
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    return { config: clone(DEFAULT_CONFIG), problems: [{ key: '(config)', message: `expected an object of settings, got ${Array.isArray(input) ? 'an array' : typeof input}` }] };
+  }
+  const flat = flattenConfig(input as Record<string, unknown>);
+  let presetName: PresetName = 'spillway';
+  if (flat.has('preset')) {
+    const r = KEY_INDEX.get('preset')!.schema.safeParse(flat.get('preset'));
+    if (r.success) presetName = r.data as PresetName;
+    else problems.push({ key: 'preset', message: describeIssue(r.error.issues[0], flat.get('preset')) + `; using "spillway"` });
+  }
+  const config = clone(PRESETS[presetName]) as unknown as Record<string, unknown>;
+  for (const [key, value] of flat) {
+    if (key === 'preset') continue;
+    const spec = KEY_INDEX.get(key);
+    if (!spec) { problems.push({ key, message: `unknown setting; known settings are ${CONFIG_KEYS.map((k) => k.key).join(', ')}` }); continue; }
+    if (value === undefined) continue;
+    const r = spec.schema.safeParse(value);
+    if (r.success) setPath(config, key, r.data);
+    else problems.push({ key, message: describeIssue(r.error.issues[0], value) + '; using the default' });
+  }
+  return { config: config as unknown as SpillwayConfig, problems };
+}
+
+/** Strict: any problem is a SpillwayError naming the key, e.g. for `--config FILE`. */
+export function validateConfig(input: unknown, where = 'config'): SpillwayConfig {
+  const { config, problems } = parseConfig(input);
+  const first = problems[0];
+  if (first) {
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
+    throw new SpillwayError(`${where}: ${first.key}: ${first.message.replace(/; using (the default|"spillway")$/, '')}${more}`, 'bad-config');
+  }
+  return config;
+}
+
+/** Reads a setting by dotted key from a resolved config. */
+export function configValue(config: SpillwayConfig, key: string): unknown {
+  return key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], config);
+}
+
+/**
+ * The cap in force for a tool: an exact entry for one of its names wins, then the longest
+ * matching `*` pattern, then the default.
+ */
+export function capFor(config: SpillwayConfig, names: readonly string[]): Cap {
+  for (const n of names) {
+    const c = config.toolCaps[n];
+    if (c !== undefined) return c;
+  }
+  let best: { len: number; cap: Cap } | undefined;
+  for (const [pattern, c] of Object.entries(config.toolCaps)) {
+    if (!pattern.includes('*')) continue;
+    const re = new RegExp('^' + pattern.split('*').map(escapeRe).join('.*') + '$');
+    if (names.some((n) => re.test(n)) && (!best || pattern.length > best.len)) best = { len: pattern.length, cap: c };
+  }
+  return best ? best.cap : config.defaultCap;
+}
+
+/** True when `names` match a tool list entry (exact or `*` pattern). */
+export function toolListed(list: readonly string[], names: readonly string[]): boolean {
+  return list.some((p) => p.includes('*')
+    ? names.some((n) => new RegExp('^' + p.split('*').map(escapeRe).join('.*') + '$').test(n))
+    : names.includes(p));
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

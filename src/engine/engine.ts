@@ -1,0 +1,488 @@
+/**
+ * The engine: reads a request, runs the stages in order, and patches the request text.
+ *
+ * Stages run cheapest and least disruptive first (offload, window, budget, clear); a later stage only
+ * sees results earlier ones left verbatim, except that clear may also clear an offloaded result's
+ * marker. Each decision stores the full text first, so every reduction is recoverable by its handle.
+ *
+ * Stickiness: the clear stage replays the session inside the request. Every assistant turn in the
+ * transcript marks a model call the agent made with the items before it; the stage walks those
+ * calls in order and clears at the call where the projected size first crossed the trigger, exactly
+ * as it would have if it had seen each call live. So the decisions for an earlier call never depend
+ * on later items, and a projection's prefix stays byte-stable from one call to the next even with
+ * no session state. A session adds memory: decisions made in one call are reused in later calls
+ * (also when the configuration changes in between) and are not recomputed.
+ */
+import {
+  capFor, toolListed, validateConfig, type Cap, type SpillwayConfig, type TokenizerName,
+} from './config';
+import {
+  contentPatch, readRequest, resultRawLength, resultText,
+  type FormatOption, type ParsedRequest, type ToolResult,
+} from './formats';
+import { handleFor } from './handle';
+import { decodeString, forEachString, applyPatches, type JValue, type Patch } from './json';
+import { recogniseRawMarker, renderMarker } from './markers';
+import { cutBytes, preview } from './preview';
+import { isEstimate, tokenCounter, type TokenCounter } from './tokens';
+import {
+  STAGE_ORDER, SpillwayError,
+  type CustomReducer, type OutputSink, type ProjectionStats, type Reduction, type StageName, type WireFormat,
+} from './types';
+
+export interface EngineOptions {
+  /** where full outputs go; without one, an in-memory store is used */
+  store?: OutputSink;
+  /** overrides `config.tokenizer` */
+  tokenizer?: TokenizerName | TokenCounter;
+  /** custom per-tool reducers, keyed by tool name (exact, bare or `*` pattern) */
+  reducers?: Record<string, CustomReducer>;
+  /** receives one line per projection that reduced something, and per problem */
+  log?: (line: string) => void;
+}
+
+export interface ProjectOptions {
+  /** remembers decisions across calls of one conversation */
+  session?: string;
+}
+
+export interface Projection<T = string | object> {
+  request: T;
+  format: WireFormat;
+  reductions: Reduction[];
+  stats: ProjectionStats;
+}
+
+export interface Engine {
+  readonly config: SpillwayConfig;
+  readonly store: OutputSink;
+  project<T extends string | object>(request: T, format?: FormatOption, options?: ProjectOptions): Projection<T>;
+  /** forgets what a session remembered */
+  endSession(session: string): void;
+}
+
+/** Sessions remembered at once; the least recently used is forgotten first. */
+const MAX_SESSIONS = 256;
+/** Tokens a message costs beyond its text (role, separators), as providers count them. */
+const ITEM_OVERHEAD_TOKENS = 4;
+
+interface Decision {
+  stage: StageName;
+  replacement: string;
+  handle: string;
+  reason: string;
+  originalChars: number;
+  originalTokens: number;
+  projectedTokens: number;
+  /** the replacement for the tool call's input, when clear also cleared it */
+  inputReplacement?: string;
+}
+
+interface Work {
+  r: ToolResult;
+  rawLen: number;
+  text?: string;
+  /** handle, when the result already is a marker (a projection being projected again) */
+  marker?: string;
+  decision?: Decision;
+  fresh: boolean;
+  /** tokens of the result's text as it stands now (original, or the replacement) */
+  tokens?: number;
+}
+
+interface SessionMemory {
+  text: string;
+  /** decisions by result key, with where the decided content sat in `text` */
+  decisions: Map<string, { decision: Decision; start: number; end: number }>;
+}
+
+/** A store that keeps outputs in memory: for tests and for hosts that keep their own. */
+export class MemorySink implements OutputSink {
+  readonly outputs = new Map<string, string>();
+  put(handle: string, text: string): void { this.outputs.set(handle, text); }
+  locate(): string | undefined { return undefined; }
+  get(handle: string): string | undefined { return this.outputs.get(handle); }
+}
+
+export function createEngine(config: unknown = {}, options: EngineOptions = {}): Engine {
+  const cfg = validateConfig(config);
+  const store = options.store ?? new MemorySink();
+  const counter = typeof options.tokenizer === 'object' ? options.tokenizer : tokenCounter(options.tokenizer ?? cfg.tokenizer);
+  const sessions = new Map<string, SessionMemory>();
+  const log = options.log ?? (() => {});
+  const reducers = options.reducers ?? {};
+  for (const [name, fn] of Object.entries(reducers)) {
+    if (typeof fn !== 'function') throw new SpillwayError(`reducers.${name} must be a function`, 'bad-config');
+  }
+
+  function project<T extends string | object>(request: T, format: FormatOption = 'auto', opts: ProjectOptions = {}): Projection<T> {
+    const isText = typeof request === 'string';
+    if (!isText && (request === null || typeof request !== 'object')) {
+      throw new SpillwayError('the request must be a JSON text or an object', 'bad-request');
+    }
+    const text = isText ? request : JSON.stringify(request);
+    const req = readRequest(text, format);
+    const memory = opts.session ? sessions.get(opts.session) : undefined;
+    const run = new Run(req, cfg, store, counter, reducers);
+    if (memory) run.recall(memory);
+    run.stages();
+    const { patches, reductions } = run.finish();
+    const out = applyPatches(text, patches);
+    const stats = run.stats(out);
+    if (opts.session) {
+      sessions.delete(opts.session);
+      sessions.set(opts.session, run.remember(out));
+      if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
+    }
+    const fresh = reductions.filter((r) => r.fresh);
+    if (fresh.length) {
+      log(`projected ${describeCounts(stats)}: ${fresh.map((r) => `${r.tool} ${r.callId} ${r.stage} (${r.reason}) -> ${r.handle}`).join('; ')}`);
+    }
+    const projected = (isText ? out : out === text ? request : JSON.parse(out)) as T;
+    return { request: projected, format: req.format, reductions, stats };
+  }
+
+  return {
+    config: cfg,
+    store,
+    project,
+    endSession: (s) => { sessions.delete(s); },
+  };
+}
+
+function describeCounts(s: ProjectionStats): string {
+  return `${s.format} request, ${s.reducedResults}/${s.toolResults} results reduced, ${s.originalTokens} -> ${s.projectedTokens} tokens`;
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) if (i < text.length - 1) n++;
+  return n;
+}
+
+function resultKey(r: ToolResult, seen: Map<string, number>): string {
+  const k = seen.get(r.callId) ?? 0;
+  seen.set(r.callId, k + 1);
+  return k === 0 ? r.callId : `${r.callId}#${k}`;
+}
+
+/** One projection: the state of every tool result as the stages decide on it. */
+class Run {
+  private readonly work: Work[];
+  private readonly keys: string[];
+  private markersSeen = 0;
+  private itemTokens?: number[];
+  private fixedTokens?: number;
+
+  constructor(
+    private readonly req: ParsedRequest,
+    private readonly cfg: SpillwayConfig,
+    private readonly store: OutputSink,
+    private readonly counter: TokenCounter,
+    private readonly reducers: Record<string, CustomReducer>,
+  ) {
+    const seen = new Map<string, number>();
+    this.keys = req.results.map((r) => resultKey(r, seen));
+    this.work = req.results.map((r) => {
+      const w: Work = { r, rawLen: resultRawLength(r), fresh: false };
+      const first = r.textParts[0];
+      const handle = first && recogniseRawMarker(req.text, first.start, first.end);
+      if (handle) { w.marker = handle; this.markersSeen++; }
+      return w;
+    });
+  }
+
+  private text(w: Work): string {
+    if (w.text === undefined) w.text = resultText(this.req, w.r);
+    return w.text;
+  }
+
+  /** Reuses decisions an earlier call of the session made on the same results. */
+  recall(memory: SessionMemory): void {
+    this.work.forEach((w, i) => {
+      const m = memory.decisions.get(this.keys[i]!);
+      const c = w.r.content;
+      if (!m || !c || w.marker) return;
+      if (c.end - c.start !== m.end - m.start) return;
+      if (this.req.text.slice(c.start, c.end) !== memory.text.slice(m.start, m.end)) return;
+      w.decision = m.decision;
+    });
+  }
+
+  remember(outText: string): SessionMemory {
+    void outText;
+    const decisions = new Map<string, { decision: Decision; start: number; end: number }>();
+    this.work.forEach((w, i) => {
+      if (w.decision && w.r.content) decisions.set(this.keys[i]!, { decision: w.decision, start: w.r.content.start, end: w.r.content.end });
+    });
+    return { text: this.req.text, decisions };
+  }
+
+  stages(): void {
+    const c = this.cfg;
+    for (const stage of STAGE_ORDER) {
+      if (stage === 'offload' && (c.offload.enabled || Object.keys(this.reducers).length)) this.offload();
+      if (stage === 'window' && c.window.enabled) this.window();
+      if (stage === 'budget' && c.budget.enabled) this.budget();
+      if (stage === 'clear' && c.clear.enabled) this.clear();
+    }
+  }
+
+  /** Results the stages may still decide on. */
+  private open(w: Work): boolean {
+    return !w.decision && !w.marker && !!w.r.content && w.r.textParts.length > 0;
+  }
+
+  private reducerFor(names: readonly string[]): CustomReducer | undefined {
+    for (const n of names) if (this.reducers[n]) return this.reducers[n];
+    const pattern = Object.keys(this.reducers).find((p) => p.includes('*') && toolListed([p], names));
+    return pattern ? this.reducers[pattern] : undefined;
+  }
+
+  /** Size of a result in the cap's unit; decodes only when the raw length could exceed the cap. */
+  private overCap(w: Work, cap: Cap): number | undefined {
+    if (cap === 'unlimited') return undefined;
+    if (this.cfg.capUnit === 'chars') {
+      if (w.rawLen <= cap) return undefined;
+      const n = this.text(w).length;
+      return n > cap ? n : undefined;
+    }
+    // UTF-8 is at most 3 bytes per UTF-16 unit
+    if (w.rawLen * 3 <= cap) return undefined;
+    const n = Buffer.byteLength(this.text(w), 'utf8');
+    return n > cap ? n : undefined;
+  }
+
+  private offload(): void {
+    const unit = this.cfg.capUnit;
+    for (const w of this.work) {
+      if (!this.open(w)) continue;
+      const cap = capFor(this.cfg, w.r.names);
+      const custom = this.reducerFor(w.r.names);
+      if (custom) {
+        const numericCap = cap === 'unlimited' ? Number.POSITIVE_INFINITY : cap;
+        const text = this.text(w);
+        const pv = custom({ tool: w.r.tool, callId: w.r.callId, text, cap: numericCap, previewChars: this.cfg.previewChars, stage: 'offload', isError: w.r.isError });
+        if (pv !== null && pv !== undefined) this.decide(w, 'offload', `custom reducer for ${w.r.tool}`, pv, numericCap);
+        continue;
+      }
+      if (!this.cfg.offload.enabled) continue;
+      const size = this.overCap(w, cap);
+      if (size !== undefined) this.decide(w, 'offload', `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(cap as number)}`, undefined, cap as number);
+    }
+  }
+
+  private window(): void {
+    const { recentTurns, maxOutputChars, tools } = this.cfg.window;
+    // the boundary is the Nth user message from the end; fewer than N means nothing is old
+    let boundary = 0, seen = 0;
+    for (let i = this.req.kinds.length - 1; i >= 0; i--) {
+      if (this.req.kinds[i] === 'user' && ++seen >= recentTurns) { boundary = i; break; }
+    }
+    if (boundary === 0) return;
+    for (const w of this.work) {
+      if (w.r.item >= boundary || !this.open(w)) continue;
+      if (tools.length && !toolListed(tools, w.r.names)) continue;
+      if (w.rawLen <= maxOutputChars) continue;
+      const n = this.text(w).length;
+      if (n > maxOutputChars) this.decide(w, 'window', `${fmt(n)} chars in a turn older than the last ${recentTurns} user messages`, undefined, maxOutputChars);
+    }
+  }
+
+  private budget(): void {
+    const unit = this.cfg.capUnit;
+    const newest = this.work.length - 1;
+    this.work.forEach((w, i) => {
+      if (i === newest || !this.open(w)) return;
+      const cap = capFor(this.cfg, w.r.names);
+      const size = this.overCap(w, cap);
+      if (size !== undefined) this.decide(w, 'budget', `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(cap as number)} (not the newest result)`, undefined, cap as number);
+    });
+  }
+
+  // ---- token accounting ---------------------------------------------------------------------
+
+  private countNode(node: JValue): number {
+    let n = 0;
+    forEachString(node, (s) => { n += this.counter.count(decodeString(this.req.text, s)); });
+    return n;
+  }
+
+  private resultTokens(w: Work): number {
+    if (w.tokens === undefined) {
+      w.tokens = w.decision ? this.counter.count(w.decision.replacement) : this.partsTokens(w);
+    }
+    return w.tokens;
+  }
+
+  private partsTokens(w: Work): number {
+    let n = 0;
+    for (const p of w.r.textParts) n += this.counter.count(decodeString(this.req.text, p));
+    return n;
+  }
+
+  /** Tokens of each item and of the fixed parts, as originally sent. */
+  private originalItemTokens(): number[] {
+    if (!this.itemTokens) {
+      this.itemTokens = this.req.items.map((it) => this.countNode(it) + ITEM_OVERHEAD_TOKENS);
+      this.fixedTokens = this.req.fixed.reduce((a, n) => a + this.countNode(n), 0);
+    }
+    return this.itemTokens;
+  }
+
+  /** Tokens of each item as projected now. */
+  private projectedItemTokens(): number[] {
+    const tokens = [...this.originalItemTokens()];
+    for (const w of this.work) {
+      if (!w.decision) continue;
+      tokens[w.r.item]! += this.resultTokens(w) - this.partsTokens(w);
+    }
+    return tokens;
+  }
+
+  private clear(): void {
+    const c = this.cfg.clear;
+    const kinds = this.req.kinds;
+    const itemTok = this.projectedItemTokens();
+    const fixed = this.fixedTokens ?? 0;
+    // every model call the transcript shows: before each run of assistant items, and this one
+    const checkpoints: number[] = [];
+    kinds.forEach((k, i) => { if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) checkpoints.push(i); });
+    checkpoints.push(kinds.length);
+    const assistantItems = kinds.flatMap((k, i) => (k === 'assistant' ? [i] : []));
+    let running = fixed, upTo = 0;
+    for (const cp of checkpoints) {
+      while (upTo < cp) running += itemTok[upTo++]!;
+      if (running <= c.triggerTokens) continue;
+      const before = this.work.filter((w) => w.r.item < cp);
+      const protectedFrom = c.keepUnit === 'results' ? before.length - c.keep : this.firstInLastRounds(before, assistantItems, cp);
+      let freed = 0;
+      for (let i = 0; i < Math.max(0, protectedFrom); i++) {
+        const w = before[i]!;
+        if (c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens) break;
+        if (w.marker || !w.r.content || !w.r.textParts.length || w.decision?.stage === 'clear') continue;
+        if (toolListed(c.excludeTools, w.r.names)) continue;
+        const was = this.resultTokens(w);
+        if (!this.decide(w, 'clear', `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`, '', undefined)) continue;
+        w.tokens = undefined;
+        const saved = was - this.resultTokens(w);
+        freed += saved;
+        itemTok[w.r.item]! -= saved;
+      }
+      running -= freed;
+    }
+  }
+
+  /** Index in `before` of the first result inside the last `keep` assistant rounds before `cp`. */
+  private firstInLastRounds(before: Work[], assistantItems: number[], cp: number): number {
+    const keep = this.cfg.clear.keep;
+    if (keep === 0) return before.length;
+    const rounds = assistantItems.filter((i) => i < cp);
+    if (rounds.length < keep) return 0;
+    const from = rounds[rounds.length - keep]!;
+    const idx = before.findIndex((w) => w.r.item > from);
+    return idx < 0 ? before.length : idx;
+  }
+
+  /**
+   * Stores the result's full text and replaces it by a marker. Returns false (and changes nothing)
+   * when the marker would not be shorter than the original.
+   */
+  private decide(w: Work, stage: StageName, reason: string, customPreview: string | undefined, cap: number | undefined): boolean {
+    const text = this.text(w);
+    const cfg = this.cfg;
+    const unit = cfg.capUnit;
+    const bytes = Buffer.byteLength(text, 'utf8');
+    let pv: string;
+    if (stage === 'clear') pv = '';
+    else if (customPreview !== undefined) pv = customPreview;
+    else pv = unit === 'bytes' ? cutBytes(preview(cfg.preview, text, cfg.previewChars), cfg.previewChars) : preview(cfg.preview, text, cfg.previewChars);
+    if (stage !== 'clear' && customPreview === undefined && pv.length > cfg.previewChars) pv = pv.slice(0, cfg.previewChars);
+    const handle = handleFor(text);
+    const tokens = this.counter.count(text);
+    const omitted = unit === 'bytes' ? bytes - Buffer.byteLength(pv, 'utf8') : text.length - pv.length;
+    const info = {
+      style: cfg.markerStyle, language: cfg.language, stage, tool: w.r.tool, callId: w.r.callId, handle,
+      chars: text.length, bytes, lines: countLines(text), tokens, tokensEstimated: isEstimate(this.counter, text.length),
+      preview: pv, omitted, unit, cap,
+    } as const;
+    // the path is only a hint: render once without it to know the marker is worth storing
+    const bare = renderMarker(info);
+    if (bare.length >= text.length) return false;
+    this.store.put(handle, text, { tool: w.r.tool, callId: w.r.callId, stage, chars: text.length, bytes, lines: info.lines, tokens });
+    const path = this.store.locate(handle);
+    let replacement = path ? renderMarker({ ...info, path }) : bare;
+    if (replacement.length >= text.length) replacement = bare;
+    const decision: Decision = {
+      stage, replacement, handle, reason, originalChars: text.length, originalTokens: tokens,
+      projectedTokens: this.counter.count(replacement),
+    };
+    if (stage === 'clear' && this.cfg.clear.clearToolInputs) decision.inputReplacement = this.clearInput(w, handle);
+    w.decision = decision;
+    w.fresh = true;
+    w.tokens = decision.projectedTokens;
+    return true;
+  }
+
+  /** Stores a cleared call's input and returns what replaces it, or undefined to keep it. */
+  private clearInput(w: Work, resultHandle: string): string | undefined {
+    const call = this.req.calls.get(w.r.callId);
+    const input = call?.input;
+    if (!input) return undefined;
+    const raw = this.req.text.slice(input.start, input.end);
+    const original = input.kind === 'string' ? decodeString(this.req.text, input) : raw;
+    const handle = handleFor(original);
+    const note = `input cleared by spillway; spillway read ${handle} (result: ${resultHandle})`;
+    const replacement = input.kind === 'object' ? JSON.stringify({ spillway_cleared: note }) : JSON.stringify(input.kind === 'string' && original.trimStart().startsWith('{') ? JSON.stringify({ spillway_cleared: note }) : note);
+    if (replacement.length >= raw.length) return undefined;
+    this.store.put(handle, original, { tool: w.r.tool, callId: w.r.callId, stage: 'input', chars: original.length, bytes: Buffer.byteLength(original, 'utf8'), lines: countLines(original), tokens: this.counter.count(original) });
+    return replacement;
+  }
+
+  finish(): { patches: Patch[]; reductions: Reduction[] } {
+    const patches: Patch[] = [];
+    const reductions: Reduction[] = [];
+    const inputsDone = new Set<string>();
+    for (const w of this.work) {
+      const d = w.decision;
+      if (!d) continue;
+      patches.push(contentPatch(this.req, w.r, d.replacement));
+      const call = this.req.calls.get(w.r.callId);
+      if (d.inputReplacement && call?.input && !inputsDone.has(call.id)) {
+        inputsDone.add(call.id);
+        patches.push({ start: call.input.start, end: call.input.end, text: d.inputReplacement });
+      }
+      reductions.push({
+        result: w.r.n, callId: w.r.callId, tool: w.r.tool, stage: d.stage, reason: d.reason,
+        originalChars: d.originalChars, projectedChars: d.replacement.length,
+        originalTokens: d.originalTokens, projectedTokens: d.projectedTokens,
+        handle: d.handle, fresh: w.fresh, ...(d.inputReplacement ? { inputCleared: true } : {}),
+      });
+    }
+    return { patches, reductions };
+  }
+
+  stats(out: string): ProjectionStats {
+    const original = this.originalItemTokens().reduce((a, b) => a + b, 0) + (this.fixedTokens ?? 0);
+    const projected = this.projectedItemTokens().reduce((a, b) => a + b, 0) + (this.fixedTokens ?? 0);
+    const byStage: Record<StageName, number> = { offload: 0, window: 0, budget: 0, clear: 0 };
+    let reduced = 0;
+    for (const w of this.work) if (w.decision) { byStage[w.decision.stage]++; reduced++; }
+    return {
+      format: this.req.format,
+      toolResults: this.work.length,
+      reducedResults: reduced,
+      originalTokens: original,
+      projectedTokens: projected,
+      savedTokens: original - projected,
+      originalChars: this.req.text.length,
+      projectedChars: out.length,
+      byStage,
+      markersSeen: this.markersSeen,
+      unchanged: out === this.req.text,
+    };
+  }
+}

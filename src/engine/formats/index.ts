@@ -1,0 +1,227 @@
+/**
+ * Readers for the three wire formats, and `--format auto` detection.
+ *
+ * Each reader walks the lazy tree of a request and fills the shared item model (model.ts). Readers
+ * are lenient about what they do not understand: unknown item types and fields are left alone (they
+ * pass through untouched) rather than rejected, because agents and providers add fields all the
+ * time and Spillway must never be the reason a call fails.
+ */
+import { decodeString, get, getString, parseLazy, type JObject, type JValue } from '../json';
+import { SpillwayError, WIRE_FORMATS, type WireFormat } from '../types';
+import {
+  candidateNames, textPartsOf, UNKNOWN_TOOL,
+  type ItemKind, type ParsedRequest, type ToolCall, type ToolResult,
+} from './model';
+
+export * from './model';
+
+export type FormatOption = WireFormat | 'auto';
+
+export function isWireFormat(value: string): value is WireFormat {
+  return (WIRE_FORMATS as readonly string[]).includes(value);
+}
+
+/** Parses a request body and reads it in the given (or detected) format. */
+export function readRequest(text: string, format: FormatOption = 'auto'): ParsedRequest {
+  const root = parseLazy(text);
+  if (root.kind !== 'object') {
+    throw new SpillwayError(`the request must be a JSON object, got ${root.kind === 'array' ? 'an array' : `a ${root.kind}`}`, 'bad-request');
+  }
+  const fmt = format === 'auto' ? detectFormat(text, root) : format;
+  switch (fmt) {
+    case 'openai-chat': return readChat(text, root);
+    case 'openai-responses': return readResponses(text, root);
+    case 'anthropic-messages': return readAnthropic(text, root);
+  }
+}
+
+const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'server_tool_use', 'mcp_tool_use', 'mcp_tool_result', 'document']);
+const CHAT_ROLES = new Set(['system', 'developer', 'tool', 'function']);
+
+/**
+ * Tells the format from the request's shape. `input` means Responses; `messages` means Chat
+ * Completions or Anthropic Messages, told apart by Anthropic-only traits (top-level `system`,
+ * tool_use/tool_result blocks) versus Chat-only ones (system/tool roles, `tool_calls`). A message
+ * list with neither holds no tool results, so reading it as Chat changes nothing either way.
+ */
+export function detectFormat(text: string, root: JObject): WireFormat {
+  const messages = get(root, 'messages');
+  const input = get(root, 'input');
+  if (!messages && input && (input.kind === 'array' || input.kind === 'string')) return 'openai-responses';
+  if (messages && messages.kind === 'array') {
+    if (get(root, 'anthropic_version') || get(root, 'system')) return 'anthropic-messages';
+    for (const m of messages.items) {
+      const role = getString(text, m, 'role');
+      if (role && CHAT_ROLES.has(role)) return 'openai-chat';
+      if (get(m, 'tool_calls') || get(m, 'function_call')) return 'openai-chat';
+      const content = get(m, 'content');
+      if (content?.kind === 'array') {
+        for (const b of content.items) {
+          const type = getString(text, b, 'type');
+          if (type && ANTHROPIC_BLOCKS.has(type)) return 'anthropic-messages';
+          if (type === 'image' && get(b, 'source')) return 'anthropic-messages';
+          if (type === 'image_url' || type === 'input_audio') return 'openai-chat';
+        }
+      }
+    }
+    return 'openai-chat';
+  }
+  const keys = root.keys.slice(0, 8).map((k) => JSON.stringify(k)).join(', ') || 'none';
+  throw new SpillwayError(
+    `cannot tell the request format: expected a top-level "messages" array (OpenAI Chat Completions or Anthropic Messages) or "input" (OpenAI Responses); found keys ${keys}. Pass --format to say which.`,
+    'unknown-format');
+}
+
+function arrayAt(text: string, root: JObject, key: string, format: WireFormat): JValue[] {
+  const v = get(root, key);
+  if (v === undefined) return [];
+  if (v.kind !== 'array') {
+    throw new SpillwayError(`${format} request: "${key}" must be an array, got ${v.kind}`, 'bad-request');
+  }
+  return v.items;
+}
+
+function present(...nodes: (JValue | undefined)[]): JValue[] {
+  return nodes.filter((n): n is JValue => n !== undefined);
+}
+
+/** Adds the result, naming its tool after the call it answers. */
+function pushResult(req: ParsedRequest, item: number, callId: string, content: JValue | undefined, isError: boolean, fallbackName?: string): void {
+  const call = req.calls.get(callId);
+  const tool = call?.name ?? fallbackName ?? UNKNOWN_TOOL;
+  const r: ToolResult = {
+    n: req.results.length, item, callId, tool, names: candidateNames(tool), content,
+    textParts: textPartsOf(req.text, content), isError,
+  };
+  req.results.push(r);
+}
+
+function emptyRequest(format: WireFormat, text: string, root: JObject, items: JValue[], fixed: JValue[]): ParsedRequest {
+  return { format, text, root, items, kinds: new Array<ItemKind>(items.length).fill('other'), results: [], calls: new Map(), fixed };
+}
+
+function readChat(text: string, root: JObject): ParsedRequest {
+  const items = arrayAt(text, root, 'messages', 'openai-chat');
+  const req = emptyRequest('openai-chat', text, root, items, present(get(root, 'tools'), get(root, 'functions')));
+  items.forEach((m, i) => {
+    const role = getString(text, m, 'role');
+    if (role === 'user') req.kinds[i] = 'user';
+    else if (role === 'assistant') {
+      req.kinds[i] = 'assistant';
+      const calls = get(m, 'tool_calls');
+      if (calls?.kind === 'array') {
+        for (const c of calls.items) {
+          const id = getString(text, c, 'id');
+          const fn = get(c, 'function') ?? get(c, 'custom');
+          const name = getString(text, fn, 'name');
+          if (id && name) req.calls.set(id, { id, name, item: i, input: get(fn, 'arguments') ?? get(fn, 'input') });
+        }
+      }
+      const legacy = get(m, 'function_call');
+      const legacyName = getString(text, legacy, 'name');
+      if (legacyName) req.calls.set(`function#${i}`, { id: `function#${i}`, name: legacyName, item: i, input: get(legacy, 'arguments') });
+    } else if (role === 'tool') {
+      req.kinds[i] = 'tool';
+      pushResult(req, i, getString(text, m, 'tool_call_id') ?? `#${i}`, get(m, 'content'), false);
+    } else if (role === 'function') {
+      // legacy function results answer the assistant message just before them
+      req.kinds[i] = 'tool';
+      const name = getString(text, m, 'name');
+      const callId = req.calls.has(`function#${i - 1}`) ? `function#${i - 1}` : `#${i}`;
+      pushResult(req, i, callId, get(m, 'content'), false, name);
+    }
+  });
+  return req;
+}
+
+const RESPONSES_OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output']);
+const RESPONSES_MODEL_ITEMS = new Set(['function_call', 'custom_tool_call', 'reasoning', 'mcp_call', 'local_shell_call', 'web_search_call', 'file_search_call', 'computer_call']);
+
+function readResponses(text: string, root: JObject): ParsedRequest {
+  const input = get(root, 'input');
+  const items = input?.kind === 'string' ? [input] : arrayAt(text, root, 'input', 'openai-responses');
+  const req = emptyRequest('openai-responses', text, root, items, present(get(root, 'instructions'), get(root, 'tools')));
+  if (input?.kind === 'string') { req.kinds[0] = 'user'; return req; }
+  items.forEach((it, i) => {
+    const type = getString(text, it, 'type');
+    const role = getString(text, it, 'role');
+    if ((type === 'message' || type === undefined) && role) {
+      req.kinds[i] = role === 'user' ? 'user' : role === 'assistant' ? 'assistant' : 'other';
+      return;
+    }
+    if (type === 'function_call' || type === 'custom_tool_call') {
+      req.kinds[i] = 'assistant';
+      const id = getString(text, it, 'call_id');
+      const name = getString(text, it, 'name');
+      const namespace = getString(text, it, 'namespace');
+      if (id && name) {
+        req.calls.set(id, { id, name: namespace ? `${namespace}.${name}` : name, item: i, input: get(it, 'arguments') ?? get(it, 'input') });
+      }
+      return;
+    }
+    if (type && RESPONSES_OUTPUTS.has(type)) {
+      req.kinds[i] = 'tool';
+      pushResult(req, i, getString(text, it, 'call_id') ?? `#${i}`, get(it, 'output'), false);
+      return;
+    }
+    if (type === 'mcp_call') {
+      // an MCP call carries its own output; its tool is server_label.name
+      req.kinds[i] = 'assistant';
+      const id = getString(text, it, 'id') ?? `#${i}`;
+      const name = getString(text, it, 'name') ?? UNKNOWN_TOOL;
+      const server = getString(text, it, 'server_label');
+      const full = server ? `${server}.${name}` : name;
+      req.calls.set(id, { id, name: full, item: i, input: get(it, 'arguments') });
+      const output = get(it, 'output');
+      if (output && output.kind === 'string') pushResult(req, i, id, output, get(it, 'error')?.kind === 'string');
+      return;
+    }
+    if (type && RESPONSES_MODEL_ITEMS.has(type)) req.kinds[i] = 'assistant';
+  });
+  return req;
+}
+
+function readAnthropic(text: string, root: JObject): ParsedRequest {
+  const items = arrayAt(text, root, 'messages', 'anthropic-messages');
+  const req = emptyRequest('anthropic-messages', text, root, items, present(get(root, 'system'), get(root, 'tools')));
+  items.forEach((m, i) => {
+    const role = getString(text, m, 'role');
+    const content = get(m, 'content');
+    const blocks = content?.kind === 'array' ? content.items : [];
+    if (role === 'assistant') {
+      req.kinds[i] = 'assistant';
+      for (const b of blocks) {
+        const type = getString(text, b, 'type');
+        if (type === 'tool_use' || type === 'server_tool_use' || type === 'mcp_tool_use') {
+          const id = getString(text, b, 'id');
+          const name = getString(text, b, 'name');
+          const server = getString(text, b, 'server_name');
+          if (id && name) req.calls.set(id, { id, name: server ? `${server}.${name}` : name, item: i, input: get(b, 'input') });
+        }
+      }
+      return;
+    }
+    if (role !== 'user') return;
+    let sawResult = false;
+    for (const b of blocks) {
+      const type = getString(text, b, 'type');
+      if (type !== 'tool_result' && type !== 'mcp_tool_result') continue;
+      sawResult = true;
+      const isError = get(b, 'is_error')?.kind === 'true';
+      pushResult(req, i, getString(text, b, 'tool_use_id') ?? `#${i}`, get(b, 'content'), isError);
+    }
+    req.kinds[i] = sawResult ? 'tool' : 'user';
+  });
+  return req;
+}
+
+/** For diagnostics: a short description of a parsed request. */
+export function describe(req: ParsedRequest): string {
+  return `${req.format}: ${req.items.length} items, ${req.calls.size} tool calls, ${req.results.length} tool results`;
+}
+
+export function callOf(req: ParsedRequest, r: ToolResult): ToolCall | undefined {
+  return req.calls.get(r.callId);
+}
+
+export { decodeString };

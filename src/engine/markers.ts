@@ -1,0 +1,132 @@
+/**
+ * Markers: the text that replaces a reduced tool result.
+ *
+ * A marker is a bounded header (tool, original size in chars, lines and tokens, the handle and how
+ * to read the rest) followed by the preview. Every style carries the handle and is recognised on
+ * sight by `recogniseMarker`, which is what makes projection idempotent: a marker is never reduced
+ * again. The header never exceeds HEADER_BUDGET characters, so a marker is at most the preview plus
+ * that budget, however long tool names or store paths get.
+ */
+import type { MarkerStyle } from './config';
+import { HANDLE_IN_TEXT } from './handle';
+import type { StageName } from './types';
+
+/** Most characters a marker adds around its preview. Room for sizes, handle, read hint and path. */
+export const HEADER_BUDGET = 480;
+/** Longest tool name shown in a header; longer names are cut with an ellipsis. */
+const MAX_TOOL_NAME = 64;
+
+export interface MarkerInfo {
+  style: MarkerStyle;
+  language: 'en' | 'zh';
+  stage: StageName;
+  tool: string;
+  callId: string;
+  handle: string;
+  chars: number;
+  bytes: number;
+  lines: number;
+  tokens: number;
+  tokensEstimated: boolean;
+  /** the stored file, shown as a second way to read the output; dropped if it does not fit */
+  path?: string;
+  preview: string;
+  /** chars (or bytes, with capUnit bytes) the preview leaves out */
+  omitted: number;
+  unit: 'chars' | 'bytes';
+  cap?: number;
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+function toolName(name: string): string {
+  return name.length > MAX_TOOL_NAME ? name.slice(0, MAX_TOOL_NAME - 1) + '…' : name;
+}
+
+const VERB_EN: Record<StageName, string> = { offload: 'offloaded', window: 'trimmed', budget: 'clipped', clear: 'cleared' };
+const VERB_ZH: Record<StageName, string> = { offload: '已转存', window: '已裁剪', budget: '已截断', clear: '已清除' };
+
+/** Renders the marker; the caller checks it is shorter than the original. */
+export function renderMarker(m: MarkerInfo): string {
+  const tool = toolName(m.tool);
+  const tokens = `${m.tokensEstimated ? '~' : ''}${fmt(m.tokens)}`;
+  const read = `spillway read ${m.handle}`;
+  const withBody = (header: string) => (m.preview ? `${header}\n${m.preview}` : header);
+  const fit = (full: string, short: string) => (full.length <= HEADER_BUDGET ? full : short.slice(0, HEADER_BUDGET));
+  switch (m.style) {
+    case 'spillway': {
+      const zh = m.language === 'zh';
+      const line1 = zh
+        ? `[spillway: ${tool} 输出${VERB_ZH[m.stage]} · ${fmt(m.chars)} 字符 · ${fmt(m.lines)} 行 · ${tokens} tokens · 句柄 ${m.handle}]`
+        : `[spillway: ${tool} output ${VERB_EN[m.stage]} · ${fmt(m.chars)} chars · ${fmt(m.lines)} lines · ${tokens} tokens · handle ${m.handle}]`;
+      const shown = m.preview ? (zh ? `以下为预览，省略 ${fmt(m.omitted)} ${m.unit === 'bytes' ? '字节' : '字符'}` : `preview below, ${fmt(m.omitted)} ${m.unit} left out`) : '';
+      const hint = zh
+        ? `[${shown ? shown + '；' : ''}读取全部或部分：\`${read}\`（--lines A:B、--grep 正则）`
+        : `[${shown ? shown + '; ' : ''}read all or part: \`${read}\` (--lines A:B, --grep REGEX)`;
+      const file = m.path ? (zh ? `；文件 ${m.path}]` : `; file ${m.path}]`) : ']';
+      return withBody(fit(`${line1}\n${hint}${file}`, `${line1}\n${hint}]`));
+    }
+    case 'trimmer': {
+      // OpenAI Agents' ToolOutputTrimmer wording, plus the handle that makes it recoverable
+      const header = `[Trimmed: ${tool} output — ${fmt(m.chars)} chars → ${fmt(m.preview.length)} char preview; full output: ${read}]`;
+      return `${fit(header, header)}\n${m.preview}...`;
+    }
+    case 'clark': {
+      // clark_agent's ToolResultBudget wording (marker only), with the handle instead of "rerun"
+      const body = `[tool_result_budget: clipped ${tool} result of ${fmt(m.chars)} chars to ${fmt(m.cap ?? 0)} cap; tool_call_id=${m.callId}; read the original with ${read}]`;
+      return withBody(fit(body, `[tool_result_budget: clipped ${tool} result of ${fmt(m.chars)} chars; read the original with ${read}]`));
+    }
+    case 'ai-agent': {
+      // ai-agent's handle message: bytes, lines and tokens, then how to extract
+      const header = `Tool output is too large (${fmt(m.bytes)} bytes, ${fmt(m.lines)} lines, ${tokens} tokens).\nRead it with \`${read}\` (--grep PATTERN, --lines A:B). Handle: ${m.handle}.`;
+      return withBody(fit(header, header));
+    }
+    case 'eino': {
+      const zh = m.language === 'zh';
+      const cleared = m.stage === 'clear';
+      const where = m.path ?? m.handle;
+      const header = zh
+        ? (cleared ? `<工具 ${tool} 的结果已清除，完整内容保存在 ${where}，句柄 ${m.handle}，可用 ${read} 读取>` : `<工具 ${tool} 的输出过长已截断，完整内容保存在 ${where}，句柄 ${m.handle}，可用 ${read} 读取>`)
+        : (cleared ? `<result of ${tool} cleared; the full content is saved at ${where} (handle ${m.handle}); read it with ${read}>` : `<output of ${tool} truncated; the full content is saved at ${where} (handle ${m.handle}); read it with ${read}>`);
+      const short = zh ? `<工具 ${tool} 的输出${cleared ? '已清除' : '已截断'}，句柄 ${m.handle}，可用 ${read} 读取>` : `<output of ${tool} ${cleared ? 'cleared' : 'truncated'} (handle ${m.handle}); read it with ${read}>`;
+      return withBody(fit(header, short));
+    }
+    case 'oracle': {
+      // the offload-and-fetch pattern: preview, then the bytes left out and how to fetch them
+      return `${m.preview} ...[+${fmt(m.omitted)} ${m.unit}. full output: ${read}]`;
+    }
+  }
+}
+
+const PREFIXES = ['[spillway: ', '[Trimmed: ', '[tool_result_budget: clipped ', 'Tool output is too large (', '<output of ', '<result of ', '<工具 '];
+/** The same prefixes as they may appear inside a JSON string (non-ASCII escaped, as Python does). */
+const RAW_PREFIXES = [...PREFIXES, '<\\u5de5\\u5177 '];
+const ORACLE_TAIL = /\.\.\.\[\+[\d,]+ (?:bytes|chars)\. full output: spillway read (sw_[0-9a-f]{24})\]$/;
+
+/**
+ * The handle of a marker, or undefined when `text` is not one. Checks the start (every style but
+ * oracle opens with a fixed prefix and names the handle in its header) and the end (oracle).
+ */
+export function recogniseMarker(text: string): string | undefined {
+  if (PREFIXES.some((p) => text.startsWith(p))) {
+    const m = HANDLE_IN_TEXT.exec(text.slice(0, HEADER_BUDGET + 16));
+    if (m) return m[0];
+  }
+  const tail = ORACLE_TAIL.exec(text.slice(-160));
+  return tail ? tail[1] : undefined;
+}
+
+/**
+ * `recogniseMarker` on a string as it sits, still encoded, in JSON text (between the quotes at
+ * `start` and `end - 1`), without decoding it: a marker's prefix, handle and oracle tail are plain
+ * ASCII, so a long output is ruled out by looking at its first and last few hundred characters.
+ */
+export function recogniseRawMarker(json: string, start: number, end: number): string | undefined {
+  const from = start + 1, to = end - 1;
+  if (RAW_PREFIXES.some((p) => json.startsWith(p, from))) {
+    const m = HANDLE_IN_TEXT.exec(json.slice(from, Math.min(to, from + HEADER_BUDGET * 2)));
+    if (m) return m[0];
+  }
+  const tail = ORACLE_TAIL.exec(json.slice(Math.max(from, to - 200), to));
+  return tail ? tail[1] : undefined;
+}

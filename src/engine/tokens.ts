@@ -1,0 +1,76 @@
+/**
+ * Token counting, cached by content.
+ *
+ * Real counts come from gpt-tokenizer (o200k_base by default, cl100k_base on request); Eino and
+ * others estimate with characters / 4, offered as `approximate`. Tokenising is the most expensive
+ * thing the engine does (about fifteen times a JSON parse of the same text), and a long session
+ * re-sends the same outputs on every call, so counts are cached by the text itself and each
+ * distinct text is tokenised once.
+ */
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import type { TokenizerName } from './config';
+
+export interface TokenCounter {
+  readonly name: TokenizerName | string;
+  count(text: string): number;
+}
+
+/** Characters per token for the approximate counter (the common rule of thumb). */
+const CHARS_PER_TOKEN = 4;
+/** Texts shorter than this are tokenised directly; caching them costs more than it saves. */
+const CACHE_MIN_CHARS = 256;
+/** Cached text kept, in characters, before the cache is dropped and refilled (bounds memory). */
+const CACHE_MAX_CHARS = 64_000_000;
+/**
+ * Above this size a text is counted from evenly spaced samples and scaled. A 50 MB tool output
+ * would otherwise take seconds to tokenise for a number that only labels a marker; samples this
+ * large land within a few percent on real output.
+ */
+export const EXACT_TOKEN_LIMIT = 2_000_000;
+const SAMPLE_COUNT = 32;
+const SAMPLE_CHARS = 16_384;
+
+class CachedCounter implements TokenCounter {
+  private cache = new Map<string, number>();
+  private cachedChars = 0;
+  constructor(readonly name: string, private readonly raw: (text: string) => number) {}
+
+  count(text: string): number {
+    if (text.length < CACHE_MIN_CHARS) return this.raw(text);
+    const hit = this.cache.get(text);
+    if (hit !== undefined) return hit;
+    const n = text.length > EXACT_TOKEN_LIMIT ? sampled(text, this.raw) : this.raw(text);
+    if (this.cachedChars + text.length > CACHE_MAX_CHARS) { this.cache.clear(); this.cachedChars = 0; }
+    this.cache.set(text, n);
+    this.cachedChars += text.length;
+    return n;
+  }
+}
+
+function sampled(text: string, raw: (t: string) => number): number {
+  const stride = Math.floor((text.length - SAMPLE_CHARS) / (SAMPLE_COUNT - 1));
+  let tokens = 0;
+  for (let i = 0; i < SAMPLE_COUNT; i++) tokens += raw(text.slice(i * stride, i * stride + SAMPLE_CHARS));
+  return Math.round((tokens / (SAMPLE_COUNT * SAMPLE_CHARS)) * text.length);
+}
+
+const approximate = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
+
+const shared = new Map<string, TokenCounter>();
+
+/** The counter for a tokenizer name; counters (and their caches) are shared process-wide. */
+export function tokenCounter(name: TokenizerName): TokenCounter {
+  let c = shared.get(name);
+  if (!c) {
+    c = name === 'approximate' ? { name, count: approximate }
+      : new CachedCounter(name, name === 'cl100k_base' ? (t) => countCl100k(t) : (t) => countO200k(t));
+    shared.set(name, c);
+  }
+  return c;
+}
+
+/** Whether a count for a text this long is a sampled estimate rather than exact. */
+export function isEstimate(counter: TokenCounter, chars: number): boolean {
+  return counter.name !== 'approximate' && chars > EXACT_TOKEN_LIMIT;
+}
