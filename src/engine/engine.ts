@@ -63,6 +63,8 @@ export interface Engine {
 
 /** Sessions remembered at once; the least recently used is forgotten first. */
 const MAX_SESSIONS = 256;
+/** A UTF-16 surrogate without its pair (JSON can carry one as a \ud800 escape). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Tokens a message costs beyond its text (role, separators), as providers count them. */
 const ITEM_OVERHEAD_TOKENS = 4;
 
@@ -393,6 +395,8 @@ class Run {
    */
   private decide(w: Work, stage: StageName, reason: string, customPreview: string | undefined, cap: number | undefined): boolean {
     const text = this.text(w);
+    // a lone surrogate cannot be stored as UTF-8 and read back the same: keep such a result verbatim
+    if (LONE_SURROGATE.test(text)) return false;
     const cfg = this.cfg;
     const unit = cfg.capUnit;
     const bytes = Buffer.byteLength(text, 'utf8');

@@ -7,13 +7,23 @@
  * re-sends the same outputs on every call, so counts are cached by the text itself and each
  * distinct text is tokenised once.
  */
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
 import type { TokenizerName } from './config';
 
-export interface TokenCounter {
-  readonly name: TokenizerName | string;
-  count(text: string): number;
+type Encoding = { countTokens(text: string): number };
+/**
+ * The encodings load on first use: their rank tables take about half a second to initialise, which
+ * `spillway read` and the approximate counter should not pay. (`require` is esbuild's lazy module
+ * init in the bundles, Node's own under the test runner.)
+ */
+function encoding(name: 'o200k_base' | 'cl100k_base'): Encoding {
+  // literal require() calls, so the bundler includes both encodings and initialises them lazily
+  if (typeof require === 'function') {
+    return name === 'o200k_base'
+      ? (require('gpt-tokenizer/encoding/o200k_base') as Encoding)
+      : (require('gpt-tokenizer/encoding/cl100k_base') as Encoding);
+  }
+  return createRequire(`${process.cwd()}/`)(`gpt-tokenizer/encoding/${name}`) as Encoding;
 }
 
 /** Characters per token for the approximate counter (the common rule of thumb). */
@@ -64,7 +74,7 @@ export function tokenCounter(name: TokenizerName): TokenCounter {
   let c = shared.get(name);
   if (!c) {
     c = name === 'approximate' ? { name, count: approximate }
-      : new CachedCounter(name, name === 'cl100k_base' ? (t) => countCl100k(t) : (t) => countO200k(t));
+      : (() => { const enc = encoding(name); return new CachedCounter(name, (t) => enc.countTokens(t)); })();
     shared.set(name, c);
   }
   return c;

@@ -1,0 +1,141 @@
+/**
+ * The `spillway` CLI as a user runs it: the bundled dist/cli.js in a child process. Bad input of
+ * every kind exits 2 with one line naming what was wrong, never a stack trace.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const dir = mkdtempSync(join(tmpdir(), 'spillway-cli-'));
+const store = join(dir, 'store');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', env: { ...process.env, SPILLWAY_STORE: store } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function expectOneLineError(r: ReturnType<typeof run>, pattern: RegExp) {
+  expect(r.code).toBe(2);
+  expect(r.out).toBe('');
+  const lines = r.err.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^spillway: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(r.err).not.toMatch(/\n\s+at /);
+}
+
+const bigOutput = Array.from({ length: 2000 }, (_, i) => `line ${i}: ${i === 1500 ? 'ERROR something broke in src/app.ts:42' : 'ok'}`).join('\n');
+const chat = JSON.stringify({
+  model: 'gpt-x',
+  messages: [
+    { role: 'user', content: 'run the tests' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"cmd":"npm test"}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: bigOutput },
+  ],
+}, null, 2);
+
+describe('spillway project', () => {
+  it('writes the request unchanged, byte for byte, when nothing is over a limit', () => {
+    const small = '{ "messages" : [ {"role":"user","content":"hi \\u00e9"} ], "x": 1.50 }';
+    const r = run(['project'], small);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(small);
+  });
+
+  it('offloads a large tool result, stores it, and writes a report', () => {
+    const report = join(dir, 'report.json');
+    const r = run(['project', '--store', store, '--report', report], chat);
+    expect(r.code).toBe(0);
+    const projected = JSON.parse(r.out);
+    expect(projected.messages[2].content).toMatch(/^\[spillway: bash output offloaded/);
+    const rep = JSON.parse(readFileSync(report, 'utf8'));
+    expect(rep.reductions).toHaveLength(1);
+    expect(Object.keys(rep.reductions[0]).sort()).toEqual(
+      ['callId', 'handle', 'originalChars', 'originalTokens', 'projectedChars', 'projectedTokens', 'reason', 'stage', 'tool'].sort());
+    expect(rep.reductions[0]).toMatchObject({ callId: 'call_1', tool: 'bash', stage: 'offload', originalChars: bigOutput.length });
+    expect(rep.stats.projectedTokens).toBeLessThan(rep.stats.originalTokens);
+    const back = run(['read', rep.reductions[0].handle, '--store', store]);
+    expect(back.code).toBe(0);
+    expect(back.out).toBe(bigOutput);
+  });
+
+  it('applies a preset and a config file together, the file overriding the preset', () => {
+    const cfg = join(dir, 'cfg.json');
+    writeFileSync(cfg, JSON.stringify({ preset: 'clark-budget', defaultCap: 100, budget: { enabled: false }, offload: { enabled: true } }));
+    const r = run(['project', '--config', cfg, '--store', store], chat);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).messages[2].content).toMatch(/^\[tool_result_budget: clipped bash result of/);
+  });
+
+  it('refuses input that is not JSON, naming the offset', () => {
+    expectOneLineError(run(['project'], '{"messages": [1, 2'), /standard input: malformed JSON at offset \d+/);
+  });
+  it('refuses empty input', () => { expectOneLineError(run(['project'], ''), /standard input is empty/); });
+  it('refuses a request whose format it cannot tell', () => {
+    expectOneLineError(run(['project'], '{"prompt":"hi"}'), /cannot tell the request format.*"prompt"/);
+  });
+  it('refuses an unknown format name', () => { expectOneLineError(run(['project', '--format', 'gemini'], chat), /unknown --format gemini/); });
+  it('refuses an unknown flag', () => { expectOneLineError(run(['project', '--verbose'], chat), /unknown flag --verbose/); });
+  it('refuses a flag without its value', () => { expectOneLineError(run(['project', '--config'], chat), /--config needs a value/); });
+  it('refuses an unknown preset', () => { expectOneLineError(run(['project', '--preset', 'nope'], chat), /unknown --preset nope/); });
+  it('refuses a config file that does not exist', () => { expectOneLineError(run(['project', '--config', join(dir, 'missing.json')], chat), /cannot read --config .*missing\.json: ENOENT/); });
+  it('refuses a config file that is not JSON', () => {
+    const f = join(dir, 'bad.json'); writeFileSync(f, '{ nope');
+    expectOneLineError(run(['project', '--config', f], chat), /--config .*bad\.json is not valid JSON/);
+  });
+  it('refuses a config value out of bounds, naming the key', () => {
+    const f = join(dir, 'bounds.json'); writeFileSync(f, JSON.stringify({ window: { recentTurns: 0 } }));
+    expectOneLineError(run(['project', '--config', f], chat), /--config .*bounds\.json: window\.recentTurns: .*>=1.*got 0/);
+  });
+  it('refuses an unknown config key, naming it', () => {
+    const f = join(dir, 'unknown.json'); writeFileSync(f, JSON.stringify({ defaultcap: 10 }));
+    expectOneLineError(run(['project', '--config', f], chat), /defaultcap: unknown setting/);
+  });
+  it('refuses a wrongly typed messages field, naming it', () => {
+    expectOneLineError(run(['project', '--format', 'openai-chat'], '{"messages": {"role": "user"}}'), /"messages" must be an array/);
+  });
+  it('refuses a positional argument', () => { expectOneLineError(run(['project', 'request.json'], chat), /unexpected argument "request\.json"/); });
+});
+
+describe('spillway read', () => {
+  const text = Array.from({ length: 30 }, (_, i) => `row ${i + 1}${i === 19 ? ' needle' : ''}`).join('\n');
+  let handle = '';
+  it('prints a stored output whole, by lines, by grep with context, and by offset and limit', () => {
+    const big = JSON.stringify({ messages: [
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c9', type: 'function', function: { name: 'cat', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c9', content: text }] });
+    const cfg = join(dir, 'tiny.json'); writeFileSync(cfg, JSON.stringify({ defaultCap: 10, previewChars: 0 }));
+    const p = run(['project', '--config', cfg, '--store', store, '--report', join(dir, 'r2.json')], big);
+    expect(p.code).toBe(0);
+    handle = JSON.parse(readFileSync(join(dir, 'r2.json'), 'utf8')).reductions[0].handle;
+    expect(run(['read', handle, '--store', store]).out).toBe(text);
+    expect(run(['read', handle, '--store', store, '--lines', '2:3']).out).toBe('row 2\nrow 3\n');
+    const g = run(['read', handle, '--store', store, '--grep', 'needle', '--context', '1']).out;
+    expect(g).toContain('20');
+    expect(g).toContain('row 20 needle');
+    expect(g).toContain('row 19');
+    expect(g).toContain('row 21');
+    expect(g).not.toContain('row 18');
+    expect(run(['read', handle, '--store', store, '--offset', '4', '--limit', '3']).out).toBe('1\nr');
+    const meta = JSON.parse(run(['read', handle, '--store', store, '--lines', '1:1', '--json']).out);
+    expect(meta).toMatchObject({ handle, totalLines: 30 });
+  });
+  it('refuses a missing handle argument', () => { expectOneLineError(run(['read']), /missing HANDLE/); });
+  it('refuses a handle that tries to leave the store', () => { expectOneLineError(run(['read', '../../etc/passwd', '--store', store]), /not a Spillway handle/); });
+  it('refuses a handle with slashes', () => { expectOneLineError(run(['read', 'sw_0123/../../x', '--store', store]), /not a Spillway handle/); });
+  it('says when a handle is not in the store', () => {
+    expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--store', store]), /no stored output with handle sw_0123456789abcdef01234567/);
+  });
+  it('refuses a malformed line range', () => { expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--store', store, '--lines', 'a-b']), /lines/); });
+  it('refuses a bad regular expression', () => { expectOneLineError(run(['read', handle || 'sw_0123456789abcdef01234567', '--store', store, '--grep', '(']), /grep|regular expression/i); });
+  it('refuses a negative offset', () => { expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--offset', '-1']), /--offset must be at least 0/); });
+});
+
+describe('spillway itself', () => {
+  it('refuses an unknown command', () => { expectOneLineError(run(['squash']), /unknown command "squash"/); });
+  it('prints usage with --help', () => { const r = run(['--help']); expect(r.code).toBe(0); expect(r.out).toMatch(/spillway project/); });
+});

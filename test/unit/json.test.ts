@@ -1,0 +1,55 @@
+/** The lazy span JSON reader: same values as JSON.parse, exact spans, clear errors. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { applyPatches, decodeString, get, parseLazy, toValue } from '../../src/engine/json';
+
+describe('parseLazy', () => {
+  it('reads the same value JSON.parse reads, for any JSON value and indentation', () => {
+    fc.assert(fc.property(fc.jsonValue(), fc.constantFrom(0, 1, 2), (v, indent) => {
+      const text = JSON.stringify(v, null, indent);
+      expect(toValue(text, parseLazy(text))).toEqual(JSON.parse(text));
+    }), { numRuns: 300 });
+  });
+
+  it('gives every value a span that slices back to its own JSON text', () => {
+    const text = '{ "a" : [1, "two\\n", {"b": null}] , "c":true }';
+    const root = parseLazy(text);
+    const a = get(root, 'a')!;
+    expect(text.slice(a.start, a.end)).toBe('[1, "two\\n", {"b": null}]');
+    expect(a.kind === 'array' && decodeString(text, a.items[1] as never)).toBe('two\n');
+  });
+
+  it('marks strings with escapes so unescaped ones decode by slicing', () => {
+    const root = parseLazy('["plain", "esc\\"aped", "\\u00e9"]');
+    expect(root.kind === 'array' && root.items.map((i) => (i as { escaped: boolean }).escaped)).toEqual([false, true, true]);
+  });
+
+  it('finds the end of a string that ends in escaped backslashes', () => {
+    const text = JSON.stringify(['a\\', 'b\\\\"c', '\\']);
+    expect(toValue(text, parseLazy(text))).toEqual(['a\\', 'b\\\\"c', '\\']);
+  });
+
+  it('names the offset and line of malformed JSON', () => {
+    expect(() => parseLazy('{"a": 1,\n "b": }')).toThrow(/malformed JSON at offset 15 \(line 2\)/);
+    expect(() => parseLazy('[1, 2')).toThrow(/offset 5.*(end of input|expected , or \])/);
+    expect(() => parseLazy('"open')).toThrow(/unterminated string/);
+    expect(() => parseLazy('{} x')).toThrow(/unexpected text after the JSON value/);
+  });
+
+  it('refuses nesting deep enough to exhaust the stack', () => {
+    expect(() => parseLazy('['.repeat(10_000) + ']'.repeat(10_000))).toThrow(/nesting deeper than/);
+  });
+});
+
+describe('applyPatches', () => {
+  it('returns the very same text when there is nothing to patch', () => {
+    const t = '{"a":1}';
+    expect(applyPatches(t, [])).toBe(t);
+  });
+  it('replaces spans in any order and keeps everything between them', () => {
+    expect(applyPatches('0123456789', [{ start: 6, end: 8, text: 'x' }, { start: 1, end: 2, text: 'yy' }])).toBe('0yy2345x89');
+  });
+  it('refuses overlapping patches', () => {
+    expect(() => applyPatches('0123', [{ start: 0, end: 2, text: '' }, { start: 1, end: 3, text: '' }])).toThrow(/overlapping/);
+  });
+});
