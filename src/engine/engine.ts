@@ -29,6 +29,7 @@ import {
   STAGE_ORDER, SpillwayError,
   type CustomReducer, type OutputSink, type ProjectionStats, type Reduction, type StageName, type WireFormat,
 } from './types';
+import { formatInt as fmt } from './format-number';
 
 export interface EngineOptions {
   /** where full outputs go; without one, an in-memory store is used */
@@ -78,6 +79,8 @@ interface Decision {
   projectedTokens: number;
   /** the replacement for the tool call's input, when clear also cleared it */
   inputReplacement?: string;
+  /** tokens of the original text parts, as counted into their item */
+  partsTokens?: number;
 }
 
 interface Work {
@@ -90,12 +93,40 @@ interface Work {
   fresh: boolean;
   /** tokens of the result's text as it stands now (original, or the replacement) */
   tokens?: number;
+  /** a marker would not have been shorter: no stage tries again in this projection */
+  noGain?: boolean;
+  partsTokens?: number;
 }
 
 interface SessionMemory {
   text: string;
   /** decisions by result key, with where the decided content sat in `text` */
   decisions: Map<string, { decision: Decision; start: number; end: number }>;
+  /** token counts of items and fixed parts, with their spans in `text` */
+  items: Span[];
+  fixed: Span[];
+}
+
+interface Span { start: number; end: number; tokens: number }
+
+/**
+ * Length of the common prefix of two texts, compared in doubling chunks (native comparisons, no
+ * copies), so finding that a 5 MB request starts with the previous 4.9 MB one takes well under a
+ * millisecond.
+ */
+export function commonPrefixLength(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let at = 0, step = 4096;
+  while (at < n) {
+    const len = Math.min(step, n - at);
+    if (a.slice(at, at + len) === b.slice(at, at + len)) { at += len; step *= 2; continue; }
+    if (len <= 64) {
+      while (at < n && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+      return at;
+    }
+    step = len >> 1;
+  }
+  return at;
 }
 
 /** A store that keeps outputs in memory: for tests and for hosts that keep their own. */
@@ -156,7 +187,6 @@ function describeCounts(s: ProjectionStats): string {
   return `${s.format} request, ${s.reducedResults}/${s.toolResults} results reduced, ${s.originalTokens} -> ${s.projectedTokens} tokens`;
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US');
 
 function countLines(text: string): number {
   if (text.length === 0) return 0;
@@ -178,6 +208,9 @@ class Run {
   private markersSeen = 0;
   private itemTokens?: number[];
   private fixedTokens?: number;
+  private fixedSpans: Span[] = [];
+  private memory?: SessionMemory;
+  private samePrefix = 0;
 
   constructor(
     private readonly req: ParsedRequest,
@@ -204,6 +237,8 @@ class Run {
 
   /** Reuses decisions an earlier call of the session made on the same results. */
   recall(memory: SessionMemory): void {
+    this.memory = memory;
+    this.samePrefix = commonPrefixLength(memory.text, this.req.text);
     this.work.forEach((w, i) => {
       const m = memory.decisions.get(this.keys[i]!);
       const c = w.r.content;
@@ -220,7 +255,9 @@ class Run {
     this.work.forEach((w, i) => {
       if (w.decision && w.r.content) decisions.set(this.keys[i]!, { decision: w.decision, start: w.r.content.start, end: w.r.content.end });
     });
-    return { text: this.req.text, decisions };
+    const tokens = this.originalItemTokens();
+    const items = this.req.items.map((it, i) => ({ start: it.start, end: it.end, tokens: tokens[i]! }));
+    return { text: this.req.text, decisions, items, fixed: this.fixedSpans };
   }
 
   stages(): void {
@@ -235,7 +272,7 @@ class Run {
 
   /** Results the stages may still decide on. */
   private open(w: Work): boolean {
-    return !w.decision && !w.marker && !!w.r.content && w.r.textParts.length > 0;
+    return !w.decision && !w.marker && !w.noGain && !!w.r.content && w.r.textParts.length > 0;
   }
 
   private reducerFor(names: readonly string[]): CustomReducer | undefined {
@@ -314,23 +351,41 @@ class Run {
   }
 
   private resultTokens(w: Work): number {
-    if (w.tokens === undefined) {
-      w.tokens = w.decision ? this.counter.count(w.decision.replacement) : this.partsTokens(w);
-    }
+    if (w.tokens === undefined) w.tokens = w.decision ? w.decision.projectedTokens : this.partsTokens(w);
     return w.tokens;
   }
 
+  /** Tokens of the result's text parts as sent (what its item's count includes). */
   private partsTokens(w: Work): number {
-    let n = 0;
-    for (const p of w.r.textParts) n += this.counter.count(decodeString(this.req.text, p));
-    return n;
+    if (w.partsTokens === undefined) {
+      if (w.decision?.partsTokens !== undefined) w.partsTokens = w.decision.partsTokens;
+      else {
+        let n = 0;
+        for (const p of w.r.textParts) n += this.counter.count(decodeString(this.req.text, p));
+        w.partsTokens = n;
+      }
+    }
+    return w.partsTokens;
   }
 
-  /** Tokens of each item and of the fixed parts, as originally sent. */
+  /**
+   * Tokens of each item and of the fixed parts, as originally sent. In a session, items that lie
+   * in the part of the request unchanged since the previous call keep their counts.
+   */
   private originalItemTokens(): number[] {
     if (!this.itemTokens) {
-      this.itemTokens = this.req.items.map((it) => this.countNode(it) + ITEM_OVERHEAD_TOKENS);
-      this.fixedTokens = this.req.fixed.reduce((a, n) => a + this.countNode(n), 0);
+      const m = this.memory;
+      this.itemTokens = this.req.items.map((it, i) => {
+        const old = m?.items[i];
+        if (old && old.start === it.start && old.end === it.end && it.end <= this.samePrefix) return old.tokens;
+        return this.countNode(it) + ITEM_OVERHEAD_TOKENS;
+      });
+      this.fixedSpans = this.req.fixed.map((n, i) => {
+        const old = m?.fixed[i];
+        const same = old && old.end - old.start === n.end - n.start && m!.text.slice(old.start, old.end) === this.req.text.slice(n.start, n.end);
+        return { start: n.start, end: n.end, tokens: same ? old.tokens : this.countNode(n) };
+      });
+      this.fixedTokens = this.fixedSpans.reduce((a, f) => a + f.tokens, 0);
     }
     return this.itemTokens;
   }
@@ -348,45 +403,55 @@ class Run {
   private clear(): void {
     const c = this.cfg.clear;
     const kinds = this.req.kinds;
+    const work = this.work;
     const itemTok = this.projectedItemTokens();
-    const fixed = this.fixedTokens ?? 0;
     // every model call the transcript shows: before each run of assistant items, and this one
     const checkpoints: number[] = [];
     kinds.forEach((k, i) => { if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) checkpoints.push(i); });
     checkpoints.push(kinds.length);
-    const assistantItems = kinds.flatMap((k, i) => (k === 'assistant' ? [i] : []));
-    let running = fixed, upTo = 0;
+    const rounds = kinds.flatMap((k, i) => (k === 'assistant' ? [i] : []));
+    let running = this.fixedTokens ?? 0;
+    let upTo = 0; // items counted into `running`
+    let before = 0; // results in items before the checkpoint (work is in item order)
+    let roundsBefore = 0;
+    let cursor = 0; // every result before it is cleared, ineligible or already tried
     for (const cp of checkpoints) {
       while (upTo < cp) running += itemTok[upTo++]!;
+      while (before < work.length && work[before]!.r.item < cp) before++;
+      while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
       if (running <= c.triggerTokens) continue;
-      const before = this.work.filter((w) => w.r.item < cp);
-      const protectedFrom = c.keepUnit === 'results' ? before.length - c.keep : this.firstInLastRounds(before, assistantItems, cp);
+      const protectedFrom = c.keepUnit === 'results' ? before - c.keep : this.firstInLastRounds(before, rounds, roundsBefore);
       let freed = 0;
-      for (let i = 0; i < Math.max(0, protectedFrom); i++) {
-        const w = before[i]!;
+      for (let i = cursor; i < protectedFrom; i++) {
         if (c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens) break;
-        if (w.marker || !w.r.content || !w.r.textParts.length || w.decision?.stage === 'clear') continue;
-        if (toolListed(c.excludeTools, w.r.names)) continue;
-        const was = this.resultTokens(w);
-        if (!this.decide(w, 'clear', `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`, '', undefined)) continue;
-        w.tokens = undefined;
-        const saved = was - this.resultTokens(w);
-        freed += saved;
-        itemTok[w.r.item]! -= saved;
+        const w = work[i]!;
+        if (this.clearable(w)) {
+          const was = this.resultTokens(w);
+          if (this.decide(w, 'clear', `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`, '', undefined)) {
+            const saved = was - this.resultTokens(w);
+            freed += saved;
+            itemTok[w.r.item]! -= saved;
+          }
+        }
+        if (i === cursor) cursor++;
       }
       running -= freed;
     }
   }
 
-  /** Index in `before` of the first result inside the last `keep` assistant rounds before `cp`. */
-  private firstInLastRounds(before: Work[], assistantItems: number[], cp: number): number {
+  private clearable(w: Work): boolean {
+    return !w.marker && !w.noGain && !!w.r.content && w.r.textParts.length > 0 && w.decision?.stage !== 'clear'
+      && !toolListed(this.cfg.clear.excludeTools, w.r.names);
+  }
+
+  /** Index of the first result inside the last `keep` assistant rounds, among the first `before` results. */
+  private firstInLastRounds(before: number, rounds: number[], roundsBefore: number): number {
     const keep = this.cfg.clear.keep;
-    if (keep === 0) return before.length;
-    const rounds = assistantItems.filter((i) => i < cp);
-    if (rounds.length < keep) return 0;
-    const from = rounds[rounds.length - keep]!;
-    const idx = before.findIndex((w) => w.r.item > from);
-    return idx < 0 ? before.length : idx;
+    if (keep === 0) return before;
+    if (roundsBefore < keep) return 0;
+    const from = rounds[roundsBefore - keep]!;
+    for (let i = 0; i < before; i++) if (this.work[i]!.r.item > from) return i;
+    return before;
   }
 
   /**
@@ -415,7 +480,7 @@ class Run {
     } as const;
     // the path is only a hint: render once without it to know the marker is worth storing
     const bare = renderMarker(info);
-    if (bare.length >= text.length) return false;
+    if (bare.length >= text.length) { w.noGain = true; return false; }
     this.store.put(handle, text, { tool: w.r.tool, callId: w.r.callId, stage, chars: text.length, bytes, lines: info.lines, tokens });
     const path = this.store.locate(handle);
     let replacement = path ? renderMarker({ ...info, path }) : bare;
@@ -425,6 +490,7 @@ class Run {
       projectedTokens: this.counter.count(replacement),
     };
     if (stage === 'clear' && this.cfg.clear.clearToolInputs) decision.inputReplacement = this.clearInput(w, handle);
+    decision.partsTokens = this.partsTokens(w);
     w.decision = decision;
     w.fresh = true;
     w.tokens = decision.projectedTokens;

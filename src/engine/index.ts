@@ -15,5 +15,5 @@ export { detectFormat, isWireFormat, readRequest, resultText, type FormatOption,
 export { handleFor, isHandle, sha256Hex, handleFromDigest, HANDLE_PATTERN } from './handle';
 export { recogniseMarker, renderMarker, HEADER_BUDGET } from './markers';
 export { preview, jsonPreview } from './preview';
-export { tokenCounter, type TokenCounter } from './tokens';
+export { newTokenCounter, tokenCounter, type TokenCounter } from './tokens';
 export * from './types';

@@ -10,6 +10,7 @@
 import type { MarkerStyle } from './config';
 import { HANDLE_IN_TEXT } from './handle';
 import type { StageName } from './types';
+import { formatInt as fmt } from './format-number';
 
 /** Most characters a marker adds around its preview. Room for sizes, handle, read hint and path. */
 export const HEADER_BUDGET = 480;
@@ -37,7 +38,6 @@ export interface MarkerInfo {
   cap?: number;
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US');
 
 function toolName(name: string): string {
   return name.length > MAX_TOOL_NAME ? name.slice(0, MAX_TOOL_NAME - 1) + '…' : name;

@@ -9,6 +9,7 @@
  * same way, which keeps projections byte-stable across calls.
  */
 import type { PreviewKind } from './config';
+import { formatInt } from './format-number';
 
 /** A line longer than this inside a smart preview is cut; one minified line must not eat it all. */
 const MAX_IMPORTANT_LINE = 240;
@@ -62,7 +63,7 @@ function countLines(text: string): number {
 }
 
 function omission(lines: number, chars: number): string {
-  return `\n[… ${lines.toLocaleString('en-US')} lines, ${chars.toLocaleString('en-US')} chars omitted …]\n`;
+  return `\n[… ${formatInt(lines)} lines, ${formatInt(chars)} chars omitted …]\n`;
 }
 
 /** Head and tail with a line that says what was left out between them. */
@@ -110,7 +111,7 @@ export function smart(text: string, budget: number): string {
   const gap = (from: number, to: number) => {
     if (to - from <= 1) return;
     const skipped = lines.slice(from + 1, to);
-    out.push(`[… ${skipped.length.toLocaleString('en-US')} lines omitted …]`);
+    out.push(`[… ${formatInt(skipped.length)} lines omitted …]`);
   };
   for (const i of picked) {
     gap(prev, i);

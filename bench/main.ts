@@ -1,0 +1,45 @@
+/**
+ * `npm run bench`: every benchmark in one process and one run; results go to bench/results/.
+ * `npm run bench -- --quick` runs smaller sizes in well under a minute.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { incrementalBench, sizeBench, type IncrementalRow, type SizeRow } from './engine';
+
+const quick = process.argv.includes('--quick');
+const out = join(process.cwd(), 'bench', 'results');
+mkdirSync(out, { recursive: true });
+
+const f = (n: number, d = 2) => n.toFixed(d);
+
+function engineTable(rows: SizeRow[], inc: IncrementalRow[]): string {
+  const lines = [
+    '| body | tokenizer | JSON.parse ms | project ms (cold) | cold / parse | project ms (same body again, in session) | warm / parse | reductions |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) => `| ${r.body} | ${r.tokenizer} | ${f(r.parseMs)} | ${f(r.coldMs)} | ${f(r.coldRatio)} | ${f(r.warmMs)} | ${f(r.warmRatio)} | ${r.reductions} |`),
+    '',
+    '| session | tokenizer | last body | median ms per call (last 10% of calls) | p90 ms | JSON.parse ms of that body | call / parse |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...inc.map((r) => `| ${r.calls} calls | ${r.tokenizer} | ${(r.lastBodyBytes / 1e6).toFixed(1)} MB | ${f(r.medianCallMs)} | ${f(r.p90CallMs)} | ${f(r.medianParseMs)} | ${f(r.ratio)} |`),
+  ];
+  return lines.join('\n');
+}
+
+function main(): void {
+  const started = Date.now();
+  const sizes: Array<[number, string]> = quick ? [[1_000_000, '1 MB'], [10_000_000, '10 MB']] : [[1_000_000, '1 MB'], [50_000_000, '50 MB']];
+  const rows: SizeRow[] = [];
+  for (const [bytes, label] of sizes) {
+    for (const tok of ['approximate', 'o200k_base'] as const) {
+      rows.push(sizeBench(bytes, label, tok, bytes > 10_000_000 ? 3 : 9));
+      process.stderr.write(`engine ${label} ${tok} done\n`);
+    }
+  }
+  const inc = [incrementalBench(quick ? 200 : 1000, 'o200k_base'), incrementalBench(quick ? 200 : 1000, 'approximate')];
+  const table = engineTable(rows, inc);
+  writeFileSync(join(out, 'engine.json'), JSON.stringify({ quick, node: process.version, sizes: rows, incremental: inc }, null, 2) + '\n');
+  writeFileSync(join(out, 'engine.md'), table + '\n');
+  process.stdout.write(`## Engine speed (${quick ? 'quick' : 'full'} run, node ${process.version})\n\n${table}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+}
+
+main();
