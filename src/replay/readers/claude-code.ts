@@ -1,0 +1,179 @@
+/**
+ * Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`) as Anthropic Messages.
+ *
+ * Claude Code writes one line per content block as the response streams in, so one API message is
+ * spread over several `type:"assistant"` lines sharing `message.id`; they are merged back into one
+ * message. Tool results arrive as `type:"user"` lines with `tool_result` blocks; consecutive user
+ * lines are merged so roles alternate, as the API requires. The copy of each output in
+ * `toolUseResult` is ignored (the model never saw it). Sub-agent (`isSidechain`) records, meta
+ * records (system, summary, snapshots) and synthetic assistant lines are skipped and counted; in a
+ * sub-agent's own log (`agent-*.jsonl`) the sidechain records are the session and are read.
+ *
+ * Call k is everything before assistant message k; its reply is that message's text and tool
+ * inputs. Thinking blocks stay in the items untouched.
+ */
+import { basename } from 'node:path';
+import { forEachRecord, type StreamOptions } from './lines';
+import { SkipLog, preview } from './skip-log';
+import type { Transcript } from './types';
+import { computeCalls, isRecord, type Json } from './wire';
+
+/** Record types Claude Code writes that are not API messages. */
+const NON_MESSAGE_TYPES: ReadonlySet<string> = new Set([
+  'system',
+  'summary',
+  'file-history-snapshot',
+  'queue-operation',
+  'progress',
+  'custom-title',
+]);
+
+/** Claude Code's model name on assistant lines it made up itself (errors, "no response requested"). */
+const SYNTHETIC_MODEL = '<synthetic>';
+
+interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: unknown;
+}
+
+function toBlocks(content: unknown): unknown[] {
+  if (Array.isArray(content)) return content;
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return [];
+}
+
+const isToolResult = (block: unknown): boolean => isRecord(block) && block.type === 'tool_result';
+
+/** The API wants a user message's tool_result blocks before anything else in it. */
+function toolResultsFirst(blocks: unknown[]): unknown[] {
+  const firstOther = blocks.findIndex((b) => !isToolResult(b));
+  if (firstOther === -1 || !blocks.slice(firstOther).some(isToolResult)) return blocks;
+  return [...blocks.filter(isToolResult), ...blocks.filter((b) => !isToolResult(b))];
+}
+
+class SessionBuilder {
+  readonly items: AnthropicMessage[] = [];
+  model: string | undefined;
+  private lastAssistant = -1;
+  private lastAssistantId: string | undefined;
+  private lastUuid: string | undefined;
+  private readonly seenUuids = new Set<string>();
+
+  constructor(
+    private readonly log: SkipLog,
+    private readonly sidechainIsSession: boolean,
+  ) {}
+
+  record(r: Json, line: number): void {
+    const type = typeof r.type === 'string' ? r.type : undefined;
+    if (type === undefined) {
+      this.log.skipNoteFirst('unknown:(no type)', `line ${line}: record without a "type" field (skipped; further ones counted only)`);
+      return;
+    }
+    if (type !== 'user' && type !== 'assistant') {
+      if (NON_MESSAGE_TYPES.has(type)) {
+        this.log.skip(type);
+        if (type === 'system' && r.subtype === 'compact_boundary') {
+          this.log.note(`line ${line}: compact boundary (Claude Code summarised the history here; later calls are replayed with the full history)`);
+        }
+      } else {
+        this.log.skipNoteFirst(`unknown:${type}`, `line ${line}: unknown record type ${preview(type)} (skipped; further ones counted only)`);
+      }
+      return;
+    }
+    if (r.isSidechain === true && !this.sidechainIsSession) {
+      this.log.skip('sidechain');
+      return;
+    }
+    const uuid = typeof r.uuid === 'string' ? r.uuid : undefined;
+    if (uuid !== undefined) {
+      if (this.seenUuids.has(uuid)) {
+        this.log.skip('duplicate', `line ${line}: repeats record ${uuid}`);
+        return;
+      }
+      this.seenUuids.add(uuid);
+    }
+    const message = r.message;
+    if (!isRecord(message) || !('content' in message)) {
+      this.log.skip('no-message', `line ${line}: ${type} record without a message`);
+      return;
+    }
+    if (type === 'assistant' && (message.model === SYNTHETIC_MODEL || r.isApiErrorMessage === true)) {
+      this.log.skip('synthetic', `line ${line}: assistant line written by Claude Code, not the model`);
+      return;
+    }
+    // A new prompt that does not continue from the record before it: the user rewound the session
+    // (tool results may legitimately point back to the line of the call they answer).
+    const parent = r.parentUuid;
+    const prompt = type === 'user' && !toBlocks(message.content).some(isToolResult);
+    if (prompt && typeof parent === 'string' && this.lastUuid !== undefined && parent !== this.lastUuid && this.seenUuids.has(parent)) {
+      this.log.note(`line ${line}: continues from an earlier record (the session was rewound or branched); replayed in file order`);
+    }
+    if (uuid !== undefined) this.lastUuid = uuid;
+
+    if (type === 'user') this.addUser(message.content);
+    else {
+      if (this.model === undefined && typeof message.model === 'string') this.model = message.model;
+      this.addAssistant(typeof message.id === 'string' ? message.id : undefined, message.content);
+    }
+  }
+
+  private addUser(content: unknown): void {
+    const last = this.items.at(-1);
+    if (last?.role === 'user') {
+      last.content = toolResultsFirst([...toBlocks(last.content), ...toBlocks(content)]);
+    } else {
+      this.items.push({ role: 'user', content });
+    }
+  }
+
+  private addAssistant(id: string | undefined, content: unknown): void {
+    const lastIndex = this.items.length - 1;
+    const last = this.items[lastIndex];
+    let target: AnthropicMessage | undefined;
+    if (last?.role === 'assistant') {
+      target = last;
+    } else if (
+      // Parallel tool calls: a result can be logged before the rest of the message that called it.
+      id !== undefined &&
+      id === this.lastAssistantId &&
+      this.lastAssistant === lastIndex - 1 &&
+      last !== undefined &&
+      Array.isArray(last.content) &&
+      last.content.every(isToolResult)
+    ) {
+      target = this.items[this.lastAssistant];
+    }
+    if (target === undefined) {
+      this.items.push({ role: 'assistant', content });
+      this.lastAssistant = this.items.length - 1;
+    } else {
+      const blocks = toBlocks(target.content);
+      const known = new Set(blocks.filter((b) => isRecord(b) && b.type === 'tool_use').map((b) => (b as Json).id));
+      for (const block of toBlocks(content)) {
+        // The same block logged twice (a retried write) must not become a second tool call.
+        if (isRecord(block) && block.type === 'tool_use' && known.has(block.id)) continue;
+        blocks.push(block);
+      }
+      target.content = blocks;
+    }
+    this.lastAssistantId = id;
+  }
+}
+
+export async function readClaudeCode(path: string, opts: StreamOptions = {}): Promise<Transcript> {
+  const log = new SkipLog();
+  // A sub-agent's own log (`agent-<id>.jsonl`) holds nothing but sidechain records: they are its session.
+  const subAgentLog = /^agent-.*\.jsonl$/i.test(basename(path));
+  if (subAgentLog) log.note('sub-agent log (agent-*.jsonl): its sidechain records are read as the session');
+  const builder = new SessionBuilder(log, subAgentLog);
+  await forEachRecord(path, opts, log, (record, line) => builder.record(record, line));
+  return {
+    source: 'claude-code',
+    wire: 'anthropic-messages',
+    base: builder.model === undefined ? {} : { model: builder.model },
+    items: builder.items,
+    calls: computeCalls('anthropic-messages', builder.items),
+    skipped: log.result(),
+  };
+}

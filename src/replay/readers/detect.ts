@@ -1,0 +1,170 @@
+/**
+ * `--format auto`: tells a transcript's format from its file name and first bytes. JSONL logs are
+ * recognised by their first record (Claude Code records have `uuid`/`sessionId`, Codex lines are
+ * `{timestamp, type, payload}`); JSON documents by their top-level shape. When nothing fits, the
+ * error names the file, says what was seen and lists the formats that are supported.
+ */
+import { SpillwayError } from '../../engine/types';
+import { classifyApiDocument, isMiniSweAgent } from './api';
+import { preview } from './skip-log';
+import type { TranscriptFormat } from './types';
+import { isRecord, type Json } from './wire';
+
+/** How much of a file detection looks at. Enough for several records of any agent log. */
+export const DETECT_HEAD_BYTES = 64 * 1024;
+
+export const SUPPORTED_FORMATS_TEXT =
+  'claude-code (Claude Code session .jsonl), codex (Codex rollout-*.jsonl), swe-agent (SWE-agent .traj), ' +
+  'openai-chat (mini-swe-agent .traj.json, or a Chat Completions request body or message list), ' +
+  'anthropic-messages (a Messages request body), openai-responses (a Responses request body or input list)';
+
+const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
+const CLAUDE_TYPES: ReadonlySet<string> = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'file-history-snapshot',
+  'queue-operation',
+  'progress',
+]);
+
+export function unknownFormatError(path: string, seen: string): SpillwayError {
+  return new SpillwayError(
+    `Cannot tell the transcript format of ${path}: ${seen}. Supported formats: ${SUPPORTED_FORMATS_TEXT}. ` +
+      'Pass --format to choose one.',
+    'unknown-format',
+  );
+}
+
+/** The agent log a single JSONL record comes from, if it looks like one. */
+function formatOfRecord(record: Json): 'claude-code' | 'codex' | undefined {
+  const type = record.type;
+  if (typeof type !== 'string') return record.record_type === 'state' ? 'codex' : undefined;
+  if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';
+  if (CLAUDE_TYPES.has(type) && !('payload' in record)) return 'claude-code';
+  // older Codex rollouts: bare Responses items, one per line
+  if (type === 'function_call' || type === 'function_call_output' || type === 'reasoning' || (type === 'message' && 'role' in record)) return 'codex';
+  return undefined;
+}
+
+/** The format of a whole parsed JSON document, or undefined. */
+export function classifyDocument(doc: unknown): TranscriptFormat | undefined {
+  if (isRecord(doc)) {
+    if (Array.isArray(doc.history)) return 'swe-agent';
+    if (isMiniSweAgent(doc)) return 'openai-chat';
+    // a JSONL log of a single record
+    const record = 'payload' in doc || 'uuid' in doc || 'sessionId' in doc ? formatOfRecord(doc) : undefined;
+    if (record !== undefined) return record;
+  }
+  return classifyApiDocument(doc);
+}
+
+export function describeDocument(doc: unknown): string {
+  if (Array.isArray(doc)) return `it is a JSON array of ${doc.length} element(s) that are neither messages nor Responses items`;
+  if (isRecord(doc)) return `it is a JSON object with top-level keys [${Object.keys(doc).slice(0, 12).join(', ')}]`;
+  return `it is a JSON ${doc === null ? 'null' : typeof doc}`;
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Regexes for a head that stops inside a JSON value (a first line or document over 64 KB). */
+function guessJsonlFromText(text: string): 'claude-code' | 'codex' | undefined {
+  if (/"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/.test(text)) return 'codex';
+  if (/"(parentUuid|sessionId|leafUuid)"\s*:|"type"\s*:\s*"(file-history-snapshot|summary)"/.test(text)) return 'claude-code';
+  return undefined;
+}
+
+function guessDocumentFromText(text: string): TranscriptFormat | undefined {
+  if (/"history"\s*:\s*\[/.test(text)) return 'swe-agent';
+  if (/"trajectory_format"\s*:/.test(text)) return 'openai-chat';
+  if (/"type"\s*:\s*"(function_call|function_call_output|custom_tool_call|custom_tool_call_output|reasoning|input_text|output_text)"/.test(text)) {
+    return 'openai-responses';
+  }
+  if (/"input"\s*:\s*[[{"]/.test(text) && !/"messages"\s*:/.test(text)) return 'openai-responses';
+  if (/"type"\s*:\s*"(tool_use|tool_result|thinking|redacted_thinking)"/.test(text)) return 'anthropic-messages';
+  if (/"messages"\s*:\s*\[|"tool_calls"\s*:|"role"\s*:\s*"(system|user|assistant|tool|developer)"/.test(text)) return 'openai-chat';
+  return undefined;
+}
+
+export type Sniff =
+  | { kind: 'jsonl'; format: 'claude-code' | 'codex' }
+  /** format undefined: a JSON document whose head decides nothing; parse it whole to tell */
+  | { kind: 'document'; format: TranscriptFormat | undefined; seen: string };
+
+function sniffJsonl(path: string, text: string): 'claude-code' | 'codex' {
+  const lines = text.split('\n');
+  const complete = text.endsWith('\n') ? lines : lines.slice(0, -1);
+  let seen: string | undefined;
+  for (const line of complete.slice(0, 50)) {
+    if (line.trim() === '') continue;
+    const parsed = tryParse(line);
+    if (!parsed.ok) continue; // a broken line: the next one may tell
+    if (!isRecord(parsed.value)) {
+      seen ??= `its first record is a JSON ${Array.isArray(parsed.value) ? 'array' : typeof parsed.value}, not an object`;
+      continue;
+    }
+    const format = formatOfRecord(parsed.value);
+    if (format !== undefined) return format;
+    const type = parsed.value.type;
+    seen ??=
+      `its first record has ${typeof type === 'string' ? `type ${preview(type)}` : 'no "type"'} ` +
+      `and keys [${Object.keys(parsed.value).slice(0, 12).join(', ')}]`;
+  }
+  const guess = guessJsonlFromText(text);
+  if (guess !== undefined) return guess;
+  throw unknownFormatError(path, seen ?? `no record in its first ${DETECT_HEAD_BYTES} bytes is JSON (it starts with ${preview(text.trimStart())})`);
+}
+
+function looksLikeJsonl(text: string): boolean {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const [first, second] = lines;
+  if (first === undefined || second === undefined) return false;
+  const parsed = tryParse(first);
+  return parsed.ok && isRecord(parsed.value) && second.trimStart().startsWith('{');
+}
+
+function decodeHead(firstBytes: string | Uint8Array): string {
+  const text = typeof firstBytes === 'string' ? firstBytes : Buffer.from(firstBytes).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** Detection with its reasoning, for readers that will parse a document whole anyway. */
+export function sniffTranscript(path: string, firstBytes: string | Uint8Array): Sniff {
+  const text = decodeHead(firstBytes);
+  if (text.trim() === '') throw new SpillwayError(`${path}: the file is empty; there is no transcript to read`, 'empty');
+  const name = path.toLowerCase();
+  if (name.endsWith('.jsonl') || name.endsWith('.ndjson') || looksLikeJsonl(text)) return { kind: 'jsonl', format: sniffJsonl(path, text) };
+  if (name.endsWith('.traj')) return { kind: 'document', format: 'swe-agent', seen: 'a .traj file' };
+  const start = text.trimStart()[0];
+  if (start !== '{' && start !== '[') {
+    throw unknownFormatError(path, `it is neither JSON nor JSONL (it starts with ${preview(text.trimStart())})`);
+  }
+  const parsed = tryParse(text);
+  if (parsed.ok) return { kind: 'document', format: classifyDocument(parsed.value), seen: describeDocument(parsed.value) };
+  // Either a document longer than the head, or a single JSONL record cut off.
+  const record = guessJsonlFromText(text);
+  if (record !== undefined && !text.includes('\n')) return { kind: 'jsonl', format: record };
+  return {
+    kind: 'document',
+    format: guessDocumentFromText(text),
+    seen: `its first ${DETECT_HEAD_BYTES} bytes are the start of a JSON ${start === '[' ? 'array' : 'object'} (${preview(text.trimStart())})`,
+  };
+}
+
+/**
+ * The format of the transcript at `path`, from its name and first bytes (64 KB is plenty). Throws
+ * a SpillwayError (code `unknown-format`) naming the file and what was seen when it cannot tell,
+ * and (code `empty`) for an empty file.
+ */
+export function detectTranscriptFormat(path: string, firstBytes: string | Uint8Array): TranscriptFormat {
+  const sniff = sniffTranscript(path, firstBytes);
+  if (sniff.format === undefined) throw unknownFormatError(path, sniff.seen);
+  return sniff.format;
+}

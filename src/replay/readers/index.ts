@@ -1,0 +1,92 @@
+/**
+ * Transcript readers: turn one agent session file into the model calls it made, in the engine's
+ * wire formats, so `spillway replay` and the inspector can project every call of a real session.
+ *
+ * JSONL logs (Claude Code, Codex) are streamed line by line and can be any size; single JSON
+ * documents (SWE-agent, mini-swe-agent, request bodies) are parsed whole, up to 512 MB.
+ */
+import { open, stat } from 'node:fs/promises';
+import { SpillwayError } from '../../engine/types';
+import { apiTranscript, isMiniSweAgent, miniSweAgentTranscript } from './api';
+import { readClaudeCode } from './claude-code';
+import { readCodex } from './codex';
+import { classifyDocument, DETECT_HEAD_BYTES, describeDocument, sniffTranscript, unknownFormatError } from './detect';
+import { readDocument } from './document';
+import type { StreamOptions } from './lines';
+import { sweAgentTranscript } from './swe-agent';
+import { TRANSCRIPT_FORMATS, type ReadTranscriptOptions, type Transcript, type TranscriptFormat } from './types';
+
+export { detectTranscriptFormat, SUPPORTED_FORMATS_TEXT } from './detect';
+export { MAX_DOCUMENT_BYTES } from './document';
+export { requestForCall, itemsKey, TRANSCRIPT_FORMATS, WIRE_OF } from './types';
+export type { ReadTranscriptOptions, SkippedRecords, Transcript, TranscriptCall, TranscriptFormat } from './types';
+
+async function readHead(path: string): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(DETECT_HEAD_BYTES);
+    const { bytesRead } = await file.read(buffer, 0, DETECT_HEAD_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
+function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Transcript {
+  switch (format) {
+    case 'swe-agent':
+      return sweAgentTranscript(doc, path);
+    case 'openai-chat':
+      return isMiniSweAgent(doc) ? miniSweAgentTranscript(doc) : apiTranscript(doc, path, 'openai-chat');
+    case 'anthropic-messages':
+    case 'openai-responses':
+      return apiTranscript(doc, path, format);
+    case 'claude-code':
+    case 'codex':
+      throw new SpillwayError(`${path}: a ${format} transcript is a JSONL log, not a single JSON document`, 'invalid-input');
+  }
+}
+
+/**
+ * Reads the transcript at `path`. Throws a SpillwayError naming the file for a missing, empty,
+ * unrecognised or over-large file; skipped records (broken lines, unknown types) do not throw but
+ * are counted in `skipped`. Rejects with the signal's reason when `signal` aborts.
+ */
+export async function readTranscript(path: string, opts: ReadTranscriptOptions = {}): Promise<Transcript> {
+  const format = opts.format ?? 'auto';
+  if (format !== 'auto' && !TRANSCRIPT_FORMATS.includes(format)) {
+    throw new SpillwayError(`unknown transcript format ${JSON.stringify(format)}: use auto, ${TRANSCRIPT_FORMATS.join(', ')}`, 'invalid-input');
+  }
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new SpillwayError(`${path}: not a file`, 'invalid-input');
+    size = info.size;
+  } catch (err) {
+    if (err instanceof SpillwayError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new SpillwayError(`${path}: ${code === 'ENOENT' ? 'no such file' : `cannot read (${String(err)})`}`, 'invalid-input');
+  }
+  if (size === 0) throw new SpillwayError(`${path}: the file is empty; there is no transcript to read`, 'empty');
+  const stream: StreamOptions = { signal: opts.signal, onProgress: opts.onProgress };
+
+  let resolved: TranscriptFormat;
+  if (format === 'auto') {
+    const sniff = sniffTranscript(path, await readHead(path));
+    if (sniff.kind === 'document') {
+      const doc = await readDocument(path, stream);
+      const found = classifyDocument(doc) ?? sniff.format;
+      if (found === undefined) throw unknownFormatError(path, describeDocument(doc));
+      // a one-line JSONL log parses as a document too
+      if (found !== 'claude-code' && found !== 'codex') return fromDocument(found, doc, path);
+      resolved = found;
+    } else {
+      resolved = sniff.format;
+    }
+  } else {
+    resolved = format;
+  }
+  if (resolved === 'claude-code') return readClaudeCode(path, stream);
+  if (resolved === 'codex') return readCodex(path, stream);
+  return fromDocument(resolved, await readDocument(path, stream), path);
+}

@@ -1,0 +1,93 @@
+/**
+ * What a transcript reader hands to the replay: one agent session turned into the sequence of
+ * model calls it made, in one of the engine's three wire formats.
+ *
+ * Readers exist because most users already have sessions on disk (Claude Code, Codex, SWE-agent,
+ * saved API request bodies), and replaying them is how a policy is judged on real work before it is
+ * trusted with a live agent. A session is stored once, as one growing list of items; call k is the
+ * prefix `items.slice(0, calls[k].end)` plus the request fields in `base`. That mirrors how agents
+ * really call models (each request resends the history so far) and keeps a 500 MB session in memory
+ * once, not once per call.
+ */
+import type { WireFormat } from '../../engine/types';
+
+/** What a transcript file was. The first three are agent logs, the last three API request bodies. */
+export type TranscriptFormat =
+  | 'claude-code'
+  | 'codex'
+  | 'swe-agent'
+  | 'openai-chat'
+  | 'anthropic-messages'
+  | 'openai-responses';
+
+export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
+  'claude-code',
+  'codex',
+  'swe-agent',
+  'openai-chat',
+  'anthropic-messages',
+  'openai-responses',
+];
+
+/** One model call: the request it sent is `items.slice(0, end)`; `reply` is what the model wrote back. */
+export interface TranscriptCall {
+  end: number;
+  /** assistant text and tool call arguments/inputs of the answer, joined by newlines ('' if unknown) */
+  reply: string;
+}
+
+/** Records the reader did not turn into items: always counted, never silently dropped. */
+export interface SkippedRecords {
+  total: number;
+  /** e.g. `{ 'event_msg': 40, 'invalid-json': 1, 'unknown:foo': 2 }` */
+  byReason: Record<string, number>;
+  /** human-readable, each naming the line (JSONL) or entry it is about */
+  notes: string[];
+}
+
+export interface Transcript {
+  /** what the file was */
+  source: TranscriptFormat;
+  /** the request format of every call */
+  wire: WireFormat;
+  /** request fields other than the item list: model, system/instructions, tools... (may be {}) */
+  base: Record<string, unknown>;
+  /** wire-format messages (chat, anthropic) or input items (responses), in order */
+  items: unknown[];
+  calls: TranscriptCall[];
+  skipped: SkippedRecords;
+}
+
+export interface ReadTranscriptOptions {
+  /** 'auto' (the default) detects the format from the file name and its first bytes */
+  format?: TranscriptFormat | 'auto';
+  signal?: AbortSignal;
+  onProgress?: (bytesRead: number, totalBytes: number) => void;
+}
+
+/** The wire format each transcript format is replayed in. */
+export const WIRE_OF: Readonly<Record<TranscriptFormat, WireFormat>> = {
+  'claude-code': 'anthropic-messages',
+  codex: 'openai-responses',
+  'swe-agent': 'openai-chat',
+  'openai-chat': 'openai-chat',
+  'anthropic-messages': 'anthropic-messages',
+  'openai-responses': 'openai-responses',
+};
+
+/** The request field that holds the item list in each wire format. */
+export function itemsKey(wire: WireFormat): 'messages' | 'input' {
+  return wire === 'openai-responses' ? 'input' : 'messages';
+}
+
+/**
+ * The request of call `k`: `base` plus the items sent so far. The item objects are shared with the
+ * transcript, not copied, so the caller must not mutate them (the engine never does).
+ */
+export function requestForCall(t: Transcript, k: number): Record<string, unknown> {
+  const call = t.calls[k];
+  if (!Number.isInteger(k) || call === undefined) {
+    throw new RangeError(`call ${k} does not exist: the transcript has ${t.calls.length} call(s)`);
+  }
+  return { ...t.base, [itemsKey(t.wire)]: t.items.slice(0, call.end) };
+}

@@ -1,0 +1,160 @@
+/**
+ * Per-wire-format knowledge the readers share: which items are model output (a call boundary sits
+ * before each run of them), what text a reply holds, and how to tell the three formats apart when
+ * a file does not say.
+ */
+import type { WireFormat } from '../../engine/types';
+import type { TranscriptCall } from './types';
+
+export type Json = Record<string, unknown>;
+
+export function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Responses item types the model produces (everything else in `input` is sent to it). */
+export const RESPONSES_OUTPUT_TYPES: ReadonlySet<string> = new Set([
+  'reasoning',
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'web_search_call',
+  'file_search_call',
+  'computer_call',
+  'image_generation_call',
+  'code_interpreter_call',
+  'mcp_call',
+  'mcp_list_tools',
+  'mcp_approval_request',
+]);
+
+/** Responses item types that mark a list as Responses input (no Chat or Anthropic item has them). */
+const RESPONSES_ONLY_TYPES: ReadonlySet<string> = new Set([
+  ...RESPONSES_OUTPUT_TYPES,
+  'message',
+  'function_call_output',
+  'custom_tool_call_output',
+  'local_shell_call_output',
+  'computer_call_output',
+  'mcp_approval_response',
+  'item_reference',
+]);
+
+export function isModelOutput(wire: WireFormat, item: unknown): boolean {
+  if (!isRecord(item)) return false;
+  if (wire !== 'openai-responses') return item.role === 'assistant';
+  const type = item.type;
+  if (typeof type === 'string' && RESPONSES_OUTPUT_TYPES.has(type)) return true;
+  return (type === 'message' || type === undefined) && item.role === 'assistant';
+}
+
+function textOf(content: unknown, blockTypes: ReadonlySet<string>): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  const out: string[] = [];
+  for (const part of content) {
+    if (isRecord(part) && typeof part.type === 'string' && blockTypes.has(part.type) && typeof part.text === 'string') {
+      out.push(part.text);
+    }
+  }
+  return out;
+}
+
+const CHAT_TEXT = new Set(['text']);
+const ANTHROPIC_TEXT = new Set(['text']);
+const RESPONSES_TEXT = new Set(['output_text', 'text', 'input_text']);
+
+const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
+
+/** The text an agent's model wrote in one output item: assistant text plus tool call arguments/inputs. */
+export function replyParts(wire: WireFormat, item: unknown): string[] {
+  if (!isRecord(item)) return [];
+  if (wire === 'anthropic-messages') {
+    if (!Array.isArray(item.content)) return textOf(item.content, ANTHROPIC_TEXT);
+    const out: string[] = [];
+    for (const block of item.content) {
+      if (!isRecord(block)) continue;
+      if (block.type === 'text' && typeof block.text === 'string') out.push(block.text);
+      else if ((block.type === 'tool_use' || block.type === 'server_tool_use') && 'input' in block) out.push(asText(block.input));
+    }
+    return out;
+  }
+  if (wire === 'openai-chat') {
+    const out = textOf(item.content, CHAT_TEXT);
+    if (Array.isArray(item.tool_calls)) {
+      for (const call of item.tool_calls) {
+        if (isRecord(call) && isRecord(call.function) && 'arguments' in call.function) out.push(asText(call.function.arguments));
+      }
+    }
+    if (isRecord(item.function_call) && 'arguments' in item.function_call) out.push(asText(item.function_call.arguments));
+    return out;
+  }
+  switch (item.type) {
+    case 'function_call':
+      return 'arguments' in item ? [asText(item.arguments)] : [];
+    case 'custom_tool_call':
+      return 'input' in item ? [asText(item.input)] : [];
+    case 'local_shell_call':
+      return 'action' in item ? [asText(item.action)] : [];
+    case 'reasoning':
+      return [];
+    default:
+      return item.role === 'assistant' ? textOf(item.content, RESPONSES_TEXT) : [];
+  }
+}
+
+/**
+ * One call before each run of model output that follows at least one input item; its reply is that
+ * run's text. A run at the very start has no request before it and is not a call. With
+ * `callAtEnd`, the whole list is one more call (its reply unknown): a saved request body is the
+ * input of a call whose answer is not in the file.
+ */
+export function computeCalls(wire: WireFormat, items: readonly unknown[], callAtEnd = false): TranscriptCall[] {
+  const calls: TranscriptCall[] = [];
+  let i = 0;
+  while (i < items.length) {
+    if (!isModelOutput(wire, items[i])) {
+      i += 1;
+      continue;
+    }
+    const start = i;
+    const parts: string[] = [];
+    while (i < items.length && isModelOutput(wire, items[i])) {
+      parts.push(...replyParts(wire, items[i]));
+      i += 1;
+    }
+    if (start > 0) calls.push({ end: start, reply: parts.filter((p) => p !== '').join('\n') });
+  }
+  if (callAtEnd && items.length > 0 && calls.at(-1)?.end !== items.length) calls.push({ end: items.length, reply: '' });
+  return calls;
+}
+
+const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use', 'web_search_tool_result']);
+const CHAT_PARTS = new Set(['image_url', 'input_audio', 'refusal', 'file']);
+
+/**
+ * Tells an item list's wire format by its shape, or undefined when nothing decides it (plain
+ * user/assistant text is valid in both Chat and Anthropic).
+ */
+export function classifyItems(items: readonly unknown[]): WireFormat | undefined {
+  let sawChat = false;
+  let sawAnthropic = false;
+  for (const item of items) {
+    if (!isRecord(item)) continue;
+    if (typeof item.type === 'string' && RESPONSES_ONLY_TYPES.has(item.type)) return 'openai-responses';
+    if (item.role === 'system' || item.role === 'developer' || item.role === 'tool' || item.role === 'function') sawChat = true;
+    if ('tool_calls' in item || 'tool_call_id' in item || 'function_call' in item) sawChat = true;
+    if (Array.isArray(item.content)) {
+      for (const part of item.content) {
+        if (!isRecord(part) || typeof part.type !== 'string') continue;
+        if (part.type === 'input_text' || part.type === 'output_text') return 'openai-responses';
+        if (ANTHROPIC_BLOCKS.has(part.type)) sawAnthropic = true;
+        if (CHAT_PARTS.has(part.type)) sawChat = true;
+        if (part.type === 'image' && isRecord(part.source)) sawAnthropic = true;
+      }
+    }
+  }
+  if (sawAnthropic && !sawChat) return 'anthropic-messages';
+  if (sawChat && !sawAnthropic) return 'openai-chat';
+  return undefined;
+}
