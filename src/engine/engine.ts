@@ -45,6 +45,15 @@ export interface EngineOptions {
 export interface ProjectOptions {
   /** remembers decisions across calls of one conversation */
   session?: string;
+  /** also return per-item token counts (for cache and cost accounting) */
+  detail?: boolean;
+}
+
+/** Token counts per item, original and projected, and of the parts sent before the items. */
+export interface ProjectionDetail {
+  fixedTokens: number;
+  originalItemTokens: number[];
+  projectedItemTokens: number[];
 }
 
 export interface Projection<T = string | object> {
@@ -52,6 +61,7 @@ export interface Projection<T = string | object> {
   format: WireFormat;
   reductions: Reduction[];
   stats: ProjectionStats;
+  detail?: ProjectionDetail;
 }
 
 export interface Engine {
@@ -172,7 +182,9 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
       log(`projected ${describeCounts(stats)}: ${fresh.map((r) => `${r.tool} ${r.callId} ${r.stage} (${r.reason}) -> ${r.handle}`).join('; ')}`);
     }
     const projected = (isText ? out : out === text ? request : JSON.parse(out)) as T;
-    return { request: projected, format: req.format, reductions, stats };
+    const result: Projection<T> = { request: projected, format: req.format, reductions, stats };
+    if (opts.detail) result.detail = run.detail();
+    return result;
   }
 
   return {
@@ -533,6 +545,10 @@ class Run {
       });
     }
     return { patches, reductions };
+  }
+
+  detail(): ProjectionDetail {
+    return { fixedTokens: this.fixedTokens ?? 0, originalItemTokens: [...this.originalItemTokens()], projectedItemTokens: this.projectedItemTokens() };
   }
 
   stats(out: string): ProjectionStats {

@@ -14,6 +14,8 @@ import { formatInt as fmt } from './format-number';
 
 /** Most characters a marker adds around its preview. Room for sizes, handle, read hint and path. */
 export const HEADER_BUDGET = 480;
+/** clark_agent's MARKER_BUDGET_CHARS: its marker "must not itself be a budget problem". */
+const CLARK_MARKER_BUDGET = 256;
 /** Longest tool name shown in a header; longer names are cut with an ellipsis. */
 const MAX_TOOL_NAME = 64;
 
@@ -73,8 +75,10 @@ export function renderMarker(m: MarkerInfo): string {
     }
     case 'clark': {
       // clark_agent's ToolResultBudget wording (marker only), with the handle instead of "rerun"
+      // held to clark's own MARKER_BUDGET_CHARS (256), not HEADER_BUDGET: a long tool_call_id drops out
       const body = `[tool_result_budget: clipped ${tool} result of ${fmt(m.chars)} chars to ${fmt(m.cap ?? 0)} cap; tool_call_id=${m.callId}; read the original with ${read}]`;
-      return withBody(fit(body, `[tool_result_budget: clipped ${tool} result of ${fmt(m.chars)} chars; read the original with ${read}]`));
+      const short = `[tool_result_budget: clipped ${tool} result of ${fmt(m.chars)} chars; read the original with ${read}]`;
+      return withBody(body.length <= CLARK_MARKER_BUDGET ? body : short.slice(0, CLARK_MARKER_BUDGET));
     }
     case 'ai-agent': {
       // ai-agent's handle message: bytes, lines and tokens, then how to extract

@@ -1,0 +1,103 @@
+/** Replay and its metrics: known answers on a tiny session, and the real fixtures end to end. */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ANTHROPIC_PRICES, callCost, identifiersIn, missedIdentifiers, OPENAI_PRICES, sharedPrefix } from '../../src/replay/metrics';
+import { readTranscript, type Transcript } from '../../src/replay/readers';
+import { replay } from '../../src/replay/replay';
+
+describe('metrics', () => {
+  it('bills a cached prefix at the read price and the rest at the uncached price', () => {
+    expect(callCost(1000, 800, ANTHROPIC_PRICES)).toBeCloseTo(800 * 0.1 + 200 * 1.25);
+    expect(callCost(1000, 800, OPENAI_PRICES)).toBeCloseTo(800 * 0.5 + 200);
+    expect(callCost(100, 500, OPENAI_PRICES)).toBeCloseTo(50);
+  });
+
+  it('counts the shared prefix item by item and stops at the first changed item', () => {
+    const a = { fixed: 'sys', fixedTokens: 10, items: ['a', 'b', 'c'], itemTokens: [1, 2, 3] };
+    expect(sharedPrefix(undefined, a)).toEqual({ tokens: 0, stable: false });
+    expect(sharedPrefix(a, { ...a, items: ['a', 'b', 'c', 'd'], itemTokens: [1, 2, 3, 4] })).toEqual({ tokens: 16, stable: true });
+    expect(sharedPrefix(a, { ...a, items: ['a', 'X', 'c', 'd'], itemTokens: [1, 2, 3, 4] })).toEqual({ tokens: 11, stable: false });
+    expect(sharedPrefix(a, { ...a, fixed: 'other' })).toEqual({ tokens: 0, stable: false });
+  });
+
+  it('finds paths, long identifiers and numbers of three or more digits', () => {
+    const ids = identifiersIn('Fix django/contrib/admin/views/autocomplete.py: serialize_result at line 1234, see models.py (x=12).');
+    expect(ids).toEqual(expect.arrayContaining(['django/contrib/admin/views/autocomplete.py', 'serialize_result', '1234', 'models.py']));
+    expect(ids).not.toContain('12');
+  });
+
+  it('reports an identifier as missed only when the original had it and the projection does not', () => {
+    const m = missedIdentifiers('open src/app/main.ts and check handleRequest and 4040 and brandNewThing', 'src/app/main.ts handleRequest 4040', 'src/app/main.ts');
+    expect(m.referenced).toEqual(['src/app/main.ts', 'handleRequest', '4040']);
+    expect(m.missed).toEqual(['handleRequest', '4040']);
+  });
+});
+
+describe('replay of a tiny session with a known answer', () => {
+  // three calls; the second tool output is 4,000 chars and gets offloaded with no preview
+  const big = 'z'.repeat(4000);
+  const t: Transcript = {
+    source: 'openai-chat', wire: 'openai-chat', base: { model: 'm' },
+    items: [
+      { role: 'user', content: 'task' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'sh', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'a', content: 'ok' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'b', type: 'function', function: { name: 'sh', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'b', content: big },
+      { role: 'assistant', content: 'done' },
+    ],
+    calls: [{ end: 1, reply: '' }, { end: 3, reply: '' }, { end: 5, reply: 'done' }],
+    skipped: { total: 0, byReason: {}, notes: [] },
+  };
+  const config = { tokenizer: 'approximate', defaultCap: 1000, previewChars: 0, clear: { enabled: false } };
+  const r = replay(t, { config });
+
+  it('counts tokens per call as the engine does and totals them', () => {
+    // approximate tokens: ceil(chars / 4) for every string value, plus 4 per item
+    const user = 1 + 1 + 4; // "user", "task"
+    const call = 3 + 1 + 2 + 1 + 1 + 4; // "assistant", "a", "function", "sh", "{}"
+    const okResult = 1 + 1 + 1 + 4; // "tool", "a", "ok"
+    expect(r.calls[0]!.originalTokens).toBe(user);
+    expect(r.calls[1]!.originalTokens).toBe(user + call + okResult);
+    expect(r.calls[2]!.originalTokens).toBe(user + 2 * call + okResult + (1 + 1 + 1000 + 4));
+    expect(r.totals.originalTokens).toBe(r.calls.reduce((a, c) => a + c.originalTokens, 0));
+  });
+
+  it('offloads the big output in the last call only, and every call extends the one before', () => {
+    expect(r.calls.map((c) => c.reductions)).toEqual([0, 0, 1]);
+    expect(r.calls[2]!.projectedTokens).toBeLessThan(r.calls[2]!.originalTokens - 900);
+    expect(r.calls.map((c) => c.cacheStable)).toEqual([false, true, true]);
+    expect(r.calls[2]!.cachedPrefixTokens).toBe(r.calls[1]!.projectedTokens);
+    expect(r.totals.cacheStableShare).toBe(1);
+    expect(r.totals.recoverable).toBe(true);
+  });
+
+  it('prices raw history and projection with caching, call by call', () => {
+    const raw = r.calls.reduce((a, c, i) => a + callCost(c.originalTokens, i ? r.calls[i - 1]!.originalTokens : 0, ANTHROPIC_PRICES), 0);
+    const proj = r.calls.reduce((a, c) => a + callCost(c.projectedTokens, c.cachedPrefixTokens, ANTHROPIC_PRICES), 0);
+    expect(r.totals.cost.anthropic!.raw).toBeCloseTo(raw);
+    expect(r.totals.cost.anthropic!.projected).toBeCloseTo(proj);
+    expect(r.totals.cost.anthropic!.relative).toBeCloseTo(proj / raw);
+    expect(r.totals.cost.anthropic!.relative).toBeLessThan(1);
+  });
+});
+
+describe('replay of the real fixtures', () => {
+  const dir = join(__dirname, '../fixtures/transcripts');
+  const files = readdirSync(dir).filter((f) => !f.endsWith('.md') && f !== 'small');
+  it.each(files)('%s replays deterministically, never sends more than the original, and loses nothing', async (f) => {
+    const t = await readTranscript(join(dir, f));
+    const config = { defaultCap: 400, previewChars: 300, clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000 } };
+    const a = replay(t, { config });
+    const b = replay(t, { config });
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(a.totals.calls).toBe(t.calls.length);
+    for (const c of a.calls) expect(c.projectedTokens).toBeLessThanOrEqual(c.originalTokens);
+    expect(a.totals.projectedTokens).toBeLessThan(a.totals.originalTokens);
+    expect(a.totals.recoverable).toBe(true);
+    expect(a.totals.missRate).toBeGreaterThanOrEqual(0);
+    expect(a.totals.missRate).toBeLessThanOrEqual(1);
+    for (const c of a.calls) for (const m of c.missed) if (m.handle) expect(m.handle).toMatch(/^sw_[0-9a-f]{24}$/);
+  });
+});
