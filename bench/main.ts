@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { incrementalBench, sizeBench, type IncrementalRow, type SizeRow } from './engine';
+import { updateReadme } from './readme';
 
 const quick = process.argv.includes('--quick');
 const out = join(process.cwd(), 'bench', 'results');
@@ -39,6 +40,9 @@ function main(): void {
   const table = engineTable(rows, inc);
   writeFileSync(join(out, 'engine.json'), JSON.stringify({ quick, node: process.version, sizes: rows, incremental: inc }, null, 2) + '\n');
   writeFileSync(join(out, 'engine.md'), table + '\n');
+  if (!quick) {
+    updateReadme('engine', `Made by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}). Bodies are generated coding-agent sessions (bench/generate.ts) in the Chat Completions format, projected with the \`spillway\` preset and an in-memory store. *Cold*: a fresh engine and token cache; *in session*: the same body projected again in its session; *incremental*: each call of a session projected in order, call k+1 after call k.\n\n${table}`);
+  }
   process.stdout.write(`## Engine speed (${quick ? 'quick' : 'full'} run, node ${process.version})\n\n${table}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
 }
 

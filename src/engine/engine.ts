@@ -21,7 +21,7 @@ import {
   type FormatOption, type ParsedRequest, type ToolResult,
 } from './formats';
 import { handleFor } from './handle';
-import { decodeString, forEachString, applyPatches, type JValue, type Patch } from './json';
+import { decodeString, forEachString, applyPatches, reusableNodes, type JValue, type Patch } from './json';
 import { recogniseRawMarker, renderMarker } from './markers';
 import { cutBytes, preview } from './preview';
 import { isEstimate, tokenCounter, type TokenCounter } from './tokens';
@@ -115,6 +115,8 @@ interface SessionMemory {
   /** token counts of items and fixed parts, with their spans in `text` */
   items: Span[];
   fixed: Span[];
+  /** the previous parse, for reuse where the text did not change */
+  nodes: Map<number, JValue>;
 }
 
 interface Span { start: number; end: number; tokens: number }
@@ -164,10 +166,11 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
       throw new SpillwayError('the request must be a JSON text or an object', 'bad-request');
     }
     const text = isText ? request : JSON.stringify(request);
-    const req = readRequest(text, format);
     const memory = opts.session ? sessions.get(opts.session) : undefined;
+    const samePrefix = memory ? commonPrefixLength(memory.text, text) : 0;
+    const req = readRequest(text, format, memory ? { nodes: memory.nodes, upTo: samePrefix } : undefined);
     const run = new Run(req, cfg, store, counter, reducers);
-    if (memory) run.recall(memory);
+    if (memory) run.recall(memory, samePrefix);
     run.stages();
     const { patches, reductions } = run.finish();
     const out = applyPatches(text, patches);
@@ -248,15 +251,17 @@ class Run {
   }
 
   /** Reuses decisions an earlier call of the session made on the same results. */
-  recall(memory: SessionMemory): void {
+  recall(memory: SessionMemory, samePrefix: number): void {
     this.memory = memory;
-    this.samePrefix = commonPrefixLength(memory.text, this.req.text);
+    this.samePrefix = samePrefix;
     this.work.forEach((w, i) => {
       const m = memory.decisions.get(this.keys[i]!);
       const c = w.r.content;
       if (!m || !c || w.marker) return;
       if (c.end - c.start !== m.end - m.start) return;
-      if (this.req.text.slice(c.start, c.end) !== memory.text.slice(m.start, m.end)) return;
+      // inside the unchanged prefix at the same place it is the same content; elsewhere compare
+      const same = (c.start === m.start && c.end < samePrefix) || this.req.text.slice(c.start, c.end) === memory.text.slice(m.start, m.end);
+      if (!same) return;
       w.decision = m.decision;
     });
   }
@@ -269,7 +274,7 @@ class Run {
     });
     const tokens = this.originalItemTokens();
     const items = this.req.items.map((it, i) => ({ start: it.start, end: it.end, tokens: tokens[i]! }));
-    return { text: this.req.text, decisions, items, fixed: this.fixedSpans };
+    return { text: this.req.text, decisions, items, fixed: this.fixedSpans, nodes: reusableNodes(this.req.root) };
   }
 
   stages(): void {

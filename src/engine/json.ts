@@ -24,9 +24,28 @@ const MAX_DEPTH = 512;
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58;
 const LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93;
 
+/**
+ * Nodes from an earlier parse of a text that shares its first `upTo` characters with this one. A
+ * node that starts at the same offset and ends before `upTo` is the same node, so it is taken as is
+ * instead of being parsed again: a long session's next request is parsed only where it changed.
+ */
+export interface ParseReuse { nodes: Map<number, JValue>; upTo: number }
+
+/** The nodes worth reusing: the values of containers down to `depth` levels, by start offset. */
+export function reusableNodes(root: JValue, depth = 3): Map<number, JValue> {
+  const nodes = new Map<number, JValue>();
+  const walk = (n: JValue, d: number) => {
+    const children = n.kind === 'object' ? n.values : n.kind === 'array' ? n.items : undefined;
+    if (!children || d === 0) return;
+    for (const c of children) { nodes.set(c.start, c); walk(c, d - 1); }
+  };
+  walk(root, depth);
+  return nodes;
+}
+
 /** Parses `text` into a lazy tree. Throws a SpillwayError naming the offset on malformed JSON. */
-export function parseLazy(text: string): JValue {
-  const p = new LazyParser(text);
+export function parseLazy(text: string, reuse?: ParseReuse): JValue {
+  const p = new LazyParser(text, reuse);
   p.ws();
   const value = p.value(0);
   p.ws();
@@ -39,7 +58,7 @@ class LazyParser {
   /** position of the next backslash at or after some earlier point; lets `string()` tell in
    * amortised linear time whether a string contains escapes. */
   private nextBackslash = -2;
-  constructor(private readonly text: string) {}
+  constructor(private readonly text: string, private readonly reuse?: ParseReuse) {}
 
   fail(what: string): never {
     const line = lineOf(this.text, this.pos);
@@ -59,6 +78,11 @@ class LazyParser {
 
   value(depth: number): JValue {
     if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH}`);
+    if (this.reuse && this.pos < this.reuse.upTo) {
+      const known = this.reuse.nodes.get(this.pos);
+      // strictly before upTo: a number's end depends on the character after it
+      if (known && known.end < this.reuse.upTo) { this.pos = known.end; return known; }
+    }
     const c = this.text.charCodeAt(this.pos);
     if (c === QUOTE) return this.string();
     if (c === LBRACE) return this.object(depth);

@@ -1,7 +1,8 @@
 /** The lazy span JSON reader: same values as JSON.parse, exact spans, clear errors. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyPatches, decodeString, get, parseLazy, toValue } from '../../src/engine/json';
+import { applyPatches, decodeString, get, parseLazy, reusableNodes, toValue } from '../../src/engine/json';
+import { commonPrefixLength } from '../../src/engine/engine';
 
 describe('parseLazy', () => {
   it('reads the same value JSON.parse reads, for any JSON value and indentation', () => {
@@ -38,6 +39,39 @@ describe('parseLazy', () => {
 
   it('refuses nesting deep enough to exhaust the stack', () => {
     expect(() => parseLazy('['.repeat(10_000) + ']'.repeat(10_000))).toThrow(/nesting deeper than/);
+  });
+});
+
+describe('parsing with reuse of an earlier parse', () => {
+  it('reads the same value as a fresh parse whatever changed after the shared prefix', () => {
+    fc.assert(fc.property(fc.array(fc.jsonValue(), { maxLength: 8 }), fc.array(fc.jsonValue(), { maxLength: 4 }), fc.nat(), (items, more, cut) => {
+      const a = JSON.stringify({ model: 'm', messages: items, n: 12 });
+      const changed = [...items.slice(0, cut % (items.length + 1)), ...more];
+      const b = JSON.stringify({ model: 'm', messages: changed, n: 123 });
+      const reuse = { nodes: reusableNodes(parseLazy(a)), upTo: commonPrefixLength(a, b) };
+      expect(toValue(b, parseLazy(b, reuse))).toEqual(JSON.parse(b));
+    }), { numRuns: 300 });
+  });
+
+  it('takes unchanged items from the earlier parse instead of parsing them again', () => {
+    const a = JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(100) }, { role: 'assistant', content: 'y' }] });
+    const b = a.replace(/\]\}$/, ',{"role":"user","content":"z"}]}');
+    const first = parseLazy(a);
+    const second = parseLazy(b, { nodes: reusableNodes(first), upTo: commonPrefixLength(a, b) });
+    const m1 = get(first, 'messages'), m2 = get(second, 'messages');
+    expect(m1?.kind === 'array' && m2?.kind === 'array' && m2.items[0] === m1.items[0]).toBe(true);
+    expect(m2?.kind === 'array' && m2.items.length).toBe(3);
+  });
+});
+
+describe('commonPrefixLength', () => {
+  it('is the length of the longest common prefix', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 9000 }), fc.string({ maxLength: 50 }), fc.string({ maxLength: 50 }), (p, x, y) => {
+      const n = commonPrefixLength(p + x, p + y);
+      let k = 0;
+      while (k < x.length && k < y.length && x[k] === y[k]) k++;
+      expect(n).toBe(p.length + k);
+    }), { numRuns: 200 });
   });
 });
 

@@ -6,7 +6,7 @@
  * pass through untouched) rather than rejected, because agents and providers add fields all the
  * time and Spillway must never be the reason a call fails.
  */
-import { decodeString, get, getString, parseLazy, type JObject, type JValue } from '../json';
+import { decodeString, get, getString, parseLazy, type JObject, type JValue, type ParseReuse } from '../json';
 import { SpillwayError, WIRE_FORMATS, type WireFormat } from '../types';
 import {
   candidateNames, textPartsOf, UNKNOWN_TOOL,
@@ -22,8 +22,8 @@ export function isWireFormat(value: string): value is WireFormat {
 }
 
 /** Parses a request body and reads it in the given (or detected) format. */
-export function readRequest(text: string, format: FormatOption = 'auto'): ParsedRequest {
-  const root = parseLazy(text);
+export function readRequest(text: string, format: FormatOption = 'auto', reuse?: ParseReuse): ParsedRequest {
+  const root = parseLazy(text, reuse);
   if (root.kind !== 'object') {
     throw new SpillwayError(`the request must be a JSON object, got ${root.kind === 'array' ? 'an array' : `a ${root.kind}`}`, 'bad-request');
   }
