@@ -34,7 +34,7 @@ export interface SpillwayConfig {
   markerStyle: MarkerStyle;
   language: 'en' | 'zh';
   tokenizer: TokenizerName;
-  offload: { enabled: boolean };
+  offload: { enabled: boolean; dedupe: boolean };
   window: { enabled: boolean; recentTurns: number; maxOutputChars: number; tools: string[] };
   budget: { enabled: boolean };
   clear: {
@@ -45,6 +45,7 @@ export interface SpillwayConfig {
     clearAtLeastTokens: number | 'all';
     excludeTools: string[];
     clearToolInputs: boolean;
+    staleFirst: boolean;
   };
 }
 
@@ -84,6 +85,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: 'How tokens are counted: real counts with `o200k_base` or `cl100k_base`, or `approximate` (characters / 4).' },
   { key: 'offload.enabled', schema: z.boolean(), type: 'boolean',
     description: 'Offload stage: a result over its tool\'s cap is stored in full and replaced by a marker with a preview, the newest result too.' },
+  { key: 'offload.dedupe', schema: z.boolean(), type: 'boolean',
+    description: 'Offload stage: a result identical to an earlier one in the conversation becomes a short reference to it (stored once, same handle).' },
   { key: 'window.enabled', schema: z.boolean(), type: 'boolean',
     description: 'Window stage: results older than the last `window.recentTurns` user messages and over `window.maxOutputChars` become a preview. Rewrites old turns as the window moves, which costs prompt-cache hits.' },
   { key: 'window.recentTurns', schema: z.number().int().min(1).max(10_000), type: 'integer', minimum: 1, maximum: 10_000,
@@ -104,6 +107,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: 'Clear stage: whether `clear.keep` counts tool results or assistant tool-call rounds.' },
   { key: 'clear.clearAtLeastTokens', schema: z.union([z.number().int().min(0).max(100_000_000), z.literal('all')]), type: ['integer', 'string'], minimum: 0, maximum: 100_000_000,
     description: 'Clear stage: tokens to free each time it fires, so clears are rare and large and the prompt cache keeps hitting in between; "all" clears every eligible result.' },
+  { key: 'clear.staleFirst', schema: z.boolean(), type: 'boolean',
+    description: 'Clear stage: clear stale results first (a file read or written again later in the conversation), then the oldest.' },
   { key: 'clear.excludeTools', schema: toolList, type: 'array',
     description: 'Clear stage: tools whose results are never cleared.' },
   { key: 'clear.clearToolInputs', schema: z.boolean(), type: 'boolean',
@@ -113,7 +118,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
 const KEY_INDEX = new Map(CONFIG_KEYS.map((k) => [k.key, k]));
 
 const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
-  enabled: false, triggerTokens: 100_000, keep: 3, keepUnit: 'results', clearAtLeastTokens: 0, excludeTools: [], clearToolInputs: false,
+  enabled: false, triggerTokens: 100_000, keep: 3, keepUnit: 'results', clearAtLeastTokens: 0, excludeTools: [], clearToolInputs: false, staleFirst: false,
 };
 
 /**
@@ -132,17 +137,17 @@ const SPILLWAY: SpillwayConfig = {
   markerStyle: 'spillway',
   language: 'en',
   tokenizer: 'o200k_base',
-  offload: { enabled: true },
+  offload: { enabled: true, dedupe: true },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
-  clear: { enabled: true, triggerTokens: 60_000, keep: 6, keepUnit: 'results', clearAtLeastTokens: 20_000, excludeTools: [], clearToolInputs: false },
+  clear: { enabled: true, triggerTokens: 60_000, keep: 6, keepUnit: 'results', clearAtLeastTokens: 20_000, excludeTools: [], clearToolInputs: false, staleFirst: true },
 };
 
 function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>): SpillwayConfig {
   return {
     ...SPILLWAY,
     toolCaps: {},
-    offload: { enabled: false },
+    offload: { enabled: false, dedupe: false },
     window: { ...SPILLWAY.window, enabled: false },
     budget: { enabled: false },
     clear: { ...DEFAULT_CLEAR },
@@ -166,20 +171,20 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
   // ai-agent: toolResponseMaxBytes 12,288, stored and replaced by a handle message
   'ai-agent': preset({
     preset: 'ai-agent', defaultCap: 12_288, capUnit: 'bytes', previewChars: 0, preview: 'head', markerStyle: 'ai-agent',
-    offload: { enabled: true },
+    offload: { enabled: true, dedupe: false },
   }),
   // Eino ToolReduction: truncate over 50,000 chars and store; clear over 30,000 tokens (chars/4),
   // keeping the most recent round
   eino: preset({
     preset: 'eino', defaultCap: 50_000, previewChars: 2_000, preview: 'head', markerStyle: 'eino', tokenizer: 'approximate',
-    offload: { enabled: true },
+    offload: { enabled: true, dedupe: false },
     clear: { ...DEFAULT_CLEAR, enabled: true, triggerTokens: 30_000, keep: 1, keepUnit: 'rounds', clearAtLeastTokens: 'all' },
   }),
   // the offload-and-fetch pattern: outputs over 600 bytes keep a 600-byte preview, then the number
   // of bytes left out and the handle
   'oracle-offload': preset({
     preset: 'oracle-offload', defaultCap: 600, capUnit: 'bytes', previewChars: 600, preview: 'head', markerStyle: 'oracle',
-    offload: { enabled: true },
+    offload: { enabled: true, dedupe: false },
   }),
 };
 

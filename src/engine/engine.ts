@@ -21,7 +21,7 @@ import {
   type FormatOption, type ParsedRequest, type ToolResult,
 } from './formats';
 import { handleFor } from './handle';
-import { decodeString, forEachString, applyPatches, reusableNodes, type JValue, type Patch } from './json';
+import { decodeString, forEachString, applyPatches, reusableNodes, toValue, type JValue, type Patch } from './json';
 import { recogniseRawMarker, renderMarker } from './markers';
 import { cutBytes, preview } from './preview';
 import { isEstimate, tokenCounter, type TokenCounter } from './tokens';
@@ -76,6 +76,10 @@ export interface Engine {
 const MAX_SESSIONS = 256;
 /** A UTF-16 surrogate without its pair (JSON can carry one as a \ud800 escape). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Results shorter than this are never replaced by a reference: the marker would not save much. */
+const DEDUPE_MIN_CHARS = 600;
+/** Input fields that name the file a tool call works on (read, edit, write tools of common agents). */
+const PATH_KEYS = ['path', 'file_path', 'filePath', 'filename', 'file', 'target_file', 'notebook_path', 'absolute_path'];
 /** Tokens a message costs beyond its text (role, separators), as providers count them. */
 const ITEM_OVERHEAD_TOKENS = 4;
 
@@ -314,6 +318,7 @@ class Run {
 
   private offload(): void {
     const unit = this.cfg.capUnit;
+    const dedupe = this.cfg.offload.enabled && this.cfg.offload.dedupe ? new Map<string, Work>() : undefined;
     for (const w of this.work) {
       if (!this.open(w)) continue;
       const cap = capFor(this.cfg, w.r.names);
@@ -327,8 +332,30 @@ class Run {
       }
       if (!this.cfg.offload.enabled) continue;
       const size = this.overCap(w, cap);
-      if (size !== undefined) this.decide(w, 'offload', `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(cap as number)}`, undefined, cap as number);
+      if (size !== undefined) {
+        this.decide(w, 'offload', `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(cap as number)}`, undefined, cap as number);
+      } else if (dedupe && cap !== 'unlimited' && w.rawLen >= DEDUPE_MIN_CHARS) {
+        this.dedupe(w, dedupe);
+      }
     }
+  }
+
+  /**
+   * A result identical to an earlier verbatim one becomes a reference to it: agents re-run the same
+   * command or re-read the same file, and the second copy tells the model nothing new. Decided on
+   * arrival, so it never changes a prefix already sent.
+   */
+  private dedupe(w: Work, seen: Map<string, Work>): void {
+    const text = this.text(w);
+    const key = `${text.length}:${text.slice(0, 64)}:${text.slice(-64)}`;
+    const first = seen.get(key);
+    if (!first || first.decision || this.text(first) !== text) {
+      if (!first || first.decision) seen.set(key, w);
+      return;
+    }
+    const note = `(identical to the ${first.r.tool} output of call ${first.r.callId} above; nothing new in it)`;
+    // the note is part of the preview budget, so markers stay bounded by previewChars + header
+    this.decide(w, 'offload', `identical to the output of call ${first.r.callId}`, note.length <= this.cfg.previewChars ? note : '', undefined);
   }
 
   private window(): void {
@@ -426,12 +453,15 @@ class Run {
     const checkpoints: number[] = [];
     kinds.forEach((k, i) => { if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) checkpoints.push(i); });
     checkpoints.push(kinds.length);
-    const rounds = kinds.flatMap((k, i) => (k === 'assistant' ? [i] : []));
+    // a round is one model call (a run of assistant items: a Responses turn is a message plus one
+    // function_call item per parallel call), not each assistant item
+    const rounds = checkpoints.slice(0, -1);
     let running = this.fixedTokens ?? 0;
     let upTo = 0; // items counted into `running`
     let before = 0; // results in items before the checkpoint (work is in item order)
     let roundsBefore = 0;
     let cursor = 0; // every result before it is cleared, ineligible or already tried
+    const staleAt = c.staleFirst ? this.staleAt() : undefined;
     for (const cp of checkpoints) {
       while (upTo < cp) running += itemTok[upTo++]!;
       while (before < work.length && work[before]!.r.item < cp) before++;
@@ -439,21 +469,73 @@ class Run {
       if (running <= c.triggerTokens) continue;
       const protectedFrom = c.keepUnit === 'results' ? before - c.keep : this.firstInLastRounds(before, rounds, roundsBefore);
       let freed = 0;
-      for (let i = cursor; i < protectedFrom; i++) {
-        if (c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens) break;
-        const w = work[i]!;
-        if (this.clearable(w)) {
-          const was = this.resultTokens(w);
-          if (this.decide(w, 'clear', `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`, '', undefined)) {
-            const saved = was - this.resultTokens(w);
-            freed += saved;
-            itemTok[w.r.item]! -= saved;
-          }
+      const enough = () => c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens;
+      const clearOne = (w: Work, why: string) => {
+        const was = this.resultTokens(w);
+        if (this.decide(w, 'clear', why, '', undefined)) {
+          const saved = was - this.resultTokens(w);
+          freed += saved;
+          itemTok[w.r.item]! -= saved;
         }
+      };
+      const over = `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`;
+      // stale results first: the file was read or written again later, so this copy is outdated
+      if (staleAt) {
+        for (let i = cursor; i < protectedFrom && !enough(); i++) {
+          const w = work[i]!;
+          if (staleAt[i]! < cp && this.clearable(w)) clearOne(w, `${over}; stale: the same file was used again later`);
+        }
+      }
+      for (let i = cursor; i < protectedFrom; i++) {
+        if (enough()) break;
+        const w = work[i]!;
+        if (this.clearable(w)) clearOne(w, over);
         if (i === cursor) cursor++;
       }
       running -= freed;
     }
+  }
+
+  /**
+   * For each result, the item index of the next call that names the same file (so from there on
+   * the result shows an outdated copy), or Infinity.
+   */
+  private staleAt(): number[] {
+    const lastUse = new Map<string, number>();
+    const out = new Array<number>(this.work.length).fill(Number.POSITIVE_INFINITY);
+    const calls = [...this.req.calls.values()].sort((a, b) => a.item - b.item);
+    const pathOf = new Map<string, string>();
+    for (const call of calls) { const p = this.pathArgument(call.input); if (p) pathOf.set(call.id, p); }
+    // walk results from the newest back, remembering the latest call per path seen so far
+    const byItemDesc = calls.slice().reverse();
+    let ci = 0;
+    for (let i = this.work.length - 1; i >= 0; i--) {
+      const w = this.work[i]!;
+      const own = this.req.calls.get(w.r.callId);
+      const ownItem = own?.item ?? w.r.item;
+      while (ci < byItemDesc.length && byItemDesc[ci]!.item > ownItem) {
+        const p = pathOf.get(byItemDesc[ci]!.id);
+        if (p) lastUse.set(p, byItemDesc[ci]!.item);
+        ci++;
+      }
+      const p = own ? pathOf.get(own.id) : undefined;
+      if (p && lastUse.has(p)) out[i] = lastUse.get(p)!;
+    }
+    return out;
+  }
+
+  private pathArgument(input: JValue | undefined): string | undefined {
+    if (!input) return undefined;
+    let obj: unknown;
+    try {
+      obj = input.kind === 'string' ? JSON.parse(decodeString(this.req.text, input)) : input.kind === 'object' ? toValue(this.req.text, input) : undefined;
+    } catch { return undefined; }
+    if (!obj || typeof obj !== 'object') return undefined;
+    for (const k of PATH_KEYS) {
+      const v = (obj as Record<string, unknown>)[k];
+      if (typeof v === 'string' && v.length > 0) return v;
+    }
+    return undefined;
   }
 
   private clearable(w: Work): boolean {
@@ -516,7 +598,7 @@ class Run {
 
   /** Stores a cleared call's input and returns what replaces it, or undefined to keep it. */
   private clearInput(w: Work, resultHandle: string): string | undefined {
-    const call = this.req.calls.get(w.r.callId);
+    const call = w.r.call ?? this.req.calls.get(w.r.callId);
     const input = call?.input;
     if (!input) return undefined;
     const raw = this.req.text.slice(input.start, input.end);
@@ -532,14 +614,14 @@ class Run {
   finish(): { patches: Patch[]; reductions: Reduction[] } {
     const patches: Patch[] = [];
     const reductions: Reduction[] = [];
-    const inputsDone = new Set<string>();
+    const inputsDone = new Set<number>();
     for (const w of this.work) {
       const d = w.decision;
       if (!d) continue;
       patches.push(contentPatch(this.req, w.r, d.replacement));
-      const call = this.req.calls.get(w.r.callId);
-      if (d.inputReplacement && call?.input && !inputsDone.has(call.id)) {
-        inputsDone.add(call.id);
+      const call = w.r.call ?? this.req.calls.get(w.r.callId);
+      if (d.inputReplacement && call?.input && !inputsDone.has(call.input.start)) {
+        inputsDone.add(call.input.start);
         patches.push({ start: call.input.start, end: call.input.end, text: d.inputReplacement });
       }
       reductions.push({

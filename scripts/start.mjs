@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// `npm start`: builds Spillway and opens it in a real VS Code with a demo workspace whose store
+// already holds the outputs of a replayed agent session (test/vscode/demo.ts).
+//
+// - With a `code` command on PATH: installs the .vsix with `code --install-extension` and opens the
+//   demo workspace in it.
+// - Otherwise: the local code-server (.harness/code-server, installed on first use by
+//   scripts/install-code-server.sh), on 127.0.0.1, printing the URL; runs until Ctrl-C.
+//
+// Environment: SPILLWAY_PORT (default 8080, or a free port if taken), SPILLWAY_USE_CODE_SERVER=1
+// (use code-server even when `code` exists), SPILLWAY_DEMO_DIR (default .harness/demo).
+import * as esbuild from 'esbuild';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const harness = join(root, '.harness');
+const vsix = join(harness, 'spillway.vsix');
+const demoDir = resolve(process.env.SPILLWAY_DEMO_DIR ?? join(harness, 'demo'));
+
+function run(cmd, args, what, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...opts });
+  if (r.status !== 0) {
+    console.error(`spillway start: ${what} failed (${r.error?.message ?? `exit ${r.status}`})`);
+    process.exit(1);
+  }
+}
+
+function onPath(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
+}
+
+async function portFree(port) {
+  return new Promise((res) => {
+    const s = createServer();
+    s.once('error', () => res(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => res(true)));
+  });
+}
+
+async function pickPort() {
+  const wanted = Number(process.env.SPILLWAY_PORT ?? 8080);
+  if (await portFree(wanted)) return wanted;
+  return new Promise((res) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+// 1. build and package
+console.log('spillway start: building and packaging the extension…');
+run(process.execPath, [join(root, 'esbuild.mjs')], 'the build');
+run(process.execPath, [join(root, 'scripts/package-vsix.mjs'), vsix], 'packaging');
+
+// 2. the demo workspace, with a store filled by replaying a session through the engine
+const gen = join(harness, 'demo-gen.mjs');
+mkdirSync(harness, { recursive: true });
+await esbuild.build({
+  stdin: { contents: `import { makeDemoWorkspace } from './test/vscode/demo';\nexport default makeDemoWorkspace;`, resolveDir: root, loader: 'ts' },
+  bundle: true, platform: 'node', format: 'esm', outfile: gen, logLevel: 'warning',
+  banner: { js: "import { createRequire as __spillwayRequire } from 'node:module'; const require = __spillwayRequire(import.meta.url);" },
+});
+const makeDemoWorkspace = (await import(pathToFileURL(gen).href)).default;
+const demo = makeDemoWorkspace(demoDir, root);
+console.log(`spillway start: demo workspace ${demo.dir}: ${demo.outputs} stored outputs from ${demo.projections} model calls of ${demo.source}`);
+
+// 3a. the user's VS Code
+if (process.env.SPILLWAY_USE_CODE_SERVER !== '1' && onPath('code')) {
+  run('code', ['--install-extension', vsix, '--force'], '`code --install-extension`');
+  run('code', [demoDir], '`code`');
+  console.log('spillway start: opened the demo workspace in VS Code. Try F1 → "Spillway: Open Stored Output…".');
+  process.exit(0);
+}
+
+// 3b. the local code-server
+run('bash', [join(root, 'scripts/install-code-server.sh'), join(harness, 'code-server')], 'installing code-server');
+const entry = join(harness, 'code-server/node_modules/code-server/out/node/entry.js');
+const userData = join(harness, 'start/user-data');
+const extensions = join(harness, 'start/extensions');
+mkdirSync(join(userData, 'User'), { recursive: true });
+const settingsFile = join(userData, 'User/settings.json');
+if (!existsSync(settingsFile)) {
+  writeFileSync(settingsFile, JSON.stringify({ 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'readme', 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false }, null, 2));
+}
+rmSync(extensions, { recursive: true, force: true });
+run(process.execPath, [entry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix, '--force'], 'installing the extension into code-server', { stdio: ['ignore', 'ignore', 'inherit'] });
+const port = await pickPort();
+const server = spawn(process.execPath, [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData,
+  '--extensions-dir', extensions, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', demoDir],
+  { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+const stop = (code) => {
+  try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+  process.exit(code);
+};
+process.on('SIGINT', () => { console.log('\nspillway start: stopping code-server'); stop(0); });
+process.on('SIGTERM', () => stop(0));
+server.on('exit', (code) => { console.error(`spillway start: code-server exited (${code})`); process.exit(code ?? 1); });
+
+for (let i = 0; i < 300; i++) {
+  try { if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break; } catch { /* not yet */ }
+  await new Promise((r) => setTimeout(r, 200));
+}
+console.log(`\nSpillway is running in VS Code (code-server) at:\n\n  http://127.0.0.1:${port}/?folder=${encodeURIComponent(demoDir)}\n\nOpen it in a browser. Press Ctrl-C to stop.`);

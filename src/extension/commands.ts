@@ -1,0 +1,193 @@
+/**
+ * The `Spillway` commands. Each takes optional arguments that skip its prompts, so other
+ * extensions, keybindings and tests can run them without a person at the keyboard.
+ */
+import * as vscode from 'vscode';
+import { errorText, type SpillwayHost } from './host';
+import { CAP_CHOICES, parseCapInput, updateToolCaps, SECTION, type CapChoice } from './pure/settings';
+import { formatCount, outputPickItem } from './pure/format';
+
+export const COMMANDS = {
+  setToolCap: 'spillway.setToolCap',
+  openStoredOutput: 'spillway.openStoredOutput',
+  compare: 'spillway.compareOriginalAndProjected',
+  clear: 'spillway.clearStoredOutputs',
+  showLog: 'spillway.showLog',
+} as const;
+
+type Target = 'workspace' | 'user';
+
+export function registerCommands(host: SpillwayHost): vscode.Disposable[] {
+  const guard =
+    <A extends unknown[]>(name: string, fn: (...args: A) => Promise<unknown>) =>
+    async (...args: A) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        host.log.error(`${name} failed: ${errorText(e)}`);
+        host.notify('error', `Spillway: ${name} failed: ${errorText(e)}`);
+        return undefined;
+      }
+    };
+  return [
+    vscode.commands.registerCommand(COMMANDS.setToolCap, guard('Set Cap for Tool', (tool?: string, cap?: CapChoice, target?: Target) => setToolCap(host, tool, cap, target))),
+    vscode.commands.registerCommand(COMMANDS.openStoredOutput, guard('Open Stored Output', (handle?: string) => openStoredOutput(host, handle))),
+    vscode.commands.registerCommand(COMMANDS.compare, guard('Compare Original and Projected', (handle?: string) => compare(host, handle))),
+    vscode.commands.registerCommand(COMMANDS.clear, guard('Clear Stored Outputs', (opts?: { confirm?: boolean }) => clearStored(host, opts))),
+    vscode.commands.registerCommand(COMMANDS.showLog, () => host.log.show(true)),
+  ];
+}
+
+/** Tools seen in the store's index, most frequent first, plus tools that already have a cap. */
+function knownTools(host: SpillwayHost): string[] {
+  const counts = new Map<string, number>();
+  try {
+    for (const e of host.store.list()) {
+      for (const c of e.calls ?? [{ tool: e.tool }]) counts.set(c.tool, (counts.get(c.tool) ?? 0) + 1);
+    }
+  } catch (e) {
+    host.log.warn(`could not list stored outputs: ${errorText(e)}`);
+  }
+  const caps = vscode.workspace.getConfiguration(SECTION).get<Record<string, unknown>>('toolCaps') ?? {};
+  for (const t of Object.keys(caps)) if (!counts.has(t)) counts.set(t, 0);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([t]) => t);
+}
+
+async function pickTool(host: SpillwayHost): Promise<string | undefined> {
+  const caps = vscode.workspace.getConfiguration(SECTION).get<Record<string, unknown>>('toolCaps') ?? {};
+  const base: vscode.QuickPickItem[] = knownTools(host).map((t) => ({
+    label: t,
+    description: caps[t] !== undefined ? `cap: ${typeof caps[t] === 'number' ? formatCount(caps[t] as number) : String(caps[t])}` : undefined,
+  }));
+  const qp = vscode.window.createQuickPick();
+  qp.title = 'Spillway: Set Cap for Tool (1/3)';
+  qp.placeholder = 'Pick a tool seen in recent sessions, or type a tool name';
+  qp.items = base;
+  qp.onDidChangeValue((v) => {
+    const typed = v.trim();
+    qp.items = typed && !base.some((i) => i.label === typed) ? [{ label: typed, description: 'type-in tool name' }, ...base] : base;
+  });
+  return new Promise((resolve) => {
+    qp.onDidAccept(() => {
+      const picked = qp.selectedItems[0]?.label ?? qp.value.trim();
+      resolve(picked || undefined);
+      qp.hide();
+    });
+    qp.onDidHide(() => {
+      resolve(undefined);
+      qp.dispose();
+    });
+    qp.show();
+  });
+}
+
+async function pickCap(tool: string): Promise<CapChoice | undefined> {
+  const items: (vscode.QuickPickItem & { cap?: CapChoice })[] = [
+    ...CAP_CHOICES.map((n) => ({ label: formatCount(n), description: 'characters (or bytes, per spillway.capUnit)', cap: n as CapChoice })),
+    { label: 'unlimited', description: `never reduce ${tool}'s output`, cap: 'unlimited' },
+    { label: 'default', description: 'remove the override; use the preset and spillway.defaultCap', cap: 'default' },
+    { label: 'Custom…', description: 'type a number' },
+  ];
+  const picked = await vscode.window.showQuickPick(items, { title: `Spillway: cap for ${tool} (2/3)`, placeHolder: `Cap for ${tool}` });
+  if (!picked) return undefined;
+  if (picked.cap !== undefined) return picked.cap;
+  const typed = await vscode.window.showInputBox({
+    title: `Spillway: cap for ${tool}`,
+    prompt: 'A positive number of characters, or "unlimited"',
+    validateInput: (v) => (parseCapInput(v) === undefined ? 'Enter a positive whole number (e.g. 12000 or 12k) or "unlimited"' : undefined),
+  });
+  return typed === undefined ? undefined : parseCapInput(typed);
+}
+
+async function setToolCap(host: SpillwayHost, tool?: string, cap?: CapChoice, target?: Target): Promise<Record<string, unknown> | undefined> {
+  tool ??= await pickTool(host);
+  if (!tool) return undefined;
+  if (cap === undefined) cap = await pickCap(tool);
+  if (cap === undefined) return undefined;
+  const hasFolder = (vscode.workspace.workspaceFolders?.length ?? 0) > 0;
+  if (!target) {
+    const choices = [
+      ...(hasFolder ? [{ label: 'Workspace', description: 'this workspace only', t: 'workspace' as Target }] : []),
+      { label: 'User', description: 'every workspace', t: 'user' as Target },
+    ];
+    target = (await vscode.window.showQuickPick(choices, { title: 'Spillway: where to save the cap (3/3)' }))?.t;
+    if (!target) return undefined;
+  }
+  if (target === 'workspace' && !hasFolder) target = 'user';
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const inspected = cfg.inspect('toolCaps');
+  const current = target === 'workspace' ? inspected?.workspaceValue : inspected?.globalValue;
+  const next = updateToolCaps(current, tool, cap);
+  await cfg.update('toolCaps', Object.keys(next).length ? next : undefined,
+    target === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+  host.log.info(`toolCaps (${target}): ${tool} → ${cap}`);
+  return next;
+}
+
+async function openStoredOutput(host: SpillwayHost, handle?: string): Promise<string | undefined> {
+  if (!handle) {
+    const entries = host.store.list();
+    if (entries.length === 0) {
+      host.notify('info', 'Spillway has no stored outputs in this workspace yet.');
+      return undefined;
+    }
+    const now = Date.now();
+    const picked = await vscode.window.showQuickPick(
+      entries.map((e) => ({ ...outputPickItem({ ...e, time: e.used ?? e.time }, now), handle: e.handle })),
+      { title: 'Spillway: Open Stored Output', placeHolder: 'Stored outputs, newest first', matchOnDescription: true, matchOnDetail: true },
+    );
+    if (!picked) return undefined;
+    handle = picked.handle;
+  }
+  const uri = host.documentUri(handle);
+  // openTextDocument goes through the file system provider, which explains a missing output
+  const doc = await vscode.workspace.openTextDocument(uri).then(undefined, () => undefined);
+  if (!doc) return undefined;
+  await vscode.window.showTextDocument(doc, { preview: false });
+  return uri.toString();
+}
+
+async function compare(host: SpillwayHost, handle?: string): Promise<string | undefined> {
+  if (!handle) {
+    const records = host.recordsNewestFirst();
+    if (records.length === 0) {
+      host.notify('info', 'Spillway has not reduced any tool result in this workspace yet, so there is nothing to compare.');
+      return undefined;
+    }
+    const picked = await vscode.window.showQuickPick(
+      records.map((r) => ({ label: `${r.tool} · ${r.callId}`, description: r.stage, detail: r.reason, handle: r.handle })),
+      { title: 'Spillway: Compare Original and Projected', placeHolder: 'Reduced tool results, newest first' },
+    );
+    if (!picked) return undefined;
+    handle = picked.handle;
+  }
+  const record = host.record(handle);
+  if (!record) {
+    host.notify('error', `Spillway has no projection of ${handle} recorded in this workspace.`);
+    return undefined;
+  }
+  const left = host.documentUri(handle);
+  const right = host.documentUri(handle, true);
+  await vscode.commands.executeCommand('vscode.diff', left, right, `${record.tool} · ${record.callId}: original ↔ projected`, { preview: false });
+  return right.toString();
+}
+
+async function clearStored(host: SpillwayHost, opts?: { confirm?: boolean }): Promise<boolean> {
+  let count = 0;
+  try {
+    count = host.store.list().length;
+  } catch {
+    /* count stays unknown */
+  }
+  if (opts?.confirm !== false) {
+    const answer = await vscode.window.showWarningMessage(
+      `Delete all ${count} stored outputs of this workspace? Markers that point to them will no longer open.`,
+      { modal: true },
+      'Clear',
+    );
+    if (answer !== 'Clear') return false;
+  }
+  host.clear();
+  host.notify('info', `Spillway: cleared ${count} stored outputs.`);
+  return true;
+}

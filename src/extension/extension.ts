@@ -1,0 +1,48 @@
+/**
+ * Spillway's VS Code extension: hosts the reduction engine, keeps full tool outputs in the
+ * workspace store, opens them as `spillway:` documents, and offers them to in-editor agents through
+ * the `spillway_read_output` language model tool.
+ *
+ * `activate()` returns the extension API (see SpillwayApi) for other extensions and for tests.
+ */
+import * as vscode from 'vscode';
+import { SpillwayHost, type ProjectOptions, type ReadOptions } from './host';
+import { StoredOutputFileSystem } from './documents';
+import { registerCommands } from './commands';
+import { registerReadTool } from './readTool';
+import { registerTestBridge } from './testBridge';
+import { SCHEME } from './pure/documents';
+import type { WireFormat } from '../engine/types';
+
+export interface SpillwayApi {
+  /** Projects a request (JSON text or object) the way Spillway would before a model call. */
+  project(request: string | object, format?: WireFormat | 'auto', options?: ProjectOptions): ReturnType<SpillwayHost['project']>;
+  /** Reads a stored output, whole or in part (`lines: "A:B"`, `grep`, `context`, `offset`/`limit`). */
+  read(handle: string, options?: ReadOptions): ReturnType<SpillwayHost['read']>;
+  /** The `spillway:` URI that opens a stored output as a read-only document. */
+  documentUri(handle: string): vscode.Uri;
+}
+
+export function activate(context: vscode.ExtensionContext): SpillwayApi {
+  const log = vscode.window.createOutputChannel('Spillway', { log: true });
+  context.subscriptions.push(log);
+  const host = new SpillwayHost(context, log);
+  context.subscriptions.push(host);
+  context.subscriptions.push(
+    vscode.workspace.registerFileSystemProvider(SCHEME, new StoredOutputFileSystem(host), { isCaseSensitive: true, isReadonly: true }),
+    ...registerCommands(host),
+    registerReadTool(host),
+  );
+  const api: SpillwayApi = {
+    project: (request, format, options) => host.project(request, format, options),
+    read: (handle, options) => host.read(handle, options),
+    documentUri: (handle) => host.documentUri(handle),
+  };
+  context.subscriptions.push(...registerTestBridge(context, host, api));
+  log.info(`Spillway activated in VS Code ${vscode.version}`);
+  return api;
+}
+
+export function deactivate(): void {
+  /* everything is in context.subscriptions */
+}

@@ -1,0 +1,326 @@
+/**
+ * The extension's state for one window: the engine built from the current settings, the workspace
+ * store, what the projections of this window reduced, and the log.
+ *
+ * Everything that reacts to VS Code (commands, documents, the read tool, the status bar) goes through
+ * this one object, so a settings change that rebuilds the engine is seen by all of them at once.
+ */
+import * as vscode from 'vscode';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { CONFIG_KEYS, createEngine, parseConfig } from '../engine/index';
+import type { Engine } from '../engine/index';
+import { isHandle } from '../engine/handle';
+import { SpillwayError, type OutputSink, type Reduction, type WireFormat } from '../engine/types';
+import { FileStore } from '../store/store';
+import {
+  configInputFromSettings,
+  problemWarning,
+  readStorageSettings,
+  resolveStoreFolder,
+  settingProblems,
+  SECTION,
+  type SettingProblem,
+  type StorageSettings,
+} from './pure/settings';
+import { documentExtension, documentPath, SCHEME } from './pure/documents';
+import { PROJECTED_DIR, projectedRecords, type ProjectedRecord } from './pure/records';
+import { formatCount, statusText } from './pure/format';
+
+export type { ProjectedRecord } from './pure/records';
+
+export interface ProjectOptions {
+  session?: string;
+}
+
+export type ReadOptions = Parameters<FileStore['read']>[1];
+
+/** How long a background prune waits after activation, so it never competes with startup. */
+const FIRST_PRUNE_DELAY_MS = 10_000;
+/** After the retention settings change, prune this soon (debounced by the settings UI anyway). */
+const SETTINGS_PRUNE_DELAY_MS = 1_000;
+/** Pruning is cheap (one index scan); hourly is plenty for limits measured in days and megabytes. */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+export class SpillwayHost implements vscode.Disposable {
+  engine!: Engine;
+  /** problems with the current settings, each already warned about once */
+  problems: SettingProblem[] = [];
+  storage!: StorageSettings;
+  savedTokens = 0;
+  projections = 0;
+  /** every message shown to the user through `notify`, newest last (the test bridge reads it) */
+  readonly notices: { level: 'info' | 'warning' | 'error'; message: string }[] = [];
+
+  /** the workspace's own storage folder (storageUri, or globalStorageUri without a folder) */
+  readonly baseDir: string;
+  /** the store folder in force: `spillway.storage.folder`, or `<baseDir>/store` */
+  storeDir: string;
+  /** the marker texts of this store's reductions (for Compare Original and Projected) live beside its objects */
+  get projectedDir(): string {
+    return join(this.storeDir, PROJECTED_DIR);
+  }
+  private storeInstance: FileStore | undefined;
+  private readonly records = new Map<string, ProjectedRecord>();
+  private loaded = false;
+  /** document extension (language) per handle */
+  private readonly extensions = new Map<string, string>();
+  private readonly warned = new Set<string>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  /** fires after a projection stored something or the store was cleared */
+  readonly onDidChangeStore = this.changeEmitter.event;
+  private readonly status: vscode.StatusBarItem;
+
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    readonly log: vscode.LogOutputChannel,
+  ) {
+    this.baseDir = (context.storageUri ?? context.globalStorageUri).fsPath;
+    this.storeDir = join(this.baseDir, 'store');
+    this.status = vscode.window.createStatusBarItem('spillway.saved', vscode.StatusBarAlignment.Right, 100);
+    this.status.name = 'Spillway';
+    this.status.command = 'spillway.openStoredOutput';
+    this.status.tooltip = 'Tokens Spillway kept out of model calls in this window. Click to open a stored output.';
+    this.updateStatus();
+    this.status.show();
+    this.disposables.push(this.status, this.changeEmitter);
+
+    this.reloadSettings();
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(SECTION)) this.reloadSettings();
+      }),
+    );
+    const first = setTimeout(() => this.prune(), FIRST_PRUNE_DELAY_MS);
+    const every = setInterval(() => this.prune(), PRUNE_INTERVAL_MS);
+    this.disposables.push({ dispose: () => (clearTimeout(first), clearInterval(every)) });
+  }
+
+  /** The store, created on first use and re-created if its folder was deleted behind our back. */
+  get store(): FileStore {
+    if (!this.storeInstance || !existsSync(this.storeDir)) {
+      if (this.storeInstance) this.log.warn(`the store folder ${this.storeDir} was deleted; starting an empty store`);
+      mkdirSync(this.storeDir, { recursive: true });
+      this.storeInstance = new FileStore(this.storeDir);
+    }
+    return this.storeInstance;
+  }
+
+  /** Reads `spillway.*`, rebuilds the engine, warns once about each bad setting. */
+  reloadSettings(): void {
+    const cfg = vscode.workspace.getConfiguration(SECTION);
+    const inspect = (key: string) => cfg.inspect(key);
+    const input = configInputFromSettings(CONFIG_KEYS, inspect);
+    const parsed = parseConfig(input);
+    const storage = readStorageSettings(inspect);
+    const limitsChanged = this.loaded && (storage.settings.retentionDays !== this.storage.retentionDays || storage.settings.maxMegabytes !== this.storage.maxMegabytes);
+    this.storage = storage.settings;
+    // tighter limits take effect soon, in the background, not at the next hourly prune
+    if (limitsChanged) setTimeout(() => this.prune(), SETTINGS_PRUNE_DELAY_MS);
+    this.problems = [...settingProblems(parsed.problems), ...storage.problems];
+    const folder = resolveStoreFolder(storage.settings.folder, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, isAbsolute, join);
+    if (folder.problem) this.problems.push({ setting: `${SECTION}.storage.folder`, message: folder.problem });
+    const storeDir = folder.path ?? join(this.baseDir, 'store');
+    if (storeDir !== this.storeDir || !this.loaded) {
+      this.storeDir = storeDir;
+      this.storeInstance = undefined;
+      this.records.clear();
+      this.loadRecords();
+      this.loaded = true;
+      this.log.info(`store: ${this.storeDir}`);
+      this.changeEmitter.fire();
+    }
+    const options = { store: this.sinkProxy(), log: (line: string) => this.log.debug(line) };
+    try {
+      this.engine = createEngine(parsed.config, options);
+    } catch (e) {
+      // parseConfig already dropped every bad key, so this is a bug; keep Spillway working on defaults
+      this.log.error(`could not build the engine from the settings (${errorText(e)}); using the defaults`);
+      this.engine = createEngine(parseConfig({}).config, options);
+    }
+    const set = Object.keys(input).length === 0 ? 'none (preset defaults)' : JSON.stringify(input);
+    this.log.info(`settings loaded; keys set by the user: ${set}`);
+    const current = new Set<string>();
+    for (const p of this.problems) {
+      const text = problemWarning(p);
+      current.add(text);
+      this.log.warn(text);
+      if (!this.warned.has(text)) this.notify('warning', text);
+    }
+    // a problem that was fixed and comes back is warned about again
+    this.warned.clear();
+    for (const t of current) this.warned.add(t);
+  }
+
+  /** The engine writes through this, so a store re-created after deletion or moved by a setting is picked up. */
+  private sinkProxy(): OutputSink {
+    return {
+      put: (handle, text, meta) => this.store.put(handle, text, meta),
+      locate: (handle) => this.store.locate(handle),
+    };
+  }
+
+  /** Projects a request through the engine, records what was reduced, updates the status bar. */
+  project(request: string | object, format?: WireFormat | 'auto', options?: ProjectOptions) {
+    let result: ReturnType<Engine['project']>;
+    try {
+      result = this.engine.project(request, format ?? 'auto', options?.session ? { session: options.session } : undefined);
+    } catch (e) {
+      this.log.error(`projection failed: ${errorText(e)}`);
+      throw e;
+    }
+    this.projections++;
+    this.savedTokens += Math.max(0, result.stats.savedTokens);
+    this.updateStatus();
+    if (result.reductions.length > 0) this.recordReductions(request, result.request, result.reductions);
+    const s = result.stats;
+    this.log.info(
+      `projection ${this.projections} (${s.format}): ${s.reducedResults} of ${s.toolResults} tool results reduced, ` +
+        `${formatCount(s.originalTokens)} → ${formatCount(s.projectedTokens)} tokens (${formatCount(s.savedTokens)} saved)`,
+    );
+    return result;
+  }
+
+  private recordReductions(request: string | object, projected: string | object, reductions: readonly Reduction[]): void {
+    for (const r of reductions) {
+      this.log[r.fresh ? 'info' : 'debug'](
+        `${r.fresh ? 'reduced' : 'kept reduced'} ${r.tool} ${r.callId} (${r.stage}): ${r.reason}; ` +
+          `${formatCount(r.originalChars)} → ${formatCount(r.projectedChars)} chars, handle ${r.handle}`,
+      );
+    }
+    // carried-over decisions were recorded when they were made
+    const wanted = reductions.filter((r) => r.fresh || !this.records.has(r.handle));
+    for (const record of projectedRecords(request, projected, wanted, new Date().toISOString())) {
+      this.records.set(record.handle, record);
+      this.saveRecord(record);
+    }
+    if (wanted.length > 0) this.changeEmitter.fire();
+  }
+
+  private saveRecord(record: ProjectedRecord): void {
+    try {
+      mkdirSync(this.projectedDir, { recursive: true });
+      const file = join(this.projectedDir, `${record.handle}.json`);
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(record));
+      renameSync(tmp, file); // atomic: a crash never leaves half a record
+    } catch (e) {
+      this.log.error(`could not save the projected text of ${record.handle}: ${errorText(e)}`);
+    }
+  }
+
+  private loadRecords(): void {
+    let names: string[] = [];
+    try {
+      names = readdirSync(this.projectedDir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const handle = name.replace(/\.json$/, '');
+      if (!isHandle(handle)) continue;
+      try {
+        const r = JSON.parse(readFileSync(join(this.projectedDir, name), 'utf8')) as ProjectedRecord;
+        if (r.handle === handle && typeof r.marker === 'string') this.records.set(handle, r);
+      } catch {
+        /* a damaged record only loses the projected side of one diff */
+      }
+    }
+  }
+
+  record(handle: string): ProjectedRecord | undefined {
+    return this.records.get(handle);
+  }
+
+  /** Projected records whose output is still in the store, newest first. */
+  recordsNewestFirst(): ProjectedRecord[] {
+    return [...this.records.values()].sort((a, b) => b.time.localeCompare(a.time));
+  }
+
+  read(handle: string, options?: ReadOptions) {
+    return this.store.read(handle, options ?? {});
+  }
+
+  /** The `spillway:` URI of a stored output (or of its projected text); the title names tool and call. */
+  documentUri(handle: string, projected = false): vscode.Uri {
+    if (!isHandle(handle)) {
+      throw new SpillwayError(`${JSON.stringify(handle.slice(0, 80))} is not a Spillway handle`, 'bad-handle');
+    }
+    const record = this.records.get(handle);
+    let tool = record?.tool;
+    let callId = record?.callId;
+    let ext = this.extensions.get(handle) ?? '.log';
+    try {
+      const meta = this.store.meta(handle);
+      tool ??= meta?.tool;
+      callId ??= meta?.callId;
+      if (!this.extensions.has(handle)) {
+        ext = documentExtension(this.store.get(handle), record?.sourcePath);
+        // outputs never change under a handle (content hashes), so neither does their language
+        if (this.extensions.size > 10_000) this.extensions.clear();
+        this.extensions.set(handle, ext);
+      }
+    } catch {
+      /* a missing or damaged output still gets a URI; opening it explains what is wrong */
+    }
+    if (projected) ext = '.log';
+    return vscode.Uri.from({ scheme: SCHEME, path: documentPath({ handle, tool, callId, ext, projected }) });
+  }
+
+  /** Deletes every stored output and projected record of this workspace. */
+  clear(): void {
+    this.store.clear();
+    rmSync(this.projectedDir, { recursive: true, force: true });
+    this.records.clear();
+    this.log.info('cleared all stored outputs');
+    this.changeEmitter.fire();
+  }
+
+  /** Deletes outputs older than retentionDays, then the least recently used beyond maxMegabytes. */
+  prune(): { removed: number; freedBytes: number } {
+    try {
+      const result = this.store.prune({ maxAgeDays: this.storage.retentionDays, maxBytes: this.storage.maxMegabytes * 1024 * 1024 });
+      const line = `pruned the store (older than ${this.storage.retentionDays} days, beyond ${this.storage.maxMegabytes} MB): ` +
+        `${result.removed} outputs, ${formatCount(result.freedBytes)} bytes`;
+      if (result.removed > 0) this.log.info(line);
+      else this.log.debug(line);
+      const alive = new Set(this.store.list().map((e) => e.handle));
+      for (const handle of [...this.records.keys()]) {
+        if (alive.has(handle)) continue;
+        this.records.delete(handle);
+        rmSync(join(this.projectedDir, `${handle}.json`), { force: true });
+      }
+      if (result.removed > 0) this.changeEmitter.fire();
+      return result;
+    } catch (e) {
+      this.log.error(`pruning the store failed: ${errorText(e)}`);
+      return { removed: 0, freedBytes: 0 };
+    }
+  }
+
+  /** Shows a message and remembers it (tests read the list through the test bridge). */
+  notify(level: 'info' | 'warning' | 'error', message: string): void {
+    this.notices.push({ level, message });
+    if (this.notices.length > 200) this.notices.splice(0, this.notices.length - 200);
+    const show =
+      level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(message);
+  }
+
+  private updateStatus(): void {
+    this.status.text = statusText(this.savedTokens);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function errorCode(e: unknown): string | undefined {
+  return e instanceof SpillwayError ? e.code : (e as { code?: string } | undefined)?.code;
+}

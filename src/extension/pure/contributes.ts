@@ -1,0 +1,60 @@
+/**
+ * Everything Spillway declares in package.json's `contributes`, built from one source.
+ *
+ * Settings come from the engine's CONFIG_KEYS (defaults from the `spillway` preset), so the
+ * Settings UI can never drift from what the engine accepts. `node scripts/gen-contributes.mjs`
+ * writes this into package.json; test/unit/extension-contributes.test.ts fails when they differ.
+ */
+import { CONFIG_KEYS, DEFAULT_CONFIG, configValue } from '../../engine/config';
+import { configurationContribution } from './settings';
+
+export const CATEGORY = 'Spillway';
+
+export const COMMAND_TITLES = {
+  'spillway.setToolCap': 'Set Cap for Tool…',
+  'spillway.openStoredOutput': 'Open Stored Output…',
+  'spillway.compareOriginalAndProjected': 'Compare Original and Projected',
+  'spillway.clearStoredOutputs': 'Clear Stored Outputs',
+  'spillway.showLog': 'Show Log',
+} as const;
+
+export const READ_TOOL_INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    handle: { type: 'string', pattern: '^sw_[0-9a-f]{24}$', description: 'The handle from a Spillway marker, e.g. sw_0123456789abcdef01234567.' },
+    lines: { type: 'string', description: 'Lines to read, 1-based and inclusive: "A:B", "A:" (to the end), ":B", or "N".' },
+    grep: { type: 'string', description: 'A regular expression; only matching lines (plus context) are returned.' },
+    context: { type: 'integer', minimum: 0, description: 'With grep: lines shown before and after each match.' },
+    offset: { type: 'integer', minimum: 0, description: 'First character to return (0-based).' },
+    limit: { type: 'integer', minimum: 1, description: 'Most characters to return.' },
+  },
+  required: ['handle'],
+} as const;
+
+export function contributes(): Record<string, unknown> {
+  return {
+    configuration: configurationContribution(CONFIG_KEYS, (key) => configValue(DEFAULT_CONFIG, key)),
+    commands: Object.entries(COMMAND_TITLES).map(([command, title]) => ({
+      command,
+      title,
+      category: CATEGORY,
+      ...(command === 'spillway.openStoredOutput' ? { icon: '$(fold)' } : {}),
+    })),
+    languageModelTools: [
+      {
+        name: 'spillway_read_output',
+        displayName: 'Read Spillway Output',
+        toolReferenceName: 'spillwayRead',
+        canBeReferencedInPrompt: true,
+        icon: '$(fold)',
+        userDescription: 'Reads a tool output that Spillway stored in full and replaced with a preview and a handle.',
+        modelDescription:
+          'Reads the full text of a tool output that Spillway reduced to a preview. Markers in tool results name a handle ' +
+          '(sw_ followed by 24 hex digits). Pass it as `handle`; narrow the answer with `lines` ("A:B", 1-based), `grep` ' +
+          '(a regex, with `context` lines around each match) or `offset`/`limit` (characters). Answers are capped at ' +
+          '8,000 characters and start with a line saying which part of how much is shown; ask again for other parts.',
+        inputSchema: READ_TOOL_INPUT_SCHEMA,
+      },
+    ],
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * Text the extension shows: sizes, ages, list labels, the status bar, the read tool's answer.
+ * No `vscode` here, so all of it is unit tested.
+ */
+
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function formatSize(chars: number): string {
+  if (chars < 1_000) return `${chars} chars`;
+  if (chars < 1_000_000) return `${(chars / 1_000).toFixed(chars < 10_000 ? 1 : 0)}k chars`;
+  return `${(chars / 1_000_000).toFixed(1)}M chars`;
+}
+
+/** Accepts epoch milliseconds, epoch seconds or an ISO string. */
+export function toMillis(time: unknown): number | undefined {
+  if (typeof time === 'number' && Number.isFinite(time)) return time < 1e11 ? time * 1000 : time;
+  if (typeof time === 'string') {
+    const t = Date.parse(time);
+    return Number.isNaN(t) ? undefined : t;
+  }
+  if (time instanceof Date) return time.getTime();
+  return undefined;
+}
+
+export function formatAge(time: unknown, now: number = Date.now()): string {
+  const ms = toMillis(time);
+  if (ms === undefined) return 'unknown time';
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86_400)} d ago`;
+}
+
+export interface OutputSummary {
+  handle: string;
+  tool?: string;
+  callId?: string;
+  chars?: number;
+  lines?: number;
+  tokens?: number;
+  time?: unknown;
+}
+
+/** Label, description and detail of one row in Open Stored Output…. */
+export function outputPickItem(e: OutputSummary, now: number = Date.now()): { label: string; description: string; detail: string } {
+  const parts = [
+    e.chars !== undefined ? formatSize(e.chars) : undefined,
+    e.lines !== undefined ? `${formatCount(e.lines)} lines` : undefined,
+    e.tokens !== undefined ? `${formatCount(e.tokens)} tokens` : undefined,
+  ].filter(Boolean);
+  return {
+    label: `${e.tool ?? 'tool'} · ${e.callId ?? 'unknown call'}`,
+    description: parts.join(', '),
+    detail: `${formatAge(e.time, now)} · ${e.handle}`,
+  };
+}
+
+/** Newest first; entries without a time go last. */
+export function newestFirst<T extends { time?: unknown }>(entries: readonly T[]): T[] {
+  return [...entries].sort((a, b) => (toMillis(b.time) ?? -Infinity) - (toMillis(a.time) ?? -Infinity));
+}
+
+export function statusText(savedTokens: number): string {
+  return `$(fold) Spillway: ${formatCount(savedTokens)} tokens saved`;
+}
+
+/** Longest answer the read tool gives in one call; the model asks again for other parts. */
+export const MAX_TOOL_ANSWER_CHARS = 8_000;
+
+export interface ReadResultLike {
+  handle: string;
+  text: string;
+  totalChars: number;
+  totalLines: number;
+  shown?: unknown;
+}
+
+/**
+ * The read tool's answer: a one-line header saying which part of how much is shown, then the text,
+ * clipped to `max` characters with a note on how to ask for the rest.
+ */
+export function boundedAnswer(r: ReadResultLike, max: number = MAX_TOOL_ANSWER_CHARS): string {
+  const shown = describeShown(r.shown);
+  const whole = `${formatCount(r.totalLines)} lines, ${formatCount(r.totalChars)} chars`;
+  let body = r.text;
+  let note = '';
+  if (body.length > max) {
+    const lines = body.slice(0, max).split('\n').length;
+    body = body.slice(0, max);
+    note =
+      `\n[clipped: showing the first ${formatCount(max)} of these ${formatCount(r.text.length)} chars (about ${formatCount(lines)} lines); ` +
+      `ask for a narrower part with lines "A:B", grep, or offset and limit]`;
+  }
+  const header = `[spillway ${r.handle}: ${shown ? shown + ' of ' : ''}${whole}]`;
+  return `${header}\n${body}${note}`;
+}
+
+function describeShown(shown: unknown): string {
+  if (shown === undefined || shown === null) return '';
+  if (typeof shown === 'string') return shown;
+  if (typeof shown === 'object') {
+    const o = shown as Record<string, unknown>;
+    if (typeof o.description === 'string') return o.description;
+    return Object.entries(o)
+      .filter(([, v]) => typeof v === 'number' || typeof v === 'string')
+      .map(([k, v]) => `${k} ${typeof v === 'number' ? formatCount(v) : v}`)
+      .join(', ');
+  }
+  return String(shown);
+}

@@ -1,0 +1,43 @@
+/**
+ * What the extension keeps about each reduction so Compare Original and Projected can show both
+ * sides later: the marker text the model was sent, and the file the tool call named (for the
+ * document's language). Records live beside the store's objects, in `<store>/projected/<handle>.json`.
+ */
+import type { Reduction } from '../../engine/types';
+import { markerTextFor, toolInputPaths } from './documents';
+
+export interface ProjectedRecord {
+  handle: string;
+  tool: string;
+  callId: string;
+  stage: string;
+  reason: string;
+  /** the marker text that replaced the result in the projected request */
+  marker: string;
+  /** the file named by the tool call's input, if any (picks the document's language) */
+  sourcePath?: string;
+  time: string;
+}
+
+export const PROJECTED_DIR = 'projected';
+
+/** Records for the reductions of one projection; reductions whose marker cannot be found are skipped. */
+export function projectedRecords(
+  request: unknown,
+  projected: unknown,
+  reductions: readonly Reduction[],
+  time: string,
+): ProjectedRecord[] {
+  if (reductions.length === 0) return [];
+  const paths = toolInputPaths(request);
+  const out: ProjectedRecord[] = [];
+  for (const r of reductions) {
+    const marker = markerTextFor(projected, r.handle);
+    if (marker === undefined) continue;
+    const record: ProjectedRecord = { handle: r.handle, tool: r.tool, callId: r.callId, stage: r.stage, reason: r.reason, marker, time };
+    const sourcePath = paths.get(r.callId);
+    if (sourcePath) record.sourcePath = sourcePath;
+    out.push(record);
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONFIG_KEYS } from '../../src/engine/index';
+import { contributes, COMMAND_TITLES } from '../../src/extension/pure/contributes';
+import { STORAGE_KEYS } from '../../src/extension/pure/settings';
+
+const pkg = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8'));
+
+describe('package.json contributes', () => {
+  it('matches what the engine declares (run `node scripts/gen-contributes.mjs` to update)', () => {
+    expect(pkg.contributes).toEqual(contributes());
+  });
+
+  it('declares every engine key and the storage keys under spillway.*, each with a description', () => {
+    const props = pkg.contributes.configuration.properties as Record<string, Record<string, unknown>>;
+    const keys = [...CONFIG_KEYS, ...STORAGE_KEYS].map((k) => `spillway.${k.key}`);
+    expect(Object.keys(props).sort()).toEqual(keys.sort());
+    for (const k of keys) {
+      expect(props[k]?.markdownDescription, k).toBeTruthy();
+      expect(props[k], k).toHaveProperty('default');
+    }
+  });
+
+  it('puts every command in the Spillway category', () => {
+    const cmds = pkg.contributes.commands as { command: string; title: string; category: string }[];
+    expect(cmds.map((c) => c.command).sort()).toEqual(Object.keys(COMMAND_TITLES).sort());
+    for (const c of cmds) expect(c.category).toBe('Spillway');
+  });
+
+  it('declares the read tool with its input schema', () => {
+    const [tool] = pkg.contributes.languageModelTools;
+    expect(tool.name).toBe('spillway_read_output');
+    expect(Object.keys(tool.inputSchema.properties).sort()).toEqual(['context', 'grep', 'handle', 'limit', 'lines', 'offset']);
+  });
+});

@@ -1,0 +1,316 @@
+/**
+ * The real-VS-Code harness: Spillway packaged with vsce, installed into a fresh code-server
+ * (the real workbench and Node extension host, see scripts/install-code-server.sh), driven by
+ * Debian's Chromium through Playwright.
+ *
+ * - `prepare()` (vitest globalSetup) installs code-server into .harness/code-server once, builds
+ *   and packages the extension into .harness/spillway.vsix.
+ * - `launch()` makes a fresh user-data / extensions / workspace folder under .harness/runs/, installs
+ *   the vsix there, starts code-server on 127.0.0.1 with a free port and SPILLWAY_TEST_OUT set (so the
+ *   extension registers its test bridge), opens the workbench in Chromium and waits until the
+ *   extension has activated.
+ * - `Harness.run(fn, ...args)` runs `fn` inside the extension host (see src/extension/testBridge.ts)
+ *   with `{ vscode, api, context, host }`; the page helpers drive the workbench like a user.
+ * Every wait is bounded; `close()` kills the server's whole process group.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type * as vscodeTypes from 'vscode';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { SpillwayApi } from '../../src/extension/extension';
+import type { SpillwayHost } from '../../src/extension/host';
+
+export const ROOT = resolve(__dirname, '../..');
+export const HARNESS_DIR = join(ROOT, '.harness');
+export const CODE_SERVER_DIR = join(HARNESS_DIR, 'code-server');
+export const VSIX = join(HARNESS_DIR, 'spillway.vsix');
+const ENTRY = join(CODE_SERVER_DIR, 'node_modules/code-server/out/node/entry.js');
+export const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
+/** Flags that keep Chromium quiet on a closed network (see ../shared/vscode-harness/README.md). */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** What a test function sees inside the extension host. */
+export interface HostContext {
+  vscode: typeof vscodeTypes;
+  api: SpillwayApi;
+  context: vscodeTypes.ExtensionContext;
+  host: SpillwayHost;
+  require: NodeRequire;
+}
+
+function log(message: string): void {
+  if (process.env.SPILLWAY_HARNESS_QUIET !== '1') process.stderr.write(`[harness] ${message}\n`);
+}
+
+function sh(command: string, args: string[], options: { cwd?: string; timeoutMs: number; env?: NodeJS.ProcessEnv }): string {
+  const r = spawnSync(command, args, { cwd: options.cwd ?? ROOT, encoding: 'utf8', timeout: options.timeoutMs, env: options.env ?? process.env });
+  if (r.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}):\n${(r.stdout ?? '').slice(-2000)}\n${(r.stderr ?? '').slice(-4000)}`);
+  }
+  return r.stdout;
+}
+
+/** Installs code-server once (marker: .harness/code-server/.complete). */
+export function ensureCodeServer(): void {
+  if (existsSync(join(CODE_SERVER_DIR, '.complete'))) return;
+  log('installing code-server into .harness/code-server (once, about 2 minutes)…');
+  sh('bash', [join(ROOT, 'scripts/install-code-server.sh'), CODE_SERVER_DIR], { timeoutMs: 15 * 60_000 });
+}
+
+/** Builds the extension and packages it into .harness/spillway.vsix (scripts/package-vsix.mjs). */
+export function buildAndPackage(): string {
+  sh(process.execPath, [join(ROOT, 'scripts/package-vsix.mjs'), VSIX], { timeoutMs: 180_000 });
+  return VSIX;
+}
+
+export async function prepare(): Promise<string> {
+  ensureCodeServer();
+  return buildAndPackage();
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export async function waitUntil<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export interface LaunchOptions {
+  /** open this folder (default: a fresh empty workspace); null opens no folder */
+  workspace?: string | null;
+  /** files to create in the workspace, path → text */
+  files?: Record<string, string>;
+  /** user settings added to the harness defaults */
+  userSettings?: Record<string, unknown>;
+  /** a name for the run folder */
+  name?: string;
+}
+
+export class Harness {
+  private seq = 0;
+  constructor(
+    readonly dir: string,
+    readonly userData: string,
+    readonly extensions: string,
+    readonly workspace: string | null,
+    readonly out: string,
+    readonly port: number,
+    readonly server: ChildProcess,
+    readonly browser: Browser,
+    readonly page: Page,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/`;
+  }
+
+  /** Runs `fn` inside the extension host and returns its (JSON) result; throws what it threw. */
+  async run<R, A extends unknown[] = []>(fn: (t: HostContext, ...args: A) => R | Promise<R>, ...args: A): Promise<R> {
+    return this.runSource(fn.toString(), args) as Promise<R>;
+  }
+
+  async runSource(source: string, args: unknown[] = [], timeoutMs = 30_000): Promise<unknown> {
+    const id = `${String(++this.seq).padStart(5, '0')}.json`;
+    const inbox = join(this.out, 'inbox');
+    mkdirSync(inbox, { recursive: true });
+    writeFileSync(join(inbox, `${id}.tmp`), JSON.stringify({ fn: source, args }));
+    renameSync(join(inbox, `${id}.tmp`), join(inbox, id));
+    const reply = join(this.out, 'outbox', id);
+    await waitUntil(`the extension host to answer ${id}`, () => existsSync(reply), timeoutMs, 25);
+    const answer = JSON.parse(readFileSync(reply, 'utf8')) as { ok: boolean; value?: unknown; error?: string; code?: string };
+    rmSync(reply, { force: true });
+    if (!answer.ok) throw Object.assign(new Error(answer.error ?? 'failed'), { code: answer.code });
+    return answer.value;
+  }
+
+  /** Runs a command from the command palette by its title, as a user would. */
+  async runCommand(title: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
+    await this.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 }, timeout: 10_000 }).catch(() => undefined);
+    await this.page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(`>${title}`);
+    const row = this.page.locator('.quick-input-list .monaco-list-row:visible', { hasText: title }).first();
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    await row.click({ timeout: 10_000 });
+  }
+
+  /** Types into the open quick pick and accepts the first row that contains `text`. */
+  async pickQuickItem(text: string, filter = text): Promise<void> {
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(filter);
+    const row = this.page.locator('.quick-input-list .monaco-list-row:visible', { hasText: text }).first();
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    await row.click({ timeout: 10_000 });
+  }
+
+  /** Waits for an editor tab whose title contains `title`; returns its full label. */
+  async waitForTab(title: string, timeoutMs = 15_000): Promise<string> {
+    const tab = this.page.locator('.tabs-container .tab', { hasText: title }).first();
+    await tab.waitFor({ state: 'visible', timeout: timeoutMs });
+    return (await tab.locator('.label-name').first().textContent()) ?? '';
+  }
+
+  /** The text of the active editor as rendered (visible lines only; spaces normalised). */
+  async activeEditorText(timeoutMs = 10_000): Promise<string> {
+    const lines = this.page.locator('.editor-group-container.active .editor-container .monaco-editor .view-lines').first();
+    await lines.waitFor({ state: 'visible', timeout: timeoutMs });
+    const text = await lines.evaluate((el) => {
+      const rows = [...el.querySelectorAll<HTMLElement>('.view-line')];
+      rows.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+      return rows.map((r) => r.textContent ?? '').join('\n');
+    });
+    return text.replace(/\u00a0/g, ' ');
+  }
+
+  /** Texts of the notification toasts currently shown. */
+  async notifications(): Promise<string[]> {
+    return this.page.locator('.notification-toast .notification-list-item-message').allTextContents();
+  }
+
+  async screenshot(name: string): Promise<string> {
+    const file = join(this.dir, `${name}.png`);
+    await this.page.screenshot({ path: file }).catch(() => undefined);
+    return file;
+  }
+
+  /** The remote extension host log (says whether and why the extension did not activate). */
+  extensionHostLog(): string {
+    const logs = join(this.userData, 'logs');
+    if (!existsSync(logs)) return '';
+    const found: string[] = [];
+    const walk = (d: string) => {
+      for (const n of readdirSync(d)) {
+        const p = join(d, n);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (/exthost/i.test(p) && p.endsWith('.log')) found.push(p);
+      }
+    };
+    walk(logs);
+    return found.map((f) => `== ${f}\n${readFileSync(f, 'utf8').slice(-5000)}`).join('\n');
+  }
+
+  async close(): Promise<void> {
+    await Promise.race([this.browser.close(), new Promise((r) => setTimeout(r, 5_000))]).catch(() => undefined);
+    await killGroup(this.server);
+  }
+}
+
+async function killGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const done = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))]);
+  if (!done) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+const HARNESS_USER_SETTINGS = {
+  'security.workspace.trust.enabled': false,
+  'workbench.startupEditor': 'none',
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'update.mode': 'none',
+  'editor.minimap.enabled': false,
+};
+
+/** Starts a fresh code-server with the packaged extension and opens the workbench in Chromium. */
+export async function launch(options: LaunchOptions = {}): Promise<Harness> {
+  if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run prepare() first (vitest globalSetup does)`);
+  const runs = join(HARNESS_DIR, 'runs');
+  const dir = join(runs, `${new Date().toISOString().replace(/[:.]/g, '-')}-${options.name ?? 'run'}-${process.pid}`);
+  const userData = join(dir, 'user-data');
+  const extensions = join(dir, 'extensions');
+  const out = join(dir, 'out');
+  const workspace = options.workspace === null ? null : options.workspace ?? join(dir, 'workspace');
+  for (const d of [join(userData, 'User'), extensions, out]) mkdirSync(d, { recursive: true });
+  if (workspace) {
+    mkdirSync(workspace, { recursive: true });
+    for (const [name, text] of Object.entries(options.files ?? {})) {
+      mkdirSync(join(workspace, name, '..'), { recursive: true });
+      writeFileSync(join(workspace, name), text);
+    }
+  }
+  writeFileSync(join(userData, 'User/settings.json'), JSON.stringify({ ...HARNESS_USER_SETTINGS, ...options.userSettings }, null, 2));
+
+  // installed before the server starts, or the first window would not have it
+  sh(process.execPath, [ENTRY, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', VSIX], { timeoutMs: 120_000 });
+
+  const port = await freePort();
+  const args = [ENTRY, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData, '--extensions-dir', extensions,
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust'];
+  if (workspace) args.push(workspace);
+  const server = spawn(process.execPath, args, {
+    env: { ...process.env, SPILLWAY_TEST_OUT: out },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group, so close() ends the extension host too
+  });
+  let serverOutput = '';
+  server.stdout?.on('data', (d) => (serverOutput = (serverOutput + String(d)).slice(-20_000)));
+  server.stderr?.on('data', (d) => (serverOutput = (serverOutput + String(d)).slice(-20_000)));
+  let browser: Browser | undefined;
+  try {
+    await waitUntil('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000, 200);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(15_000);
+    const url = `http://127.0.0.1:${port}/${workspace ? `?folder=${encodeURIComponent(workspace)}` : '?ew=true'}`;
+    await page.goto(url, { timeout: 60_000 });
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    const harness = new Harness(dir, userData, extensions, workspace, out, port, server, browser, page);
+    try {
+      await waitUntil('Spillway to activate (out/activated.json)', () => existsSync(join(out, 'activated.json')), 60_000, 200);
+    } catch (e) {
+      throw new Error(`${String(e)}\n--- server output\n${serverOutput.slice(-3000)}\n--- extension host log\n${harness.extensionHostLog()}`);
+    }
+    log(`VS Code up at ${harness.url} (${dir})`);
+    return harness;
+  } catch (e) {
+    await browser?.close().catch(() => undefined);
+    await killGroup(server);
+    throw e;
+  }
+}
+
+/** Removes run folders of earlier test runs (kept after a run for debugging). */
+export function cleanRuns(keep = 0): void {
+  const runs = join(HARNESS_DIR, 'runs');
+  if (!existsSync(runs)) return;
+  const names = readdirSync(runs).sort();
+  for (const n of names.slice(0, Math.max(0, names.length - keep))) rmSync(join(runs, n), { recursive: true, force: true });
+}
