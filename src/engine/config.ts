@@ -34,7 +34,7 @@ export interface SpillwayConfig {
   markerStyle: MarkerStyle;
   language: 'en' | 'zh';
   tokenizer: TokenizerName;
-  offload: { enabled: boolean; dedupe: boolean };
+  offload: { enabled: boolean; dedupe: boolean; latestCap: number };
   window: { enabled: boolean; recentTurns: number; maxOutputChars: number; tools: string[] };
   budget: { enabled: boolean };
   clear: {
@@ -85,6 +85,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: 'How tokens are counted: real counts with `o200k_base` or `cl100k_base`, or `approximate` (characters / 4).' },
   { key: 'offload.enabled', schema: z.boolean(), type: 'boolean',
     description: 'Offload stage: a result over its tool\'s cap is stored in full and replaced by a marker with a preview, the newest result too.' },
+  { key: 'offload.latestCap', schema: z.number().int().min(0).max(MAX_CAP), type: 'integer', minimum: 0, maximum: MAX_CAP,
+    description: 'Offload stage: results of the latest round (what the model is about to read) stay verbatim up to this size and are offloaded to the normal cap from the next call on; 0 applies the normal cap at once.' },
   { key: 'offload.dedupe', schema: z.boolean(), type: 'boolean',
     description: 'Offload stage: a result identical to an earlier one in the conversation becomes a short reference to it (stored once, same handle).' },
   { key: 'window.enabled', schema: z.boolean(), type: 'boolean',
@@ -137,7 +139,7 @@ const SPILLWAY: SpillwayConfig = {
   markerStyle: 'spillway',
   language: 'en',
   tokenizer: 'o200k_base',
-  offload: { enabled: true, dedupe: true },
+  offload: { enabled: true, dedupe: true, latestCap: 0 },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
   clear: { enabled: true, triggerTokens: 60_000, keep: 6, keepUnit: 'results', clearAtLeastTokens: 20_000, excludeTools: [], clearToolInputs: false, staleFirst: true },
@@ -147,7 +149,7 @@ function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>):
   return {
     ...SPILLWAY,
     toolCaps: {},
-    offload: { enabled: false, dedupe: false },
+    offload: { enabled: false, dedupe: false, latestCap: 0 },
     window: { ...SPILLWAY.window, enabled: false },
     budget: { enabled: false },
     clear: { ...DEFAULT_CLEAR },
@@ -171,20 +173,20 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
   // ai-agent: toolResponseMaxBytes 12,288, stored and replaced by a handle message
   'ai-agent': preset({
     preset: 'ai-agent', defaultCap: 12_288, capUnit: 'bytes', previewChars: 0, preview: 'head', markerStyle: 'ai-agent',
-    offload: { enabled: true, dedupe: false },
+    offload: { enabled: true, dedupe: false, latestCap: 0 },
   }),
   // Eino ToolReduction: truncate over 50,000 chars and store; clear over 30,000 tokens (chars/4),
   // keeping the most recent round
   eino: preset({
     preset: 'eino', defaultCap: 50_000, previewChars: 2_000, preview: 'head', markerStyle: 'eino', tokenizer: 'approximate',
-    offload: { enabled: true, dedupe: false },
+    offload: { enabled: true, dedupe: false, latestCap: 0 },
     clear: { ...DEFAULT_CLEAR, enabled: true, triggerTokens: 30_000, keep: 1, keepUnit: 'rounds', clearAtLeastTokens: 'all' },
   }),
   // the offload-and-fetch pattern: outputs over 600 bytes keep a 600-byte preview, then the number
   // of bytes left out and the handle
   'oracle-offload': preset({
     preset: 'oracle-offload', defaultCap: 600, capUnit: 'bytes', previewChars: 600, preview: 'head', markerStyle: 'oracle',
-    offload: { enabled: true, dedupe: false },
+    offload: { enabled: true, dedupe: false, latestCap: 0 },
   }),
 };
 

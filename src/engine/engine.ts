@@ -322,6 +322,8 @@ class Run {
   private offload(): void {
     const unit = this.cfg.capUnit;
     const dedupe = this.cfg.offload.enabled && this.cfg.offload.dedupe ? new Map<string, Work>() : undefined;
+    const latestCap = this.cfg.offload.latestCap;
+    const lastAssistant = this.req.kinds.lastIndexOf('assistant');
     for (const w of this.work) {
       if (!this.open(w)) continue;
       const cap = capFor(this.cfg, w.r.names);
@@ -334,9 +336,11 @@ class Run {
         continue;
       }
       if (!this.cfg.offload.enabled) continue;
-      const size = this.overCap(w, cap);
+      // the latest round is what the model reads next: it may stay verbatim up to latestCap
+      const latest = w.r.item > lastAssistant && latestCap > 0 && cap !== 'unlimited' ? Math.max(cap, latestCap) : cap;
+      const size = this.overCap(w, latest);
       if (size !== undefined) {
-        this.decide(w, 'offload', `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(cap as number)}`, undefined, cap as number);
+        this.decide(w, 'offload', `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(latest as number)}${latest !== cap ? ' for the latest round' : ''}`, undefined, cap as number);
       } else if (dedupe && cap !== 'unlimited' && w.rawLen >= DEDUPE_MIN_CHARS) {
         this.dedupe(w, dedupe);
       }

@@ -135,6 +135,33 @@ describe('spillway read', () => {
   it('refuses a negative offset', () => { expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--offset', '-1']), /--offset must be at least 0/); });
 });
 
+describe('spillway replay', () => {
+  const fixtures = join(__dirname, '../fixtures/transcripts');
+  it('replays a real Claude Code session and prints per-call figures and totals', () => {
+    const r = run(['replay', join(fixtures, 'claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'), '--preset', 'oracle-offload']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out.format).toBe('claude-code');
+    expect(out.calls).toHaveLength(10);
+    expect(Object.keys(out.calls[0])).toEqual(expect.arrayContaining(['index', 'originalTokens', 'projectedTokens', 'reductions', 'cachedPrefixTokens', 'cacheStable', 'referencedIds', 'missedIds', 'missed']));
+    expect(out.totals).toMatchObject({ calls: 10, recoverable: true });
+    expect(out.totals.projectedTokens).toBeLessThan(out.totals.originalTokens);
+    expect(out.totals.skippedRecords).toBeGreaterThan(0);
+    expect(out.totals.cost.anthropic.relative).toBeGreaterThan(0);
+  });
+  it('is deterministic', () => {
+    const f = join(fixtures, 'SWE-agent__ctf_crypto_katy.traj');
+    expect(run(['replay', f, '--preset', 'oracle-offload']).out).toBe(run(['replay', f, '--preset', 'oracle-offload']).out);
+  });
+  it('refuses a missing transcript argument', () => { expectOneLineError(run(['replay']), /missing TRANSCRIPT/); });
+  it('refuses a transcript that does not exist', () => { expectOneLineError(run(['replay', join(dir, 'nope.jsonl')]), /nope\.jsonl/); });
+  it('refuses an unknown transcript format', () => { expectOneLineError(run(['replay', join(fixtures, 'SWE-agent__ctf_crypto_katy.traj'), '--format', 'gemini']), /unknown --format gemini/); });
+  it('refuses a file in no known format, naming it', () => {
+    const f = join(dir, 'notes.txt'); writeFileSync(f, 'just some notes\n');
+    expectOneLineError(run(['replay', f]), /notes\.txt/);
+  });
+});
+
 describe('spillway itself', () => {
   it('refuses an unknown command', () => { expectOneLineError(run(['squash']), /unknown command "squash"/); });
   it('prints usage with --help', () => { const r = run(['--help']); expect(r.code).toBe(0); expect(r.out).toMatch(/spillway project/); });

@@ -91,7 +91,7 @@ function pushResult(req: ParsedRequest, item: number, callId: string, content: J
   const tool = call?.name ?? fallbackName ?? UNKNOWN_TOOL;
   const r: ToolResult = {
     n: req.results.length, item, callId, tool, names: candidateNames(tool), content,
-    textParts: textPartsOf(req.text, content), isError,
+    textParts: textPartsOf(req.text, content), isError, ...(call ? { call } : {}),
   };
   req.results.push(r);
 }

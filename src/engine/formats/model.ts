@@ -35,6 +35,8 @@ export interface ToolResult {
   /** the text strings of the content, in order */
   textParts: JString[];
   isError: boolean;
+  /** the call this result answers, as read where the result is (a call id can recur later) */
+  call?: ToolCall;
 }
 
 export interface ParsedRequest {

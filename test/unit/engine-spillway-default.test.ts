@@ -1,0 +1,100 @@
+/**
+ * What the `spillway` preset adds beyond the seed systems: identical outputs referenced instead of
+ * repeated, stale results cleared first, and the latest round kept readable up to offload.latestCap.
+ */
+import { describe, expect, it } from 'vitest';
+import { createEngine, MemorySink } from '../../src/engine';
+
+type Msg = Record<string, unknown>;
+const call = (id: string, name: string, args: object): Msg => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+const result = (id: string, content: string): Msg => ({ role: 'tool', tool_call_id: id, content });
+const body = (messages: Msg[]) => JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'task' }, ...messages] });
+const text = (n: number, seed: string) => Array.from({ length: Math.ceil(n / 20) }, (_, i) => `${seed} line ${String(i).padStart(6)}`).join('\n').slice(0, n);
+const contents = (out: string) => (JSON.parse(out).messages as Msg[]).map((m) => m.content);
+
+describe('dedupe (offload.dedupe)', () => {
+  it('replaces a repeated output by a reference to the first copy, which stays verbatim', () => {
+    const out = text(3_000, 'same');
+    const store = new MemorySink();
+    const p = createEngine({}, { store }).project(body([call('a', 'bash', { cmd: 'ls' }), result('a', out), call('b', 'bash', { cmd: 'ls' }), result('b', out)]));
+    const [, , first, , second] = contents(p.request);
+    expect(first).toBe(out);
+    expect(second).toMatch(/^\[spillway: bash output offloaded/);
+    expect(second).toContain('identical to the bash output of call a above');
+    expect(p.reductions).toHaveLength(1);
+    expect(p.reductions[0]).toMatchObject({ callId: 'b', stage: 'offload', reason: 'identical to the output of call a' });
+    expect(store.get(p.reductions[0]!.handle)).toBe(out);
+  });
+
+  it('leaves short repeated outputs alone', () => {
+    const out = text(300, 'short');
+    const p = createEngine({}).project(body([call('a', 'bash', {}), result('a', out), call('b', 'bash', {}), result('b', out)]));
+    expect(p.reductions).toHaveLength(0);
+  });
+
+  it('is off in the seed presets', () => {
+    const out = text(3_000, 'same');
+    const p = createEngine({ preset: 'oracle-offload', defaultCap: 100_000 }).project(body([call('a', 'bash', {}), result('a', out), call('b', 'bash', {}), result('b', out)]));
+    expect(p.reductions).toHaveLength(0);
+  });
+
+  it('keeps the projection a prefix of the next call: the reference is decided on arrival', () => {
+    const out = text(3_000, 'same');
+    const engine = createEngine({});
+    const m = [call('a', 'bash', {}), result('a', out), call('b', 'bash', {}), result('b', out)];
+    const p1 = engine.project(body(m));
+    const p2 = engine.project(body([...m, call('c', 'bash', {}), result('c', 'ok')]));
+    expect(contents(p2.request).slice(0, 5)).toEqual(contents(p1.request));
+  });
+});
+
+describe('stale results first (clear.staleFirst)', () => {
+  const cfg = { defaultCap: 'unlimited', clear: { triggerTokens: 3_000, clearAtLeastTokens: 500, keep: 1 } } as const;
+  const history = [
+    call('r1', 'read_file', { path: 'src/a.ts' }), result('r1', text(4_000, 'first read of a')),
+    call('r2', 'read_file', { path: 'src/b.ts' }), result('r2', text(4_000, 'read of b')),
+    call('e1', 'edit_file', { path: 'src/a.ts' }), result('e1', 'edited'),
+    call('r3', 'bash', { cmd: 'npm test' }), result('r3', text(1_000, 'tests')),
+  ];
+
+  it('clears the copy of a file that was used again later before older results', () => {
+    const p = createEngine(cfg).project(body(history));
+    const cleared = p.reductions.filter((r) => r.stage === 'clear').map((r) => r.callId);
+    expect(cleared[0]).toBe('r1');
+    expect(p.reductions.find((r) => r.callId === 'r1')!.reason).toMatch(/stale/);
+  });
+
+  it('clears strictly oldest first when turned off', () => {
+    const p = createEngine({ ...cfg, clear: { ...cfg.clear, staleFirst: false } }).project(body([
+      call('x', 'bash', {}), result('x', text(3_000, 'old')), ...history,
+    ]));
+    expect(p.reductions.filter((r) => r.stage === 'clear')[0]!.callId).toBe('x');
+  });
+});
+
+describe('latest round cap (offload.latestCap)', () => {
+  const big = text(20_000, 'big');
+  const cfg = { defaultCap: 8_000, offload: { latestCap: 40_000 }, clear: { enabled: false } };
+
+  it('keeps a result of the latest round verbatim up to latestCap', () => {
+    const p = createEngine(cfg).project(body([call('a', 'bash', {}), result('a', big)]));
+    expect(p.reductions).toHaveLength(0);
+  });
+
+  it('offloads it to the normal cap once a later round exists, and stores it', () => {
+    const store = new MemorySink();
+    const p = createEngine(cfg, { store }).project(body([call('a', 'bash', {}), result('a', big), call('b', 'bash', {}), result('b', 'ok')]));
+    expect(p.reductions.map((r) => r.callId)).toEqual(['a']);
+    expect(store.get(p.reductions[0]!.handle)).toBe(big);
+  });
+
+  it('still offloads a latest result over latestCap at once', () => {
+    const p = createEngine(cfg).project(body([call('a', 'bash', {}), result('a', text(50_000, 'huge'))]));
+    expect(p.reductions[0]!.reason).toMatch(/cap of 40,000 for the latest round/);
+  });
+
+  it('applies the cap at once with latestCap 0 (the default)', () => {
+    const p = createEngine({ defaultCap: 8_000 }).project(body([call('a', 'bash', {}), result('a', big)]));
+    expect(p.reductions).toHaveLength(1);
+  });
+});
