@@ -14,7 +14,7 @@ export const PRESET_NAMES = ['spillway', 'openai-trimmer', 'clark-budget', 'ai-a
 export type PresetName = (typeof PRESET_NAMES)[number];
 export const MARKER_STYLES = ['spillway', 'trimmer', 'clark', 'ai-agent', 'eino', 'oracle'] as const;
 export type MarkerStyle = (typeof MARKER_STYLES)[number];
-export const PREVIEW_KINDS = ['smart', 'head', 'head-tail', 'json'] as const;
+export const PREVIEW_KINDS = ['smart', 'head', 'head-tail', 'json', 'cut'] as const;
 export type PreviewKind = (typeof PREVIEW_KINDS)[number];
 export const TOKENIZERS = ['o200k_base', 'cl100k_base', 'approximate'] as const;
 export type TokenizerName = (typeof TOKENIZERS)[number];
@@ -76,7 +76,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { key: 'previewChars', schema: z.number().int().min(0).max(100_000), type: 'integer', minimum: 0, maximum: 100_000,
     description: 'How much of a reduced result the model still sees, as a preview under the marker header.' },
   { key: 'preview', schema: z.enum(PREVIEW_KINDS), type: 'string', enum: PREVIEW_KINDS,
-    description: 'Preview shape: `smart` (head, error and path lines, tail; JSON skeleton for JSON), `head`, `head-tail`, or `json` (valid JSON: keys, types, first elements, counts).' },
+    description: 'Preview shape: `smart` (head, error and path lines, tail; JSON skeleton for JSON), `head` (ends at a line break near the limit), `head-tail`, `json` (valid JSON: keys, types, first elements, counts), or `cut` (exactly the first previewChars, as the seed systems cut).' },
   { key: 'markerStyle', schema: z.enum(MARKER_STYLES), type: 'string', enum: MARKER_STYLES,
     description: 'Wording of the marker that replaces a reduced result. Presets pick their seed system\'s wording; every style names the handle.' },
   { key: 'language', schema: z.enum(['en', 'zh']), type: 'string', enum: ['en', 'zh'],
@@ -162,7 +162,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
   spillway: SPILLWAY,
   // OpenAI Agents' ToolOutputTrimmer: recent_turns 2, max_output_chars 500, preview_chars 200
   'openai-trimmer': preset({
-    preset: 'openai-trimmer', defaultCap: 'unlimited', previewChars: 200, preview: 'head', markerStyle: 'trimmer', tokenizer: 'o200k_base',
+    preset: 'openai-trimmer', defaultCap: 'unlimited', previewChars: 200, preview: 'cut', markerStyle: 'trimmer', tokenizer: 'o200k_base',
     window: { enabled: true, recentTurns: 2, maxOutputChars: 500, tools: [] },
   }),
   // clark_agent's ToolResultBudget: 32,000-char default cap, newest result verbatim, marker only
@@ -178,14 +178,14 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
   // Eino ToolReduction: truncate over 50,000 chars and store; clear over 30,000 tokens (chars/4),
   // keeping the most recent round
   eino: preset({
-    preset: 'eino', defaultCap: 50_000, previewChars: 2_000, preview: 'head', markerStyle: 'eino', tokenizer: 'approximate',
+    preset: 'eino', defaultCap: 50_000, previewChars: 2_000, preview: 'cut', markerStyle: 'eino', tokenizer: 'approximate',
     offload: { enabled: true, dedupe: false, latestCap: 0 },
     clear: { ...DEFAULT_CLEAR, enabled: true, triggerTokens: 30_000, keep: 1, keepUnit: 'rounds', clearAtLeastTokens: 'all' },
   }),
   // the offload-and-fetch pattern: outputs over 600 bytes keep a 600-byte preview, then the number
   // of bytes left out and the handle
   'oracle-offload': preset({
-    preset: 'oracle-offload', defaultCap: 600, capUnit: 'bytes', previewChars: 600, preview: 'head', markerStyle: 'oracle',
+    preset: 'oracle-offload', defaultCap: 600, capUnit: 'bytes', previewChars: 600, preview: 'cut', markerStyle: 'oracle',
     offload: { enabled: true, dedupe: false, latestCap: 0 },
   }),
 };

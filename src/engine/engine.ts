@@ -8,10 +8,13 @@
  * Stickiness: the clear stage replays the session inside the request. Every assistant turn in the
  * transcript marks a model call the agent made with the items before it; the stage walks those
  * calls in order and clears at the call where the projected size first crossed the trigger, exactly
- * as it would have if it had seen each call live. So the decisions for an earlier call never depend
- * on later items, and a projection's prefix stays byte-stable from one call to the next even with
- * no session state. A session adds memory: decisions made in one call are reused in later calls
- * (also when the configuration changes in between) and are not recomputed.
+ * as it would have if it had seen each call live. With offload and clear (the default), decisions for
+ * an earlier call never depend on later items, so a projection's prefix stays byte-stable from one
+ * call to the next even with no session state. Window and budget depend on what came later by
+ * design (their boundary moves), and combined with clear a result may then end up clipped rather
+ * than cleared, so the guarantee for every combination comes from a session: decisions made in one
+ * call are reused in every later call and not recomputed, also across a configuration change when
+ * the new engine is given the same `sessions` store.
  */
 import {
   capFor, toolListed, validateConfig, type Cap, type SpillwayConfig, type TokenizerName,
@@ -40,6 +43,18 @@ export interface EngineOptions {
   reducers?: Record<string, CustomReducer>;
   /** receives one line per projection that reduced something, and per problem */
   log?: (line: string) => void;
+  /**
+   * Where sessions are remembered. Pass the same store to the engine that replaces this one (after
+   * a settings change, say) and every session keeps its decisions across the change.
+   */
+  sessions?: SessionStore;
+}
+
+/** Session memories by session id; opaque to callers. */
+export interface SessionStore { readonly memories: Map<string, unknown> }
+
+export function createSessionStore(): SessionStore {
+  return { memories: new Map() };
 }
 
 export interface ProjectOptions {
@@ -160,7 +175,7 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
   const cfg = validateConfig(config);
   const store = options.store ?? new MemorySink();
   const counter = typeof options.tokenizer === 'object' ? options.tokenizer : tokenCounter(options.tokenizer ?? cfg.tokenizer);
-  const sessions = new Map<string, SessionMemory>();
+  const sessions = (options.sessions ?? createSessionStore()).memories as Map<string, SessionMemory>;
   const log = options.log ?? (() => {});
   const reducers = options.reducers ?? {};
   for (const [name, fn] of Object.entries(reducers)) {
@@ -341,7 +356,10 @@ class Run {
       const size = this.overCap(w, latest);
       if (size !== undefined) {
         this.decide(w, 'offload', `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(latest as number)}${latest !== cap ? ' for the latest round' : ''}`, undefined, cap as number);
-      } else if (dedupe && cap !== 'unlimited' && w.rawLen >= DEDUPE_MIN_CHARS) {
+      } else if (dedupe && cap !== 'unlimited' && w.rawLen >= DEDUPE_MIN_CHARS && this.text(w).length >= DEDUPE_MIN_CHARS && (latest === cap || this.overCap(w, cap) === undefined)) {
+        // (a latest-round result over the normal cap is offloaded next call; a reference now would
+        // change into an offload marker then)
+        // (rawLen only bounds the length from above: escapes such as \u00e9 make it longer)
         this.dedupe(w, dedupe);
       }
     }
@@ -519,7 +537,7 @@ class Run {
     let ci = 0;
     for (let i = this.work.length - 1; i >= 0; i--) {
       const w = this.work[i]!;
-      const own = this.req.calls.get(w.r.callId);
+      const own = w.r.call ?? this.req.calls.get(w.r.callId);
       const ownItem = own?.item ?? w.r.item;
       while (ci < byItemDesc.length && byItemDesc[ci]!.item > ownItem) {
         const p = pathOf.get(byItemDesc[ci]!.id);
@@ -574,7 +592,7 @@ class Run {
     const bytes = Buffer.byteLength(text, 'utf8');
     let pv: string;
     if (stage === 'clear') pv = '';
-    else if (customPreview !== undefined) pv = customPreview;
+    else if (customPreview !== undefined) pv = customPreview.length > cfg.previewChars ? customPreview.slice(0, cfg.previewChars) : customPreview;
     else pv = unit === 'bytes' ? cutBytes(preview(cfg.preview, text, cfg.previewChars), cfg.previewChars) : preview(cfg.preview, text, cfg.previewChars);
     if (stage !== 'clear' && customPreview === undefined && pv.length > cfg.previewChars) pv = pv.slice(0, cfg.previewChars);
     const handle = handleFor(text);

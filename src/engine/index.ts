@@ -5,7 +5,7 @@
  * Everything a host needs is re-exported here; nothing in the engine imports the rest of Spillway
  * or `vscode`, so other programs can embed it as it is.
  */
-export { createEngine, MemorySink, type Engine, type EngineOptions, type Projection, type ProjectionDetail, type ProjectOptions } from './engine';
+export { createEngine, createSessionStore, MemorySink, type SessionStore, type Engine, type EngineOptions, type Projection, type ProjectionDetail, type ProjectOptions } from './engine';
 export {
   CONFIG_KEYS, DEFAULT_CONFIG, PRESETS, PRESET_NAMES, MARKER_STYLES, PREVIEW_KINDS, TOKENIZERS,
   capFor, configValue, flattenConfig, parseConfig, validateConfig,

@@ -10,7 +10,7 @@
 import type { MarkerStyle } from './config';
 import { HANDLE_IN_TEXT } from './handle';
 import type { StageName } from './types';
-import { formatInt as fmt } from './format-number';
+import { formatInt as grouped } from './format-number';
 
 /** Most characters a marker adds around its preview. Room for sizes, handle, read hint and path. */
 export const HEADER_BUDGET = 480;
@@ -50,6 +50,8 @@ const VERB_ZH: Record<StageName, string> = { offload: '已转存', window: '已�
 
 /** Renders the marker; the caller checks it is shorter than the original. */
 export function renderMarker(m: MarkerInfo): string {
+  // the seed systems print plain integers; our own header groups thousands for reading
+  const fmt = m.style === 'spillway' || m.style === 'eino' ? grouped : (n: number) => String(n);
   const tool = toolName(m.tool);
   const tokens = `${m.tokensEstimated ? '~' : ''}${fmt(m.tokens)}`;
   const read = `spillway read ${m.handle}`;

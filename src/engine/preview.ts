@@ -26,6 +26,7 @@ export function preview(kind: PreviewKind, text: string, budget: number): string
   if (budget <= 0) return '';
   if (text.length <= budget) return text;
   switch (kind) {
+    case 'cut': return cut(text, budget);
     case 'head': return head(text, budget);
     case 'head-tail': return headTail(text, budget);
     case 'json': return jsonPreview(text, budget) ?? headTail(text, budget);

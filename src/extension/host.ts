@@ -8,8 +8,8 @@
 import * as vscode from 'vscode';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { CONFIG_KEYS, createEngine, parseConfig } from '../engine/index';
-import type { Engine } from '../engine/index';
+import { CONFIG_KEYS, createEngine, createSessionStore, parseConfig } from '../engine/index';
+import type { Engine, Projection, SpillwayConfig } from '../engine/index';
 import { isHandle } from '../engine/handle';
 import { SpillwayError, type OutputSink, type Reduction, type WireFormat } from '../engine/types';
 import { FileStore } from '../store/store';
@@ -33,6 +33,12 @@ export interface ProjectOptions {
   session?: string;
 }
 
+export interface ProjectEvent {
+  request: string | object;
+  result: Projection;
+  session: string | undefined;
+}
+
 export type ReadOptions = Parameters<FileStore['read']>[1];
 
 /** How long a background prune waits after activation, so it never competes with startup. */
@@ -44,6 +50,7 @@ const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export class SpillwayHost implements vscode.Disposable {
   engine!: Engine;
+  private readonly sessions = createSessionStore();
   /** problems with the current settings, each already warned about once */
   problems: SettingProblem[] = [];
   storage!: StorageSettings;
@@ -70,6 +77,11 @@ export class SpillwayHost implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** fires after a projection stored something or the store was cleared */
   readonly onDidChangeStore = this.changeEmitter.event;
+  private readonly projectEmitter = new vscode.EventEmitter<ProjectEvent>();
+  /** fires after every projection made through `project` (the inspector shows them as API sessions) */
+  readonly onDidProject = this.projectEmitter.event;
+  /** the configuration the engine was built from (the inspector's dry runs start from it) */
+  config!: SpillwayConfig;
   private readonly status: vscode.StatusBarItem;
 
   constructor(
@@ -84,7 +96,7 @@ export class SpillwayHost implements vscode.Disposable {
     this.status.tooltip = 'Tokens Spillway kept out of model calls in this window. Click to open a stored output.';
     this.updateStatus();
     this.status.show();
-    this.disposables.push(this.status, this.changeEmitter);
+    this.disposables.push(this.status, this.changeEmitter, this.projectEmitter);
 
     this.reloadSettings();
     this.disposables.push(
@@ -131,13 +143,16 @@ export class SpillwayHost implements vscode.Disposable {
       this.log.info(`store: ${this.storeDir}`);
       this.changeEmitter.fire();
     }
-    const options = { store: this.sinkProxy(), log: (line: string) => this.log.debug(line) };
+    // one session store for every engine this host builds: a settings change keeps sessions sticky
+    const options = { store: this.sinkProxy(), log: (line: string) => this.log.debug(line), sessions: this.sessions };
     try {
       this.engine = createEngine(parsed.config, options);
+      this.config = parsed.config;
     } catch (e) {
       // parseConfig already dropped every bad key, so this is a bug; keep Spillway working on defaults
       this.log.error(`could not build the engine from the settings (${errorText(e)}); using the defaults`);
-      this.engine = createEngine(parseConfig({}).config, options);
+      this.config = parseConfig({}).config;
+      this.engine = createEngine(this.config, options);
     }
     const set = Object.keys(input).length === 0 ? 'none (preset defaults)' : JSON.stringify(input);
     this.log.info(`settings loaded; keys set by the user: ${set}`);
@@ -174,6 +189,7 @@ export class SpillwayHost implements vscode.Disposable {
     this.savedTokens += Math.max(0, result.stats.savedTokens);
     this.updateStatus();
     if (result.reductions.length > 0) this.recordReductions(request, result.request, result.reductions);
+    this.projectEmitter.fire({ request, result, session: options?.session });
     const s = result.stats;
     this.log.info(
       `projection ${this.projections} (${s.format}): ${s.reducedResults} of ${s.toolResults} tool results reduced, ` +
@@ -231,6 +247,12 @@ export class SpillwayHost implements vscode.Disposable {
 
   record(handle: string): ProjectedRecord | undefined {
     return this.records.get(handle);
+  }
+
+  /** Keeps the projected text of a reduction made elsewhere (a replay in the inspector), for Compare. */
+  addRecord(record: ProjectedRecord): void {
+    this.records.set(record.handle, record);
+    this.saveRecord(record);
   }
 
   /** Projected records whose output is still in the store, newest first. */

@@ -97,7 +97,11 @@ const resultShape = fc.record({
   partExtras: extrasArb,
 });
 
-const callShape = fc.record({ name: fc.constantFrom(...TOOL_NAMES), args: argsArb, custom: fc.boolean(), extras: extrasArb, result: resultShape });
+const callShape = fc.record({
+  name: fc.constantFrom(...TOOL_NAMES), args: argsArb, custom: fc.boolean(), extras: extrasArb, result: resultShape,
+  /** sometimes the same output as an earlier result (the agent read the same file again) */
+  repeat: fc.option(fc.nat(20), { freq: 4 }),
+});
 
 const roundShape = fc.record({
   user: fc.option(smallText, { freq: 4 }),
@@ -132,21 +136,27 @@ export function transcriptArb(opts: TranscriptOptions = {}): fc.Arbitrary<Transc
     first: smallText,
     rounds: fc.array(roundShape, { minLength: opts.minRounds ?? 1, maxLength: opts.maxRounds ?? 6 }),
     extras: extrasArb,
-    idStyle: fc.constantFrom('call_', 'toolu_01', 'fc-'),
+    // 'per-turn' numbers calls within each turn (call_0, call_1, … again every turn), as some agents do
+    idStyle: fc.constantFrom('call_', 'toolu_01', 'fc-', 'per-turn'),
   }).map(({ system, first, rounds, extras, idStyle }) => {
     const items: Item[] = [{ kind: 'user', text: first }];
+    const earlier: string[] = [];
     let prevHadCalls = true;
     rounds.forEach((rd, ri) => {
       if (rd.user !== null || !prevHadCalls) items.push({ kind: 'user', text: rd.user ?? 'go on', extras: rd.userExtras });
-      const calls: Call[] = rd.calls.map((c, j) => ({ id: `${idStyle}${ri}_${j}`, name: c.name, args: c.args, custom: c.custom, extras: c.extras }));
+      const calls: Call[] = rd.calls.map((c, j) => ({ id: idStyle === 'per-turn' ? `call_${j}` : `${idStyle}${ri}_${j}`, name: c.name, args: c.args, custom: c.custom, extras: c.extras }));
       items.push({ kind: 'assistant', ...(rd.assistantText !== null ? { text: rd.assistantText } : {}), calls, extras: rd.assistantExtras });
       if (calls.length) {
-        const results: ResultSpec[] = rd.calls.map((c, j) => ({
-          callId: calls[j]!.id,
-          parts: c.result.blocks || c.result.image ? splitParts(c.result.text, c.result.split) : [c.result.text],
-          blocks: c.result.blocks, image: c.result.image, isError: c.result.isError, cacheControl: c.result.cacheControl,
-          extras: c.result.extras, partExtras: c.result.partExtras,
-        }));
+        const results: ResultSpec[] = rd.calls.map((c, j) => {
+          const text = c.repeat !== null && earlier.length ? earlier[c.repeat % earlier.length]! : c.result.text;
+          earlier.push(text);
+          return {
+            callId: calls[j]!.id,
+            parts: c.result.blocks || c.result.image ? splitParts(text, c.result.split) : [text],
+            blocks: c.result.blocks, image: c.result.image, isError: c.result.isError, cacheControl: c.result.cacheControl,
+            extras: c.result.extras, partExtras: c.result.partExtras,
+          };
+        });
         items.push({ kind: 'results', results, extras: rd.resultsExtras });
       }
       prevHadCalls = calls.length > 0;
@@ -203,7 +213,7 @@ export const randomConfigArb = fc.record({
   markerStyle: fc.constantFrom(...MARKER_STYLES),
   language: fc.constantFrom('en' as const, 'zh' as const),
   tokenizer: fc.constantFrom('approximate' as const, 'approximate' as const, 'approximate' as const, 'o200k_base' as const),
-  offload: fc.record({ enabled: fc.boolean() }),
+  offload: fc.record({ enabled: fc.boolean(), dedupe: fc.boolean(), latestCap: fc.oneof(fc.constant(0), fc.integer({ min: 500, max: 20_000 })) }),
   window: fc.record({ enabled: fc.boolean(), recentTurns: fc.integer({ min: 1, max: 4 }), maxOutputChars: fc.integer({ min: 20, max: 5_000 }), tools: toolSubset }),
   budget: fc.record({ enabled: fc.boolean() }),
   clear: fc.record({
@@ -214,6 +224,7 @@ export const randomConfigArb = fc.record({
     clearAtLeastTokens: fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.constant('all' as const)),
     excludeTools: toolSubset,
     clearToolInputs: fc.boolean(),
+    staleFirst: fc.boolean(),
   }),
 });
 
@@ -238,6 +249,7 @@ export const neutralConfigArb: fc.Arbitrary<ConfigInput> = randomConfigArb.map((
   ...c,
   defaultCap: 'unlimited',
   toolCaps: Object.fromEntries(Object.keys(c.toolCaps).map((k) => [k, 1_000_000_000])),
+  offload: { ...c.offload, dedupe: false },
   window: { ...c.window, enabled: false },
   clear: { ...c.clear, enabled: false },
 }));

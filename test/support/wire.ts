@@ -58,12 +58,6 @@ function obj(core: Extra, extras?: Extras): Extra {
 const IMAGE_ANTHROPIC = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' } };
 const IMAGE_RESPONSES = { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' };
 
-function callsById(t: Transcript): Map<string, Call> {
-  const m = new Map<string, Call>();
-  for (const it of t.items) if (it.kind === 'assistant') for (const c of it.calls) m.set(c.id, c);
-  return m;
-}
-
 export function toChat(t: Transcript): Extra {
   const messages: Extra[] = [];
   if (t.system !== undefined) messages.push({ role: 'system', content: t.system });
@@ -87,12 +81,13 @@ export function toChat(t: Transcript): Extra {
 
 export function toResponses(t: Transcript): Extra {
   const input: Extra[] = [];
-  const calls = callsById(t);
+  const calls = new Map<string, Call>();
   for (const it of t.items) {
     if (it.kind === 'user') input.push(obj({ type: 'message', role: 'user', content: [{ type: 'input_text', text: it.text }] }, it.extras));
     else if (it.kind === 'assistant') {
       if (it.text !== undefined) input.push(obj({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: it.text }] }, it.extras));
       for (const c of it.calls) {
+        calls.set(c.id, c);
         input.push(c.custom
           ? obj({ type: 'custom_tool_call', call_id: c.id, name: c.name, input: String(c.args.input ?? JSON.stringify(c.args)) }, c.extras)
           : obj({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.args) }, c.extras));
@@ -234,6 +229,43 @@ export function locateInputs(req: Extra, format: WireFormat): Map<string, InputL
       if (m.role !== 'assistant' || !Array.isArray(m.content)) continue;
       for (const b of m.content as Extra[]) if (b.type === 'tool_use') out.set(String(b.id), { holder: b, key: 'input', callId: String(b.id) });
     }
+  }
+  return out;
+}
+
+/**
+ * For each tool result (in document order), where the input of the call it answers sits: the
+ * nearest earlier call with its id, since agents that number calls per turn reuse ids.
+ */
+export function inputsByResult(req: Extra, format: WireFormat): Array<InputLoc | undefined> {
+  const latest = new Map<string, InputLoc>();
+  const out: Array<InputLoc | undefined> = [];
+  const items = itemsOf(req, format) as Extra[];
+  for (const it of items) {
+    if (format === 'openai-chat') {
+      for (const c of (it.tool_calls as Extra[] | undefined) ?? []) latest.set(String(c.id), { holder: c.function as Extra, key: 'arguments', callId: String(c.id) });
+      if (it.role === 'tool') out.push(latest.get(String(it.tool_call_id)));
+    } else if (format === 'openai-responses') {
+      if (it.type === 'function_call') latest.set(String(it.call_id), { holder: it, key: 'arguments', callId: String(it.call_id) });
+      if (it.type === 'custom_tool_call') latest.set(String(it.call_id), { holder: it, key: 'input', callId: String(it.call_id) });
+      if (it.type === 'function_call_output' || it.type === 'custom_tool_call_output') out.push(latest.get(String(it.call_id)));
+    } else if (Array.isArray(it.content)) {
+      for (const b of it.content as Extra[]) {
+        if (it.role === 'assistant' && b.type === 'tool_use') latest.set(String(b.id), { holder: b, key: 'input', callId: String(b.id) });
+        if (it.role === 'user' && b.type === 'tool_result') out.push(latest.get(String(b.tool_use_id)));
+      }
+    }
+  }
+  return out;
+}
+
+/** For each tool result of a transcript, in order, the call it answers (the nearest earlier one with its id). */
+export function callsByResult(t: Transcript): Array<Call | undefined> {
+  const latest = new Map<string, Call>();
+  const out: Array<Call | undefined> = [];
+  for (const it of t.items) {
+    if (it.kind === 'assistant') for (const c of it.calls) latest.set(c.id, c);
+    if (it.kind === 'results') for (const r of it.results) out.push(latest.get(r.callId));
   }
   return out;
 }

@@ -98,3 +98,21 @@ describe('latest round cap (offload.latestCap)', () => {
     expect(p.reductions).toHaveLength(1);
   });
 });
+
+describe('sessions across a configuration change', () => {
+  it('keep a reduction made under the old cap when a new engine shares the session store', async () => {
+    const { createSessionStore } = await import('../../src/engine');
+    const sessions = createSessionStore();
+    const out = text(5_000, 'log');
+    const m = [call('a', 'bash', {}), result('a', out)];
+    const before = createEngine({ defaultCap: 1_000, clear: { enabled: false } }, { sessions }).project(body(m), 'auto', { session: 's' });
+    expect(before.reductions).toHaveLength(1);
+    const after = createEngine({ defaultCap: 100_000, clear: { enabled: false } }, { sessions })
+      .project(body([...m, call('b', 'bash', {}), result('b', 'ok')]), 'auto', { session: 's' });
+    expect(contents(after.request)[2]).toBe(contents(before.request)[2]);
+    expect(after.reductions[0]).toMatchObject({ callId: 'a', fresh: false });
+    // without the shared store the new engine decides afresh under its own cap
+    const fresh = createEngine({ defaultCap: 100_000, clear: { enabled: false } }).project(body([...m, call('b', 'bash', {}), result('b', 'ok')]), 'auto', { session: 's' });
+    expect(fresh.reductions).toHaveLength(0);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * The engine across wire formats: detection, errors on bad input, tool names from the call a
+ * result answers, and what a reduction keeps of a result (is_error, images, cache_control, the
+ * first text part's fields).
+ */
+import { describe, expect, it } from 'vitest';
+import { createEngine, MemorySink } from '../../src/engine/engine';
+import { SpillwayError } from '../../src/engine/types';
+import { project } from '../support/run';
+import { transcript } from '../support/wire';
+
+const big = 'output line with some text\n'.repeat(200); // 5,400 chars
+const cfg = { defaultCap: 1_000, previewChars: 100, clear: { enabled: false } };
+const reduce = (request: unknown, format: 'auto' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' = 'auto') =>
+  createEngine(cfg, { store: new MemorySink() }).project(JSON.stringify(request), format);
+const errorOf = (f: () => unknown): SpillwayError => {
+  try { f(); } catch (e) { return e as SpillwayError; }
+  throw new Error('expected an error');
+};
+
+describe('format detection (auto)', () => {
+  it('reads a request with top-level input as OpenAI Responses', () => {
+    expect(reduce({ input: [{ role: 'user', content: 'hi' }] }).format).toBe('openai-responses');
+  });
+
+  it('reads messages with a top-level system as Anthropic Messages', () => {
+    expect(reduce({ system: 'be brief', messages: [{ role: 'user', content: 'hi' }] }).format).toBe('anthropic-messages');
+  });
+
+  it('reads messages with tool_use / tool_result blocks as Anthropic Messages without a system', () => {
+    const p = project(cfg, transcript('q', { tool: 'bash', output: big }), 'anthropic-messages');
+    expect(createEngine(cfg).project(p.text).format).toBe('anthropic-messages');
+  });
+
+  it('reads messages with role "tool" or tool_calls as OpenAI Chat Completions', () => {
+    const p = project(cfg, transcript('q', { tool: 'bash', output: big }), 'openai-chat');
+    expect(createEngine(cfg).project(p.text).format).toBe('openai-chat');
+  });
+
+  it('reads a plain message list with no tool traits as Chat Completions, changing nothing', () => {
+    const text = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] });
+    const p = createEngine(cfg).project(text);
+    expect([p.format, p.request === text]).toEqual(['openai-chat', true]);
+  });
+
+  it('uses an explicit format even where detection would choose another', () => {
+    const text = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(createEngine(cfg).project(text, 'anthropic-messages').format).toBe('anthropic-messages');
+  });
+
+  it('explains a request it cannot place: what it expected, the keys it found, and --format', () => {
+    const e = errorOf(() => reduce({ model: 'x', prompt: 'hello' }));
+    expect(e).toBeInstanceOf(SpillwayError);
+    expect(e.code).toBe('unknown-format');
+    expect(e.message).toBe('cannot tell the request format: expected a top-level "messages" array (OpenAI Chat Completions or Anthropic Messages) or "input" (OpenAI Responses); found keys "model", "prompt". Pass --format to say which.');
+  });
+});
+
+describe('bad input', () => {
+  it('names the offset and line of malformed JSON', () => {
+    const text = '{\n  "messages": [1,]\n}';
+    const e = errorOf(() => createEngine(cfg).project(text));
+    expect(e.code).toBe('bad-json');
+    expect(e.message).toBe(`malformed JSON at offset ${text.indexOf(']')} (line 2): unexpected character "]"`);
+  });
+
+  it('names the end of the input for truncated JSON', () => {
+    const text = '{"messages": [{"role": "user", "content": "hi"}';
+    expect(errorOf(() => createEngine(cfg).project(text)).message).toMatch(new RegExp(`^malformed JSON at offset ${text.length} \\(line 1\\)`));
+  });
+
+  it('refuses a JSON value that is not an object', () => {
+    expect(errorOf(() => createEngine(cfg).project('[1, 2]')).message).toBe('the request must be a JSON object, got an array');
+  });
+
+  it('refuses a messages field that is not an array, naming the format and the key', () => {
+    expect(errorOf(() => createEngine(cfg).project('{"messages": {}}', 'openai-chat')).message).toBe('openai-chat request: "messages" must be an array, got object');
+  });
+});
+
+describe('tool names', () => {
+  it('a Chat result is named after the tool call it answers', () => {
+    const p = project(cfg, transcript('q', { tool: 'read_file', output: big }), 'openai-chat').p;
+    expect(p.reductions[0]!.tool).toBe('read_file');
+  });
+
+  it('a Responses function_call with a namespace names its results namespace.name', () => {
+    const p = reduce({ input: [
+      { type: 'function_call', call_id: 'c1', namespace: 'fs', name: 'read_file', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: big },
+    ] });
+    expect(p.reductions[0]!.tool).toBe('fs.read_file');
+  });
+
+  it('an Anthropic mcp_tool_use with a server_name names its result server.tool', () => {
+    const p = reduce({ system: 's', messages: [
+      { role: 'assistant', content: [{ type: 'mcp_tool_use', id: 'm1', name: 'search', server_name: 'github', input: {} }] },
+      { role: 'user', content: [{ type: 'mcp_tool_result', tool_use_id: 'm1', content: [{ type: 'text', text: big }] }] },
+    ] });
+    expect(p.reductions[0]!.tool).toBe('github.search');
+  });
+
+  it('a result whose call is not in the request is named unknown_tool and gets defaultCap', () => {
+    const p = reduce({ messages: [{ role: 'tool', tool_call_id: 'gone', content: big }] });
+    expect(p.reductions.map((r) => [r.tool, r.callId])).toEqual([['unknown_tool', 'gone']]);
+  });
+
+  it('a custom_tool_call_output is named after its custom_tool_call', () => {
+    const p = reduce({ input: [
+      { type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch' },
+      { type: 'custom_tool_call_output', call_id: 'c1', output: big },
+    ] });
+    expect(p.reductions[0]!.tool).toBe('apply_patch');
+  });
+});
+
+describe('what a reduction keeps', () => {
+  it('keeps is_error and cache_control on an Anthropic tool_result', () => {
+    const { parsed, p } = project(cfg, transcript('q', { tool: 'bash', output: big, result: { isError: true, cacheControl: true } }), 'anthropic-messages');
+    const block = ((parsed.messages as any[])[2].content as any[])[0];
+    expect(p.reductions).toHaveLength(1);
+    expect(Object.keys(block)).toEqual(['type', 'tool_use_id', 'content', 'is_error', 'cache_control']);
+    expect([block.is_error, block.cache_control]).toEqual([true, { type: 'ephemeral' }]);
+  });
+
+  it('keeps an image block where it was, replacing only the text', () => {
+    const { contents } = project(cfg, transcript('q', { tool: 'screenshot', output: big, result: { parts: [big], image: true } }), 'anthropic-messages');
+    expect((contents[0] as any[]).map((b) => b.type)).toEqual(['text', 'image']);
+    expect((contents[0] as any[])[1].source.media_type).toBe('image/png');
+  });
+
+  it('keeps a Responses input_image part next to the marker', () => {
+    const { contents } = project(cfg, transcript('q', { tool: 'screenshot', output: big, result: { parts: [big], image: true } }), 'openai-responses');
+    expect((contents[0] as any[]).map((b) => b.type)).toEqual(['input_text', 'input_image']);
+  });
+
+  it('collapses several text parts into the first one, keeping its other fields, and stores them joined by newlines', () => {
+    const parts = [big, 'second part', 'third part'];
+    const { contents, store, p } = project(cfg, transcript('q', { tool: 'bash', output: big, result: { parts, blocks: true, partExtras: { after: { citations: null } } } }), 'anthropic-messages');
+    const blocks = contents[0] as any[];
+    expect(blocks).toHaveLength(1);
+    expect(Object.keys(blocks[0])).toEqual(['type', 'text', 'citations']);
+    expect(blocks[0].text).toContain(p.reductions[0]!.handle);
+    expect(store.get(p.reductions[0]!.handle)).toBe(parts.join('\n'));
+  });
+
+  it('counts every text part of a result against the cap', () => {
+    const parts = ['a'.repeat(600), 'b'.repeat(600)];
+    const { p } = project(cfg, transcript('q', { tool: 'bash', output: '', result: { parts, blocks: true } }), 'openai-chat');
+    expect(p.reductions.map((r) => r.originalChars)).toEqual([1_201]);
+  });
+
+  it('returns an object when given an object, leaving the given object untouched', () => {
+    const request = { input: [{ type: 'function_call', call_id: 'c1', name: 'bash', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output: big }] };
+    const before = JSON.stringify(request);
+    const p = createEngine(cfg).project(request);
+    expect(typeof p.request).toBe('object');
+    expect(((p.request as typeof request).input[1] as { output: string }).output).toContain(p.reductions[0]!.handle);
+    expect(JSON.stringify(request)).toBe(before);
+  });
+});
