@@ -22,6 +22,13 @@ if (existsSync('webview/main.tsx')) {
 if (existsSync('bench/main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/main.ts'], outfile: 'dist/bench.js' });
 }
+if (existsSync('bench/proxy-main.ts')) {
+  builds.push({ ...node, entryPoints: ['bench/proxy-main.ts'], outfile: 'dist/bench-proxy.js' });
+}
+if (existsSync('bench/inspector.ts')) {
+  // the browser automation stays a runtime dependency (it ships its own driver files)
+  builds.push({ ...node, entryPoints: ['bench/inspector.ts'], outfile: 'dist/bench-inspector.js', external: ['playwright-core'] });
+}
 const present = builds.filter((b) => b.entryPoints.every((e) => existsSync(e)));
 
 if (watch) {

@@ -7,13 +7,20 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createEngine, isWireFormat, PRESET_NAMES, SpillwayError, validateConfig, type FormatOption } from '../engine';
-import { FileStore } from '../store';
+import { FileStore, MemoryStore } from '../store';
+import { readTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../replay/readers';
+import { replay } from '../replay/replay';
+import { DEFAULT_PROXY_PORT, runStandaloneProxy } from '../proxy';
 import { int, parseArgs, str, type ParsedArgs } from './args';
 
-const USAGE = `usage:
+export const USAGE = `usage:
   spillway project [--format auto|openai-chat|openai-responses|anthropic-messages] [--config FILE] [--preset NAME]
                    [--store DIR] [--report FILE] [--session ID] < request.json
   spillway read HANDLE [--store DIR] [--lines A:B] [--grep REGEX] [--context N] [--offset N --limit N] [--json]
+  spillway replay TRANSCRIPT [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses]
+                  [--config FILE] [--preset NAME] [--store DIR]
+  spillway proxy [--port N] [--store DIR] [--openai-upstream URL] [--anthropic-upstream URL] [--config FILE] [--preset NAME]
+                 [--sessions DIR]
 the store defaults to $SPILLWAY_STORE, else ~/.spillway/store`;
 
 export function defaultStoreDir(): string {
@@ -118,8 +125,56 @@ function read(argv: string[]): void {
   }
 }
 
+/** Serves the local proxy on 127.0.0.1 until SIGINT/SIGTERM (see src/proxy). */
+async function proxy(argv: string[]): Promise<void> {
+  const a = parseArgs(argv, {
+    port: { kind: 'int', min: 0 }, store: { kind: 'string' }, 'openai-upstream': { kind: 'string' }, 'anthropic-upstream': { kind: 'string' },
+    config: { kind: 'string' }, preset: { kind: 'string' }, sessions: { kind: 'string' },
+  }, 'proxy');
+  if (a.positional.length) throw new SpillwayError(`proxy: unexpected argument ${JSON.stringify(a.positional[0])}`, 'usage');
+  const port = int(a, 'port') ?? DEFAULT_PROXY_PORT;
+  if (port > 65535) throw new SpillwayError(`proxy: --port must be at most 65535, got ${port}`, 'usage');
+  const config = configFrom(a, 'proxy');
+  const sessions = str(a, 'sessions');
+  try {
+    await runStandaloneProxy({
+      port, config, storeDir: resolve(str(a, 'store') ?? defaultStoreDir()),
+      ...(sessions !== undefined ? { sessionsDir: resolve(sessions) } : {}),
+      ...(str(a, 'openai-upstream') !== undefined ? { openaiUpstream: str(a, 'openai-upstream') } : {}),
+      ...(str(a, 'anthropic-upstream') !== undefined ? { anthropicUpstream: str(a, 'anthropic-upstream') } : {}),
+    });
+  } catch (e) {
+    if (e instanceof SpillwayError) throw new SpillwayError(`proxy: ${e.message}`, e.code);
+    throw e;
+  }
+}
+
+async function replayCommand(argv: string[]): Promise<void> {
+  const a = parseArgs(argv, { format: { kind: 'string' }, config: { kind: 'string' }, preset: { kind: 'string' }, store: { kind: 'string' } }, 'replay');
+  const [file, extra] = a.positional;
+  if (!file) throw new SpillwayError('replay: missing TRANSCRIPT, e.g. spillway replay ~/.claude/projects/my-app/1234.jsonl', 'usage');
+  if (extra !== undefined) throw new SpillwayError(`replay: unexpected argument ${JSON.stringify(extra)} after the transcript`, 'usage');
+  const format = str(a, 'format') ?? 'auto';
+  if (format !== 'auto' && !(TRANSCRIPT_FORMATS as readonly string[]).includes(format)) {
+    throw new SpillwayError(`replay: unknown --format ${format} (known: auto, ${TRANSCRIPT_FORMATS.join(', ')})`, 'usage');
+  }
+  const config = configFrom(a, 'replay');
+  const transcript = await readTranscript(file, { format: format as TranscriptFormat | 'auto' });
+  const store = str(a, 'store') ? new FileStore(resolve(str(a, 'store')!)) : new MemoryStore();
+  const r = replay(transcript, { config, store });
+  process.stdout.write(JSON.stringify({
+    format: r.format,
+    calls: r.calls.map((c) => ({
+      index: c.index, originalTokens: c.originalTokens, projectedTokens: c.projectedTokens, reductions: c.reductions,
+      cachedPrefixTokens: c.cachedPrefixTokens, cacheStable: c.cacheStable, referencedIds: c.referencedIds, missedIds: c.missedIds, missed: c.missed,
+    })),
+    totals: r.totals,
+    skipped: r.skipped,
+  }, null, 2) + '\n');
+}
+
 export type Command = (argv: string[]) => void | Promise<void>;
-export const COMMANDS: Record<string, Command> = { project, read };
+export const COMMANDS: Record<string, Command> = { project, read, replay: replayCommand, proxy };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -1,0 +1,41 @@
+/**
+ * `spillway proxy` without VS Code: starts the proxy, says where it listens and how to point
+ * agents at it, logs to standard error, and runs until SIGINT or SIGTERM.
+ */
+import { startProxy, type ProxyOptions } from './server';
+
+export interface StandaloneIO {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const defaultIO: StandaloneIO = {
+  out: (t) => { process.stdout.write(t); },
+  err: (t) => { process.stderr.write(t); },
+};
+
+/** Resolves once the proxy has been stopped by a signal and has closed. */
+export async function runStandaloneProxy(options: ProxyOptions, io: StandaloneIO = defaultIO): Promise<void> {
+  const proxy = await startProxy({ ...options, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) });
+  io.out([
+    `spillway proxy listening on ${proxy.url}`,
+    `  OpenAI upstream:    ${proxy.openaiUpstream}`,
+    `  Anthropic upstream: ${proxy.anthropicUpstream}`,
+    `  recordings:         ${proxy.sessionsDir ?? 'off'}`,
+    'point agents at it with:',
+    ...proxy.environment().map((l) => '  ' + l),
+    '',
+  ].join('\n'));
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      io.err(`${new Date().toISOString()} proxy: ${signal}, closing\n`);
+      void proxy.close().then(resolve, resolve);
+    };
+    const onInt = () => stop('SIGINT');
+    const onTerm = () => stop('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * `spillway proxy` as a user runs it: the bundled dist/cli.js in a child process, serving until
+ * SIGTERM; bad flags exit 2 with one line.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listSessions, readSession } from '../../src/proxy';
+import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
+import { bigLog, chatRequest, OPENAI_KEY, SECRETS } from './support';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-cli-'));
+let upstream: FakeUpstream;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => { upstream = await startFakeUpstream(); });
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await upstream?.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+function runSync(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, 'proxy', ...args], { encoding: 'utf8', timeout: 10_000, env: { ...process.env, SPILLWAY_STORE: join(root, 'unused') } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function expectOneLineError(r: ReturnType<typeof runSync>, pattern: RegExp) {
+  expect(r.code).toBe(2);
+  const lines = r.err.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^spillway: proxy: /);
+  expect(lines[0]).toMatch(pattern);
+}
+
+describe('spillway proxy', () => {
+  it('serves until SIGTERM: projects a call, records it, and exits 0', async () => {
+    const store = join(root, 'store');
+    const child = spawn(process.execPath, [CLI, 'proxy', '--port', '0', '--store', store, '--openai-upstream', `${upstream.url}/v1`, '--anthropic-upstream', upstream.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
+    child.stderr!.on('data', (b: Buffer) => { err += b.toString(); });
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stdout: ${out} stderr: ${err}`)), 10_000);
+      const check = () => {
+        const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+        if (m) { clearTimeout(timer); resolve(m[1]!); }
+      };
+      child.stdout!.on('data', check);
+      child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${err}`)); });
+    });
+    expect(out).toContain(`export OPENAI_BASE_URL=${url}/v1`);
+    expect(out).toContain(`export ANTHROPIC_BASE_URL=${url}`);
+    const client = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${url}/v1`, maxRetries: 0, timeout: 10_000 });
+    const answer = await client.chat.completions.create(chatRequest(bigLog(1500, 'cli')) as any);
+    expect(answer.choices[0]!.message.content).toBe('All tests pass.');
+    const got = JSON.parse(upstream.received[upstream.received.length - 1]!.body!.toString()) as any;
+    expect(got.messages[3].content).toMatch(/sw_[0-9a-f]{24}/);
+    const sessions = join(root, 'sessions');
+    const deadline = Date.now() + 5000;
+    while (listSessions(sessions).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const turns = readSession(listSessions(sessions)[0]!.file);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]!.usage?.inputTokens).toBe(1200);
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(-1); }, 5000);
+      child.on('exit', (c) => { clearTimeout(timer); resolve(c); });
+      child.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+    expect(err).toContain('turn s_');
+    for (const s of SECRETS) expect(out + err).not.toContain(s);
+  });
+
+  it('exits 2 with one line on bad flags', () => {
+    expectOneLineError(runSync(['--port', 'abc']), /--port must be a whole number/);
+    expectOneLineError(runSync(['--port', '70000']), /at most 65535/);
+    expectOneLineError(runSync(['--bogus']), /unknown flag --bogus/);
+    expectOneLineError(runSync(['--openai-upstream', 'ftp://example.com']), /OpenAI upstream must be an http or https URL/);
+    expectOneLineError(runSync(['--anthropic-upstream', 'not a url']), /Anthropic upstream must be an absolute/);
+    expectOneLineError(runSync(['--preset', 'nope']), /unknown --preset nope/);
+    expectOneLineError(runSync(['extra']), /unexpected argument "extra"/);
+  });
+
+  it('exits 2 with one line when the port is taken', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      expectOneLineError(runSync(['--port', String(port), '--store', join(root, 'store2')]), new RegExp(`port ${port} on 127.0.0.1 is already in use`));
+    } finally {
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
+  });
+});
