@@ -142,7 +142,7 @@ const SPILLWAY: SpillwayConfig = {
   offload: { enabled: true, dedupe: true, latestCap: 0 },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
-  clear: { enabled: true, triggerTokens: 60_000, keep: 6, keepUnit: 'results', clearAtLeastTokens: 20_000, excludeTools: [], clearToolInputs: false, staleFirst: true },
+  clear: { enabled: true, triggerTokens: 40_000, keep: 10, keepUnit: 'results', clearAtLeastTokens: 20_000, excludeTools: [], clearToolInputs: false, staleFirst: true },
 };
 
 function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>): SpillwayConfig {

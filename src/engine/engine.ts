@@ -91,6 +91,14 @@ export interface Engine {
 const MAX_SESSIONS = 256;
 /** A UTF-16 surrogate without its pair (JSON can carry one as a \ud800 escape). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/**
+ * A copy of a short string that shares no memory with the request text. Slices of a string are
+ * views of it in V8, so a tool name kept in a session would otherwise pin a whole request body.
+ */
+function owned(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
+}
+
 /** Results shorter than this are never replaced by a reference: the marker would not save much. */
 const DEDUPE_MIN_CHARS = 600;
 /** Input fields that name the file a tool call works on (read, edit, write tools of common agents). */
@@ -110,6 +118,8 @@ interface Decision {
   inputReplacement?: string;
   /** tokens of the original text parts, as counted into their item */
   partsTokens?: number;
+  tool: string;
+  callId: string;
 }
 
 interface Work {
@@ -166,7 +176,8 @@ export function commonPrefixLength(a: string, b: string, hint = 0): number {
 /** A store that keeps outputs in memory: for tests and for hosts that keep their own. */
 export class MemorySink implements OutputSink {
   readonly outputs = new Map<string, string>();
-  put(handle: string, text: string): void { this.outputs.set(handle, text); }
+  /** keeps a copy: the text may be a view of a whole request body */
+  put(handle: string, text: string): void { if (!this.outputs.has(handle)) this.outputs.set(handle, Buffer.from(text, 'utf16le').toString('utf16le')); }
   locate(): string | undefined { return undefined; }
   get(handle: string): string | undefined { return this.outputs.get(handle); }
 }
@@ -503,6 +514,9 @@ class Run {
           itemTok[w.r.item]! -= saved;
         }
       };
+      // as Anthropic's context editing does: a clear that cannot free clearAtLeastTokens is not
+      // worth the cache it breaks, so it waits until enough is clearable
+      if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0 && this.freeable(cursor, protectedFrom) < c.clearAtLeastTokens) continue;
       const over = `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`;
       // stale results first: the file was read or written again later, so this copy is outdated
       if (c.staleFirst) {
@@ -564,6 +578,26 @@ class Run {
     return undefined;
   }
 
+  /** What a cleared marker for this result costs, from a marker rendered with sizes of its order. */
+  private clearedMarkerTokens(w: Work): number {
+    const text = `${w.rawLen}`;
+    return this.counter.count(renderMarker({
+      style: this.cfg.markerStyle, language: this.cfg.language, stage: 'clear', tool: w.r.tool, callId: w.r.callId,
+      handle: 'sw_000000000000000000000000', chars: w.rawLen, bytes: w.rawLen, lines: text.length * 100, tokens: w.rawLen,
+      tokensEstimated: false, preview: '', omitted: w.rawLen, unit: this.cfg.capUnit,
+    }));
+  }
+
+  /** Tokens clearing every eligible result in [from, to) would free, estimated before deciding. */
+  private freeable(from: number, to: number): number {
+    let n = 0;
+    for (let i = from; i < to; i++) {
+      const w = this.work[i]!;
+      if (this.clearable(w)) n += Math.max(0, this.resultTokens(w) - this.clearedMarkerTokens(w));
+    }
+    return n;
+  }
+
   private clearable(w: Work): boolean {
     return !w.marker && !w.noGain && !!w.r.content && w.r.textParts.length > 0 && w.decision?.stage !== 'clear'
       && !toolListed(this.cfg.clear.excludeTools, w.r.names);
@@ -583,8 +617,11 @@ class Run {
    * Stores the result's full text and replaces it by a marker. Returns false (and changes nothing)
    * when the marker would not be shorter than the original.
    */
-  private decide(w: Work, stage: StageName, reason: string, customPreview: string | undefined, cap: number | undefined): boolean {
+  private decide(w: Work, stage: StageName, reasonText: string, customPreview: string | undefined, cap: number | undefined): boolean {
     const text = this.text(w);
+    // names and reasons outlive this call (sessions, stores, callers' reduction lists): copies, so
+    // they do not keep this request's whole body alive through V8's sliced strings
+    const tool = owned(w.r.tool), callId = owned(w.r.callId), reason = owned(reasonText);
     // a lone surrogate cannot be stored as UTF-8 and read back the same: keep such a result verbatim
     if (LONE_SURROGATE.test(text)) return false;
     const cfg = this.cfg;
@@ -599,19 +636,19 @@ class Run {
     const tokens = this.counter.count(text);
     const omitted = unit === 'bytes' ? bytes - Buffer.byteLength(pv, 'utf8') : text.length - pv.length;
     const info = {
-      style: cfg.markerStyle, language: cfg.language, stage, tool: w.r.tool, callId: w.r.callId, handle,
+      style: cfg.markerStyle, language: cfg.language, stage, tool, callId, handle,
       chars: text.length, bytes, lines: countLines(text), tokens, tokensEstimated: isEstimate(this.counter, text.length),
       preview: pv, omitted, unit, cap,
     } as const;
     // the path is only a hint: render once without it to know the marker is worth storing
     const bare = renderMarker(info);
     if (bare.length >= text.length) { w.noGain = true; return false; }
-    this.store.put(handle, text, { tool: w.r.tool, callId: w.r.callId, stage, chars: text.length, bytes, lines: info.lines, tokens });
+    this.store.put(handle, text, { tool, callId, stage, chars: text.length, bytes, lines: info.lines, tokens });
     const path = this.store.locate(handle);
     let replacement = path ? renderMarker({ ...info, path }) : bare;
     if (replacement.length >= text.length) replacement = bare;
     const decision: Decision = {
-      stage, replacement, handle, reason, originalChars: text.length, originalTokens: tokens,
+      stage, replacement, handle, reason, tool, callId, originalChars: text.length, originalTokens: tokens,
       projectedTokens: this.counter.count(replacement),
     };
     if (stage === 'clear' && this.cfg.clear.clearToolInputs) decision.inputReplacement = this.clearInput(w, handle);
@@ -633,7 +670,7 @@ class Run {
     const note = `input cleared by spillway; spillway read ${handle} (result: ${resultHandle})`;
     const replacement = input.kind === 'object' ? JSON.stringify({ spillway_cleared: note }) : JSON.stringify(input.kind === 'string' && original.trimStart().startsWith('{') ? JSON.stringify({ spillway_cleared: note }) : note);
     if (replacement.length >= raw.length) return undefined;
-    this.store.put(handle, original, { tool: w.r.tool, callId: w.r.callId, stage: 'input', chars: original.length, bytes: Buffer.byteLength(original, 'utf8'), lines: countLines(original), tokens: this.counter.count(original) });
+    this.store.put(handle, original, { tool: owned(w.r.tool), callId: owned(w.r.callId), stage: 'input', chars: original.length, bytes: Buffer.byteLength(original, 'utf8'), lines: countLines(original), tokens: this.counter.count(original) });
     return replacement;
   }
 
@@ -651,7 +688,7 @@ class Run {
         patches.push({ start: call.input.start, end: call.input.end, text: d.inputReplacement });
       }
       reductions.push({
-        result: w.r.n, callId: w.r.callId, tool: w.r.tool, stage: d.stage, reason: d.reason,
+        result: w.r.n, callId: d.callId, tool: d.tool, stage: d.stage, reason: d.reason,
         originalChars: d.originalChars, projectedChars: d.replacement.length,
         originalTokens: d.originalTokens, projectedTokens: d.projectedTokens,
         handle: d.handle, fresh: w.fresh, ...(d.inputReplacement ? { inputCleared: true } : {}),

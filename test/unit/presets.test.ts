@@ -417,20 +417,31 @@ describe('spillway preset (the default)', () => {
     expect(run(spillway, transcript(...steps)).p.stats.unchanged).toBe(true);
   });
 
-  it('once the request passes 60,000 tokens, clears the oldest results in one batch of at least 20,000 tokens, keeping the last 6', () => {
-    // ten 7,000-token results: the request first passes 60,000 at 63,000 tokens, where clearing one
-    // result would be enough to get under the trigger, but clearAtLeastTokens makes it three
+  it('once the request passes 40,000 tokens, clears the oldest results in one batch of at least 20,000 tokens, keeping the last 10', () => {
+    // twenty distinct 3,000-token results: outside the last 10 there is enough to free 20,000 once 17 are in
     const steps: Step[] = ['q'];
-    for (let i = 0; i < 10; i++) steps.push(tool('bash', String(i).repeat(7_000)));
+    for (let i = 0; i < 20; i++) steps.push(tool('bash', String.fromCharCode(65 + i).repeat(3_000)));
     const { p, texts } = run(spillway, transcript(...steps), 'openai-chat', perChar);
-    expect(p.reductions.map((r) => [r.result, r.stage])).toEqual([[0, 'clear'], [1, 'clear'], [2, 'clear']]);
-    expect(texts.slice(3)).toEqual([3, 4, 5, 6, 7, 8, 9].map((i) => String(i).repeat(7_000)));
+    const cleared = p.reductions.filter((r) => r.stage === 'clear').map((r) => r.result);
+    expect(p.reductions.every((r) => r.stage === 'clear')).toBe(true);
+    expect(cleared).toEqual(cleared.map((_, i) => i));
+    expect(cleared.length).toBeGreaterThanOrEqual(7);
+    expect(p.reductions.reduce((a, r) => a + r.originalTokens - r.projectedTokens, 0)).toBeGreaterThanOrEqual(20_000);
+    expect(texts.slice(10)).toEqual(Array.from({ length: 10 }, (_, i) => String.fromCharCode(75 + i).repeat(3_000)));
   });
 
-  it('does not clear below 60,000 tokens', () => {
+  it('does not clear below 40,000 tokens', () => {
     const steps: Step[] = ['q'];
-    for (let i = 0; i < 8; i++) steps.push(tool('bash', String(i).repeat(7_000)));
+    for (let i = 0; i < 12; i++) steps.push(tool('bash', String.fromCharCode(65 + i).repeat(3_000)));
     expect(run(spillway, transcript(...steps), 'openai-chat', perChar).p.reductions).toEqual([]);
+  });
+
+  it('does not clear when less than 20,000 tokens could be freed outside the last 10 (the clear would not pay for the cache it breaks)', () => {
+    const steps: Step[] = ['q'];
+    for (let i = 0; i < 14; i++) steps.push(tool('bash', String.fromCharCode(65 + i).repeat(3_000)));
+    const { p } = run(spillway, transcript(...steps), 'openai-chat', perChar);
+    expect(p.stats.originalTokens).toBeGreaterThan(40_000);
+    expect(p.reductions).toEqual([]);
   });
 });
 
