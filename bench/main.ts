@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { incrementalBench, sizeBench, type IncrementalRow, type SizeRow } from './engine';
+import { runPeers } from './peers';
 import { updateReadme } from './readme';
 
 const quick = process.argv.includes('--quick');
@@ -26,7 +27,7 @@ function engineTable(rows: SizeRow[], inc: IncrementalRow[]): string {
   return lines.join('\n');
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const started = Date.now();
   const sizes: Array<[number, string]> = quick ? [[1_000_000, '1 MB'], [10_000_000, '10 MB']] : [[1_000_000, '1 MB'], [50_000_000, '50 MB']];
   const rows: SizeRow[] = [];
@@ -44,6 +45,21 @@ function main(): void {
     updateReadme('engine', `Made by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}). Bodies are generated coding-agent sessions (bench/generate.ts) in the Chat Completions format, projected with the \`spillway\` preset and an in-memory store. *Cold*: a fresh engine and token cache; *in session*: the same body projected again in its session; *incremental*: each call of a session projected in order, call k+1 after call k.\n\n${table}`);
   }
   process.stdout.write(`## Engine speed (${quick ? 'quick' : 'full'} run, node ${process.version})\n\n${table}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+
+  // Spillway against its peers, on real and generated sessions (bench/peers.ts)
+  const peersStarted = Date.now();
+  const peers = await runPeers({ quick, out, log: (line) => process.stderr.write(line + '\n') });
+  if (!quick) {
+    updateReadme('peers', `${peers.markdown}\n![Tokens sent per call, generated session](bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](bench/results/tokens-per-call-real.svg)`);
+  }
+  const met = peers.aims.filter((a) => a.met).length;
+  process.stdout.write(`\n## Spillway against its peers (${((Date.now() - peersStarted) / 1000).toFixed(0)} s; bench/results/peers.md)\n\n`);
+  process.stdout.write(`Aims for the \`spillway\` default on real transcripts: ${met} of ${peers.aims.length} met\n`);
+  for (const a of peers.aims) process.stdout.write(`  [${a.met ? 'MET' : 'NOT MET'}] ${a.aim}: ${a.value}\n`);
+  process.stdout.write(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
 }
 
-main();
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { formatProxyBench, runProxyBench } from './proxy';
+import { updateReadme } from './readme';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -17,7 +18,12 @@ async function main(): Promise<void> {
     ...(args.includes('--in-process') ? { proxyIn: 'in-process' as const } : {}),
     log: (l) => process.stderr.write(l + '\n'),
   });
-  process.stdout.write(formatProxyBench(result) + '\n');
+  const table = formatProxyBench(result);
+  process.stdout.write(table + '\n');
+  // full runs of the default (out-of-process) mode rewrite the README's figures
+  if (!quick && !args.includes('--in-process')) {
+    updateReadme('proxy', `Made by \`npm run bench:proxy\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}), the proxy run as \`spillway proxy\`.\n\n${table}`);
+  }
   if (json) writeFileSync(json, JSON.stringify(result, null, 2) + '\n');
 }
 

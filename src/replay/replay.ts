@@ -5,7 +5,8 @@
  * projection had hidden. The engine runs with a session, exactly as behind the proxy, so the
  * figures include its stickiness.
  */
-import { createEngine, readRequest, resultText, type EngineOptions, type SpillwayConfig } from '../engine';
+import { performance } from 'node:perf_hooks';
+import { createEngine, readRequest, resultText, type EngineOptions, type Projection, type SpillwayConfig } from '../engine';
 import { parseLazy, type JValue } from '../engine/json';
 import type { Reduction, WireFormat } from '../engine/types';
 import { MemoryStore } from '../store';
@@ -67,9 +68,11 @@ export interface ReplayOptions {
   detail?: boolean;
   signal?: AbortSignal;
   onCall?: (index: number, total: number) => void;
+  /** each call's request text and projection, with the time `project` took (benchmarks time the engine with it) */
+  onProjection?: (index: number, call: { request: string; projection: Projection<string>; engineMs: number }) => void;
 }
 
-function shapeOf(text: string, wire: WireFormat, fixedTokens: number, itemTokens: number[]): PromptShape {
+export function shapeOf(text: string, wire: WireFormat, fixedTokens: number, itemTokens: number[]): PromptShape {
   const root = parseLazy(text);
   const key = wire === 'openai-responses' ? 'input' : 'messages';
   let fixed = '';
@@ -84,35 +87,118 @@ function shapeOf(text: string, wire: WireFormat, fixedTokens: number, itemTokens
   return { fixed, fixedTokens, items, itemTokens };
 }
 
+/**
+ * What the meter needs of one call, whoever projected it: the token shapes of the request as the
+ * agent sent it and as projected, the reply, and (only built when the reply names identifiers)
+ * both request texts. Benchmarks feed peers' projections through the same meter as the engine's.
+ */
+export interface MeterCall {
+  originalTokens: number;
+  projectedTokens: number;
+  originalShape: PromptShape;
+  projectedShape: PromptShape;
+  reply: string;
+  original: () => string;
+  projected: () => string;
+  /** the reductions in force in this call ([] for a strategy that keeps no store) */
+  reductions: readonly Reduction[];
+}
+
+/**
+ * Per-call accounting shared by `replay` and the benchmarks: cached prefix, cost under each price
+ * model for raw history and projection (both with caching), cache stability, and missed identifiers.
+ */
+export class ReplayMeter {
+  readonly calls: ReplayCall[] = [];
+  readonly cost: ReplayTotals['cost'];
+  private prevProjected?: PromptShape;
+  private prevOriginal?: PromptShape;
+  private readonly originals = new Map<string, string>();
+
+  constructor(private readonly prices: readonly PriceModel[] = PRICE_MODELS, private readonly store?: { get(handle: string): string | undefined }) {
+    this.cost = Object.fromEntries(prices.map((p) => [p.name, { raw: 0, projected: 0, relative: 1 }]));
+  }
+
+  add(c: MeterCall, reductionList?: Reduction[]): ReplayCall {
+    const cached = sharedPrefix(this.prevProjected, c.projectedShape);
+    const rawCached = sharedPrefix(this.prevOriginal, c.originalShape);
+    this.prevProjected = c.projectedShape;
+    this.prevOriginal = c.originalShape;
+    for (const pm of this.prices) {
+      this.cost[pm.name]!.raw += callCost(c.originalTokens, rawCached.tokens, pm);
+      this.cost[pm.name]!.projected += callCost(c.projectedTokens, cached.tokens, pm);
+    }
+    const ids = c.reply ? missedIdentifiers(c.reply, c.original(), c.projected()) : { referenced: [], missed: [] };
+    const missed = ids.missed.map((id) => {
+      for (const r of c.reductions) {
+        let o = this.originals.get(r.handle);
+        if (o === undefined) { try { o = this.store?.get(r.handle) ?? ''; } catch { o = ''; } this.originals.set(r.handle, o); }
+        if (o.includes(id)) return { id, handle: r.handle };
+      }
+      return { id };
+    });
+    const call: ReplayCall = {
+      index: this.calls.length,
+      originalTokens: c.originalTokens,
+      projectedTokens: c.projectedTokens,
+      reductions: c.reductions.length,
+      freshReductions: c.reductions.filter((r) => r.fresh).length,
+      cachedPrefixTokens: cached.tokens,
+      cacheStable: cached.stable,
+      rawCachedPrefixTokens: rawCached.tokens,
+      referencedIds: ids.referenced.length,
+      missedIds: ids.missed.length,
+      missed,
+      ...(reductionList ? { reductionList } : {}),
+    };
+    this.calls.push(call);
+    return call;
+  }
+
+  totals(skippedRecords: number, unrecoverable: string[]): ReplayTotals {
+    const calls = this.calls;
+    for (const pm of this.prices) {
+      const c = this.cost[pm.name]!;
+      c.relative = c.raw > 0 ? c.projected / c.raw : 1;
+    }
+    const referenced = calls.reduce((a, c) => a + c.referencedIds, 0);
+    const missedN = calls.reduce((a, c) => a + c.missedIds, 0);
+    // the first call has no predecessor, so it cannot be cache-stable; share over the others
+    const stableOf = calls.slice(1);
+    return {
+      calls: calls.length,
+      originalTokens: calls.reduce((a, c) => a + c.originalTokens, 0),
+      projectedTokens: calls.reduce((a, c) => a + c.projectedTokens, 0),
+      cacheStableShare: stableOf.length ? stableOf.filter((c) => c.cacheStable).length / stableOf.length : 1,
+      maxOriginalTokens: calls.reduce((a, c) => Math.max(a, c.originalTokens), 0),
+      maxProjectedTokens: calls.reduce((a, c) => Math.max(a, c.projectedTokens), 0),
+      recoverable: unrecoverable.length === 0,
+      skippedRecords,
+      referencedIds: referenced,
+      missedIds: missedN,
+      missRate: referenced ? missedN / referenced : 0,
+      cost: this.cost,
+      unrecoverable,
+    };
+  }
+}
+
 /** Replays a transcript; throws only for engine failures, which are bugs or unreadable calls. */
 export function replay(t: Transcript, opts: ReplayOptions): ReplayResult {
   const store = opts.store ?? new MemoryStore();
   const engine = createEngine(opts.config, { store, ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}), ...(opts.reducers ? { reducers: opts.reducers } : {}) });
-  const prices = opts.prices ?? PRICE_MODELS;
-  const calls: ReplayCall[] = [];
+  const meter = new ReplayMeter(opts.prices ?? PRICE_MODELS, store);
   const checked = new Map<string, boolean>();
   const unrecoverable: string[] = [];
-  let prevProjected: PromptShape | undefined;
-  let prevOriginal: PromptShape | undefined;
-  const cost: ReplayTotals['cost'] = Object.fromEntries(prices.map((p) => [p.name, { raw: 0, projected: 0, relative: 1 }]));
-  const originals = new Map<string, string>();
 
   for (let k = 0; k < t.calls.length; k++) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
     const text = JSON.stringify(requestForCall(t, k));
+    const started = opts.onProjection ? performance.now() : 0;
     const p = engine.project(text, t.wire, { session: 'replay', detail: true });
+    if (opts.onProjection) opts.onProjection(k, { request: text, projection: p, engineMs: performance.now() - started });
     const out = p.request;
     const d = p.detail!;
-    const projShape = shapeOf(out, t.wire, d.fixedTokens, d.projectedItemTokens);
-    const origShape = shapeOf(text, t.wire, d.fixedTokens, d.originalItemTokens);
-    const cached = sharedPrefix(prevProjected, projShape);
-    const rawCached = sharedPrefix(prevOriginal, origShape);
-    prevProjected = projShape;
-    prevOriginal = origShape;
-    for (const pm of prices) {
-      cost[pm.name]!.raw += callCost(p.stats.originalTokens, rawCached.tokens, pm);
-      cost[pm.name]!.projected += callCost(p.stats.projectedTokens, cached.tokens, pm);
-    }
 
     // recoverability: every fresh reduction reads back equal to the result it replaced
     if (p.reductions.some((r) => r.fresh && !checked.has(r.handle))) {
@@ -127,60 +213,24 @@ export function replay(t: Transcript, opts: ReplayOptions): ReplayResult {
       }
     }
 
-    const miss = missedIdentifiers(t.calls[k]!.reply, text, out);
-    const missed = miss.missed.map((id) => {
-      for (const r of p.reductions) {
-        let o = originals.get(r.handle);
-        if (o === undefined) { try { o = store.get(r.handle); } catch { o = ''; } originals.set(r.handle, o); }
-        if (o.includes(id)) return { id, handle: r.handle };
-      }
-      return { id };
-    });
-    calls.push({
-      index: k,
+    meter.add({
       originalTokens: p.stats.originalTokens,
       projectedTokens: p.stats.projectedTokens,
-      reductions: p.reductions.length,
-      freshReductions: p.reductions.filter((r) => r.fresh).length,
-      cachedPrefixTokens: cached.tokens,
-      cacheStable: cached.stable,
-      rawCachedPrefixTokens: rawCached.tokens,
-      referencedIds: miss.referenced.length,
-      missedIds: miss.missed.length,
-      missed,
-      ...(opts.detail ? { reductionList: p.reductions } : {}),
-    });
+      originalShape: shapeOf(text, t.wire, d.fixedTokens, d.originalItemTokens),
+      projectedShape: shapeOf(out, t.wire, d.fixedTokens, d.projectedItemTokens),
+      reply: t.calls[k]!.reply,
+      original: () => text,
+      projected: () => out,
+      reductions: p.reductions,
+    }, opts.detail ? p.reductions : undefined);
     opts.onCall?.(k, t.calls.length);
   }
 
-  for (const pm of prices) {
-    const c = cost[pm.name]!;
-    c.relative = c.raw > 0 ? c.projected / c.raw : 1;
-  }
-  const referenced = calls.reduce((a, c) => a + c.referencedIds, 0);
-  const missedN = calls.reduce((a, c) => a + c.missedIds, 0);
-  // the first call has no predecessor, so it cannot be cache-stable; share over the others
-  const stableOf = calls.slice(1);
   return {
     format: t.source,
     wire: t.wire,
-    calls,
+    calls: meter.calls,
     skipped: t.skipped,
-    totals: {
-      calls: calls.length,
-      originalTokens: calls.reduce((a, c) => a + c.originalTokens, 0),
-      projectedTokens: calls.reduce((a, c) => a + c.projectedTokens, 0),
-      cacheStableShare: stableOf.length ? stableOf.filter((c) => c.cacheStable).length / stableOf.length : 1,
-      maxOriginalTokens: calls.reduce((a, c) => Math.max(a, c.originalTokens), 0),
-      maxProjectedTokens: calls.reduce((a, c) => Math.max(a, c.projectedTokens), 0),
-      recoverable: unrecoverable.length === 0,
-      skippedRecords: t.skipped.total,
-      referencedIds: referenced,
-      missedIds: missedN,
-      missRate: referenced ? missedN / referenced : 0,
-      cost,
-      unrecoverable,
-    },
+    totals: meter.totals(t.skipped.total, unrecoverable),
   };
 }
-

@@ -1,0 +1,242 @@
+/**
+ * The benchmark's measurements, one code path for every strategy: each call's projected request
+ * goes through `ReplayMeter` (src/replay/replay.ts, the meter `spillway replay` itself uses) for
+ * tokens, cached prefix, cost under both cache price models and missed identifiers; `strategyRow`
+ * turns a meter's totals plus the strategy's timings and read-back figures into one table row.
+ *
+ * Spillway's presets run through `replay()`, whose token shapes come from the engine. Every other
+ * strategy's projected items are shaped here by the engine's own counting rule (the tokens of every
+ * string value of an item, plus 4 per item; `tools`/`system`/`instructions` as the fixed part), so
+ * a request Spillway left alone counts the same either way (test/unit/bench-metrics.test.ts checks).
+ */
+import { performance } from 'node:perf_hooks';
+import { newTokenCounter, type TokenCounter } from '../src/engine';
+import type { WireFormat } from '../src/engine/types';
+import type { PriceModel, PromptShape } from '../src/replay/metrics';
+import { PRICE_MODELS } from '../src/replay/metrics';
+import { itemsKey, requestForCall, type Transcript } from '../src/replay/readers';
+import { replay, ReplayMeter, type ReplayCall, type ReplayTotals } from '../src/replay/replay';
+import { MemoryStore } from '../src/store';
+import type { StoredMeta } from '../src/engine/types';
+import type { Driver } from './drivers';
+import type { Item } from './blocks';
+
+/** Tokens a message costs beyond its text, as the engine counts them (engine.ts ITEM_OVERHEAD_TOKENS). */
+export const ITEM_OVERHEAD_TOKENS = 4;
+
+/** The request fields the engine counts as sent before the items, per wire format. */
+const FIXED_KEYS: Record<WireFormat, readonly string[]> = {
+  'openai-chat': ['tools', 'functions'],
+  'openai-responses': ['instructions', 'tools'],
+  'anthropic-messages': ['system', 'tools'],
+};
+/** The fields replay's shapeOf compares to tell whether the fixed part changed. */
+const SHAPE_FIXED_KEYS = new Set(['system', 'tools', 'instructions']);
+
+function stringTokens(v: unknown, counter: TokenCounter): number {
+  if (typeof v === 'string') return counter.count(v);
+  if (Array.isArray(v)) { let n = 0; for (const x of v) n += stringTokens(x, counter); return n; }
+  if (v && typeof v === 'object') { let n = 0; for (const x of Object.values(v)) n += stringTokens(x, counter); return n; }
+  return 0;
+}
+
+/** Token shapes of requests made of `base` plus items, each item serialised and counted once. */
+export class Shaper {
+  private readonly cache = new WeakMap<object, { json: string; tokens: number }>();
+  readonly fixed: string;
+  readonly fixedTokens: number;
+
+  constructor(readonly wire: WireFormat, base: Record<string, unknown>, private readonly counter: TokenCounter) {
+    let fixed = '';
+    let fixedTokens = 0;
+    for (const [k, v] of Object.entries(base)) {
+      if (k === itemsKey(wire)) continue;
+      if (SHAPE_FIXED_KEYS.has(k)) fixed += `${k}:${JSON.stringify(v)}\n`;
+      if (FIXED_KEYS[wire].includes(k)) fixedTokens += stringTokens(v, counter);
+    }
+    this.fixed = fixed;
+    this.fixedTokens = fixedTokens;
+  }
+
+  private item(it: Item): { json: string; tokens: number } {
+    let c = this.cache.get(it);
+    if (!c) {
+      c = { json: JSON.stringify(it), tokens: stringTokens(it, this.counter) + ITEM_OVERHEAD_TOKENS };
+      this.cache.set(it, c);
+    }
+    return c;
+  }
+
+  shape(items: readonly Item[]): { shape: PromptShape; tokens: number } {
+    const json: string[] = new Array(items.length);
+    const itemTokens: number[] = new Array(items.length);
+    let tokens = this.fixedTokens;
+    items.forEach((it, i) => { const c = this.item(it); json[i] = c.json; itemTokens[i] = c.tokens; tokens += c.tokens; });
+    return { shape: { fixed: this.fixed, fixedTokens: this.fixedTokens, items: json, itemTokens }, tokens };
+  }
+}
+
+/** What one strategy did on one session, before it becomes a row. */
+export interface StrategyRun {
+  calls: ReplayCall[];
+  totals: ReplayTotals;
+  /** the strategy's own time per call (engine.project, wrapModelCall, pruneMessages...) */
+  engineMs: number[];
+  /** tokens removed, summed over calls (original - projected) */
+  removedTokens: number;
+  /** of those, tokens whose full text a handle in the projection reads back exactly */
+  recoverableTokens: number;
+}
+
+/** Measures a non-engine strategy: its projected items, call by call, through the shared meter. */
+export async function runDriver(t: Transcript, driver: Driver, counter: TokenCounter, prices: readonly PriceModel[] = PRICE_MODELS): Promise<StrategyRun> {
+  const shaper = new Shaper(t.wire, t.base, counter);
+  const meter = new ReplayMeter(prices);
+  const engineMs: number[] = [];
+  let removed = 0;
+  for (let k = 0; k < t.calls.length; k++) {
+    const { items, ms } = await driver.project(k);
+    engineMs.push(ms);
+    const orig = shaper.shape(t.items.slice(0, t.calls[k]!.end) as Item[]);
+    const proj = shaper.shape(items);
+    removed += Math.max(0, orig.tokens - proj.tokens);
+    meter.add({
+      originalTokens: orig.tokens,
+      projectedTokens: proj.tokens,
+      originalShape: orig.shape,
+      projectedShape: proj.shape,
+      reply: t.calls[k]!.reply,
+      original: () => JSON.stringify(requestForCall(t, k)),
+      projected: () => JSON.stringify({ ...t.base, [itemsKey(t.wire)]: items }),
+      reductions: [],
+    });
+  }
+  // nothing such a strategy removes is kept anywhere: none of it can be read back
+  return { calls: meter.calls, totals: meter.totals(t.skipped.total, []), engineMs, removedTokens: removed, recoverableTokens: 0 };
+}
+
+/**
+ * The in-memory store `replay` would use, except that it copies the metadata strings it keeps. The
+ * engine reads `tool` and `callId` as slices of the request text, and V8 keeps a slice's whole parent
+ * alive: a MemoryStore entry would pin the full request body of every call that stored something
+ * (1,000 calls of a few MB each ran out of heap). Copying the short strings costs nothing measurable.
+ */
+export class BenchStore extends MemoryStore {
+  override put(handle: string, text: string, meta: StoredMeta): void {
+    const copy = { ...meta } as Record<string, unknown>;
+    for (const [k, v] of Object.entries(copy)) if (typeof v === 'string') copy[k] = JSON.parse(JSON.stringify(v)) as string;
+    super.put(handle, text, copy as unknown as StoredMeta);
+  }
+}
+
+/**
+ * Measures Spillway with a configuration, through `replay()` (a fresh token counter, so its time is
+ * cold). Removed content counts as readable back when a reduction in force holds it under a handle
+ * that `replay` read back equal to the original; per call, at most what the call removed.
+ */
+export function runSpillway(t: Transcript, config: Record<string, unknown>, tokenizer: 'o200k_base' | 'approximate' = 'o200k_base'): StrategyRun {
+  const engineMs: number[] = [];
+  // per call, tokens the reductions in force removed; per handle, the same summed over calls (kept
+  // small: a long session carries hundreds of reductions into every call)
+  const reduced: number[] = [];
+  const byHandle = new Map<string, number>();
+  const r = replay(t, {
+    config, tokenizer: newTokenCounter(tokenizer), store: new BenchStore(),
+    onProjection: (_k, c) => {
+      engineMs.push(c.engineMs);
+      let n = 0;
+      for (const x of c.projection.reductions) {
+        const saved = Math.max(0, x.originalTokens - x.projectedTokens);
+        n += saved;
+        byHandle.set(x.handle, (byHandle.get(x.handle) ?? 0) + saved);
+      }
+      reduced.push(n);
+    },
+  });
+  let removed = 0, recoverable = 0;
+  r.calls.forEach((c, k) => {
+    const gone = Math.max(0, c.originalTokens - c.projectedTokens);
+    removed += gone;
+    recoverable += Math.min(reduced[k]!, gone);
+  });
+  // a handle that did not read back takes back everything it was credited with
+  for (const h of r.totals.unrecoverable) recoverable -= byHandle.get(h) ?? 0;
+  return { calls: r.calls, totals: r.totals, engineMs, removedTokens: removed, recoverableTokens: Math.max(0, recoverable) };
+}
+
+/** JSON.parse time of call bodies, for the calls `sample` picks (all of them by default). */
+export function parseTimes(t: Transcript, sample: (k: number) => boolean = () => true, reps = 3): Map<number, number> {
+  const out = new Map<number, number>();
+  for (let k = 0; k < t.calls.length; k++) {
+    if (!sample(k)) continue;
+    const body = JSON.stringify(requestForCall(t, k));
+    let best = Infinity;
+    for (let i = 0; i < reps; i++) { const t0 = performance.now(); JSON.parse(body); best = Math.min(best, performance.now() - t0); }
+    out.set(k, best);
+  }
+  return out;
+}
+
+export type StrategyKind = 'raw' | 'peer' | 'spillway' | 'reference';
+
+export interface Row {
+  strategy: string;
+  kind: StrategyKind;
+  calls: number;
+  inputTokens: number;
+  rawTokens: number;
+  /** 1 - input / raw */
+  reduction: number;
+  largest: number;
+  rawLargest: number;
+  /** largest / rawLargest */
+  largestRel: number;
+  /** share of removed tokens a handle reads back; null when nothing was removed */
+  recoverableShare: number | null;
+  cacheStableShare: number;
+  /** cost relative to raw history with caching, per price model */
+  cost: Record<string, number>;
+  /** the absolute costs behind it, in uncached-token units (for pooling sessions) */
+  costUnits: Record<string, { raw: number; projected: number }>;
+  missRate: number | null;
+  referencedIds: number;
+  missedIds: number;
+  msPerCall: number;
+  /** strategy time over JSON.parse time of the same bodies (calls parse-timed) */
+  overParse: number;
+  /** the sums behind overParse, and behind recoverableShare */
+  sampledEngineMs: number;
+  sampledParseMs: number;
+  removedTokens: number;
+  recoverableTokens: number;
+}
+
+/** One row: every figure of the table, from a run and the session's parse times. */
+export function strategyRow(strategy: string, kind: StrategyKind, run: StrategyRun, parse: ReadonlyMap<number, number>): Row {
+  const t = run.totals;
+  let eng = 0, par = 0;
+  for (const [k, ms] of parse) { eng += run.engineMs[k] ?? 0; par += ms; }
+  return {
+    strategy, kind,
+    calls: t.calls,
+    inputTokens: t.projectedTokens,
+    rawTokens: t.originalTokens,
+    reduction: t.originalTokens ? 1 - t.projectedTokens / t.originalTokens : 0,
+    largest: t.maxProjectedTokens,
+    rawLargest: t.maxOriginalTokens,
+    largestRel: t.maxOriginalTokens ? t.maxProjectedTokens / t.maxOriginalTokens : 1,
+    recoverableShare: run.removedTokens > 0 ? run.recoverableTokens / run.removedTokens : null,
+    cacheStableShare: t.cacheStableShare,
+    cost: Object.fromEntries(Object.entries(t.cost).map(([k, v]) => [k, v.relative])),
+    costUnits: Object.fromEntries(Object.entries(t.cost).map(([k, v]) => [k, { raw: v.raw, projected: v.projected }])),
+    missRate: t.referencedIds ? t.missRate : null,
+    referencedIds: t.referencedIds,
+    missedIds: t.missedIds,
+    msPerCall: run.engineMs.length ? run.engineMs.reduce((a, b) => a + b, 0) / run.engineMs.length : 0,
+    overParse: par > 0 ? eng / par : 0,
+    sampledEngineMs: eng,
+    sampledParseMs: par,
+    removedTokens: run.removedTokens,
+    recoverableTokens: run.recoverableTokens,
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * Spillway against its peers and against the floor, on real sessions (issue 7): every strategy on
+ * every session in one run, measured by one meter (bench/metrics.ts), written to bench/results/
+ * as peers.json, peers.md and SVG charts of tokens per call. Prints whether the `spillway` default
+ * meets each aim of the issue.
+ */
+import { readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { tokenCounter } from '../src/engine';
+import { readTranscript, type Transcript } from '../src/replay/readers';
+import { aiSdkDriver, langchainDriver, maskingDriver, rawDriver, type DriverFactory } from './drivers';
+import { generateSession } from './generate';
+import { parseTimes, runDriver, runSpillway, strategyRow, type Row, type StrategyKind, type StrategyRun } from './metrics';
+import { tokensPerCallSvg } from './svg';
+
+export interface Strategy {
+  name: string;
+  kind: StrategyKind;
+  /** how it is driven, for the tables */
+  how: string;
+  driver?: DriverFactory;
+  config?: Record<string, unknown>;
+}
+
+export const SEED_PRESETS = ['openai-trimmer', 'clark-budget', 'ai-agent', 'eino', 'oracle-offload'] as const;
+
+export const STRATEGIES: Strategy[] = [
+  { name: 'raw', kind: 'raw', how: 'the requests as the agent sent them', driver: rawDriver },
+  { name: 'langchain-clear-tool-uses', kind: 'peer', how: 'langchain `contextEditingMiddleware({ edits: [new ClearToolUsesEdit()] })` (defaults: trigger 100,000 tokens, keep 3, approximate counts), `wrapModelCall` on the agent state each call', driver: langchainDriver() },
+  { name: 'ai-sdk-prune (docs example)', kind: 'peer', how: "ai `pruneMessages({ messages, reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' })` before each call", driver: aiSdkDriver({ reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' }) },
+  { name: 'ai-sdk-prune (before-last-message)', kind: 'peer', how: "ai `pruneMessages({ messages, toolCalls: 'before-last-message' })` before each call", driver: aiSdkDriver({ toolCalls: 'before-last-message' }) },
+  ...SEED_PRESETS.map((p): Strategy => ({ name: `preset ${p}`, kind: 'peer', how: `Spillway engine, preset \`${p}\` (seed system reproduced), through replay()`, config: { preset: p } })),
+  { name: 'spillway', kind: 'spillway', how: 'Spillway engine, default preset `spillway`, through replay()', config: { preset: 'spillway' } },
+  { name: 'mask last 10 turns (reference)', kind: 'reference', how: 'reference, not a peer: tool results older than the last 10 model calls replaced by a one-line placeholder, no store', driver: maskingDriver(10) },
+];
+
+export interface Session {
+  name: string;
+  real: boolean;
+  transcript: Transcript;
+  note: string;
+}
+
+/** A generated session as a transcript (replies unknown, so no miss rate). */
+export function generatedTranscript(calls: number, maxToolChars: number, seed: number, maxHuge: number): { t: Transcript; toolChars: number } {
+  const s = generateSession(calls, maxToolChars, seed, maxHuge);
+  return {
+    toolChars: s.toolChars,
+    t: {
+      source: 'openai-chat', wire: 'openai-chat',
+      base: { model: 'gpt-4.1', tools: [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }], stream: true },
+      items: s.messages, calls: s.ends.map((end) => ({ end, reply: '' })),
+      skipped: { total: 0, byReason: {}, notes: [] },
+    },
+  };
+}
+
+export async function loadSessions(quick: boolean, dir = join(process.cwd(), 'test', 'fixtures', 'transcripts')): Promise<Session[]> {
+  const out: Session[] = [];
+  for (const f of readdirSync(dir).filter((f) => !f.endsWith('.md') && f !== 'small').sort()) {
+    const t = await readTranscript(join(dir, f));
+    out.push({ name: basename(f).split('__')[0]!, real: true, transcript: t, note: `${f}: ${t.source}, ${t.calls.length} calls` });
+  }
+  const gens: Array<[number, number, number, number]> = quick
+    ? [[100, 2_000_000, 11, 300_000], [200, 2_000_000, 12, 100_000]]
+    : [[100, 50_000_000, 11, 20_000_000], [1000, 50_000_000, 12, 200_000]];
+  for (const [calls, max, seed, huge] of gens) {
+    const { t, toolChars } = generatedTranscript(calls, max, seed, huge);
+    out.push({ name: `generated ${calls} calls`, real: false, transcript: t, note: `bench/generate.ts generateSession(${calls}, ${max}, ${seed}, ${huge}): ${(toolChars / 1e6).toFixed(1)} MB of tool output` });
+  }
+  return out;
+}
+
+export interface SessionResult {
+  session: string;
+  real: boolean;
+  note: string;
+  calls: number;
+  rows: Row[];
+  /** projected tokens per call, per strategy (for the charts) */
+  perCall: Record<string, number[]>;
+}
+
+export async function runSession(s: Session, strategies: Strategy[] = STRATEGIES, log: (line: string) => void = () => {}): Promise<SessionResult> {
+  const t = s.transcript;
+  const counter = tokenCounter('o200k_base');
+  const n = t.calls.length;
+  const stride = Math.max(1, Math.ceil(n / 40));
+  const parse = parseTimes(t, (k) => k % stride === 0 || k === n - 1, s.real ? 5 : 1);
+  const rows: Row[] = [];
+  const perCall: Record<string, number[]> = {};
+  for (const st of strategies) {
+    const started = Date.now();
+    const run: StrategyRun = st.config ? runSpillway(t, st.config) : await runDriver(t, st.driver!(t), counter);
+    rows.push(strategyRow(st.name, st.kind, run, parse));
+    perCall[st.name] = run.calls.map((c) => c.projectedTokens);
+    log(`  ${s.name}: ${st.name} ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  return { session: s.name, real: s.real, note: s.note, calls: n, rows, perCall };
+}
+
+/** One strategy's figures over all real sessions together (costs, tokens and misses summed). */
+export function pooled(results: SessionResult[], strategy: string): Row {
+  const rows = results.filter((r) => r.real).map((r) => r.rows.find((x) => x.strategy === strategy)!);
+  const sum = (f: (r: Row) => number) => rows.reduce((a, r) => a + f(r), 0);
+  const priceNames = Object.keys(rows[0]!.costUnits);
+  const costUnits = Object.fromEntries(priceNames.map((p) => [p, { raw: sum((r) => r.costUnits[p]!.raw), projected: sum((r) => r.costUnits[p]!.projected) }]));
+  const referenced = sum((r) => r.referencedIds), missed = sum((r) => r.missedIds);
+  const removed = sum((r) => r.removedTokens);
+  const calls = sum((r) => r.calls);
+  return {
+    strategy, kind: rows[0]!.kind, calls,
+    inputTokens: sum((r) => r.inputTokens), rawTokens: sum((r) => r.rawTokens),
+    reduction: 1 - sum((r) => r.inputTokens) / sum((r) => r.rawTokens),
+    largest: Math.max(...rows.map((r) => r.largest)), rawLargest: Math.max(...rows.map((r) => r.rawLargest)),
+    // the worst session decides whether the largest context stays under half of raw's
+    largestRel: Math.max(...rows.map((r) => r.largestRel)),
+    recoverableShare: removed > 0 ? sum((r) => r.recoverableTokens) / removed : null,
+    cacheStableShare: sum((r) => r.cacheStableShare * Math.max(0, r.calls - 1)) / Math.max(1, sum((r) => Math.max(0, r.calls - 1))),
+    cost: Object.fromEntries(priceNames.map((p) => [p, costUnits[p]!.projected / costUnits[p]!.raw])),
+    costUnits,
+    missRate: referenced ? missed / referenced : null, referencedIds: referenced, missedIds: missed,
+    msPerCall: sum((r) => r.msPerCall * r.calls) / calls,
+    overParse: sum((r) => r.sampledEngineMs) / sum((r) => r.sampledParseMs),
+    sampledEngineMs: sum((r) => r.sampledEngineMs), sampledParseMs: sum((r) => r.sampledParseMs),
+    removedTokens: removed, recoverableTokens: sum((r) => r.recoverableTokens),
+  };
+}
+
+// ---- aims ----------------------------------------------------------------------------------------
+
+/** The issue's aims for the `spillway` default on real transcripts. */
+export const AIMS = { maxCost: 0.6, maxMiss: 0.03, maxLargest: 0.5, recoverable: 1, maxOverParse: 0.5 } as const;
+
+export interface Aim { aim: string; value: string; met: boolean }
+
+export function aimsFor(row: Row, peers: Row[]): Aim[] {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const a = row.cost.anthropic!, o = row.cost.openai!;
+  const miss = row.missRate ?? 0;
+  const cheaper = peers.filter((p) => p.cost.anthropic! <= a || p.cost.openai! <= o);
+  return [
+    { aim: 'cost ≤ 60% of raw-with-caching (Anthropic prices)', value: pct(a), met: a <= AIMS.maxCost },
+    { aim: 'cost ≤ 60% of raw-with-caching (OpenAI prices)', value: pct(o), met: o <= AIMS.maxCost },
+    { aim: 'miss rate ≤ 3%', value: row.missRate === null ? 'n/a (no identifiers)' : pct(miss), met: miss <= AIMS.maxMiss },
+    { aim: 'largest context ≤ 50% of raw (worst session)', value: pct(row.largestRel), met: row.largestRel <= AIMS.maxLargest },
+    { aim: '100% of removed content readable back', value: row.recoverableShare === null ? 'nothing removed' : pct(row.recoverableShare), met: row.recoverableShare === null || row.recoverableShare >= AIMS.recoverable },
+    { aim: 'cheaper than every peer under both price models, at miss ≤ 3%', value: cheaper.length ? `not cheaper than ${cheaper.map((p) => `${p.strategy} (${pct(p.cost.anthropic!)} / ${pct(p.cost.openai!)}, miss ${p.missRate === null ? 'n/a' : pct(p.missRate)})`).join(', ')}` : 'cheaper than all', met: cheaper.length === 0 && miss <= AIMS.maxMiss },
+    { aim: 'engine time ≤ 0.5 × JSON.parse of the same bodies', value: `${row.overParse.toFixed(2)}×`, met: row.overParse <= AIMS.maxOverParse },
+  ];
+}
+
+// ---- output --------------------------------------------------------------------------------------
+
+const pct = (x: number | null, d = 1) => (x === null ? 'n/a' : `${(x * 100).toFixed(d)}%`);
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+export function rowsTable(rows: Row[]): string {
+  return [
+    '| strategy | input tokens (sum over calls) | reduction vs raw | largest context | largest vs raw | removed content readable back | cache-stable calls | cost vs raw, Anthropic cache prices | cost vs raw, OpenAI cache prices | miss rate | ms per call | time / JSON.parse |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) => `| ${r.kind === 'spillway' ? `**${r.strategy}**` : r.strategy} | ${int(r.inputTokens)} | ${pct(r.reduction)} | ${int(r.largest)} | ${pct(r.largestRel, 0)} | ${r.recoverableShare === null ? '—' : pct(r.recoverableShare, 0)} | ${pct(r.cacheStableShare, 0)} | ${pct(r.cost.anthropic!)} | ${pct(r.cost.openai!)} | ${r.missRate === null ? 'n/a' : `${pct(r.missRate)} (${r.missedIds}/${r.referencedIds})`} | ${r.kind === 'raw' ? '—' : r.msPerCall.toFixed(3)} | ${r.kind === 'raw' ? '—' : r.overParse.toFixed(2)} |`),
+  ].join('\n');
+}
+
+export function aimsTable(aims: Aim[]): string {
+  return ['| aim (real transcripts, pooled) | spillway | met |', '| --- | --- | --- |', ...aims.map((a) => `| ${a.aim} | ${a.value} | ${a.met ? 'yes' : '**no**'} |`)].join('\n');
+}
+
+export interface PeersReport { markdown: string; aims: Aim[]; json: unknown; svgs: Record<string, string> }
+
+export function report(results: SessionResult[], meta: { quick: boolean; node: string; seconds: number }, strategies: Strategy[] = STRATEGIES): PeersReport {
+  const real = results.filter((r) => r.real);
+  const all = strategies.map((s) => pooled(results, s.name));
+  const spill = all.find((r) => r.kind === 'spillway')!;
+  const aims = aimsFor(spill, all.filter((r) => r.kind === 'peer'));
+  const parts: string[] = [];
+  parts.push(`Made by \`npm run bench${meta.quick ? ' -- --quick' : ''}\` (node ${meta.node}, ${meta.quick ? 'quick' : 'full'} run, ${meta.seconds.toFixed(0)} s). Tokens are o200k_base counts; costs are per call from the longest prefix shared with the previous call's request (Anthropic: cached 0.1×, rest 1.25×; OpenAI: cached 0.5×, rest 1×), relative to the raw requests priced the same way. Times are ratios taken side by side in this run.`);
+  parts.push(`### Aims for \`spillway\` (${real.length} real transcripts pooled)\n\n${aimsTable(aims)}`);
+  parts.push(`### All real transcripts pooled\n\nCosts, tokens, misses and read-back summed over the sessions; the largest context is the worst session's ratio.\n\n${rowsTable(all)}`);
+  for (const r of results) parts.push(`### ${r.session}\n\n${r.note}\n\n${rowsTable(r.rows)}`);
+  parts.push(`### How each strategy is driven\n\n${strategies.map((s) => `- **${s.name}**: ${s.how}`).join('\n')}`);
+  const chartSession = results.find((r) => !r.real && r.calls <= 150) ?? results.find((r) => !r.real);
+  const realChart = [...real].sort((a, b) => b.calls - a.calls)[0];
+  const svgs: Record<string, string> = {};
+  if (chartSession) svgs['tokens-per-call.svg'] = tokensPerCallSvg(`Tokens sent per call: ${chartSession.session} (${chartSession.note.split(': ')[1]})`, chartSession.perCall, strategies, true);
+  if (realChart) svgs['tokens-per-call-real.svg'] = tokensPerCallSvg(`Tokens sent per call: ${realChart.session} (real, ${realChart.calls} calls)`, realChart.perCall, strategies);
+  const json = {
+    quick: meta.quick, node: meta.node, seconds: meta.seconds, aims,
+    strategies: strategies.map(({ name, kind, how }) => ({ name, kind, how })),
+    pooledReal: all,
+    sessions: results.map(({ session, real: isReal, note, calls, rows, perCall }) => ({ session, real: isReal, note, calls, rows, projectedTokensPerCall: perCall })),
+  };
+  return { markdown: parts.join('\n\n') + '\n', aims, json, svgs };
+}
+
+export async function runPeers(opts: { quick: boolean; out: string; log?: (line: string) => void }): Promise<PeersReport> {
+  const started = Date.now();
+  const log = opts.log ?? (() => {});
+  const sessions = await loadSessions(opts.quick);
+  const results: SessionResult[] = [];
+  for (const s of sessions) results.push(await runSession(s, STRATEGIES, log));
+  const rep = report(results, { quick: opts.quick, node: process.version, seconds: (Date.now() - started) / 1000 });
+  writeFileSync(join(opts.out, 'peers.json'), JSON.stringify(rep.json, null, 2) + '\n');
+  writeFileSync(join(opts.out, 'peers.md'), rep.markdown);
+  for (const [f, svg] of Object.entries(rep.svgs)) writeFileSync(join(opts.out, f), svg);
+  return rep;
+}

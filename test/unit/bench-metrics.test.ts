@@ -1,0 +1,123 @@
+/**
+ * The benchmark's metrics on a tiny session whose answer is worked out by hand, through the same
+ * functions `npm run bench` uses (runDriver / runSpillway / strategyRow), and the check that
+ * Spillway's rows and the peers' rows count tokens the same way.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { newTokenCounter } from '../../src/engine';
+import { readTranscript, type Transcript } from '../../src/replay/readers';
+import { replay } from '../../src/replay/replay';
+import { maskingDriver, MASK_PLACEHOLDER, rawDriver } from '../../bench/drivers';
+import { runDriver, runSpillway, Shaper, strategyRow } from '../../bench/metrics';
+
+// Approximate tokens: ceil(chars / 4) per string value, plus 4 per item.
+//   item 0 user "task"                         1 + 1 + 4            =   6
+//   item 1 assistant calling sh (id a)          3 + 1 + 2 + 1 + 1 + 4 = 12  ("assistant", "a", "function", "sh", "{}")
+//   item 2 tool result a, 400 chars             1 + 1 + 100 + 4      = 106
+//   item 3 assistant calling sh (id b)                                  12
+//   item 4 tool result b, "ok"                  1 + 1 + 1 + 4        =   7
+// Calls send items [0,1), [0,3), [0,5): raw 6, 124, 143 tokens.
+const big = 'x'.repeat(383) + ' handleRequestFoo';
+const t: Transcript = {
+  source: 'openai-chat', wire: 'openai-chat', base: { model: 'm' },
+  items: [
+    { role: 'user', content: 'task' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'sh', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'a', content: big },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'b', type: 'function', function: { name: 'sh', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'b', content: 'ok' },
+  ],
+  calls: [{ end: 1, reply: '' }, { end: 3, reply: '' }, { end: 5, reply: 'Found handleRequestFoo in the output' }],
+  skipped: { total: 0, byReason: {}, notes: [] },
+};
+const approx = () => newTokenCounter('approximate');
+const allCalls = new Map([[0, 1], [1, 1], [2, 1]]); // JSON.parse "took" 1 ms per call
+
+describe('bench metrics on a tiny session with a known answer', () => {
+  it('raw: tokens per call, largest context, and cost with caching', async () => {
+    const run = await runDriver(t, rawDriver(t), approx());
+    expect(run.calls.map((c) => c.originalTokens)).toEqual([6, 124, 143]);
+    expect(run.calls.map((c) => c.projectedTokens)).toEqual([6, 124, 143]);
+    // each call's prefix is the whole previous call: 0, 6, 124 cached tokens
+    expect(run.calls.map((c) => c.cachedPrefixTokens)).toEqual([0, 6, 124]);
+    const row = strategyRow('raw', 'raw', run, allCalls);
+    expect(row.inputTokens).toBe(273);
+    expect(row.reduction).toBe(0);
+    expect(row.largest).toBe(143);
+    expect(row.cacheStableShare).toBe(1);
+    expect(row.recoverableShare).toBeNull();
+    // Anthropic: 6*1.25 + (6*0.1 + 118*1.25) + (124*0.1 + 19*1.25) = 7.5 + 148.1 + 36.15
+    expect(row.costUnits.anthropic!.raw).toBeCloseTo(191.75, 9);
+    // OpenAI: 6 + (6*0.5 + 118) + (124*0.5 + 19)
+    expect(row.costUnits.openai!.raw).toBeCloseTo(208, 9);
+    expect(row.cost.anthropic).toBeCloseTo(1, 12);
+    expect(row.missRate).toBe(0);
+    expect(row.referencedIds).toBe(1);
+  });
+
+  it('masking the last turn: fewer tokens, a broken cache, a miss, nothing readable back', async () => {
+    // turns = 1: in call 2 the result of item 2 is older than the last call and is masked
+    const run = await runDriver(t, maskingDriver(1)(t), approx());
+    const masked = 1 + 1 + Math.ceil(MASK_PLACEHOLDER.length / 4) + 4; // "tool", "a", placeholder
+    expect(masked).toBe(16);
+    expect(run.calls.map((c) => c.projectedTokens)).toEqual([6, 124, 6 + 12 + masked + 12 + 7]);
+    expect(run.calls[2]!.cachedPrefixTokens).toBe(18); // items 0 and 1, then item 2 changed
+    const row = strategyRow('mask', 'reference', run, allCalls);
+    expect(row.inputTokens).toBe(183);
+    expect(row.reduction).toBeCloseTo(1 - 183 / 273, 12);
+    expect(row.largest).toBe(124);
+    expect(row.largestRel).toBeCloseTo(124 / 143, 12);
+    expect(row.cacheStableShare).toBe(0.5);
+    // Anthropic: 7.5 + 148.1 + (18*0.1 + 35*1.25); OpenAI: 6 + 121 + (18*0.5 + 35)
+    expect(row.costUnits.anthropic!.projected).toBeCloseTo(201.15, 9);
+    expect(row.cost.anthropic).toBeCloseTo(201.15 / 191.75, 12);
+    expect(row.cost.openai).toBeCloseTo(171 / 208, 12);
+    // the reply names handleRequestFoo, which only the masked result held
+    expect(row.referencedIds).toBe(1);
+    expect(row.missedIds).toBe(1);
+    expect(row.missRate).toBe(1);
+    expect(row.removedTokens).toBe(90);
+    expect(row.recoverableShare).toBe(0);
+    expect(row.msPerCall).toBeGreaterThanOrEqual(0);
+    expect(row.overParse).toBeCloseTo(row.sampledEngineMs / 3, 12);
+  });
+
+  it('spillway offloading the big result: all of it readable back, every call cache-stable, no miss', () => {
+    const config = { tokenizer: 'approximate', defaultCap: 200, previewChars: 0, clear: { enabled: false } };
+    const run = runSpillway(t, config, 'approximate');
+    const row = strategyRow('spillway', 'spillway', run, allCalls);
+    expect(run.calls.map((c) => c.originalTokens)).toEqual([6, 124, 143]);
+    expect(run.calls.map((c) => c.reductions)).toEqual([0, 1, 1]);
+    const saved = 143 - run.calls[2]!.projectedTokens;
+    expect(saved).toBeGreaterThan(50);
+    expect(run.calls[1]!.originalTokens - run.calls[1]!.projectedTokens).toBe(saved);
+    expect(row.removedTokens).toBe(2 * saved);
+    expect(row.recoverableShare).toBe(1);
+    expect(row.cacheStableShare).toBe(1);
+    // the marker names the handle, not the identifier: a miss, attributed to the stored output
+    expect(row.missRate).toBe(1);
+    expect(run.calls[2]!.missed[0]!.handle).toMatch(/^sw_[0-9a-f]{24}$/);
+    expect(run.engineMs).toHaveLength(3);
+  });
+});
+
+describe('one way of counting for every strategy', () => {
+  const dir = join(__dirname, '../fixtures/transcripts');
+  const files = readdirSync(dir).filter((f) => !f.endsWith('.md') && f !== 'small');
+  it.each(files)('%s: the bench shaper counts raw and projected requests exactly as the engine does', async (f) => {
+    const tr = await readTranscript(join(dir, f));
+    const counter = newTokenCounter('o200k_base');
+    const shaper = new Shaper(tr.wire, tr.base, counter);
+    const key = tr.wire === 'openai-responses' ? 'input' : 'messages';
+    const projected: string[] = [];
+    // small caps so the engine reduces results in every fixture
+    const r = replay(tr, { config: { defaultCap: 400, previewChars: 300, clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000 } }, tokenizer: counter, onProjection: (_k, c) => projected.push(c.projection.request) });
+    expect(r.calls.some((c) => c.reductions > 0)).toBe(true);
+    r.calls.forEach((c, k) => {
+      expect(shaper.shape(tr.items.slice(0, tr.calls[k]!.end) as never).tokens).toBe(c.originalTokens);
+      expect(shaper.shape((JSON.parse(projected[k]!) as Record<string, never[]>)[key]!).tokens).toBe(c.projectedTokens);
+    });
+  });
+});
