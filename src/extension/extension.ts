@@ -11,6 +11,8 @@ import { StoredOutputFileSystem } from './documents';
 import { registerCommands } from './commands';
 import { registerReadTool } from './readTool';
 import { registerTestBridge } from './testBridge';
+import { Inspector } from './inspector/panel';
+import { ProxyController } from './proxy';
 import { SCHEME } from './pure/documents';
 import type { WireFormat } from '../engine/types';
 
@@ -33,12 +35,17 @@ export function activate(context: vscode.ExtensionContext): SpillwayApi {
     ...registerCommands(host),
     registerReadTool(host),
   );
+  const inspector = new Inspector(host);
+  context.subscriptions.push(inspector);
+  // spillway.proxy.*: records next to the store, where the inspector's proxy source reads; a new turn refreshes it at once
+  const proxy = new ProxyController(host, context);
+  context.subscriptions.push(proxy, proxy.onDidRecordTurn(() => inspector.proxy.refresh()));
   const api: SpillwayApi = {
     project: (request, format, options) => host.project(request, format, options),
     read: (handle, options) => host.read(handle, options),
     documentUri: (handle) => host.documentUri(handle),
   };
-  context.subscriptions.push(...registerTestBridge(context, host, api));
+  context.subscriptions.push(...registerTestBridge(context, host, api, inspector));
   log.info(`Spillway activated in VS Code ${vscode.version}`);
   return api;
 }

@@ -80,6 +80,9 @@ export class SpillwayHost implements vscode.Disposable {
   private readonly projectEmitter = new vscode.EventEmitter<ProjectEvent>();
   /** fires after every projection made through `project` (the inspector shows them as API sessions) */
   readonly onDidProject = this.projectEmitter.event;
+  private readonly engineEmitter = new vscode.EventEmitter<Engine>();
+  /** fires after the settings rebuilt the engine (the proxy projects later calls with it) */
+  readonly onDidChangeEngine = this.engineEmitter.event;
   /** the configuration the engine was built from (the inspector's dry runs start from it) */
   config!: SpillwayConfig;
   private readonly status: vscode.StatusBarItem;
@@ -96,7 +99,7 @@ export class SpillwayHost implements vscode.Disposable {
     this.status.tooltip = 'Tokens Spillway kept out of model calls in this window. Click to open a stored output.';
     this.updateStatus();
     this.status.show();
-    this.disposables.push(this.status, this.changeEmitter, this.projectEmitter);
+    this.disposables.push(this.status, this.changeEmitter, this.projectEmitter, this.engineEmitter);
 
     this.reloadSettings();
     this.disposables.push(
@@ -154,6 +157,7 @@ export class SpillwayHost implements vscode.Disposable {
       this.config = parseConfig({}).config;
       this.engine = createEngine(this.config, options);
     }
+    this.engineEmitter.fire(this.engine);
     const set = Object.keys(input).length === 0 ? 'none (preset defaults)' : JSON.stringify(input);
     this.log.info(`settings loaded; keys set by the user: ${set}`);
     const current = new Set<string>();

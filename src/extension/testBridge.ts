@@ -21,7 +21,7 @@ interface TestRequest {
   args?: unknown[];
 }
 
-export function registerTestBridge(context: vscode.ExtensionContext, host: SpillwayHost, api: unknown): vscode.Disposable[] {
+export function registerTestBridge(context: vscode.ExtensionContext, host: SpillwayHost, api: unknown, inspector?: unknown): vscode.Disposable[] {
   const out = process.env.SPILLWAY_TEST_OUT;
   if (!out) return [];
   const inbox = join(out, 'inbox');
@@ -32,7 +32,7 @@ export function registerTestBridge(context: vscode.ExtensionContext, host: Spill
   const run = async (request: TestRequest): Promise<unknown> => {
     // eslint-disable-next-line @typescript-eslint/no-implied-eval
     const fn = new Function(`return (${request.fn});`)() as (t: unknown, ...args: unknown[]) => unknown;
-    return await fn({ vscode, api, context, host, require }, ...(request.args ?? []));
+    return await fn({ vscode, api, context, host, inspector, require }, ...(request.args ?? []));
   };
   const command = vscode.commands.registerCommand(TEST_COMMAND, run);
 

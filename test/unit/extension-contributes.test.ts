@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { CONFIG_KEYS } from '../../src/engine/index';
 import { contributes, COMMAND_TITLES } from '../../src/extension/pure/contributes';
 import { STORAGE_KEYS } from '../../src/extension/pure/settings';
+import { PROXY_KEYS } from '../../src/extension/proxyConfig';
 
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8'));
 
@@ -12,9 +13,9 @@ describe('package.json contributes', () => {
     expect(pkg.contributes).toEqual(contributes());
   });
 
-  it('declares every engine key and the storage keys under spillway.*, each with a description', () => {
+  it('declares every engine key, the storage keys and the proxy keys under spillway.*, each with a description', () => {
     const props = pkg.contributes.configuration.properties as Record<string, Record<string, unknown>>;
-    const keys = [...CONFIG_KEYS, ...STORAGE_KEYS].map((k) => `spillway.${k.key}`);
+    const keys = [...CONFIG_KEYS, ...STORAGE_KEYS, ...PROXY_KEYS].map((k) => `spillway.${k.key}`);
     expect(Object.keys(props).sort()).toEqual(keys.sort());
     for (const k of keys) {
       expect(props[k]?.markdownDescription, k).toBeTruthy();

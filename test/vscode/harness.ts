@@ -21,6 +21,7 @@ import type * as vscodeTypes from 'vscode';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { SpillwayApi } from '../../src/extension/extension';
 import type { SpillwayHost } from '../../src/extension/host';
+import type { Inspector } from '../../src/extension/inspector/panel';
 
 export const ROOT = resolve(__dirname, '../..');
 export const HARNESS_DIR = join(ROOT, '.harness');
@@ -37,6 +38,7 @@ export interface HostContext {
   api: SpillwayApi;
   context: vscodeTypes.ExtensionContext;
   host: SpillwayHost;
+  inspector: Inspector;
   require: NodeRequire;
 }
 

@@ -7,6 +7,7 @@
  */
 import { CONFIG_KEYS, DEFAULT_CONFIG, configValue } from '../../engine/config';
 import { configurationContribution } from './settings';
+import { PROXY_EXTRA_SCHEMA, PROXY_KEYS } from '../proxyConfig';
 
 export const CATEGORY = 'Spillway';
 
@@ -16,7 +17,14 @@ export const COMMAND_TITLES = {
   'spillway.compareOriginalAndProjected': 'Compare Original and Projected',
   'spillway.clearStoredOutputs': 'Clear Stored Outputs',
   'spillway.showLog': 'Show Log',
+  'spillway.openInspector': 'Open Inspector',
+  'spillway.openTranscript': 'Open Transcript…',
+  'spillway.browseAgentSessions': 'Browse Agent Sessions',
+  'spillway.copyAgentEnvironment': 'Copy Agent Environment',
 } as const;
+
+/** Files Open Transcript accepts from the explorer: agent logs, request bodies, trajectories. */
+export const TRANSCRIPT_FILE_WHEN = 'resourceScheme == file && resourceExtname =~ /^\\.(jsonl|json|traj)$/';
 
 export const READ_TOOL_INPUT_SCHEMA = {
   type: 'object',
@@ -33,13 +41,18 @@ export const READ_TOOL_INPUT_SCHEMA = {
 
 export function contributes(): Record<string, unknown> {
   return {
-    configuration: configurationContribution(CONFIG_KEYS, (key) => configValue(DEFAULT_CONFIG, key)),
+    configuration: configurationContribution(CONFIG_KEYS, (key) => configValue(DEFAULT_CONFIG, key), PROXY_KEYS, PROXY_EXTRA_SCHEMA),
     commands: Object.entries(COMMAND_TITLES).map(([command, title]) => ({
       command,
       title,
       category: CATEGORY,
       ...(command === 'spillway.openStoredOutput' ? { icon: '$(fold)' } : {}),
+      ...(command === 'spillway.openInspector' ? { icon: '$(graph)' } : {}),
+      ...(command === 'spillway.copyAgentEnvironment' ? { icon: '$(radio-tower)' } : {}),
     })),
+    menus: {
+      'explorer/context': [{ command: 'spillway.openTranscript', when: TRANSCRIPT_FILE_WHEN, group: 'navigation@90' }],
+    },
     languageModelTools: [
       {
         name: 'spillway_read_output',

@@ -211,11 +211,15 @@ function settingSchema(info: ConfigKeyInfo, defaultValue: unknown, order: number
 export function configurationContribution(
   engineKeys: readonly ConfigKeyInfo[],
   defaultOf: (key: string) => unknown,
+  /** more extension keys after the storage keys (the proxy's), with their extra schema */
+  extraKeys: readonly ConfigKeyInfo[] = [],
+  extraSchema: Record<string, Record<string, unknown>> = {},
 ): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   let order = 0;
   for (const info of engineKeys) properties[`${SECTION}.${info.key}`] = settingSchema(info, defaultOf(info.key), order++, true);
   for (const info of STORAGE_KEYS) properties[`${SECTION}.${info.key}`] = settingSchema(info, info.default, order++, false);
+  for (const info of extraKeys) properties[`${SECTION}.${info.key}`] = { ...settingSchema(info, info.default, order++, false), ...extraSchema[info.key] };
   return { title: 'Spillway', properties };
 }
 

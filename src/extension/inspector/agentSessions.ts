@@ -1,0 +1,118 @@
+/**
+ * Where agents keep their sessions on disk, and which of them belong to a workspace folder, for
+ * Spillway: Browse Agent Sessions. No `vscode` here, so it is unit-tested on a fake home folder.
+ *
+ * - Claude Code: `~/.claude/projects/<cwd with every / (and every other character that is not a
+ *   letter or digit) replaced by ->/<session>.jsonl`.
+ * - Codex CLI: `~/.codex/sessions/<yyyy>/<mm>/<dd>/rollout-*.jsonl`, one file per session, whose
+ *   first record (`session_meta`) names the `cwd` it ran in.
+ */
+import * as fs from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export interface AgentSessionFile {
+  agent: 'claude-code' | 'codex';
+  file: string;
+  bytes: number;
+  /** ISO 8601 modification time */
+  modified: string;
+}
+
+/** Bytes read from the start of a Codex rollout to find its session_meta line. */
+const META_HEAD_BYTES = 64 * 1024;
+/** Folders visited under ~/.codex/sessions at most (years × months × days stay far below). */
+const MAX_DIRS = 20_000;
+
+/** The folder names Claude Code may have used for `cwd` (it replaced `/`, and in newer versions every non-alphanumeric). */
+export function claudeProjectNames(cwd: string): string[] {
+  const abs = resolve(cwd);
+  return [...new Set([abs.replace(/[\\/]/g, '-'), abs.replace(/[^A-Za-z0-9]/g, '-')])];
+}
+
+function stat(file: string): { bytes: number; modified: string } | undefined {
+  try {
+    const s = fs.statSync(file);
+    return s.isFile() ? { bytes: s.size, modified: s.mtime.toISOString() } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function claudeSessions(home: string, cwd: string): AgentSessionFile[] {
+  const out: AgentSessionFile[] = [];
+  for (const name of claudeProjectNames(cwd)) {
+    const dir = join(home, '.claude', 'projects', name);
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      if (!n.endsWith('.jsonl')) continue;
+      const file = join(dir, n);
+      const s = stat(file);
+      if (s) out.push({ agent: 'claude-code', file, ...s });
+    }
+  }
+  return out;
+}
+
+/** The cwd a Codex rollout's session_meta names, if its first lines hold one. */
+export function codexCwd(file: string): string | undefined {
+  let head = '';
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buf = Buffer.alloc(META_HEAD_BYTES);
+      const n = fs.readSync(fd, buf, 0, META_HEAD_BYTES, 0);
+      head = buf.subarray(0, n).toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  for (const line of head.split('\n').slice(0, 20)) {
+    try {
+      const rec = JSON.parse(line) as { type?: string; payload?: { cwd?: unknown } };
+      if (rec.type === 'session_meta' && typeof rec.payload?.cwd === 'string') return rec.payload.cwd;
+    } catch {
+      /* a cut-off line at the end of the head */
+    }
+  }
+  return undefined;
+}
+
+export function codexSessions(home: string, cwd: string): AgentSessionFile[] {
+  const root = join(home, '.codex', 'sessions');
+  const want = resolve(cwd);
+  const out: AgentSessionFile[] = [];
+  const stack = [root];
+  let visited = 0;
+  while (stack.length && visited++ < MAX_DIRS) {
+    const dir = stack.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) stack.push(p);
+      else if (e.isFile() && /^rollout-.*\.jsonl$/.test(e.name)) {
+        const c = codexCwd(p);
+        if (c === undefined || resolve(c) !== want) continue;
+        const s = stat(p);
+        if (s) out.push({ agent: 'codex', file: p, ...s });
+      }
+    }
+  }
+  return out;
+}
+
+/** The Claude Code and Codex sessions of a workspace folder, newest first. */
+export function agentSessions(home: string, cwd: string): AgentSessionFile[] {
+  return [...claudeSessions(home, cwd), ...codexSessions(home, cwd)].sort((a, b) => b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file));
+}

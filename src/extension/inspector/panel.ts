@@ -1,0 +1,301 @@
+/**
+ * The inspector panel in VS Code: `Spillway: Open Inspector`, a WebviewPanel restored after a
+ * reload by its serializer, wired to the InspectorService; plus `Spillway: Open Transcript…` and
+ * `Spillway: Browse Agent Sessions`, which replay a session from disk and show it in the panel.
+ *
+ * The service does the talking (protocol validation, the ready handshake, the answers); this file
+ * only owns what needs `vscode`: the panel and its HTML, and the actions that reuse the extension's
+ * commands (open a stored output as a `spillway:` document, compare in the diff editor, write
+ * `spillway.toolCaps` through Set Cap for Tool).
+ */
+import * as vscode from 'vscode';
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { defaultSessionsDir } from '../../proxy/recording';
+import { readTranscript } from '../../replay/readers';
+import { replay } from '../../replay/replay';
+import { SECTION } from '../pure/settings';
+import { formatCount } from '../pure/format';
+import { COMMANDS } from '../commands';
+import { errorText, type SpillwayHost } from '../host';
+import type { CapChoice, CapValue } from '../../protocol';
+import { agentSessions } from './agentSessions';
+import { ApiSource } from './apiSource';
+import { inspectorHtml, newNonce } from './html';
+import { ProxySource } from './proxySource';
+import { ReplaySource } from './replaySource';
+import { InspectorService, type InspectorActions } from './service';
+import type { InspectorContext, InspectorSession, SessionSource } from './session';
+
+export const VIEW_TYPE = 'spillway.inspector';
+export const INSPECTOR_COMMANDS = {
+  open: 'spillway.openInspector',
+  openTranscript: 'spillway.openTranscript',
+  browseAgentSessions: 'spillway.browseAgentSessions',
+} as const;
+
+/**
+ * What the inspector remembers per workspace, in `<workspace storage>/inspector.json`: the transcripts
+ * opened (newest first) and the session shown last. A file written at once rather than
+ * workspaceState, which VS Code flushes lazily and loses when the window reloads right after.
+ */
+interface Remembered {
+  replayed?: string[];
+  lastSession?: string;
+}
+
+class InspectorMemory {
+  constructor(private readonly file: string) {}
+  read(): Remembered {
+    try {
+      return JSON.parse(readFileSync(this.file, 'utf8')) as Remembered;
+    } catch {
+      return {};
+    }
+  }
+  write(change: Remembered): void {
+    try {
+      mkdirSync(dirname(this.file), { recursive: true });
+      writeFileSync(this.file, JSON.stringify({ ...this.read(), ...change }));
+    } catch {
+      /* remembering is a convenience */
+    }
+  }
+}
+
+export interface OpenTranscriptResult {
+  sessionId: string;
+  calls: number;
+  missedIds: number;
+  missRate: number;
+}
+
+export class Inspector implements vscode.Disposable {
+  readonly replays: ReplaySource;
+  readonly proxy: ProxySource;
+  readonly api: ApiSource;
+  private readonly sources: SessionSource[];
+  private panel: vscode.WebviewPanel | undefined;
+  service: InspectorService | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly ctx: InspectorContext;
+  private readonly memory: InspectorMemory;
+
+  constructor(private readonly host: SpillwayHost) {
+    this.ctx = {
+      store: () => host.store,
+      config: () => host.config,
+      projectedText: (handle) => host.record(handle)?.marker,
+      log: (line) => host.log.warn(line),
+    };
+    const memory = (this.memory = new InspectorMemory(join(host.baseDir, 'inspector.json')));
+    this.replays = new ReplaySource(this.ctx, { get: () => memory.read().replayed ?? [], set: (replayed) => memory.write({ replayed }) });
+    this.proxy = new ProxySource(this.ctx, () => defaultSessionsDir(host.storeDir));
+    this.api = new ApiSource(this.ctx);
+    this.sources = [this.proxy, this.replays, this.api];
+    this.disposables.push(
+      host.onDidProject((e) => this.api.record(e.session, e.request, e.result)),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration(SECTION)) return;
+        // the host rebuilt its engine first (it registered its listener earlier): replays follow the new caps
+        this.replays.rerunAll();
+        this.service?.settingsChanged();
+      }),
+      vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel) => this.attach(panel),
+      }),
+      vscode.commands.registerCommand(INSPECTOR_COMMANDS.open, () => this.show()),
+      vscode.commands.registerCommand(INSPECTOR_COMMANDS.openTranscript, (uri?: vscode.Uri | string) => this.openTranscript(uri)),
+      vscode.commands.registerCommand(INSPECTOR_COMMANDS.browseAgentSessions, (opts?: { home?: string; pick?: string }) => this.browseAgentSessions(opts)),
+    );
+  }
+
+  /** Opens the panel (or reveals it) and resolves when the webview is listening. */
+  async show(sessionId?: string): Promise<boolean> {
+    if (this.panel) this.panel.reveal(undefined, false);
+    else {
+      const root = this.host.context.extensionUri;
+      const panel = vscode.window.createWebviewPanel(VIEW_TYPE, 'Spillway Inspector', vscode.ViewColumn.Active, {
+        enableScripts: true,
+        localResourceRoots: [vscode.Uri.joinPath(root, 'dist'), vscode.Uri.joinPath(root, 'media')],
+      });
+      this.attach(panel);
+    }
+    if (sessionId) this.service?.notify('host/showSession', { sessionId });
+    return true;
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
+    this.panel?.dispose();
+    this.service?.dispose();
+    this.panel = panel;
+    const root = this.host.context.extensionUri;
+    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(root, 'dist'), vscode.Uri.joinPath(root, 'media')] };
+    const w = panel.webview;
+    panel.webview.html = inspectorHtml({
+      cspSource: w.cspSource,
+      nonce: newNonce(),
+      scriptUri: w.asWebviewUri(vscode.Uri.joinPath(root, 'dist', 'webview.js')).toString(),
+      styleUri: w.asWebviewUri(vscode.Uri.joinPath(root, 'dist', 'webview.css')).toString(),
+    });
+    const service = new InspectorService(this.sources, this.actions(), (m) => void w.postMessage(m));
+    this.service = service;
+    // the webview keeps its own state too, but VS Code may not have saved its latest before a reload
+    const last = this.memory.read().lastSession;
+    if (last && service.sessions().some((s) => s.id === last)) service.notify('host/showSession', { sessionId: last });
+    const subs = [
+      w.onDidReceiveMessage((m) => service.receive(m)),
+      // a hidden webview is torn down (no retainContextWhenHidden): hold messages until it is ready again
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) service.reset();
+      }),
+      panel.onDidDispose(() => {
+        for (const s of subs) s.dispose();
+        service.dispose();
+        if (this.panel === panel) {
+          this.panel = undefined;
+          this.service = undefined;
+        }
+      }),
+    ];
+  }
+
+  private actions(): InspectorActions {
+    const host = this.host;
+    return {
+      config: () => host.config,
+      openStored: async (handle) => vscode.commands.executeCommand(COMMANDS.openStoredOutput, handle),
+      compare: async (handle, session) => {
+        if (!host.record(handle)) this.rememberProjection(handle, session);
+        return vscode.commands.executeCommand(COMMANDS.compare, handle);
+      },
+      copyHandle: async (handle) => {
+        // not awaited: a browser-hosted workbench may hold the clipboard write until the page has focus
+        void Promise.resolve(vscode.env.clipboard.writeText(handle)).catch((e) => host.log.warn(`could not copy ${handle}: ${errorText(e)}`));
+        vscode.window.setStatusBarMessage(`Spillway: copied ${handle}`, 5000);
+      },
+      saveCaps: (caps, target) => this.saveCaps(caps, target),
+      opened: (sessionId) => this.memory.write({ lastSession: sessionId }),
+      log: (level, line) => (level === 'error' ? host.log.error(line) : level === 'warn' ? host.log.warn(line) : host.log.info(line)),
+    };
+  }
+
+  /** A replayed or proxied result was never projected by this window: give Compare its projected side. */
+  private rememberProjection(handle: string, session: InspectorSession | undefined): void {
+    if (!session) return;
+    const marker = session.text(handle, 'projected', 0, Number.MAX_SAFE_INTEGER);
+    if (marker.unavailable) return;
+    for (let i = session.info.turns - 1; i >= 0; i--) {
+      let r;
+      try {
+        r = session.detail(i).results.find((x) => x.handle === handle);
+      } catch {
+        continue;
+      }
+      if (!r) continue;
+      this.host.addRecord({ handle, tool: r.tool, callId: r.callId, stage: r.stage, reason: r.reason, marker: marker.text, time: new Date().toISOString() });
+      return;
+    }
+  }
+
+  /** Writes each changed cap through Set Cap for Tool (the extension's one settings writer). */
+  private async saveCaps(caps: Record<string, CapChoice>, target?: 'workspace' | 'user'): Promise<Record<string, CapValue>> {
+    const where = target ?? ((vscode.workspace.workspaceFolders?.length ?? 0) > 0 ? 'workspace' : 'user');
+    for (const [tool, cap] of Object.entries(caps)) {
+      await vscode.commands.executeCommand(COMMANDS.setToolCap, tool, cap, where);
+    }
+    const written = vscode.workspace.getConfiguration(SECTION).get<Record<string, CapValue>>('toolCaps') ?? {};
+    this.host.log.info(`inspector: saved toolCaps ${JSON.stringify(caps)} (${where})`);
+    return written;
+  }
+
+  /** Spillway: Open Transcript…: replays a session file and shows it in the inspector. */
+  async openTranscript(target?: vscode.Uri | string): Promise<OpenTranscriptResult | undefined> {
+    let path = typeof target === 'string' ? target : target?.fsPath;
+    if (!path) {
+      const picked = await vscode.window.showOpenDialog({
+        title: 'Spillway: Open Transcript',
+        canSelectMany: false,
+        openLabel: 'Replay',
+        filters: { 'Agent transcripts': ['jsonl', 'json', 'traj'], 'All files': ['*'] },
+      });
+      path = picked?.[0]?.fsPath;
+      if (!path) return undefined;
+    }
+    const file = path;
+    try {
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Spillway: replaying ${basename(file)}`, cancellable: true },
+        async (progress, token) => {
+          const abort = new AbortController();
+          const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
+          try {
+            let last = 0;
+            const transcript = await readTranscript(file, {
+              signal: abort.signal,
+              onProgress: (read, total) => {
+                const pct = total ? Math.floor((read / total) * 50) : 0;
+                if (pct > last) progress.report({ increment: pct - last, message: `reading (${formatCount(read)} of ${formatCount(total)} bytes)` });
+                last = Math.max(last, pct);
+              },
+            });
+            progress.report({ increment: Math.max(0, 50 - last), message: `projecting ${transcript.calls.length} calls` });
+            // yield once so the notification shows the new message before the (synchronous) replay
+            await new Promise((r) => setTimeout(r, 0));
+            if (abort.signal.aborted) return undefined;
+            const result = replay(transcript, { config: this.host.config, store: this.host.store, detail: true, signal: abort.signal });
+            const info = statSync(file);
+            const session = this.replays.add(file, transcript, result, info.size, info.mtime.toISOString());
+            this.host.log.info(`inspector: replayed ${file}: ${result.totals.calls} calls, ${formatCount(result.totals.originalTokens)} → ${formatCount(result.totals.projectedTokens)} tokens, ${result.totals.missedIds} missed identifiers`);
+            await this.show(session.id);
+            return { sessionId: session.id, calls: result.totals.calls, missedIds: result.totals.missedIds, missRate: result.totals.missRate };
+          } finally {
+            sub.dispose();
+          }
+        },
+      );
+    } catch (e) {
+      if ((e as Error)?.message === 'cancelled') return undefined;
+      this.host.notify('error', `Spillway: could not replay ${basename(file)}: ${errorText(e)}`);
+      return undefined;
+    }
+  }
+
+  /** Spillway: Browse Agent Sessions: the Claude Code and Codex sessions of the open folder. */
+  async browseAgentSessions(opts?: { home?: string; pick?: string }): Promise<OpenTranscriptResult | { files: string[] } | undefined> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!folder) {
+      this.host.notify('info', 'Spillway: open a folder first; agent sessions are listed for the folder they ran in.');
+      return undefined;
+    }
+    const home = opts?.home ?? homedir();
+    const found = agentSessions(home, folder);
+    if (found.length === 0) {
+      this.host.notify('info', `Spillway found no Claude Code (~/.claude/projects) or Codex (~/.codex/sessions) sessions for ${folder}.`);
+      return { files: [] };
+    }
+    if (opts?.pick === '') return { files: found.map((f) => f.file) };
+    let file = opts?.pick !== undefined ? found.find((f) => f.file === opts.pick || basename(f.file) === opts.pick)?.file : undefined;
+    if (!file) {
+      const picked = await vscode.window.showQuickPick(
+        found.map((f) => ({
+          label: basename(f.file),
+          description: `${f.agent === 'claude-code' ? 'Claude Code' : 'Codex'} · ${formatCount(f.bytes)} bytes · ${new Date(f.modified).toLocaleString()}`,
+          detail: f.file,
+          file: f.file,
+        })),
+        { title: 'Spillway: Browse Agent Sessions', placeHolder: `Sessions of ${basename(folder)}, newest first`, matchOnDetail: true },
+      );
+      file = picked?.file;
+    }
+    return file ? this.openTranscript(file) : undefined;
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    this.service?.dispose();
+    for (const s of this.sources) s.dispose();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}

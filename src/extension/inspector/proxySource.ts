@@ -1,0 +1,209 @@
+/**
+ * Proxy recordings as inspector sessions. The proxy appends one JSON line per model call to
+ * `<dir>/<session>.jsonl` and keeps the request bodies (as sent and as forwarded) by handle in
+ * `<dir>/bodies/` (see src/proxy/recording.ts). This adapter only reads those files: it lists them,
+ * turns their lines into turn summaries, and watches the folder so new turns appear as they are
+ * recorded.
+ */
+import * as fs from 'node:fs';
+import { createEngine, readRequest, resultText, type SpillwayConfig } from '../../engine';
+import { listSessions, readBody, readSession, type Turn } from '../../proxy/recording';
+import { markerTextFor } from '../pure/documents';
+import type { SessionInfo, TurnSummary } from '../../protocol';
+import { Listeners, RecordSession, toolsOf, type InspectorContext, type InspectorSession, type SessionChange, type SessionSource, type TurnRecord } from './session';
+
+/** File events are coalesced over this long: an agent call writes its body files and its line together. */
+const WATCH_DEBOUNCE_MS = 150;
+
+export function proxyRecord(t: Turn, index: number): TurnRecord {
+  const original = t.originalTokens ?? 0;
+  const summary: TurnSummary = {
+    index,
+    originalTokens: original,
+    projectedTokens: t.projectedTokens ?? original,
+    // recordings do not keep the previous projection's shape; the provider says whether its cache hit
+    cacheStable: (t.usage?.cachedTokens ?? 0) > 0,
+    ...(t.usage?.cachedTokens !== undefined ? { cachedPrefixTokens: t.usage.cachedTokens } : {}),
+    ...(t.stats ? { toolResults: t.stats.toolResults } : {}),
+    reductions: t.reductions.length,
+    tools: toolsOf(t.reductions.filter((r) => r.fresh)),
+    missed: 0,
+    time: t.time,
+    ...(t.model ? { model: t.model } : {}),
+    ...(t.failOpen || t.error ? { note: t.failOpen ?? t.error } : {}),
+  };
+  return { summary, reductions: t.reductions, missed: [] };
+}
+
+export class ProxySession extends RecordSession {
+  info: SessionInfo;
+  private raw: Turn[] = [];
+
+  constructor(ctx: InspectorContext, readonly dir: string, readonly file: string, readonly name: string) {
+    super(ctx);
+    this.info = { id: `proxy:${name}`, origin: 'proxy', title: name, detail: file, turns: 0, modified: new Date(0).toISOString(), live: true };
+    this.reload();
+  }
+
+  /** Re-reads the file; returns the turns added since the last read. */
+  reload(): TurnSummary[] {
+    let turns: Turn[];
+    try {
+      turns = readSession(this.file);
+    } catch {
+      return [];
+    }
+    const before = this.raw.length;
+    this.raw = turns;
+    this.records = turns.map(proxyRecord);
+    const last = turns[turns.length - 1];
+    const models = [...new Set(turns.map((t) => t.model).filter(Boolean))].join(', ');
+    let bytes = 0;
+    try {
+      bytes = fs.statSync(this.file).size;
+    } catch { /* removed */ }
+    this.info = {
+      ...this.info,
+      turns: turns.length,
+      modified: last?.time ?? this.info.modified,
+      bytes,
+      detail: `proxy recording${models ? ` · ${models}` : ''} · ${this.file}`,
+    };
+    return turns.length > before ? this.records.slice(before).map((r) => r.summary) : [];
+  }
+
+  private turnOf(handle: string): Turn | undefined {
+    return this.raw.find((t) => t.reductions.some((r) => r.handle === handle));
+  }
+
+  protected override original(handle: string): string {
+    try {
+      return super.original(handle);
+    } catch (e) {
+      // the proxy may write to another store: take the result from the recorded request instead
+      const t = this.turnOf(handle);
+      const r = t?.reductions.find((x) => x.handle === handle);
+      if (!t?.requestRef || !r) throw e;
+      const req = readRequest(readBody(this.dir, t.requestRef), t.format);
+      const result = req.results[r.result];
+      if (!result) throw e;
+      return resultText(req, result);
+    }
+  }
+
+  protected projected(handle: string): string | undefined {
+    const t = this.turnOf(handle);
+    if (!t?.projectionRef) return undefined;
+    return this.texts.get(`p:${handle}`, () => markerTextFor(readBody(this.dir, t.projectionRef!), handle) ?? '') || undefined;
+  }
+
+  async dryRun(config: SpillwayConfig, signal?: AbortSignal): Promise<TurnSummary[]> {
+    const engine = createEngine(config, { store: { put: () => undefined, locate: () => undefined } });
+    const out: TurnSummary[] = [];
+    for (let i = 0; i < this.raw.length; i++) {
+      if (signal?.aborted) throw new Error('dry run cancelled');
+      const t = this.raw[i]!;
+      const rec = this.records[i]!;
+      if (!t.requestRef) {
+        out.push(rec.summary);
+        continue;
+      }
+      try {
+        const p = engine.project(readBody(this.dir, t.requestRef), t.format, { session: 'dry-run' });
+        out.push({ ...rec.summary, originalTokens: p.stats.originalTokens, projectedTokens: p.stats.projectedTokens, reductions: p.reductions.length, tools: toolsOf(p.reductions.filter((r) => r.fresh)) });
+      } catch {
+        out.push(rec.summary);
+      }
+      if (i % 50 === 49) await new Promise((r) => setImmediate(r));
+    }
+    return out;
+  }
+}
+
+export class ProxySource implements SessionSource {
+  readonly origin = 'proxy' as const;
+  private readonly sessions = new Map<string, ProxySession>();
+  private readonly listeners = new Listeners<SessionChange>();
+  private watcher: fs.FSWatcher | undefined;
+  private watchedDir = '';
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private poll: ReturnType<typeof setInterval> | undefined;
+
+  /** `dir()` is read on every listing, so a changed setting moves the source to the new folder. */
+  constructor(private readonly ctx: InspectorContext, private readonly dir: () => string, pollMs = 2_000) {
+    // fs.watch misses events on some file systems (network drives, containers): a slow poll backs it up
+    this.poll = setInterval(() => this.refresh(), pollMs);
+    this.poll.unref?.();
+  }
+
+  private ensureWatch(): void {
+    const dir = this.dir();
+    if (dir === this.watchedDir && this.watcher) return;
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.watchedDir = dir;
+    try {
+      this.watcher = fs.watch(dir, () => {
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.refresh(), WATCH_DEBOUNCE_MS);
+      });
+      this.watcher.on('error', () => {
+        this.watcher?.close();
+        this.watcher = undefined;
+      });
+    } catch {
+      /* no folder yet: the poll notices when it appears */
+    }
+  }
+
+  /** Reads what changed: new sessions, and new turns of the sessions already open. */
+  refresh(): void {
+    this.ensureWatch();
+    const files = listSessions(this.dir());
+    let listChanged = false;
+    for (const f of files) {
+      const id = `proxy:${f.session}`;
+      const s = this.sessions.get(id);
+      if (!s) {
+        this.sessions.set(id, new ProxySession(this.ctx, this.dir(), f.file, f.session));
+        listChanged = true;
+        continue;
+      }
+      if (s.info.bytes === f.bytes) continue;
+      const appended = s.reload();
+      listChanged = true;
+      if (appended.length) this.listeners.fire({ sessionId: id, appended });
+    }
+    for (const id of [...this.sessions.keys()]) {
+      if (!files.some((f) => `proxy:${f.session}` === id)) {
+        this.sessions.delete(id);
+        listChanged = true;
+      }
+    }
+    if (listChanged) this.listeners.fire({});
+  }
+
+  list(): SessionInfo[] {
+    if (this.sessions.size === 0 || this.watchedDir !== this.dir()) {
+      if (this.watchedDir !== this.dir()) this.sessions.clear();
+      this.refresh();
+    }
+    return [...this.sessions.values()].map((s) => s.info);
+  }
+
+  async open(id: string): Promise<InspectorSession | undefined> {
+    if (!this.sessions.has(id)) this.refresh();
+    return this.sessions.get(id);
+  }
+
+  onDidChange(listener: (e: SessionChange) => void): () => void {
+    return this.listeners.add(listener);
+  }
+
+  dispose(): void {
+    this.watcher?.close();
+    if (this.timer) clearTimeout(this.timer);
+    if (this.poll) clearInterval(this.poll);
+    this.listeners.clear();
+  }
+}

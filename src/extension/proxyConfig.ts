@@ -1,0 +1,216 @@
+/**
+ * The proxy's side of the extension, without `vscode`: its settings (declared once here, for
+ * package.json and for reading them back), which shell the agent environment is written for, and
+ * the texts the status bar and the warnings show. src/extension/proxy.ts wires it to VS Code.
+ */
+import { DEFAULT_ANTHROPIC_UPSTREAM, DEFAULT_OPENAI_UPSTREAM, parseUpstream } from '../proxy/routes';
+import type { Shell } from '../proxy/env';
+import { SECTION, userValue, type ConfigKeyInfo, type InspectedValue, type SettingProblem } from './pure/settings';
+
+/** The same default as `spillway proxy` (src/proxy/server.ts); repeated so this file stays light. */
+export const DEFAULT_PORT = 8417;
+
+/** `spillway.proxy.*`, in the order the Settings UI shows them. */
+export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
+  {
+    key: 'proxy.enabled',
+    type: 'boolean',
+    default: false,
+    description:
+      'Run the Spillway proxy in this window: a base URL on 127.0.0.1 that coding agents (Claude Code, Codex, aider, the OpenAI and ' +
+      'Anthropic SDKs) point at, so their model calls pass through the engine and are recorded for the inspector. ' +
+      'Use **Spillway: Copy Agent Environment** to get the variables.',
+  },
+  {
+    key: 'proxy.port',
+    type: 'integer',
+    default: DEFAULT_PORT,
+    minimum: 0,
+    maximum: 65535,
+    description: 'Port of the proxy on 127.0.0.1. `0` picks a free port each time the proxy starts (the status bar and Copy Agent Environment name it).',
+  },
+  {
+    key: 'proxy.openaiUpstream',
+    type: 'string',
+    default: DEFAULT_OPENAI_UPSTREAM,
+    description: 'Where OpenAI-style calls go, as you would give the OpenAI SDK its base URL (with `/v1`); an OpenAI-compatible gateway works too.',
+  },
+  {
+    key: 'proxy.anthropicUpstream',
+    type: 'string',
+    default: DEFAULT_ANTHROPIC_UPSTREAM,
+    description: 'Where Anthropic-style calls go, as you would give the Anthropic SDK its base URL (without `/v1`).',
+  },
+  {
+    key: 'proxy.configureTerminals',
+    type: 'boolean',
+    default: true,
+    description:
+      'While the proxy runs, set `OPENAI_BASE_URL`, `OPENAI_API_BASE` and `ANTHROPIC_BASE_URL` in new integrated terminals, so an agent ' +
+      'started there goes through Spillway with no setup.',
+  },
+];
+
+/**
+ * Settings only the user may set: where the agents' API keys are sent. A folder's
+ * .vscode/settings.json must not be able to send them elsewhere, so these are `machine`-scoped
+ * (user settings only) and a workspace value is ignored with a warning.
+ */
+export const USER_ONLY_KEYS: readonly string[] = ['proxy.openaiUpstream', 'proxy.anthropicUpstream'];
+
+/** Extra JSON schema for the proxy keys (settings.json validation, scope). */
+export const PROXY_EXTRA_SCHEMA: Record<string, Record<string, unknown>> = {
+  'proxy.openaiUpstream': { pattern: '^https?://', patternErrorMessage: 'an http(s) URL, e.g. https://api.openai.com/v1', scope: 'machine' },
+  'proxy.anthropicUpstream': { pattern: '^https?://', patternErrorMessage: 'an http(s) URL, e.g. https://api.anthropic.com', scope: 'machine' },
+};
+
+export interface ProxySettings {
+  enabled: boolean;
+  port: number;
+  openaiUpstream: string;
+  anthropicUpstream: string;
+  configureTerminals: boolean;
+}
+
+/** Reads and checks `spillway.proxy.*`; a bad value is a problem naming the setting, and its default is used. */
+export function readProxySettings(inspect: (key: string) => InspectedValue | undefined): {
+  settings: ProxySettings;
+  problems: SettingProblem[];
+  /** warnings about workspace values of user-only settings, which are ignored */
+  ignored: string[];
+} {
+  const problems: SettingProblem[] = [];
+  const ignored: string[] = [];
+  const info = (key: string) => PROXY_KEYS.find((k) => k.key === key)!;
+  const read = <T>(key: string, check: (v: unknown) => string | undefined): T => {
+    const fallback = info(key).default as T;
+    let inspected = inspect(key);
+    if (USER_ONLY_KEYS.includes(key) && inspected && (inspected.workspaceValue !== undefined || inspected.workspaceFolderValue !== undefined)) {
+      ignored.push(
+        `Spillway: ${SECTION}.${key} is set in this workspace's settings, which may not choose where your API keys are sent; ` +
+          'it is ignored (set it in your user settings).',
+      );
+      inspected = { globalValue: inspected.globalValue };
+    }
+    const { set, value } = userValue(inspected);
+    if (!set) return fallback;
+    const problem = check(value);
+    if (problem === undefined) return (typeof value === 'string' ? value.trim() : value) as T;
+    problems.push({ setting: `${SECTION}.${key}`, message: problem });
+    return fallback;
+  };
+  const bool = (v: unknown) => (typeof v === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(v)}`);
+  const url = (what: string) => (v: unknown) => {
+    if (typeof v !== 'string') return `expected an http(s) URL, got ${JSON.stringify(v)}`;
+    try {
+      parseUpstream(v.trim(), what);
+      return undefined;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  const port = info('proxy.port');
+  return {
+    settings: {
+      enabled: read<boolean>('proxy.enabled', bool),
+      port: read<number>('proxy.port', (v) =>
+        typeof v === 'number' && Number.isInteger(v) && v >= port.minimum! && v <= port.maximum!
+          ? undefined
+          : `expected a port from ${port.minimum} to ${port.maximum}, got ${JSON.stringify(v)}`),
+      openaiUpstream: read<string>('proxy.openaiUpstream', url('the OpenAI upstream')),
+      anthropicUpstream: read<string>('proxy.anthropicUpstream', url('the Anthropic upstream')),
+      configureTerminals: read<boolean>('proxy.configureTerminals', bool),
+    },
+    problems,
+    ignored,
+  };
+}
+
+/**
+ * What the running proxy depends on: when this changes the proxy restarts. `undefined` means it
+ * should not run. configureTerminals is not part of it (it only touches the terminals' variables).
+ */
+export function proxyRunKey(s: ProxySettings, sessionsDir: string): string | undefined {
+  if (!s.enabled) return undefined;
+  return JSON.stringify([s.port, s.openaiUpstream, s.anthropicUpstream, sessionsDir]);
+}
+
+/**
+ * The shell the agent environment is written for, from a shell path (the terminal profile's
+ * `vscode.env.shell`, or the active terminal's) and, without one, the platform.
+ */
+export function shellKind(shellPath: string | undefined, platform: string): Shell {
+  const name = (shellPath ?? '').trim().split(/[\\/]/).pop()!.toLowerCase().replace(/\.exe$/, '');
+  if (name === 'fish') return 'fish';
+  if (name === 'pwsh' || name.startsWith('pwsh-') || name === 'powershell' || name === 'powershell_ise') return 'powershell';
+  if (name === 'cmd') return 'cmd';
+  if (name) return 'posix';
+  return platform === 'win32' ? 'powershell' : 'posix';
+}
+
+export const SHELL_LABEL: Record<Shell, string> = { posix: 'bash/zsh/sh', fish: 'fish', powershell: 'PowerShell', cmd: 'cmd.exe' };
+
+/** An upstream for the log and the tooltip: origin and path only (a gateway's query may carry a key). */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+export interface ProxyStatusState {
+  /** the listening URL, when running */
+  url?: string;
+  port?: number;
+  /** why an enabled proxy is not running */
+  failure?: string;
+  /** the port it was asked for (for the failure text) */
+  wantedPort: number;
+  turns: number;
+  sessions: number;
+  savedTokens: number;
+  openaiUpstream: string;
+  anthropicUpstream: string;
+}
+
+const count = (n: number) => Math.round(n).toLocaleString('en-US');
+const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
+
+/** The proxy's status bar item: text and tooltip. */
+export function proxyStatus(s: ProxyStatusState): { text: string; tooltip: string } {
+  if (!s.url) {
+    return {
+      text: `$(warning) Spillway proxy :${s.wantedPort} not running`,
+      tooltip: `The Spillway proxy could not start: ${s.failure ?? 'unknown reason'}\nClick to change spillway.proxy.port.`,
+    };
+  }
+  const lines = [
+    `Spillway proxy at ${s.url}`,
+    `${plural(s.turns, 'turn')} recorded in this window (${plural(s.sessions, 'session')}), ${count(s.savedTokens)} tokens kept out of model calls`,
+    `OpenAI upstream: ${displayUrl(s.openaiUpstream)}`,
+    `Anthropic upstream: ${displayUrl(s.anthropicUpstream)}`,
+    'Click to copy the agent environment (OPENAI_BASE_URL, ANTHROPIC_BASE_URL).',
+  ];
+  return { text: `$(radio-tower) Spillway proxy :${s.port}`, tooltip: lines.join('\n') };
+}
+
+/** The warning for a proxy that could not start: which port, what to do. */
+export function startFailureMessage(port: number, error: string): string {
+  if (/already in use/i.test(error)) {
+    return `Spillway: the proxy could not start because port ${port} on 127.0.0.1 is already in use ` +
+      '(another VS Code window, a `spillway proxy`, or another program). ' +
+      `Set ${SECTION}.proxy.port to a free port, or to 0 to let Spillway pick one.`;
+  }
+  if (/not allowed/i.test(error)) {
+    return `Spillway: the proxy could not start: not allowed to listen on port ${port} on 127.0.0.1. ` +
+      `Set ${SECTION}.proxy.port to a port above 1024, or to 0 to let Spillway pick one.`;
+  }
+  return `Spillway: the proxy could not start on port ${port}: ${error}`;
+}
+
+/** The terminals' description of the variables Spillway sets. */
+export function terminalDescription(url: string): string {
+  return `Spillway proxy at ${url}: OPENAI_BASE_URL, OPENAI_API_BASE and ANTHROPIC_BASE_URL point agents started here at it`;
+}

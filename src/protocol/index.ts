@@ -1,0 +1,300 @@
+/**
+ * The messages between the extension host and the inspector webview, and nothing else: the webview
+ * imports only this folder from the rest of Spillway, and the host validates what the webview sends
+ * with the same schemas the webview validates what the host sends.
+ *
+ * Shaped after GitLens' webview IPC: every message is keyed `scope/method` and is one of
+ * - a **command** (webview → host, fire and forget),
+ * - a **request** (webview → host, id-correlated) answered by exactly one **response** carrying the
+ *   request's id and either the typed result or an error text,
+ * - a **notification** (host → webview).
+ * The webview sends `webview/ready` once it listens; the host posts nothing before that (the
+ * handshake of vscode-pull-request-github), so no message is lost to a webview still loading.
+ * A message that fails its schema is logged and dropped by the receiver, never acted on.
+ */
+import { z } from 'zod';
+
+// ---- shared shapes -------------------------------------------------------------------------
+
+export const ORIGINS = ['proxy', 'replay', 'api'] as const;
+export const Origin = z.enum(ORIGINS);
+export type Origin = z.infer<typeof Origin>;
+
+export const Handle = z.string().regex(/^sw_[0-9a-f]{24}$/);
+export const CapValue = z.union([z.number().int().positive(), z.literal('unlimited')]);
+export type CapValue = z.infer<typeof CapValue>;
+/** what the inspector may write for one tool: a cap, or `default` to remove the override */
+export const CapChoice = z.union([CapValue, z.literal('default')]);
+export type CapChoice = z.infer<typeof CapChoice>;
+
+export const SessionInfo = z.object({
+  id: z.string().min(1),
+  origin: Origin,
+  title: z.string(),
+  /** a second line: the file, the format, the model */
+  detail: z.string(),
+  turns: z.number().int().nonnegative(),
+  /** ISO 8601, the newest turn or the file's modification time */
+  modified: z.string(),
+  bytes: z.number().nonnegative().optional(),
+  /** still being written (proxy recordings, API sessions) */
+  live: z.boolean(),
+});
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+export const TurnSummary = z.object({
+  index: z.number().int().nonnegative(),
+  originalTokens: z.number().nonnegative(),
+  projectedTokens: z.number().nonnegative(),
+  /** the previous turn's projection is a prefix of this one (the prompt cache keeps hitting) */
+  cacheStable: z.boolean(),
+  cachedPrefixTokens: z.number().nonnegative().optional(),
+  /** tool results in the request, when known, and how many the projection reduced */
+  toolResults: z.number().int().nonnegative().optional(),
+  reductions: z.number().int().nonnegative(),
+  /** tools whose results this turn reduced (for the tool filter) */
+  tools: z.array(z.string()),
+  /** identifiers the agent wrote next that the projection had hidden */
+  missed: z.number().int().nonnegative(),
+  time: z.string().optional(),
+  model: z.string().optional(),
+  /** why the turn was forwarded unchanged (proxy fail-open) */
+  note: z.string().optional(),
+});
+export type TurnSummary = z.infer<typeof TurnSummary>;
+
+export const ResultInfo = z.object({
+  tool: z.string(),
+  callId: z.string(),
+  stage: z.string(),
+  reason: z.string(),
+  originalChars: z.number().nonnegative(),
+  projectedChars: z.number().nonnegative(),
+  originalTokens: z.number().nonnegative(),
+  projectedTokens: z.number().nonnegative(),
+  handle: Handle,
+  /** made by this turn, not carried over from an earlier one */
+  fresh: z.boolean(),
+});
+export type ResultInfo = z.infer<typeof ResultInfo>;
+
+export const Missed = z.object({ id: z.string(), handle: Handle.optional() });
+export type Missed = z.infer<typeof Missed>;
+
+export const TurnDetail = z.object({
+  index: z.number().int().nonnegative(),
+  results: z.array(ResultInfo),
+  missed: z.array(Missed),
+});
+export type TurnDetail = z.infer<typeof TurnDetail>;
+
+export const SIDES = ['original', 'projected'] as const;
+export const Side = z.enum(SIDES);
+export type Side = z.infer<typeof Side>;
+
+/** Most characters of a text the host sends in one page: a 10 MB output is never sent whole. */
+export const MAX_PAGE_CHARS = 64 * 1024;
+
+export const TextPage = z.object({
+  text: z.string(),
+  offset: z.number().int().nonnegative(),
+  /** length of the whole text in characters */
+  total: z.number().int().nonnegative(),
+  /** set when the text cannot be shown (pruned, not recorded) */
+  unavailable: z.string().optional(),
+});
+export type TextPage = z.infer<typeof TextPage>;
+
+export const ToolCap = z.object({
+  tool: z.string(),
+  /** the cap in force under the current settings */
+  cap: CapValue,
+  /** set explicitly in spillway.toolCaps (rather than the default cap) */
+  explicit: z.boolean(),
+  /** turns of the open session whose results of this tool were reduced */
+  reducedTurns: z.number().int().nonnegative(),
+});
+export type ToolCap = z.infer<typeof ToolCap>;
+
+export const Totals = z.object({
+  originalTokens: z.number().nonnegative(),
+  projectedTokens: z.number().nonnegative(),
+  cacheStableShare: z.number().min(0).max(1),
+  missed: z.number().int().nonnegative(),
+});
+export type Totals = z.infer<typeof Totals>;
+
+export const SessionView = z.object({
+  session: SessionInfo,
+  turns: z.array(TurnSummary),
+  caps: z.array(ToolCap),
+  defaultCap: CapValue,
+  capUnit: z.string(),
+});
+export type SessionView = z.infer<typeof SessionView>;
+
+// ---- the message catalogue -------------------------------------------------------------------
+
+const empty = z.object({}).strict();
+const SessionRef = z.object({ sessionId: z.string().min(1) });
+
+/** webview → host, no answer */
+export const commands = {
+  'webview/ready': empty,
+  'webview/log': z.object({ level: z.enum(['info', 'warn', 'error']), message: z.string().max(4000) }),
+  'result/openStored': z.object({ handle: Handle }),
+  'result/compare': z.object({ handle: Handle }),
+  'result/copyHandle': z.object({ handle: Handle }),
+} as const;
+
+/** webview → host, each answered with its result type */
+export const requests = {
+  'sessions/list': { params: empty, result: z.object({ sessions: z.array(SessionInfo) }) },
+  'session/open': { params: SessionRef, result: SessionView },
+  'turn/detail': { params: SessionRef.extend({ turn: z.number().int().nonnegative() }), result: TurnDetail },
+  'text/page': {
+    params: SessionRef.extend({
+      handle: Handle,
+      side: Side,
+      offset: z.number().int().nonnegative(),
+      limit: z.number().int().positive().max(MAX_PAGE_CHARS),
+    }),
+    result: TextPage,
+  },
+  /** re-projects the session under other caps without saving them; null caps returns to the settings */
+  'caps/dryRun': {
+    params: SessionRef.extend({ caps: z.record(z.string(), CapChoice).nullable() }),
+    result: z.object({ turns: z.array(TurnSummary), totals: Totals }),
+  },
+  'caps/save': {
+    params: z.object({ caps: z.record(z.string(), CapChoice), target: z.enum(['workspace', 'user']).optional() }),
+    result: z.object({ toolCaps: z.record(z.string(), CapValue) }),
+  },
+  /** turns whose tool results (original text, tool, call id) contain `query` */
+  'search/results': {
+    params: SessionRef.extend({ query: z.string().min(1).max(500) }),
+    result: z.object({ turns: z.array(z.number().int().nonnegative()), truncated: z.boolean() }),
+  },
+} as const;
+
+/** host → webview */
+export const notifications = {
+  'sessions/changed': z.object({ sessions: z.array(SessionInfo) }),
+  'session/turnsAppended': z.object({ sessionId: z.string(), turns: z.array(TurnSummary) }),
+  /** the session's figures were recomputed (settings changed, replay re-run) */
+  'session/reloaded': z.object({ sessionId: z.string() }),
+  'caps/changed': z.object({ caps: z.array(ToolCap), defaultCap: CapValue }),
+  /** show this session (Open Transcript, Browse Agent Sessions) */
+  'host/showSession': z.object({ sessionId: z.string() }),
+  /** a replay or dry run is working / done (null) */
+  'host/progress': z.object({ message: z.string().nullable() }),
+} as const;
+
+export type CommandMethod = keyof typeof commands;
+export type RequestMethod = keyof typeof requests;
+export type NotificationMethod = keyof typeof notifications;
+export type CommandParams<M extends CommandMethod> = z.infer<(typeof commands)[M]>;
+export type RequestParams<M extends RequestMethod> = z.infer<(typeof requests)[M]['params']>;
+export type RequestResult<M extends RequestMethod> = z.infer<(typeof requests)[M]['result']>;
+export type NotificationParams<M extends NotificationMethod> = z.infer<(typeof notifications)[M]>;
+
+// ---- envelopes -------------------------------------------------------------------------------
+
+const Method = z.string().regex(/^[a-z][A-Za-z]*\/[a-z][A-Za-z]*$/);
+const Envelope = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('command'), method: Method, params: z.unknown() }),
+  z.object({ kind: z.literal('request'), id: z.number().int().nonnegative(), method: Method, params: z.unknown() }),
+  z.object({ kind: z.literal('response'), id: z.number().int().nonnegative(), method: Method, ok: z.boolean(), result: z.unknown().optional(), error: z.string().optional() }),
+  z.object({ kind: z.literal('notification'), method: Method, params: z.unknown() }),
+]);
+
+export type CommandMessage = { [M in CommandMethod]: { kind: 'command'; method: M; params: CommandParams<M> } }[CommandMethod];
+export type RequestMessage = { [M in RequestMethod]: { kind: 'request'; id: number; method: M; params: RequestParams<M> } }[RequestMethod];
+export type ResponseMessage = { [M in RequestMethod]: { kind: 'response'; id: number; method: M } & ({ ok: true; result: RequestResult<M> } | { ok: false; error: string }) }[RequestMethod];
+export type NotificationMessage = { [M in NotificationMethod]: { kind: 'notification'; method: M; params: NotificationParams<M> } }[NotificationMethod];
+/** what the webview may send */
+export type WebviewMessage = CommandMessage | RequestMessage;
+/** what the host may send */
+export type HostMessage = ResponseMessage | NotificationMessage;
+
+export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
+
+function problem(e: z.ZodError): string {
+  return e.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(message)'}: ${i.message}`).join('; ');
+}
+
+const has = <T extends object>(o: T, k: string): k is Extract<keyof T, string> => Object.prototype.hasOwnProperty.call(o, k);
+
+/** Validates a message the webview sent (the host calls this on everything it receives). */
+export function parseWebviewMessage(data: unknown): Parsed<WebviewMessage> {
+  const env = Envelope.safeParse(data);
+  if (!env.success) return { ok: false, error: `not a Spillway message: ${problem(env.error)}` };
+  const m = env.data;
+  if (m.kind === 'command') {
+    if (!has(commands, m.method)) return { ok: false, error: `unknown command ${m.method}` };
+    const p = commands[m.method].safeParse(m.params);
+    if (!p.success) return { ok: false, error: `${m.method}: ${problem(p.error)}` };
+    return { ok: true, message: { kind: 'command', method: m.method, params: p.data } as CommandMessage };
+  }
+  if (m.kind === 'request') {
+    if (!has(requests, m.method)) return { ok: false, error: `unknown request ${m.method}` };
+    const p = requests[m.method].params.safeParse(m.params);
+    if (!p.success) return { ok: false, error: `${m.method}: ${problem(p.error)}` };
+    return { ok: true, message: { kind: 'request', id: m.id, method: m.method, params: p.data } as RequestMessage };
+  }
+  return { ok: false, error: `a webview may not send a ${m.kind}` };
+}
+
+/** Validates a message the host sent (the webview calls this on everything it receives). */
+export function parseHostMessage(data: unknown): Parsed<HostMessage> {
+  const env = Envelope.safeParse(data);
+  if (!env.success) return { ok: false, error: `not a Spillway message: ${problem(env.error)}` };
+  const m = env.data;
+  if (m.kind === 'notification') {
+    if (!has(notifications, m.method)) return { ok: false, error: `unknown notification ${m.method}` };
+    const p = notifications[m.method].safeParse(m.params);
+    if (!p.success) return { ok: false, error: `${m.method}: ${problem(p.error)}` };
+    return { ok: true, message: { kind: 'notification', method: m.method, params: p.data } as NotificationMessage };
+  }
+  if (m.kind === 'response') {
+    if (!has(requests, m.method)) return { ok: false, error: `response to unknown request ${m.method}` };
+    if (!m.ok) return { ok: true, message: { kind: 'response', id: m.id, method: m.method, ok: false, error: m.error ?? 'failed' } as ResponseMessage };
+    const p = requests[m.method].result.safeParse(m.result);
+    if (!p.success) return { ok: false, error: `${m.method} response: ${problem(p.error)}` };
+    return { ok: true, message: { kind: 'response', id: m.id, method: m.method, ok: true, result: p.data } as ResponseMessage };
+  }
+  return { ok: false, error: `a host may not send a ${m.kind}` };
+}
+
+// ---- type guards and constructors ------------------------------------------------------------
+
+export function isCommand<M extends CommandMethod>(m: WebviewMessage, method: M): m is Extract<CommandMessage, { method: M }> {
+  return m.kind === 'command' && m.method === method;
+}
+export function isRequest<M extends RequestMethod>(m: WebviewMessage, method: M): m is Extract<RequestMessage, { method: M }> {
+  return m.kind === 'request' && m.method === method;
+}
+export function isNotification<M extends NotificationMethod>(m: HostMessage, method: M): m is Extract<NotificationMessage, { method: M }> {
+  return m.kind === 'notification' && m.method === method;
+}
+
+export function command<M extends CommandMethod>(method: M, params: CommandParams<M>) {
+  return { kind: 'command' as const, method, params };
+}
+export function request<M extends RequestMethod>(id: number, method: M, params: RequestParams<M>) {
+  return { kind: 'request' as const, id, method, params };
+}
+export function notification<M extends NotificationMethod>(method: M, params: NotificationParams<M>) {
+  return { kind: 'notification' as const, method, params };
+}
+export function response<M extends RequestMethod>(id: number, method: M, result: RequestResult<M>) {
+  return { kind: 'response' as const, id, method, ok: true as const, result };
+}
+export function errorResponse(id: number, method: string, error: string) {
+  return { kind: 'response' as const, id, method, ok: false as const, error };
+}
+
+/** Validates a result before the host sends it (a bug in the host shows as a clear error, not as a silent drop). */
+export function checkResult<M extends RequestMethod>(method: M, result: unknown): RequestResult<M> {
+  return requests[method].result.parse(result) as RequestResult<M>;
+}

@@ -1,0 +1,159 @@
+/**
+ * The BUILT inspector bundle (dist/webview.js + dist/webview.css) in real Chromium, in the HTML and
+ * CSP VS Code loads it with, talking to the real InspectorService over synthetic sessions
+ * (bench/inspector-fixture.ts). Screenshots per theme go to test-results/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { attachHost, CHROMIUM, CHROMIUM_ARGS, ROOT, serveInspector, THEMES, type StubHost, type StubServer } from '../../bench/inspector-fixture';
+
+const ARTIFACTS = join(ROOT, 'test-results');
+let server: StubServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  server = await serveInspector();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openPage(theme = 'dark', sizes = [120, 10_000]): Promise<{ page: Page; host: StubHost; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().includes('favicon') && !/status of 404/.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  const host = await attachHost(page, sizes);
+  await page.goto(`${server.url}/?theme=${theme}`);
+  return { page, host, problems };
+}
+
+async function openSession(page: Page, turns: number) {
+  await page.locator('button.session', { hasText: `synthetic ${turns} turns` }).click();
+  await page.locator('.timeline .vrow').first().waitFor();
+}
+
+describe('the inspector bundle in Chromium', () => {
+  it('loads under the strict CSP with no errors and lists the sessions after the ready handshake', async () => {
+    const { page, host, problems } = await openPage();
+    await page.locator('button.session').first().waitFor();
+    expect(await page.locator('button.session').count()).toBe(2);
+    const sent = await page.evaluate(() => (window as unknown as { __spillwaySent: { method: string }[] }).__spillwaySent.map((m) => m.method));
+    expect(sent[0]).toBe('webview/ready');
+    expect(host.service.isReady).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('opens a 10,000-turn session with only a window of rows in the DOM, and scrolls to the end', async () => {
+    const { page, problems } = await openPage();
+    await openSession(page, 10_000);
+    const rows = await page.locator('.timeline .vrow').count();
+    expect(rows).toBeGreaterThan(5);
+    expect(rows).toBeLessThan(80);
+    await page.locator('.timeline').evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await page.locator('.vrow [data-turn="9999"]').waitFor();
+    expect(await page.locator('[data-testid="chart-original"]').count()).toBe(1);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('is driven by the keyboard: Tab reaches the timeline, arrows and End move, the details follow', async () => {
+    const { page } = await openPage();
+    await openSession(page, 120);
+    await page.locator('.details h2', { hasText: 'Turn 1' }).waitFor();
+    const timeline = page.locator('.timeline');
+    let reached = false;
+    for (let i = 0; i < 40 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = await timeline.evaluate((el) => document.activeElement === el);
+    }
+    expect(reached).toBe(true);
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.locator('.details h2', { hasText: 'Turn 3' }).waitFor();
+    expect(await timeline.getAttribute('aria-activedescendant')).toBe('turn-2');
+    await page.keyboard.press('End');
+    await page.locator('.details h2', { hasText: 'Turn 120' }).waitFor();
+    await page.keyboard.press('Home');
+    await page.locator('.details h2', { hasText: 'Turn 1' }).waitFor();
+    // a result expands from the keyboard too
+    await page.locator('.result-head').first().focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.pager-original .pager-text').waitFor();
+    await page.close();
+  });
+
+  it('shows the original a page at a time and the projection beside it', async () => {
+    const { page, host } = await openPage();
+    await openSession(page, 120);
+    await page.locator('.result-head').first().click();
+    const original = page.locator('.pager-original');
+    await original.locator('.pager-text').waitFor();
+    await expect.poll(async () => (await original.locator('.pager-text').textContent())?.length ?? 0).toBe(16 * 1024);
+    expect(await original.locator('.pager-count').textContent()).toMatch(/16,384 of 200,000 chars/);
+    await original.getByRole('button', { name: /Show more/ }).click();
+    await expect.poll(async () => (await original.locator('.pager-text').textContent())?.length ?? 0).toBe(32 * 1024);
+    expect(await page.locator('.pager-projected .pager-text').textContent()).toMatch(/^\[spillway: /);
+    await page.getByRole('button', { name: 'Open stored output' }).click();
+    await expect.poll(() => host.commands.map((c) => c.method)).toContain('openStored');
+    await page.close();
+  });
+
+  it('filters by tool, searches, dry-runs a cap and saves it', async () => {
+    const { page, host } = await openPage();
+    await openSession(page, 120);
+    const field = page.locator('tr[data-tool="bash"] vscode-text-field');
+    await field.click();
+    await page.keyboard.type('unlimited');
+    await page.locator('[data-testid="dry-totals"]').waitFor();
+    expect(await page.locator('[data-testid="chart-dry"]').count()).toBe(1);
+    await page.getByRole('button', { name: 'Save caps to settings' }).click();
+    await expect.poll(() => host.saved.length).toBe(1);
+    expect(host.saved[0]).toEqual({ bash: 'unlimited' });
+    await page.locator('.toolbar vscode-text-field').click();
+    await page.keyboard.type('module_7/');
+    await page.locator('[data-testid="filter-count"]').waitFor();
+    expect(await page.locator('[data-testid="filter-count"]').textContent()).toMatch(/^\d+ of 120 turns/);
+    await page.close();
+  });
+
+  it('drops an invalid message from the host and keeps working', async () => {
+    const { page, host } = await openPage();
+    await page.locator('button.session').first().waitFor();
+    await page.evaluate(() => window.postMessage({ kind: 'notification', method: 'sessions/changed', params: { sessions: 'nope' } }, '*'));
+    await expect.poll(() => host.logs.join('\n')).toMatch(/dropped an invalid message from the host/);
+    expect(await page.locator('button.session').count()).toBe(2);
+    await page.close();
+  });
+
+  it('shows new turns as they are recorded', async () => {
+    const { page, host } = await openPage('dark', [30]);
+    await openSession(page, 30);
+    host.source.append('replay:synthetic-30');
+    await page.locator('.totals', { hasText: '31 turns' }).waitFor();
+    await page.close();
+  });
+
+  for (const theme of Object.keys(THEMES)) {
+    it(`renders in the ${theme} theme (screenshot kept in test-results/)`, async () => {
+      const { page, problems } = await openPage(theme);
+      await openSession(page, 120);
+      await page.locator('.result-head').first().click();
+      await page.locator('.pager-projected .pager-text').waitFor();
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(bg).toBe({ light: 'rgb(255, 255, 255)', dark: 'rgb(31, 31, 31)', 'high-contrast': 'rgb(0, 0, 0)' }[theme]);
+      await page.screenshot({ path: join(ARTIFACTS, `inspector-${theme}.png`) });
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  }
+});

@@ -1,0 +1,185 @@
+/**
+ * The inspector in a real VS Code (code-server + Chromium): the panel on a demo session made through
+ * the extension API, its turns, a result expanded, "Open stored output" opening the editor tab with
+ * the stored text, a cap changed and saved into spillway.toolCaps; then Open Transcript on a real
+ * fixture (its turns, and the marks where the agent named something the projection had hidden) and
+ * Browse Agent Sessions on a fake home folder. The webview is driven in its iframe, like a person.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Frame } from 'playwright-core';
+import { HARNESS_DIR, ROOT, launch, waitUntil, type Harness } from './harness';
+import { makeDemoWorkspace, type DemoWorkspace } from './demo';
+import { anthropicRequest, testLog } from './requests';
+
+const FIXTURE = join(ROOT, 'test/fixtures/transcripts/mini-swe-agent__deepseek_bench1__django__django-14752.traj.json');
+let vs: Harness;
+let demo: DemoWorkspace;
+
+beforeAll(async () => {
+  demo = makeDemoWorkspace(join(HARNESS_DIR, 'runs', `inspector-workspace-${process.pid}`), ROOT);
+  vs = await launch({ name: 'inspector', workspace: demo.dir });
+});
+
+afterAll(async () => {
+  if (vs) await vs.screenshot('inspector-last');
+  await vs?.close();
+});
+
+/** The inspector's document inside its webview iframes. */
+async function inspectorFrame(): Promise<Frame> {
+  return waitUntil('the inspector webview to render', async () => {
+    for (const f of vs.page.frames()) {
+      const ok = await f.evaluate(() => !!document.querySelector('.app')).catch(() => false);
+      if (ok) return f;
+    }
+    return undefined;
+  }, 30_000, 250);
+}
+
+describe('the inspector in a real VS Code', () => {
+  let frame: Frame;
+
+  it('declares its commands, the explorer menu on transcripts and the panel restore', async () => {
+    const pkg = await vs.run(({ vscode }) => {
+      const p = vscode.extensions.getExtension('spillway.spillway')!.packageJSON as { contributes: { menus: Record<string, { command: string; when: string }[]> }; activationEvents: string[] };
+      return { menu: p.contributes.menus['explorer/context'], events: p.activationEvents };
+    });
+    expect(pkg.menu?.[0]).toMatchObject({ command: 'spillway.openTranscript' });
+    expect(pkg.menu?.[0]?.when).toContain('jsonl|json|traj');
+    expect(pkg.events).toContain('onWebviewPanel:spillway.inspector');
+    const commands = await vs.run(async ({ vscode }) => (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('spillway.')));
+    expect(commands).toEqual(expect.arrayContaining(['spillway.openInspector', 'spillway.openTranscript', 'spillway.browseAgentSessions']));
+  });
+
+  it('opens on a demo session made through the API and shows its turns', async () => {
+    await vs.run(({ api }, reqs) => {
+      for (const r of reqs) api.project(r, 'auto', { session: 'demo-session' });
+    }, [anthropicRequest('bash', 'toolu_demo_1', testLog(300)), anthropicRequest('bash', 'toolu_demo_2', testLog(500, 'FAIL')), anthropicRequest('grep', 'toolu_demo_3', testLog(200, 'MATCH'))]);
+    await vs.runCommand('Spillway: Open Inspector');
+    frame = await inspectorFrame();
+    await frame.locator('button.session', { hasText: 'demo-session' }).click();
+    await frame.locator('.timeline .vrow').first().waitFor();
+    expect(await frame.locator('.timeline .vrow').count()).toBe(3);
+    expect(await frame.locator('.totals').textContent()).toMatch(/3 turns/);
+    expect(await frame.locator('[data-testid="chart-projected"]').count()).toBe(1);
+  });
+
+  it('expands a result and opens its stored output in an editor tab', async () => {
+    await frame.locator('.vrow').nth(1).click();
+    await frame.locator('.details h2', { hasText: 'Turn 2' }).waitFor();
+    await frame.locator('.result-head', { hasText: 'toolu_demo_2' }).click();
+    await frame.locator('.pager-original .pager-text').waitFor();
+    await expect.poll(() => frame.locator('.pager-original .pager-text').textContent()).toMatch(/^line 1: FAIL src\/module0\.test\.ts/);
+    await expect.poll(() => frame.locator('.pager-projected .pager-text').textContent()).toMatch(/sw_[0-9a-f]{24}/);
+    await frame.getByRole('button', { name: 'Open stored output' }).click();
+    const title = await vs.waitForTab('bash · toolu_demo_2');
+    expect(title).toContain('toolu_demo_2');
+    expect(await vs.activeEditorText()).toContain('line 1: FAIL src/module0.test.ts');
+  });
+
+  it('compares a result in the diff editor and copies its handle', async () => {
+    await vs.runCommand('Spillway: Open Inspector');
+    frame = await inspectorFrame();
+    await frame.locator('.details h2', { hasText: 'Turn 2' }).waitFor();
+    const head = frame.locator('.result-head', { hasText: 'toolu_demo_2' });
+    if ((await head.getAttribute('aria-expanded')) !== 'true') await head.click();
+    const handle = (await frame.locator('.result.expanded code.handle').textContent())!;
+    await frame.getByRole('button', { name: 'Copy handle' }).click();
+    await vs.page.locator('.statusbar-item', { hasText: `Spillway: copied ${handle}` }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await frame.getByRole('button', { name: 'Compare original and projected' }).click();
+    const title = await vs.waitForTab('original ↔ projected');
+    expect(title).toContain('toolu_demo_2');
+  });
+
+  it('changes a cap, shows the dry run, saves it and finds the setting written', async () => {
+    await vs.runCommand('Spillway: Open Inspector');
+    frame = await inspectorFrame();
+    const field = frame.locator('tr[data-tool="grep"] vscode-text-field');
+    await field.click();
+    await vs.page.keyboard.type('unlimited');
+    await frame.locator('[data-testid="dry-totals"]').waitFor();
+    await frame.getByRole('button', { name: 'Save caps to settings' }).click();
+    const settings = await waitUntil('spillway.toolCaps in .vscode/settings.json', () => {
+      const s = JSON.parse(readFileSync(join(demo.dir, '.vscode/settings.json'), 'utf8')) as Record<string, unknown>;
+      return s['spillway.toolCaps'] ? s : undefined;
+    });
+    expect(settings['spillway.toolCaps']).toEqual({ grep: 'unlimited' });
+    const inForce = await waitUntil('the new cap to be in force', async () => {
+      const caps = await vs.run(({ host }) => host.config.toolCaps);
+      return caps.grep ? caps : undefined;
+    });
+    expect(inForce).toMatchObject({ grep: 'unlimited' });
+    await frame.locator('tr[data-tool="grep"] .cap-current', { hasText: 'unlimited' }).waitFor();
+  });
+
+  it('replays a transcript with Open Transcript and marks the turns with missed identifiers', async () => {
+    const r = await vs.run(async ({ vscode }, file) => vscode.commands.executeCommand('spillway.openTranscript', vscode.Uri.file(file)), FIXTURE) as { sessionId: string; calls: number; missedIds: number };
+    expect(r.calls).toBe(31);
+    expect(r.missedIds).toBeGreaterThan(0);
+    frame = await inspectorFrame();
+    await frame.locator('.session-head h1', { hasText: 'mini-swe-agent__deepseek_bench1' }).waitFor();
+    await frame.locator('.totals', { hasText: '31 turns' }).waitFor();
+    const missedRow = frame.locator('.vrow', { has: frame.locator('.mark-missed') }).first();
+    await missedRow.waitFor();
+    await missedRow.click();
+    const note = frame.locator('.details .missed');
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(/referred to \d+ things? it could no longer see/);
+    expect(await note.locator('code').count()).toBeGreaterThan(0);
+    expect(await note.locator('button.link').first().textContent()).toMatch(/^sw_[0-9a-f]{24}$/);
+  });
+
+  it('re-runs the replay when a cap changes in the settings', async () => {
+    const before = await vs.run(({ inspector }) => inspector.replays.list().map((s) => s.detail));
+    await vs.run(({ vscode }) => vscode.commands.executeCommand('spillway.setToolCap', 'bash', 'unlimited', 'workspace'));
+    await vs.run(async ({ vscode }) => vscode.workspace.getConfiguration('spillway').update('defaultCap', 'unlimited', vscode.ConfigurationTarget.Workspace));
+    const after = await waitUntil('the replay to re-run', async () => {
+      const d = await vs.run(({ inspector }) => inspector.replays.list().map((s) => s.detail));
+      return d[0] !== before[0] ? d : undefined;
+    });
+    expect(after[0]).toMatch(/miss rate 0\.0%/);
+    await vs.run(async ({ vscode }) => vscode.workspace.getConfiguration('spillway').update('defaultCap', undefined, vscode.ConfigurationTarget.Workspace));
+  });
+
+  it('lists the Claude Code and Codex sessions of the folder, newest first, and opens one', async () => {
+    const home = join(vs.dir, 'home');
+    const claudeDir = join(home, '.claude/projects', demo.dir.replace(/[^A-Za-z0-9]/g, '-'));
+    mkdirSync(claudeDir, { recursive: true });
+    const claude = join(claudeDir, 'abc.jsonl');
+    cpSync(join(ROOT, 'test/fixtures/transcripts/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'), claude);
+    const codexDir = join(home, '.codex/sessions/2025/10/21');
+    mkdirSync(codexDir, { recursive: true });
+    const codexText = readFileSync(join(ROOT, 'test/fixtures/transcripts/ai-sessions__codex-pomodor-timer.jsonl'), 'utf8').replace('"cwd":"/Users/yoavfarhi/dev/pomodoro/codex"', JSON.stringify({ cwd: demo.dir }).slice(1, -1));
+    const codex = join(codexDir, 'rollout-2025-10-21T20-02-50-x.jsonl');
+    writeFileSync(codex, codexText);
+    writeFileSync(join(codexDir, 'rollout-2025-10-21T21-00-00-other.jsonl'), readFileSync(join(ROOT, 'test/fixtures/transcripts/ai-sessions__codex-pomodor-timer.jsonl')));
+    utimesSync(claude, new Date('2025-01-01'), new Date('2025-01-01'));
+    const listed = await vs.run(async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }), home) as { files: string[] };
+    expect(listed.files).toEqual([codex, claude]);
+    const opened = await vs.run(async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'abc.jsonl' }), home) as { sessionId: string; calls: number };
+    expect(opened.calls).toBe(10);
+    frame = await inspectorFrame();
+    await frame.locator('.session-head h1', { hasText: 'abc.jsonl' }).waitFor();
+  });
+
+  it('comes back after a window reload on the session it showed (the panel serializer)', async () => {
+    await vs.page.reload();
+    await vs.page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    frame = await inspectorFrame();
+    await frame.locator('.session-head h1', { hasText: 'abc.jsonl' }).waitFor({ timeout: 30_000 });
+    await frame.locator('.totals', { hasText: '10 turns' }).waitFor();
+  });
+
+  it('drops an invalid message from the webview and logs it', async () => {
+    const dropped = await vs.run(async ({ inspector }) => {
+      const s = inspector.service!;
+      const before = s.dropped;
+      await s.receive({ kind: 'request', id: 1, method: 'turn/detail', params: { sessionId: 'x', turn: -1 } });
+      await s.receive({ kind: 'command', method: 'result/openStored', params: { handle: '../../etc/passwd' } });
+      return s.dropped - before;
+    });
+    expect(dropped).toBe(2);
+  });
+});

@@ -1,0 +1,106 @@
+// @vitest-environment jsdom
+import './support';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as React from 'react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { App } from '../../webview/App';
+import { stubHost } from './support';
+
+afterEach(cleanup);
+
+/** Sets a toolkit field's value and fires the event a person's typing would (custom elements have no React value setter). */
+function typeInto(el: Element, value: string, event = 'input') {
+  (el as HTMLInputElement).value = value;
+  act(() => {
+    el.dispatchEvent(new Event(event, { bubbles: true }));
+  });
+}
+
+describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
+  it('sends ready before anything else and lists the sessions the host sends', async () => {
+    const s = stubHost([40, 12]);
+    render(<App host={s.host} />);
+    expect((s.api.sent[0] as { method: string }).method).toBe('webview/ready');
+    await screen.findByText('synthetic 40 turns');
+    expect(screen.getByText('synthetic 12 turns')).toBeTruthy();
+  });
+
+  it('opens a session: totals, chart, caps and the first turn details', async () => {
+    const s = stubHost([40]);
+    const { container } = render(<App host={s.host} />);
+    fireEvent.click(await screen.findByText('synthetic 40 turns'));
+    await screen.findByText(/^40 turns$/);
+    expect(container.querySelector('[data-testid="chart-original"]')).toBeTruthy();
+    expect(container.querySelectorAll('tr[data-tool]').length).toBe(4);
+    await screen.findByRole('heading', { name: 'Turn 1' });
+    expect((s.api.state as { sessionId: string }).sessionId).toBe('replay:synthetic-40');
+  });
+
+  it('restores the session and turn it showed before a reload (the panel serializer state)', async () => {
+    const s = stubHost([40], { sessionId: 'replay:synthetic-40', turn: 5 });
+    render(<App host={s.host} />);
+    await screen.findByRole('heading', { name: 'Turn 6' });
+  });
+
+  it('filters the timeline by tool', async () => {
+    const s = stubHost([40]);
+    const { container } = render(<App host={s.host} />);
+    fireEvent.click(await screen.findByText('synthetic 40 turns'));
+    await screen.findByRole('heading', { name: 'Turn 1' });
+    const dropdown = container.querySelector('.toolbar vscode-dropdown')!;
+    typeInto(dropdown, 'sql', 'change');
+    const count = await screen.findByTestId('filter-count');
+    const n = Number(count.textContent!.split(' ')[0]);
+    expect(n).toBeGreaterThan(0);
+    expect(n).toBeLessThan(40);
+    for (const row of container.querySelectorAll('.vrow .turn-tools')) expect(row.textContent).toContain('sql');
+  });
+
+  it('searches the text of the results in the host', async () => {
+    const s = stubHost([40]);
+    const { container } = render(<App host={s.host} />);
+    fireEvent.click(await screen.findByText('synthetic 40 turns'));
+    await screen.findByRole('heading', { name: 'Turn 1' });
+    typeInto(container.querySelector('.toolbar vscode-text-field')!, 'output 16:');
+    await waitFor(() => expect(screen.getByTestId('filter-count').textContent).toBe('1 of 40 turns'), { timeout: 3000 });
+    expect(s.service.handled.get('search/results')).toBeGreaterThan(0);
+  });
+
+  it('changing a cap runs a dry run and Save writes the caps', async () => {
+    const s = stubHost([40]);
+    const { container } = render(<App host={s.host} />);
+    fireEvent.click(await screen.findByText('synthetic 40 turns'));
+    await screen.findByRole('heading', { name: 'Turn 1' });
+    typeInto(container.querySelector('tr[data-tool="bash"] vscode-text-field')!, 'unlimited');
+    await screen.findByTestId('dry-totals', {}, { timeout: 3000 });
+    expect(container.querySelector('[data-testid="chart-dry"]')).toBeTruthy();
+    fireEvent.click(screen.getByLabelText('Save caps to settings'));
+    await waitFor(() => expect(s.calls).toContainEqual({ method: 'saveCaps', args: { bash: 'unlimited' } }));
+    await screen.findByText(/Saved spillway\.toolCaps/);
+  });
+
+  it('appends turns the host reports live', async () => {
+    const s = stubHost([10]);
+    render(<App host={s.host} />);
+    fireEvent.click(await screen.findByText('synthetic 10 turns'));
+    await screen.findByText(/^10 turns$/);
+    act(() => s.source.append('replay:synthetic-10'));
+    await screen.findByText(/^11 turns$/);
+  });
+
+  it('shows the missed identifiers of a turn with the stored output that holds them', async () => {
+    const s = stubHost([40]);
+    render(<App host={s.host} />);
+    fireEvent.click(await screen.findByText('synthetic 40 turns'));
+    await screen.findByRole('heading', { name: 'Turn 1' });
+    const timeline = screen.getByRole('listbox', { name: 'Turns' });
+    fireEvent.keyDown(timeline, { key: 'End' });
+    // turn 29 (index 28) of the synthetic session has a missed identifier
+    for (let i = 0; i < 11; i++) fireEvent.keyDown(timeline, { key: 'ArrowUp' });
+    await screen.findByRole('heading', { name: 'Turn 29' });
+    const note = await screen.findByRole('note');
+    expect(within(note).getByText('src/module_28/handler.ts')).toBeTruthy();
+    fireEvent.click(within(note).getByRole('button'));
+    await waitFor(() => expect(s.calls.map((c) => c.method)).toContain('openStored'));
+  });
+});

@@ -1,0 +1,42 @@
+/** The sessions the inspector knows: proxy recordings, replayed transcripts and API sessions, newest first. */
+import * as React from 'react';
+import type { SessionInfo } from '../../src/protocol';
+import { count } from '../format';
+
+const ORIGIN_LABEL: Record<SessionInfo['origin'], string> = { proxy: 'proxy', replay: 'replay', api: 'API' };
+
+export function SessionList(props: { sessions: readonly SessionInfo[]; selected?: string; onSelect: (id: string) => void }) {
+  const { sessions, selected, onSelect } = props;
+  if (sessions.length === 0) {
+    return (
+      <nav className="sessions empty" aria-label="Sessions">
+        <p>No sessions yet.</p>
+        <p>Point an agent at the Spillway proxy, project through the extension API, or run <b>Spillway: Open Transcript…</b> or <b>Browse Agent Sessions</b>.</p>
+      </nav>
+    );
+  }
+  return (
+    <nav className="sessions" aria-label="Sessions">
+      <ul>
+        {sessions.map((s) => (
+          <li key={s.id}>
+            <button
+              type="button"
+              className={`session${s.id === selected ? ' selected' : ''}`}
+              aria-current={s.id === selected ? 'true' : undefined}
+              onClick={() => onSelect(s.id)}
+              title={s.detail}
+              data-session={s.id}
+            >
+              <span className="session-title">{s.title}</span>
+              <span className="session-meta">
+                <span className={`origin origin-${s.origin}`}>{ORIGIN_LABEL[s.origin]}</span>
+                {count(s.turns)} turns{s.live ? ' · live' : ''} · {new Date(s.modified).toLocaleString()}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * A long text shown a page at a time: the host sends PAGE_CHARS characters per request, and "Show
+ * more" asks for the next page, so a 10 MB output never crosses to the webview whole.
+ */
+import * as React from 'react';
+import type { Side, TextPage } from '../../src/protocol';
+import { count } from '../format';
+import { Button } from '../ui';
+
+export const PAGE_CHARS = 16 * 1024;
+
+export function TextPager(props: { load: (offset: number, limit: number) => Promise<TextPage>; side: Side; label: string }) {
+  const { load, side, label } = props;
+  const [pages, setPages] = React.useState<TextPage[]>([]);
+  const [error, setError] = React.useState<string>();
+  const [busy, setBusy] = React.useState(false);
+
+  const more = React.useCallback(
+    async (offset: number) => {
+      setBusy(true);
+      try {
+        const p = await load(offset, PAGE_CHARS);
+        if (p.unavailable) setError(p.unavailable);
+        else setPages((old) => (offset === 0 ? [p] : [...old, p]));
+      } catch (e) {
+        setError(e instanceof Error ? e.message : String(e));
+      } finally {
+        setBusy(false);
+      }
+    },
+    [load],
+  );
+  React.useEffect(() => {
+    setPages([]);
+    setError(undefined);
+    void more(0);
+  }, [more]);
+
+  const last = pages[pages.length - 1];
+  const shown = last ? last.offset + last.text.length : 0;
+  const total = last?.total ?? 0;
+  return (
+    <section className={`pager pager-${side}`} aria-label={label}>
+      <header>
+        <b>{label}</b>
+        {last && <span className="pager-count">{shown < total ? `${count(shown)} of ${count(total)} chars` : `${count(total)} chars`}</span>}
+      </header>
+      {error ? (
+        <p className="pager-error" role="status">{error}</p>
+      ) : (
+        <pre className="pager-text" tabIndex={0} data-side={side}>
+          {pages.map((p) => p.text).join('')}
+        </pre>
+      )}
+      {!error && shown < total && (
+        <Button appearance="secondary" disabled={busy} onClick={() => void more(shown)} aria-label={`Show more of the ${side} text`}>
+          Show more ({count(Math.min(PAGE_CHARS, total - shown))} chars)
+        </Button>
+      )}
+    </section>
+  );
+}

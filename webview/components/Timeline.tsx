@@ -1,0 +1,68 @@
+/**
+ * The turns of a session, one row each: a bar of original against projected tokens, the figures,
+ * the cumulative saving up to that turn, what was reduced, and marks for cache-stable turns and for
+ * turns where the agent named something the projection had hidden. Windowed (VirtualList).
+ */
+import * as React from 'react';
+import type { TurnSummary } from '../../src/protocol';
+import { compact, count } from '../format';
+import { VirtualList } from './VirtualList';
+
+export const ROW_HEIGHT = 44;
+
+export interface TimelineProps {
+  turns: readonly TurnSummary[];
+  /** indexes of the turns shown (filter and search applied) */
+  visible: readonly number[];
+  /** cumulative saving per turn index */
+  cumulative: readonly number[];
+  /** dry-run figures by turn index, when caps were changed */
+  dry?: readonly TurnSummary[];
+  selected: number;
+  onSelect: (turn: number) => void;
+}
+
+export function Timeline(props: TimelineProps) {
+  const { turns, visible, cumulative, dry, selected, onSelect } = props;
+  const max = React.useMemo(() => turns.reduce((m, t) => Math.max(m, t.originalTokens), 1), [turns]);
+  const active = visible.indexOf(selected);
+  return (
+    <VirtualList
+      className="timeline"
+      idPrefix="turn"
+      label="Turns"
+      count={visible.length}
+      rowHeight={ROW_HEIGHT}
+      active={active}
+      onActive={(i) => onSelect(visible[i]!)}
+      onActivate={(i) => onSelect(visible[i]!)}
+      renderRow={(i) => {
+        const t = turns[visible[i]!]!;
+        const d = dry?.[t.index];
+        const projected = d ? d.projectedTokens : t.projectedTokens;
+        return (
+          <div className="turn" data-turn={t.index}>
+            <span className="turn-index">#{t.index + 1}</span>
+            <span className="bar" aria-hidden="true">
+              <span className="bar-original" style={{ width: `${(t.originalTokens / max) * 100}%` }} />
+              <span className={`bar-projected${d ? ' dry' : ''}`} style={{ width: `${(projected / max) * 100}%` }} />
+            </span>
+            <span className="turn-figures">
+              <span title={`${count(t.originalTokens)} tokens sent by the agent`}>{compact(t.originalTokens)}</span>
+              {' → '}
+              <span title={`${count(projected)} tokens sent by Spillway${d ? ' under the new caps' : ''}`} className={d ? 'dry-text' : ''}>{compact(projected)}</span>
+            </span>
+            <span className="turn-saved" title="saved so far in this session">saved {compact(cumulative[t.index] ?? 0)}</span>
+            <span className="turn-marks">
+              {t.reductions > 0 && <span className="mark mark-reduced" title={`${t.reductions} tool results reduced`}>{t.reductions} reduced</span>}
+              {t.tools.length > 0 && <span className="turn-tools">{t.tools.join(', ')}</span>}
+              {t.cacheStable && <span className="mark mark-stable" title="the previous projection is a prefix of this one: the prompt cache keeps hitting">cache ✓</span>}
+              {t.missed > 0 && <span className="mark mark-missed" title="identifiers the agent wrote next that this projection had hidden">⚠ {t.missed} missed</span>}
+              {t.note && <span className="mark mark-note" title={t.note}>unchanged</span>}
+            </span>
+          </div>
+        );
+      }}
+    />
+  );
+}

@@ -1,0 +1,31 @@
+/** Number formatting for the inspector: exact with separators when short, compact when long. */
+export function count(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function compact(n: number): string {
+  const a = Math.abs(n);
+  if (a >= 1e6) return `${(n / 1e6).toFixed(a >= 1e7 ? 0 : 1)}M`;
+  if (a >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
+  if (a >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return String(Math.round(n));
+}
+
+export function percent(part: number, whole: number): string {
+  if (whole <= 0) return '0%';
+  return `${((part / whole) * 100).toFixed(1)}%`;
+}
+
+export function capText(cap: number | 'unlimited'): string {
+  return cap === 'unlimited' ? 'unlimited' : count(cap);
+}
+
+/** Parses a cap typed in the inspector: a positive whole number (commas, `k`), `unlimited` or `default`. */
+export function parseCap(text: string): number | 'unlimited' | 'default' | undefined {
+  const t = text.trim().toLowerCase().replace(/[,_\s]/g, '');
+  if (t === 'unlimited' || t === 'default') return t;
+  const m = /^(\d+(?:\.\d+)?)(k?)$/.exec(t);
+  if (!m) return undefined;
+  const n = Math.round(Number(m[1]) * (m[2] ? 1000 : 1));
+  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+}
