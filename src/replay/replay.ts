@@ -185,6 +185,35 @@ export class ReplayMeter {
 
 /** Replays a transcript; throws only for engine failures, which are bugs or unreadable calls. */
 export function replay(t: Transcript, opts: ReplayOptions): ReplayResult {
+  const steps = replaySteps(t, opts);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** Longest stretch of replay work between two yields to the event loop in `replayAsync`. */
+const SLICE_MS = 20;
+
+/**
+ * `replay` that yields to the event loop between calls (every SLICE_MS of work), so a host such as
+ * the extension stays responsive and a cancellation (the signal) stops it between two calls.
+ */
+export async function replayAsync(t: Transcript, opts: ReplayOptions): Promise<ReplayResult> {
+  const steps = replaySteps(t, opts);
+  let sliceStart = performance.now();
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** The replay as a sequence of steps, one per model call; returns the result after the last. */
+function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, ReplayResult, void> {
   const store = opts.store ?? new MemoryStore();
   const engine = createEngine(opts.config, { store, ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}), ...(opts.reducers ? { reducers: opts.reducers } : {}) });
   const meter = new ReplayMeter(opts.prices ?? PRICE_MODELS, store);
@@ -224,7 +253,9 @@ export function replay(t: Transcript, opts: ReplayOptions): ReplayResult {
       reductions: p.reductions,
     }, opts.detail ? p.reductions : undefined);
     opts.onCall?.(k, t.calls.length);
+    yield k;
   }
+  if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
 
   return {
     format: t.source,

@@ -101,3 +101,22 @@ describe('replay of the real fixtures', () => {
     for (const c of a.calls) for (const m of c.missed) if (m.handle) expect(m.handle).toMatch(/^sw_[0-9a-f]{24}$/);
   });
 });
+
+describe('replayAsync', () => {
+  const file = join(__dirname, '../fixtures/transcripts/mini-swe-agent__deepseek_bench1__django__django-14752.traj.json');
+  it('gives the same result as replay', async () => {
+    const { replayAsync } = await import('../../src/replay/replay');
+    const t = await readTranscript(file);
+    const config = { defaultCap: 1_000 };
+    expect(JSON.stringify(await replayAsync(t, { config }))).toBe(JSON.stringify(replay(t, { config })));
+  });
+  it('stops between two calls when its signal is aborted', async () => {
+    const { replayAsync } = await import('../../src/replay/replay');
+    const t = await readTranscript(file);
+    const abort = new AbortController();
+    let calls = 0;
+    const run = replayAsync(t, { config: {}, signal: abort.signal, onCall: (k) => { calls = k + 1; if (k === 2) abort.abort(new Error('cancelled by the user')); } });
+    await expect(run).rejects.toThrow('cancelled by the user');
+    expect(calls).toBe(3);
+  });
+});

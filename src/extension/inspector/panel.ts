@@ -14,7 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { defaultSessionsDir } from '../../proxy/recording';
 import { readTranscript } from '../../replay/readers';
-import { replay } from '../../replay/replay';
+import { replay, replayAsync } from '../../replay/replay';
 import { SECTION } from '../pure/settings';
 import { formatCount } from '../pure/format';
 import { COMMANDS } from '../commands';
@@ -241,10 +241,17 @@ export class Inspector implements vscode.Disposable {
               },
             });
             progress.report({ increment: Math.max(0, 50 - last), message: `projecting ${transcript.calls.length} calls` });
-            // yield once so the notification shows the new message before the (synchronous) replay
-            await new Promise((r) => setTimeout(r, 0));
             if (abort.signal.aborted) return undefined;
-            const result = replay(transcript, { config: this.host.config, store: this.host.store, detail: true, signal: abort.signal });
+            // the replay yields between calls, so Cancel stops it there and the window stays responsive
+            let done = 0;
+            const result = await replayAsync(transcript, {
+              config: this.host.config, store: this.host.store, detail: true, signal: abort.signal,
+              onCall: (k, total) => {
+                const pct = Math.floor(((k + 1) / total) * 50);
+                if (pct > done) progress.report({ increment: pct - done, message: `projected ${k + 1} of ${total} calls` });
+                done = Math.max(done, pct);
+              },
+            });
             const info = statSync(file);
             const session = this.replays.add(file, transcript, result, info.size, info.mtime.toISOString());
             this.host.log.info(`inspector: replayed ${file}: ${result.totals.calls} calls, ${formatCount(result.totals.originalTokens)} → ${formatCount(result.totals.projectedTokens)} tokens, ${result.totals.missedIds} missed identifiers`);
