@@ -22,21 +22,12 @@ export interface StoredCall {
 }
 
 /** The index entry of one stored output. */
-export interface StoreEntry {
+export interface StoreEntry extends StoredMeta {
   handle: string;
   /** SHA-256 of the UTF-8 bytes, full 64 hex digits (the handle keeps the first 24) */
   sha256: string;
-  /** tool, callId, stage and session of the first call that produced the output */
-  tool: string;
-  callId: string;
-  stage: StageName | 'input';
-  /** measured from the text by the store, so the index always agrees with `read` */
-  chars: number;
-  bytes: number;
-  lines: number;
-  /** as counted by the engine's tokenizer (the store has none) */
-  tokens: number;
-  session?: string;
+  // tool, callId, stage and session are the first call's; chars, bytes and lines are measured from
+  // the text by the store, so the index always agrees with `read`; tokens are the engine's count
   /** when the output was first stored (ISO 8601) */
   time: string;
   /** when a call last produced it (ISO 8601); retention ages entries by this, listings sort by it */

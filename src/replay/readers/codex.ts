@@ -12,21 +12,13 @@
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript } from './types';
-import { computeCalls, isRecord, RESPONSES_OUTPUT_TYPES, type Json } from './wire';
+import { computeCalls, isRecord, RESPONSES_INPUT_TYPES, type Json } from './wire';
 
 /** Top-level line types Codex writes that are not items. */
 const SKIPPED_TYPES: ReadonlySet<string> = new Set(['turn_context', 'event_msg']);
 
 /** Response item types that are Responses API input. */
-const ITEM_TYPES: ReadonlySet<string> = new Set([
-  ...RESPONSES_OUTPUT_TYPES,
-  'message',
-  'function_call_output',
-  'custom_tool_call_output',
-  'local_shell_call_output',
-  'computer_call_output',
-  'mcp_approval_response',
-]);
+const ITEM_TYPES = RESPONSES_INPUT_TYPES;
 
 /** Response items Codex records for itself and never sends to the model (workspace snapshots). */
 const LOCAL_ITEM_TYPES: ReadonlySet<string> = new Set(['ghost_snapshot']);

@@ -28,8 +28,8 @@ export const RESPONSES_OUTPUT_TYPES: ReadonlySet<string> = new Set([
   'mcp_approval_request',
 ]);
 
-/** Responses item types that mark a list as Responses input (no Chat or Anthropic item has them). */
-const RESPONSES_ONLY_TYPES: ReadonlySet<string> = new Set([
+/** Responses input item types: the model's own output items and the results and answers sent back. */
+export const RESPONSES_INPUT_TYPES: ReadonlySet<string> = new Set([
   ...RESPONSES_OUTPUT_TYPES,
   'message',
   'function_call_output',
@@ -37,8 +37,10 @@ const RESPONSES_ONLY_TYPES: ReadonlySet<string> = new Set([
   'local_shell_call_output',
   'computer_call_output',
   'mcp_approval_response',
-  'item_reference',
 ]);
+
+/** Responses item types that mark a list as Responses input (no Chat or Anthropic item has them). */
+const RESPONSES_ONLY_TYPES: ReadonlySet<string> = new Set([...RESPONSES_INPUT_TYPES, 'item_reference']);
 
 export function isModelOutput(wire: WireFormat, item: unknown): boolean {
   if (!isRecord(item)) return false;
