@@ -135,6 +135,8 @@ interface Work {
   /** a marker would not have been shorter: no stage tries again in this projection */
   noGain?: boolean;
   partsTokens?: number;
+  /** estimated tokens a clear of this result would free */
+  gain?: number;
 }
 
 interface SessionMemory {
@@ -498,6 +500,9 @@ class Run {
     let roundsBefore = 0;
     let cursor = 0; // every result before it is cleared, ineligible or already tried
     let staleAt: number[] | undefined;
+    // what clearing every eligible result before protectedFrom would free, kept as the window moves
+    let freeSum = 0, freeTo = 0;
+    const counted = new Uint8Array(work.length);
     for (const cp of checkpoints) {
       while (upTo < cp) running += itemTok[upTo++]!;
       while (before < work.length && work[before]!.r.item < cp) before++;
@@ -506,8 +511,10 @@ class Run {
       const protectedFrom = c.keepUnit === 'results' ? before - c.keep : this.firstInLastRounds(before, rounds, roundsBefore);
       let freed = 0;
       const enough = () => c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens;
-      const clearOne = (w: Work, why: string) => {
+      const clearOne = (i: number, why: string) => {
+        const w = work[i]!;
         const was = this.resultTokens(w);
+        if (counted[i]) { freeSum -= this.gain(w); counted[i] = 0; }
         if (this.decide(w, 'clear', why, '', undefined)) {
           const saved = was - this.resultTokens(w);
           freed += saved;
@@ -516,20 +523,26 @@ class Run {
       };
       // as Anthropic's context editing does: a clear that cannot free clearAtLeastTokens is not
       // worth the cache it breaks, so it waits until enough is clearable
-      if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0 && this.freeable(cursor, protectedFrom) < c.clearAtLeastTokens) continue;
+      if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0) {
+        for (; freeTo < protectedFrom; freeTo++) {
+          const w = work[freeTo]!;
+          if (this.clearable(w)) { freeSum += this.gain(w); counted[freeTo] = 1; }
+        }
+        if (freeSum < c.clearAtLeastTokens) continue;
+      }
       const over = `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`;
       // stale results first: the file was read or written again later, so this copy is outdated
       if (c.staleFirst) {
         staleAt ??= this.staleAt();
         for (let i = cursor; i < protectedFrom && !enough(); i++) {
           const w = work[i]!;
-          if (staleAt[i]! < cp && this.clearable(w)) clearOne(w, `${over}; stale: the same file was used again later`);
+          if (staleAt[i]! < cp && this.clearable(w)) clearOne(i, `${over}; stale: the same file was used again later`);
         }
       }
       for (let i = cursor; i < protectedFrom; i++) {
         if (enough()) break;
         const w = work[i]!;
-        if (this.clearable(w)) clearOne(w, over);
+        if (this.clearable(w)) clearOne(i, over);
         if (i === cursor) cursor++;
       }
       running -= freed;
@@ -588,14 +601,10 @@ class Run {
     }));
   }
 
-  /** Tokens clearing every eligible result in [from, to) would free, estimated before deciding. */
-  private freeable(from: number, to: number): number {
-    let n = 0;
-    for (let i = from; i < to; i++) {
-      const w = this.work[i]!;
-      if (this.clearable(w)) n += Math.max(0, this.resultTokens(w) - this.clearedMarkerTokens(w));
-    }
-    return n;
+  /** Tokens clearing this result would free, estimated before deciding (cached per result). */
+  private gain(w: Work): number {
+    if (w.gain === undefined) w.gain = Math.max(0, this.resultTokens(w) - this.clearedMarkerTokens(w));
+    return w.gain;
   }
 
   private clearable(w: Work): boolean {
