@@ -60,6 +60,12 @@ export function renderMarker(m: MarkerInfo): string {
   switch (m.style) {
     case 'spillway': {
       const zh = m.language === 'zh';
+      if (m.stage === 'clear' && !m.preview) {
+        // cleared results pile up over a long session: one short line each, handle and how to read
+        return zh
+          ? `[spillway: ${tool} 输出已清除 · ${fmt(m.chars)} 字符 · ${tokens} tokens · 读取：${read}]`
+          : `[spillway: ${tool} output cleared · ${fmt(m.chars)} chars · ${tokens} tokens · read it back: ${read}]`;
+      }
       const line1 = zh
         ? `[spillway: ${tool} 输出${VERB_ZH[m.stage]} · ${fmt(m.chars)} 字符 · ${fmt(m.lines)} 行 · ${tokens} tokens · 句柄 ${m.handle}]`
         : `[spillway: ${tool} output ${VERB_EN[m.stage]} · ${fmt(m.chars)} chars · ${fmt(m.lines)} lines · ${tokens} tokens · handle ${m.handle}]`;

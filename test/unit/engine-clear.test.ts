@@ -72,10 +72,11 @@ describe('clear stage: what it keeps', () => {
 });
 
 describe('clear stage: what a cleared result looks like', () => {
-  it('a cleared result becomes a header without preview that names the handle', () => {
+  it('a cleared result becomes one short line, without preview, that names the handle', () => {
     const { texts, p } = run(clear());
     expect(texts[0]!.startsWith('[spillway: bash output cleared · 10,000 chars')).toBe(true);
-    expect(texts[0]!.split('\n')).toHaveLength(2);
+    expect(texts[0]!.split('\n')).toHaveLength(1);
+    expect(texts[0]!.length).toBeLessThan(140);
     expect(texts[0]).toContain(`spillway read ${p.reductions[0]!.handle}`);
   });
 
