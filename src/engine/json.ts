@@ -225,7 +225,10 @@ export function toValue(text: string, node: JValue): unknown {
     case 'array': return node.items.map((n) => toValue(text, n));
     case 'object': {
       const out: Record<string, unknown> = {};
-      node.keys.forEach((k, i) => { out[k] = toValue(text, node.values[i]!); });
+      node.keys.forEach((k, i) => {
+        // an own property, as JSON.parse makes it: assigning "__proto__" would set the prototype
+        Object.defineProperty(out, k, { value: toValue(text, node.values[i]!), enumerable: true, writable: true, configurable: true });
+      });
       return out;
     }
   }

@@ -169,7 +169,10 @@ function skeleton(v: unknown, depth: number, items: number, str: number, keys: n
   }
   const entries = Object.entries(v as Record<string, unknown>);
   const out: Record<string, unknown> = {};
-  for (const [k, x] of entries.slice(0, keys)) out[k] = skeleton(x, depth - 1, items, str, keys);
+  for (const [k, x] of entries.slice(0, keys)) {
+    // an own property even for "__proto__", which plain assignment would turn into the prototype
+    Object.defineProperty(out, k, { value: skeleton(x, depth - 1, items, str, keys), enumerable: true, writable: true, configurable: true });
+  }
   if (entries.length > keys) out['…'] = `+${entries.length - keys} more keys`;
   return out;
 }

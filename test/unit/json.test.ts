@@ -12,6 +12,12 @@ describe('parseLazy', () => {
     }), { numRuns: 300 });
   });
 
+  it('reads a "__proto__" key as an own property, as JSON.parse does', () => {
+    const text = '[{"__proto__":""},{"a":{"__proto__":{"x":1}}}]';
+    expect(toValue(text, parseLazy(text))).toEqual(JSON.parse(text));
+    expect(Object.getPrototypeOf((toValue(text, parseLazy(text)) as object[])[0])).toBe(Object.prototype);
+  });
+
   it('gives every value a span that slices back to its own JSON text', () => {
     const text = '{ "a" : [1, "two\\n", {"b": null}] , "c":true }';
     const root = parseLazy(text);

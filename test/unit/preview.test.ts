@@ -59,6 +59,12 @@ describe('json preview', () => {
     expect(v.rows[v.rows.length - 1]).toMatch(/more items, 300 in all/);
   });
 
+  it('keeps a "__proto__" key of the output as a key', () => {
+    const text = `{"__proto__":"${'x'.repeat(50)}","rows":${JSON.stringify(Array.from({ length: 100 }, (_, i) => i))}}`;
+    const p = jsonPreview(text, 300)!;
+    expect(Object.keys(JSON.parse(p))).toContain('__proto__');
+  });
+
   it('is what smart previews use for JSON output', () => {
     expect(() => JSON.parse(preview('smart', text, 700))).not.toThrow();
   });
