@@ -8,7 +8,7 @@
 // extension host and webview bundles. What goes into the .vsix is decided by .vscodeignore.
 import * as esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,9 +30,16 @@ if (existsSync(join(root, 'webview/main.tsx'))) {
     entryPoints: [join(root, 'webview/main.tsx')], outfile: join(stage, 'dist/webview.js'), define: { 'process.env.NODE_ENV': '"production"' } }));
 }
 await Promise.all(builds);
-for (const f of ['package.json', '.vscodeignore', 'README.md', 'LICENSE', 'LICENSE.md', 'LICENSE.txt']) {
+for (const f of ['package.json', '.vscodeignore', 'LICENSE', 'LICENSE.md', 'LICENSE.txt']) {
   if (existsSync(join(root, f))) cpSync(join(root, f), join(stage, f));
 }
+// The packaged README has no repository to resolve relative links and images against (vsce refuses
+// them, and the benchmark charts are SVG, which it refuses too): they become plain text naming the
+// file in the repository.
+const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  .replace(/!\[([^\]]*)\]\((?!https?:)([^)\s]+)\)/g, '*$1: `$2` in the repository*')
+  .replace(/(?<!!)\[([^\]]+)\]\((?!https?:|#)([^)\s]+)\)/g, '$1 (`$2`)');
+writeFileSync(join(stage, 'README.md'), readme);
 if (existsSync(join(root, 'media'))) cpSync(join(root, 'media'), join(stage, 'media'), { recursive: true });
 
 const args = [join(root, 'node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--no-update-package-json', '-o', out];
