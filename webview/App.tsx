@@ -5,7 +5,7 @@
  * are asked for when shown.
  */
 import * as React from 'react';
-import type { CapChoice, SessionInfo, SessionView, TextPage, Totals, TurnDetail, TurnSummary } from '../src/protocol';
+import { totalsOf, type CapChoice, type SessionInfo, type SessionView, type TextPage, type Totals, type TurnDetail, type TurnSummary } from '../src/protocol';
 import type { Host } from './host';
 import { compact, count, percent } from './format';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
@@ -25,16 +25,6 @@ function useDebounced<T>(value: T, ms: number): T {
     return () => clearTimeout(t);
   }, [value, ms]);
   return v;
-}
-
-function totalsOf(turns: readonly TurnSummary[]): Totals {
-  const later = turns.slice(1);
-  return {
-    originalTokens: turns.reduce((a, t) => a + t.originalTokens, 0),
-    projectedTokens: turns.reduce((a, t) => a + t.projectedTokens, 0),
-    cacheStableShare: later.length ? later.filter((t) => t.cacheStable).length / later.length : 1,
-    missed: turns.reduce((a, t) => a + t.missed, 0),
-  };
 }
 
 export function App(props: { host: Host }) {

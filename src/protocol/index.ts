@@ -124,6 +124,20 @@ export const Totals = z.object({
 });
 export type Totals = z.infer<typeof Totals>;
 
+/**
+ * A session's totals from its turn summaries. Host and webview both compute them (the webview for
+ * dry runs), so the rule lives here: the first call has no predecessor and cannot be cache-stable.
+ */
+export function totalsOf(turns: readonly TurnSummary[]): Totals {
+  const later = turns.slice(1);
+  return {
+    originalTokens: turns.reduce((a, t) => a + t.originalTokens, 0),
+    projectedTokens: turns.reduce((a, t) => a + t.projectedTokens, 0),
+    cacheStableShare: later.length ? later.filter((t) => t.cacheStable).length / later.length : 1,
+    missed: turns.reduce((a, t) => a + t.missed, 0),
+  };
+}
+
 export const SessionView = z.object({
   session: SessionInfo,
   turns: z.array(TurnSummary),

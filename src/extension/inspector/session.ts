@@ -10,7 +10,8 @@
  */
 import type { Reduction, SpillwayConfig } from '../../engine';
 import type { OutputStore } from '../../store/entry';
-import type { Origin, ResultInfo, SessionInfo, Side, TextPage, Totals, TurnDetail, TurnSummary } from '../../protocol';
+import type { Origin, ResultInfo, SessionInfo, Side, TextPage, TurnDetail, TurnSummary } from '../../protocol';
+export { totalsOf } from '../../protocol';
 
 export interface TurnRecord {
   summary: TurnSummary;
@@ -97,15 +98,6 @@ export function toolsOf(reductions: readonly Reduction[]): string[] {
   return [...new Set(reductions.map((r) => r.tool))].sort();
 }
 
-export function totalsOf(turns: readonly TurnSummary[]): Totals {
-  const later = turns.slice(1);
-  return {
-    originalTokens: turns.reduce((a, t) => a + t.originalTokens, 0),
-    projectedTokens: turns.reduce((a, t) => a + t.projectedTokens, 0),
-    cacheStableShare: later.length ? later.filter((t) => t.cacheStable).length / later.length : 1,
-    missed: turns.reduce((a, t) => a + t.missed, 0),
-  };
-}
 
 /** A small cache of whole texts by key, so paging through one output reads it from disk once. */
 export class TextCache {
