@@ -21,7 +21,7 @@ import {
   type PruneResult,
   type StoreEntry,
 } from './entry';
-import { applyPlan, planRead, type ReadOptions, type ReadResult } from './read';
+import { readStored, type ReadOptions, type ReadResult } from './read';
 
 export interface MemoryStoreOptions {
   /** the time puts are recorded at and prune measures against (tests inject one) */
@@ -76,9 +76,7 @@ export class MemoryStore implements OutputStore {
   }
 
   read(handle: string, options: ReadOptions = {}): ReadResult {
-    assertHandle(handle);
-    const plan = planRead(options);
-    return applyPlan(handle, this.get(handle), plan);
+    return readStored(handle, options, (h) => this.get(h));
   }
 
   prune(options: PruneOptions = {}): PruneResult {

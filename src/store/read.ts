@@ -20,6 +20,7 @@
  * Ranges past the end are not errors: they select what exists and `shown` says what that is.
  */
 import { SpillwayError } from '../engine/types';
+import { assertHandle } from './entry';
 import { countLines, cutAtLimit, grepLines, lineSpans, selectLines, sliceChars } from './slice';
 
 export interface ReadOptions {
@@ -277,4 +278,14 @@ function quote(value: unknown): string {
     s = String(value);
   }
   return s.length > MAX_QUOTED ? s.slice(0, MAX_QUOTED) + '…' : s;
+}
+
+/**
+ * A store's `read`: the handle and the options are checked before the text is fetched, so a bad
+ * request never touches the disk. Both stores read through this.
+ */
+export function readStored(handle: string, options: ReadOptions, get: (handle: string) => string): ReadResult {
+  assertHandle(handle);
+  const plan = planRead(options);
+  return applyPlan(handle, get(handle), plan);
 }

@@ -41,7 +41,7 @@ import {
   type RetentionItem,
   type StoreEntry,
 } from './entry';
-import { applyPlan, planRead, type ReadOptions, type ReadResult } from './read';
+import { readStored, type ReadOptions, type ReadResult } from './read';
 
 /** The folder under the root this store owns; nothing else under the root is ever touched. */
 export const OBJECTS_DIR = 'objects';
@@ -189,9 +189,7 @@ export class FileStore implements OutputStore {
 
   /** Part of the output (see `read.ts` for the options); options are checked before the file is read. */
   read(handle: string, options: ReadOptions = {}): ReadResult {
-    assertHandle(handle);
-    const plan = planRead(options);
-    return applyPlan(handle, this.get(handle), plan);
+    return readStored(handle, options, (h) => this.get(h));
   }
 
   /** Removes outputs by age, then by total size (least recently used first), and stale temp files. */
