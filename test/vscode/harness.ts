@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type * as vscodeTypes from 'vscode';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import type { SpillwayApi } from '../../src/extension/extension';
 import type { SpillwayHost } from '../../src/extension/host';
 import type { Inspector } from '../../src/extension/inspector/panel';
@@ -315,4 +315,15 @@ export function cleanRuns(keep = 0): void {
   if (!existsSync(runs)) return;
   const names = readdirSync(runs).sort();
   for (const n of names.slice(0, Math.max(0, names.length - keep))) rmSync(join(runs, n), { recursive: true, force: true });
+}
+
+/** The Spillway inspector's document inside the workbench page's webview iframes. */
+export async function inspectorFrame(page: Page): Promise<Frame> {
+  return waitUntil('the inspector webview to render', async () => {
+    for (const f of page.frames()) {
+      const ok = await f.evaluate(() => !!document.querySelector('.app')).catch(() => false);
+      if (ok) return f;
+    }
+    return undefined;
+  }, 30_000, 250);
 }

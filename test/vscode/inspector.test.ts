@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { HARNESS_DIR, ROOT, launch, waitUntil, type Harness } from './harness';
+import { HARNESS_DIR, ROOT, launch, waitUntil, type Harness, inspectorFrame } from './harness';
 import { makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { anthropicRequest, testLog } from './requests';
 
@@ -26,17 +26,6 @@ afterAll(async () => {
   if (vs) await vs.screenshot('inspector-last');
   await vs?.close();
 });
-
-/** The inspector's document inside its webview iframes. */
-async function inspectorFrame(): Promise<Frame> {
-  return waitUntil('the inspector webview to render', async () => {
-    for (const f of vs.page.frames()) {
-      const ok = await f.evaluate(() => !!document.querySelector('.app')).catch(() => false);
-      if (ok) return f;
-    }
-    return undefined;
-  }, 30_000, 250);
-}
 
 describe('the inspector in a real VS Code', () => {
   let frame: Frame;
@@ -58,7 +47,7 @@ describe('the inspector in a real VS Code', () => {
       for (const r of reqs) api.project(r, 'auto', { session: 'demo-session' });
     }, [anthropicRequest('bash', 'toolu_demo_1', testLog(300)), anthropicRequest('bash', 'toolu_demo_2', testLog(500, 'FAIL')), anthropicRequest('grep', 'toolu_demo_3', testLog(200, 'MATCH'))]);
     await vs.runCommand('Spillway: Open Inspector');
-    frame = await inspectorFrame();
+    frame = await inspectorFrame(vs.page);
     await frame.locator('button.session', { hasText: 'demo-session' }).click();
     await frame.locator('.timeline .vrow').first().waitFor();
     expect(await frame.locator('.timeline .vrow').count()).toBe(3);
@@ -81,7 +70,7 @@ describe('the inspector in a real VS Code', () => {
 
   it('compares a result in the diff editor and copies its handle', async () => {
     await vs.runCommand('Spillway: Open Inspector');
-    frame = await inspectorFrame();
+    frame = await inspectorFrame(vs.page);
     await frame.locator('.details h2', { hasText: 'Turn 2' }).waitFor();
     const head = frame.locator('.result-head', { hasText: 'toolu_demo_2' });
     if ((await head.getAttribute('aria-expanded')) !== 'true') await head.click();
@@ -95,7 +84,7 @@ describe('the inspector in a real VS Code', () => {
 
   it('changes a cap, shows the dry run, saves it and finds the setting written', async () => {
     await vs.runCommand('Spillway: Open Inspector');
-    frame = await inspectorFrame();
+    frame = await inspectorFrame(vs.page);
     const field = frame.locator('tr[data-tool="grep"] vscode-text-field');
     await field.click();
     await vs.page.keyboard.type('unlimited');
@@ -118,7 +107,7 @@ describe('the inspector in a real VS Code', () => {
     const r = await vs.run(async ({ vscode }, file) => vscode.commands.executeCommand('spillway.openTranscript', vscode.Uri.file(file)), FIXTURE) as { sessionId: string; calls: number; missedIds: number };
     expect(r.calls).toBe(31);
     expect(r.missedIds).toBeGreaterThan(0);
-    frame = await inspectorFrame();
+    frame = await inspectorFrame(vs.page);
     await frame.locator('.session-head h1', { hasText: 'mini-swe-agent__deepseek_bench1' }).waitFor();
     await frame.locator('.totals', { hasText: '31 turns' }).waitFor();
     const missedRow = frame.locator('.vrow', { has: frame.locator('.mark-missed') }).first();
@@ -160,14 +149,14 @@ describe('the inspector in a real VS Code', () => {
     expect(listed.files).toEqual([codex, claude]);
     const opened = await vs.run(async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'abc.jsonl' }), home) as { sessionId: string; calls: number };
     expect(opened.calls).toBe(10);
-    frame = await inspectorFrame();
+    frame = await inspectorFrame(vs.page);
     await frame.locator('.session-head h1', { hasText: 'abc.jsonl' }).waitFor();
   });
 
   it('comes back after a window reload on the session it showed (the panel serializer)', async () => {
     await vs.page.reload();
     await vs.page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    frame = await inspectorFrame();
+    frame = await inspectorFrame(vs.page);
     await frame.locator('.session-head h1', { hasText: 'abc.jsonl' }).waitFor({ timeout: 30_000 });
     await frame.locator('.totals', { hasText: '10 turns' }).waitFor();
   });

@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:net';
 import { join, relative, isAbsolute } from 'node:path';
 import OpenAI from 'openai';
 import type { Frame } from 'playwright-core';
-import { launch, waitUntil, type Harness } from './harness';
+import { launch, waitUntil, type Harness, inspectorFrame } from './harness';
 import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
 
@@ -78,17 +78,6 @@ function proxyStatusItem(text: string | RegExp) {
 
 function client(): OpenAI {
   return new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: OPENAI_KEY, maxRetries: 0, timeout: 20_000 });
-}
-
-/** The inspector's document inside its webview iframes. */
-async function inspectorFrame(): Promise<Frame> {
-  return waitUntil('the inspector webview to render', async () => {
-    for (const f of vs.page.frames()) {
-      const ok = await f.evaluate(() => !!document.querySelector('.app')).catch(() => false);
-      if (ok) return f;
-    }
-    return undefined;
-  }, 30_000, 250);
 }
 
 type ToolMessage = { role: string; content: unknown; tool_call_id?: string };
@@ -174,7 +163,7 @@ describe('the local proxy in a real VS Code', () => {
 
   it('shows the session in the inspector, and its next turn live', async () => {
     await vs.runCommand('Spillway: Open Inspector');
-    frame = await inspectorFrame();
+    frame = await inspectorFrame(vs.page);
     const button = frame.locator(`button.session[data-session="proxy:${session}"]`);
     await button.waitFor({ timeout: 15_000 });
     expect(await button.textContent()).toMatch(/proxy.*1 turns/);
