@@ -212,7 +212,7 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     const stats = run.stats(out);
     if (opts.session) {
       sessions.delete(opts.session);
-      sessions.set(opts.session, run.remember(out));
+      sessions.set(opts.session, run.remember());
       if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
     }
     const fresh = reductions.filter((r) => r.fresh);
@@ -301,8 +301,7 @@ class Run {
     });
   }
 
-  remember(outText: string): SessionMemory {
-    void outText;
+  remember(): SessionMemory {
     const decisions = new Map<string, { decision: Decision; start: number; end: number }>();
     this.work.forEach((w, i) => {
       if (w.decision && w.r.content) decisions.set(this.keys[i]!, { decision: w.decision, start: w.r.content.start, end: w.r.content.end });

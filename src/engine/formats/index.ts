@@ -214,14 +214,3 @@ function readAnthropic(text: string, root: JObject): ParsedRequest {
   });
   return req;
 }
-
-/** For diagnostics: a short description of a parsed request. */
-export function describe(req: ParsedRequest): string {
-  return `${req.format}: ${req.items.length} items, ${req.calls.size} tool calls, ${req.results.length} tool results`;
-}
-
-export function callOf(req: ParsedRequest, r: ToolResult): ToolCall | undefined {
-  return req.calls.get(r.callId);
-}
-
-export { decodeString };
