@@ -4,35 +4,17 @@
  * a real fixture's tool output), and stream decoding per API.
  */
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine, MemorySink, parseConfig, readRequest, resultText } from '../../src/engine';
 import { appendToolRound, conversationKey, toWire, WIRE_FORMAT, type ChatMessage } from '../../src/extension/chat/convert';
 import { endpointUrl, modelInformation, parseModels, CHAT_APIS } from '../../src/extension/chat/models';
 import { SseParser, StreamDecoder } from '../../src/extension/chat/streams';
 import { authHeaders, redact } from '../../src/extension/chat/secrets';
+import { biggestClaudeCodeToolResult } from '../support/fixtures';
 
-const FIXTURES = join(__dirname, '../../../shared/fixtures');
 
-/** The biggest tool result of a real Claude Code session (about 10 k characters). */
-function bigToolOutput(): string {
-  const file = join(FIXTURES, 'anthropic/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
-  let best = '';
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    try {
-      const c = JSON.parse(line)?.message?.content;
-      if (!Array.isArray(c)) continue;
-      for (const b of c) {
-        if (b.type !== 'tool_result') continue;
-        const t = typeof b.content === 'string' ? b.content : b.content.map((x: { text?: string }) => x.text ?? '').join('');
-        if (t.length > best.length) best = t;
-      }
-    } catch { /* not a line */ }
-  }
-  return best;
-}
 
-const BIG = bigToolOutput();
+const BIG = biggestClaudeCodeToolResult();
 
 function conversation(big = BIG): ChatMessage[] {
   return [

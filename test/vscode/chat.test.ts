@@ -10,32 +10,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureChatCodeServer, launch, waitUntil, inspectorFrame, type Harness, type HostContext } from './harness';
 import { modelId, type ModelEntry } from '../../src/extension/chat/models';
 import { tokenCounter } from '../../src/engine';
+import { biggestClaudeCodeToolResult } from '../support/fixtures';
+import { filesUnder } from '../support/files';
 
 const KEY = 'sk-spillway-test-0c5e7a1f9b2d4e6f8a0b';
-const FIXTURE = join(__dirname, '../../../shared/fixtures/anthropic/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
 
-/** The biggest tool result of a real Claude Code session (about 10 k characters, over the default cap). */
-function bigToolOutput(): string {
-  let best = '';
-  for (const line of readFileSync(FIXTURE, 'utf8').split('\n')) {
-    try {
-      const c = JSON.parse(line)?.message?.content;
-      if (!Array.isArray(c)) continue;
-      for (const b of c) {
-        if (b.type !== 'tool_result') continue;
-        const t = typeof b.content === 'string' ? b.content : b.content.map((x: { text?: string }) => x.text ?? '').join('');
-        if (t.length > best.length) best = t;
-      }
-    } catch { /* not a line */ }
-  }
-  return best;
-}
-const BIG = bigToolOutput();
+const BIG = biggestClaudeCodeToolResult();
 
 // ---------------------------------------------------------------- the scripted endpoint
 
@@ -353,26 +338,8 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
 
   it('the key never appears in anything Spillway wrote', async () => {
     const dirs = await vs.run(({ host }) => [host.baseDir]);
-    const files: string[] = [];
-    const walk = (d: string) => {
-      if (!existsSync(d)) return;
-      for (const n of readdirSync(d)) {
-        const p = join(d, n);
-        if (statSync(p).isDirectory()) walk(p);
-        else files.push(p);
-      }
-    };
-    for (const d of dirs) walk(d);
-    const logs: string[] = [];
-    const walkLogs = (d: string) => {
-      if (!existsSync(d)) return;
-      for (const n of readdirSync(d)) {
-        const p = join(d, n);
-        if (statSync(p).isDirectory()) walkLogs(p);
-        else if (/spillway/i.test(p)) logs.push(p);
-      }
-    };
-    walkLogs(join(vs.userData, 'logs'));
+    const files = dirs.flatMap((d) => filesUnder(d));
+    const logs = filesUnder(join(vs.userData, 'logs')).filter((p) => /spillway/i.test(p));
     expect(files.some((f) => f.includes('copilot-sessions'))).toBe(true);
     expect(logs.length).toBeGreaterThan(0);
     for (const f of [...files, ...logs, join(vs.userData, 'User/settings.json')]) {

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, waitUntil, type Harness } from './harness';
+import { freePort, launch, waitUntil, type Harness } from './harness';
 import { codexLine } from '../../src/proxy/codexConfig';
 
 let vs: Harness;
@@ -17,17 +17,6 @@ let port = 0;
 const codexHome = mkdtempSync(join(tmpdir(), 'sw-codex-home-'));
 const config = join(codexHome, 'config.toml');
 const ORIGINAL = '# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\n';
-
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as { port: number }).port;
-      srv.close(() => res(p));
-    });
-  });
-}
 
 /** Whether something accepts connections on 127.0.0.1:port. */
 function listening(p: number): Promise<boolean> {

@@ -97,7 +97,8 @@ export async function prepare(): Promise<string> {
   return buildAndPackage();
 }
 
-async function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 right now (for servers a test starts). */
+export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.once('error', rej);

@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:net';
 import { join, relative, isAbsolute } from 'node:path';
 import OpenAI from 'openai';
 import type { Frame } from 'playwright-core';
-import { launch, waitUntil, type Harness, inspectorFrame } from './harness';
+import { freePort, launch, waitUntil, type Harness, inspectorFrame } from './harness';
 import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
 import { expectSome } from '../support/expect';
@@ -23,17 +23,6 @@ let vs: Harness;
 let fake: FakeUpstream;
 let port = 0;
 const LOG = bigLog(1500);
-
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as { port: number }).port;
-      srv.close(() => res(p));
-    });
-  });
-}
 
 beforeAll(async () => {
   fake = await startFakeUpstream();
