@@ -16,13 +16,24 @@ const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   // the CLI: a single file with a shebang, exposed as the `spillway` bin
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  ...TOKENIZER_ENCODINGS.map((name) => ({ ...node, entryPoints: [`src/engine/tokenizers/${name}.ts`], outfile: `dist/tokenizer-${name}.js` })),
+  ...TOKENIZER_ENCODINGS.map((name) => ({
+    ...node,
+    entryPoints: [`src/engine/tokenizers/${name}.ts`],
+    outfile: `dist/tokenizer-${name}.js`,
+  })),
 ];
 // the inspector webview (browser, React) and the benchmarks exist from later issues on
 if (existsSync('webview/main.tsx')) {
-  builds.push({ ...common, platform: 'browser', format: 'iife', target: 'chrome114', minify: true,
-    entryPoints: ['webview/main.tsx'], outfile: 'dist/webview.js',
-    define: { 'process.env.NODE_ENV': '"production"' } });
+  builds.push({
+    ...common,
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome114',
+    minify: true,
+    entryPoints: ['webview/main.tsx'],
+    outfile: 'dist/webview.js',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  });
 }
 if (existsSync('bench/main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/main.ts'], outfile: 'dist/bench.js' });

@@ -54,7 +54,8 @@ function parseArgs(s: unknown): Record<string, unknown> {
 export function blocksOf(wire: WireFormat, it: Item, item: number): Block[] {
   if (wire === 'openai-chat') {
     const role = it.role;
-    if (role === 'system' || role === 'developer') return [{ item, block: 0, kind: 'system', text: textOf(it.content), content: it.content }];
+    if (role === 'system' || role === 'developer')
+      return [{ item, block: 0, kind: 'system', text: textOf(it.content), content: it.content }];
     if (role === 'tool') return [{ item, block: 0, kind: 'result', callId: it.tool_call_id, text: textOf(it.content) }];
     if (role === 'assistant') {
       const text = textOf(it.content);
@@ -69,12 +70,15 @@ export function blocksOf(wire: WireFormat, it: Item, item: number): Block[] {
   }
   if (wire === 'anthropic-messages') {
     const role = it.role === 'assistant' ? 'assistant' : 'user';
-    if (!Array.isArray(it.content)) return [{ item, block: 0, kind: role === 'assistant' ? 'assistant-text' : 'user', text: textOf(it.content), content: it.content }];
+    if (!Array.isArray(it.content))
+      return [{ item, block: 0, kind: role === 'assistant' ? 'assistant-text' : 'user', text: textOf(it.content), content: it.content }];
     return it.content.map((b: any, j: number): Block => {
       if (b?.type === 'tool_result') return { item, block: j, kind: 'result', callId: b.tool_use_id, text: textOf(b.content) };
       if (b?.type === 'tool_use') return { item, block: j, kind: 'call', callId: b.id, name: b.name, args: parseArgs(b.input), text: '' };
-      if (b?.type === 'thinking' || b?.type === 'redacted_thinking') return { item, block: j, kind: 'reasoning', text: typeof b.thinking === 'string' ? b.thinking : '' };
-      if (b?.type === 'text') return { item, block: j, kind: role === 'assistant' ? 'assistant-text' : 'user', text: b.text ?? '', content: [b] };
+      if (b?.type === 'thinking' || b?.type === 'redacted_thinking')
+        return { item, block: j, kind: 'reasoning', text: typeof b.thinking === 'string' ? b.thinking : '' };
+      if (b?.type === 'text')
+        return { item, block: j, kind: role === 'assistant' ? 'assistant-text' : 'user', text: b.text ?? '', content: [b] };
       return { item, block: j, kind: 'other', text: '', content: [b] };
     });
   }
@@ -85,7 +89,17 @@ export function blocksOf(wire: WireFormat, it: Item, item: number): Block[] {
     return [{ item, block: 0, kind, text: textOf(it.content), content: it.content }];
   }
   if (type === 'function_call' || type === 'custom_tool_call') {
-    return [{ item, block: 0, kind: 'call', callId: it.call_id, name: it.name, args: type === 'function_call' ? parseArgs(it.arguments) : { input: it.input }, text: '' }];
+    return [
+      {
+        item,
+        block: 0,
+        kind: 'call',
+        callId: it.call_id,
+        name: it.name,
+        args: type === 'function_call' ? parseArgs(it.arguments) : { input: it.input },
+        text: '',
+      },
+    ];
   }
   if (type === 'function_call_output' || type === 'custom_tool_call_output') {
     return [{ item, block: 0, kind: 'result', callId: it.call_id, text: textOf(it.output) }];
@@ -109,16 +123,33 @@ export const key = (b: { item: number; block: number }) => `${b.item}:${b.block}
  * left whole come back as the same objects; `memo` keeps rebuilt items between calls so an edit a
  * peer repeats identically yields an identical object too.
  */
-export function rebuildItems(wire: WireFormat, items: readonly Item[], blocks: readonly Block[][], end: number, edits: BlockEdits, memo: Map<number, { sig: string; item: Item | null }>): Item[] {
+export function rebuildItems(
+  wire: WireFormat,
+  items: readonly Item[],
+  blocks: readonly Block[][],
+  end: number,
+  edits: BlockEdits,
+  memo: Map<number, { sig: string; item: Item | null }>,
+): Item[] {
   const out: Item[] = [];
   for (let i = 0; i < end; i++) {
     const bs = blocks[i]!;
     const survives = (b: Block) => b.passive || edits.kept.has(key(b));
     const whole = bs.every((b) => survives(b) && !edits.replaced.has(key(b)));
-    if (whole) { out.push(items[i]!); continue; }
-    const sig = bs.map((b) => (survives(b) ? (edits.replaced.has(key(b)) ? `r${edits.replaced.get(key(b))!.length}:${edits.replaced.get(key(b))}` : 'k') : 'd')).join('|');
+    if (whole) {
+      out.push(items[i]!);
+      continue;
+    }
+    const sig = bs
+      .map((b) =>
+        survives(b) ? (edits.replaced.has(key(b)) ? `r${edits.replaced.get(key(b))!.length}:${edits.replaced.get(key(b))}` : 'k') : 'd',
+      )
+      .join('|');
     const m = memo.get(i);
-    if (m && m.sig === sig) { if (m.item) out.push(m.item); continue; }
+    if (m && m.sig === sig) {
+      if (m.item) out.push(m.item);
+      continue;
+    }
     const rebuilt = rebuildOne(wire, items[i]!, bs, survives, edits);
     memo.set(i, { sig, item: rebuilt });
     if (rebuilt) out.push(rebuilt);
@@ -134,7 +165,8 @@ function rebuildOne(wire: WireFormat, it: Item, bs: Block[], survives: (b: Block
       const keepText = survives(bs[0]!) && !bs[0]!.passive;
       if (!keepText && calls.length === 0) return null;
       const o: Item = { ...it, content: keepText ? it.content : null };
-      if (calls.length) o.tool_calls = calls; else delete o.tool_calls;
+      if (calls.length) o.tool_calls = calls;
+      else delete o.tool_calls;
       return o;
     }
     const b = bs[0]!;

@@ -78,8 +78,13 @@ function toLangChain(bs: Block[]): Array<{ msg: BaseMessage; blocks: Block[] }> 
   let human: Block[] = [];
   const flushAi = () => {
     if (!ai.length) return;
-    const text = ai.filter((b) => b.kind === 'assistant-text').map((b) => b.text).join('\n');
-    const calls = ai.filter((b) => b.kind === 'call').map((b) => ({ id: b.callId!, name: b.name ?? 'tool', args: b.args ?? {}, type: 'tool_call' as const }));
+    const text = ai
+      .filter((b) => b.kind === 'assistant-text')
+      .map((b) => b.text)
+      .join('\n');
+    const calls = ai
+      .filter((b) => b.kind === 'call')
+      .map((b) => ({ id: b.callId!, name: b.name ?? 'tool', args: b.args ?? {}, type: 'tool_call' as const }));
     out.push({ msg: new AIMessage({ content: text, tool_calls: calls }), blocks: ai });
     ai = [];
   };
@@ -91,18 +96,23 @@ function toLangChain(bs: Block[]): Array<{ msg: BaseMessage; blocks: Block[] }> 
   for (const b of bs) {
     if (b.passive) continue;
     if (b.kind === 'result') {
-      flushAi(); flushHuman();
+      flushAi();
+      flushHuman();
       out.push({ msg: new ToolMessage({ tool_call_id: b.callId ?? '', content: b.text }), blocks: [b] });
     } else if (b.kind === 'user' || (b.kind === 'other' && !ai.length)) {
-      flushAi(); human.push(b);
+      flushAi();
+      human.push(b);
     } else if (b.kind === 'system') {
-      flushAi(); flushHuman();
+      flushAi();
+      flushHuman();
       out.push({ msg: new SystemMessage({ content: b.text }), blocks: [b] });
     } else {
-      flushHuman(); ai.push(b);
+      flushHuman();
+      ai.push(b);
     }
   }
-  flushAi(); flushHuman();
+  flushAi();
+  flushHuman();
   return out;
 }
 
@@ -144,12 +154,18 @@ export function langchainDriver(opts: LangChainOptions = {}): DriverFactory {
         let sent: BaseMessage[] = [];
         const request = { model: {}, systemPrompt, messages: state, tools: [], state: { messages: state }, runtime: {} };
         const t0 = performance.now();
-        await wrap(request as any, async (req: any) => { sent = [...req.messages]; return new AIMessage(''); });
+        await wrap(request as any, async (req: any) => {
+          sent = [...req.messages];
+          return new AIMessage('');
+        });
         const ms = performance.now() - t0;
         const edits: BlockEdits = { kept: new Set(passive), replaced: new Map() };
         for (const msg of sent) {
           const mb = origin.get(msg);
-          if (mb) { for (const b of mb) edits.kept.add(key(b)); continue; }
+          if (mb) {
+            for (const b of mb) edits.kept.add(key(b));
+            continue;
+          }
           if (ToolMessage.isInstance(msg)) {
             const b = resultBlock.get(msg.tool_call_id);
             if (!b) continue;
@@ -185,7 +201,10 @@ export function aiSdkDriver(options: PruneOptions): DriverFactory {
     let converted = 0;
     const last = () => messages[messages.length - 1] as any;
     const push = (b: Block) => {
-      if (b.passive) { passive.add(key(b)); return; }
+      if (b.passive) {
+        passive.add(key(b));
+        return;
+      }
       if (b.kind === 'system' || b.kind === 'user') {
         const m: any = b.kind === 'system' ? { role: 'system', content: b.text } : { role: 'user', content: b.text };
         messageOrigin.set(m, b);
@@ -193,7 +212,12 @@ export function aiSdkDriver(options: PruneOptions): DriverFactory {
         return;
       }
       if (b.kind === 'result') {
-        const part = { type: 'tool-result' as const, toolCallId: b.callId ?? '', toolName: names.get(b.callId ?? '') ?? 'tool', output: { type: 'text' as const, value: b.text } };
+        const part = {
+          type: 'tool-result' as const,
+          toolCallId: b.callId ?? '',
+          toolName: names.get(b.callId ?? '') ?? 'tool',
+          output: { type: 'text' as const, value: b.text },
+        };
         partOrigin.set(part, b);
         if (last()?.role === 'tool') last().content.push(part);
         else messages.push({ role: 'tool', content: [part] });

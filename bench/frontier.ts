@@ -9,7 +9,10 @@ import { runSpillway, strategyRow, type Row } from './metrics';
 import { poolRows, type Session } from './peers';
 
 /** One configuration of the sweep: the `spillway` preset with `over` set. */
-export interface SweepPoint { name: string; over: Record<string, unknown> }
+export interface SweepPoint {
+  name: string;
+  over: Record<string, unknown>;
+}
 
 /** The default's main knobs, each moved on its own (plus the pairs that only act together). */
 export function sweepPoints(quick: boolean): SweepPoint[] {
@@ -50,12 +53,20 @@ export interface FrontierPoint {
 }
 
 /** Runs every sweep point over the sessions and pools it. */
-export function runSweep(sessions: Session[], points: SweepPoint[], log: (line: string) => void = () => {}): Array<{ point: SweepPoint; row: Row }> {
+export function runSweep(
+  sessions: Session[],
+  points: SweepPoint[],
+  log: (line: string) => void = () => {},
+): Array<{ point: SweepPoint; row: Row }> {
   // a point that only restates the default is left out (the default itself is a point)
-  const moved = points.filter((p) => Object.entries(p.over).some(([k, v]) => JSON.stringify(configValue(PRESETS.spillway, k)) !== JSON.stringify(v)));
+  const moved = points.filter((p) =>
+    Object.entries(p.over).some(([k, v]) => JSON.stringify(configValue(PRESETS.spillway, k)) !== JSON.stringify(v)),
+  );
   return moved.map((point) => {
     const started = Date.now();
-    const rows = sessions.map((s) => strategyRow(point.name, 'spillway', runSpillway(s.transcript, { preset: 'spillway', ...point.over }), new Map()));
+    const rows = sessions.map((s) =>
+      strategyRow(point.name, 'spillway', runSpillway(s.transcript, { preset: 'spillway', ...point.over }), new Map()),
+    );
     log(`  sweep ${point.name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { point, row: poolRows(point.name, rows) };
   });
@@ -65,9 +76,14 @@ const missOf = (r: Row) => r.missRate ?? 0;
 
 /** Marks the points no other point dominates (cheaper or equal and missing less or equal, better in one). */
 export function markFrontier(points: Array<Omit<FrontierPoint, 'frontier'>>): FrontierPoint[] {
-  const on = (p: Omit<FrontierPoint, 'frontier'>, price: string) => !points.some((q) => q !== p
-    && q.row.cost[price]! <= p.row.cost[price]! && missOf(q.row) <= missOf(p.row)
-    && (q.row.cost[price]! < p.row.cost[price]! || missOf(q.row) < missOf(p.row)));
+  const on = (p: Omit<FrontierPoint, 'frontier'>, price: string) =>
+    !points.some(
+      (q) =>
+        q !== p &&
+        q.row.cost[price]! <= p.row.cost[price]! &&
+        missOf(q.row) <= missOf(p.row) &&
+        (q.row.cost[price]! < p.row.cost[price]! || missOf(q.row) < missOf(p.row)),
+    );
   return points.map((p) => ({ ...p, frontier: { anthropic: on(p, 'anthropic'), openai: on(p, 'openai') } }));
 }
 
@@ -78,17 +94,19 @@ export function frontierTable(points: FrontierPoint[]): string {
   return [
     `| point | kind | cost vs raw, Anthropic | cost vs raw, OpenAI | miss rate |${rb ? ' cost with read-backs, Anthropic | cost with read-backs, OpenAI |' : ''} on the frontier (A / O) |`,
     `| --- | --- | ---: | ---: | ---: |${rb ? ' ---: | ---: |' : ''} --- |`,
-    ...[...points].sort((a, b) => a.row.cost.anthropic! - b.row.cost.anthropic!).map((p) => {
-      const name = p.kind === 'default' ? `**${p.name}**` : p.name;
-      const rbCells = rb ? ` ${pct(p.row.costWithReadBacks.anthropic)} | ${pct(p.row.costWithReadBacks.openai)} |` : '';
-      return `| ${name} | ${p.kind} | ${pct(p.row.cost.anthropic)} | ${pct(p.row.cost.openai)} | ${pct(p.row.missRate)} (${p.row.missedIds}/${p.row.referencedIds}) |${rbCells} ${p.frontier.anthropic ? 'yes' : '—'} / ${p.frontier.openai ? 'yes' : '—'} |`;
-    }),
+    ...[...points]
+      .sort((a, b) => a.row.cost.anthropic! - b.row.cost.anthropic!)
+      .map((p) => {
+        const name = p.kind === 'default' ? `**${p.name}**` : p.name;
+        const rbCells = rb ? ` ${pct(p.row.costWithReadBacks.anthropic)} | ${pct(p.row.costWithReadBacks.openai)} |` : '';
+        return `| ${name} | ${p.kind} | ${pct(p.row.cost.anthropic)} | ${pct(p.row.cost.openai)} | ${pct(p.row.missRate)} (${p.row.missedIds}/${p.row.referencedIds}) |${rbCells} ${p.frontier.anthropic ? 'yes' : '—'} / ${p.frontier.openai ? 'yes' : '—'} |`;
+      }),
   ].join('\n');
 }
 
 const KIND_STYLE: Record<PointKind, { fill: string; label: string }> = {
   default: { fill: '#1f77b4', label: 'spillway default' },
-  sweep: { fill: '#aec7e8', label: 'sweep of the default\'s knobs' },
+  sweep: { fill: '#aec7e8', label: "sweep of the default's knobs" },
   preset: { fill: '#ff7f0e', label: 'seed presets' },
   peer: { fill: '#d62728', label: 'peers (LangChain, AI SDK)' },
   reference: { fill: '#7f7f7f', label: 'reference (masking)' },
@@ -102,30 +120,54 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
  * raw-with-cache; the frontier is drawn as a step line; the aim's box (miss ≤ 3%, cost ≤ aim) shaded.
  */
 export function frontierSvg(title: string, points: FrontierPoint[], aims: Record<string, number>, maxMiss = 0.03): string {
-  const W = 1160, H = 600, panelW = 440, top = 56, bottom = 100, left = 70, gap = 90;
+  const W = 1160,
+    H = 600,
+    panelW = 440,
+    top = 56,
+    bottom = 100,
+    left = 70,
+    gap = 90;
   const ph = H - top - bottom;
   const xmax = Math.max(0.05, ...points.map((p) => missOf(p.row))) * 1.08;
   const ymax = Math.max(1.05, ...points.flatMap((p) => [p.row.cost.anthropic!, p.row.cost.openai!])) * 1.02;
   const ymin = Math.max(0, Math.min(...points.flatMap((p) => [p.row.cost.anthropic!, p.row.cost.openai!])) - 0.05);
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
   out.push(`<text x="${W / 2}" y="24" text-anchor="middle" font-size="16">${esc(title)}</text>`);
   (['anthropic', 'openai'] as const).forEach((price, pi) => {
     const x0 = left + pi * (panelW + gap);
     const x = (v: number) => x0 + (v / xmax) * panelW;
     const y = (v: number) => top + ph - ((v - ymin) / (ymax - ymin)) * ph;
-    out.push(`<text x="${x0 + panelW / 2}" y="${top - 12}" text-anchor="middle" font-size="14">${price === 'anthropic' ? 'Anthropic prices (read 0.1×, write 1.25×)' : 'OpenAI prices (cached 0.5×)'}</text>`);
+    out.push(
+      `<text x="${x0 + panelW / 2}" y="${top - 12}" text-anchor="middle" font-size="14">${price === 'anthropic' ? 'Anthropic prices (read 0.1×, write 1.25×)' : 'OpenAI prices (cached 0.5×)'}</text>`,
+    );
     // the aim: miss ≤ 3% and cost ≤ the aim
     const aim = aims[price]!;
-    out.push(`<rect x="${x(0)}" y="${y(Math.min(aim, ymax))}" width="${x(maxMiss) - x(0)}" height="${y(ymin) - y(Math.min(aim, ymax))}" fill="#2ca02c" fill-opacity="0.10" stroke="#2ca02c" stroke-dasharray="4 3"/>`);
-    out.push(`<text x="${x(maxMiss) + 4}" y="${y(Math.min(aim, ymax)) + 12}" fill="#2ca02c">aim: ≤ ${(aim * 100).toFixed(0)}%, miss ≤ 3%</text>`);
+    out.push(
+      `<rect x="${x(0)}" y="${y(Math.min(aim, ymax))}" width="${x(maxMiss) - x(0)}" height="${y(ymin) - y(Math.min(aim, ymax))}" fill="#2ca02c" fill-opacity="0.10" stroke="#2ca02c" stroke-dasharray="4 3"/>`,
+    );
+    out.push(
+      `<text x="${x(maxMiss) + 4}" y="${y(Math.min(aim, ymax)) + 12}" fill="#2ca02c">aim: ≤ ${(aim * 100).toFixed(0)}%, miss ≤ 3%</text>`,
+    );
     // axes and ticks
-    out.push(`<line x1="${x0}" y1="${top + ph}" x2="${x0 + panelW}" y2="${top + ph}" stroke="#000"/><line x1="${x0}" y1="${top}" x2="${x0}" y2="${top + ph}" stroke="#000"/>`);
+    out.push(
+      `<line x1="${x0}" y1="${top + ph}" x2="${x0 + panelW}" y2="${top + ph}" stroke="#000"/><line x1="${x0}" y1="${top}" x2="${x0}" y2="${top + ph}" stroke="#000"/>`,
+    );
     const xStep = xmax > 0.2 ? 0.05 : xmax > 0.08 ? 0.02 : 0.01;
-    for (let v = 0; v <= xmax + 1e-9; v += xStep) out.push(`<line x1="${x(v)}" y1="${top + ph}" x2="${x(v)}" y2="${top + ph + 4}" stroke="#000"/><text x="${x(v)}" y="${top + ph + 17}" text-anchor="middle">${(v * 100).toFixed(0)}%</text>`);
-    for (let v = Math.ceil(ymin * 10) / 10; v <= ymax + 1e-9; v += 0.1) out.push(`<line x1="${x0 - 4}" y1="${y(v)}" x2="${x0 + panelW}" y2="${y(v)}" stroke="#eee"/><text x="${x0 - 7}" y="${y(v) + 4}" text-anchor="end">${(v * 100).toFixed(0)}%</text>`);
-    out.push(`<text x="${x0 + panelW / 2}" y="${top + ph + 36}" text-anchor="middle">miss rate (identifiers in the next reply hidden by the projection)</text>`);
+    for (let v = 0; v <= xmax + 1e-9; v += xStep)
+      out.push(
+        `<line x1="${x(v)}" y1="${top + ph}" x2="${x(v)}" y2="${top + ph + 4}" stroke="#000"/><text x="${x(v)}" y="${top + ph + 17}" text-anchor="middle">${(v * 100).toFixed(0)}%</text>`,
+      );
+    for (let v = Math.ceil(ymin * 10) / 10; v <= ymax + 1e-9; v += 0.1)
+      out.push(
+        `<line x1="${x0 - 4}" y1="${y(v)}" x2="${x0 + panelW}" y2="${y(v)}" stroke="#eee"/><text x="${x0 - 7}" y="${y(v) + 4}" text-anchor="end">${(v * 100).toFixed(0)}%</text>`,
+      );
+    out.push(
+      `<text x="${x0 + panelW / 2}" y="${top + ph + 36}" text-anchor="middle">miss rate (identifiers in the next reply hidden by the projection)</text>`,
+    );
     out.push(`<text transform="translate(${x0 - 50},${top + ph / 2}) rotate(-90)" text-anchor="middle">cost vs raw-with-cache</text>`);
     // the frontier as a step line
     const front = points.filter((p) => p.frontier[price]).sort((a, b) => missOf(a.row) - missOf(b.row));
@@ -147,8 +189,11 @@ export function frontierSvg(title: string, points: FrontierPoint[], aims: Record
     }
     for (const p of points) {
       const s = KIND_STYLE[p.kind];
-      const cx = x(missOf(p.row)), cy = y(p.row.cost[price]!);
-      out.push(`<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${p.kind === 'default' ? 6 : 4}" fill="${s.fill}" stroke="#000" stroke-width="${p.frontier[price] ? 1.2 : 0.3}"><title>${esc(`${p.name}: cost ${pct(p.row.cost[price])}, miss ${pct(p.row.missRate)}`)}</title></circle>`);
+      const cx = x(missOf(p.row)),
+        cy = y(p.row.cost[price]!);
+      out.push(
+        `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${p.kind === 'default' ? 6 : 4}" fill="${s.fill}" stroke="#000" stroke-width="${p.frontier[price] ? 1.2 : 0.3}"><title>${esc(`${p.name}: cost ${pct(p.row.cost[price])}, miss ${pct(p.row.missRate)}`)}</title></circle>`,
+      );
     }
   });
   // legend
@@ -156,7 +201,9 @@ export function frontierSvg(title: string, points: FrontierPoint[], aims: Record
   let lx = left;
   for (const k of Object.keys(KIND_STYLE) as PointKind[]) {
     if (!points.some((p) => p.kind === k)) continue;
-    out.push(`<circle cx="${lx}" cy="${ly - 4}" r="5" fill="${KIND_STYLE[k].fill}" stroke="#000" stroke-width="0.3"/><text x="${lx + 9}" y="${ly}">${esc(KIND_STYLE[k].label)}</text>`);
+    out.push(
+      `<circle cx="${lx}" cy="${ly - 4}" r="5" fill="${KIND_STYLE[k].fill}" stroke="#000" stroke-width="0.3"/><text x="${lx + 9}" y="${ly}">${esc(KIND_STYLE[k].label)}</text>`,
+    );
     lx += 30 + KIND_STYLE[k].label.length * 6.5;
   }
   out.push('</svg>');

@@ -17,7 +17,22 @@ export function rng(seed: number): () => number {
 }
 
 const TOOLS = ['bash', 'read_file', 'grep', 'mcp__github__search_code', 'list_dir'] as const;
-const WORDS = ['const', 'return', 'import', 'function', 'value', 'result', 'config', 'handler', 'request', 'session', 'token', 'stream', 'buffer', 'index'];
+const WORDS = [
+  'const',
+  'return',
+  'import',
+  'function',
+  'value',
+  'result',
+  'config',
+  'handler',
+  'request',
+  'session',
+  'token',
+  'stream',
+  'buffer',
+  'index',
+];
 
 function line(r: () => number, i: number, tool: string): string {
   const w = () => WORDS[Math.floor(r() * WORDS.length)]!;
@@ -32,7 +47,11 @@ function line(r: () => number, i: number, tool: string): string {
 export function output(r: () => number, chars: number, tool: string): string {
   const lines: string[] = [];
   let n = 0;
-  for (let i = 1; n < chars; i++) { const l = line(r, i, tool); lines.push(l); n += l.length + 1; }
+  for (let i = 1; n < chars; i++) {
+    const l = line(r, i, tool);
+    lines.push(l);
+    n += l.length + 1;
+  }
   return lines.join('\n');
 }
 
@@ -62,10 +81,21 @@ export function generateSession(calls: number, maxToolChars: number, seed = 1, m
   let toolChars = 0;
   for (let k = 0; k < calls; k++) {
     ends.push(messages.length);
-    if (k > 0 && k % 25 === 0) messages.push({ role: 'user', content: `Status check ${k}: keep going, and tell me what you found so far.` });
+    if (k > 0 && k % 25 === 0)
+      messages.push({ role: 'user', content: `Status check ${k}: keep going, and tell me what you found so far.` });
     const tool = TOOLS[Math.floor(r() * TOOLS.length)]!;
     const id = `call_${k.toString(36)}_${Math.floor(r() * 1e9).toString(36)}`;
-    messages.push({ role: 'assistant', content: k % 3 === 0 ? `Looking at step ${k}.` : null, tool_calls: [{ id, type: 'function', function: { name: tool, arguments: JSON.stringify({ path: `src/module_${k % 40}.ts`, pattern: 'value' }) } }] });
+    messages.push({
+      role: 'assistant',
+      content: k % 3 === 0 ? `Looking at step ${k}.` : null,
+      tool_calls: [
+        {
+          id,
+          type: 'function',
+          function: { name: tool, arguments: JSON.stringify({ path: `src/module_${k % 40}.ts`, pattern: 'value' }) },
+        },
+      ],
+    });
     const size = Math.min(outputSize(r, maxHuge), Math.max(100, maxToolChars - toolChars));
     const text = output(r, size, tool);
     toolChars += text.length;
@@ -76,7 +106,12 @@ export function generateSession(calls: number, maxToolChars: number, seed = 1, m
 }
 
 export function chatRequest(messages: unknown[]): string {
-  return JSON.stringify({ model: 'gpt-4.1', messages, tools: [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }], stream: true });
+  return JSON.stringify({
+    model: 'gpt-4.1',
+    messages,
+    tools: [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }],
+    stream: true,
+  });
 }
 
 /** One request body of about `bytes` bytes. */

@@ -41,7 +41,12 @@ export async function hostBlockBench(calls: number, background: boolean): Promis
     let putMs = 0;
     let puts = 0;
     const timed: OutputSink = {
-      put: (h, t, m) => { const t0 = performance.now(); store.put(h, t, m); putMs += performance.now() - t0; puts++; },
+      put: (h, t, m) => {
+        const t0 = performance.now();
+        store.put(h, t, m);
+        putMs += performance.now() - t0;
+        puts++;
+      },
       locate: (h) => store.locate(h),
       has: (h) => store.has(h),
     };
@@ -65,9 +70,12 @@ export async function hostBlockBench(calls: number, background: boolean): Promis
     loop.disable();
     return {
       mode: background ? 'background writes (now)' : 'synchronous writes (before)',
-      calls, puts,
-      maxProjectMs: Math.max(...projectMs), p99ProjectMs: pct(projectMs, 0.99),
-      maxPutMsPerCall: Math.max(...putPerCall), p99PutMsPerCall: pct(putPerCall, 0.99),
+      calls,
+      puts,
+      maxProjectMs: Math.max(...projectMs),
+      p99ProjectMs: pct(projectMs, 0.99),
+      maxPutMsPerCall: Math.max(...putPerCall),
+      p99PutMsPerCall: pct(putPerCall, 0.99),
       maxEventLoopStallMs: loop.max / 1e6,
       flushMs,
     };
@@ -81,7 +89,10 @@ export function hostBlockTable(rows: HostBlockRow[]): string {
   return [
     '| store writes | calls | puts | longest `project` ms | p99 `project` ms | longest time in `put` per call, ms | p99 `put` per call, ms | longest event-loop stall, ms | flush at the end, ms |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...rows.map((r) => `| ${r.mode} | ${r.calls} | ${r.puts} | ${f(r.maxProjectMs)} | ${f(r.p99ProjectMs)} | ${f(r.maxPutMsPerCall)} | ${f(r.p99PutMsPerCall)} | ${f(r.maxEventLoopStallMs)} | ${f(r.flushMs)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.mode} | ${r.calls} | ${r.puts} | ${f(r.maxProjectMs)} | ${f(r.p99ProjectMs)} | ${f(r.maxPutMsPerCall)} | ${f(r.p99PutMsPerCall)} | ${f(r.maxEventLoopStallMs)} | ${f(r.flushMs)} |`,
+    ),
   ].join('\n');
 }
 

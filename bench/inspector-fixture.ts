@@ -13,12 +13,29 @@ import { parseConfig, type SpillwayConfig } from '../src/engine';
 import type { Reduction } from '../src/engine/types';
 import { inspectorHtml, newNonce } from '../src/extension/inspector/html';
 import { InspectorService, type InspectorActions } from '../src/extension/inspector/service';
-import { costOf, freshFigures, Listeners, RecordSession, toolsOf, type InspectorSession, type SessionChange, type SessionSource, type TurnRecord } from '../src/extension/inspector/session';
+import {
+  costOf,
+  freshFigures,
+  Listeners,
+  RecordSession,
+  toolsOf,
+  type InspectorSession,
+  type SessionChange,
+  type SessionSource,
+  type TurnRecord,
+} from '../src/extension/inspector/session';
 import type { CapChoice, CapValue, SessionInfo, TurnSummary } from '../src/protocol';
 
 export const ROOT = resolve(__dirname, '..');
 export const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 const TOOLS = ['bash', 'read_file', 'grep', 'sql'];
 
@@ -31,8 +48,18 @@ export class SyntheticSession extends RecordSession {
   info: SessionInfo;
   private readonly originals = new Map<string, { tool: string; size: number; seed: number }>();
 
-  constructor(readonly id: string, turns: number, config: SpillwayConfig, bigOutputChars = 200_000) {
-    super({ store: () => { throw new Error('no store'); }, config: () => config });
+  constructor(
+    readonly id: string,
+    turns: number,
+    config: SpillwayConfig,
+    bigOutputChars = 200_000,
+  ) {
+    super({
+      store: () => {
+        throw new Error('no store');
+      },
+      config: () => config,
+    });
     let base = 2_000;
     for (let i = 0; i < turns; i++) {
       base += 300 + (i % 7) * 150;
@@ -44,25 +71,52 @@ export class SyntheticSession extends RecordSession {
         const size = i === 0 && j === 0 ? bigOutputChars : 9_000 + ((i * 37 + j * 11) % 40) * 500;
         this.originals.set(handle, { tool, size, seed: i * 4 + j });
         reductions.push({
-          result: j, callId: `call_${i}_${j}`, tool, stage: i % 11 === 10 ? 'clear' : 'offload',
+          result: j,
+          callId: `call_${i}_${j}`,
+          tool,
+          stage: i % 11 === 10 ? 'clear' : 'offload',
           reason: `${size.toLocaleString('en-US')} chars over ${tool}'s cap of 8,000`,
-          originalChars: size, projectedChars: 1_500, originalTokens: Math.round(size / 4), projectedTokens: 380, handle, fresh: true,
+          originalChars: size,
+          projectedChars: 1_500,
+          originalTokens: Math.round(size / 4),
+          projectedTokens: 380,
+          handle,
+          fresh: true,
         });
       }
       const saved = reductions.reduce((a, r) => a + r.originalTokens - r.projectedTokens, 0);
       const cached = i > 0 && i % 17 !== 0 ? Math.round(base * 0.9) : 0;
       const summary: TurnSummary = {
-        index: i, originalTokens: base + saved, projectedTokens: base, cacheStable: i > 0 && i % 17 !== 0,
-        reductions: reductions.length, tools: toolsOf(reductions), missed: i % 29 === 28 ? 1 : 0, toolResults: 3,
-        cachedPrefixTokens: cached, cost: costOf(base + saved, cached, base, cached), ...freshFigures(reductions),
+        index: i,
+        originalTokens: base + saved,
+        projectedTokens: base,
+        cacheStable: i > 0 && i % 17 !== 0,
+        reductions: reductions.length,
+        tools: toolsOf(reductions),
+        missed: i % 29 === 28 ? 1 : 0,
+        toolResults: 3,
+        cachedPrefixTokens: cached,
+        cost: costOf(base + saved, cached, base, cached),
+        ...freshFigures(reductions),
       };
       const missed = summary.missed ? [{ id: `src/module_${i}/handler.ts`, handle: reductions[0]!.handle }] : [];
       // each turn also brings one small result sent whole
       const whole = `ls src/module_${i}\nhandler.ts\nindex.ts\nREADME.md`;
-      const own = [...reductions.filter((r) => r.stage !== 'clear').map((r) => ({ callId: r.callId, tool: r.tool, chars: r.originalChars })), { callId: `call_${i}_ls`, tool: 'ls', chars: whole.length, tokens: 12, text: whole }];
+      const own = [
+        ...reductions.filter((r) => r.stage !== 'clear').map((r) => ({ callId: r.callId, tool: r.tool, chars: r.originalChars })),
+        { callId: `call_${i}_ls`, tool: 'ls', chars: whole.length, tokens: 12, text: whole },
+      ];
       this.records.push({ summary, reductions, missed, own } satisfies TurnRecord);
     }
-    this.info = { id, origin: 'replay', title: `synthetic ${turns} turns`, detail: `a generated session of ${turns} calls`, turns, modified: new Date(Date.UTC(2026, 0, 1) + turns).toISOString(), live: false };
+    this.info = {
+      id,
+      origin: 'replay',
+      title: `synthetic ${turns} turns`,
+      detail: `a generated session of ${turns} calls`,
+      turns,
+      modified: new Date(Date.UTC(2026, 0, 1) + turns).toISOString(),
+      live: false,
+    };
   }
 
   protected override original(handle: string): string {
@@ -135,9 +189,120 @@ export class SyntheticSource implements SessionSource {
 
 /** Theme variables like the ones VS Code injects into a webview (a subset of Default Light/Dark/High Contrast). */
 export const THEMES: Record<string, { bodyClass: string; vars: Record<string, string> }> = {
-  light: { bodyClass: 'vscode-light', vars: { 'dropdown-background': '#ffffff', 'dropdown-foreground': '#3b3b3b', 'dropdown-border': '#cecece', 'input-border': '#cecece', 'button-secondaryBackground': '#e5e5e5', 'button-secondaryForeground': '#3b3b3b', foreground: '#3b3b3b', 'editor-background': '#ffffff', 'sideBar-background': '#f8f8f8', 'panel-border': '#e5e5e5', focusBorder: '#005fb8', descriptionForeground: '#3b3b3b', 'list-activeSelectionBackground': '#e8e8e8', 'list-activeSelectionForeground': '#000000', 'list-hoverBackground': '#f2f2f2', 'list-inactiveSelectionBackground': '#e4e6f1', 'badge-background': '#cccccc', 'badge-foreground': '#3b3b3b', 'charts-blue': '#1a85ff', 'charts-orange': '#d18616', 'charts-green': '#388a34', 'charts-purple': '#652d90', 'button-background': '#005fb8', 'button-foreground': '#ffffff', 'textLink-foreground': '#005fb8', 'errorForeground': '#a1260d', 'editorWarning-foreground': '#bf8803', 'input-background': '#ffffff', 'input-foreground': '#3b3b3b', 'font-family': 'system-ui, sans-serif', 'font-size': '13px', 'editor-font-family': 'monospace' } },
-  dark: { bodyClass: 'vscode-dark', vars: { 'dropdown-background': '#313131', 'dropdown-foreground': '#cccccc', 'dropdown-border': '#3c3c3c', 'input-border': '#3c3c3c', 'button-secondaryBackground': '#313131', 'button-secondaryForeground': '#cccccc', foreground: '#cccccc', 'editor-background': '#1f1f1f', 'sideBar-background': '#181818', 'panel-border': '#2b2b2b', focusBorder: '#0078d4', descriptionForeground: '#9d9d9d', 'list-activeSelectionBackground': '#04395e', 'list-activeSelectionForeground': '#ffffff', 'list-hoverBackground': '#2a2d2e', 'list-inactiveSelectionBackground': '#37373d', 'badge-background': '#616161', 'badge-foreground': '#f8f8f8', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'button-background': '#0078d4', 'button-foreground': '#ffffff', 'textLink-foreground': '#4daafc', 'errorForeground': '#f85149', 'editorWarning-foreground': '#cca700', 'input-background': '#313131', 'input-foreground': '#cccccc', 'font-family': 'system-ui, sans-serif', 'font-size': '13px', 'editor-font-family': 'monospace' } },
-  'high-contrast': { bodyClass: 'vscode-high-contrast', vars: { 'dropdown-background': '#000000', 'dropdown-foreground': '#ffffff', 'dropdown-border': '#6fc3df', 'input-border': '#6fc3df', 'button-secondaryBackground': '#000000', 'button-secondaryForeground': '#ffffff', 'button-border': '#6fc3df', foreground: '#ffffff', 'editor-background': '#000000', 'sideBar-background': '#000000', 'panel-border': '#6fc3df', contrastBorder: '#6fc3df', contrastActiveBorder: '#f38518', focusBorder: '#f38518', descriptionForeground: '#ffffff', 'list-activeSelectionBackground': '#000000', 'list-activeSelectionForeground': '#ffffff', 'list-hoverBackground': '#000000', 'list-inactiveSelectionBackground': '#000000', 'badge-background': '#000000', 'badge-foreground': '#ffffff', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'button-background': '#000000', 'button-foreground': '#ffffff', 'textLink-foreground': '#21a6ff', 'errorForeground': '#f48771', 'editorWarning-foreground': '#ffd370', 'input-background': '#000000', 'input-foreground': '#ffffff', 'font-family': 'system-ui, sans-serif', 'font-size': '13px', 'editor-font-family': 'monospace' } },
+  light: {
+    bodyClass: 'vscode-light',
+    vars: {
+      'dropdown-background': '#ffffff',
+      'dropdown-foreground': '#3b3b3b',
+      'dropdown-border': '#cecece',
+      'input-border': '#cecece',
+      'button-secondaryBackground': '#e5e5e5',
+      'button-secondaryForeground': '#3b3b3b',
+      foreground: '#3b3b3b',
+      'editor-background': '#ffffff',
+      'sideBar-background': '#f8f8f8',
+      'panel-border': '#e5e5e5',
+      focusBorder: '#005fb8',
+      descriptionForeground: '#3b3b3b',
+      'list-activeSelectionBackground': '#e8e8e8',
+      'list-activeSelectionForeground': '#000000',
+      'list-hoverBackground': '#f2f2f2',
+      'list-inactiveSelectionBackground': '#e4e6f1',
+      'badge-background': '#cccccc',
+      'badge-foreground': '#3b3b3b',
+      'charts-blue': '#1a85ff',
+      'charts-orange': '#d18616',
+      'charts-green': '#388a34',
+      'charts-purple': '#652d90',
+      'button-background': '#005fb8',
+      'button-foreground': '#ffffff',
+      'textLink-foreground': '#005fb8',
+      errorForeground: '#a1260d',
+      'editorWarning-foreground': '#bf8803',
+      'input-background': '#ffffff',
+      'input-foreground': '#3b3b3b',
+      'font-family': 'system-ui, sans-serif',
+      'font-size': '13px',
+      'editor-font-family': 'monospace',
+    },
+  },
+  dark: {
+    bodyClass: 'vscode-dark',
+    vars: {
+      'dropdown-background': '#313131',
+      'dropdown-foreground': '#cccccc',
+      'dropdown-border': '#3c3c3c',
+      'input-border': '#3c3c3c',
+      'button-secondaryBackground': '#313131',
+      'button-secondaryForeground': '#cccccc',
+      foreground: '#cccccc',
+      'editor-background': '#1f1f1f',
+      'sideBar-background': '#181818',
+      'panel-border': '#2b2b2b',
+      focusBorder: '#0078d4',
+      descriptionForeground: '#9d9d9d',
+      'list-activeSelectionBackground': '#04395e',
+      'list-activeSelectionForeground': '#ffffff',
+      'list-hoverBackground': '#2a2d2e',
+      'list-inactiveSelectionBackground': '#37373d',
+      'badge-background': '#616161',
+      'badge-foreground': '#f8f8f8',
+      'charts-blue': '#3794ff',
+      'charts-orange': '#d18616',
+      'charts-green': '#89d185',
+      'charts-purple': '#b180d7',
+      'button-background': '#0078d4',
+      'button-foreground': '#ffffff',
+      'textLink-foreground': '#4daafc',
+      errorForeground: '#f85149',
+      'editorWarning-foreground': '#cca700',
+      'input-background': '#313131',
+      'input-foreground': '#cccccc',
+      'font-family': 'system-ui, sans-serif',
+      'font-size': '13px',
+      'editor-font-family': 'monospace',
+    },
+  },
+  'high-contrast': {
+    bodyClass: 'vscode-high-contrast',
+    vars: {
+      'dropdown-background': '#000000',
+      'dropdown-foreground': '#ffffff',
+      'dropdown-border': '#6fc3df',
+      'input-border': '#6fc3df',
+      'button-secondaryBackground': '#000000',
+      'button-secondaryForeground': '#ffffff',
+      'button-border': '#6fc3df',
+      foreground: '#ffffff',
+      'editor-background': '#000000',
+      'sideBar-background': '#000000',
+      'panel-border': '#6fc3df',
+      contrastBorder: '#6fc3df',
+      contrastActiveBorder: '#f38518',
+      focusBorder: '#f38518',
+      descriptionForeground: '#ffffff',
+      'list-activeSelectionBackground': '#000000',
+      'list-activeSelectionForeground': '#ffffff',
+      'list-hoverBackground': '#000000',
+      'list-inactiveSelectionBackground': '#000000',
+      'badge-background': '#000000',
+      'badge-foreground': '#ffffff',
+      'charts-blue': '#3794ff',
+      'charts-orange': '#d18616',
+      'charts-green': '#89d185',
+      'charts-purple': '#b180d7',
+      'button-background': '#000000',
+      'button-foreground': '#ffffff',
+      'textLink-foreground': '#21a6ff',
+      errorForeground: '#f48771',
+      'editorWarning-foreground': '#ffd370',
+      'input-background': '#000000',
+      'input-foreground': '#ffffff',
+      'font-family': 'system-ui, sans-serif',
+      'font-size': '13px',
+      'editor-font-family': 'monospace',
+    },
+  },
 };
 
 const STUB = `
@@ -175,16 +340,29 @@ export async function serveInspector(): Promise<StubServer> {
     if (url.pathname === '/stub.js') return send('text/javascript', STUB);
     const theme = THEMES[url.pathname.replace(/^\/theme-|\.css$/g, '')];
     if (url.pathname.startsWith('/theme-') && theme) {
-      return send('text/css', `html { ${Object.entries(theme.vars).map(([k, v]) => `--vscode-${k}: ${v};`).join(' ')} }`);
+      return send(
+        'text/css',
+        `html { ${Object.entries(theme.vars)
+          .map(([k, v]) => `--vscode-${k}: ${v};`)
+          .join(' ')} }`,
+      );
     }
     if (url.pathname === '/') {
       const name = url.searchParams.get('theme') ?? 'dark';
       const nonce = newNonce();
-      let html = inspectorHtml({ cspSource: origin, nonce, scriptUri: `${origin}/dist/webview.js`, styleUri: `${origin}/dist/webview.css` });
+      let html = inspectorHtml({
+        cspSource: origin,
+        nonce,
+        scriptUri: `${origin}/dist/webview.js`,
+        styleUri: `${origin}/dist/webview.css`,
+      });
       html = html
         .replace('<link rel="stylesheet"', `<link rel="stylesheet" href="${origin}/theme-${name}.css">\n<link rel="stylesheet"`)
         .replace('<body>', `<body class="${THEMES[name]?.bodyClass ?? 'vscode-dark'}">`)
-        .replace(`<script nonce="${nonce}" src=`, `<script nonce="${nonce}" src="${origin}/stub.js"></script>\n<script nonce="${nonce}" src=`);
+        .replace(
+          `<script nonce="${nonce}" src=`,
+          `<script nonce="${nonce}" src="${origin}/stub.js"></script>\n<script nonce="${nonce}" src=`,
+        );
       return send('text/html', html);
     }
     res.writeHead(404);

@@ -102,7 +102,9 @@ async function main(): Promise<void> {
       const samples: Sample[] = [];
       for (let r = 0; r < RUNS; r++) samples.push(await once(browser, server.url, n));
       const m = (f: (s: Sample) => number) => median(samples.map(f));
-      rows.push(`| ${n.toLocaleString('en-US')} | ${m((s) => s.firstRenderMs).toFixed(0)} | ${m((s) => s.renderMs).toFixed(0)} | ${m((s) => s.openMessageKb).toFixed(0)} | ${m((s) => s.heapMb).toFixed(1)} | ${m((s) => s.nodes).toFixed(0)} | ${m((s) => s.scrollP95Ms).toFixed(1)} | ${m((s) => s.scrollMaxMs).toFixed(1)} |`);
+      rows.push(
+        `| ${n.toLocaleString('en-US')} | ${m((s) => s.firstRenderMs).toFixed(0)} | ${m((s) => s.renderMs).toFixed(0)} | ${m((s) => s.openMessageKb).toFixed(0)} | ${m((s) => s.heapMb).toFixed(1)} | ${m((s) => s.nodes).toFixed(0)} | ${m((s) => s.scrollP95Ms).toFixed(1)} | ${m((s) => s.scrollMaxMs).toFixed(1)} |`,
+      );
       process.stderr.write(`${n} turns done\n`);
     }
   } finally {
@@ -110,8 +112,12 @@ async function main(): Promise<void> {
     await server.close();
   }
   const version = (await import('node:child_process')).execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim();
-  console.log(`Made by \`npm run bench:inspector\` on ${new Date().toISOString().slice(0, 10)} (${version}, headless, median of ${RUNS} runs). Each session opens restored from the webview state: page load, ready handshake, the turn summaries in one message, first React render of the windowed timeline. Messages cross a Playwright binding to the host service in Node (bench/inspector-fixture.ts), which adds latency VS Code's own channel does not have; the second column is the webview's own work.\n`);
-  console.log('| turns | first render ms (from navigation) | of which: answer received → first row ms | session/open message KB | JS heap MB (after GC) | DOM nodes | scroll p95 frame ms | scroll worst frame ms |');
+  console.log(
+    `Made by \`npm run bench:inspector\` on ${new Date().toISOString().slice(0, 10)} (${version}, headless, median of ${RUNS} runs). Each session opens restored from the webview state: page load, ready handshake, the turn summaries in one message, first React render of the windowed timeline. Messages cross a Playwright binding to the host service in Node (bench/inspector-fixture.ts), which adds latency VS Code's own channel does not have; the second column is the webview's own work.\n`,
+  );
+  console.log(
+    '| turns | first render ms (from navigation) | of which: answer received → first row ms | session/open message KB | JS heap MB (after GC) | DOM nodes | scroll p95 frame ms | scroll worst frame ms |',
+  );
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) console.log(r);
 }

@@ -18,18 +18,32 @@ function engineTable(rows: SizeRow[], inc: IncrementalRow[]): string {
   const lines = [
     '| body | tokenizer | JSON.parse ms | project ms (cold) | cold / parse | project ms (same body again, in session) | warm / parse | reductions |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...rows.map((r) => `| ${r.body} | ${r.tokenizer} | ${f(r.parseMs)} | ${f(r.coldMs)} | ${f(r.coldRatio)} | ${f(r.warmMs)} | ${f(r.warmRatio)} | ${r.reductions} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.body} | ${r.tokenizer} | ${f(r.parseMs)} | ${f(r.coldMs)} | ${f(r.coldRatio)} | ${f(r.warmMs)} | ${f(r.warmRatio)} | ${r.reductions} |`,
+    ),
     '',
     '| session | tokenizer | last body | median ms per call (last 10% of calls) | p90 ms | JSON.parse ms of that body | call / parse |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
-    ...inc.map((r) => `| ${r.calls} calls | ${r.tokenizer} | ${(r.lastBodyBytes / 1e6).toFixed(1)} MB | ${f(r.medianCallMs)} | ${f(r.p90CallMs)} | ${f(r.medianParseMs)} | ${f(r.ratio)} |`),
+    ...inc.map(
+      (r) =>
+        `| ${r.calls} calls | ${r.tokenizer} | ${(r.lastBodyBytes / 1e6).toFixed(1)} MB | ${f(r.medianCallMs)} | ${f(r.p90CallMs)} | ${f(r.medianParseMs)} | ${f(r.ratio)} |`,
+    ),
   ];
   return lines.join('\n');
 }
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const sizes: Array<[number, string]> = quick ? [[1_000_000, '1 MB'], [10_000_000, '10 MB']] : [[1_000_000, '1 MB'], [50_000_000, '50 MB']];
+  const sizes: Array<[number, string]> = quick
+    ? [
+        [1_000_000, '1 MB'],
+        [10_000_000, '10 MB'],
+      ]
+    : [
+        [1_000_000, '1 MB'],
+        [50_000_000, '50 MB'],
+      ];
   const rows: SizeRow[] = [];
   for (const [bytes, label] of sizes) {
     for (const tok of ['approximate', 'o200k_base'] as const) {
@@ -42,19 +56,29 @@ async function main(): Promise<void> {
   writeFileSync(join(out, 'engine.json'), JSON.stringify({ quick, node: process.version, sizes: rows, incremental: inc }, null, 2) + '\n');
   writeFileSync(join(out, 'engine.md'), table + '\n');
   if (!quick) {
-    updateReadme('engine', `Made by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}). Bodies are generated coding-agent sessions (bench/generate.ts) in the Chat Completions format, projected with the \`spillway\` preset and an in-memory store. *Cold*: a fresh engine and token cache; *in session*: the same body projected again in its session; *incremental*: each call of a session projected in order, call k+1 after call k.\n\n${table}`);
+    updateReadme(
+      'engine',
+      `Made by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}). Bodies are generated coding-agent sessions (bench/generate.ts) in the Chat Completions format, projected with the \`spillway\` preset and an in-memory store. *Cold*: a fresh engine and token cache; *in session*: the same body projected again in its session; *incremental*: each call of a session projected in order, call k+1 after call k.\n\n${table}`,
+    );
   }
-  process.stdout.write(`## Engine speed (${quick ? 'quick' : 'full'} run, node ${process.version})\n\n${table}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  process.stdout.write(
+    `## Engine speed (${quick ? 'quick' : 'full'} run, node ${process.version})\n\n${table}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+  );
 
   // Spillway against its peers, on real and generated sessions (bench/peers.ts)
   const peersStarted = Date.now();
   const peers = await runPeers({ quick, out, log: (line) => process.stderr.write(line + '\n') });
   if (!quick) {
-    updateReadme('peers', `${peers.markdown}\n![Tokens sent per call, generated session](bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](bench/results/tokens-per-call-real.svg)`);
+    updateReadme(
+      'peers',
+      `${peers.markdown}\n![Tokens sent per call, generated session](bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](bench/results/tokens-per-call-real.svg)`,
+    );
     updateReadme('frontier', `${peers.frontier}\n\n![Cost against miss rate, long sessions pooled](bench/results/frontier.svg)`);
   }
   const met = peers.aims.filter((a) => a.met).length;
-  process.stdout.write(`\n## Spillway against its peers (${((Date.now() - peersStarted) / 1000).toFixed(0)} s; bench/results/peers.md)\n\n`);
+  process.stdout.write(
+    `\n## Spillway against its peers (${((Date.now() - peersStarted) / 1000).toFixed(0)} s; bench/results/peers.md)\n\n`,
+  );
   process.stdout.write(`Aims for the \`spillway\` default on the long sessions pooled: ${met} of ${peers.aims.length} met\n`);
   for (const a of peers.aims) process.stdout.write(`  [${a.met ? 'MET' : 'NOT MET'}] ${a.aim}: ${a.value}\n`);
   if (peers.frontier) process.stdout.write(`\n## Frontier (long sessions pooled)\n\n${peers.frontier}\n`);
@@ -62,6 +86,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -35,8 +35,16 @@ const SHAPE_FIXED_KEYS = new Set(['system', 'tools', 'instructions']);
 
 function stringTokens(v: unknown, counter: TokenCounter): number {
   if (typeof v === 'string') return counter.count(v);
-  if (Array.isArray(v)) { let n = 0; for (const x of v) n += stringTokens(x, counter); return n; }
-  if (v && typeof v === 'object') { let n = 0; for (const x of Object.values(v)) n += stringTokens(x, counter); return n; }
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (const x of v) n += stringTokens(x, counter);
+    return n;
+  }
+  if (v && typeof v === 'object') {
+    let n = 0;
+    for (const x of Object.values(v)) n += stringTokens(x, counter);
+    return n;
+  }
   return 0;
 }
 
@@ -46,7 +54,11 @@ export class Shaper {
   readonly fixed: string;
   readonly fixedTokens: number;
 
-  constructor(readonly wire: WireFormat, base: Record<string, unknown>, private readonly counter: TokenCounter) {
+  constructor(
+    readonly wire: WireFormat,
+    base: Record<string, unknown>,
+    private readonly counter: TokenCounter,
+  ) {
     let fixed = '';
     let fixedTokens = 0;
     for (const [k, v] of Object.entries(base)) {
@@ -71,7 +83,12 @@ export class Shaper {
     const json: string[] = new Array(items.length);
     const itemTokens: number[] = new Array(items.length);
     let tokens = this.fixedTokens;
-    items.forEach((it, i) => { const c = this.item(it); json[i] = c.json; itemTokens[i] = c.tokens; tokens += c.tokens; });
+    items.forEach((it, i) => {
+      const c = this.item(it);
+      json[i] = c.json;
+      itemTokens[i] = c.tokens;
+      tokens += c.tokens;
+    });
     return { shape: { fixed: this.fixed, fixedTokens: this.fixedTokens, items: json, itemTokens }, tokens };
   }
 }
@@ -89,7 +106,12 @@ export interface StrategyRun {
 }
 
 /** Measures a non-engine strategy: its projected items, call by call, through the shared meter. */
-export async function runDriver(t: Transcript, driver: Driver, counter: TokenCounter, prices: readonly PriceModel[] = PRICE_MODELS): Promise<StrategyRun> {
+export async function runDriver(
+  t: Transcript,
+  driver: Driver,
+  counter: TokenCounter,
+  prices: readonly PriceModel[] = PRICE_MODELS,
+): Promise<StrategyRun> {
   const shaper = new Shaper(t.wire, t.base, counter);
   const meter = new ReplayMeter(prices, undefined, { counter, wire: t.wire });
   const engineMs: number[] = [];
@@ -134,14 +156,20 @@ export class BenchStore extends MemoryStore {
  * cold). Removed content counts as readable back when a reduction in force holds it under a handle
  * that `replay` read back equal to the original; per call, at most what the call removed.
  */
-export function runSpillway(t: Transcript, config: Record<string, unknown>, tokenizer: 'o200k_base' | 'approximate' = 'o200k_base'): StrategyRun {
+export function runSpillway(
+  t: Transcript,
+  config: Record<string, unknown>,
+  tokenizer: 'o200k_base' | 'approximate' = 'o200k_base',
+): StrategyRun {
   const engineMs: number[] = [];
   // per call, tokens the reductions in force removed; per handle, the same summed over calls (kept
   // small: a long session carries hundreds of reductions into every call)
   const reduced: number[] = [];
   const byHandle = new Map<string, number>();
   const r = replay(t, {
-    config, tokenizer: newTokenCounter(tokenizer), store: new BenchStore(),
+    config,
+    tokenizer: newTokenCounter(tokenizer),
+    store: new BenchStore(),
     onProjection: (_k, c) => {
       engineMs.push(c.engineMs);
       let n = 0;
@@ -154,7 +182,8 @@ export function runSpillway(t: Transcript, config: Record<string, unknown>, toke
       reduced.push(n);
     },
   });
-  let removed = 0, recoverable = 0;
+  let removed = 0,
+    recoverable = 0;
   r.calls.forEach((c, k) => {
     const gone = Math.max(0, c.originalTokens - c.projectedTokens);
     removed += gone;
@@ -172,7 +201,11 @@ export function parseTimes(t: Transcript, sample: (k: number) => boolean = () =>
     if (!sample(k)) continue;
     const body = JSON.stringify(requestForCall(t, k));
     let best = Infinity;
-    for (let i = 0; i < reps; i++) { const t0 = performance.now(); JSON.parse(body); best = Math.min(best, performance.now() - t0); }
+    for (let i = 0; i < reps; i++) {
+      const t0 = performance.now();
+      JSON.parse(body);
+      best = Math.min(best, performance.now() - t0);
+    }
     out.set(k, best);
   }
   return out;
@@ -217,10 +250,15 @@ export interface Row {
 /** One row: every figure of the table, from a run and the session's parse times. */
 export function strategyRow(strategy: string, kind: StrategyKind, run: StrategyRun, parse: ReadonlyMap<number, number>): Row {
   const t = run.totals;
-  let eng = 0, par = 0;
-  for (const [k, ms] of parse) { eng += run.engineMs[k] ?? 0; par += ms; }
+  let eng = 0,
+    par = 0;
+  for (const [k, ms] of parse) {
+    eng += run.engineMs[k] ?? 0;
+    par += ms;
+  }
   return {
-    strategy, kind,
+    strategy,
+    kind,
     calls: t.calls,
     inputTokens: t.projectedTokens,
     rawTokens: t.originalTokens,
@@ -231,7 +269,12 @@ export function strategyRow(strategy: string, kind: StrategyKind, run: StrategyR
     recoverableShare: run.removedTokens > 0 ? run.recoverableTokens / run.removedTokens : null,
     cacheStableShare: t.cacheStableShare,
     cost: Object.fromEntries(Object.entries(t.cost).map(([k, v]) => [k, v.relative])),
-    costUnits: Object.fromEntries(Object.entries(t.cost).map(([k, v]) => [k, { raw: v.raw, projected: v.projected, readBack: t.costWithReadBacks[k]!.projected - v.projected }])),
+    costUnits: Object.fromEntries(
+      Object.entries(t.cost).map(([k, v]) => [
+        k,
+        { raw: v.raw, projected: v.projected, readBack: t.costWithReadBacks[k]!.projected - v.projected },
+      ]),
+    ),
     costWithReadBacks: Object.fromEntries(Object.entries(t.costWithReadBacks).map(([k, v]) => [k, v.relative])),
     missRate: t.referencedIds ? t.missRate : null,
     referencedIds: t.referencedIds,

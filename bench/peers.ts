@@ -12,7 +12,16 @@ import { aiSdkDriver, langchainDriver, maskingDriver, rawDriver, type DriverFact
 import { generateSession } from './generate';
 import { parseTimes, runDriver, runSpillway, strategyRow, type Row, type StrategyKind, type StrategyRun } from './metrics';
 import { tokensPerCallSvg } from './svg';
-import { frontierSvg, frontierTable, markFrontier, runSweep, sweepPoints, type FrontierPoint, type PointKind, type SweepPoint } from './frontier';
+import {
+  frontierSvg,
+  frontierTable,
+  markFrontier,
+  runSweep,
+  sweepPoints,
+  type FrontierPoint,
+  type PointKind,
+  type SweepPoint,
+} from './frontier';
 
 export interface Strategy {
   name: string;
@@ -27,12 +36,42 @@ export const SEED_PRESETS = ['openai-trimmer', 'clark-budget', 'ai-agent', 'eino
 
 export const STRATEGIES: Strategy[] = [
   { name: 'raw', kind: 'raw', how: 'the requests as the agent sent them', driver: rawDriver },
-  { name: 'langchain-clear-tool-uses', kind: 'peer', how: 'langchain `contextEditingMiddleware({ edits: [new ClearToolUsesEdit()] })` (defaults: trigger 100,000 tokens, keep 3, approximate counts), `wrapModelCall` on the agent state each call', driver: langchainDriver() },
-  { name: 'ai-sdk-prune (docs example)', kind: 'peer', how: "ai `pruneMessages({ messages, reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' })` before each call", driver: aiSdkDriver({ reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' }) },
-  { name: 'ai-sdk-prune (before-last-message)', kind: 'peer', how: "ai `pruneMessages({ messages, toolCalls: 'before-last-message' })` before each call", driver: aiSdkDriver({ toolCalls: 'before-last-message' }) },
-  ...SEED_PRESETS.map((p): Strategy => ({ name: `preset ${p}`, kind: 'peer', how: `Spillway engine, preset \`${p}\` (seed system reproduced), through replay()`, config: { preset: p } })),
-  { name: 'spillway', kind: 'spillway', how: 'Spillway engine, default preset `spillway`, through replay()', config: { preset: 'spillway' } },
-  { name: 'mask last 10 turns (reference)', kind: 'reference', how: 'reference, not a peer: tool results older than the last 10 model calls replaced by a one-line placeholder, no store', driver: maskingDriver(10) },
+  {
+    name: 'langchain-clear-tool-uses',
+    kind: 'peer',
+    how: 'langchain `contextEditingMiddleware({ edits: [new ClearToolUsesEdit()] })` (defaults: trigger 100,000 tokens, keep 3, approximate counts), `wrapModelCall` on the agent state each call',
+    driver: langchainDriver(),
+  },
+  {
+    name: 'ai-sdk-prune (docs example)',
+    kind: 'peer',
+    how: "ai `pruneMessages({ messages, reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' })` before each call",
+    driver: aiSdkDriver({ reasoning: 'before-last-message', toolCalls: 'before-last-2-messages', emptyMessages: 'remove' }),
+  },
+  {
+    name: 'ai-sdk-prune (before-last-message)',
+    kind: 'peer',
+    how: "ai `pruneMessages({ messages, toolCalls: 'before-last-message' })` before each call",
+    driver: aiSdkDriver({ toolCalls: 'before-last-message' }),
+  },
+  ...SEED_PRESETS.map((p): Strategy => ({
+    name: `preset ${p}`,
+    kind: 'peer',
+    how: `Spillway engine, preset \`${p}\` (seed system reproduced), through replay()`,
+    config: { preset: p },
+  })),
+  {
+    name: 'spillway',
+    kind: 'spillway',
+    how: 'Spillway engine, default preset `spillway`, through replay()',
+    config: { preset: 'spillway' },
+  },
+  {
+    name: 'mask last 10 turns (reference)',
+    kind: 'reference',
+    how: 'reference, not a peer: tool results older than the last 10 model calls replaced by a one-line placeholder, no store',
+    driver: maskingDriver(10),
+  },
 ];
 
 export interface Session {
@@ -45,14 +84,21 @@ export interface Session {
 }
 
 /** A generated session as a transcript (replies unknown, so no miss rate). */
-export function generatedTranscript(calls: number, maxToolChars: number, seed: number, maxHuge: number): { t: Transcript; toolChars: number } {
+export function generatedTranscript(
+  calls: number,
+  maxToolChars: number,
+  seed: number,
+  maxHuge: number,
+): { t: Transcript; toolChars: number } {
   const s = generateSession(calls, maxToolChars, seed, maxHuge);
   return {
     toolChars: s.toolChars,
     t: {
-      source: 'openai-chat', wire: 'openai-chat',
+      source: 'openai-chat',
+      wire: 'openai-chat',
       base: { model: 'gpt-4.1', tools: [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }], stream: true },
-      items: s.messages, calls: s.ends.map((end) => ({ end, reply: '' })),
+      items: s.messages,
+      calls: s.ends.map((end) => ({ end, reply: '' })),
       skipped: { total: 0, byReason: {}, notes: [] },
     },
   };
@@ -64,7 +110,8 @@ export function generatedTranscript(calls: number, maxToolChars: number, seed: n
  */
 export function fixturesDir(root = process.cwd()): string {
   const dir = process.env.SPILLWAY_FIXTURES ?? join(root, '..', 'shared', 'fixtures');
-  if (!existsSync(join(dir, 'long'))) throw new Error(`bench: no fixtures at ${dir} (expected the shared fixtures with a long/ folder; set SPILLWAY_FIXTURES)`);
+  if (!existsSync(join(dir, 'long')))
+    throw new Error(`bench: no fixtures at ${dir} (expected the shared fixtures with a long/ folder; set SPILLWAY_FIXTURES)`);
   return dir;
 }
 
@@ -86,7 +133,8 @@ export function fixtureFiles(dir: string): Array<{ file: string; long: boolean }
 export function sessionName(file: string, long: boolean): string {
   const base = basename(file).replace(/\.(traj\.json|traj|jsonl|json)$/, '');
   const parts = base.split('__');
-  const name = long && parts.length > 2 ? `${parts[0]!.replace(/^gruckion-/, '')} ${parts.slice(2).join('__')}` : long ? parts.join(' ') : parts[0]!;
+  const name =
+    long && parts.length > 2 ? `${parts[0]!.replace(/^gruckion-/, '')} ${parts.slice(2).join('__')}` : long ? parts.join(' ') : parts[0]!;
   return long ? `long: ${name}` : name;
 }
 
@@ -94,14 +142,32 @@ export async function loadSessions(quick: boolean, dir = fixturesDir()): Promise
   const out: Session[] = [];
   for (const { file, long } of fixtureFiles(dir)) {
     const t = await readTranscript(file);
-    out.push({ name: sessionName(file, long), real: true, long, transcript: t, note: `${relative(dir, file)}: ${t.source}, ${t.calls.length} calls` });
+    out.push({
+      name: sessionName(file, long),
+      real: true,
+      long,
+      transcript: t,
+      note: `${relative(dir, file)}: ${t.source}, ${t.calls.length} calls`,
+    });
   }
   const gens: Array<[number, number, number, number]> = quick
-    ? [[100, 2_000_000, 11, 300_000], [200, 2_000_000, 12, 100_000]]
-    : [[100, 50_000_000, 11, 20_000_000], [1000, 50_000_000, 12, 200_000]];
+    ? [
+        [100, 2_000_000, 11, 300_000],
+        [200, 2_000_000, 12, 100_000],
+      ]
+    : [
+        [100, 50_000_000, 11, 20_000_000],
+        [1000, 50_000_000, 12, 200_000],
+      ];
   for (const [calls, max, seed, huge] of gens) {
     const { t, toolChars } = generatedTranscript(calls, max, seed, huge);
-    out.push({ name: `generated ${calls} calls`, real: false, long: false, transcript: t, note: `bench/generate.ts generateSession(${calls}, ${max}, ${seed}, ${huge}): ${(toolChars / 1e6).toFixed(1)} MB of tool output` });
+    out.push({
+      name: `generated ${calls} calls`,
+      real: false,
+      long: false,
+      transcript: t,
+      note: `bench/generate.ts generateSession(${calls}, ${max}, ${seed}, ${huge}): ${(toolChars / 1e6).toFixed(1)} MB of tool output`,
+    });
   }
   return out;
 }
@@ -117,7 +183,11 @@ export interface SessionResult {
   perCall: Record<string, number[]>;
 }
 
-export async function runSession(s: Session, strategies: Strategy[] = STRATEGIES, log: (line: string) => void = () => {}): Promise<SessionResult> {
+export async function runSession(
+  s: Session,
+  strategies: Strategy[] = STRATEGIES,
+  log: (line: string) => void = () => {},
+): Promise<SessionResult> {
   const t = s.transcript;
   const counter = tokenCounter('o200k_base');
   const n = t.calls.length;
@@ -146,33 +216,61 @@ export function poolRows(strategy: string, rows: Row[]): Row {
 
 /** One strategy's figures over the real sessions of a pool together (costs, tokens and misses summed). */
 export function pooled(results: SessionResult[], strategy: string, pool: Pool = 'real'): Row {
-  return pooledOf(strategy, results.filter(inPool[pool]).map((r) => r.rows.find((x) => x.strategy === strategy)!));
+  return pooledOf(
+    strategy,
+    results.filter(inPool[pool]).map((r) => r.rows.find((x) => x.strategy === strategy)!),
+  );
 }
 
 function pooledOf(strategy: string, rows: Row[]): Row {
   const sum = (f: (r: Row) => number) => rows.reduce((a, r) => a + f(r), 0);
   const priceNames = Object.keys(rows[0]!.costUnits);
-  const costUnits = Object.fromEntries(priceNames.map((p) => [p, { raw: sum((r) => r.costUnits[p]!.raw), projected: sum((r) => r.costUnits[p]!.projected), readBack: sum((r) => r.costUnits[p]!.readBack) }]));
-  const referenced = sum((r) => r.referencedIds), missed = sum((r) => r.missedIds);
+  const costUnits = Object.fromEntries(
+    priceNames.map((p) => [
+      p,
+      {
+        raw: sum((r) => r.costUnits[p]!.raw),
+        projected: sum((r) => r.costUnits[p]!.projected),
+        readBack: sum((r) => r.costUnits[p]!.readBack),
+      },
+    ]),
+  );
+  const referenced = sum((r) => r.referencedIds),
+    missed = sum((r) => r.missedIds);
   const removed = sum((r) => r.removedTokens);
   const calls = sum((r) => r.calls);
   return {
-    strategy, kind: rows[0]!.kind, calls,
-    inputTokens: sum((r) => r.inputTokens), rawTokens: sum((r) => r.rawTokens),
+    strategy,
+    kind: rows[0]!.kind,
+    calls,
+    inputTokens: sum((r) => r.inputTokens),
+    rawTokens: sum((r) => r.rawTokens),
     reduction: 1 - sum((r) => r.inputTokens) / sum((r) => r.rawTokens),
-    largest: Math.max(...rows.map((r) => r.largest)), rawLargest: Math.max(...rows.map((r) => r.rawLargest)),
+    largest: Math.max(...rows.map((r) => r.largest)),
+    rawLargest: Math.max(...rows.map((r) => r.rawLargest)),
     // the worst session decides whether the largest context stays under half of raw's
     largestRel: Math.max(...rows.map((r) => r.largestRel)),
     recoverableShare: removed > 0 ? sum((r) => r.recoverableTokens) / removed : null,
-    cacheStableShare: sum((r) => r.cacheStableShare * Math.max(0, r.calls - 1)) / Math.max(1, sum((r) => Math.max(0, r.calls - 1))),
+    cacheStableShare:
+      sum((r) => r.cacheStableShare * Math.max(0, r.calls - 1)) /
+      Math.max(
+        1,
+        sum((r) => Math.max(0, r.calls - 1)),
+      ),
     cost: Object.fromEntries(priceNames.map((p) => [p, costUnits[p]!.projected / costUnits[p]!.raw])),
     costUnits,
-    costWithReadBacks: Object.fromEntries(priceNames.map((p) => [p, (costUnits[p]!.projected + costUnits[p]!.readBack) / costUnits[p]!.raw])),
-    missRate: referenced ? missed / referenced : null, referencedIds: referenced, missedIds: missed,
+    costWithReadBacks: Object.fromEntries(
+      priceNames.map((p) => [p, (costUnits[p]!.projected + costUnits[p]!.readBack) / costUnits[p]!.raw]),
+    ),
+    missRate: referenced ? missed / referenced : null,
+    referencedIds: referenced,
+    missedIds: missed,
     msPerCall: sum((r) => r.msPerCall * r.calls) / calls,
     overParse: sum((r) => r.sampledEngineMs) / sum((r) => r.sampledParseMs),
-    sampledEngineMs: sum((r) => r.sampledEngineMs), sampledParseMs: sum((r) => r.sampledParseMs),
-    removedTokens: removed, recoverableTokens: sum((r) => r.recoverableTokens),
+    sampledEngineMs: sum((r) => r.sampledEngineMs),
+    sampledParseMs: sum((r) => r.sampledParseMs),
+    removedTokens: removed,
+    recoverableTokens: sum((r) => r.recoverableTokens),
   };
 }
 
@@ -184,9 +282,19 @@ function pooledOf(strategy: string, rows: Row[]): Row {
  * ambition 60% / 50%; cost with read-backs below every peer's and preset's; and, from issue 7, all
  * removed content readable back and engine time under half a JSON.parse.
  */
-export const AIMS = { maxMiss: 0.03, cost: { anthropic: 0.75, openai: 0.65 }, ambition: { anthropic: 0.6, openai: 0.5 }, recoverable: 1, maxOverParse: 0.5 } as const;
+export const AIMS = {
+  maxMiss: 0.03,
+  cost: { anthropic: 0.75, openai: 0.65 },
+  ambition: { anthropic: 0.6, openai: 0.5 },
+  recoverable: 1,
+  maxOverParse: 0.5,
+} as const;
 
-export interface Aim { aim: string; value: string; met: boolean }
+export interface Aim {
+  aim: string;
+  value: string;
+  met: boolean;
+}
 
 const pctOf = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -196,15 +304,26 @@ function rankCost(r: Row, price: string): number {
 }
 
 export function aimsFor(row: Row, others: Row[], short?: Row): Aim[] {
-  const a = row.cost.anthropic!, o = row.cost.openai!;
+  const a = row.cost.anthropic!,
+    o = row.cost.openai!;
   const miss = row.missRate ?? 0;
   const what = 'cost with read-backs';
-  const notBelow = others.filter((p) => rankCost(p, 'anthropic') <= rankCost(row, 'anthropic') || rankCost(p, 'openai') <= rankCost(row, 'openai'));
+  const notBelow = others.filter(
+    (p) => rankCost(p, 'anthropic') <= rankCost(row, 'anthropic') || rankCost(p, 'openai') <= rankCost(row, 'openai'),
+  );
   const aims: Aim[] = [
-    { aim: 'miss rate ≤ 3%', value: row.missRate === null ? 'n/a (no identifiers)' : `${pctOf(miss)} (${row.missedIds}/${row.referencedIds})`, met: miss <= AIMS.maxMiss },
+    {
+      aim: 'miss rate ≤ 3%',
+      value: row.missRate === null ? 'n/a (no identifiers)' : `${pctOf(miss)} (${row.missedIds}/${row.referencedIds})`,
+      met: miss <= AIMS.maxMiss,
+    },
     { aim: 'cost ≤ 75% of raw-with-cache (Anthropic prices)', value: pctOf(a), met: a <= AIMS.cost.anthropic && miss <= AIMS.maxMiss },
     { aim: 'cost ≤ 65% of raw-with-cache (OpenAI prices)', value: pctOf(o), met: o <= AIMS.cost.openai && miss <= AIMS.maxMiss },
-    { aim: 'ambition: cost ≤ 60% / 50% (Anthropic / OpenAI)', value: `${pctOf(a)} / ${pctOf(o)}`, met: a <= AIMS.ambition.anthropic && o <= AIMS.ambition.openai && miss <= AIMS.maxMiss },
+    {
+      aim: 'ambition: cost ≤ 60% / 50% (Anthropic / OpenAI)',
+      value: `${pctOf(a)} / ${pctOf(o)}`,
+      met: a <= AIMS.ambition.anthropic && o <= AIMS.ambition.openai && miss <= AIMS.maxMiss,
+    },
     {
       aim: `${what} below every peer's and preset's, both price models`,
       value: notBelow.length
@@ -212,12 +331,25 @@ export function aimsFor(row: Row, others: Row[], short?: Row): Aim[] {
         : `${pctOf(rankCost(row, 'anthropic'))} / ${pctOf(rankCost(row, 'openai'))}: below all`,
       met: notBelow.length === 0,
     },
-    { aim: '100% of removed content readable back', value: row.recoverableShare === null ? 'nothing removed' : pctOf(row.recoverableShare), met: row.recoverableShare === null || row.recoverableShare >= AIMS.recoverable },
-    { aim: 'engine time ≤ 0.5 × JSON.parse of the same bodies', value: `${row.overParse.toFixed(2)}×`, met: row.overParse <= AIMS.maxOverParse },
+    {
+      aim: '100% of removed content readable back',
+      value: row.recoverableShare === null ? 'nothing removed' : pctOf(row.recoverableShare),
+      met: row.recoverableShare === null || row.recoverableShare >= AIMS.recoverable,
+    },
+    {
+      aim: 'engine time ≤ 0.5 × JSON.parse of the same bodies',
+      value: `${row.overParse.toFixed(2)}×`,
+      met: row.overParse <= AIMS.maxOverParse,
+    },
   ];
   if (short) {
-    const sa = short.cost.anthropic!, so = short.cost.openai!;
-    aims.push({ aim: 'short sessions (pooled) no dearer than raw, miss ≤ 3%', value: `${pctOf(sa)} / ${pctOf(so)}, miss ${short.missRate === null ? 'n/a' : pctOf(short.missRate)}`, met: sa <= 1 && so <= 1 && (short.missRate ?? 0) <= AIMS.maxMiss });
+    const sa = short.cost.anthropic!,
+      so = short.cost.openai!;
+    aims.push({
+      aim: 'short sessions (pooled) no dearer than raw, miss ≤ 3%',
+      value: `${pctOf(sa)} / ${pctOf(so)}, miss ${short.missRate === null ? 'n/a' : pctOf(short.missRate)}`,
+      met: sa <= 1 && so <= 1 && (short.missRate ?? 0) <= AIMS.maxMiss,
+    });
   }
   return aims;
 }
@@ -231,56 +363,131 @@ export function rowsTable(rows: Row[]): string {
   return [
     '| strategy | input tokens (sum over calls) | reduction vs raw | largest context | largest vs raw | removed content readable back | cache-stable calls | cost vs raw, Anthropic cache prices | cost vs raw, OpenAI cache prices | miss rate | ms per call | time / JSON.parse |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...rows.map((r) => `| ${r.kind === 'spillway' ? `**${r.strategy}**` : r.strategy} | ${int(r.inputTokens)} | ${pct(r.reduction)} | ${int(r.largest)} | ${pct(r.largestRel, 0)} | ${r.recoverableShare === null ? '—' : pct(r.recoverableShare, 0)} | ${pct(r.cacheStableShare, 0)} | ${pct(r.cost.anthropic!)} | ${pct(r.cost.openai!)} | ${r.missRate === null ? 'n/a' : `${pct(r.missRate)} (${r.missedIds}/${r.referencedIds})`} | ${r.kind === 'raw' ? '—' : r.msPerCall.toFixed(3)} | ${r.kind === 'raw' ? '—' : r.overParse.toFixed(2)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.kind === 'spillway' ? `**${r.strategy}**` : r.strategy} | ${int(r.inputTokens)} | ${pct(r.reduction)} | ${int(r.largest)} | ${pct(r.largestRel, 0)} | ${r.recoverableShare === null ? '—' : pct(r.recoverableShare, 0)} | ${pct(r.cacheStableShare, 0)} | ${pct(r.cost.anthropic!)} | ${pct(r.cost.openai!)} | ${r.missRate === null ? 'n/a' : `${pct(r.missRate)} (${r.missedIds}/${r.referencedIds})`} | ${r.kind === 'raw' ? '—' : r.msPerCall.toFixed(3)} | ${r.kind === 'raw' ? '—' : r.overParse.toFixed(2)} |`,
+    ),
   ].join('\n');
 }
 
 export function aimsTable(aims: Aim[]): string {
-  return ['| aim (long sessions, pooled) | spillway | met |', '| --- | --- | --- |', ...aims.map((a) => `| ${a.aim} | ${a.value} | ${a.met ? 'yes' : '**no**'} |`)].join('\n');
+  return [
+    '| aim (long sessions, pooled) | spillway | met |',
+    '| --- | --- | --- |',
+    ...aims.map((a) => `| ${a.aim} | ${a.value} | ${a.met ? 'yes' : '**no**'} |`),
+  ].join('\n');
 }
 
-export interface PeersReport { markdown: string; frontier: string; aims: Aim[]; json: unknown; svgs: Record<string, string> }
+export interface PeersReport {
+  markdown: string;
+  frontier: string;
+  aims: Aim[];
+  json: unknown;
+  svgs: Record<string, string>;
+}
 
 /** The frontier points: every strategy pooled over the long sessions, and the sweep. */
-export function frontierPoints(results: SessionResult[], strategies: Strategy[], sweep: Array<{ point: SweepPoint; row: Row }>): FrontierPoint[] {
-  const kindOf = (s: Strategy): PointKind => s.kind === 'spillway' ? 'default' : s.kind === 'raw' ? 'raw' : s.kind === 'reference' ? 'reference' : s.name.startsWith('preset ') ? 'preset' : 'peer';
+export function frontierPoints(
+  results: SessionResult[],
+  strategies: Strategy[],
+  sweep: Array<{ point: SweepPoint; row: Row }>,
+): FrontierPoint[] {
+  const kindOf = (s: Strategy): PointKind =>
+    s.kind === 'spillway'
+      ? 'default'
+      : s.kind === 'raw'
+        ? 'raw'
+        : s.kind === 'reference'
+          ? 'reference'
+          : s.name.startsWith('preset ')
+            ? 'preset'
+            : 'peer';
   return markFrontier([
     ...strategies.map((s) => ({ name: s.name, kind: kindOf(s), row: pooled(results, s.name, 'long') })),
     ...sweep.map(({ point, row }) => ({ name: point.name, kind: 'sweep' as const, over: point.over, row })),
   ]);
 }
 
-export function report(results: SessionResult[], meta: { quick: boolean; node: string; seconds: number }, strategies: Strategy[] = STRATEGIES, sweep: Array<{ point: SweepPoint; row: Row }> = []): PeersReport {
+export function report(
+  results: SessionResult[],
+  meta: { quick: boolean; node: string; seconds: number },
+  strategies: Strategy[] = STRATEGIES,
+  sweep: Array<{ point: SweepPoint; row: Row }> = [],
+): PeersReport {
   const real = results.filter((r) => r.real);
   const long = results.filter((r) => r.long);
   const pool = (p: Pool) => strategies.map((s) => pooled(results, s.name, p));
   const longRows = long.length ? pool('long') : pool('real');
   const shortRows = real.some((r) => !r.long) ? pool('short') : undefined;
   const spill = longRows.find((r) => r.kind === 'spillway')!;
-  const aims = aimsFor(spill, longRows.filter((r) => r.kind === 'peer'), shortRows?.find((r) => r.kind === 'spillway'));
+  const aims = aimsFor(
+    spill,
+    longRows.filter((r) => r.kind === 'peer'),
+    shortRows?.find((r) => r.kind === 'spillway'),
+  );
   const parts: string[] = [];
-  parts.push(`Made by \`npm run bench${meta.quick ? ' -- --quick' : ''}\` (node ${meta.node}, ${meta.quick ? 'quick' : 'full'} run, ${meta.seconds.toFixed(0)} s) over every session of \`../shared/fixtures/\` (${long.length} long, ${real.length - long.length} short) and generated ones. Tokens are o200k_base counts; costs are per call from the longest prefix shared with the previous call's request, under the replay's cost model for Anthropic and OpenAI prices, relative to the raw requests priced the same way. Times are ratios taken side by side in this run.`);
+  parts.push(
+    `Made by \`npm run bench${meta.quick ? ' -- --quick' : ''}\` (node ${meta.node}, ${meta.quick ? 'quick' : 'full'} run, ${meta.seconds.toFixed(0)} s) over every session of \`../shared/fixtures/\` (${long.length} long, ${real.length - long.length} short) and generated ones. Tokens are o200k_base counts; costs are per call from the longest prefix shared with the previous call's request, under the replay's cost model for Anthropic and OpenAI prices, relative to the raw requests priced the same way. Times are ratios taken side by side in this run.`,
+  );
   parts.push(`### Aims for \`spillway\` (${long.length} long sessions pooled)\n\n${aimsTable(aims)}`);
-  parts.push(`### Long sessions pooled\n\nCosts, tokens, misses and read-back summed over the sessions of \`long/\`; the largest context is the worst session's ratio.\n\n${rowsTable(longRows)}`);
+  parts.push(
+    `### Long sessions pooled\n\nCosts, tokens, misses and read-back summed over the sessions of \`long/\`; the largest context is the worst session's ratio.\n\n${rowsTable(longRows)}`,
+  );
   if (shortRows) parts.push(`### Short sessions pooled\n\n${rowsTable(shortRows)}`);
   parts.push(`### All real sessions pooled\n\n${rowsTable(pool('real'))}`);
   for (const r of results) parts.push(`### ${r.session}\n\n${r.note}\n\n${rowsTable(r.rows)}`);
   parts.push(`### How each strategy is driven\n\n${strategies.map((s) => `- **${s.name}**: ${s.how}`).join('\n')}`);
   const points = long.length ? frontierPoints(results, strategies, sweep) : [];
-  const frontier = points.length ? `Cost against miss rate, pooled over the ${long.length} long sessions: the default, the presets, the peers and the default with one knob moved (the sweep). A point is on the frontier when no other point is at least as cheap with at most as many misses.\n\n${frontierTable(points)}` : '';
+  const frontier = points.length
+    ? `Cost against miss rate, pooled over the ${long.length} long sessions: the default, the presets, the peers and the default with one knob moved (the sweep). A point is on the frontier when no other point is at least as cheap with at most as many misses.\n\n${frontierTable(points)}`
+    : '';
   if (frontier) parts.push(`### Frontier\n\n${frontier}`);
   const chartSession = results.find((r) => !r.real && r.calls <= 150) ?? results.find((r) => !r.real);
   const realChart = [...real].sort((a, b) => b.calls - a.calls)[0];
   const svgs: Record<string, string> = {};
-  if (chartSession) svgs['tokens-per-call.svg'] = tokensPerCallSvg(`Tokens sent per call: ${chartSession.session} (${chartSession.note.split(': ')[1]})`, chartSession.perCall, strategies, true);
-  if (realChart) svgs['tokens-per-call-real.svg'] = tokensPerCallSvg(`Tokens sent per call: ${realChart.session} (real, ${realChart.calls} calls)`, realChart.perCall, strategies);
+  if (chartSession)
+    svgs['tokens-per-call.svg'] = tokensPerCallSvg(
+      `Tokens sent per call: ${chartSession.session} (${chartSession.note.split(': ')[1]})`,
+      chartSession.perCall,
+      strategies,
+      true,
+    );
+  if (realChart)
+    svgs['tokens-per-call-real.svg'] = tokensPerCallSvg(
+      `Tokens sent per call: ${realChart.session} (real, ${realChart.calls} calls)`,
+      realChart.perCall,
+      strategies,
+    );
   if (points.length) svgs['frontier.svg'] = frontierSvg(`Cost against miss rate, ${long.length} long sessions pooled`, points, AIMS.cost);
   const json = {
-    quick: meta.quick, node: meta.node, seconds: meta.seconds, aims,
+    quick: meta.quick,
+    node: meta.node,
+    seconds: meta.seconds,
+    aims,
     strategies: strategies.map(({ name, kind, how }) => ({ name, kind, how })),
-    pooledLong: longRows, pooledShort: shortRows ?? null, pooledReal: pool('real'),
-    frontier: points.map(({ name, kind, over, row, frontier: f }) => ({ name, kind, over: over ?? null, frontier: f, cost: row.cost, costWithReadBacks: row.costWithReadBacks, missRate: row.missRate, missedIds: row.missedIds, referencedIds: row.referencedIds })),
-    sessions: results.map(({ session, real: isReal, long: isLong, note, calls, rows, perCall }) => ({ session, real: isReal, long: isLong, note, calls, rows, projectedTokensPerCall: perCall })),
+    pooledLong: longRows,
+    pooledShort: shortRows ?? null,
+    pooledReal: pool('real'),
+    frontier: points.map(({ name, kind, over, row, frontier: f }) => ({
+      name,
+      kind,
+      over: over ?? null,
+      frontier: f,
+      cost: row.cost,
+      costWithReadBacks: row.costWithReadBacks,
+      missRate: row.missRate,
+      missedIds: row.missedIds,
+      referencedIds: row.referencedIds,
+    })),
+    sessions: results.map(({ session, real: isReal, long: isLong, note, calls, rows, perCall }) => ({
+      session,
+      real: isReal,
+      long: isLong,
+      note,
+      calls,
+      rows,
+      projectedTokensPerCall: perCall,
+    })),
   };
   return { markdown: parts.join('\n\n') + '\n', frontier, aims, json, svgs };
 }
@@ -291,7 +498,11 @@ export async function runPeers(opts: { quick: boolean; out: string; log?: (line:
   const sessions = await loadSessions(opts.quick);
   const results: SessionResult[] = [];
   for (const s of sessions) results.push(await runSession(s, STRATEGIES, log));
-  const sweep = runSweep(sessions.filter((s) => s.long), sweepPoints(opts.quick), log);
+  const sweep = runSweep(
+    sessions.filter((s) => s.long),
+    sweepPoints(opts.quick),
+    log,
+  );
   const rep = report(results, { quick: opts.quick, node: process.version, seconds: (Date.now() - started) / 1000 }, STRATEGIES, sweep);
   writeFileSync(join(opts.out, 'peers.json'), JSON.stringify(rep.json, null, 2) + '\n');
   writeFileSync(join(opts.out, 'peers.md'), rep.markdown);

@@ -22,7 +22,10 @@ async function main(): Promise<void> {
   process.stdout.write(table + '\n');
   // full runs of the default (out-of-process) mode rewrite the README's figures
   if (!quick && !args.includes('--in-process')) {
-    updateReadme('proxy', `Made by \`npm run bench:proxy\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}), the proxy run as \`spillway proxy\`.\n\n${table}`);
+    updateReadme(
+      'proxy',
+      `Made by \`npm run bench:proxy\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}), the proxy run as \`spillway proxy\`.\n\n${table}`,
+    );
   }
   if (json) writeFileSync(json, JSON.stringify(result, null, 2) + '\n');
 }

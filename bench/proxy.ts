@@ -52,7 +52,14 @@ export interface ProxyBenchOptions {
   log?: (line: string) => void;
 }
 
-export interface Stats { n: number; p50: number; p99: number; mean: number; min: number; max: number }
+export interface Stats {
+  n: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+}
 
 export interface SizeResult {
   size: number;
@@ -96,7 +103,10 @@ export function stats(samples: number[]): Stats {
 
 function outputLines(n: number, round: number): string {
   return Array.from({ length: n }, (_, i) =>
-    i === n - 3 ? `FAIL src/module${round}.test.ts:${i} expected 200 got 500` : `PASS src/module${round}/case${i}.test.ts (${(i * 7) % 90} ms) ok`).join('\n');
+    i === n - 3
+      ? `FAIL src/module${round}.test.ts:${i} expected 200 got 500`
+      : `PASS src/module${round}/case${i}.test.ts (${(i * 7) % 90} ms) ok`,
+  ).join('\n');
 }
 
 /** An agent-like Chat Completions request of about `size` bytes. */
@@ -105,12 +115,27 @@ export function agentRequest(size: number, stream = false): string {
     { role: 'system', content: 'You are a coding agent working in a TypeScript repository. Use the tools.' },
     { role: 'user', content: 'The build is red. Find out why and fix it.' },
   ];
-  const base = { model: 'gpt-4.1', stream, messages, tools: [{ type: 'function', function: { name: 'bash', parameters: { type: 'object', properties: { command: { type: 'string' } } } } }] };
+  const base = {
+    model: 'gpt-4.1',
+    stream,
+    messages,
+    tools: [{ type: 'function', function: { name: 'bash', parameters: { type: 'object', properties: { command: { type: 'string' } } } } }],
+  };
   let text = JSON.stringify(base);
   for (let round = 0; text.length < size; round++) {
     const room = size - text.length - 200;
     const lines = Math.max(1, Math.min(round % 2 ? BIG_OUTPUT_LINES : SMALL_OUTPUT_LINES, Math.floor(room / 50)));
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${round}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `npm test -- ${round}` }) } }] });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: `call_${round}`,
+          type: 'function',
+          function: { name: 'bash', arguments: JSON.stringify({ command: `npm test -- ${round}` }) },
+        },
+      ],
+    });
     messages.push({ role: 'tool', tool_call_id: `call_${round}`, content: outputLines(lines, round) });
     text = JSON.stringify(base);
     if (room <= 50) break;
@@ -118,16 +143,33 @@ export function agentRequest(size: number, stream = false): string {
   return text;
 }
 
-interface Upstream { url: string; lastBytes: number; close(): Promise<void> }
+interface Upstream {
+  url: string;
+  lastBytes: number;
+  close(): Promise<void>;
+}
 
 async function startUpstream(): Promise<Upstream> {
-  const answer = Buffer.from(JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1 } }));
-  const events = ['data: {"choices":[{"delta":{"content":"o"}}]}\n\n', 'data: {"choices":[{"delta":{"content":"k"}}]}\n\n', 'data: [DONE]\n\n'];
+  const answer = Buffer.from(
+    JSON.stringify({
+      id: 'chatcmpl-bench',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1 },
+    }),
+  );
+  const events = [
+    'data: {"choices":[{"delta":{"content":"o"}}]}\n\n',
+    'data: {"choices":[{"delta":{"content":"k"}}]}\n\n',
+    'data: [DONE]\n\n',
+  ];
   const up: Upstream = { url: '', lastBytes: 0, close: async () => {} };
   const server = http.createServer((req, res) => {
     let bytes = 0;
     const stream = req.headers['x-bench-stream'] === '1';
-    req.on('data', (c: Buffer) => { bytes += c.length; });
+    req.on('data', (c: Buffer) => {
+      bytes += c.length;
+    });
     req.on('end', () => {
       up.lastBytes = bytes;
       if (!stream) {
@@ -137,29 +179,65 @@ async function startUpstream(): Promise<Upstream> {
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(events[0]);
-      setTimeout(() => { res.write(events[1]); res.end(events[2]); }, 5);
+      setTimeout(() => {
+        res.write(events[1]);
+        res.end(events[2]);
+      }, 5);
     });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   up.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  up.close = () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); });
+  up.close = () =>
+    new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
   return up;
 }
 
-async function startProxyProcess(cli: string, upstream: string, dir: string, extra: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [cli, 'proxy', '--port', '0', '--store', join(dir, 'store'), '--openai-upstream', `${upstream}/v1`, '--anthropic-upstream', upstream, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startProxyProcess(
+  cli: string,
+  upstream: string,
+  dir: string,
+  extra: string[],
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      'proxy',
+      '--port',
+      '0',
+      '--store',
+      join(dir, 'store'),
+      '--openai-upstream',
+      `${upstream}/v1`,
+      '--anthropic-upstream',
+      upstream,
+      ...extra,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
-  child.stderr!.on('data', (b: Buffer) => { err = (err + b.toString()).slice(-4000); });
+  child.stderr!.on('data', (b: Buffer) => {
+    err = (err + b.toString()).slice(-4000);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`spillway proxy did not start within 15 s: ${err}`)), 15_000);
     child.stdout!.on('data', (b: Buffer) => {
       out += b.toString();
       const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`spillway proxy exited with ${code}: ${err}`)); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`spillway proxy exited with ${code}: ${err}`));
+    });
   });
   child.stdout!.resume();
   return { url, child };
@@ -167,9 +245,18 @@ async function startProxyProcess(cli: string, upstream: string, dir: string, ext
 
 function stopChild(child: ChildProcess): Promise<void> {
   return new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) { resolve(); return; }
-    const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(); }, 5000);
-    child.on('exit', () => { clearTimeout(timer); resolve(); });
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, 5000);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
@@ -179,17 +266,29 @@ function call(agent: http.Agent, url: string, body: Buffer, stream: boolean): Pr
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     let first = -1;
-    const req = http.request(url, {
-      method: 'POST', agent,
-      headers: { 'content-type': 'application/json', 'content-length': body.length, authorization: 'Bearer sk-bench-not-a-key', ...(stream ? { 'x-bench-stream': '1' } : {}) },
-    }, (res) => {
-      res.on('data', () => { if (first < 0) first = performance.now() - t0; });
-      res.on('end', () => {
-        if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode} from ${url}`));
-        else resolve({ total: performance.now() - t0, first });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': body.length,
+          authorization: 'Bearer sk-bench-not-a-key',
+          ...(stream ? { 'x-bench-stream': '1' } : {}),
+        },
+      },
+      (res) => {
+        res.on('data', () => {
+          if (first < 0) first = performance.now() - t0;
+        });
+        res.on('end', () => {
+          if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode} from ${url}`));
+          else resolve({ total: performance.now() - t0, first });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -212,7 +311,12 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     const { url, child } = await startProxyProcess(cli, upstream.url, dir, options.proxyArgs ?? []);
     proxy = { url, stop: () => stopChild(child) };
   } else {
-    const p = await startProxy({ port: 0, storeDir: join(dir, 'store'), openaiUpstream: `${upstream.url}/v1`, anthropicUpstream: upstream.url });
+    const p = await startProxy({
+      port: 0,
+      storeDir: join(dir, 'store'),
+      openaiUpstream: `${upstream.url}/v1`,
+      anthropicUpstream: upstream.url,
+    });
     proxy = { url: p.url, stop: () => p.close() };
   }
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -247,8 +351,13 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
         if (i >= 0) engineSamples.push(performance.now() - t0);
       }
       results.push({
-        size, bytes: body.length, projectedBytes,
-        direct: stats(samples.direct), passthrough: stats(samples.passthrough), projected: stats(samples.projected), engine: stats(engineSamples),
+        size,
+        bytes: body.length,
+        projectedBytes,
+        direct: stats(samples.direct),
+        passthrough: stats(samples.passthrough),
+        projected: stats(samples.projected),
+        engine: stats(engineSamples),
       });
     }
     const firstByte: StreamResult[] = [];
@@ -256,11 +365,15 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
       const body = Buffer.from(agentRequest(size, true));
       const n = iterations(size);
       log(`${fmtSize(size)} streamed: ${n} calls per path`);
-      const d: number[] = [], p: number[] = [];
+      const d: number[] = [],
+        p: number[] = [];
       for (let i = -warmup; i < n; i++) {
         const a = await call(agent, urls.direct, body, true);
         const b = await call(agent, urls.projected, body, true);
-        if (i >= 0) { d.push(a.first); p.push(b.first); }
+        if (i >= 0) {
+          d.push(a.first);
+          p.push(b.first);
+        }
       }
       firstByte.push({ size, direct: stats(d), projected: stats(p) });
     }
@@ -291,13 +404,21 @@ export function formatProxyBench(r: ProxyBenchResult): string {
   for (const s of r.sizes) {
     const addPass = s.passthrough.p50 - s.direct.p50;
     const addProj = s.projected.p50 - s.direct.p50;
-    lines.push(`| ${fmtSize(s.size)} (n=${s.direct.n}) | ${ms(s.direct.p50)} / ${ms(s.direct.p99)} | ${ms(s.passthrough.p50)} / ${ms(s.passthrough.p99)} (+${ms(addPass)}) | `
-      + `${ms(s.projected.p50)} / ${ms(s.projected.p99)} (+${ms(addProj)}, ${(s.projected.p50 / s.direct.p50).toFixed(1)}x) | ${ms(s.engine.p50)} | ${fmtSize(s.projectedBytes)} of ${fmtSize(s.bytes)} |`);
+    lines.push(
+      `| ${fmtSize(s.size)} (n=${s.direct.n}) | ${ms(s.direct.p50)} / ${ms(s.direct.p99)} | ${ms(s.passthrough.p50)} / ${ms(s.passthrough.p99)} (+${ms(addPass)}) | ` +
+        `${ms(s.projected.p50)} / ${ms(s.projected.p99)} (+${ms(addProj)}, ${(s.projected.p50 / s.direct.p50).toFixed(1)}x) | ${ms(s.engine.p50)} | ${fmtSize(s.projectedBytes)} of ${fmtSize(s.bytes)} |`,
+    );
   }
   if (r.firstByte.length) {
-    lines.push('', '| streamed request | first byte direct p50 / p99 | first byte through the proxy p50 / p99 (added p50) |', '| --- | --- | --- |');
+    lines.push(
+      '',
+      '| streamed request | first byte direct p50 / p99 | first byte through the proxy p50 / p99 (added p50) |',
+      '| --- | --- | --- |',
+    );
     for (const f of r.firstByte) {
-      lines.push(`| ${fmtSize(f.size)} (n=${f.direct.n}) | ${ms(f.direct.p50)} / ${ms(f.direct.p99)} | ${ms(f.projected.p50)} / ${ms(f.projected.p99)} (+${ms(f.projected.p50 - f.direct.p50)}) |`);
+      lines.push(
+        `| ${fmtSize(f.size)} (n=${f.direct.n}) | ${ms(f.direct.p50)} / ${ms(f.direct.p99)} | ${ms(f.projected.p50)} / ${ms(f.projected.p99)} (+${ms(f.projected.p50 - f.direct.p50)}) |`,
+      );
     }
   }
   return lines.join('\n');

@@ -8,8 +8,10 @@ import { join } from 'node:path';
 export function updateReadme(name: string, markdown: string, root = process.cwd()): boolean {
   const file = join(root, 'README.md');
   const text = readFileSync(file, 'utf8');
-  const open = `<!-- bench:${name} -->`, close = `<!-- /bench:${name} -->`;
-  const a = text.indexOf(open), b = text.indexOf(close);
+  const open = `<!-- bench:${name} -->`,
+    close = `<!-- /bench:${name} -->`;
+  const a = text.indexOf(open),
+    b = text.indexOf(close);
   if (a < 0 || b < a) return false;
   writeFileSync(file, text.slice(0, a + open.length) + '\n' + markdown.trim() + '\n' + text.slice(b));
   return true;

@@ -13,8 +13,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = mkdtempSync(join(tmpdir(), 'spillway-contributes-'));
 try {
   const out = join(tmp, 'contributes.mjs');
-  await esbuild.build({ entryPoints: [join(root, 'src/extension/pure/contributes.ts')], bundle: true, platform: 'node',
-    format: 'esm', outfile: out, logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [join(root, 'src/extension/pure/contributes.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: out,
+    logLevel: 'warning',
+  });
   const { contributes } = await import(pathToFileURL(out).href);
   const pkgPath = join(root, 'package.json');
   const text = readFileSync(pkgPath, 'utf8');
@@ -22,12 +28,16 @@ try {
   const want = contributes();
   if (process.argv.includes('--check')) {
     const same = JSON.stringify(pkg.contributes) === JSON.stringify(want);
-    console.log(same ? 'package.json contributes is up to date' : 'package.json contributes is stale: run node scripts/gen-contributes.mjs');
+    console.log(
+      same ? 'package.json contributes is up to date' : 'package.json contributes is stale: run node scripts/gen-contributes.mjs',
+    );
     process.exit(same ? 0 : 1);
   }
   pkg.contributes = want;
   writeFileSync(pkgPath, JSON.stringify(pkg, null, 2) + '\n');
-  console.log(`package.json contributes: ${Object.keys(want.configuration.properties).length} settings, ${want.commands.length} commands, ${want.languageModelTools.length} tool`);
+  console.log(
+    `package.json contributes: ${Object.keys(want.configuration.properties).length} settings, ${want.commands.length} commands, ${want.languageModelTools.length} tool`,
+  );
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

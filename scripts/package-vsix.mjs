@@ -35,14 +35,34 @@ const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', min
 const entry = testBridge ? 'test/vscode/bridge/extension.ts' : 'src/extension/extension.ts';
 const builds = [
   // the test build marks when its bundle starts loading, so the harness can report load + activate time
-  esbuild.build({ ...node, entryPoints: [join(root, entry)], outfile: join(stage, 'dist/extension.js'), external: ['vscode'],
-    ...(testBridge ? { banner: { js: 'globalThis.__spillwayLoadStart = performance.now();' } } : {}) }),
-  ...['o200k_base', 'cl100k_base'].map((name) => esbuild.build({ ...node, entryPoints: [join(root, `src/engine/tokenizers/${name}.ts`)],
-    outfile: join(stage, `dist/tokenizer-${name}.js`) })),
+  esbuild.build({
+    ...node,
+    entryPoints: [join(root, entry)],
+    outfile: join(stage, 'dist/extension.js'),
+    external: ['vscode'],
+    ...(testBridge ? { banner: { js: 'globalThis.__spillwayLoadStart = performance.now();' } } : {}),
+  }),
+  ...['o200k_base', 'cl100k_base'].map((name) =>
+    esbuild.build({
+      ...node,
+      entryPoints: [join(root, `src/engine/tokenizers/${name}.ts`)],
+      outfile: join(stage, `dist/tokenizer-${name}.js`),
+    }),
+  ),
 ];
 if (existsSync(join(root, 'webview/main.tsx'))) {
-  builds.push(esbuild.build({ ...common, platform: 'browser', format: 'iife', target: 'chrome114', minify: true,
-    entryPoints: [join(root, 'webview/main.tsx')], outfile: join(stage, 'dist/webview.js'), define: { 'process.env.NODE_ENV': '"production"' } }));
+  builds.push(
+    esbuild.build({
+      ...common,
+      platform: 'browser',
+      format: 'iife',
+      target: 'chrome114',
+      minify: true,
+      entryPoints: [join(root, 'webview/main.tsx')],
+      outfile: join(stage, 'dist/webview.js'),
+      define: { 'process.env.NODE_ENV': '"production"' },
+    }),
+  );
 }
 await Promise.all(builds);
 for (const f of ['package.json', '.vscodeignore', 'LICENSE', 'LICENSE.md', 'LICENSE.txt']) {
@@ -69,4 +89,6 @@ if (r.status !== 0) {
   process.stderr.write(`vsce package failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stdout ?? ''}\n${r.stderr ?? ''}\n`);
   process.exit(1);
 }
-console.log(`${out}${testBridge ? ' (test build)' : ''} (${(statSync(out).size / 1024).toFixed(0)} KB) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `${out}${testBridge ? ' (test build)' : ''} (${(statSync(out).size / 1024).toFixed(0)} KB) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);

@@ -64,13 +64,23 @@ run(process.execPath, [join(root, 'scripts/package-vsix.mjs'), vsix], 'packaging
 const gen = join(harness, 'demo-gen.mjs');
 mkdirSync(harness, { recursive: true });
 await esbuild.build({
-  stdin: { contents: `import { makeDemoWorkspace } from './test/vscode/demo';\nexport default makeDemoWorkspace;`, resolveDir: root, loader: 'ts' },
-  bundle: true, platform: 'node', format: 'esm', outfile: gen, logLevel: 'warning',
+  stdin: {
+    contents: `import { makeDemoWorkspace } from './test/vscode/demo';\nexport default makeDemoWorkspace;`,
+    resolveDir: root,
+    loader: 'ts',
+  },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  outfile: gen,
+  logLevel: 'warning',
   banner: { js: "import { createRequire as __spillwayRequire } from 'node:module'; const require = __spillwayRequire(import.meta.url);" },
 });
 const makeDemoWorkspace = (await import(pathToFileURL(gen).href)).default;
 const demo = await makeDemoWorkspace(demoDir, root);
-console.log(`spillway start: demo workspace ${demo.dir}: ${demo.outputs} stored outputs from ${demo.projections} model calls of ${demo.source}`);
+console.log(
+  `spillway start: demo workspace ${demo.dir}: ${demo.outputs} stored outputs from ${demo.projections} model calls of ${demo.source}`,
+);
 
 // 3a. the user's VS Code
 if (process.env.SPILLWAY_USE_CODE_SERVER !== '1' && onPath('code')) {
@@ -93,24 +103,73 @@ const settingsFile = join(userData, 'User/settings.json');
 // the inspector (opened by the demo workspace's settings) is what a new user should see first: no
 // README preview on top of it (`readme` here put the demo's README in front of the inspector)
 if (!existsSync(settingsFile) || /"workbench\.startupEditor": "readme"/.test(readFileSync(settingsFile, 'utf8'))) {
-  writeFileSync(settingsFile, JSON.stringify({ 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false }, null, 2));
+  writeFileSync(
+    settingsFile,
+    JSON.stringify(
+      {
+        'security.workspace.trust.enabled': false,
+        'workbench.startupEditor': 'none',
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoUpdate': false,
+      },
+      null,
+      2,
+    ),
+  );
 }
 rmSync(extensions, { recursive: true, force: true });
-run(process.execPath, [entry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix, '--force'], 'installing the extension into code-server', { stdio: ['ignore', 'ignore', 'inherit'] });
+run(
+  process.execPath,
+  [entry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix, '--force'],
+  'installing the extension into code-server',
+  { stdio: ['ignore', 'ignore', 'inherit'] },
+);
 const port = await pickPort();
-const server = spawn(process.execPath, [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData,
-  '--extensions-dir', extensions, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', demoDir],
-  { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+const server = spawn(
+  process.execPath,
+  [
+    entry,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--user-data-dir',
+    userData,
+    '--extensions-dir',
+    extensions,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    demoDir,
+  ],
+  { stdio: ['ignore', 'ignore', 'inherit'], detached: true },
+);
 const stop = (code) => {
-  try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+  try {
+    process.kill(-server.pid, 'SIGTERM');
+  } catch {
+    /* already gone */
+  }
   process.exit(code);
 };
-process.on('SIGINT', () => { console.log('\nspillway start: stopping code-server'); stop(0); });
+process.on('SIGINT', () => {
+  console.log('\nspillway start: stopping code-server');
+  stop(0);
+});
 process.on('SIGTERM', () => stop(0));
-server.on('exit', (code) => { console.error(`spillway start: code-server exited (${code})`); process.exit(code ?? 1); });
+server.on('exit', (code) => {
+  console.error(`spillway start: code-server exited (${code})`);
+  process.exit(code ?? 1);
+});
 
 for (let i = 0; i < 300; i++) {
-  try { if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break; } catch { /* not yet */ }
+  try {
+    if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
+  } catch {
+    /* not yet */
+  }
   await new Promise((r) => setTimeout(r, 200));
 }
-console.log(`\nSpillway is running in VS Code (code-server) at:\n\n  http://127.0.0.1:${port}/?folder=${encodeURIComponent(demoDir)}\n\nOpen it in a browser. Press Ctrl-C to stop.`);
+console.log(
+  `\nSpillway is running in VS Code (code-server) at:\n\n  http://127.0.0.1:${port}/?folder=${encodeURIComponent(demoDir)}\n\nOpen it in a browser. Press Ctrl-C to stop.`,
+);

@@ -7,7 +7,16 @@
  * when shown.
  */
 import * as React from 'react';
-import { totalsOf, type CapChoice, type SessionInfo, type SessionView, type TextPage, type Totals, type TurnDetail, type TurnSummary } from '../src/protocol';
+import {
+  totalsOf,
+  type CapChoice,
+  type SessionInfo,
+  type SessionView,
+  type TextPage,
+  type Totals,
+  type TurnDetail,
+  type TurnSummary,
+} from '../src/protocol';
 import type { Host } from './host';
 import { compact, count, percent, PRICE_LABEL, signedPercent } from './format';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
@@ -304,7 +313,9 @@ export function App(props: { host: Host }) {
           <>
             <header className="session-head">
               <h1>{session.title}</h1>
-              <span className="muted session-detail" title={session.detail}>{session.detail}</span>
+              <span className="muted session-detail" title={session.detail}>
+                {session.detail}
+              </span>
               <div className="totals" data-testid="totals">
                 {totals.cost && (
                   <span className="totals-cost" data-testid="totals-cost">
@@ -312,10 +323,16 @@ export function App(props: { host: Host }) {
                     {Object.entries(totals.cost).map(([name, c], i) => {
                       const withReads = c.readBack !== undefined ? c.projected + c.readBack : undefined;
                       return (
-                        <span key={name} className="cost-item" title={`input cost with prompt caching, ${PRICE_LABEL[name] ?? name} prices: raw history ${count(c.raw)} → projected ${count(c.projected)} uncached-token units`}>
+                        <span
+                          key={name}
+                          className="cost-item"
+                          title={`input cost with prompt caching, ${PRICE_LABEL[name] ?? name} prices: raw history ${count(c.raw)} → projected ${count(c.projected)} uncached-token units`}
+                        >
                           {i > 0 ? ' · ' : ''}
                           {PRICE_LABEL[name] ?? name} <b>{signedPercent(c.projected - c.raw, c.raw)}</b>
-                          {withReads !== undefined && <span data-testid="cost-readbacks"> ({signedPercent(withReads - c.raw, c.raw)} with read-backs)</span>}
+                          {withReads !== undefined && (
+                            <span data-testid="cost-readbacks"> ({signedPercent(withReads - c.raw, c.raw)} with read-backs)</span>
+                          )}
                         </span>
                       );
                     })}
@@ -328,19 +345,31 @@ export function App(props: { host: Host }) {
                 <span>{count(turns.length)} turns</span>
                 {dryTotals && (
                   <span className="dry-text" data-testid="dry-totals">
-                    dry run: {compact(dryTotals.projectedTokens)} tokens (saved {percent(dryTotals.originalTokens - dryTotals.projectedTokens, dryTotals.originalTokens)})
+                    dry run: {compact(dryTotals.projectedTokens)} tokens (saved{' '}
+                    {percent(dryTotals.originalTokens - dryTotals.projectedTokens, dryTotals.originalTokens)})
                   </span>
                 )}
                 <span>cache-stable {percent(totals.cacheStableShare, 1)}</span>
                 {providerCached !== undefined && (
-                  <span data-testid="provider-cached" title="prompt tokens the provider reported as read from its cache, over the proxied turns">
+                  <span
+                    data-testid="provider-cached"
+                    title="prompt tokens the provider reported as read from its cache, over the proxied turns"
+                  >
                     provider cached {compact(providerCached)} ({percent(providerCached, totals.projectedTokens)})
                   </span>
                 )}
                 {totals.missed > 0 && <Badge>{totals.missed} missed identifiers</Badge>}
               </div>
             </header>
-            <Chart turns={turns} dry={shown} selected={selected} onSelect={selectTurn} mode={chartMode} onMode={setChartMode} marks={marks} />
+            <Chart
+              turns={turns}
+              dry={shown}
+              selected={selected}
+              onSelect={selectTurn}
+              mode={chartMode}
+              onMode={setChartMode}
+              marks={marks}
+            />
             <CapsPanel
               caps={view.caps}
               defaultCap={view.defaultCap}
@@ -381,7 +410,13 @@ export function App(props: { host: Host }) {
                 ]}
                 onChange={(v) => setMarkFilter(v as MarkKind | '')}
               />
-              <TextField aria-label="Search tool results" type="search" placeholder="Search in tool results" value={query} onChange={setQuery} />
+              <TextField
+                aria-label="Search tool results"
+                type="search"
+                placeholder="Search in tool results"
+                value={query}
+                onChange={setQuery}
+              />
               {filtered && (
                 <span className="muted" data-testid="filter-count">
                   {count(visible.length)} of {count(turns.length)} turns

@@ -22,7 +22,10 @@ export function capText(cap: number | 'unlimited'): string {
 
 /** Parses a cap typed in the inspector: a positive whole number (commas, `k`), `unlimited` or `default`. */
 export function parseCap(text: string): number | 'unlimited' | 'default' | undefined {
-  const t = text.trim().toLowerCase().replace(/[,_\s]/g, '');
+  const t = text
+    .trim()
+    .toLowerCase()
+    .replace(/[,_\s]/g, '');
   if (t === 'unlimited' || t === 'default') return t;
   const m = /^(\d+(?:\.\d+)?)(k?)$/.exec(t);
   if (!m) return undefined;

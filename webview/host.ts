@@ -50,7 +50,10 @@ export class Host {
   dropped = 0;
   private readonly listener = (e: MessageEvent) => this.receive(e.data);
 
-  constructor(private readonly api: VsCodeApi, private readonly target: Window = window) {
+  constructor(
+    private readonly api: VsCodeApi,
+    private readonly target: Window = window,
+  ) {
     target.addEventListener('message', this.listener);
   }
 

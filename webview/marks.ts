@@ -29,7 +29,14 @@ export function marksOf(turns: readonly TurnSummary[]): Marks {
     if (v > 0) saving.push({ i: t.index, v });
   }
   saving.sort((a, b) => b.v - a.v || a.i - b.i);
-  return { clears, missed, savings: saving.slice(0, TOP_SAVINGS).map((s) => s.i).sort((a, b) => a - b) };
+  return {
+    clears,
+    missed,
+    savings: saving
+      .slice(0, TOP_SAVINGS)
+      .map((s) => s.i)
+      .sort((a, b) => a - b),
+  };
 }
 
 /** The turn to open on: the largest saving, else the first clear or miss, else the first turn. */
@@ -49,7 +56,10 @@ export function firstInteresting(turns: readonly TurnSummary[], marks: Marks = m
 }
 
 /** The input cost of a turn under one price model (first model when not named). */
-export function turnCost(t: TurnSummary | undefined, model = 'anthropic'): { raw: number; projected: number; readBack?: number } | undefined {
+export function turnCost(
+  t: TurnSummary | undefined,
+  model = 'anthropic',
+): { raw: number; projected: number; readBack?: number } | undefined {
   const c = t?.cost;
   if (!c) return undefined;
   return c[model] ?? Object.values(c)[0];

@@ -6,7 +6,10 @@
 import { SpillwayError } from '../engine/types';
 
 export type FlagKind = 'string' | 'int' | 'bool';
-export interface FlagSpec { kind: FlagKind; min?: number }
+export interface FlagSpec {
+  kind: FlagKind;
+  min?: number;
+}
 
 export interface ParsedArgs {
   positional: string[];
@@ -18,13 +21,21 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
   const flags = new Map<string, string | number | boolean>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--') { positional.push(...argv.slice(i + 1)); break; }
-    if (!arg.startsWith('--') || arg === '--') { positional.push(arg); continue; }
+    if (arg === '--') {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--') || arg === '--') {
+      positional.push(arg);
+      continue;
+    }
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq < 0 ? undefined : eq);
     const f = spec[name];
     if (!f) {
-      const known = Object.keys(spec).map((k) => `--${k}`).join(', ');
+      const known = Object.keys(spec)
+        .map((k) => `--${k}`)
+        .join(', ');
       throw new SpillwayError(`${command}: unknown flag --${name} (known: ${known})`, 'usage');
     }
     if (flags.has(name)) throw new SpillwayError(`${command}: --${name} given twice`, 'usage');
@@ -37,11 +48,13 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     if (eq >= 0) value = arg.slice(eq + 1);
     else {
       value = argv[i + 1];
-      if (value === undefined || (value.startsWith('--') && value.length > 2)) throw new SpillwayError(`${command}: --${name} needs a value`, 'usage');
+      if (value === undefined || (value.startsWith('--') && value.length > 2))
+        throw new SpillwayError(`${command}: --${name} needs a value`, 'usage');
       i++;
     }
     if (f.kind === 'int') {
-      if (!/^-?\d+$/.test(value)) throw new SpillwayError(`${command}: --${name} must be a whole number, got ${JSON.stringify(value)}`, 'usage');
+      if (!/^-?\d+$/.test(value))
+        throw new SpillwayError(`${command}: --${name} must be a whole number, got ${JSON.stringify(value)}`, 'usage');
       const n = Number(value);
       if (f.min !== undefined && n < f.min) throw new SpillwayError(`${command}: --${name} must be at least ${f.min}, got ${n}`, 'usage');
       flags.set(name, n);

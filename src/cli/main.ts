@@ -33,7 +33,12 @@ export const NO_MATCH_STATUS = 3;
 
 /** Thrown by a command that finished but has a distinct status to report (after its one line). */
 class CommandStatus extends Error {
-  constructor(message: string, readonly status: number) { super(message); }
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
 }
 
 export function defaultStoreDir(): string {
@@ -45,7 +50,11 @@ function storeFrom(a: ParsedArgs, command: string): FileStore {
   const store = new FileStore(dir);
   // a path that exists but is not a folder can never hold a store: say so before any work is done
   let isFolder = true;
-  try { isFolder = statSync(dir).isDirectory(); } catch { /* missing: created on the first put */ }
+  try {
+    isFolder = statSync(dir).isDirectory();
+  } catch {
+    /* missing: created on the first put */
+  }
   if (!isFolder) throw new SpillwayError(`${command}: the store ${dir} is not a folder (--store DIR, or $SPILLWAY_STORE)`, 'usage');
   return store;
 }
@@ -56,17 +65,26 @@ export function configFrom(a: ParsedArgs, command: string): ReturnType<typeof va
   let raw: Record<string, unknown> = {};
   if (file) {
     let text: string;
-    try { text = readFileSync(file, 'utf8'); } catch (e) {
-      throw new SpillwayError(`${command}: cannot read --config ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'usage');
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new SpillwayError(
+        `${command}: cannot read --config ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        'usage',
+      );
     }
-    try { raw = JSON.parse(text) as Record<string, unknown>; } catch (e) {
+    try {
+      raw = JSON.parse(text) as Record<string, unknown>;
+    } catch (e) {
       throw new SpillwayError(`${command}: --config ${file} is not valid JSON: ${(e as Error).message}`, 'bad-config');
     }
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new SpillwayError(`${command}: --config ${file} must hold a JSON object`, 'bad-config');
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      throw new SpillwayError(`${command}: --config ${file} must hold a JSON object`, 'bad-config');
   }
   const preset = str(a, 'preset');
   if (preset !== undefined) {
-    if (!(PRESET_NAMES as readonly string[]).includes(preset)) throw new SpillwayError(`${command}: unknown --preset ${preset} (known: ${PRESET_NAMES.join(', ')})`, 'usage');
+    if (!(PRESET_NAMES as readonly string[]).includes(preset))
+      throw new SpillwayError(`${command}: unknown --preset ${preset} (known: ${PRESET_NAMES.join(', ')})`, 'usage');
     raw = { ...raw, preset };
   }
   return validateConfig(raw, file ? `--config ${file}` : 'config');
@@ -97,12 +115,14 @@ export function provenFormat(body: unknown): { format: string; because: string }
   for (const m of b.messages as unknown[]) {
     if (!m || typeof m !== 'object') continue;
     const msg = m as Record<string, unknown>;
-    if (typeof msg.role === 'string' && ['system', 'developer', 'tool', 'function'].includes(msg.role)) return { format: 'openai-chat', because: `a message has role "${msg.role}"` };
+    if (typeof msg.role === 'string' && ['system', 'developer', 'tool', 'function'].includes(msg.role))
+      return { format: 'openai-chat', because: `a message has role "${msg.role}"` };
     if ('tool_calls' in msg) return { format: 'openai-chat', because: 'a message has "tool_calls"' };
     if (Array.isArray(msg.content)) {
       for (const part of msg.content as unknown[]) {
         const type = part && typeof part === 'object' ? (part as { type?: unknown }).type : undefined;
-        if (type === 'tool_use' || type === 'tool_result') return { format: 'anthropic-messages', because: `a message has a "${type}" block` };
+        if (type === 'tool_use' || type === 'tool_result')
+          return { format: 'anthropic-messages', because: `a message has a "${type}" block` };
       }
     }
   }
@@ -110,29 +130,54 @@ export function provenFormat(body: unknown): { format: string; because: string }
 }
 
 function project(argv: string[]): void {
-  const a = parseArgs(argv, {
-    format: { kind: 'string' }, config: { kind: 'string' }, preset: { kind: 'string' }, store: { kind: 'string' },
-    report: { kind: 'string' }, session: { kind: 'string' },
-  }, 'project');
-  if (a.positional.length) throw new SpillwayError(`project: unexpected argument ${JSON.stringify(a.positional[0])}; the request is read from standard input`, 'usage');
+  const a = parseArgs(
+    argv,
+    {
+      format: { kind: 'string' },
+      config: { kind: 'string' },
+      preset: { kind: 'string' },
+      store: { kind: 'string' },
+      report: { kind: 'string' },
+      session: { kind: 'string' },
+    },
+    'project',
+  );
+  if (a.positional.length)
+    throw new SpillwayError(
+      `project: unexpected argument ${JSON.stringify(a.positional[0])}; the request is read from standard input`,
+      'usage',
+    );
   const config = configFrom(a, 'project');
   const format = formatFrom(a, 'project');
   const report = str(a, 'report');
   // a report that cannot be written is known before anything is projected or stored
   if (report !== undefined) {
     let folder = false;
-    try { folder = statSync(dirname(resolve(report))).isDirectory(); } catch { /* missing */ }
-    if (!folder) throw new SpillwayError(`project: cannot write --report ${report}: the folder ${dirname(resolve(report))} does not exist`, 'usage');
+    try {
+      folder = statSync(dirname(resolve(report))).isDirectory();
+    } catch {
+      /* missing */
+    }
+    if (!folder)
+      throw new SpillwayError(`project: cannot write --report ${report}: the folder ${dirname(resolve(report))} does not exist`, 'usage');
   }
   const store = storeFrom(a, 'project');
   const input = readStdin();
-  if (input.trim() === '') throw new SpillwayError('project: standard input is empty; pipe a request body in, e.g. spillway project < request.json', 'usage');
+  if (input.trim() === '')
+    throw new SpillwayError('project: standard input is empty; pipe a request body in, e.g. spillway project < request.json', 'usage');
   if (format !== 'auto') {
     let body: unknown;
-    try { body = JSON.parse(input); } catch { /* the engine says where the JSON is broken */ }
+    try {
+      body = JSON.parse(input);
+    } catch {
+      /* the engine says where the JSON is broken */
+    }
     const proven = provenFormat(body);
     if (proven && proven.format !== format) {
-      throw new SpillwayError(`project: --format ${format} does not match the request: it is ${proven.format} (${proven.because}); pass --format ${proven.format} or --format auto`, 'usage');
+      throw new SpillwayError(
+        `project: --format ${format} does not match the request: it is ${proven.format} (${proven.because}); pass --format ${proven.format} or --format auto`,
+        'usage',
+      );
     }
   }
   const engine = createEngine(config, { store });
@@ -141,20 +186,38 @@ function project(argv: string[]): void {
     result = engine.project(input, format, { session: str(a, 'session') });
   } catch (e) {
     // a store that fails names itself; anything else is about the request
-    if (e instanceof SpillwayError) throw new SpillwayError(e.code === 'io' ? `project: ${e.message}` : `project: standard input: ${e.message}`, e.code);
+    if (e instanceof SpillwayError)
+      throw new SpillwayError(e.code === 'io' ? `project: ${e.message}` : `project: standard input: ${e.message}`, e.code);
     throw e;
   }
   if (report) {
     try {
-      writeFileSync(report, JSON.stringify({
-        reductions: result.reductions.map((r) => ({
-          callId: r.callId, tool: r.tool, stage: r.stage, reason: r.reason, originalChars: r.originalChars, projectedChars: r.projectedChars,
-          originalTokens: r.originalTokens, projectedTokens: r.projectedTokens, handle: r.handle,
-        })),
-        stats: result.stats,
-      }, null, 2) + '\n');
+      writeFileSync(
+        report,
+        JSON.stringify(
+          {
+            reductions: result.reductions.map((r) => ({
+              callId: r.callId,
+              tool: r.tool,
+              stage: r.stage,
+              reason: r.reason,
+              originalChars: r.originalChars,
+              projectedChars: r.projectedChars,
+              originalTokens: r.originalTokens,
+              projectedTokens: r.projectedTokens,
+              handle: r.handle,
+            })),
+            stats: result.stats,
+          },
+          null,
+          2,
+        ) + '\n',
+      );
     } catch (e) {
-      throw new SpillwayError(`project: cannot write --report ${report}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'usage');
+      throw new SpillwayError(
+        `project: cannot write --report ${report}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        'usage',
+      );
     }
   }
   // exactly the projected bytes: with nothing to reduce they are the input's, byte for byte
@@ -162,10 +225,20 @@ function project(argv: string[]): void {
 }
 
 function read(argv: string[]): void {
-  const a = parseArgs(argv, {
-    store: { kind: 'string' }, lines: { kind: 'string' }, grep: { kind: 'string' }, context: { kind: 'int', min: 0 },
-    offset: { kind: 'int', min: 0 }, limit: { kind: 'int', min: 0 }, json: { kind: 'bool' }, 'ignore-case': { kind: 'bool' },
-  }, 'read');
+  const a = parseArgs(
+    argv,
+    {
+      store: { kind: 'string' },
+      lines: { kind: 'string' },
+      grep: { kind: 'string' },
+      context: { kind: 'int', min: 0 },
+      offset: { kind: 'int', min: 0 },
+      limit: { kind: 'int', min: 0 },
+      json: { kind: 'bool' },
+      'ignore-case': { kind: 'bool' },
+    },
+    'read',
+  );
   const [handle, extra] = a.positional;
   if (!handle) throw new SpillwayError('read: missing HANDLE, e.g. spillway read sw_0123456789abcdef01234567', 'usage');
   if (extra !== undefined) throw new SpillwayError(`read: unexpected argument ${JSON.stringify(extra)} after the handle`, 'usage');
@@ -190,16 +263,29 @@ function read(argv: string[]): void {
     process.stdout.write(result.text);
   }
   if (options.grep !== undefined && result.matches === 0) {
-    throw new CommandStatus(`read: --grep ${JSON.stringify(options.grep)} matched no line of ${handle} (${result.totalLines} line(s))`, NO_MATCH_STATUS);
+    throw new CommandStatus(
+      `read: --grep ${JSON.stringify(options.grep)} matched no line of ${handle} (${result.totalLines} line(s))`,
+      NO_MATCH_STATUS,
+    );
   }
 }
 
 /** Serves the local proxy on 127.0.0.1 until SIGINT/SIGTERM (see src/proxy). */
 async function proxy(argv: string[]): Promise<void> {
-  const a = parseArgs(argv, {
-    port: { kind: 'int', min: 0 }, store: { kind: 'string' }, 'openai-upstream': { kind: 'string' }, 'anthropic-upstream': { kind: 'string' },
-    config: { kind: 'string' }, preset: { kind: 'string' }, sessions: { kind: 'string' }, websockets: { kind: 'string' },
-  }, 'proxy');
+  const a = parseArgs(
+    argv,
+    {
+      port: { kind: 'int', min: 0 },
+      store: { kind: 'string' },
+      'openai-upstream': { kind: 'string' },
+      'anthropic-upstream': { kind: 'string' },
+      config: { kind: 'string' },
+      preset: { kind: 'string' },
+      sessions: { kind: 'string' },
+      websockets: { kind: 'string' },
+    },
+    'proxy',
+  );
   if (a.positional.length) throw new SpillwayError(`proxy: unexpected argument ${JSON.stringify(a.positional[0])}`, 'usage');
   const port = int(a, 'port') ?? DEFAULT_PROXY_PORT;
   if (port > 65535) throw new SpillwayError(`proxy: --port must be at most 65535, got ${port}`, 'usage');
@@ -211,7 +297,9 @@ async function proxy(argv: string[]): Promise<void> {
   }
   try {
     await runStandaloneProxy({
-      port, config, storeDir: resolve(str(a, 'store') ?? defaultStoreDir()),
+      port,
+      config,
+      storeDir: resolve(str(a, 'store') ?? defaultStoreDir()),
       ...(sessions !== undefined ? { sessionsDir: resolve(sessions) } : {}),
       ...(websockets !== undefined ? { websockets: websockets as WebSocketMode } : {}),
       ...(str(a, 'openai-upstream') !== undefined ? { openaiUpstream: str(a, 'openai-upstream') } : {}),
@@ -224,7 +312,17 @@ async function proxy(argv: string[]): Promise<void> {
 }
 
 async function replayCommand(argv: string[]): Promise<void> {
-  const a = parseArgs(argv, { format: { kind: 'string' }, config: { kind: 'string' }, preset: { kind: 'string' }, store: { kind: 'string' }, instance: { kind: 'string' } }, 'replay');
+  const a = parseArgs(
+    argv,
+    {
+      format: { kind: 'string' },
+      config: { kind: 'string' },
+      preset: { kind: 'string' },
+      store: { kind: 'string' },
+      instance: { kind: 'string' },
+    },
+    'replay',
+  );
   const [file, extra] = a.positional;
   if (!file) throw new SpillwayError('replay: missing TRANSCRIPT, e.g. spillway replay ~/.claude/projects/my-app/1234.jsonl', 'usage');
   if (extra !== undefined) throw new SpillwayError(`replay: unexpected argument ${JSON.stringify(extra)} after the transcript`, 'usage');
@@ -234,22 +332,42 @@ async function replayCommand(argv: string[]): Promise<void> {
   }
   const config = configFrom(a, 'replay');
   const instance = str(a, 'instance');
-  const transcript = await readTranscript(file, { format: format as TranscriptFormat | 'auto', ...(instance !== undefined ? { instance } : {}) });
+  const transcript = await readTranscript(file, {
+    format: format as TranscriptFormat | 'auto',
+    ...(instance !== undefined ? { instance } : {}),
+  });
   if (transcript.calls.length === 0 && transcript.skipped.total > 0) {
     const hint = format === 'auto' ? '' : `; is it really ${format}? try --format auto`;
-    throw new SpillwayError(`replay: ${file} gave 0 calls as ${transcript.source} (${transcript.skipped.total} record(s) skipped, e.g. ${transcript.skipped.notes[0] ?? 'none'})${hint}`, 'usage');
+    throw new SpillwayError(
+      `replay: ${file} gave 0 calls as ${transcript.source} (${transcript.skipped.total} record(s) skipped, e.g. ${transcript.skipped.notes[0] ?? 'none'})${hint}`,
+      'usage',
+    );
   }
   const store = str(a, 'store') ? new FileStore(resolve(str(a, 'store')!)) : new MemoryStore();
   const r = replay(transcript, { config, store });
-  process.stdout.write(JSON.stringify({
-    format: r.format,
-    calls: r.calls.map((c) => ({
-      index: c.index, originalTokens: c.originalTokens, projectedTokens: c.projectedTokens, reductions: c.reductions,
-      cachedPrefixTokens: c.cachedPrefixTokens, cacheStable: c.cacheStable, referencedIds: c.referencedIds, missedIds: c.missedIds, missed: c.missed, cost: c.cost,
-    })),
-    totals: r.totals,
-    skipped: r.skipped,
-  }, null, 2) + '\n');
+  process.stdout.write(
+    JSON.stringify(
+      {
+        format: r.format,
+        calls: r.calls.map((c) => ({
+          index: c.index,
+          originalTokens: c.originalTokens,
+          projectedTokens: c.projectedTokens,
+          reductions: c.reductions,
+          cachedPrefixTokens: c.cachedPrefixTokens,
+          cacheStable: c.cacheStable,
+          referencedIds: c.referencedIds,
+          missedIds: c.missedIds,
+          missed: c.missed,
+          cost: c.cost,
+        })),
+        totals: r.totals,
+        skipped: r.skipped,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
 }
 
 export type Command = (argv: string[]) => void | Promise<void>;
@@ -285,5 +403,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module) {
-  void main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

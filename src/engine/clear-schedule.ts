@@ -12,7 +12,11 @@
  */
 
 /** Cache prices relative to an uncached input token (as the replay's cost model prices them). */
-export interface CachePrices { name: string; cachedRead: number; cacheWrite: number }
+export interface CachePrices {
+  name: string;
+  cachedRead: number;
+  cacheWrite: number;
+}
 
 /** Anthropic: reads 0.1x, writes 1.25x; OpenAI: cached input 0.5x, no write premium. */
 export const CACHE_PRICES: readonly CachePrices[] = [
@@ -43,5 +47,11 @@ export function clearBalance(p: ClearPlan, prices: CachePrices): { saving: numbe
 
 /** True when the clear pays back its cache rewrite under every price model. */
 export function clearPaysBack(p: ClearPlan, prices: readonly CachePrices[] = CACHE_PRICES): boolean {
-  return p.freed > 0 && prices.every((pm) => { const b = clearBalance(p, pm); return b.saving >= b.rewrite; });
+  return (
+    p.freed > 0 &&
+    prices.every((pm) => {
+      const b = clearBalance(p, pm);
+      return b.saving >= b.rewrite;
+    })
+  );
 }

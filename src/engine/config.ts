@@ -72,74 +72,246 @@ export interface ConfigKey {
 }
 
 export const CONFIG_KEYS: readonly ConfigKey[] = [
-  { key: 'preset', schema: z.enum(PRESET_NAMES), type: 'string', enum: PRESET_NAMES,
-    description: 'Starting point for every other setting: `spillway` (our default), or one of the seed systems reproduced (`openai-trimmer`, `clark-budget`, `ai-agent`, `eino`, `oracle-offload`). Settings you set override the preset.' },
-  { key: 'defaultCap', schema: cap, type: ['integer', 'string'], minimum: 1, maximum: MAX_CAP,
-    description: 'Size above which a tool result is offloaded (or clipped by the budget stage), for tools without their own cap, in `capUnit`s; or "unlimited".' },
-  { key: 'capUnit', schema: z.enum(['chars', 'bytes']), type: 'string', enum: ['chars', 'bytes'],
-    description: 'Whether caps and previews count characters or UTF-8 bytes.' },
-  { key: 'toolCaps', schema: z.record(z.string().min(1), cap), type: 'object',
-    description: 'Per-tool caps: tool name (exact, bare name of a namespaced tool, or a pattern with *) to a size or "unlimited" (kept verbatim).' },
-  { key: 'previewChars', schema: z.number().int().min(0).max(100_000), type: 'integer', minimum: 0, maximum: 100_000,
-    description: 'How much of a reduced result the model still sees, as a preview under the marker header.' },
-  { key: 'preview', schema: z.enum(PREVIEW_KINDS), type: 'string', enum: PREVIEW_KINDS,
-    description: 'Preview shape: `smart` (head, error and path lines, tail; JSON skeleton for JSON), `head` (ends at a line break near the limit), `head-tail`, `json` (valid JSON: keys, types, first elements, counts), or `cut` (exactly the first previewChars, as the seed systems cut).' },
-  { key: 'markerStyle', schema: z.enum(MARKER_STYLES), type: 'string', enum: MARKER_STYLES,
-    description: 'Wording of the marker that replaces a reduced result. Presets pick their seed system\'s wording; every style names the handle.' },
-  { key: 'language', schema: z.enum(['en', 'zh']), type: 'string', enum: ['en', 'zh'],
-    description: 'Language of marker text: English or Chinese.' },
-  { key: 'tokenizer', schema: z.enum(TOKENIZERS), type: 'string', enum: TOKENIZERS,
-    description: 'How tokens are counted: real counts with `o200k_base` or `cl100k_base`, or `approximate` (characters / 4).' },
-  { key: 'observations', schema: z.enum(OBSERVATION_MODES), type: 'string', enum: OBSERVATION_MODES,
-    description: 'Text-mode agents (mini-swe-agent, SWE-agent) send each command\'s output as a user message. `auto` reduces such a message like a tool result (under the tool its action implies, e.g. `bash`) when it follows an assistant message with a fenced-code action and matches a known observation template (mini-swe-agent\'s `<returncode>…</returncode>` + `<output>…</output>` and its long-output and timeout forms, SWE-agent\'s `OBSERVATION:` and `(Open file: …)` prompt); only the output inside the template is reduced. `off`: user messages are never reduced (the seed systems\' presets say `off`: they reduce tool results only). Replayed transcripts use their reader\'s marks instead of `auto`.' },
-  { key: 'offload.enabled', schema: z.boolean(), type: 'boolean',
-    description: 'Offload stage: a result over its tool\'s cap is stored in full and replaced by a marker with a preview, the newest result too.' },
-  { key: 'offload.latestCap', schema: z.number().int().min(0).max(MAX_CAP), type: 'integer', minimum: 0, maximum: MAX_CAP,
-    description: 'Offload stage: results of the latest round (what the model is about to read) stay verbatim up to this size and are offloaded to the normal cap from the next call on; 0 applies the normal cap at once.' },
-  { key: 'offload.dedupe', schema: z.boolean(), type: 'boolean',
-    description: 'Offload stage: a result identical to an earlier one in the conversation becomes a short reference to it (stored once, same handle).' },
-  { key: 'window.enabled', schema: z.boolean(), type: 'boolean',
-    description: 'Window stage: results older than the last `window.recentTurns` user messages and over `window.maxOutputChars` become a preview. Rewrites old turns as the window moves, which costs prompt-cache hits.' },
-  { key: 'window.recentTurns', schema: z.number().int().min(1).max(10_000), type: 'integer', minimum: 1, maximum: 10_000,
-    description: 'Window stage: user messages (counted from the end) whose turns are never touched.' },
-  { key: 'window.maxOutputChars', schema: z.number().int().min(1).max(MAX_CAP), type: 'integer', minimum: 1, maximum: MAX_CAP,
-    description: 'Window stage: results longer than this (characters) are candidates.' },
-  { key: 'window.tools', schema: toolList, type: 'array',
-    description: 'Window stage: only these tools are trimmed; empty means every tool.' },
-  { key: 'budget.enabled', schema: z.boolean(), type: 'boolean',
-    description: 'Budget stage: every result but the newest is held to its tool\'s cap.' },
-  { key: 'clear.enabled', schema: z.boolean(), type: 'boolean',
-    description: 'Clear stage: when the projected request exceeds `clear.triggerTokens`, the oldest results are cleared in one batch.' },
-  { key: 'clear.triggerTokens', schema: z.number().int().min(1).max(100_000_000), type: 'integer', minimum: 1, maximum: 100_000_000,
-    description: 'Clear stage: projected request size (tokens) that triggers clearing.' },
-  { key: 'clear.keep', schema: z.number().int().min(0).max(100_000), type: 'integer', minimum: 0, maximum: 100_000,
-    description: 'Clear stage: how many of the most recent results (or rounds, see `clear.keepUnit`) are never cleared.' },
-  { key: 'clear.keepUnit', schema: z.enum(['results', 'rounds']), type: 'string', enum: ['results', 'rounds'],
-    description: 'Clear stage: whether `clear.keep` counts tool results or assistant tool-call rounds.' },
-  { key: 'clear.clearAtLeastTokens', schema: z.union([z.number().int().min(0).max(100_000_000), z.literal('all')]), type: ['integer', 'string'], minimum: 0, maximum: 100_000_000,
-    description: 'Clear stage: tokens to free each time it fires, so clears are rare and large and the prompt cache keeps hitting in between; "all" clears every eligible result.' },
-  { key: 'clear.staleFirst', schema: z.boolean(), type: 'boolean',
-    description: 'Clear stage: clear stale results first (a file read or written again, or the same command run again, later in the conversation), then the oldest.' },
-  { key: 'clear.excludeTools', schema: toolList, type: 'array',
-    description: 'Clear stage: tools whose results are never cleared.' },
-  { key: 'clear.clearToolInputs', schema: z.boolean(), type: 'boolean',
-    description: 'Clear stage: also replace the inputs of cleared tool calls (stored and recoverable like results).' },
-  { key: 'clear.schedule', schema: z.enum(['trigger', 'payback']), type: 'string', enum: ['trigger', 'payback'],
-    description: 'Clear stage: `trigger` clears whenever the request is over `clear.triggerTokens` and enough is clearable; `payback` also waits until the saving over the likely rest of the session (as long again as so far) pays back the prompt-cache rewrite, under Anthropic and OpenAI prices.' },
-  { key: 'inputs.enabled', schema: z.boolean(), type: 'boolean',
-    description: 'File inputs: the inputs of file-writing tool calls (Write, Edit, apply_patch, ...) are replaced by a marker that keeps the path and a handle to the stored input; the file on disk holds the content.' },
-  { key: 'inputs.keepRounds', schema: z.number().int().min(0).max(10_000), type: 'integer', minimum: 0, maximum: 10_000,
-    description: 'File inputs: model calls after the one that wrote the file during which its input stays whole; 0 replaces it in the first request that sends it back (no prompt-cache rewrite).' },
-  { key: 'inputs.minTokens', schema: z.number().int().min(0).max(100_000_000), type: 'integer', minimum: 0, maximum: 100_000_000,
-    description: 'File inputs: only calls made when the conversation before them was over this many tokens (as the agent sent it) have their inputs replaced; short sessions keep every input.' },
-  { key: 'inputs.tools', schema: toolList, type: 'array',
-    description: 'File inputs: the file-writing tools whose inputs are replaced (exact, bare or `*` pattern names).' },
+  {
+    key: 'preset',
+    schema: z.enum(PRESET_NAMES),
+    type: 'string',
+    enum: PRESET_NAMES,
+    description:
+      'Starting point for every other setting: `spillway` (our default), or one of the seed systems reproduced (`openai-trimmer`, `clark-budget`, `ai-agent`, `eino`, `oracle-offload`). Settings you set override the preset.',
+  },
+  {
+    key: 'defaultCap',
+    schema: cap,
+    type: ['integer', 'string'],
+    minimum: 1,
+    maximum: MAX_CAP,
+    description:
+      'Size above which a tool result is offloaded (or clipped by the budget stage), for tools without their own cap, in `capUnit`s; or "unlimited".',
+  },
+  {
+    key: 'capUnit',
+    schema: z.enum(['chars', 'bytes']),
+    type: 'string',
+    enum: ['chars', 'bytes'],
+    description: 'Whether caps and previews count characters or UTF-8 bytes.',
+  },
+  {
+    key: 'toolCaps',
+    schema: z.record(z.string().min(1), cap),
+    type: 'object',
+    description:
+      'Per-tool caps: tool name (exact, bare name of a namespaced tool, or a pattern with *) to a size or "unlimited" (kept verbatim).',
+  },
+  {
+    key: 'previewChars',
+    schema: z.number().int().min(0).max(100_000),
+    type: 'integer',
+    minimum: 0,
+    maximum: 100_000,
+    description: 'How much of a reduced result the model still sees, as a preview under the marker header.',
+  },
+  {
+    key: 'preview',
+    schema: z.enum(PREVIEW_KINDS),
+    type: 'string',
+    enum: PREVIEW_KINDS,
+    description:
+      'Preview shape: `smart` (head, error and path lines, tail; JSON skeleton for JSON), `head` (ends at a line break near the limit), `head-tail`, `json` (valid JSON: keys, types, first elements, counts), or `cut` (exactly the first previewChars, as the seed systems cut).',
+  },
+  {
+    key: 'markerStyle',
+    schema: z.enum(MARKER_STYLES),
+    type: 'string',
+    enum: MARKER_STYLES,
+    description:
+      "Wording of the marker that replaces a reduced result. Presets pick their seed system's wording; every style names the handle.",
+  },
+  {
+    key: 'language',
+    schema: z.enum(['en', 'zh']),
+    type: 'string',
+    enum: ['en', 'zh'],
+    description: 'Language of marker text: English or Chinese.',
+  },
+  {
+    key: 'tokenizer',
+    schema: z.enum(TOKENIZERS),
+    type: 'string',
+    enum: TOKENIZERS,
+    description: 'How tokens are counted: real counts with `o200k_base` or `cl100k_base`, or `approximate` (characters / 4).',
+  },
+  {
+    key: 'observations',
+    schema: z.enum(OBSERVATION_MODES),
+    type: 'string',
+    enum: OBSERVATION_MODES,
+    description:
+      "Text-mode agents (mini-swe-agent, SWE-agent) send each command's output as a user message. `auto` reduces such a message like a tool result (under the tool its action implies, e.g. `bash`) when it follows an assistant message with a fenced-code action and matches a known observation template (mini-swe-agent's `<returncode>…</returncode>` + `<output>…</output>` and its long-output and timeout forms, SWE-agent's `OBSERVATION:` and `(Open file: …)` prompt); only the output inside the template is reduced. `off`: user messages are never reduced (the seed systems' presets say `off`: they reduce tool results only). Replayed transcripts use their reader's marks instead of `auto`.",
+  },
+  {
+    key: 'offload.enabled',
+    schema: z.boolean(),
+    type: 'boolean',
+    description:
+      "Offload stage: a result over its tool's cap is stored in full and replaced by a marker with a preview, the newest result too.",
+  },
+  {
+    key: 'offload.latestCap',
+    schema: z.number().int().min(0).max(MAX_CAP),
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_CAP,
+    description:
+      'Offload stage: results of the latest round (what the model is about to read) stay verbatim up to this size and are offloaded to the normal cap from the next call on; 0 applies the normal cap at once.',
+  },
+  {
+    key: 'offload.dedupe',
+    schema: z.boolean(),
+    type: 'boolean',
+    description:
+      'Offload stage: a result identical to an earlier one in the conversation becomes a short reference to it (stored once, same handle).',
+  },
+  {
+    key: 'window.enabled',
+    schema: z.boolean(),
+    type: 'boolean',
+    description:
+      'Window stage: results older than the last `window.recentTurns` user messages and over `window.maxOutputChars` become a preview. Rewrites old turns as the window moves, which costs prompt-cache hits.',
+  },
+  {
+    key: 'window.recentTurns',
+    schema: z.number().int().min(1).max(10_000),
+    type: 'integer',
+    minimum: 1,
+    maximum: 10_000,
+    description: 'Window stage: user messages (counted from the end) whose turns are never touched.',
+  },
+  {
+    key: 'window.maxOutputChars',
+    schema: z.number().int().min(1).max(MAX_CAP),
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_CAP,
+    description: 'Window stage: results longer than this (characters) are candidates.',
+  },
+  {
+    key: 'window.tools',
+    schema: toolList,
+    type: 'array',
+    description: 'Window stage: only these tools are trimmed; empty means every tool.',
+  },
+  {
+    key: 'budget.enabled',
+    schema: z.boolean(),
+    type: 'boolean',
+    description: "Budget stage: every result but the newest is held to its tool's cap.",
+  },
+  {
+    key: 'clear.enabled',
+    schema: z.boolean(),
+    type: 'boolean',
+    description: 'Clear stage: when the projected request exceeds `clear.triggerTokens`, the oldest results are cleared in one batch.',
+  },
+  {
+    key: 'clear.triggerTokens',
+    schema: z.number().int().min(1).max(100_000_000),
+    type: 'integer',
+    minimum: 1,
+    maximum: 100_000_000,
+    description: 'Clear stage: projected request size (tokens) that triggers clearing.',
+  },
+  {
+    key: 'clear.keep',
+    schema: z.number().int().min(0).max(100_000),
+    type: 'integer',
+    minimum: 0,
+    maximum: 100_000,
+    description: 'Clear stage: how many of the most recent results (or rounds, see `clear.keepUnit`) are never cleared.',
+  },
+  {
+    key: 'clear.keepUnit',
+    schema: z.enum(['results', 'rounds']),
+    type: 'string',
+    enum: ['results', 'rounds'],
+    description: 'Clear stage: whether `clear.keep` counts tool results or assistant tool-call rounds.',
+  },
+  {
+    key: 'clear.clearAtLeastTokens',
+    schema: z.union([z.number().int().min(0).max(100_000_000), z.literal('all')]),
+    type: ['integer', 'string'],
+    minimum: 0,
+    maximum: 100_000_000,
+    description:
+      'Clear stage: tokens to free each time it fires, so clears are rare and large and the prompt cache keeps hitting in between; "all" clears every eligible result.',
+  },
+  {
+    key: 'clear.staleFirst',
+    schema: z.boolean(),
+    type: 'boolean',
+    description:
+      'Clear stage: clear stale results first (a file read or written again, or the same command run again, later in the conversation), then the oldest.',
+  },
+  { key: 'clear.excludeTools', schema: toolList, type: 'array', description: 'Clear stage: tools whose results are never cleared.' },
+  {
+    key: 'clear.clearToolInputs',
+    schema: z.boolean(),
+    type: 'boolean',
+    description: 'Clear stage: also replace the inputs of cleared tool calls (stored and recoverable like results).',
+  },
+  {
+    key: 'clear.schedule',
+    schema: z.enum(['trigger', 'payback']),
+    type: 'string',
+    enum: ['trigger', 'payback'],
+    description:
+      'Clear stage: `trigger` clears whenever the request is over `clear.triggerTokens` and enough is clearable; `payback` also waits until the saving over the likely rest of the session (as long again as so far) pays back the prompt-cache rewrite, under Anthropic and OpenAI prices.',
+  },
+  {
+    key: 'inputs.enabled',
+    schema: z.boolean(),
+    type: 'boolean',
+    description:
+      'File inputs: the inputs of file-writing tool calls (Write, Edit, apply_patch, ...) are replaced by a marker that keeps the path and a handle to the stored input; the file on disk holds the content.',
+  },
+  {
+    key: 'inputs.keepRounds',
+    schema: z.number().int().min(0).max(10_000),
+    type: 'integer',
+    minimum: 0,
+    maximum: 10_000,
+    description:
+      'File inputs: model calls after the one that wrote the file during which its input stays whole; 0 replaces it in the first request that sends it back (no prompt-cache rewrite).',
+  },
+  {
+    key: 'inputs.minTokens',
+    schema: z.number().int().min(0).max(100_000_000),
+    type: 'integer',
+    minimum: 0,
+    maximum: 100_000_000,
+    description:
+      'File inputs: only calls made when the conversation before them was over this many tokens (as the agent sent it) have their inputs replaced; short sessions keep every input.',
+  },
+  {
+    key: 'inputs.tools',
+    schema: toolList,
+    type: 'array',
+    description: 'File inputs: the file-writing tools whose inputs are replaced (exact, bare or `*` pattern names).',
+  },
 ];
 
 const KEY_INDEX = new Map(CONFIG_KEYS.map((k) => [k.key, k]));
 
 const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
-  enabled: false, triggerTokens: 100_000, keep: 3, keepUnit: 'results', clearAtLeastTokens: 0, excludeTools: [], clearToolInputs: false, staleFirst: false, schedule: 'trigger',
+  enabled: false,
+  triggerTokens: 100_000,
+  keep: 3,
+  keepUnit: 'results',
+  clearAtLeastTokens: 0,
+  excludeTools: [],
+  clearToolInputs: false,
+  staleFirst: false,
+  schedule: 'trigger',
 };
 
 /**
@@ -163,7 +335,17 @@ const SPILLWAY: SpillwayConfig = {
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
   inputs: { enabled: true, keepRounds: 0, minTokens: 60_000, tools: [...FILE_WRITE_TOOLS] },
-  clear: { enabled: true, triggerTokens: 20_000, keep: 3, keepUnit: 'results', clearAtLeastTokens: 10_000, excludeTools: [], clearToolInputs: false, staleFirst: true, schedule: 'trigger' },
+  clear: {
+    enabled: true,
+    triggerTokens: 20_000,
+    keep: 3,
+    keepUnit: 'results',
+    clearAtLeastTokens: 10_000,
+    excludeTools: [],
+    clearToolInputs: false,
+    staleFirst: true,
+    schedule: 'trigger',
+  },
 };
 
 function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>): SpillwayConfig {
@@ -186,37 +368,64 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
   spillway: SPILLWAY,
   // OpenAI Agents' ToolOutputTrimmer: recent_turns 2, max_output_chars 500, preview_chars 200
   'openai-trimmer': preset({
-    preset: 'openai-trimmer', defaultCap: 'unlimited', previewChars: 200, preview: 'cut', markerStyle: 'trimmer', tokenizer: 'o200k_base',
+    preset: 'openai-trimmer',
+    defaultCap: 'unlimited',
+    previewChars: 200,
+    preview: 'cut',
+    markerStyle: 'trimmer',
+    tokenizer: 'o200k_base',
     window: { enabled: true, recentTurns: 2, maxOutputChars: 500, tools: [] },
   }),
   // clark_agent's ToolResultBudget: 32,000-char default cap, newest result verbatim, marker only
   'clark-budget': preset({
-    preset: 'clark-budget', defaultCap: 32_000, previewChars: 0, preview: 'head', markerStyle: 'clark',
+    preset: 'clark-budget',
+    defaultCap: 32_000,
+    previewChars: 0,
+    preview: 'head',
+    markerStyle: 'clark',
     budget: { enabled: true },
   }),
   // ai-agent: toolResponseMaxBytes 12,288, stored and replaced by a handle message
   'ai-agent': preset({
-    preset: 'ai-agent', defaultCap: 12_288, capUnit: 'bytes', previewChars: 0, preview: 'head', markerStyle: 'ai-agent',
+    preset: 'ai-agent',
+    defaultCap: 12_288,
+    capUnit: 'bytes',
+    previewChars: 0,
+    preview: 'head',
+    markerStyle: 'ai-agent',
     offload: { enabled: true, dedupe: false, latestCap: 0 },
   }),
   // Eino ToolReduction: truncate over 50,000 chars and store; clear over 30,000 tokens (chars/4),
   // keeping the most recent round
   eino: preset({
-    preset: 'eino', defaultCap: 50_000, previewChars: 2_000, preview: 'cut', markerStyle: 'eino', tokenizer: 'approximate',
+    preset: 'eino',
+    defaultCap: 50_000,
+    previewChars: 2_000,
+    preview: 'cut',
+    markerStyle: 'eino',
+    tokenizer: 'approximate',
     offload: { enabled: true, dedupe: false, latestCap: 0 },
     clear: { ...DEFAULT_CLEAR, enabled: true, triggerTokens: 30_000, keep: 1, keepUnit: 'rounds', clearAtLeastTokens: 'all' },
   }),
   // the offload-and-fetch pattern: outputs over 600 bytes keep a 600-byte preview, then the number
   // of bytes left out and the handle
   'oracle-offload': preset({
-    preset: 'oracle-offload', defaultCap: 600, capUnit: 'bytes', previewChars: 600, preview: 'cut', markerStyle: 'oracle',
+    preset: 'oracle-offload',
+    defaultCap: 600,
+    capUnit: 'bytes',
+    previewChars: 600,
+    preview: 'cut',
+    markerStyle: 'oracle',
     offload: { enabled: true, dedupe: false, latestCap: 0 },
   }),
 };
 
 export const DEFAULT_CONFIG: SpillwayConfig = PRESETS.spillway;
 
-export interface ConfigProblem { key: string; message: string }
+export interface ConfigProblem {
+  key: string;
+  message: string;
+}
 
 /** Turns nested objects and dotted keys alike into a flat map of dotted keys. */
 export function flattenConfig(input: Record<string, unknown>): Map<string, unknown> {
@@ -256,7 +465,10 @@ export function parseConfig(input: unknown): { config: SpillwayConfig; problems:
   const problems: ConfigProblem[] = [];
   if (input === undefined || input === null) return { config: clone(DEFAULT_CONFIG), problems };
   if (typeof input !== 'object' || Array.isArray(input)) {
-    return { config: clone(DEFAULT_CONFIG), problems: [{ key: '(config)', message: `expected an object of settings, got ${Array.isArray(input) ? 'an array' : typeof input}` }] };
+    return {
+      config: clone(DEFAULT_CONFIG),
+      problems: [{ key: '(config)', message: `expected an object of settings, got ${Array.isArray(input) ? 'an array' : typeof input}` }],
+    };
   }
   const flat = flattenConfig(input as Record<string, unknown>);
   let presetName: PresetName = 'spillway';
@@ -269,7 +481,10 @@ export function parseConfig(input: unknown): { config: SpillwayConfig; problems:
   for (const [key, value] of flat) {
     if (key === 'preset') continue;
     const spec = KEY_INDEX.get(key);
-    if (!spec) { problems.push({ key, message: `unknown setting; known settings are ${CONFIG_KEYS.map((k) => k.key).join(', ')}` }); continue; }
+    if (!spec) {
+      problems.push({ key, message: `unknown setting; known settings are ${CONFIG_KEYS.map((k) => k.key).join(', ')}` });
+      continue;
+    }
     if (value === undefined) continue;
     const r = spec.schema.safeParse(value);
     if (r.success) setPath(config, key, r.data);
@@ -284,7 +499,10 @@ export function validateConfig(input: unknown, where = 'config'): SpillwayConfig
   const first = problems[0];
   if (first) {
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
-    throw new SpillwayError(`${where}: ${first.key}: ${first.message.replace(/; using (the default|"spillway")$/, '')}${more}`, 'bad-config');
+    throw new SpillwayError(
+      `${where}: ${first.key}: ${first.message.replace(/; using (the default|"spillway")$/, '')}${more}`,
+      'bad-config',
+    );
   }
   return config;
 }
@@ -314,9 +532,9 @@ export function capFor(config: SpillwayConfig, names: readonly string[]): Cap {
 
 /** True when `names` match a tool list entry (exact or `*` pattern). */
 export function toolListed(list: readonly string[], names: readonly string[]): boolean {
-  return list.some((p) => p.includes('*')
-    ? names.some((n) => new RegExp('^' + p.split('*').map(escapeRe).join('.*') + '$').test(n))
-    : names.includes(p));
+  return list.some((p) =>
+    p.includes('*') ? names.some((n) => new RegExp('^' + p.split('*').map(escapeRe).join('.*') + '$').test(n)) : names.includes(p),
+  );
 }
 
 function escapeRe(s: string): string {

@@ -16,12 +16,19 @@
  * call are reused in every later call and not recomputed, also across a configuration change when
  * the new engine is given the same `sessions` store.
  */
+import { capFor, toolListed, validateConfig, type Cap, type SpillwayConfig, type TokenizerName } from './config';
 import {
-  capFor, toolListed, validateConfig, type Cap, type SpillwayConfig, type TokenizerName,
-} from './config';
-import {
-  CallMap, candidateNames, contentPatch, readRequest, resultRawLength, resultText,
-  type FormatOption, type ObservationMark, type ObservationOption, type ParsedRequest, type ToolResult,
+  CallMap,
+  candidateNames,
+  contentPatch,
+  readRequest,
+  resultRawLength,
+  resultText,
+  type FormatOption,
+  type ObservationMark,
+  type ObservationOption,
+  type ParsedRequest,
+  type ToolResult,
 } from './formats';
 import { handleFor } from './handle';
 import { decodeString, forEachString, applyPatches, reusableNodes, toValue, type JValue, type Patch } from './json';
@@ -29,8 +36,16 @@ import { markerBound, PERSISTED_OUTPUT_TAG, recognisePersistedOutput, recogniseR
 import { cutBytes, preview } from './preview';
 import { isEstimate, tokenCounter, type TokenCounter } from './tokens';
 import {
-  STAGE_ORDER, SpillwayError,
-  type CustomReducer, type InputReduction, type OutputSink, type ProjectionStats, type Reduction, type SavedByAgent, type StageName, type WireFormat,
+  STAGE_ORDER,
+  SpillwayError,
+  type CustomReducer,
+  type InputReduction,
+  type OutputSink,
+  type ProjectionStats,
+  type Reduction,
+  type SavedByAgent,
+  type StageName,
+  type WireFormat,
 } from './types';
 import { formatInt as fmt } from './format-number';
 import { clearPaysBack } from './clear-schedule';
@@ -53,7 +68,9 @@ export interface EngineOptions {
 }
 
 /** Session memories by session id; opaque to callers. */
-export interface SessionStore { readonly memories: Map<string, unknown> }
+export interface SessionStore {
+  readonly memories: Map<string, unknown>;
+}
 
 export function createSessionStore(): SessionStore {
   return { memories: new Map() };
@@ -191,7 +208,11 @@ interface SessionMemory {
   nodes: Map<number, JValue>;
 }
 
-interface Span { start: number; end: number; tokens: number }
+interface Span {
+  start: number;
+  end: number;
+  tokens: number;
+}
 
 /**
  * Length of the common prefix of two texts, compared in doubling chunks (native comparisons, no
@@ -206,7 +227,11 @@ export function commonPrefixLength(a: string, b: string, hint = 0): number {
   let step = 4096;
   while (at < n) {
     const len = Math.min(step, n - at);
-    if (a.slice(at, at + len) === b.slice(at, at + len)) { at += len; step *= 2; continue; }
+    if (a.slice(at, at + len) === b.slice(at, at + len)) {
+      at += len;
+      step *= 2;
+      continue;
+    }
     if (len <= 64) {
       while (at < n && a.charCodeAt(at) === b.charCodeAt(at)) at++;
       return at;
@@ -220,10 +245,18 @@ export function commonPrefixLength(a: string, b: string, hint = 0): number {
 export class MemorySink implements OutputSink {
   readonly outputs = new Map<string, string>();
   /** keeps a copy: the text may be a view of a whole request body */
-  put(handle: string, text: string): void { if (!this.outputs.has(handle)) this.outputs.set(handle, Buffer.from(text, 'utf16le').toString('utf16le')); }
-  locate(): string | undefined { return undefined; }
-  has(handle: string): boolean { return this.outputs.has(handle); }
-  get(handle: string): string | undefined { return this.outputs.get(handle); }
+  put(handle: string, text: string): void {
+    if (!this.outputs.has(handle)) this.outputs.set(handle, Buffer.from(text, 'utf16le').toString('utf16le'));
+  }
+  locate(): string | undefined {
+    return undefined;
+  }
+  has(handle: string): boolean {
+    return this.outputs.has(handle);
+  }
+  get(handle: string): string | undefined {
+    return this.outputs.get(handle);
+  }
 }
 
 export function createEngine(config: unknown = {}, options: EngineOptions = {}): Engine {
@@ -256,8 +289,15 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     }
     const text = isText ? request : JSON.stringify(request);
     const memory = opts.session ? sessions.get(opts.session) : undefined;
-    const samePrefix = memory ? commonPrefixLength(memory.text, text, memory.items.length ? memory.items[memory.items.length - 1]!.end : 0) : 0;
-    const req = readRequest(text, format, memory ? { nodes: memory.nodes, upTo: samePrefix } : undefined, observationOption(cfg, opts.observations));
+    const samePrefix = memory
+      ? commonPrefixLength(memory.text, text, memory.items.length ? memory.items[memory.items.length - 1]!.end : 0)
+      : 0;
+    const req = readRequest(
+      text,
+      format,
+      memory ? { nodes: memory.nodes, upTo: samePrefix } : undefined,
+      observationOption(cfg, opts.observations),
+    );
     const run = new Run(req, cfg, sink, counter, reducers, known);
     if (memory) run.recall(memory, samePrefix);
     run.stages();
@@ -272,7 +312,9 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     if (run.forged) log(`${run.forged} result(s) looked like markers but were not (too long, or an unknown handle): treated as text`);
     const fresh = [...reductions, ...inputs].filter((r) => r.fresh);
     if (fresh.length) {
-      log(`projected ${describeCounts(stats)}: ${fresh.map((r) => `${r.tool} ${r.callId} ${'stage' in r ? r.stage : 'input'} (${r.reason}) -> ${r.handle}`).join('; ')}`);
+      log(
+        `projected ${describeCounts(stats)}: ${fresh.map((r) => `${r.tool} ${r.callId} ${'stage' in r ? r.stage : 'input'} (${r.reason}) -> ${r.handle}`).join('; ')}`,
+      );
     }
     const projected = (isText ? out : out === text ? request : JSON.parse(out)) as T;
     const result: Projection<T> = { request: projected, format: req.format, reductions, inputs, stats };
@@ -284,14 +326,15 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     config: cfg,
     store,
     project,
-    endSession: (s) => { sessions.delete(s); },
+    endSession: (s) => {
+      sessions.delete(s);
+    },
   };
 }
 
 function describeCounts(s: ProjectionStats): string {
   return `${s.format} request, ${s.reducedResults}/${s.toolResults} results reduced, ${s.originalTokens} -> ${s.projectedTokens} tokens`;
 }
-
 
 /** Tokens of the string values of a JSON value, as the engine counts an item (keys not counted). */
 function stringValuesTokens(v: unknown, counter: TokenCounter): number {
@@ -344,9 +387,13 @@ class Run {
       const first = r.textParts[0];
       // an observation's body is a span inside its string: the marker, if any, is that span
       const o = r.observation;
-      const handle = o ? recogniseRawMarker(req.text, o.start - 1, o.end + 1) : first && recogniseRawMarker(req.text, first.start, first.end);
-      if (handle && this.genuine(w, handle)) { w.marker = handle; this.markersSeen++; }
-      else if (handle) this.forged++;
+      const handle = o
+        ? recogniseRawMarker(req.text, o.start - 1, o.end + 1)
+        : first && recogniseRawMarker(req.text, first.start, first.end);
+      if (handle && this.genuine(w, handle)) {
+        w.marker = handle;
+        this.markersSeen++;
+      } else if (handle) this.forged++;
       else if (first && req.text.startsWith(PERSISTED_OUTPUT_TAG, first.start + 1)) {
         w.agentSaved = recognisePersistedOutput(resultText(req, r));
       }
@@ -446,7 +493,15 @@ class Run {
       if (custom) {
         const numericCap = cap === 'unlimited' ? Number.POSITIVE_INFINITY : cap;
         const text = this.text(w);
-        const pv = custom({ tool: w.r.tool, callId: w.r.callId, text, cap: numericCap, previewChars: this.cfg.previewChars, stage: 'offload', isError: w.r.isError });
+        const pv = custom({
+          tool: w.r.tool,
+          callId: w.r.callId,
+          text,
+          cap: numericCap,
+          previewChars: this.cfg.previewChars,
+          stage: 'offload',
+          isError: w.r.isError,
+        });
         if (pv !== null && pv !== undefined) this.decide(w, 'offload', `custom reducer for ${w.r.tool}`, pv, numericCap);
         continue;
       }
@@ -455,8 +510,20 @@ class Run {
       const latest = w.r.item > lastAssistant && latestCap > 0 && cap !== 'unlimited' ? Math.max(cap, latestCap) : cap;
       const size = this.overCap(w, latest);
       if (size !== undefined) {
-        this.decide(w, 'offload', `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(latest as number)}${latest !== cap ? ' for the latest round' : ''}`, undefined, cap as number);
-      } else if (dedupe && cap !== 'unlimited' && w.rawLen >= DEDUPE_MIN_CHARS && this.text(w).length >= DEDUPE_MIN_CHARS && (latest === cap || this.overCap(w, cap) === undefined)) {
+        this.decide(
+          w,
+          'offload',
+          `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(latest as number)}${latest !== cap ? ' for the latest round' : ''}`,
+          undefined,
+          cap as number,
+        );
+      } else if (
+        dedupe &&
+        cap !== 'unlimited' &&
+        w.rawLen >= DEDUPE_MIN_CHARS &&
+        this.text(w).length >= DEDUPE_MIN_CHARS &&
+        (latest === cap || this.overCap(w, cap) === undefined)
+      ) {
         // (a latest-round result over the normal cap is offloaded next call; a reference now would
         // change into an offload marker then)
         // (rawLen only bounds the length from above: escapes such as \u00e9 make it longer)
@@ -479,7 +546,10 @@ class Run {
     if (minTokens > 0) {
       const tok = this.originalItemTokens();
       let run = this.fixedTokens ?? 0;
-      for (let i = 0; i < tok.length; i++) { before.push(run); run += tok[i]!; }
+      for (let i = 0; i < tok.length; i++) {
+        before.push(run);
+        run += tok[i]!;
+      }
     }
     // assistant runs (model calls) that start after each item
     const runsAfter = new Array<number>(kinds.length + 1).fill(0);
@@ -498,7 +568,11 @@ class Run {
       if (minTokens > 0 && before[call.item]! <= minTokens) continue;
       const original = input.kind === 'string' ? decodeString(text, input) : text.slice(input.start, input.end);
       let value: unknown;
-      try { value = input.kind === 'string' && !original.trimStart().startsWith('{') ? original : JSON.parse(original); } catch { continue; }
+      try {
+        value = input.kind === 'string' && !original.trimStart().startsWith('{') ? original : JSON.parse(original);
+      } catch {
+        continue;
+      }
       if (isInputMarker(value)) continue;
       const f = readFileInput(value);
       if (!f || LONE_SURROGATE.test(original)) continue;
@@ -508,13 +582,30 @@ class Run {
       const replacement = input.kind === 'string' ? JSON.stringify(markerText) : markerText;
       if (replacement.length >= input.end - input.start) continue;
       const originalTokens = this.countNode(input);
-      const projectedTokens = typeof marker === 'string' || input.kind === 'string' ? this.counter.count(markerText) : stringValuesTokens(marker, this.counter);
+      const projectedTokens =
+        typeof marker === 'string' || input.kind === 'string' ? this.counter.count(markerText) : stringValuesTokens(marker, this.counter);
       if (projectedTokens >= originalTokens) continue;
-      this.store.put(handle, original, { tool: owned(call.name), callId: owned(call.id), stage: 'input', chars: original.length, bytes: Buffer.byteLength(original, 'utf8'), lines: countLines(original), tokens: this.counter.count(original) });
+      this.store.put(handle, original, {
+        tool: owned(call.name),
+        callId: owned(call.id),
+        stage: 'input',
+        chars: original.length,
+        bytes: Buffer.byteLength(original, 'utf8'),
+        lines: countLines(original),
+        tokens: this.counter.count(original),
+      });
       this.inputDecisions.set(input.start, {
-        callId: owned(call.id), tool: owned(call.name), item: call.item, start: input.start, end: input.end, replacement, handle,
+        callId: owned(call.id),
+        tool: owned(call.name),
+        item: call.item,
+        start: input.start,
+        end: input.end,
+        replacement,
+        handle,
         reason: `${fmt(original.length)} chars of ${owned(call.name)} input; the file on disk holds the content`,
-        originalChars: input.end - input.start, originalTokens, projectedTokens,
+        originalChars: input.end - input.start,
+        originalTokens,
+        projectedTokens,
       });
     }
   }
@@ -534,15 +625,25 @@ class Run {
     }
     const note = `(identical to the ${first.r.tool} output of call ${first.r.callId} above; nothing new in it)`;
     // the note is part of the preview budget, so markers stay bounded by previewChars + header
-    this.decide(w, 'offload', `identical to the output of call ${first.r.callId}`, note.length <= this.cfg.previewChars ? note : '', undefined);
+    this.decide(
+      w,
+      'offload',
+      `identical to the output of call ${first.r.callId}`,
+      note.length <= this.cfg.previewChars ? note : '',
+      undefined,
+    );
   }
 
   private window(): void {
     const { recentTurns, maxOutputChars, tools } = this.cfg.window;
     // the boundary is the Nth user message from the end; fewer than N means nothing is old
-    let boundary = 0, seen = 0;
+    let boundary = 0,
+      seen = 0;
     for (let i = this.req.kinds.length - 1; i >= 0; i--) {
-      if (this.req.kinds[i] === 'user' && ++seen >= recentTurns) { boundary = i; break; }
+      if (this.req.kinds[i] === 'user' && ++seen >= recentTurns) {
+        boundary = i;
+        break;
+      }
     }
     if (boundary === 0) return;
     for (const w of this.work) {
@@ -550,7 +651,8 @@ class Run {
       if (tools.length && !toolListed(tools, w.r.names)) continue;
       if (w.rawLen <= maxOutputChars) continue;
       const n = this.text(w).length;
-      if (n > maxOutputChars) this.decide(w, 'window', `${fmt(n)} chars in a turn older than the last ${recentTurns} user messages`, undefined, maxOutputChars);
+      if (n > maxOutputChars)
+        this.decide(w, 'window', `${fmt(n)} chars in a turn older than the last ${recentTurns} user messages`, undefined, maxOutputChars);
     }
   }
 
@@ -561,7 +663,14 @@ class Run {
       if (i === newest || !this.open(w)) return;
       const cap = capFor(this.cfg, w.r.names);
       const size = this.overCap(w, cap);
-      if (size !== undefined) this.decide(w, 'budget', `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(cap as number)} (not the newest result)`, undefined, cap as number);
+      if (size !== undefined)
+        this.decide(
+          w,
+          'budget',
+          `${fmt(size)} ${unit} over ${w.r.tool}'s cap of ${fmt(cap as number)} (not the newest result)`,
+          undefined,
+          cap as number,
+        );
     });
   }
 
@@ -569,7 +678,9 @@ class Run {
 
   private countNode(node: JValue): number {
     let n = 0;
-    forEachString(node, (s) => { n += this.counter.count(decodeString(this.req.text, s)); });
+    forEachString(node, (s) => {
+      n += this.counter.count(decodeString(this.req.text, s));
+    });
     return n;
   }
 
@@ -606,7 +717,8 @@ class Run {
       });
       this.fixedSpans = this.req.fixed.map((n, i) => {
         const old = m?.fixed[i];
-        const same = old && old.end - old.start === n.end - n.start && m!.text.slice(old.start, old.end) === this.req.text.slice(n.start, n.end);
+        const same =
+          old && old.end - old.start === n.end - n.start && m!.text.slice(old.start, old.end) === this.req.text.slice(n.start, n.end);
         return { start: n.start, end: n.end, tokens: same ? old.tokens : this.countNode(n) };
       });
       this.fixedTokens = this.fixedSpans.reduce((a, f) => a + f.tokens, 0);
@@ -632,7 +744,9 @@ class Run {
     const itemTok = this.projectedItemTokens();
     // every model call the transcript shows: before each run of assistant items, and this one
     const checkpoints: number[] = [];
-    kinds.forEach((k, i) => { if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) checkpoints.push(i); });
+    kinds.forEach((k, i) => {
+      if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) checkpoints.push(i);
+    });
     checkpoints.push(kinds.length);
     // a round is one model call (a run of assistant items: a Responses turn is a message plus one
     // function_call item per parallel call), not each assistant item
@@ -644,7 +758,8 @@ class Run {
     let cursor = 0; // every result before it is cleared, ineligible or already tried
     let staleAt: number[] | undefined;
     // what clearing every eligible result before protectedFrom would free, kept as the window moves
-    let freeSum = 0, freeTo = 0;
+    let freeSum = 0,
+      freeTo = 0;
     const counted = new Uint8Array(work.length);
     let callNo = -1;
     for (const cp of checkpoints) {
@@ -659,7 +774,10 @@ class Run {
       const clearOne = (i: number, why: string) => {
         const w = work[i]!;
         const was = this.resultTokens(w);
-        if (counted[i]) { freeSum -= this.gain(w); counted[i] = 0; }
+        if (counted[i]) {
+          freeSum -= this.gain(w);
+          counted[i] = 0;
+        }
         if (this.decide(w, 'clear', why, '', undefined)) {
           const saved = was - this.resultTokens(w);
           freed += saved;
@@ -671,7 +789,10 @@ class Run {
       if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0) {
         for (; freeTo < protectedFrom; freeTo++) {
           const w = work[freeTo]!;
-          if (this.clearable(w)) { freeSum += this.gain(w); counted[freeTo] = 1; }
+          if (this.clearable(w)) {
+            freeSum += this.gain(w);
+            counted[freeTo] = 1;
+          }
         }
         if (freeSum < c.clearAtLeastTokens) continue;
       }
@@ -679,7 +800,16 @@ class Run {
       if (c.schedule === 'payback') {
         staleAt ??= c.staleFirst ? this.staleAt() : undefined;
         const plan = this.planClear(cursor, protectedFrom, cp, running, staleAt);
-        if (!plan || !clearPaysBack({ running, before: itemTok.slice(0, work[plan.first]!.r.item).reduce((a, b) => a + b, 0), freed: plan.freed, calls: callNo + 1 })) continue;
+        if (
+          !plan ||
+          !clearPaysBack({
+            running,
+            before: itemTok.slice(0, work[plan.first]!.r.item).reduce((a, b) => a + b, 0),
+            freed: plan.freed,
+            calls: callNo + 1,
+          })
+        )
+          continue;
       }
       const over = `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`;
       // stale results first: the file was read or written again later, so this copy is outdated
@@ -704,12 +834,23 @@ class Run {
    * What a clear at checkpoint `cp` would clear, in the order the clear stage clears (stale first,
    * then oldest), without deciding anything: the first result it touches and the tokens it frees.
    */
-  private planClear(cursor: number, protectedFrom: number, cp: number, running: number, staleAt: number[] | undefined): { first: number; freed: number } | undefined {
+  private planClear(
+    cursor: number,
+    protectedFrom: number,
+    cp: number,
+    running: number,
+    staleAt: number[] | undefined,
+  ): { first: number; freed: number } | undefined {
     const c = this.cfg.clear;
-    let freed = 0, first = Number.POSITIVE_INFINITY;
+    let freed = 0,
+      first = Number.POSITIVE_INFINITY;
     const enough = () => c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens;
     const planned = new Set<number>();
-    const take = (i: number) => { planned.add(i); freed += this.gain(this.work[i]!); first = Math.min(first, i); };
+    const take = (i: number) => {
+      planned.add(i);
+      freed += this.gain(this.work[i]!);
+      first = Math.min(first, i);
+    };
     if (staleAt) for (let i = cursor; i < protectedFrom && !enough(); i++) if (staleAt[i]! < cp && this.clearable(this.work[i]!)) take(i);
     for (let i = cursor; i < protectedFrom && !enough(); i++) if (!planned.has(i) && this.clearable(this.work[i]!)) take(i);
     return planned.size ? { first, freed } : undefined;
@@ -724,7 +865,10 @@ class Run {
     const out = new Array<number>(this.work.length).fill(Number.POSITIVE_INFINITY);
     const calls = [...this.req.calls.values()].sort((a, b) => a.item - b.item);
     const pathOf = new Map<string, string>();
-    for (const call of calls) { const p = this.pathArgument(call.input); if (p) pathOf.set(call.id, p); }
+    for (const call of calls) {
+      const p = this.pathArgument(call.input);
+      if (p) pathOf.set(call.id, p);
+    }
     // walk results from the newest back, remembering the latest call per path seen so far
     const byItemDesc = calls.slice().reverse();
     let ci = 0;
@@ -747,8 +891,15 @@ class Run {
     if (!input) return undefined;
     let obj: unknown;
     try {
-      obj = input.kind === 'string' ? JSON.parse(decodeString(this.req.text, input)) : input.kind === 'object' ? toValue(this.req.text, input) : undefined;
-    } catch { return undefined; }
+      obj =
+        input.kind === 'string'
+          ? JSON.parse(decodeString(this.req.text, input))
+          : input.kind === 'object'
+            ? toValue(this.req.text, input)
+            : undefined;
+    } catch {
+      return undefined;
+    }
     if (!obj || typeof obj !== 'object') return undefined;
     for (const k of PATH_KEYS) {
       const v = (obj as Record<string, unknown>)[k];
@@ -767,11 +918,24 @@ class Run {
   /** What a cleared marker for this result costs, from a marker rendered with sizes of its order. */
   private clearedMarkerTokens(w: Work): number {
     const text = `${w.rawLen}`;
-    return this.counter.count(renderMarker({
-      style: this.cfg.markerStyle, language: this.cfg.language, stage: 'clear', tool: w.r.tool, callId: w.r.callId,
-      handle: 'sw_000000000000000000000000', chars: w.rawLen, bytes: w.rawLen, lines: text.length * 100, tokens: w.rawLen,
-      tokensEstimated: false, preview: '', omitted: w.rawLen, unit: this.cfg.capUnit,
-    }));
+    return this.counter.count(
+      renderMarker({
+        style: this.cfg.markerStyle,
+        language: this.cfg.language,
+        stage: 'clear',
+        tool: w.r.tool,
+        callId: w.r.callId,
+        handle: 'sw_000000000000000000000000',
+        chars: w.rawLen,
+        bytes: w.rawLen,
+        lines: text.length * 100,
+        tokens: w.rawLen,
+        tokensEstimated: false,
+        preview: '',
+        omitted: w.rawLen,
+        unit: this.cfg.capUnit,
+      }),
+    );
   }
 
   /** Tokens clearing this result would free, estimated before deciding (cached per result). */
@@ -781,8 +945,15 @@ class Run {
   }
 
   private clearable(w: Work): boolean {
-    return !w.marker && w.agentSaved === undefined && !w.noGain && !!w.r.content && w.r.textParts.length > 0 && w.decision?.stage !== 'clear'
-      && !toolListed(this.cfg.clear.excludeTools, w.r.names);
+    return (
+      !w.marker &&
+      w.agentSaved === undefined &&
+      !w.noGain &&
+      !!w.r.content &&
+      w.r.textParts.length > 0 &&
+      w.decision?.stage !== 'clear' &&
+      !toolListed(this.cfg.clear.excludeTools, w.r.names)
+    );
   }
 
   /** Index of the first result inside the last `keep` assistant rounds, among the first `before` results. */
@@ -803,7 +974,9 @@ class Run {
     const text = this.text(w);
     // names and reasons outlive this call (sessions, stores, callers' reduction lists): copies, so
     // they do not keep this request's whole body alive through V8's sliced strings
-    const tool = owned(w.r.tool), callId = owned(w.r.callId), reason = owned(reasonText);
+    const tool = owned(w.r.tool),
+      callId = owned(w.r.callId),
+      reason = owned(reasonText);
     // a lone surrogate cannot be stored as UTF-8 and read back the same: keep such a result verbatim
     if (LONE_SURROGATE.test(text)) return false;
     const cfg = this.cfg;
@@ -811,26 +984,53 @@ class Run {
     const bytes = Buffer.byteLength(text, 'utf8');
     let pv: string;
     if (stage === 'clear') pv = '';
-    else if (customPreview !== undefined) pv = customPreview.length > cfg.previewChars ? customPreview.slice(0, cfg.previewChars) : customPreview;
-    else pv = unit === 'bytes' ? cutBytes(preview(cfg.preview, text, cfg.previewChars), cfg.previewChars) : preview(cfg.preview, text, cfg.previewChars);
+    else if (customPreview !== undefined)
+      pv = customPreview.length > cfg.previewChars ? customPreview.slice(0, cfg.previewChars) : customPreview;
+    else
+      pv =
+        unit === 'bytes'
+          ? cutBytes(preview(cfg.preview, text, cfg.previewChars), cfg.previewChars)
+          : preview(cfg.preview, text, cfg.previewChars);
     if (stage !== 'clear' && customPreview === undefined && pv.length > cfg.previewChars) pv = pv.slice(0, cfg.previewChars);
     const handle = handleFor(text);
     const tokens = this.counter.count(text);
     const omitted = unit === 'bytes' ? bytes - Buffer.byteLength(pv, 'utf8') : text.length - pv.length;
     const info = {
-      style: cfg.markerStyle, language: cfg.language, stage, tool, callId, handle,
-      chars: text.length, bytes, lines: countLines(text), tokens, tokensEstimated: isEstimate(this.counter, text.length),
-      preview: pv, omitted, unit, cap,
+      style: cfg.markerStyle,
+      language: cfg.language,
+      stage,
+      tool,
+      callId,
+      handle,
+      chars: text.length,
+      bytes,
+      lines: countLines(text),
+      tokens,
+      tokensEstimated: isEstimate(this.counter, text.length),
+      preview: pv,
+      omitted,
+      unit,
+      cap,
     } as const;
     // the path is only a hint: render once without it to know the marker is worth storing
     const bare = renderMarker(info);
-    if (bare.length >= text.length) { w.noGain = true; return false; }
+    if (bare.length >= text.length) {
+      w.noGain = true;
+      return false;
+    }
     this.store.put(handle, text, { tool, callId, stage, chars: text.length, bytes, lines: info.lines, tokens });
     const path = this.store.locate(handle);
     let replacement = path ? renderMarker({ ...info, path }) : bare;
     if (replacement.length >= text.length) replacement = bare;
     const decision: Decision = {
-      stage, replacement, handle, reason, tool, callId, originalChars: text.length, originalTokens: tokens,
+      stage,
+      replacement,
+      handle,
+      reason,
+      tool,
+      callId,
+      originalChars: text.length,
+      originalTokens: tokens,
       projectedTokens: this.counter.count(replacement),
     };
     if (stage === 'clear' && this.cfg.clear.clearToolInputs) decision.inputReplacement = this.clearInput(w, handle);
@@ -850,9 +1050,22 @@ class Run {
     const original = input.kind === 'string' ? decodeString(this.req.text, input) : raw;
     const handle = handleFor(original);
     const note = `input cleared by spillway; spillway read ${handle} (result: ${resultHandle})`;
-    const replacement = input.kind === 'object' ? JSON.stringify({ spillway_cleared: note }) : JSON.stringify(input.kind === 'string' && original.trimStart().startsWith('{') ? JSON.stringify({ spillway_cleared: note }) : note);
+    const replacement =
+      input.kind === 'object'
+        ? JSON.stringify({ spillway_cleared: note })
+        : JSON.stringify(
+            input.kind === 'string' && original.trimStart().startsWith('{') ? JSON.stringify({ spillway_cleared: note }) : note,
+          );
     if (replacement.length >= raw.length) return undefined;
-    this.store.put(handle, original, { tool: owned(w.r.tool), callId: owned(w.r.callId), stage: 'input', chars: original.length, bytes: Buffer.byteLength(original, 'utf8'), lines: countLines(original), tokens: this.counter.count(original) });
+    this.store.put(handle, original, {
+      tool: owned(w.r.tool),
+      callId: owned(w.r.callId),
+      stage: 'input',
+      chars: original.length,
+      bytes: Buffer.byteLength(original, 'utf8'),
+      lines: countLines(original),
+      tokens: this.counter.count(original),
+    });
     return replacement;
   }
 
@@ -865,8 +1078,15 @@ class Run {
       inputsDone.add(d.start);
       patches.push({ start: d.start, end: d.end, text: d.replacement });
       inputs.push({
-        callId: d.callId, tool: d.tool, item: d.item, reason: d.reason, originalChars: d.originalChars, projectedChars: d.replacement.length,
-        originalTokens: d.originalTokens, projectedTokens: d.projectedTokens, handle: d.handle,
+        callId: d.callId,
+        tool: d.tool,
+        item: d.item,
+        reason: d.reason,
+        originalChars: d.originalChars,
+        projectedChars: d.replacement.length,
+        originalTokens: d.originalTokens,
+        projectedTokens: d.projectedTokens,
+        handle: d.handle,
         // decided in an earlier call when the previous request already carried this call
         fresh: !(this.memory && d.end <= this.samePrefix),
       });
@@ -881,17 +1101,29 @@ class Run {
         patches.push({ start: call.input.start, end: call.input.end, text: d.inputReplacement });
       }
       reductions.push({
-        result: w.r.n, callId: d.callId, tool: d.tool, stage: d.stage, reason: d.reason,
-        originalChars: d.originalChars, projectedChars: d.replacement.length,
-        originalTokens: d.originalTokens, projectedTokens: d.projectedTokens,
-        handle: d.handle, fresh: w.fresh, ...(d.inputReplacement ? { inputCleared: true } : {}),
+        result: w.r.n,
+        callId: d.callId,
+        tool: d.tool,
+        stage: d.stage,
+        reason: d.reason,
+        originalChars: d.originalChars,
+        projectedChars: d.replacement.length,
+        originalTokens: d.originalTokens,
+        projectedTokens: d.projectedTokens,
+        handle: d.handle,
+        fresh: w.fresh,
+        ...(d.inputReplacement ? { inputCleared: true } : {}),
       });
     }
     return { patches, reductions, inputs };
   }
 
   detail(): ProjectionDetail {
-    return { fixedTokens: this.fixedTokens ?? 0, originalItemTokens: [...this.originalItemTokens()], projectedItemTokens: this.projectedItemTokens() };
+    return {
+      fixedTokens: this.fixedTokens ?? 0,
+      originalItemTokens: [...this.originalItemTokens()],
+      projectedItemTokens: this.projectedItemTokens(),
+    };
   }
 
   private savedByAgent(): SavedByAgent[] {
@@ -908,7 +1140,11 @@ class Run {
     const projected = this.projectedItemTokens().reduce((a, b) => a + b, 0) + (this.fixedTokens ?? 0);
     const byStage: Record<StageName, number> = { offload: 0, window: 0, budget: 0, clear: 0 };
     let reduced = 0;
-    for (const w of this.work) if (w.decision) { byStage[w.decision.stage]++; reduced++; }
+    for (const w of this.work)
+      if (w.decision) {
+        byStage[w.decision.stage]++;
+        reduced++;
+      }
     return {
       format: this.req.format,
       toolResults: this.work.length,

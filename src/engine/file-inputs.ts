@@ -15,8 +15,19 @@
 
 /** Tools whose inputs hold file content the call wrote (exact names or bare names of namespaced ones). */
 export const FILE_WRITE_TOOLS = [
-  'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'apply_patch', 'str_replace_based_edit_tool', 'str_replace_editor',
-  'edit_file', 'write_file', 'create_file', 'replace_in_file', 'write_to_file', 'search_replace',
+  'Write',
+  'Edit',
+  'MultiEdit',
+  'NotebookEdit',
+  'apply_patch',
+  'str_replace_based_edit_tool',
+  'str_replace_editor',
+  'edit_file',
+  'write_file',
+  'create_file',
+  'replace_in_file',
+  'write_to_file',
+  'search_replace',
 ] as const;
 
 /** Input fields that name the written file. */
@@ -60,7 +71,7 @@ export function readFileInput(value: unknown): FileInput | undefined {
     if (value.startsWith(PATCH_MARKER_PREFIX)) return undefined;
     const paths: string[] = [];
     for (const m of value.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) paths.push(m[1]!.trim());
-      return paths.length ? { paths, json: false } : undefined;
+    return paths.length ? { paths, json: false } : undefined;
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const obj = value as Record<string, unknown>;
@@ -88,7 +99,13 @@ function shortFields(obj: Record<string, unknown>, pathKey: string): Record<stri
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     if (k === pathKey || k.length > MAX_KEPT_FIELD_CHARS) continue;
-    if (typeof v === 'boolean' || typeof v === 'number' || v === null || (typeof v === 'string' && v.length <= MAX_KEPT_FIELD_CHARS && !v.includes('\n'))) out[k] = v;
+    if (
+      typeof v === 'boolean' ||
+      typeof v === 'number' ||
+      v === null ||
+      (typeof v === 'string' && v.length <= MAX_KEPT_FIELD_CHARS && !v.includes('\n'))
+    )
+      out[k] = v;
   }
   return out;
 }
@@ -108,7 +125,11 @@ export function fileInputMarker(tool: string, f: FileInput, chars: number, handl
   if (!f.json) {
     const shown = paths.slice(0, MAX_PATCH_FILES).map((p) => `*** File: ${p}`);
     const more = paths.length > MAX_PATCH_FILES ? [`*** and ${paths.length - MAX_PATCH_FILES} more files`] : [];
-    return [`${PATCH_MARKER_PREFIX} by spillway (${grouped(chars)} chars; the files hold the result; ${read} returns this input)`, ...shown, ...more].join('\n');
+    return [
+      `${PATCH_MARKER_PREFIX} by spillway (${grouped(chars)} chars; the files hold the result; ${read} returns this input)`,
+      ...shown,
+      ...more,
+    ].join('\n');
   }
   const note = `${tool.slice(0, 64)} input cleared by spillway: ${grouped(chars)} chars of file content, on disk at the path; ${read} returns this input`;
   const out: Record<string, unknown> = {};

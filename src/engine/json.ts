@@ -11,25 +11,58 @@
  */
 import { SpillwayError } from './types';
 
-export interface JString { kind: 'string'; start: number; end: number; escaped: boolean }
-export interface JNumber { kind: 'number'; start: number; end: number }
-export interface JLiteral { kind: 'true' | 'false' | 'null'; start: number; end: number }
-export interface JArray { kind: 'array'; start: number; end: number; items: JValue[] }
-export interface JObject { kind: 'object'; start: number; end: number; keys: string[]; values: JValue[] }
+export interface JString {
+  kind: 'string';
+  start: number;
+  end: number;
+  escaped: boolean;
+}
+export interface JNumber {
+  kind: 'number';
+  start: number;
+  end: number;
+}
+export interface JLiteral {
+  kind: 'true' | 'false' | 'null';
+  start: number;
+  end: number;
+}
+export interface JArray {
+  kind: 'array';
+  start: number;
+  end: number;
+  items: JValue[];
+}
+export interface JObject {
+  kind: 'object';
+  start: number;
+  end: number;
+  keys: string[];
+  values: JValue[];
+}
 export type JValue = JString | JNumber | JLiteral | JArray | JObject;
 
 /** Deepest nesting accepted; far beyond any real request, low enough to never exhaust the stack. */
 const MAX_DEPTH = 512;
 
-const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58;
-const LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93;
+const QUOTE = 34,
+  BACKSLASH = 92,
+  COMMA = 44,
+  COLON = 58;
+const LBRACE = 123,
+  RBRACE = 125,
+  LBRACKET = 91,
+  RBRACKET = 93;
 
 /**
  * Nodes from an earlier parse of a text that shares its first `upTo` characters with this one. A
  * node that starts at the same offset and ends before `upTo` is the same node, so it is taken as is
  * instead of being parsed again: a long session's next request is parsed only where it changed.
  */
-export interface ParseReuse { nodes: Map<number, JValue>; upTo: number }
+export interface ParseReuse {
+  nodes: Map<number, JValue>;
+  upTo: number;
+}
 
 /** The nodes worth reusing: the values of containers down to `depth` levels, by start offset. */
 export function reusableNodes(root: JValue, depth = 3): Map<number, JValue> {
@@ -37,7 +70,10 @@ export function reusableNodes(root: JValue, depth = 3): Map<number, JValue> {
   const walk = (n: JValue, d: number) => {
     const children = n.kind === 'object' ? n.values : n.kind === 'array' ? n.items : undefined;
     if (!children || d === 0) return;
-    for (const c of children) { nodes.set(c.start, c); walk(c, d - 1); }
+    for (const c of children) {
+      nodes.set(c.start, c);
+      walk(c, d - 1);
+    }
   };
   walk(root, depth);
   return nodes;
@@ -58,7 +94,10 @@ class LazyParser {
   /** position of the next backslash at or after some earlier point; lets `string()` tell in
    * amortised linear time whether a string contains escapes. */
   private nextBackslash = -2;
-  constructor(private readonly text: string, private readonly reuse?: ParseReuse) {}
+  constructor(
+    private readonly text: string,
+    private readonly reuse?: ParseReuse,
+  ) {}
 
   fail(what: string): never {
     const line = lineOf(this.text, this.pos);
@@ -81,7 +120,10 @@ class LazyParser {
     if (this.reuse && this.pos < this.reuse.upTo) {
       const known = this.reuse.nodes.get(this.pos);
       // strictly before upTo: a number's end depends on the character after it
-      if (known && known.end < this.reuse.upTo) { this.pos = known.end; return known; }
+      if (known && known.end < this.reuse.upTo) {
+        this.pos = known.end;
+        return known;
+      }
     }
     const c = this.text.charCodeAt(this.pos);
     if (c === QUOTE) return this.string();
@@ -100,10 +142,16 @@ class LazyParser {
     let i = start + 1;
     for (;;) {
       const q = t.indexOf('"', i);
-      if (q < 0) { this.pos = t.length; this.fail('unterminated string'); }
+      if (q < 0) {
+        this.pos = t.length;
+        this.fail('unterminated string');
+      }
       let k = q - 1;
       while (t.charCodeAt(k) === BACKSLASH) k--;
-      if ((q - 1 - k) % 2 === 0) { i = q; break; }
+      if ((q - 1 - k) % 2 === 0) {
+        i = q;
+        break;
+      }
       i = q + 1;
     }
     const end = i + 1;
@@ -121,7 +169,10 @@ class LazyParser {
     let digits = 0;
     for (;;) {
       const c = t.charCodeAt(i);
-      if ((c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45) { i++; digits++; } else break;
+      if ((c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45) {
+        i++;
+        digits++;
+      } else break;
     }
     if (digits === 0) this.fail('a number needs digits');
     this.pos = i;
@@ -140,7 +191,10 @@ class LazyParser {
     this.pos++;
     const items: JValue[] = [];
     this.ws();
-    if (this.text.charCodeAt(this.pos) === RBRACKET) { this.pos++; return { kind: 'array', start, end: this.pos, items }; }
+    if (this.text.charCodeAt(this.pos) === RBRACKET) {
+      this.pos++;
+      return { kind: 'array', start, end: this.pos, items };
+    }
     for (;;) {
       this.ws();
       items.push(this.value(depth + 1));
@@ -160,7 +214,10 @@ class LazyParser {
     const keys: string[] = [];
     const values: JValue[] = [];
     this.ws();
-    if (this.text.charCodeAt(this.pos) === RBRACE) { this.pos++; return { kind: 'object', start, end: this.pos, keys, values }; }
+    if (this.text.charCodeAt(this.pos) === RBRACE) {
+      this.pos++;
+      return { kind: 'object', start, end: this.pos, keys, values };
+    }
     for (;;) {
       this.ws();
       if (this.text.charCodeAt(this.pos) !== QUOTE) this.fail('expected a quoted key');
@@ -217,12 +274,18 @@ export function getString(text: string, obj: JValue | undefined, key: string): s
 /** Materialises a node as a plain JS value (for small nodes: tool inputs, parts). */
 export function toValue(text: string, node: JValue): unknown {
   switch (node.kind) {
-    case 'string': return decodeString(text, node);
-    case 'number': return Number(text.slice(node.start, node.end));
-    case 'true': return true;
-    case 'false': return false;
-    case 'null': return null;
-    case 'array': return node.items.map((n) => toValue(text, n));
+    case 'string':
+      return decodeString(text, node);
+    case 'number':
+      return Number(text.slice(node.start, node.end));
+    case 'true':
+      return true;
+    case 'false':
+      return false;
+    case 'null':
+      return null;
+    case 'array':
+      return node.items.map((n) => toValue(text, n));
     case 'object': {
       const out: Record<string, unknown> = {};
       node.keys.forEach((k, i) => {
@@ -237,15 +300,26 @@ export function toValue(text: string, node: JValue): unknown {
 /** Calls `visit` for every string value (not keys) under `node`, in document order. */
 export function forEachString(node: JValue, visit: (s: JString) => void): void {
   switch (node.kind) {
-    case 'string': visit(node); return;
-    case 'array': for (const n of node.items) forEachString(n, visit); return;
-    case 'object': for (const n of node.values) forEachString(n, visit); return;
-    default: return;
+    case 'string':
+      visit(node);
+      return;
+    case 'array':
+      for (const n of node.items) forEachString(n, visit);
+      return;
+    case 'object':
+      for (const n of node.values) forEachString(n, visit);
+      return;
+    default:
+      return;
   }
 }
 
 /** A replacement of `text.slice(start, end)`. Patches never overlap. */
-export interface Patch { start: number; end: number; text: string }
+export interface Patch {
+  start: number;
+  end: number;
+  text: string;
+}
 
 /** Applies non-overlapping patches to `text`; returns `text` itself when there are none. */
 export function applyPatches(text: string, patches: readonly Patch[]): string {

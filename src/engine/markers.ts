@@ -55,7 +55,6 @@ export interface MarkerInfo {
   cap?: number;
 }
 
-
 function toolName(name: string): string {
   return name.length > MAX_TOOL_NAME ? name.slice(0, MAX_TOOL_NAME - 1) + '…' : name;
 }
@@ -84,7 +83,11 @@ export function renderMarker(m: MarkerInfo): string {
       const line1 = zh
         ? `[spillway: ${tool} 输出${VERB_ZH[m.stage]} · ${fmt(m.chars)} 字符 · ${fmt(m.lines)} 行 · ${tokens} tokens · 句柄 ${m.handle}]`
         : `[spillway: ${tool} output ${VERB_EN[m.stage]} · ${fmt(m.chars)} chars · ${fmt(m.lines)} lines · ${tokens} tokens · handle ${m.handle}]`;
-      const shown = m.preview ? (zh ? `以下为预览，省略 ${fmt(m.omitted)} ${m.unit === 'bytes' ? '字节' : '字符'}` : `preview below, ${fmt(m.omitted)} ${m.unit} left out`) : '';
+      const shown = m.preview
+        ? zh
+          ? `以下为预览，省略 ${fmt(m.omitted)} ${m.unit === 'bytes' ? '字节' : '字符'}`
+          : `preview below, ${fmt(m.omitted)} ${m.unit} left out`
+        : '';
       const hint = zh
         ? `[${shown ? shown + '；' : ''}读取全部或部分：\`${read}\`（--lines A:B、--grep 正则）`
         : `[${shown ? shown + '; ' : ''}read all or part: \`${read}\` (--lines A:B, --grep REGEX)`;
@@ -113,9 +116,15 @@ export function renderMarker(m: MarkerInfo): string {
       const cleared = m.stage === 'clear';
       const where = m.path ?? m.handle;
       const header = zh
-        ? (cleared ? `<工具 ${tool} 的结果已清除，完整内容保存在 ${where}，句柄 ${m.handle}，可用 ${read} 读取>` : `<工具 ${tool} 的输出过长已截断，完整内容保存在 ${where}，句柄 ${m.handle}，可用 ${read} 读取>`)
-        : (cleared ? `<result of ${tool} cleared; the full content is saved at ${where} (handle ${m.handle}); read it with ${read}>` : `<output of ${tool} truncated; the full content is saved at ${where} (handle ${m.handle}); read it with ${read}>`);
-      const short = zh ? `<工具 ${tool} 的输出${cleared ? '已清除' : '已截断'}，句柄 ${m.handle}，可用 ${read} 读取>` : `<output of ${tool} ${cleared ? 'cleared' : 'truncated'} (handle ${m.handle}); read it with ${read}>`;
+        ? cleared
+          ? `<工具 ${tool} 的结果已清除，完整内容保存在 ${where}，句柄 ${m.handle}，可用 ${read} 读取>`
+          : `<工具 ${tool} 的输出过长已截断，完整内容保存在 ${where}，句柄 ${m.handle}，可用 ${read} 读取>`
+        : cleared
+          ? `<result of ${tool} cleared; the full content is saved at ${where} (handle ${m.handle}); read it with ${read}>`
+          : `<output of ${tool} truncated; the full content is saved at ${where} (handle ${m.handle}); read it with ${read}>`;
+      const short = zh
+        ? `<工具 ${tool} 的输出${cleared ? '已清除' : '已截断'}，句柄 ${m.handle}，可用 ${read} 读取>`
+        : `<output of ${tool} ${cleared ? 'cleared' : 'truncated'} (handle ${m.handle}); read it with ${read}>`;
       return withBody(fit(header, short));
     }
     case 'oracle': {
@@ -125,7 +134,15 @@ export function renderMarker(m: MarkerInfo): string {
   }
 }
 
-const PREFIXES = ['[spillway: ', '[Trimmed: ', '[tool_result_budget: clipped ', 'Tool output is too large (', '<output of ', '<result of ', '<工具 '];
+const PREFIXES = [
+  '[spillway: ',
+  '[Trimmed: ',
+  '[tool_result_budget: clipped ',
+  'Tool output is too large (',
+  '<output of ',
+  '<result of ',
+  '<工具 ',
+];
 /** The same prefixes as they may appear inside a JSON string (non-ASCII escaped, as Python does). */
 const RAW_PREFIXES = [...PREFIXES, '<\\u5de5\\u5177 '];
 const ORACLE_TAIL = /\.\.\.\[\+[\d,]+ (?:bytes|chars)\. full output: spillway read (sw_[0-9a-f]{24})\]$/;
@@ -149,7 +166,8 @@ export function recogniseMarker(text: string): string | undefined {
  * ASCII, so a long output is ruled out by looking at its first and last few hundred characters.
  */
 export function recogniseRawMarker(json: string, start: number, end: number): string | undefined {
-  const from = start + 1, to = end - 1;
+  const from = start + 1,
+    to = end - 1;
   if (RAW_PREFIXES.some((p) => json.startsWith(p, from))) {
     const m = HANDLE_IN_TEXT.exec(json.slice(from, Math.min(to, from + HEADER_BUDGET * 2)));
     if (m) return m[0];

@@ -20,17 +20,23 @@ const SMART_TAIL_SHARE = 0.35;
 const JSON_PREVIEW_MAX_CHARS = 20_000_000;
 
 /** Lines worth keeping in a preview: errors, failures, stack frames and file locations. */
-const IMPORTANT = /error|fail|exception|traceback|panic|fatal|warning|denied|not found|cannot|undefined|assert|expected|✗|✘|\bE\s{2,}|^\s*at\s|\.\w{1,5}:\d+|line \d+/i;
+const IMPORTANT =
+  /error|fail|exception|traceback|panic|fatal|warning|denied|not found|cannot|undefined|assert|expected|✗|✘|\bE\s{2,}|^\s*at\s|\.\w{1,5}:\d+|line \d+/i;
 
 export function preview(kind: PreviewKind, text: string, budget: number): string {
   if (budget <= 0) return '';
   if (text.length <= budget) return text;
   switch (kind) {
-    case 'cut': return cut(text, budget);
-    case 'head': return head(text, budget);
-    case 'head-tail': return headTail(text, budget);
-    case 'json': return jsonPreview(text, budget) ?? headTail(text, budget);
-    case 'smart': return (looksLikeJson(text) ? jsonPreview(text, budget) : null) ?? smart(text, budget);
+    case 'cut':
+      return cut(text, budget);
+    case 'head':
+      return head(text, budget);
+    case 'head-tail':
+      return headTail(text, budget);
+    case 'json':
+      return jsonPreview(text, budget) ?? headTail(text, budget);
+    case 'smart':
+      return (looksLikeJson(text) ? jsonPreview(text, budget) : null) ?? smart(text, budget);
   }
 }
 
@@ -90,9 +96,11 @@ export function smart(text: string, budget: number): string {
   const headBudget = Math.floor(budget * SMART_HEAD_SHARE);
   const tailBudget = Math.floor(budget * SMART_TAIL_SHARE);
   // whole lines from the start and from the end
-  let h = 0, used = 0;
+  let h = 0,
+    used = 0;
   while (h < lines.length && used + lines[h]!.length + 1 <= headBudget) used += lines[h++]!.length + 1;
-  let t = lines.length, tailUsed = 0;
+  let t = lines.length,
+    tailUsed = 0;
   while (t > h && tailUsed + lines[t - 1]!.length + 1 <= tailBudget) tailUsed += lines[--t]!.length + 1;
   if (h === 0 && t === lines.length) return headTail(text, budget);
   // important lines from the middle, first come first kept, within what is left
@@ -139,9 +147,22 @@ function looksLikeJson(text: string): boolean {
 export function jsonPreview(text: string, budget: number): string | null {
   if (text.length > JSON_PREVIEW_MAX_CHARS || !looksLikeJson(text)) return null;
   let value: unknown;
-  try { value = JSON.parse(text); } catch { return null; }
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
   const shapes: Array<[depth: number, items: number, str: number, keys: number]> = [
-    [6, 5, 120, 40], [5, 3, 80, 30], [4, 3, 60, 20], [4, 2, 40, 12], [3, 2, 30, 10], [3, 1, 24, 8], [2, 1, 16, 6], [1, 1, 12, 4], [1, 0, 8, 2], [0, 0, 8, 0],
+    [6, 5, 120, 40],
+    [5, 3, 80, 30],
+    [4, 3, 60, 20],
+    [4, 2, 40, 12],
+    [3, 2, 30, 10],
+    [3, 1, 24, 8],
+    [2, 1, 16, 6],
+    [1, 1, 12, 4],
+    [1, 0, 8, 2],
+    [0, 0, 8, 0],
   ];
   for (const [depth, items, str, keys] of shapes) {
     const out = JSON.stringify(skeleton(value, depth, items, str, keys), null, 1);
@@ -171,7 +192,12 @@ function skeleton(v: unknown, depth: number, items: number, str: number, keys: n
   const out: Record<string, unknown> = {};
   for (const [k, x] of entries.slice(0, keys)) {
     // an own property even for "__proto__", which plain assignment would turn into the prototype
-    Object.defineProperty(out, k, { value: skeleton(x, depth - 1, items, str, keys), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, {
+      value: skeleton(x, depth - 1, items, str, keys),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   if (entries.length > keys) out['…'] = `+${entries.length - keys} more keys`;
   return out;

@@ -61,14 +61,20 @@ const SAMPLE_CHARS = 16_384;
 class CachedCounter implements TokenCounter {
   private cache = new Map<string, number>();
   private cachedChars = 0;
-  constructor(readonly name: string, private readonly raw: (text: string) => number) {}
+  constructor(
+    readonly name: string,
+    private readonly raw: (text: string) => number,
+  ) {}
 
   count(text: string): number {
     if (text.length < CACHE_MIN_CHARS) return this.raw(text);
     const hit = this.cache.get(text);
     if (hit !== undefined) return hit;
     const n = text.length > EXACT_TOKEN_LIMIT ? sampled(text, this.raw) : this.raw(text);
-    if (this.cachedChars + text.length > CACHE_MAX_CHARS) { this.cache.clear(); this.cachedChars = 0; }
+    if (this.cachedChars + text.length > CACHE_MAX_CHARS) {
+      this.cache.clear();
+      this.cachedChars = 0;
+    }
     this.cache.set(text, n);
     this.cachedChars += text.length;
     return n;

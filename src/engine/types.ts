@@ -136,7 +136,10 @@ export interface ReducerInput {
 export type CustomReducer = (input: ReducerInput) => string | null;
 
 export class SpillwayError extends Error {
-  constructor(message: string, readonly code: string = 'invalid-input') {
+  constructor(
+    message: string,
+    readonly code: string = 'invalid-input',
+  ) {
     super(message);
     this.name = 'SpillwayError';
   }

@@ -12,7 +12,13 @@ import * as vscode from 'vscode';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
-  addCodexBaseUrl, codexBaseUrl, codexConfigPath, codexLine, CodexConfigError, removeCodexBaseUrl, spillwayCodexBaseUrl,
+  addCodexBaseUrl,
+  codexBaseUrl,
+  codexConfigPath,
+  codexLine,
+  CodexConfigError,
+  removeCodexBaseUrl,
+  spillwayCodexBaseUrl,
 } from '../proxy/codexConfig';
 import { errorText, type SpillwayHost } from './host';
 
@@ -37,7 +43,10 @@ function writeAtomic(file: string, text: string): void {
 export class CodexRoute implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];
 
-  constructor(private readonly host: SpillwayHost, private readonly proxyUrl: () => string | undefined) {
+  constructor(
+    private readonly host: SpillwayHost,
+    private readonly proxyUrl: () => string | undefined,
+  ) {
     this.disposables = [
       vscode.commands.registerCommand(ROUTE_CODEX, () => this.route()),
       vscode.commands.registerCommand(UNROUTE_CODEX, () => this.unroute(false)),
@@ -74,7 +83,10 @@ export class CodexRoute implements vscode.Disposable {
     }
     const answer = await vscode.window.showWarningMessage(
       `Add this line to ${file}? Codex started afterwards sends its model calls through the Spillway proxy.`,
-      { modal: true, detail: `${line}\n\nThe rest of the file stays as it is; Spillway: Stop Routing Codex Through Spillway (or turning the proxy off) removes the line.` },
+      {
+        modal: true,
+        detail: `${line}\n\nThe rest of the file stays as it is; Spillway: Stop Routing Codex Through Spillway (or turning the proxy off) removes the line.`,
+      },
       ADD,
     );
     if (answer !== ADD) return { file, changed: false };
@@ -109,9 +121,12 @@ export class CodexRoute implements vscode.Disposable {
         this.host.log.info(`codex: removed Spillway's openai_base_url line from ${file}`);
       }
       if (!quiet || edit.changed) {
-        this.host.notify('info', edit.changed
-          ? `Spillway: Codex no longer goes through Spillway (removed the line from ${file}).`
-          : `Spillway: ${file} has no line from Spillway; nothing to remove.`);
+        this.host.notify(
+          'info',
+          edit.changed
+            ? `Spillway: Codex no longer goes through Spillway (removed the line from ${file}).`
+            : `Spillway: ${file} has no line from Spillway; nothing to remove.`,
+        );
       }
       return { file, changed: edit.changed };
     } catch (e) {

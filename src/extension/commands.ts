@@ -30,10 +30,22 @@ export function registerCommands(host: SpillwayHost): vscode.Disposable[] {
       }
     };
   return [
-    vscode.commands.registerCommand(COMMANDS.setToolCap, guard('Set Cap for Tool', (tool?: string, cap?: CapChoice, target?: Target) => setToolCap(host, tool, cap, target))),
-    vscode.commands.registerCommand(COMMANDS.openStoredOutput, guard('Open Stored Output', (handle?: string, opts?: OpenOptions) => openStoredOutput(host, handle, opts))),
-    vscode.commands.registerCommand(COMMANDS.compare, guard('Compare Original and Projected', (handle?: string, opts?: OpenOptions) => compare(host, handle, opts))),
-    vscode.commands.registerCommand(COMMANDS.clear, guard('Clear Stored Outputs', (opts?: { confirm?: boolean }) => clearStored(host, opts))),
+    vscode.commands.registerCommand(
+      COMMANDS.setToolCap,
+      guard('Set Cap for Tool', (tool?: string, cap?: CapChoice, target?: Target) => setToolCap(host, tool, cap, target)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.openStoredOutput,
+      guard('Open Stored Output', (handle?: string, opts?: OpenOptions) => openStoredOutput(host, handle, opts)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.compare,
+      guard('Compare Original and Projected', (handle?: string, opts?: OpenOptions) => compare(host, handle, opts)),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.clear,
+      guard('Clear Stored Outputs', (opts?: { confirm?: boolean }) => clearStored(host, opts)),
+    ),
     vscode.commands.registerCommand(COMMANDS.showLog, () => host.log.show(true)),
   ];
 }
@@ -57,7 +69,8 @@ async function pickTool(host: SpillwayHost): Promise<string | undefined> {
   const caps = vscode.workspace.getConfiguration(SECTION).get<Record<string, unknown>>('toolCaps') ?? {};
   const base: vscode.QuickPickItem[] = knownTools(host).map((t) => ({
     label: t,
-    description: caps[t] !== undefined ? `cap: ${typeof caps[t] === 'number' ? formatCount(caps[t] as number) : String(caps[t])}` : undefined,
+    description:
+      caps[t] !== undefined ? `cap: ${typeof caps[t] === 'number' ? formatCount(caps[t] as number) : String(caps[t])}` : undefined,
   }));
   const qp = vscode.window.createQuickPick();
   qp.title = 'Spillway: Set Cap for Tool (1/3)';
@@ -99,7 +112,12 @@ async function pickCap(tool: string): Promise<CapChoice | undefined> {
   return typed === undefined ? undefined : parseCapInput(typed);
 }
 
-async function setToolCap(host: SpillwayHost, tool?: string, cap?: CapChoice, target?: Target): Promise<Record<string, unknown> | undefined> {
+async function setToolCap(
+  host: SpillwayHost,
+  tool?: string,
+  cap?: CapChoice,
+  target?: Target,
+): Promise<Record<string, unknown> | undefined> {
   tool ??= await pickTool(host);
   if (!tool) return undefined;
   if (cap === undefined) cap = await pickCap(tool);
@@ -118,8 +136,11 @@ async function setToolCap(host: SpillwayHost, tool?: string, cap?: CapChoice, ta
   const inspected = cfg.inspect('toolCaps');
   const current = target === 'workspace' ? inspected?.workspaceValue : inspected?.globalValue;
   const next = updateToolCaps(current, tool, cap);
-  await cfg.update('toolCaps', Object.keys(next).length ? next : undefined,
-    target === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+  await cfg.update(
+    'toolCaps',
+    Object.keys(next).length ? next : undefined,
+    target === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global,
+  );
   host.log.info(`toolCaps (${target}): ${tool} → ${cap}`);
   return next;
 }
@@ -172,7 +193,10 @@ async function compare(host: SpillwayHost, handle?: string, opts?: OpenOptions):
   }
   const left = host.documentUri(handle);
   const right = host.documentUri(handle, true);
-  await vscode.commands.executeCommand('vscode.diff', left, right, `${record.tool} · ${record.callId}: original ↔ projected`, { preview: false, ...column(opts) });
+  await vscode.commands.executeCommand('vscode.diff', left, right, `${record.tool} · ${record.callId}: original ↔ projected`, {
+    preview: false,
+    ...column(opts),
+  });
   return right.toString();
 }
 

@@ -21,7 +21,9 @@ export class StoredOutputFileSystem implements vscode.FileSystemProvider {
   private readonly lastNotice = new Map<string, number>();
 
   constructor(private readonly host: SpillwayHost) {
-    host.onDidChangeStore(() => this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri: vscode.Uri.from({ scheme: 'spillway', path: '/' }) }]));
+    host.onDidChangeStore(() =>
+      this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri: vscode.Uri.from({ scheme: 'spillway', path: '/' }) }]),
+    );
   }
 
   watch(): vscode.Disposable {
@@ -38,7 +40,13 @@ export class StoredOutputFileSystem implements vscode.FileSystemProvider {
       if (projected) {
         const r = this.projectedRecord(uri, handle);
         const t = toMillis(r.time) ?? 0;
-        return { type: vscode.FileType.File, ctime: t, mtime: t, size: Buffer.byteLength(r.marker, 'utf8'), permissions: vscode.FilePermission.Readonly };
+        return {
+          type: vscode.FileType.File,
+          ctime: t,
+          mtime: t,
+          size: Buffer.byteLength(r.marker, 'utf8'),
+          permissions: vscode.FilePermission.Readonly,
+        };
       }
       const meta = this.host.store.meta(handle);
       // an output without a readable index entry is still served (the store checks it against its handle)

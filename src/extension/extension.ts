@@ -55,7 +55,10 @@ export function start(context: vscode.ExtensionContext): Started {
   context.subscriptions.push(inspector);
   // spillway.proxy.*: records next to the store, where the inspector's proxy source reads; a new turn refreshes it at once
   const proxy = new ProxyController(host, context);
-  context.subscriptions.push(proxy, proxy.onDidRecordTurn(() => inspector.proxy.refresh()));
+  context.subscriptions.push(
+    proxy,
+    proxy.onDidRecordTurn(() => inspector.proxy.refresh()),
+  );
   // the spillway chat model vendor (VS Code 1.104+): Copilot's turns projected, recorded as copilot sessions
   context.subscriptions.push(registerChat(host, () => inspector.copilot.refresh()));
   const api: SpillwayApi = {

@@ -124,7 +124,8 @@ export class SpillwayHost implements vscode.Disposable {
       // writes happen off the hot path: put returns at once, files follow asynchronously (see store.ts)
       this.storeInstance = new FileStore(this.storeDir, {
         background: true,
-        onWriteError: (handle, e, attempt) => this.log.warn(`writing stored output ${handle} failed (try ${attempt}): ${errorText(e)}; it stays readable from memory`),
+        onWriteError: (handle, e, attempt) =>
+          this.log.warn(`writing stored output ${handle} failed (try ${attempt}): ${errorText(e)}; it stays readable from memory`),
       });
     }
     return this.storeInstance;
@@ -137,7 +138,9 @@ export class SpillwayHost implements vscode.Disposable {
     const input = configInputFromSettings(CONFIG_KEYS, inspect);
     const parsed = parseConfig(input);
     const storage = readStorageSettings(inspect);
-    const limitsChanged = this.loaded && (storage.settings.retentionDays !== this.storage.retentionDays || storage.settings.maxMegabytes !== this.storage.maxMegabytes);
+    const limitsChanged =
+      this.loaded &&
+      (storage.settings.retentionDays !== this.storage.retentionDays || storage.settings.maxMegabytes !== this.storage.maxMegabytes);
     this.storage = storage.settings;
     // tighter limits take effect soon, in the background, not at the next hourly prune
     if (limitsChanged) setTimeout(() => void this.pruneInBackground(), SETTINGS_PRUNE_DELAY_MS);
@@ -315,7 +318,9 @@ export class SpillwayHost implements vscode.Disposable {
   /** Deletes outputs older than retentionDays, then the least recently used beyond maxMegabytes. */
   prune(): { removed: number; freedBytes: number } {
     try {
-      return this.afterPrune(this.store.prune({ maxAgeDays: this.storage.retentionDays, maxBytes: this.storage.maxMegabytes * 1024 * 1024 }));
+      return this.afterPrune(
+        this.store.prune({ maxAgeDays: this.storage.retentionDays, maxBytes: this.storage.maxMegabytes * 1024 * 1024 }),
+      );
     } catch (e) {
       this.log.error(`pruning the store failed: ${errorText(e)}`);
       return { removed: 0, freedBytes: 0 };
@@ -324,7 +329,8 @@ export class SpillwayHost implements vscode.Disposable {
 
   /** Logs a prune and forgets the records of the outputs it removed. */
   private afterPrune(result: { removed: number; freedBytes: number }): { removed: number; freedBytes: number } {
-    const line = `pruned the store (older than ${this.storage.retentionDays} days, beyond ${this.storage.maxMegabytes} MB): ` +
+    const line =
+      `pruned the store (older than ${this.storage.retentionDays} days, beyond ${this.storage.maxMegabytes} MB): ` +
       `${result.removed} outputs, ${formatCount(result.freedBytes)} bytes`;
     if (result.removed > 0) this.log.info(line);
     else this.log.debug(line);
@@ -341,7 +347,9 @@ export class SpillwayHost implements vscode.Disposable {
   /** `prune` off the hot path: scans and removes in slices, yielding to the editor between them. */
   async pruneInBackground(): Promise<void> {
     try {
-      this.afterPrune(await this.store.pruneInBackground({ maxAgeDays: this.storage.retentionDays, maxBytes: this.storage.maxMegabytes * 1024 * 1024 }));
+      this.afterPrune(
+        await this.store.pruneInBackground({ maxAgeDays: this.storage.retentionDays, maxBytes: this.storage.maxMegabytes * 1024 * 1024 }),
+      );
     } catch (e) {
       this.log.error(`pruning the store failed: ${errorText(e)}`);
     }
@@ -350,7 +358,8 @@ export class SpillwayHost implements vscode.Disposable {
   /** Waits until every output put so far is on disk (deactivate and dispose call it). */
   async flush(): Promise<void> {
     const r = await this.storeInstance?.flush();
-    if (r?.failed.length) this.log.error(`${r.failed.length} stored output(s) could not be written to ${this.storeDir}: ${r.failed.join(', ')}`);
+    if (r?.failed.length)
+      this.log.error(`${r.failed.length} stored output(s) could not be written to ${this.storeDir}: ${r.failed.join(', ')}`);
   }
 
   /** Shows a message and remembers it (tests read the list through the test bridge). */
@@ -358,7 +367,11 @@ export class SpillwayHost implements vscode.Disposable {
     this.notices.push({ level, message });
     if (this.notices.length > 200) this.notices.splice(0, this.notices.length - 200);
     const show =
-      level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      level === 'error'
+        ? vscode.window.showErrorMessage
+        : level === 'warning'
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
     void show(message);
   }
 

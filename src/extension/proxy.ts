@@ -21,7 +21,14 @@ import { problemWarning, SECTION, type SettingProblem } from './pure/settings';
 import { formatCount } from './pure/format';
 import { CodexRoute } from './codexRoute';
 import {
-  displayUrl, proxyRunKey, proxyStatus, readProxySettings, shellKind, SHELL_LABEL, startFailureMessage, terminalDescription,
+  displayUrl,
+  proxyRunKey,
+  proxyStatus,
+  readProxySettings,
+  shellKind,
+  SHELL_LABEL,
+  startFailureMessage,
+  terminalDescription,
   type ProxySettings,
 } from './proxyConfig';
 
@@ -74,7 +81,10 @@ export class ProxyController implements vscode.Disposable {
   /** Spillway: Route Codex Through Spillway (its config.toml line goes when the proxy is turned off) */
   readonly codex: CodexRoute;
 
-  constructor(private readonly host: SpillwayHost, private readonly context: vscode.ExtensionContext) {
+  constructor(
+    private readonly host: SpillwayHost,
+    private readonly context: vscode.ExtensionContext,
+  ) {
     this.status = vscode.window.createStatusBarItem('spillway.proxy', vscode.StatusBarAlignment.Right, 99);
     this.status.name = 'Spillway Proxy';
     // a stale collection from a window that crashed with the proxy on would point at a dead port
@@ -82,7 +92,9 @@ export class ProxyController implements vscode.Disposable {
     this.codex = new CodexRoute(host, () => this.proxy?.url);
     this.disposables.push(
       this.codex,
-      this.status, this.turnEmitter, this.stateEmitter,
+      this.status,
+      this.turnEmitter,
+      this.stateEmitter,
       vscode.commands.registerCommand(COPY_AGENT_ENVIRONMENT, (opts?: CopyEnvironmentOptions) => this.copyEnvironment(opts)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(SECTION)) return;
@@ -288,7 +300,10 @@ export class ProxyController implements vscode.Disposable {
     const shell = opts?.shell ?? this.shell();
     const lines = [...proxy.environment(shell), ...codexShellLines(proxy.url, shell)];
     await vscode.env.clipboard.writeText(lines.join('\n') + '\n');
-    this.host.notify('info', `Spillway: copied the agent environment for ${SHELL_LABEL[shell]} (${lines.length} lines pointing at ${proxy.url}) to the clipboard.`);
+    this.host.notify(
+      'info',
+      `Spillway: copied the agent environment for ${SHELL_LABEL[shell]} (${lines.length} lines pointing at ${proxy.url}) to the clipboard.`,
+    );
     return { url: proxy.url, shell, lines };
   }
 
@@ -301,7 +316,8 @@ export class ProxyController implements vscode.Disposable {
     const { retentionDays, maxMegabytes } = this.host.storage;
     try {
       const r = pruneRecordings(this.sessionsDir, { maxAgeDays: retentionDays, maxBodyBytes: maxMegabytes * 1024 * 1024 });
-      const line = `pruned the proxy recordings (older than ${retentionDays} days, bodies beyond ${maxMegabytes} MB): ` +
+      const line =
+        `pruned the proxy recordings (older than ${retentionDays} days, bodies beyond ${maxMegabytes} MB): ` +
         `${r.sessions} sessions, ${r.bodies} bodies, ${formatCount(r.freedBytes)} bytes`;
       if (r.sessions + r.bodies > 0) this.host.log.info(line);
       else this.host.log.debug(line);

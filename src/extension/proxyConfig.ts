@@ -27,13 +27,15 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
     default: DEFAULT_PORT,
     minimum: 0,
     maximum: 65535,
-    description: 'Port of the proxy on 127.0.0.1. `0` picks a free port each time the proxy starts (the status bar and Copy Agent Environment name it).',
+    description:
+      'Port of the proxy on 127.0.0.1. `0` picks a free port each time the proxy starts (the status bar and Copy Agent Environment name it).',
   },
   {
     key: 'proxy.openaiUpstream',
     type: 'string',
     default: DEFAULT_OPENAI_UPSTREAM,
-    description: 'Where OpenAI-style calls go, as you would give the OpenAI SDK its base URL (with `/v1`); an OpenAI-compatible gateway works too.',
+    description:
+      'Where OpenAI-style calls go, as you would give the OpenAI SDK its base URL (with `/v1`); an OpenAI-compatible gateway works too.',
   },
   {
     key: 'proxy.anthropicUpstream',
@@ -70,8 +72,16 @@ export const USER_ONLY_KEYS: readonly string[] = ['proxy.openaiUpstream', 'proxy
 
 /** Extra JSON schema for the proxy keys (settings.json validation, scope). */
 export const PROXY_EXTRA_SCHEMA: Record<string, Record<string, unknown>> = {
-  'proxy.openaiUpstream': { pattern: '^https?://', patternErrorMessage: 'an http(s) URL, e.g. https://api.openai.com/v1', scope: 'machine' },
-  'proxy.anthropicUpstream': { pattern: '^https?://', patternErrorMessage: 'an http(s) URL, e.g. https://api.anthropic.com', scope: 'machine' },
+  'proxy.openaiUpstream': {
+    pattern: '^https?://',
+    patternErrorMessage: 'an http(s) URL, e.g. https://api.openai.com/v1',
+    scope: 'machine',
+  },
+  'proxy.anthropicUpstream': {
+    pattern: '^https?://',
+    patternErrorMessage: 'an http(s) URL, e.g. https://api.anthropic.com',
+    scope: 'machine',
+  },
 };
 
 export interface ProxySettings {
@@ -96,7 +106,11 @@ export function readProxySettings(inspect: (key: string) => InspectedValue | und
   const read = <T>(key: string, check: (v: unknown) => string | undefined): T => {
     const fallback = info(key).default as T;
     let inspected = inspect(key);
-    if (USER_ONLY_KEYS.includes(key) && inspected && (inspected.workspaceValue !== undefined || inspected.workspaceFolderValue !== undefined)) {
+    if (
+      USER_ONLY_KEYS.includes(key) &&
+      inspected &&
+      (inspected.workspaceValue !== undefined || inspected.workspaceFolderValue !== undefined)
+    ) {
       ignored.push(
         `Spillway: ${SECTION}.${key} is set in this workspace's settings, which may not choose where your API keys are sent; ` +
           'it is ignored (set it in your user settings).',
@@ -127,12 +141,14 @@ export function readProxySettings(inspect: (key: string) => InspectedValue | und
       port: read<number>('proxy.port', (v) =>
         typeof v === 'number' && Number.isInteger(v) && v >= port.minimum! && v <= port.maximum!
           ? undefined
-          : `expected a port from ${port.minimum} to ${port.maximum}, got ${JSON.stringify(v)}`),
+          : `expected a port from ${port.minimum} to ${port.maximum}, got ${JSON.stringify(v)}`,
+      ),
       openaiUpstream: read<string>('proxy.openaiUpstream', url('the OpenAI upstream')),
       anthropicUpstream: read<string>('proxy.anthropicUpstream', url('the Anthropic upstream')),
       configureTerminals: read<boolean>('proxy.configureTerminals', bool),
       websockets: read<'project' | 'refuse'>('proxy.websockets', (v) =>
-        v === 'project' || v === 'refuse' ? undefined : `expected "project" or "refuse", got ${JSON.stringify(v)}`),
+        v === 'project' || v === 'refuse' ? undefined : `expected "project" or "refuse", got ${JSON.stringify(v)}`,
+      ),
     },
     problems,
     ignored,
@@ -153,7 +169,12 @@ export function proxyRunKey(s: ProxySettings, sessionsDir: string): string | und
  * `vscode.env.shell`, or the active terminal's) and, without one, the platform.
  */
 export function shellKind(shellPath: string | undefined, platform: string): Shell {
-  const name = (shellPath ?? '').trim().split(/[\\/]/).pop()!.toLowerCase().replace(/\.exe$/, '');
+  const name = (shellPath ?? '')
+    .trim()
+    .split(/[\\/]/)
+    .pop()!
+    .toLowerCase()
+    .replace(/\.exe$/, '');
   if (name === 'fish') return 'fish';
   if (name === 'pwsh' || name.startsWith('pwsh-') || name === 'powershell' || name === 'powershell_ise') return 'powershell';
   if (name === 'cmd') return 'cmd';
@@ -212,13 +233,17 @@ export function proxyStatus(s: ProxyStatusState): { text: string; tooltip: strin
 /** The warning for a proxy that could not start: which port, what to do. */
 export function startFailureMessage(port: number, error: string): string {
   if (/already in use/i.test(error)) {
-    return `Spillway: the proxy could not start because port ${port} on 127.0.0.1 is already in use ` +
+    return (
+      `Spillway: the proxy could not start because port ${port} on 127.0.0.1 is already in use ` +
       '(another VS Code window, a `spillway proxy`, or another program). ' +
-      `Set ${SECTION}.proxy.port to a free port, or to 0 to let Spillway pick one.`;
+      `Set ${SECTION}.proxy.port to a free port, or to 0 to let Spillway pick one.`
+    );
   }
   if (/not allowed/i.test(error)) {
-    return `Spillway: the proxy could not start: not allowed to listen on port ${port} on 127.0.0.1. ` +
-      `Set ${SECTION}.proxy.port to a port above 1024, or to 0 to let Spillway pick one.`;
+    return (
+      `Spillway: the proxy could not start: not allowed to listen on port ${port} on 127.0.0.1. ` +
+      `Set ${SECTION}.proxy.port to a port above 1024, or to 0 to let Spillway pick one.`
+    );
   }
   return `Spillway: the proxy could not start on port ${port}: ${error}`;
 }

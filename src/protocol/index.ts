@@ -40,11 +40,13 @@ export const SessionInfo = z.object({
   /** still being written (proxy recordings, API sessions) */
   live: z.boolean(),
   /** what the session saved, when its turns are known: tokens sent, and input cost under caching per price model */
-  totals: z.object({
-    originalTokens: z.number().nonnegative(),
-    projectedTokens: z.number().nonnegative(),
-    cost: z.record(z.string(), z.object({ raw: z.number().nonnegative(), projected: z.number().nonnegative() })).optional(),
-  }).optional(),
+  totals: z
+    .object({
+      originalTokens: z.number().nonnegative(),
+      projectedTokens: z.number().nonnegative(),
+      cost: z.record(z.string(), z.object({ raw: z.number().nonnegative(), projected: z.number().nonnegative() })).optional(),
+    })
+    .optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
@@ -182,7 +184,9 @@ export const Totals = z.object({
   cacheStableShare: z.number().min(0).max(1),
   missed: z.number().int().nonnegative(),
   /** summed over the turns that carry cost, per price model; relative = projected / raw */
-  cost: z.record(z.string(), z.object({ raw: z.number(), projected: z.number(), relative: z.number(), readBack: z.number().optional() })).optional(),
+  cost: z
+    .record(z.string(), z.object({ raw: z.number(), projected: z.number(), relative: z.number(), readBack: z.number().optional() }))
+    .optional(),
 });
 export type Totals = z.infer<typeof Totals>;
 
@@ -303,14 +307,27 @@ const Method = z.string().regex(/^[a-z][A-Za-z]*\/[a-z][A-Za-z]*$/);
 const Envelope = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('command'), method: Method, params: z.unknown() }),
   z.object({ kind: z.literal('request'), id: z.number().int().nonnegative(), method: Method, params: z.unknown() }),
-  z.object({ kind: z.literal('response'), id: z.number().int().nonnegative(), method: Method, ok: z.boolean(), result: z.unknown().optional(), error: z.string().optional() }),
+  z.object({
+    kind: z.literal('response'),
+    id: z.number().int().nonnegative(),
+    method: Method,
+    ok: z.boolean(),
+    result: z.unknown().optional(),
+    error: z.string().optional(),
+  }),
   z.object({ kind: z.literal('notification'), method: Method, params: z.unknown() }),
 ]);
 
 export type CommandMessage = { [M in CommandMethod]: { kind: 'command'; method: M; params: CommandParams<M> } }[CommandMethod];
 export type RequestMessage = { [M in RequestMethod]: { kind: 'request'; id: number; method: M; params: RequestParams<M> } }[RequestMethod];
-export type ResponseMessage = { [M in RequestMethod]: { kind: 'response'; id: number; method: M } & ({ ok: true; result: RequestResult<M> } | { ok: false; error: string }) }[RequestMethod];
-export type NotificationMessage = { [M in NotificationMethod]: { kind: 'notification'; method: M; params: NotificationParams<M> } }[NotificationMethod];
+export type ResponseMessage = {
+  [M in RequestMethod]: { kind: 'response'; id: number; method: M } & (
+    { ok: true; result: RequestResult<M> } | { ok: false; error: string }
+  );
+}[RequestMethod];
+export type NotificationMessage = {
+  [M in NotificationMethod]: { kind: 'notification'; method: M; params: NotificationParams<M> };
+}[NotificationMethod];
 /** what the webview may send */
 export type WebviewMessage = CommandMessage | RequestMessage;
 /** what the host may send */
@@ -319,7 +336,10 @@ export type HostMessage = ResponseMessage | NotificationMessage;
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
 
 function problem(e: z.ZodError): string {
-  return e.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(message)'}: ${i.message}`).join('; ');
+  return e.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join('.') || '(message)'}: ${i.message}`)
+    .join('; ');
 }
 
 const has = <T extends object>(o: T, k: string): k is Extract<keyof T, string> => Object.prototype.hasOwnProperty.call(o, k);
@@ -357,7 +377,11 @@ export function parseHostMessage(data: unknown): Parsed<HostMessage> {
   }
   if (m.kind === 'response') {
     if (!has(requests, m.method)) return { ok: false, error: `response to unknown request ${m.method}` };
-    if (!m.ok) return { ok: true, message: { kind: 'response', id: m.id, method: m.method, ok: false, error: m.error ?? 'failed' } as ResponseMessage };
+    if (!m.ok)
+      return {
+        ok: true,
+        message: { kind: 'response', id: m.id, method: m.method, ok: false, error: m.error ?? 'failed' } as ResponseMessage,
+      };
     const p = requests[m.method].result.safeParse(m.result);
     if (!p.success) return { ok: false, error: `${m.method} response: ${problem(p.error)}` };
     return { ok: true, message: { kind: 'response', id: m.id, method: m.method, ok: true, result: p.data } as ResponseMessage };

@@ -34,12 +34,17 @@ export function collectBody(req: IncomingMessage, limit: number): Promise<Collec
     const finish = (c: Collected) => {
       if (done) return;
       done = true;
-      req.off('data', onData); req.off('end', onEnd); req.off('close', onClose); req.off('error', onClose);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
       resolve(c);
     };
     const onData = (chunk: Buffer) => {
-      if (whole && chunks.length === 0 && filled + chunk.length <= whole.length) { chunk.copy(whole, filled); filled += chunk.length; }
-      else chunks.push(chunk);
+      if (whole && chunks.length === 0 && filled + chunk.length <= whole.length) {
+        chunk.copy(whole, filled);
+        filled += chunk.length;
+      } else chunks.push(chunk);
       got += chunk.length;
       if (!whole && got > limit) {
         req.pause();
@@ -51,7 +56,9 @@ export function collectBody(req: IncomingMessage, limit: number): Promise<Collec
       else if (whole) finish({ kind: 'complete', body: Buffer.concat([whole.subarray(0, filled), ...chunks]) });
       else finish({ kind: 'complete', body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, got) });
     };
-    const onClose = () => { if (!req.complete) finish({ kind: 'aborted' }); };
+    const onClose = () => {
+      if (!req.complete) finish({ kind: 'aborted' });
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('close', onClose);

@@ -27,7 +27,10 @@ export const SPILLWAY_MARK = '# added by Spillway (Spillway: Stop Routing Codex 
 
 /** Why an edit was not made; the file is left untouched. */
 export class CodexConfigError extends Error {
-  constructor(message: string, readonly reason: 'invalid-toml' | 'user-value' | 'check-failed') {
+  constructor(
+    message: string,
+    readonly reason: 'invalid-toml' | 'user-value' | 'check-failed',
+  ) {
     super(message);
     this.name = 'CodexConfigError';
   }
@@ -104,7 +107,10 @@ function layout(text: string): Layout {
       endLine(i);
       continue;
     }
-    if (c === ' ' || c === '\t' || c === '\r') { i += 1; continue; }
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i += 1;
+      continue;
+    }
     if (c === '#') {
       while (i < n && text[i] !== '\n') i += 1;
       continue;
@@ -119,11 +125,17 @@ function layout(text: string): Layout {
         let j = i + 3;
         for (;;) {
           const k = text.indexOf(close, j);
-          if (k < 0) { j = n; break; }
+          if (k < 0) {
+            j = n;
+            break;
+          }
           if (c === '"') {
             let bs = 0;
             for (let b = k - 1; b >= i + 3 && text[b] === '\\'; b--) bs++;
-            if (bs % 2 === 1) { j = k + 1; continue; }
+            if (bs % 2 === 1) {
+              j = k + 1;
+              continue;
+            }
           }
           j = k + 3;
           while (text[j] === c) j++; // up to two quotes may end the content
@@ -186,7 +198,9 @@ export function addCodexBaseUrl(text: string, baseUrl: string, what = 'config.to
   const warnings: string[] = [];
   const provider = before.model_provider;
   if (typeof provider === 'string' && provider !== 'openai') {
-    warnings.push(`${what} sets model_provider = ${JSON.stringify(provider)}: Codex uses openai_base_url only for the built-in "openai" provider`);
+    warnings.push(
+      `${what} sets model_provider = ${JSON.stringify(provider)}: Codex uses openai_base_url only for the built-in "openai" provider`,
+    );
   }
   const line = codexLine(baseUrl);
   const ours = ourLines(text);
@@ -233,7 +247,10 @@ export function removeCodexBaseUrl(text: string, what = 'config.toml'): CodexEdi
   out += text.slice(from);
   const after = parseToml(out, `${what} as Spillway would write it`);
   if (CODEX_KEY in after || !isDeepStrictEqual(withoutKey(after), withoutKey(before))) {
-    throw new CodexConfigError(`${what}: removing Spillway's line would change other settings; the file was left unchanged`, 'check-failed');
+    throw new CodexConfigError(
+      `${what}: removing Spillway's line would change other settings; the file was left unchanged`,
+      'check-failed',
+    );
   }
   return { text: out, changed: true, warnings: [] };
 }

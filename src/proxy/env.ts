@@ -7,7 +7,10 @@
  */
 export type Shell = 'posix' | 'fish' | 'powershell' | 'cmd';
 
-export interface EnvVar { name: string; value: string }
+export interface EnvVar {
+  name: string;
+  value: string;
+}
 
 /** The variables, for a proxy listening at `url` (e.g. `http://127.0.0.1:8417`). */
 export function agentEnvironment(url: string): EnvVar[] {
@@ -23,10 +26,14 @@ export function agentEnvironment(url: string): EnvVar[] {
 export function agentEnvironmentLines(url: string, shell: Shell = 'posix'): string[] {
   return agentEnvironment(url).map(({ name, value }) => {
     switch (shell) {
-      case 'posix': return `export ${name}=${value}`;
-      case 'fish': return `set -gx ${name} ${value}`;
-      case 'powershell': return `$env:${name} = "${value}"`;
-      case 'cmd': return `set ${name}=${value}`;
+      case 'posix':
+        return `export ${name}=${value}`;
+      case 'fish':
+        return `set -gx ${name} ${value}`;
+      case 'powershell':
+        return `$env:${name} = "${value}"`;
+      case 'cmd':
+        return `set ${name}=${value}`;
     }
   });
 }
@@ -52,9 +59,13 @@ export function codexShellLines(url: string, shell: Shell = 'posix'): string[] {
   const arg = `openai_base_url="${base}"`;
   const why = 'Codex reads openai_base_url, not OPENAI_BASE_URL (or run Spillway: Route Codex Through Spillway)';
   switch (shell) {
-    case 'posix': return [`# ${why}`, `alias codex='command codex -c ${arg}'`];
-    case 'fish': return [`# ${why}`, `alias codex 'command codex -c ${arg}'`];
-    case 'powershell': return [`# ${why}: codex -c '${arg}'`];
-    case 'cmd': return [`REM ${why}: codex -c ${arg}`];
+    case 'posix':
+      return [`# ${why}`, `alias codex='command codex -c ${arg}'`];
+    case 'fish':
+      return [`# ${why}`, `alias codex 'command codex -c ${arg}'`];
+    case 'powershell':
+      return [`# ${why}: codex -c '${arg}'`];
+    case 'cmd':
+      return [`REM ${why}: codex -c ${arg}`];
   }
 }

@@ -26,8 +26,10 @@ export function allowedHosts(port: number): string[] {
 export function refuseForeignRequest(headers: IncomingHttpHeaders, port: number): string | undefined {
   const host = headers.host;
   if (typeof host !== 'string' || !allowedHosts(port).includes(host.trim().toLowerCase())) {
-    return `spillway proxy: refused a request for host ${JSON.stringify(host ?? '')}: it only answers to ${allowedHosts(port).join(', ')} ` +
-      '(a different Host means a web page reached it through DNS rebinding)';
+    return (
+      `spillway proxy: refused a request for host ${JSON.stringify(host ?? '')}: it only answers to ${allowedHosts(port).join(', ')} ` +
+      '(a different Host means a web page reached it through DNS rebinding)'
+    );
   }
   if (headers.origin !== undefined) {
     return `spillway proxy: refused a request from origin ${JSON.stringify(headers.origin)}: browser pages may not use the proxy (agents send no Origin)`;

@@ -109,7 +109,11 @@ export class Recorder {
     let n = this.turns.get(session);
     if (n === undefined) {
       n = 0;
-      try { n = readSession(this.sessionFile(session)).reduce((m, t) => Math.max(m, t.turn), 0); } catch { /* no file yet */ }
+      try {
+        n = readSession(this.sessionFile(session)).reduce((m, t) => Math.max(m, t.turn), 0);
+      } catch {
+        /* no file yet */
+      }
     }
     this.turns.set(session, n + 1);
     return n + 1;
@@ -121,7 +125,10 @@ export class Recorder {
     const digest = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
     const handle = handleFromDigest(digest);
     const file = bodyPath(this.dir, handle);
-    const size = await fs.promises.stat(file).then((st) => st.size, () => -1);
+    const size = await fs.promises.stat(file).then(
+      (st) => st.size,
+      () => -1,
+    );
     if (size === bytes.length) {
       // stored already: mark it used now, so pruning by age keeps what recent turns name
       const now = new Date();
@@ -160,7 +167,11 @@ export class Recorder {
 
 function endsWithNewline(file: string): boolean {
   let fd: number;
-  try { fd = fs.openSync(file, 'r'); } catch { return true; }
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return true;
+  }
   try {
     const size = fs.fstatSync(fd).size;
     if (size === 0) return true;
@@ -190,7 +201,9 @@ export function readSession(file: string): Turn[] {
     try {
       const v: unknown = JSON.parse(line);
       if (isTurn(v)) turns.push(v);
-    } catch { /* truncated or damaged line */ }
+    } catch {
+      /* truncated or damaged line */
+    }
   }
   return turns;
 }
@@ -198,7 +211,11 @@ export function readSession(file: string): Turn[] {
 /** The session files in `dir`, most recently written first; an absent folder has none. */
 export function listSessions(dir: string): SessionInfo[] {
   let names: string[];
-  try { names = fs.readdirSync(dir); } catch { return []; }
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
   const out: SessionInfo[] = [];
   for (const name of names) {
     if (!name.endsWith(SESSION_SUFFIX) || name.startsWith('.')) continue;
@@ -207,7 +224,9 @@ export function listSessions(dir: string): SessionInfo[] {
       const st = fs.statSync(file);
       if (!st.isFile()) continue;
       out.push({ session: name.slice(0, -SESSION_SUFFIX.length), file, bytes: st.size, modified: st.mtime.toISOString() });
-    } catch { /* removed meanwhile */ }
+    } catch {
+      /* removed meanwhile */
+    }
   }
   return out.sort((a, b) => (a.modified < b.modified ? 1 : a.modified > b.modified ? -1 : a.session.localeCompare(b.session)));
 }
@@ -224,7 +243,9 @@ function bodyPath(dir: string, handle: string): string {
 export function readBody(dir: string, ref: string): string {
   const file = bodyPath(dir, ref);
   let bytes: Buffer;
-  try { bytes = fs.readFileSync(file); } catch {
+  try {
+    bytes = fs.readFileSync(file);
+  } catch {
     throw new SpillwayError(`no recorded body ${ref} in ${path.join(dir, BODIES_DIR)}`, 'not-found');
   }
   if (handleFromDigest(createHash('sha256').update(bytes).digest('hex')) !== ref) {
@@ -264,7 +285,13 @@ export function pruneRecordings(dir: string, options: PruneRecordingsOptions = {
   const cutoff = options.maxAgeDays !== undefined ? now - options.maxAgeDays * 24 * 3600 * 1000 : -Infinity;
   const result: PruneRecordingsResult = { sessions: 0, bodies: 0, freedBytes: 0 };
   const remove = (file: string, size: number) => {
-    try { fs.unlinkSync(file); result.freedBytes += size; return true; } catch { return false; }
+    try {
+      fs.unlinkSync(file);
+      result.freedBytes += size;
+      return true;
+    } catch {
+      return false;
+    }
   };
   for (const s of listSessions(dir)) {
     if (Date.parse(s.modified) < cutoff && remove(s.file, s.bytes)) result.sessions++;
@@ -272,20 +299,33 @@ export function pruneRecordings(dir: string, options: PruneRecordingsOptions = {
   const bodies: Array<{ file: string; size: number; used: number }> = [];
   const root = path.join(dir, BODIES_DIR);
   let shards: string[] = [];
-  try { shards = fs.readdirSync(root); } catch { /* none */ }
+  try {
+    shards = fs.readdirSync(root);
+  } catch {
+    /* none */
+  }
   for (const shard of shards) {
     if (!/^[0-9a-f]{2}$/.test(shard)) continue;
     let names: string[];
-    try { names = fs.readdirSync(path.join(root, shard)); } catch { continue; }
+    try {
+      names = fs.readdirSync(path.join(root, shard));
+    } catch {
+      continue;
+    }
     for (const name of names) {
       const file = path.join(root, shard, name);
       try {
         const st = fs.statSync(file);
         // temp files of interrupted writes go once they are a day old
-        if (name.endsWith('.tmp')) { if (now - st.mtimeMs > 24 * 3600 * 1000) remove(file, st.size); continue; }
+        if (name.endsWith('.tmp')) {
+          if (now - st.mtimeMs > 24 * 3600 * 1000) remove(file, st.size);
+          continue;
+        }
         if (!name.endsWith('.txt')) continue;
         bodies.push({ file, size: st.size, used: st.mtimeMs });
-      } catch { /* removed meanwhile */ }
+      } catch {
+        /* removed meanwhile */
+      }
     }
   }
   bodies.sort((a, b) => a.used - b.used);
@@ -294,7 +334,10 @@ export function pruneRecordings(dir: string, options: PruneRecordingsOptions = {
     const old = b.used < cutoff;
     const over = options.maxBodyBytes !== undefined && total > options.maxBodyBytes;
     if (!old && !over) continue;
-    if (remove(b.file, b.size)) { result.bodies++; total -= b.size; }
+    if (remove(b.file, b.size)) {
+      result.bodies++;
+      total -= b.size;
+    }
   }
   return result;
 }

@@ -53,16 +53,24 @@ export function routeFor(method: string, path: string, headers: Record<string, s
     const r = PROJECTED[path];
     if (r) return r;
   }
-  const anthropic = path === '/v1/complete' || path.startsWith('/v1/messages')
-    || headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined;
+  const anthropic =
+    path === '/v1/complete' ||
+    path.startsWith('/v1/messages') ||
+    headers['anthropic-version'] !== undefined ||
+    headers['x-api-key'] !== undefined;
   return { provider: anthropic ? 'anthropic' : 'openai', record: false };
 }
 
 /** Checks an upstream base URL: http or https, no credentials, no fragment. */
 export function parseUpstream(value: string, what: string): URL {
   let u: URL;
-  try { u = new URL(value); } catch { throw new Error(`${what} must be an absolute http(s) URL, got ${JSON.stringify(value)}`); }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`${what} must be an http or https URL, got ${JSON.stringify(value)}`);
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error(`${what} must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`${what} must be an http or https URL, got ${JSON.stringify(value)}`);
   if (u.username || u.password) throw new Error(`${what} must not carry credentials in the URL`);
   if (u.hash) throw new Error(`${what} must not have a #fragment`);
   return u;
@@ -74,7 +82,7 @@ export function upstreamUrl(base: URL, provider: Provider, clientUrl: string): U
   let rest = path;
   if (provider === 'openai' && (path === '/v1' || path.startsWith('/v1/'))) rest = path.slice(3);
   const basePath = base.pathname.replace(/\/+$/, '');
-  const joined = (basePath + rest) || '/';
+  const joined = basePath + rest || '/';
   const baseQuery = base.search.replace(/^\?/, '');
   const q = [baseQuery, query].filter((s) => s !== '').join('&');
   // built as one string, so the client's own encoding of path and query survives as sent
@@ -83,8 +91,15 @@ export function upstreamUrl(base: URL, provider: Provider, clientUrl: string): U
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and others that describe one connection, not the message. */
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade',
-  'proxy-authorization', 'proxy-authenticate',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
 ]);
 
 /** The header agents may send to name their session; consumed by the proxy, never forwarded. */
@@ -145,12 +160,28 @@ export function responseHeaders(rawHeaders: readonly string[]): string[] {
  * header a gateway might use for auth) is left out, so the allow-list, not a deny-list, decides.
  */
 export const RECORDED_REQUEST_HEADERS: readonly string[] = [
-  'content-type', 'content-encoding', 'accept', 'user-agent', 'anthropic-version', 'anthropic-beta', 'openai-beta',
-  'x-stainless-lang', 'x-stainless-package-version', 'x-stainless-os', 'x-stainless-arch', 'x-stainless-runtime',
-  'x-stainless-runtime-version', 'x-stainless-retry-count', 'x-stainless-timeout',
+  'content-type',
+  'content-encoding',
+  'accept',
+  'user-agent',
+  'anthropic-version',
+  'anthropic-beta',
+  'openai-beta',
+  'x-stainless-lang',
+  'x-stainless-package-version',
+  'x-stainless-os',
+  'x-stainless-arch',
+  'x-stainless-runtime',
+  'x-stainless-runtime-version',
+  'x-stainless-retry-count',
+  'x-stainless-timeout',
 ];
 export const RECORDED_RESPONSE_HEADERS: readonly string[] = [
-  'content-type', 'content-encoding', 'x-request-id', 'request-id', 'openai-processing-ms',
+  'content-type',
+  'content-encoding',
+  'x-request-id',
+  'request-id',
+  'openai-processing-ms',
 ];
 
 export function safeHeaders(headers: Record<string, string | string[] | undefined>, allow: readonly string[]): Record<string, string> {

@@ -30,9 +30,20 @@ import { agentEnvironmentLines, type Shell } from './env';
 import { refuseForeignRequest } from './guard';
 import { defaultSessionsDir, Recorder, type Turn } from './recording';
 import {
-  DEFAULT_ANTHROPIC_UPSTREAM, DEFAULT_OPENAI_UPSTREAM, RECORDED_REQUEST_HEADERS, SESSION_HEADER,
-  forwardHeaders, parseUpstream, responseHeaders, routeFor, safeHeaders, splitPath, upstreamUrl,
-  type OutgoingHeaders, type Provider, type Route,
+  DEFAULT_ANTHROPIC_UPSTREAM,
+  DEFAULT_OPENAI_UPSTREAM,
+  RECORDED_REQUEST_HEADERS,
+  SESSION_HEADER,
+  forwardHeaders,
+  parseUpstream,
+  responseHeaders,
+  routeFor,
+  safeHeaders,
+  splitPath,
+  upstreamUrl,
+  type OutgoingHeaders,
+  type Provider,
+  type Route,
 } from './routes';
 import { readOpening, sessionFromHeader } from './session';
 import { UsageTap, type TurnUsage } from './usage';
@@ -140,17 +151,24 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const anthropicUpstream = options.anthropicUpstream ?? DEFAULT_ANTHROPIC_UPSTREAM;
   let bases: Record<Provider, URL>;
   try {
-    bases = { openai: parseUpstream(openaiUpstream, 'the OpenAI upstream'), anthropic: parseUpstream(anthropicUpstream, 'the Anthropic upstream') };
+    bases = {
+      openai: parseUpstream(openaiUpstream, 'the OpenAI upstream'),
+      anthropic: parseUpstream(anthropicUpstream, 'the Anthropic upstream'),
+    };
   } catch (e) {
     throw new SpillwayError((e as Error).message, 'usage');
   }
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  let engine = options.engine ?? createEngine(options.config ?? {}, {
-    ...(options.storeDir ? { store: new FileStore(options.storeDir, { durable: options.durableStore ?? false }) } : {}),
-    log,
-  });
-  const sessionsDir = options.sessionsDir === false ? undefined
-    : options.sessionsDir ?? (options.storeDir ? defaultSessionsDir(options.storeDir) : undefined);
+  let engine =
+    options.engine ??
+    createEngine(options.config ?? {}, {
+      ...(options.storeDir ? { store: new FileStore(options.storeDir, { durable: options.durableStore ?? false }) } : {}),
+      log,
+    });
+  const sessionsDir =
+    options.sessionsDir === false
+      ? undefined
+      : (options.sessionsDir ?? (options.storeDir ? defaultSessionsDir(options.storeDir) : undefined));
   const recorder = sessionsDir ? new Recorder(sessionsDir, { bodies: options.recordBodies ?? true }) : undefined;
   const memoryTurns = new Map<string, number>();
   const nextTurn = (session: string): number => {
@@ -179,7 +197,12 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
   // WebSocket upgrades: the Responses WebSocket mode (projected), other paths relayed as they are
   const upgrades = createUpgradeHandler({
-    mode: () => websockets, engine: () => engine, bases, maxBody, log, nextTurn,
+    mode: () => websockets,
+    engine: () => engine,
+    bases,
+    maxBody,
+    log,
+    nextTurn,
     record: (turn, original, projected) => record(turn, original, projected),
     // the same front door as plain requests: a foreign Host (DNS rebinding) or any Origin is refused
     refuse: (req) => refuseForeignRequest(req.headers, (server.address() as { port: number }).port),
@@ -198,7 +221,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     const time = new Date().toISOString();
     let url = req.url ?? '/';
     // a client that uses the proxy as a forward proxy sends absolute-form targets: keep path and query
-    if (/^https?:\/\//i.test(url)) { try { const u = new URL(url); url = u.pathname + u.search; } catch { url = '/'; } }
+    if (/^https?:\/\//i.test(url)) {
+      try {
+        const u = new URL(url);
+        url = u.pathname + u.search;
+      } catch {
+        url = '/';
+      }
+    }
     const { path } = splitPath(url);
     const method = req.method ?? 'GET';
     const route = routeFor(method, path, req.headers);
@@ -210,7 +240,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       return;
     }
     const ex: Exchange = { req, res, route, target: upstreamUrl(bases[route.provider], route.provider, url), abort: new AbortController() };
-    res.on('close', () => { if (!res.writableFinished) ex.abort.abort(); });
+    res.on('close', () => {
+      if (!res.writableFinished) ex.abort.abort();
+    });
     const header = req.headers[SESSION_HEADER];
     const namedSession = typeof header === 'string' && header.trim() !== '' ? sessionFromHeader(header) : undefined;
 
@@ -223,15 +255,27 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     if (collected.kind === 'aborted') return;
     if (collected.kind === 'over') {
       let bytes = collected.head.reduce((n, b) => n + b.length, 0);
-      req.on('data', (b: Buffer) => { bytes += b.length; });
+      req.on('data', (b: Buffer) => {
+        bytes += b.length;
+      });
       const reason = `the body is over ${maxBody} bytes: streamed upstream unchanged`;
       log(`proxy: fail open on ${method} ${path}: ${reason}`);
       const outcome = await forward(ex, forwardHeaders(req.rawHeaders), { stream: req, head: collected.head });
       if (route.record) {
         const session = namedSession ?? UNREADABLE_SESSION;
         record({
-          v: 1, session, turn: nextTurn(session), time, path, format: route.format, originalBytes: bytes, projectedBytes: bytes,
-          reductions: [], ...result(outcome, started), failOpen: reason, headers: safeHeaders(req.headers, RECORDED_REQUEST_HEADERS),
+          v: 1,
+          session,
+          turn: nextTurn(session),
+          time,
+          path,
+          format: route.format,
+          originalBytes: bytes,
+          projectedBytes: bytes,
+          reductions: [],
+          ...result(outcome, started),
+          failOpen: reason,
+          headers: safeHeaders(req.headers, RECORDED_REQUEST_HEADERS),
         });
       }
       return;
@@ -242,7 +286,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     const { failOpen, originalBytes, model, projected, stats, reductions } = prepared;
     const session = prepared.session ?? UNREADABLE_SESSION;
     const turn = route.record ? nextTurn(session) : 0;
-    if (failOpen) log(`proxy: fail open on ${method} ${path} (session ${session}${turn ? `, turn ${turn}` : ''}): ${failOpen}; forwarding the original bytes`);
+    if (failOpen)
+      log(
+        `proxy: fail open on ${method} ${path} (session ${session}${turn ? `, turn ${turn}` : ''}): ${failOpen}; forwarding the original bytes`,
+      );
 
     // a changed body goes as plain UTF-8 (a decoded gzip/br body is not compressed again); an
     // unchanged one goes as the original bytes, encoding and all
@@ -252,14 +299,27 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     const outcome = await forward(ex, headers, { bytes: out });
 
     if (!route.record) return;
-    record({
-      v: 1, session, turn, time, path, format: route.format, ...(model !== undefined ? { model } : {}),
-      originalBytes: body.length, projectedBytes: out.length,
-      ...(stats ? { originalTokens: stats.originalTokens, projectedTokens: stats.projectedTokens } : {}),
-      reductions, ...(stats ? { stats } : {}),
-      ...result(outcome, started), ...(failOpen ? { failOpen } : {}),
-      headers: safeHeaders(req.headers, RECORDED_REQUEST_HEADERS),
-    }, originalBytes, projected);
+    record(
+      {
+        v: 1,
+        session,
+        turn,
+        time,
+        path,
+        format: route.format,
+        ...(model !== undefined ? { model } : {}),
+        originalBytes: body.length,
+        projectedBytes: out.length,
+        ...(stats ? { originalTokens: stats.originalTokens, projectedTokens: stats.projectedTokens } : {}),
+        reductions,
+        ...(stats ? { stats } : {}),
+        ...result(outcome, started),
+        ...(failOpen ? { failOpen } : {}),
+        headers: safeHeaders(req.headers, RECORDED_REQUEST_HEADERS),
+      },
+      originalBytes,
+      projected,
+    );
   }
 
   /**
@@ -277,19 +337,26 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       model = opening.model;
       const projection = engine.project(decoded.text, format, { session });
       return {
-        session, model, originalBytes: decoded.bytes, stats: projection.stats, reductions: projection.reductions,
+        session,
+        model,
+        originalBytes: decoded.bytes,
+        stats: projection.stats,
+        reductions: projection.reductions,
         ...(projection.stats.unchanged ? {} : { projected: Buffer.from(projection.request, 'utf8') }),
       };
     } catch (e) {
-      const failOpen = e instanceof SpillwayError ? `the engine cannot read the body: ${e.message}` : `engine error: ${(e as Error).message}`;
+      const failOpen =
+        e instanceof SpillwayError ? `the engine cannot read the body: ${e.message}` : `engine error: ${(e as Error).message}`;
       return { failOpen, session, model, originalBytes: decoded.bytes, reductions: [] };
     }
   }
 
   function result(o: Outcome, started: number): Pick<Turn, 'status' | 'durationMs' | 'usage' | 'error'> {
     return {
-      status: o.status, durationMs: Math.round((performance.now() - started) * 10) / 10,
-      ...(o.usage ? { usage: o.usage } : {}), ...(o.error ? { error: o.error } : {}),
+      status: o.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      ...(o.usage ? { usage: o.usage } : {}),
+      ...(o.error ? { error: o.error } : {}),
     };
   }
 
@@ -304,14 +371,21 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         if (recorder && original) {
           const requestRef = await recorder.putBody(original);
           const projectionRef = projected ? await recorder.putBody(projected) : requestRef;
-          if (requestRef) { turn.requestRef = requestRef; turn.projectionRef = projectionRef; }
+          if (requestRef) {
+            turn.requestRef = requestRef;
+            turn.projectionRef = projectionRef;
+          }
         }
         recorder?.append(turn);
       } catch (e) {
         log(`proxy: could not record turn ${turn.turn} of session ${turn.session}: ${(e as Error).message}`);
       }
       log(describeTurn(turn));
-      try { events.emit('turn', turn); } catch (e) { log(`proxy: a turn listener threw: ${(e as Error).message}`); }
+      try {
+        events.emit('turn', turn);
+      } catch (e) {
+        log(`proxy: a turn listener threw: ${(e as Error).message}`);
+      }
     })();
     pending.add(work);
     void work.then(() => pending.delete(work));
@@ -325,22 +399,39 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   function forward(ex: Exchange, headers: OutgoingHeaders, body: Body, retried = false): Promise<Outcome> {
     const { req, res, target, abort, route } = ex;
     return new Promise<Outcome>((resolve) => {
-      if (abort.signal.aborted) { resolve({ status: 0, error: 'the client closed the connection' }); return; }
+      if (abort.signal.aborted) {
+        resolve({ status: 0, error: 'the client closed the connection' });
+        return;
+      }
       let settled = false;
-      const done = (o: Outcome) => { if (!settled) { settled = true; resolve(o); } };
+      const done = (o: Outcome) => {
+        if (!settled) {
+          settled = true;
+          resolve(o);
+        }
+      };
       const mod = target.protocol === 'https:' ? https : http;
       const upReq = mod.request(target, {
-        method: req.method, headers, agent: agents[target.protocol as 'http:' | 'https:'], signal: abort.signal,
+        method: req.method,
+        headers,
+        agent: agents[target.protocol as 'http:' | 'https:'],
+        signal: abort.signal,
       });
       let responded = false;
 
       upReq.on('response', (upRes) => {
         responded = true;
         const status = upRes.statusCode ?? 502;
-        const tap = route.record ? new UsageTap(upRes.headers['content-type'], upRes.headers['content-encoding'] as string | undefined) : undefined;
+        const tap = route.record
+          ? new UsageTap(upRes.headers['content-type'], upRes.headers['content-encoding'] as string | undefined)
+          : undefined;
         let broken: string | undefined;
-        upRes.on('error', (e) => { broken ??= describeError(e); });
-        upRes.on('aborted', () => { broken ??= 'aborted'; });
+        upRes.on('error', (e) => {
+          broken ??= describeError(e);
+        });
+        upRes.on('aborted', () => {
+          broken ??= 'aborted';
+        });
         if (tap) upRes.on('data', (chunk: Buffer) => tap.write(chunk));
         try {
           res.writeHead(status, upRes.statusMessage, responseHeaders(upRes.rawHeaders));
@@ -354,11 +445,23 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         upRes.pipe(res);
         upRes.on('close', () => {
           const finish = (error?: string) => {
-            if (!tap) { done({ status, ...(error ? { error } : {}) }); return; }
-            void tap.finish().then((usage) => done({ status, ...(usage ? { usage } : {}), ...(error ? { error } : {}) }), () => done({ status }));
+            if (!tap) {
+              done({ status, ...(error ? { error } : {}) });
+              return;
+            }
+            void tap.finish().then(
+              (usage) => done({ status, ...(usage ? { usage } : {}), ...(error ? { error } : {}) }),
+              () => done({ status }),
+            );
           };
-          if (upRes.complete && !broken) { finish(); return; }
-          if (abort.signal.aborted) { finish('the client closed the connection'); return; }
+          if (upRes.complete && !broken) {
+            finish();
+            return;
+          }
+          if (abort.signal.aborted) {
+            finish('the client closed the connection');
+            return;
+          }
           // the upstream broke off mid-response: break off the client's response the same way
           const why = `the upstream closed the connection mid-response (${broken ?? 'closed'})`;
           log(`proxy: ${req.method} ${target.pathname}: ${why}`);
@@ -369,7 +472,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
       upReq.on('error', (e: NodeJS.ErrnoException) => {
         if (responded) return; // the response's own events report it
-        if (abort.signal.aborted) { done({ status: 0, error: 'the client closed the connection' }); return; }
+        if (abort.signal.aborted) {
+          done({ status: 0, error: 'the client closed the connection' });
+          return;
+        }
         // a kept-alive connection the upstream had just closed: send once more on a fresh one
         if (!retried && upReq.reusedSocket && e.code === 'ECONNRESET' && 'bytes' in body) {
           void forward(ex, headers, body, true).then(done);
@@ -399,7 +505,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       else reject(e);
     };
     server.once('error', onError);
-    server.listen(options.port ?? DEFAULT_PROXY_PORT, PROXY_HOST, () => { server.off('error', onError); resolve(); });
+    server.listen(options.port ?? DEFAULT_PROXY_PORT, PROXY_HOST, () => {
+      server.off('error', onError);
+      resolve();
+    });
   });
   server.on('error', (e) => log(`proxy: server error: ${e.message}`));
   const port = (server.address() as { port: number }).port;
@@ -407,15 +516,33 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   let closing: Promise<void> | undefined;
 
   const running: RunningProxy = {
-    port, url, openaiUpstream, anthropicUpstream, recorder,
-    get engine() { return engine; },
-    setEngine(next) { engine = next; },
-    get websockets() { return websockets; },
-    setWebsockets(mode) { websockets = mode; },
+    port,
+    url,
+    openaiUpstream,
+    anthropicUpstream,
+    recorder,
+    get engine() {
+      return engine;
+    },
+    setEngine(next) {
+      engine = next;
+    },
+    get websockets() {
+      return websockets;
+    },
+    setWebsockets(mode) {
+      websockets = mode;
+    },
     ...(sessionsDir ? { sessionsDir } : {}),
     environment: (shell) => agentEnvironmentLines(url, shell),
-    on(event, listener) { events.on(event, listener); return running; },
-    off(event, listener) { events.off(event, listener); return running; },
+    on(event, listener) {
+      events.on(event, listener);
+      return running;
+    },
+    off(event, listener) {
+      events.off(event, listener);
+      return running;
+    },
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -434,14 +561,15 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
 function describeError(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
-  return err.code ? `${err.code}${err.message && !err.message.includes(err.code) ? ` (${err.message})` : ''}` : err.message ?? String(e);
+  return err.code ? `${err.code}${err.message && !err.message.includes(err.code) ? ` (${err.message})` : ''}` : (err.message ?? String(e));
 }
 
 /** An error in the provider's own shape, so the agent's SDK reports it as it would the provider's. */
 function sendError(res: http.ServerResponse, provider: Provider, status: number, message: string, type?: 'permission_error'): void {
-  const body = provider === 'anthropic'
-    ? { type: 'error', error: { type: type ?? 'api_error', message } }
-    : { error: { message, type: 'spillway_proxy_error', param: null, code: type === 'permission_error' ? 'forbidden' : null } };
+  const body =
+    provider === 'anthropic'
+      ? { type: 'error', error: { type: type ?? 'api_error', message } }
+      : { error: { message, type: 'spillway_proxy_error', param: null, code: type === 'permission_error' ? 'forbidden' : null } };
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
@@ -450,13 +578,20 @@ function sendError(res: http.ServerResponse, provider: Provider, status: number,
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 function describeTurn(t: Turn): string {
-  const parts = [`turn ${t.session}#${t.turn} ${t.path}${t.transport === 'websocket' ? ' (WebSocket)' : ''} ${t.status || t.error || 'no response'} in ${Math.round(t.durationMs)} ms`];
+  const parts = [
+    `turn ${t.session}#${t.turn} ${t.path}${t.transport === 'websocket' ? ' (WebSocket)' : ''} ${t.status || t.error || 'no response'} in ${Math.round(t.durationMs)} ms`,
+  ];
   if (t.failOpen) parts.push(`failed open (${t.failOpen})`);
   if (t.unprojected) parts.push('results over their cap went upstream verbatim (see above)');
-  else if (t.stats) parts.push(`${fmt(t.stats.originalTokens)} -> ${fmt(t.stats.projectedTokens)} tokens, ${t.stats.reducedResults}/${t.stats.toolResults} results reduced`);
+  else if (t.stats)
+    parts.push(
+      `${fmt(t.stats.originalTokens)} -> ${fmt(t.stats.projectedTokens)} tokens, ${t.stats.reducedResults}/${t.stats.toolResults} results reduced`,
+    );
   if (t.usage) {
     const u = t.usage;
-    parts.push(`usage in ${u.inputTokens ?? '?'}${u.cachedTokens !== undefined ? ` (cached ${u.cachedTokens})` : ''} out ${u.outputTokens ?? '?'}`);
+    parts.push(
+      `usage in ${u.inputTokens ?? '?'}${u.cachedTokens !== undefined ? ` (cached ${u.cachedTokens})` : ''} out ${u.outputTokens ?? '?'}`,
+    );
   }
   return parts.join(', ');
 }

@@ -34,12 +34,19 @@ export function sessionFromHeader(value: string): string {
 function texts(src: string, node: JValue | undefined, out: string[]): void {
   if (!node) return;
   switch (node.kind) {
-    case 'string': out.push(decodeString(src, node)); return;
-    case 'array': for (const n of node.items) texts(src, n, out); return;
-    case 'object':
-      node.keys.forEach((k, i) => { if (!IGNORED_KEYS.has(k)) texts(src, node.values[i], out); });
+    case 'string':
+      out.push(decodeString(src, node));
       return;
-    default: return;
+    case 'array':
+      for (const n of node.items) texts(src, n, out);
+      return;
+    case 'object':
+      node.keys.forEach((k, i) => {
+        if (!IGNORED_KEYS.has(k)) texts(src, node.values[i], out);
+      });
+      return;
+    default:
+      return;
   }
 }
 
@@ -72,8 +79,14 @@ export function readOpening(src: string, format: WireFormat): Opening {
     }
     for (const m of items) {
       const r = role(src, m);
-      if (r === 'system' || r === 'developer') { texts(src, get(m, 'content'), system); continue; }
-      if (r === 'user') { texts(src, get(m, 'content'), first); break; }
+      if (r === 'system' || r === 'developer') {
+        texts(src, get(m, 'content'), system);
+        continue;
+      }
+      if (r === 'user') {
+        texts(src, get(m, 'content'), first);
+        break;
+      }
     }
   }
   const h = createHash('sha256');

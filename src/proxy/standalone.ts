@@ -11,24 +11,30 @@ export interface StandaloneIO {
 }
 
 const defaultIO: StandaloneIO = {
-  out: (t) => { process.stdout.write(t); },
-  err: (t) => { process.stderr.write(t); },
+  out: (t) => {
+    process.stdout.write(t);
+  },
+  err: (t) => {
+    process.stderr.write(t);
+  },
 };
 
 /** Resolves once the proxy has been stopped by a signal and has closed. */
 export async function runStandaloneProxy(options: ProxyOptions, io: StandaloneIO = defaultIO): Promise<void> {
   const proxy = await startProxy({ ...options, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) });
-  io.out([
-    `spillway proxy listening on ${proxy.url}`,
-    `  OpenAI upstream:    ${proxy.openaiUpstream}`,
-    `  Anthropic upstream: ${proxy.anthropicUpstream}`,
-    `  recordings:         ${proxy.sessionsDir ?? 'off'}`,
-    `  WebSocket mode:     ${proxy.websockets === 'refuse' ? 'refused (426: clients use HTTP)' : 'projected (new items only; see the README)'}`,
-    'point agents at it with (Claude Code: ANTHROPIC_BASE_URL; other OpenAI clients: OPENAI_BASE_URL):',
-    ...proxy.environment().map((l) => '  ' + l),
-    ...codexRouteText(proxy.url),
-    '',
-  ].join('\n'));
+  io.out(
+    [
+      `spillway proxy listening on ${proxy.url}`,
+      `  OpenAI upstream:    ${proxy.openaiUpstream}`,
+      `  Anthropic upstream: ${proxy.anthropicUpstream}`,
+      `  recordings:         ${proxy.sessionsDir ?? 'off'}`,
+      `  WebSocket mode:     ${proxy.websockets === 'refuse' ? 'refused (426: clients use HTTP)' : 'projected (new items only; see the README)'}`,
+      'point agents at it with (Claude Code: ANTHROPIC_BASE_URL; other OpenAI clients: OPENAI_BASE_URL):',
+      ...proxy.environment().map((l) => '  ' + l),
+      ...codexRouteText(proxy.url),
+      '',
+    ].join('\n'),
+  );
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.off('SIGINT', onInt);

@@ -36,7 +36,10 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 /** Folds one provider usage object into `into`; later reports override earlier ones field by field. */
 export function mergeUsage(into: TurnUsage, u: unknown): void {
   if (!isObj(u)) return;
-  const set = (k: keyof TurnUsage, v: unknown) => { const n = num(v); if (n !== undefined) into[k] = n; };
+  const set = (k: keyof TurnUsage, v: unknown) => {
+    const n = num(v);
+    if (n !== undefined) into[k] = n;
+  };
   set('inputTokens', u.prompt_tokens);
   set('outputTokens', u.completion_tokens);
   if (isObj(u.prompt_tokens_details)) set('cachedTokens', u.prompt_tokens_details.cached_tokens);
@@ -77,14 +80,27 @@ export class UsageTap {
     this.sse = /^\s*text\/event-stream/i.test(contentType ?? '');
     const enc = (contentEncoding ?? '').trim().toLowerCase();
     if (enc && enc !== 'identity') {
-      const make = enc === 'gzip' || enc === 'x-gzip' ? zlib.createGunzip : enc === 'deflate' ? zlib.createInflate : enc === 'br' ? zlib.createBrotliDecompress : undefined;
-      if (!make) { this.broken = true; return; }
+      const make =
+        enc === 'gzip' || enc === 'x-gzip'
+          ? zlib.createGunzip
+          : enc === 'deflate'
+            ? zlib.createInflate
+            : enc === 'br'
+              ? zlib.createBrotliDecompress
+              : undefined;
+      if (!make) {
+        this.broken = true;
+        return;
+      }
       const z = make();
       this.inflate = z;
       z.on('data', (b: Buffer) => this.consume(b));
       this.inflateDone = new Promise<void>((resolve) => {
         z.on('end', resolve);
-        z.on('error', () => { this.broken = true; resolve(); });
+        z.on('error', () => {
+          this.broken = true;
+          resolve();
+        });
       });
     }
   }
@@ -110,7 +126,10 @@ export class UsageTap {
   }
 
   private consume(chunk: Buffer): void {
-    if (this.sse) { this.lines(this.decoder.write(chunk)); return; }
+    if (this.sse) {
+      this.lines(this.decoder.write(chunk));
+      return;
+    }
     this.total += chunk.length;
     if (chunk.length >= TAIL_BYTES) this.tail = Buffer.from(chunk.subarray(chunk.length - TAIL_BYTES));
     else {
@@ -126,14 +145,18 @@ export class UsageTap {
    */
   private lines(text: string): void {
     let nl = text.indexOf('\n');
-    if (nl < 0) { this.hold(text); return; }
+    if (nl < 0) {
+      this.hold(text);
+      return;
+    }
     let start = 0;
     if (this.pendingParts.length) {
       const tooLong = this.pendingChars + nl > MAX_EVENT_CHARS;
       const first = tooLong ? undefined : this.pendingParts.join('') + text.slice(0, nl);
       this.pendingParts = [];
       this.pendingChars = 0;
-      if (first === undefined) this.dropEvent(); else this.line(first);
+      if (first === undefined) this.dropEvent();
+      else this.line(first);
       start = nl + 1;
       nl = text.indexOf('\n', start);
     }
@@ -171,7 +194,11 @@ export class UsageTap {
 
   private event(data: string): void {
     if (!data.includes(USAGE_KEY)) return;
-    try { this.take(JSON.parse(data)); } catch { /* not JSON: no usage in it */ }
+    try {
+      this.take(JSON.parse(data));
+    } catch {
+      /* not JSON: no usage in it */
+    }
   }
 
   private take(o: unknown): void {
@@ -184,20 +211,30 @@ export class UsageTap {
   private readBodyTail(): void {
     const text = this.tail.toString('utf8');
     if (this.total <= TAIL_BYTES) {
-      try { this.take(JSON.parse(text)); return; } catch { /* fall back to a scan */ }
+      try {
+        this.take(JSON.parse(text));
+        return;
+      } catch {
+        /* fall back to a scan */
+      }
     }
     let brace = -1;
     for (const m of text.matchAll(/"usage"\s*:\s*\{/g)) brace = m.index + m[0].length - 1;
     const obj = balancedObject(text, brace);
     if (!obj) return;
-    try { this.take({ usage: JSON.parse(obj) }); } catch { /* cut or not JSON */ }
+    try {
+      this.take({ usage: JSON.parse(obj) });
+    } catch {
+      /* cut or not JSON */
+    }
   }
 }
 
 /** The JSON object starting at `start` (strings respected), or undefined when it does not close. */
 export function balancedObject(text: string, start: number): string | undefined {
   if (start < 0 || text[start] !== '{') return undefined;
-  let depth = 0, inString = false;
+  let depth = 0,
+    inString = false;
   for (let i = start; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {

@@ -43,7 +43,14 @@ import { decodeString, get, getString, parseLazy, type JValue } from '../engine/
 import { recogniseMarker } from '../engine/markers';
 import type { Turn } from './recording';
 import {
-  RECORDED_REQUEST_HEADERS, SESSION_HEADER, forwardHeaders, responseHeaders, routeFor, safeHeaders, splitPath, upstreamUrl,
+  RECORDED_REQUEST_HEADERS,
+  SESSION_HEADER,
+  forwardHeaders,
+  responseHeaders,
+  routeFor,
+  safeHeaders,
+  splitPath,
+  upstreamUrl,
   type Provider,
 } from './routes';
 import { readOpening, sessionFromHeader } from './session';
@@ -82,9 +89,17 @@ const RESPONSE_IDS = 4096;
 /** Outputs shorter than this are never deduped by the engine, so they are not kept as context. */
 const CONTEXT_MIN_OUTPUT_CHARS = 600;
 /** Close codes that may be sent in a close frame (RFC 6455 §7.4; 1005, 1006 and 1015 may not). */
-const SENDABLE_CLOSE = (code: number) => (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+const SENDABLE_CLOSE = (code: number) =>
+  (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
 /** Handshake headers the WebSocket library sets itself on each leg. */
-const HANDSHAKE_HEADERS = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol', 'sec-websocket-accept', 'content-length'];
+const HANDSHAKE_HEADERS = [
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
+  'sec-websocket-protocol',
+  'sec-websocket-accept',
+  'content-length',
+];
 
 export interface WebSocketContext {
   mode(): WebSocketMode;
@@ -120,16 +135,23 @@ export function isResponsesWebSocketPath(path: string): boolean {
 export function refusalBody(): string {
   return JSON.stringify({
     error: {
-      message: 'spillway proxy: the Responses WebSocket mode is turned off here (spillway.proxy.websockets = refuse, or --websockets refuse); ' +
+      message:
+        'spillway proxy: the Responses WebSocket mode is turned off here (spillway.proxy.websockets = refuse, or --websockets refuse); ' +
         'send POST /v1/responses over HTTP instead, where every reduction stage applies',
-      type: 'spillway_proxy_error', param: null, code: 'websockets_refused',
+      type: 'spillway_proxy_error',
+      param: null,
+      code: 'websockets_refused',
     },
   });
 }
 
 // ---- projecting one response.create -----------------------------------------------------------
 
-interface KnownCall { type: 'function_call' | 'custom_tool_call'; name: string; namespace?: string }
+interface KnownCall {
+  type: 'function_call' | 'custom_tool_call';
+  name: string;
+  namespace?: string;
+}
 
 /** What the proxy remembers of one session for projecting its next WebSocket messages. */
 export interface SessionContext {
@@ -212,9 +234,11 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
   const callItem = (id: string): string | undefined => {
     const c = ctx.calls.get(id);
     if (!c || declared.has(id)) return undefined;
-    return JSON.stringify(c.type === 'custom_tool_call'
-      ? { type: 'custom_tool_call', call_id: id, name: c.name, ...(c.namespace ? { namespace: c.namespace } : {}), input: '' }
-      : { type: 'function_call', call_id: id, name: c.name, ...(c.namespace ? { namespace: c.namespace } : {}), arguments: '' });
+    return JSON.stringify(
+      c.type === 'custom_tool_call'
+        ? { type: 'custom_tool_call', call_id: id, name: c.name, ...(c.namespace ? { namespace: c.namespace } : {}), input: '' }
+        : { type: 'function_call', call_id: id, name: c.name, ...(c.namespace ? { namespace: c.namespace } : {}), arguments: '' },
+    );
   };
   const named = new Set<string>();
   const addCall = (id: string) => {
@@ -224,7 +248,10 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
     if (c) context.push(c);
   };
   if (answered.length) {
-    for (const o of ctx.outputs) { addCall(o.callId); context.push(o.item); }
+    for (const o of ctx.outputs) {
+      addCall(o.callId);
+      context.push(o.item);
+    }
     for (const id of answered) addCall(id);
   }
   const contextResults = answered.length ? ctx.outputs.length : 0;
@@ -248,8 +275,12 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
         stats: {
           ...p.stats,
           toolResults: p.stats.toolResults - contextResults,
-          originalTokens, projectedTokens, savedTokens: originalTokens - projectedTokens,
-          originalChars: text.length, projectedChars: out.length, unchanged: out === text,
+          originalTokens,
+          projectedTokens,
+          savedTokens: originalTokens - projectedTokens,
+          originalChars: text.length,
+          projectedChars: out.length,
+          unchanged: out === text,
         },
       };
     }
@@ -268,7 +299,12 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
     if (!id) continue;
     if (type === 'function_call' || type === 'custom_tool_call') {
       const name = getString(text, it, 'name');
-      if (name) remember(ctx.calls, id, { type, name, ...(getString(text, it, 'namespace') ? { namespace: getString(text, it, 'namespace')! } : {}) });
+      if (name)
+        remember(ctx.calls, id, {
+          type,
+          name,
+          ...(getString(text, it, 'namespace') ? { namespace: getString(text, it, 'namespace')! } : {}),
+        });
       continue;
     }
     if (!type || !OUTPUT_TYPES.has(type) || reduced.has(id)) continue;
@@ -340,7 +376,10 @@ function isObj(v: unknown): v is Record<string, unknown> {
 
 function closeWith(ws: WebSocket, code: number, reason: Buffer): void {
   if (ws.readyState === WebSocket.CLOSED) return;
-  if (ws.readyState === WebSocket.CONNECTING) { ws.terminate(); return; }
+  if (ws.readyState === WebSocket.CONNECTING) {
+    ws.terminate();
+    return;
+  }
   if (SENDABLE_CLOSE(code)) ws.close(code, reason);
   else if (code === 1005) ws.close();
   else ws.terminate();
@@ -376,7 +415,10 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
   const upstreamProtocol = new WeakMap<http.IncomingMessage, string>();
   const upstreamHeaders = new WeakMap<http.IncomingMessage, string[]>();
   const wss = new WebSocketServer({
-    noServer: true, perMessageDeflate: false, maxPayload: MAX_MESSAGE_BYTES, clientTracking: false,
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: MAX_MESSAGE_BYTES,
+    clientTracking: false,
     handleProtocols: (_protocols, req) => upstreamProtocol.get(req) ?? false,
   });
   wss.on('headers', (headers, req) => {
@@ -397,12 +439,24 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
   };
 
   function handle(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on('error', () => { /* reported by the relay or irrelevant once the socket is gone */ });
+    socket.on('error', () => {
+      /* reported by the relay or irrelevant once the socket is gone */
+    });
     let url = req.url ?? '/';
-    if (/^https?:\/\//i.test(url)) { try { const u = new URL(url); url = u.pathname + u.search; } catch { url = '/'; } }
+    if (/^https?:\/\//i.test(url)) {
+      try {
+        const u = new URL(url);
+        url = u.pathname + u.search;
+      } catch {
+        url = '/';
+      }
+    }
     const { path } = splitPath(url);
     const method = req.method ?? 'GET';
-    if (closing) { jsonError(socket, 503, 'Service Unavailable', 'spillway proxy: closing'); return; }
+    if (closing) {
+      jsonError(socket, 503, 'Service Unavailable', 'spillway proxy: closing');
+      return;
+    }
     const refused = ctx.refuse?.(req);
     if (refused) {
       log(`proxy: 403 on a WebSocket upgrade of ${path}: ${refused}`);
@@ -410,8 +464,13 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       return;
     }
     if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket' || method !== 'GET') {
-      jsonError(socket, 400, 'Bad Request', `spillway proxy: only WebSocket upgrades on GET are relayed, got ${JSON.stringify(req.headers.upgrade ?? '')} on ${method}; ` +
-        'send the request without an Upgrade header (curl: --http1.1)');
+      jsonError(
+        socket,
+        400,
+        'Bad Request',
+        `spillway proxy: only WebSocket upgrades on GET are relayed, got ${JSON.stringify(req.headers.upgrade ?? '')} on ${method}; ` +
+          'send the request without an Upgrade header (curl: --http1.1)',
+      );
       return;
     }
     const responses = isResponsesWebSocketPath(path);
@@ -425,18 +484,29 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
     target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
     const where = `${target.origin}${target.pathname}`;
     const headers = forwardHeaders(req.rawHeaders, HANDSHAKE_HEADERS);
-    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const offered = (req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const header = req.headers[SESSION_HEADER];
     const namedSession = typeof header === 'string' && header.trim() !== '' ? sessionFromHeader(header) : undefined;
 
     const upstream = new WebSocket(target, offered, {
-      headers: headers as Record<string, string>, perMessageDeflate: true, maxPayload: MAX_MESSAGE_BYTES,
-      handshakeTimeout: HANDSHAKE_TIMEOUT_MS, followRedirects: false,
+      headers: headers as Record<string, string>,
+      perMessageDeflate: true,
+      maxPayload: MAX_MESSAGE_BYTES,
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      followRedirects: false,
     });
     let settled = false;
     // errors after the first are reported by the relay (or do not matter once the attempt failed)
     upstream.on('error', () => {});
-    const onSocketGone = () => { if (!settled) { settled = true; upstream.terminate(); } };
+    const onSocketGone = () => {
+      if (!settled) {
+        settled = true;
+        upstream.terminate();
+      }
+    };
     socket.once('close', onSocketGone);
 
     upstream.once('unexpected-response', (_r, res) => {
@@ -444,10 +514,21 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       socket.off('close', onSocketGone);
       const chunks: Buffer[] = [];
       let size = 0;
-      res.on('data', (b: Buffer) => { if (size < MAX_REFUSAL_BODY) { chunks.push(b); size += b.length; } });
+      res.on('data', (b: Buffer) => {
+        if (size < MAX_REFUSAL_BODY) {
+          chunks.push(b);
+          size += b.length;
+        }
+      });
       const finish = () => {
         log(`proxy: the upstream ${where} answered the WebSocket upgrade with ${res.statusCode}; passed on to the client`);
-        answerSocket(socket, res.statusCode ?? 502, res.statusMessage ?? '', responseHeaders(res.rawHeaders), Buffer.concat(chunks).subarray(0, MAX_REFUSAL_BODY));
+        answerSocket(
+          socket,
+          res.statusCode ?? 502,
+          res.statusMessage ?? '',
+          responseHeaders(res.rawHeaders),
+          Buffer.concat(chunks).subarray(0, MAX_REFUSAL_BODY),
+        );
         upstream.terminate();
       };
       res.once('end', finish);
@@ -465,11 +546,15 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       // the upstream's own headers (request id, model, Codex's turn state) reach the client too
       const keep = responseHeaders(res.rawHeaders);
       const pairs: string[] = [];
-      for (let i = 0; i < keep.length; i += 2) if (!HANDSHAKE_HEADERS.includes(keep[i]!.toLowerCase()) && keep[i]!.toLowerCase() !== 'upgrade') pairs.push(keep[i]!, keep[i + 1]!);
+      for (let i = 0; i < keep.length; i += 2)
+        if (!HANDSHAKE_HEADERS.includes(keep[i]!.toLowerCase()) && keep[i]!.toLowerCase() !== 'upgrade') pairs.push(keep[i]!, keep[i + 1]!);
       upstreamHeaders.set(req, pairs);
     });
     upstream.once('open', () => {
-      if (settled) { upstream.terminate(); return; }
+      if (settled) {
+        upstream.terminate();
+        return;
+      }
       settled = true;
       socket.off('close', onSocketGone);
       if (upstream.protocol) upstreamProtocol.set(req, upstream.protocol);
@@ -479,10 +564,20 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
     });
   }
 
-  function relay(client: WebSocket, upstream: WebSocket, info: { path: string; responses: boolean; namedSession?: string; recorded: Record<string, string>; where: string }): void {
+  function relay(
+    client: WebSocket,
+    upstream: WebSocket,
+    info: { path: string; responses: boolean; namedSession?: string; recorded: Record<string, string>; where: string },
+  ): void {
     connections++;
     let resolveDone!: () => void;
-    const entry = { client, upstream, done: new Promise<void>((r) => { resolveDone = r; }) };
+    const entry = {
+      client,
+      upstream,
+      done: new Promise<void>((r) => {
+        resolveDone = r;
+      }),
+    };
     live.add(entry);
     const pending: PendingTurn[] = [];
     // turns are written one after the other, so the recording keeps the connection's order
@@ -493,22 +588,33 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
     // backpressure: stop reading one side while the other has too much queued
     const send = (to: WebSocket, from: WebSocket, data: Buffer, binary: boolean) => {
       if (to.readyState !== WebSocket.OPEN) return;
-      to.send(data, { binary }, () => { if (from.isPaused && to.bufferedAmount < LOW_WATER) from.resume(); });
+      to.send(data, { binary }, () => {
+        if (from.isPaused && to.bufferedAmount < LOW_WATER) from.resume();
+      });
       if (to.bufferedAmount > HIGH_WATER && !from.isPaused) from.pause();
     };
 
     const finishTurn = (t: PendingTurn, status: number, extra: { usage?: TurnUsage; error?: string } = {}) => {
       const turn: Turn = {
-        v: 1, session: t.session, turn: t.turn, time: t.time, path: info.path, format: 'openai-responses',
+        v: 1,
+        session: t.session,
+        turn: t.turn,
+        time: t.time,
+        path: info.path,
+        format: 'openai-responses',
         ...(t.model !== undefined ? { model: t.model } : {}),
-        originalBytes: t.originalBytes, projectedBytes: t.projectedBytes,
+        originalBytes: t.originalBytes,
+        projectedBytes: t.projectedBytes,
         ...(t.stats ? { originalTokens: t.stats.originalTokens, projectedTokens: t.stats.projectedTokens } : {}),
-        reductions: t.reductions, ...(t.stats ? { stats: t.stats } : {}),
+        reductions: t.reductions,
+        ...(t.stats ? { stats: t.stats } : {}),
         ...(extra.usage ? { usage: extra.usage } : {}),
-        status, durationMs: Math.round((performance.now() - t.started) * 10) / 10,
+        status,
+        durationMs: Math.round((performance.now() - t.started) * 10) / 10,
         ...(t.failOpen ? { failOpen: t.failOpen } : {}),
         ...(extra.error ? { error: extra.error } : {}),
-        headers: info.recorded, transport: 'websocket',
+        headers: info.recorded,
+        transport: 'websocket',
         ...(t.previousResponseId ? { previousResponseId: t.previousResponseId } : {}),
         ...(t.responseId ? { responseId: t.responseId } : {}),
         ...(t.unprojected ? { unprojected: t.unprojected } : {}),
@@ -530,32 +636,44 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
         const opening = readOpening(text, 'openai-responses');
         model = opening.model;
         // a continuation whose first call the proxy did not see keeps the connection's session
-        session ??= previousResponseId ? lastSession ?? opening.session : opening.session;
+        session ??= previousResponseId ? (lastSession ?? opening.session) : opening.session;
         if (data.length > ctx.maxBody) {
           failOpen = `the message is over ${ctx.maxBody} bytes: forwarded unchanged`;
         } else {
           result = projectCreate(arrivalEngine(ctx.engine(), log), text, contextOf(session));
         }
       } catch (e) {
-        failOpen = e instanceof SpillwayError ? `the engine cannot read the message: ${e.message}` : `engine error: ${(e as Error).message}`;
+        failOpen =
+          e instanceof SpillwayError ? `the engine cannot read the message: ${e.message}` : `engine error: ${(e as Error).message}`;
       }
       session ??= lastSession ?? 's_unreadable';
       lastSession = session;
       const turn = ctx.nextTurn(session);
-      if (failOpen) log(`proxy: fail open on WebSocket ${info.path} response.create (session ${session}, turn ${turn}): ${failOpen}; forwarding the original message`);
+      if (failOpen)
+        log(
+          `proxy: fail open on WebSocket ${info.path} response.create (session ${session}, turn ${turn}): ${failOpen}; forwarding the original message`,
+        );
       if (result?.overCap.length) {
         const list = result.overCap.map((o) => `${o.tool} ${o.callId} (${o.chars.toLocaleString('en-US')} chars)`).join(', ');
-        unprojected = `${result.overCap.length} result${result.overCap.length === 1 ? '' : 's'} over ${result.overCap.length === 1 ? 'its' : 'their'} cap went upstream verbatim: ${list}; ` +
+        unprojected =
+          `${result.overCap.length} result${result.overCap.length === 1 ? '' : 's'} over ${result.overCap.length === 1 ? 'its' : 'their'} cap went upstream verbatim: ${list}; ` +
           'over a WebSocket only the offload stage can act (items live upstream once sent), and it did not reduce them; ' +
           'set spillway.proxy.websockets to refuse (or --websockets refuse) so this client uses HTTP, where every stage applies';
         log(`proxy: WebSocket ${info.path} (session ${session}, turn ${turn}): ${unprojected}`);
       }
       const out = result?.changed ? Buffer.from(result.text, 'utf8') : data;
       pending.push({
-        session, turn, time, started, ...(model !== undefined ? { model } : {}),
-        originalBytes: data.length, projectedBytes: out.length,
-        reductions: result?.reductions ?? [], ...(result ? { stats: result.stats } : {}),
-        ...(failOpen ? { failOpen } : {}), ...(unprojected ? { unprojected } : {}),
+        session,
+        turn,
+        time,
+        started,
+        ...(model !== undefined ? { model } : {}),
+        originalBytes: data.length,
+        projectedBytes: out.length,
+        reductions: result?.reductions ?? [],
+        ...(result ? { stats: result.stats } : {}),
+        ...(failOpen ? { failOpen } : {}),
+        ...(unprojected ? { unprojected } : {}),
         ...(previousResponseId ? { previousResponseId } : {}),
         ...(data.length <= ctx.maxBody ? { original: data } : {}),
         ...(result?.changed ? { projected: out } : {}),
@@ -565,14 +683,21 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
 
     client.on('message', (raw, isBinary) => {
       const data = toBuffer(raw);
-      if (isBinary || !info.responses) { send(upstream, client, data, isBinary); return; }
+      if (isBinary || !info.responses) {
+        send(upstream, client, data, isBinary);
+        return;
+      }
       let out = data;
       const first = data.subarray(0, 64).toString('utf8').trimStart();
       let root: JValue | undefined;
       let text: string | undefined;
       if (first.startsWith('{')) {
         text = data.toString('utf8');
-        try { root = parseLazy(text); } catch { root = undefined; }
+        try {
+          root = parseLazy(text);
+        } catch {
+          root = undefined;
+        }
       }
       if (!root || root.kind !== 'object') {
         log(`proxy: a WebSocket message on ${info.path} is not a JSON object; forwarded unchanged (${data.length} bytes)`);
@@ -597,7 +722,11 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       const data = toBuffer(raw);
       send(client, upstream, data, isBinary);
       if (isBinary || !info.responses) return;
-      try { observe(data); } catch (e) { log(`proxy: could not read a WebSocket event: ${(e as Error).message}`); }
+      try {
+        observe(data);
+      } catch (e) {
+        log(`proxy: could not read a WebSocket event: ${(e as Error).message}`);
+      }
     });
 
     /** Reads the events that matter for recording; the client already has them. */
@@ -616,9 +745,15 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       }
       if (type === 'response.output_item.done' && isObj(event.item) && current) {
         const item = event.item;
-        if ((item.type === 'function_call' || item.type === 'custom_tool_call') && typeof item.call_id === 'string' && typeof item.name === 'string') {
+        if (
+          (item.type === 'function_call' || item.type === 'custom_tool_call') &&
+          typeof item.call_id === 'string' &&
+          typeof item.name === 'string'
+        ) {
           remember(contextOf(current.session).calls, item.call_id, {
-            type: item.type, name: item.name, ...(typeof item.namespace === 'string' ? { namespace: item.namespace } : {}),
+            type: item.type,
+            name: item.name,
+            ...(typeof item.namespace === 'string' ? { namespace: item.namespace } : {}),
           });
         }
         return;
@@ -654,15 +789,22 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       ended = true;
       for (const t of pending.splice(0)) finishTurn(t, 101, { error: why });
       connections--;
-      void recording.then(() => { live.delete(entry); resolveDone(); });
+      void recording.then(() => {
+        live.delete(entry);
+        resolveDone();
+      });
     };
     client.on('close', (code, reason) => {
       closeWith(upstream, code, reason);
-      end(`the client closed the WebSocket (${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 120)}` : ''}) before the response completed`);
+      end(
+        `the client closed the WebSocket (${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 120)}` : ''}) before the response completed`,
+      );
     });
     upstream.on('close', (code, reason) => {
       closeWith(client, code, reason);
-      end(`the upstream closed the WebSocket (${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 120)}` : ''}) before the response completed`);
+      end(
+        `the upstream closed the WebSocket (${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 120)}` : ''}) before the response completed`,
+      );
     });
     client.on('error', (e) => log(`proxy: WebSocket ${info.path}: client connection error: ${e.message}`));
     upstream.on('error', (e) => log(`proxy: WebSocket ${info.path}: upstream ${info.where} connection error: ${e.message}`));
@@ -670,7 +812,9 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
 
   return {
     handle,
-    get connections() { return connections; },
+    get connections() {
+      return connections;
+    },
     async close() {
       closing = true;
       for (const c of live) {
@@ -680,7 +824,10 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       const all = Promise.all([...live].map((c) => c.done));
       const timer = new Promise<void>((r) => setTimeout(r, 2000).unref());
       await Promise.race([all, timer]);
-      for (const c of live) { c.client?.terminate(); c.upstream.terminate(); }
+      for (const c of live) {
+        c.client?.terminate();
+        c.upstream.terminate();
+      }
       await Promise.race([Promise.all([...live].map((c) => c.done)), new Promise<void>((r) => setTimeout(r, 500).unref())]);
       wss.close();
     },

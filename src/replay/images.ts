@@ -6,7 +6,10 @@
  * malformed header, gives undefined.
  */
 
-export interface ImageSize { width: number; height: number }
+export interface ImageSize {
+  width: number;
+  height: number;
+}
 
 /** JPEG segments walked before giving up (a real file reaches its SOF within a few dozen). */
 const MAX_JPEG_SEGMENTS = 512;
@@ -62,8 +65,14 @@ export function imageSize(b64: string): ImageSize | undefined {
       const seg = bytesAt(b64, at, 9);
       if (!seg || seg[0] !== 0xff) return undefined;
       const marker = seg[1]!;
-      if (marker === 0xff) { at += 1; continue; } // fill byte
-      if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) { at += 2; continue; }
+      if (marker === 0xff) {
+        at += 1;
+        continue;
+      } // fill byte
+      if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+        at += 2;
+        continue;
+      }
       const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
       if (isSof) return ok(u16be(seg, 7), u16be(seg, 5));
       if (marker === 0xd9 || marker === 0xda) return undefined; // end of image or scan before any frame header

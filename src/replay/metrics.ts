@@ -43,8 +43,15 @@ export interface PriceModel {
  * ($3 / $3.75 / $0.30 / $15 per million for Sonnet), minimum cacheable prompt 1,024 tokens.
  */
 export const ANTHROPIC_PRICES: PriceModel = {
-  name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25, uncached: 1, output: 5,
-  minCacheableTokens: 1024, caching: 'breakpoints', cacheIncrement: 1, images: 'anthropic',
+  name: 'anthropic',
+  cachedRead: 0.1,
+  cacheWrite: 1.25,
+  uncached: 1,
+  output: 5,
+  minCacheableTokens: 1024,
+  caching: 'breakpoints',
+  cacheIncrement: 1,
+  images: 'anthropic',
 };
 /** Anthropic with the 1-hour cache: writes at 2x. */
 export const ANTHROPIC_1H_PRICES: PriceModel = { ...ANTHROPIC_PRICES, name: 'anthropic-1h', cacheWrite: 2 };
@@ -53,8 +60,15 @@ export const ANTHROPIC_1H_PRICES: PriceModel = { ...ANTHROPIC_PRICES, name: 'ant
  * $1.25 / $10 per million), caching from 1,024 tokens in 128-token steps, images in 512 px tiles.
  */
 export const OPENAI_PRICES: PriceModel = {
-  name: 'openai', cachedRead: 0.5, cacheWrite: 1, uncached: 1, output: 4,
-  minCacheableTokens: 1024, caching: 'automatic', cacheIncrement: 128, images: 'openai-tiles',
+  name: 'openai',
+  cachedRead: 0.5,
+  cacheWrite: 1,
+  uncached: 1,
+  output: 4,
+  minCacheableTokens: 1024,
+  caching: 'automatic',
+  cacheIncrement: 128,
+  images: 'openai-tiles',
 };
 /** OpenAI gpt-4.1 family: cached input 0.25x, output 4x. */
 export const OPENAI_GPT41_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-gpt-4.1', cachedRead: 0.25 };
@@ -64,7 +78,13 @@ export const OPENAI_GPT5_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-
 export const PRICE_MODELS: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES];
 
 /** What a call's input costs: tokens read from the cache, written to it, and neither. */
-export interface InputBill { input: number; read: number; written: number; uncached: number; cost: number }
+export interface InputBill {
+  input: number;
+  read: number;
+  written: number;
+  uncached: number;
+  cost: number;
+}
 
 /**
  * The bill of one call's input of `inputTokens`, of which the first `sharedTokens` are a prefix the
@@ -126,7 +146,8 @@ export const OPENAI_UNKNOWN_IMAGE_TOKENS = 85 + 170 * 4;
 export function anthropicImageTokens(size: ImageSize | undefined): number {
   if (!size) return ANTHROPIC_UNKNOWN_IMAGE_TOKENS;
   const s = Math.min(1, 1568 / Math.max(size.width, size.height));
-  const w = Math.round(size.width * s), h = Math.round(size.height * s);
+  const w = Math.round(size.width * s),
+    h = Math.round(size.height * s);
   return Math.min(ANTHROPIC_UNKNOWN_IMAGE_TOKENS, Math.ceil((w * h) / 750));
 }
 
@@ -137,11 +158,14 @@ export function anthropicImageTokens(size: ImageSize | undefined): number {
 export function openaiImageTokens(size: ImageSize | undefined, detail?: string): number {
   if (detail === 'low') return 85;
   if (!size) return OPENAI_UNKNOWN_IMAGE_TOKENS;
-  let w = size.width, h = size.height;
+  let w = size.width,
+    h = size.height;
   const fit = Math.min(1, 2048 / Math.max(w, h));
-  w *= fit; h *= fit;
+  w *= fit;
+  h *= fit;
   const short = Math.min(1, 768 / Math.min(w, h));
-  w = Math.round(w * short); h = Math.round(h * short);
+  w = Math.round(w * short);
+  h = Math.round(h * short);
   return 85 + 170 * Math.ceil(w / 512) * Math.ceil(h / 512);
 }
 
@@ -166,8 +190,16 @@ function isObj(v: unknown): v is Record<string, unknown> {
 
 function stringTokens(v: unknown, counter: TokenCounter): number {
   if (typeof v === 'string') return counter.count(v);
-  if (Array.isArray(v)) { let n = 0; for (const x of v) n += stringTokens(x, counter); return n; }
-  if (isObj(v)) { let n = 0; for (const x of Object.values(v)) n += stringTokens(x, counter); return n; }
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (const x of v) n += stringTokens(x, counter);
+    return n;
+  }
+  if (isObj(v)) {
+    let n = 0;
+    for (const x of Object.values(v)) n += stringTokens(x, counter);
+    return n;
+  }
   return 0;
 }
 
@@ -207,7 +239,10 @@ export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCount
     out.turnStart = typeof c === 'string' || !Array.isArray(c) || c.length === 0 || c.some((b) => !isObj(b) || b.type !== 'tool_result');
   }
   const visit = (v: unknown): void => {
-    if (Array.isArray(v)) { for (const x of v) visit(x); return; }
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x);
+      return;
+    }
     if (!isObj(v)) return;
     const type = v.type;
     if (typeof type === 'string' && IMAGE_TYPES.has(type)) {
@@ -227,7 +262,11 @@ export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCount
   if (wire === 'openai-chat' && item.role === 'assistant') {
     for (const key of ['reasoning_content', 'reasoning']) {
       const r = item[key];
-      if (typeof r === 'string') { const n = counter.count(r); out.countedThinkingTokens += n; out.thinkingTextTokens += n; }
+      if (typeof r === 'string') {
+        const n = counter.count(r);
+        out.countedThinkingTokens += n;
+        out.thinkingTextTokens += n;
+      }
     }
   }
   return out;
@@ -248,11 +287,13 @@ export function billedItemTokens(engineTokens: number, b: ItemBilling, prices: P
 // Identifiers: what an agent would have to read back
 
 /** A path: segments joined by slashes (see `isPath`), or a file name with a common source extension. */
-const PATH = /(?:~|\.{1,2})?\/?(?:[\w.@-]+\/)+[\w.@-]+|\b[\w-]{2,}\.(?:py|ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|sh|yml|yaml|toml|ini|cfg|txt|log|html|css|scss|sql|lock|xml|traj)\b/g;
+const PATH =
+  /(?:~|\.{1,2})?\/?(?:[\w.@-]+\/)+[\w.@-]+|\b[\w-]{2,}\.(?:py|ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|sh|yml|yaml|toml|ini|cfg|txt|log|html|css|scss|sql|lock|xml|traj)\b/g;
 /** `file:line` or `file:line:column`, the file a path or a name with an extension. */
 const FILE_LINE = /(?:(?:~|\.{1,2})?\/?(?:[\w.@-]+\/)*[\w@-][\w.@-]*\.[A-Za-z][\w]{0,5}):\d+(?::\d+)?\b/g;
 /** Error codes: compiler and linter codes (E0425, TS2345, SC2086), errno names, HTTP statuses. */
-const ERROR_CODE = /\b(?:[A-Z]{1,4}\d{3,5})\b|\bE(?:NOENT|ACCES|EXIST|ISDIR|NOTDIR|NOTEMPTY|PERM|PIPE|AGAIN|BUSY|INVAL|MFILE|NFILE|NOSPC|NOMEM|NOTSUP|ROFS|XDEV|ADDRINUSE|ADDRNOTAVAIL|CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|HOSTUNREACH|NETUNREACH|CANCELED|PROTO|NOTCONN|BADF|SRCH|CHILD|DEADLK|LOOP|NAMETOOLONG|OVERFLOW)\b|\bHTTP[ /]\d{3}\b/g;
+const ERROR_CODE =
+  /\b(?:[A-Z]{1,4}\d{3,5})\b|\bE(?:NOENT|ACCES|EXIST|ISDIR|NOTDIR|NOTEMPTY|PERM|PIPE|AGAIN|BUSY|INVAL|MFILE|NFILE|NOSPC|NOMEM|NOTSUP|ROFS|XDEV|ADDRINUSE|ADDRNOTAVAIL|CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|HOSTUNREACH|NETUNREACH|CANCELED|PROTO|NOTCONN|BADF|SRCH|CHILD|DEADLK|LOOP|NAMETOOLONG|OVERFLOW)\b|\bHTTP[ /]\d{3}\b/g;
 /** Dotted names: os.path.join, self.config, package.json. */
 const DOTTED = /(?<![\w.$])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+/g;
 /** Words of letters, digits and underscores: kept if camelCase, PascalCase with an inner capital, snake_case or letters with digits. */
@@ -307,7 +348,10 @@ export function identifiersWithCategory(text: string): { id: string; category: C
   const add = (id: string, category: Category, s: number, e: number, claims: boolean) => {
     if (inside(s, e)) return;
     if (claims) spans.push([s, e]);
-    if (!seen.has(id)) { seen.add(id); out.push({ id, category }); }
+    if (!seen.has(id)) {
+      seen.add(id);
+      out.push({ id, category });
+    }
   };
   for (const m of text.matchAll(FILE_LINE)) add(m[0], 'file-line', m.index, m.index + m[0].length, true);
   for (const m of text.matchAll(PATH)) {
@@ -327,7 +371,10 @@ export function identifiersWithCategory(text: string): { id: string; category: C
     const inner = m[2]!.trim();
     // a single plain word in quotes is still a plain word; a JSON key is not a string the agent read
     if (inner.length < 3 || /^[A-Za-z]+$/.test(inner) || text[m.index + m[0].length] === ':') continue;
-    if (!seen.has(inner)) { seen.add(inner); out.push({ id: inner, category: 'quoted' }); }
+    if (!seen.has(inner)) {
+      seen.add(inner);
+      out.push({ id: inner, category: 'quoted' });
+    }
   }
   return out;
 }
@@ -369,9 +416,18 @@ export const READ_BACK_ITEM_TOKENS = 8;
 export function readBackSlice(source: string, id: string): string {
   const at = source.indexOf(id);
   if (at < 0) return '';
-  let start = at, end = at + id.length;
-  for (let n = 0; n <= READ_BACK_CONTEXT_LINES && start > 0; n++) { const p = source.lastIndexOf('\n', start - 1); start = p < 0 ? 0 : p; if (p < 0) break; }
-  for (let n = 0; n <= READ_BACK_CONTEXT_LINES && end < source.length; n++) { const p = source.indexOf('\n', end + 1); end = p < 0 ? source.length : p; if (p < 0) break; }
+  let start = at,
+    end = at + id.length;
+  for (let n = 0; n <= READ_BACK_CONTEXT_LINES && start > 0; n++) {
+    const p = source.lastIndexOf('\n', start - 1);
+    start = p < 0 ? 0 : p;
+    if (p < 0) break;
+  }
+  for (let n = 0; n <= READ_BACK_CONTEXT_LINES && end < source.length; n++) {
+    const p = source.indexOf('\n', end + 1);
+    end = p < 0 ? source.length : p;
+    if (p < 0) break;
+  }
   if (end - start > READ_BACK_MAX_CHARS) {
     const half = Math.floor((READ_BACK_MAX_CHARS - id.length) / 2);
     start = Math.max(start, at - half);

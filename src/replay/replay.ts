@@ -6,7 +6,17 @@
  * figures include its stickiness.
  */
 import { performance } from 'node:perf_hooks';
-import { createEngine, observationOption, readRequest, resultText, tokenCounter, type EngineOptions, type Projection, type SpillwayConfig, type TokenCounter } from '../engine';
+import {
+  createEngine,
+  observationOption,
+  readRequest,
+  resultText,
+  tokenCounter,
+  type EngineOptions,
+  type Projection,
+  type SpillwayConfig,
+  type TokenCounter,
+} from '../engine';
 import { decodeString, parseLazy, type JValue } from '../engine/json';
 import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
 import type { Reduction, WireFormat } from '../engine/types';
@@ -14,8 +24,19 @@ import { MemoryStore } from '../store';
 import type { OutputStore } from '../store/entry';
 import { requestForCall, type Transcript } from './readers';
 import {
-  billedItemTokens, billInput, itemBilling, missedIdentifiers, PRICE_MODELS, readBackCall, readBackCost, readBackSlice, READ_BACK_MAX_CHARS, sharedPrefix,
-  type ItemBilling, type PriceModel, type PromptShape,
+  billedItemTokens,
+  billInput,
+  itemBilling,
+  missedIdentifiers,
+  PRICE_MODELS,
+  readBackCall,
+  readBackCost,
+  readBackSlice,
+  READ_BACK_MAX_CHARS,
+  sharedPrefix,
+  type ItemBilling,
+  type PriceModel,
+  type PromptShape,
 } from './metrics';
 
 export interface ReplayCall {
@@ -143,7 +164,11 @@ class CacheSide {
     const prev = this.prev;
     if (prev && prev.items[i] === text && prev.billing[i]) return prev.billing[i]!;
     let item: unknown;
-    try { item = JSON.parse(text); } catch { item = undefined; }
+    try {
+      item = JSON.parse(text);
+    } catch {
+      item = undefined;
+    }
     return itemBilling(item, wire, counter);
   }
 
@@ -211,14 +236,22 @@ export class ReplayMeter {
 
   private storedText(handle: string): string {
     let o = this.originals.get(handle);
-    if (o === undefined) { try { o = this.store?.get(handle) ?? ''; } catch { o = ''; } this.originals.set(handle, o); }
+    if (o === undefined) {
+      try {
+        o = this.store?.get(handle) ?? '';
+      } catch {
+        o = '';
+      }
+      this.originals.set(handle, o);
+    }
     return o;
   }
 
   /** Billed item tokens of both sides under each price model, and which items' thinking is stripped. */
   private billed(c: MeterCall) {
     const { counter, wire } = this.opts;
-    const o = c.originalShape, p = c.projectedShape;
+    const o = c.originalShape,
+      p = c.projectedShape;
     const n = o.items.length;
     const origB: (ItemBilling | undefined)[] = new Array(n);
     const projB: (ItemBilling | undefined)[] = new Array(p.items.length);
@@ -232,7 +265,8 @@ export class ReplayMeter {
         projB[i] = i < n && p.items[i] === o.items[i] ? origB[i] : this.projSide.billingOf(i, p.items[i]!, wire, counter);
       }
     }
-    const strippedOf = (bs: (ItemBilling | undefined)[]) => Uint8Array.from(bs, (b, i) => (b && b.countedThinkingTokens > 0 && i < turnStart ? 1 : 0));
+    const strippedOf = (bs: (ItemBilling | undefined)[]) =>
+      Uint8Array.from(bs, (b, i) => (b && b.countedThinkingTokens > 0 && i < turnStart ? 1 : 0));
     const tokensFor = (shape: PromptShape, bs: (ItemBilling | undefined)[], pm: PriceModel) =>
       shape.itemTokens.map((t, i) => (bs[i] ? billedItemTokens(t, bs[i]!, pm, i >= turnStart) : t));
     return { origB, projB, origStripped: strippedOf(origB), projStripped: strippedOf(projB), tokensFor };
@@ -416,7 +450,11 @@ export async function replayAsync(t: Transcript, opts: ReplayOptions): Promise<R
 /** The replay as a sequence of steps, one per model call; returns the result after the last. */
 function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, ReplayResult, void> {
   const store = opts.store ?? new MemoryStore();
-  const engine = createEngine(opts.config, { store, ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}), ...(opts.reducers ? { reducers: opts.reducers } : {}) });
+  const engine = createEngine(opts.config, {
+    store,
+    ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}),
+    ...(opts.reducers ? { reducers: opts.reducers } : {}),
+  });
   const counter = typeof opts.tokenizer === 'object' ? opts.tokenizer : tokenCounter(opts.tokenizer ?? engine.config.tokenizer);
   const meter = new ReplayMeter(opts.prices ?? PRICE_MODELS, store, { counter, wire: t.wire });
   const checked = new Map<string, boolean>();
@@ -427,7 +465,11 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
     const text = JSON.stringify(requestForCall(t, k));
     const started = opts.onProjection ? performance.now() : 0;
     // observations are what the reader marked (the agent's own rules), not the `auto` recognition
-    const p = engine.project(text, t.wire, { session: 'replay', detail: true, ...(t.observations ? { observations: t.observations } : {}) });
+    const p = engine.project(text, t.wire, {
+      session: 'replay',
+      detail: true,
+      ...(t.observations ? { observations: t.observations } : {}),
+    });
     if (opts.onProjection) opts.onProjection(k, { request: text, projection: p, engineMs: performance.now() - started });
     const out = p.request;
     const d = p.detail!;
@@ -439,7 +481,11 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
         if (!r.fresh || checked.has(r.handle)) continue;
         const original = resultText(req, req.results[r.result]!);
         let ok: boolean;
-        try { ok = store.get(r.handle) === original; } catch { ok = false; }
+        try {
+          ok = store.get(r.handle) === original;
+        } catch {
+          ok = false;
+        }
         checked.set(r.handle, ok);
         if (!ok) unrecoverable.push(r.handle);
       }
@@ -452,23 +498,30 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
         const ok = inputsOf(req).some((c) => {
           if (c.item !== r.item || c.id !== r.callId || !c.input) return false;
           const original = c.input.kind === 'string' ? decodeString(text, c.input) : text.slice(c.input.start, c.input.end);
-          try { return store.get(r.handle) === original; } catch { return false; }
+          try {
+            return store.get(r.handle) === original;
+          } catch {
+            return false;
+          }
         });
         checked.set(r.handle, ok);
         if (!ok) unrecoverable.push(r.handle);
       }
     }
 
-    meter.add({
-      originalTokens: p.stats.originalTokens,
-      projectedTokens: p.stats.projectedTokens,
-      originalShape: shapeOf(text, t.wire, d.fixedTokens, d.originalItemTokens),
-      projectedShape: shapeOf(out, t.wire, d.fixedTokens, d.projectedItemTokens),
-      reply: t.calls[k]!.reply,
-      original: () => text,
-      projected: () => out,
-      reductions: p.reductions,
-    }, opts.detail ? p.reductions : undefined);
+    meter.add(
+      {
+        originalTokens: p.stats.originalTokens,
+        projectedTokens: p.stats.projectedTokens,
+        originalShape: shapeOf(text, t.wire, d.fixedTokens, d.originalItemTokens),
+        projectedShape: shapeOf(out, t.wire, d.fixedTokens, d.projectedItemTokens),
+        reply: t.calls[k]!.reply,
+        original: () => text,
+        projected: () => out,
+        reductions: p.reductions,
+      },
+      opts.detail ? p.reductions : undefined,
+    );
     opts.onCall?.(k, t.calls.length);
     yield k;
   }

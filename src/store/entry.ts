@@ -204,7 +204,10 @@ export interface RetentionItem {
  * `maxAgeMs`, then the least recently used of the rest until they total at most `maxBytes`.
  * Pure, so both stores apply exactly the same policy.
  */
-export function choosePrunable(items: readonly RetentionItem[], limits: { maxAgeMs?: number; maxBytes?: number; now: Date }): RetentionItem[] {
+export function choosePrunable(
+  items: readonly RetentionItem[],
+  limits: { maxAgeMs?: number; maxBytes?: number; now: Date },
+): RetentionItem[] {
   const now = limits.now.getTime();
   const oldestFirst = [...items].sort((a, b) => a.usedMs - b.usedMs || a.handle.localeCompare(b.handle));
   const removed: RetentionItem[] = [];

@@ -81,7 +81,11 @@ export class MemoryStore implements OutputStore {
 
   prune(options: PruneOptions = {}): PruneResult {
     const limits = checkPruneOptions(options, this.clock);
-    const items = [...this.outputs.values()].map(({ entry }) => ({ handle: entry.handle, bytes: entry.bytes, usedMs: Date.parse(entry.used) }));
+    const items = [...this.outputs.values()].map(({ entry }) => ({
+      handle: entry.handle,
+      bytes: entry.bytes,
+      usedMs: Date.parse(entry.used),
+    }));
     let removed = 0;
     let freedBytes = 0;
     for (const item of choosePrunable(items, limits)) {

@@ -215,7 +215,14 @@ export function applyPlan(handle: string, text: string, plan: ReadPlan): ReadRes
           ? `, its first ${num(out.length)} chars (cut by the limit of ${num(plan.limit!)} chars)`
           : ` (cut by the limit of ${num(plan.limit!)} chars; asked for ${describeLines(selection.first, selection.last)})`;
       }
-      const result: ReadResult = { handle, text: out, totalChars, totalLines, shown, range: { unit: 'lines', start: selection.first, end } };
+      const result: ReadResult = {
+        handle,
+        text: out,
+        totalChars,
+        totalLines,
+        shown,
+        range: { unit: 'lines', start: selection.first, end },
+      };
       if (truncated) result.truncated = true;
       return result;
     }

@@ -170,7 +170,10 @@ export class FileStore implements OutputStore {
       const waiting = this.pending.get(handle);
       if (waiting) {
         waiting.puts.push({ meta, at });
-        if (waiting.failed || !this.queue.includes(handle)) { waiting.failed = false; this.queue.push(handle); }
+        if (waiting.failed || !this.queue.includes(handle)) {
+          waiting.failed = false;
+          this.queue.push(handle);
+        }
       } else {
         // the bytes are a copy: the engine's text may be a view of a whole request body
         this.pending.set(handle, { bytes: Buffer.from(text, 'utf8'), sha256, puts: [{ meta, at }], attempts: 0 });
@@ -231,7 +234,8 @@ export class FileStore implements OutputStore {
   /** UTF-8 bytes of all stored outputs (index and temp files not counted). */
   totalBytes(): number {
     let total = 0;
-    for (const found of this.scan().found) if (found.output && !this.pending.has(found.handle)) total += fileSize(this.outputPath(found.handle)) ?? 0;
+    for (const found of this.scan().found)
+      if (found.output && !this.pending.has(found.handle)) total += fileSize(this.outputPath(found.handle)) ?? 0;
     for (const p of this.pending.values()) total += p.bytes.length;
     return total;
   }
@@ -316,7 +320,11 @@ export class FileStore implements OutputStore {
    */
   async flush(): Promise<{ failed: string[] }> {
     for (const [handle, p] of this.pending) {
-      if (p.failed) { p.failed = false; p.attempts = 0; if (!this.queue.includes(handle)) this.queue.push(handle); }
+      if (p.failed) {
+        p.failed = false;
+        p.attempts = 0;
+        if (!this.queue.includes(handle)) this.queue.push(handle);
+      }
     }
     while (this.queue.length) {
       this.drainSoon();
@@ -326,7 +334,9 @@ export class FileStore implements OutputStore {
   }
 
   private drainSoon(): void {
-    this.draining ??= this.drain().finally(() => { this.draining = undefined; });
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+    });
   }
 
   /** Writes queued outputs one at a time, in put order; never throws (failures are reported). */
@@ -334,7 +344,10 @@ export class FileStore implements OutputStore {
     while (this.queue.length) {
       const handle = this.queue[0]!;
       const p = this.pending.get(handle);
-      if (!p) { this.queue.shift(); continue; }
+      if (!p) {
+        this.queue.shift();
+        continue;
+      }
       const recorded = p.puts.length;
       try {
         await this.writePending(handle, p, recorded);
@@ -360,15 +373,26 @@ export class FileStore implements OutputStore {
   private async writePending(handle: string, p: Pending, recorded: number): Promise<void> {
     const output = this.outputPath(handle);
     await fs.promises.mkdir(path.dirname(output), { recursive: true });
-    const size = await fs.promises.stat(output).then((st) => (st.isFile() ? st.size : undefined), () => undefined);
+    const size = await fs.promises.stat(output).then(
+      (st) => (st.isFile() ? st.size : undefined),
+      () => undefined,
+    );
     if (size !== p.bytes.length) await writeAtomicAsync(output, p.bytes, this.durable);
-    const previous = await fs.promises.readFile(this.indexPath(handle), 'utf8').then((t) => parseEntry(JSON.parse(t), handle), () => undefined);
+    const previous = await fs.promises.readFile(this.indexPath(handle), 'utf8').then(
+      (t) => parseEntry(JSON.parse(t), handle),
+      () => undefined,
+    );
     const { entry, changed } = this.entryWith(previous, handle, p, recorded);
     if (changed) await writeAtomicAsync(this.indexPath(handle), JSON.stringify(entry, null, 2) + '\n', this.durable);
   }
 
   /** The index entry after the first `count` pending puts are recorded on top of `previous`. */
-  private entryWith(previous: StoreEntry | undefined, handle: string, p: Pending, count = p.puts.length): { entry: StoreEntry; changed: boolean } {
+  private entryWith(
+    previous: StoreEntry | undefined,
+    handle: string,
+    p: Pending,
+    count = p.puts.length,
+  ): { entry: StoreEntry; changed: boolean } {
     const text = p.bytes.toString('utf8');
     let entry = previous;
     let changed = false;
@@ -399,7 +423,10 @@ export class FileStore implements OutputStore {
       const names = new Set(await fs.promises.readdir(dir).catch(() => [] as string[]));
       for (const name of names) {
         if (++work % PRUNE_SLICE === 0) await yieldNow();
-        if (name.startsWith('.') && name.endsWith(TEMP_SUFFIX)) { temps.push(path.join(dir, name)); continue; }
+        if (name.startsWith('.') && name.endsWith(TEMP_SUFFIX)) {
+          temps.push(path.join(dir, name));
+          continue;
+        }
         if (name.endsWith(INDEX_SUFFIX)) {
           const handle = name.slice(0, -INDEX_SUFFIX.length);
           if (isHandle(handle) && !names.has(handle + OUTPUT_SUFFIX) && !this.pending.has(handle)) orphans.push(path.join(dir, name));
@@ -407,17 +434,29 @@ export class FileStore implements OutputStore {
         }
         if (!name.endsWith(OUTPUT_SUFFIX)) continue;
         const handle = name.slice(0, -OUTPUT_SUFFIX.length);
-        if (!isHandle(handle) || handle.slice(HANDLE_PREFIX.length, HANDLE_PREFIX.length + SHARD_DIGITS) !== shard || this.pending.has(handle)) continue;
+        if (
+          !isHandle(handle) ||
+          handle.slice(HANDLE_PREFIX.length, HANDLE_PREFIX.length + SHARD_DIGITS) !== shard ||
+          this.pending.has(handle)
+        )
+          continue;
         const stat = await fs.promises.stat(path.join(dir, name)).catch(() => undefined);
         if (!stat?.isFile()) continue;
         const entry = names.has(handle + INDEX_SUFFIX)
-          ? await fs.promises.readFile(this.indexPath(handle), 'utf8').then((t) => parseEntry(JSON.parse(t), handle), () => undefined)
+          ? await fs.promises.readFile(this.indexPath(handle), 'utf8').then(
+              (t) => parseEntry(JSON.parse(t), handle),
+              () => undefined,
+            )
           : undefined;
         items.push({ handle, bytes: stat.size, usedMs: entry ? Date.parse(entry.used) : stat.mtimeMs });
       }
       await yieldNow();
     }
-    const unlink = (f: string) => fs.promises.unlink(f).then(() => true, () => false);
+    const unlink = (f: string) =>
+      fs.promises.unlink(f).then(
+        () => true,
+        () => false,
+      );
     let removed = 0;
     let freedBytes = 0;
     for (const item of choosePrunable(items, limits)) {

@@ -35,36 +35,83 @@ function sh(cmd: string): string {
   return execFileSync('bash', ['-c', cmd], { encoding: 'utf8' });
 }
 
-interface Proxy { url: string; child: ChildProcess; out: () => string; store: string; sessions: string; close(): Promise<void> }
+interface Proxy {
+  url: string;
+  child: ChildProcess;
+  out: () => string;
+  store: string;
+  sessions: string;
+  close(): Promise<void>;
+}
 
 async function startProxy(provider: ScriptedProvider, root: string, extra: string[] = []): Promise<Proxy> {
   const store = join(root, 'store');
   const sessions = join(root, 'sessions');
-  const child = spawn(process.execPath, [CLI, 'proxy', '--port', '0', '--store', store, '--sessions', sessions,
-    '--openai-upstream', `${provider.url}/openai/v1`, '--anthropic-upstream', `${provider.url}/anthropic`, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'proxy',
+      '--port',
+      '0',
+      '--store',
+      store,
+      '--sessions',
+      sessions,
+      '--openai-upstream',
+      `${provider.url}/openai/v1`,
+      '--anthropic-upstream',
+      `${provider.url}/anthropic`,
+      ...extra,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`spillway proxy printed no "listening on" line within 15 s:\n${out}`)), 15_000);
     child.stdout!.on('data', () => {
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) { clearTimeout(timer); res(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      }
     });
-    child.once('exit', (code) => { clearTimeout(timer); rej(new Error(`spillway proxy exited with ${code}:\n${out}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`spillway proxy exited with ${code}:\n${out}`));
+    });
   });
   return {
-    url, child, out: () => out, store, sessions,
-    close: () => new Promise<void>((res) => {
-      if (child.exitCode !== null) return res();
-      child.once('exit', () => res());
-      child.kill('SIGTERM');
-      setTimeout(() => { child.kill('SIGKILL'); res(); }, 5_000);
-    }),
+    url,
+    child,
+    out: () => out,
+    store,
+    sessions,
+    close: () =>
+      new Promise<void>((res) => {
+        if (child.exitCode !== null) return res();
+        child.once('exit', () => res());
+        child.kill('SIGTERM');
+        setTimeout(() => {
+          child.kill('SIGKILL');
+          res();
+        }, 5_000);
+      }),
   };
 }
 
-interface Run { code: number | null; stdout: string; stderr: string; ms: number }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
 
 function runAgent(bin: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Run> {
   const started = Date.now();
@@ -72,16 +119,26 @@ function runAgent(bin: string, args: string[], env: NodeJS.ProcessEnv, cwd: stri
     const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (d) => { stdout += d; });
-    child.stderr!.on('data', (d) => { stderr += d; });
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+    });
     const timer = setTimeout(() => {
       stderr += `\n[test] killed after ${AGENT_TIMEOUT_MS / 1000} s`;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }, AGENT_TIMEOUT_MS);
-    child.once('exit', (code) => { clearTimeout(timer); res({ code, stdout, stderr, ms: Date.now() - started }); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      res({ code, stdout, stderr, ms: Date.now() - started });
+    });
   });
 }
-
 
 function spillwayRead(handle: string, store: string): string {
   return execFileSync(process.execPath, [CLI, 'read', handle, '--store', store], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -89,21 +146,25 @@ function spillwayRead(handle: string, store: string): string {
 
 /** The text of every tool result the provider was sent, in order of the last (longest) request. */
 function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'responses'): string[] {
-  const main = provider.received.filter((r) => r.json && (kind === 'anthropic'
-    ? r.path === '/v1/messages' && Array.isArray(r.json.tools) && r.json.tools.some((t: any) => t?.name === 'Bash')
-    : r.path.endsWith('/responses')));
+  const main = provider.received.filter(
+    (r) =>
+      r.json &&
+      (kind === 'anthropic'
+        ? r.path === '/v1/messages' && Array.isArray(r.json.tools) && r.json.tools.some((t: any) => t?.name === 'Bash')
+        : r.path.endsWith('/responses')),
+  );
   const last = main[main.length - 1];
   if (!last) return [];
   if (kind === 'anthropic') {
-    return (last.json.messages as any[]).flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
+    return (last.json.messages as any[])
+      .flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
       .filter((b: any) => b?.type === 'tool_result')
       .map((b: any) => (typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: any) => c.text ?? '').join('')));
   }
-  return (last.json.input as any[]).filter((i) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output')
+  return (last.json.input as any[])
+    .filter((i) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output')
     .map((i) => (typeof i.output === 'string' ? i.output : JSON.stringify(i.output)));
 }
-
-
 
 let claudeBin = '';
 let codexBin = '';
@@ -125,12 +186,19 @@ function checkProjected(results: string[], store: string, agent: string, exact: 
   expect(results, `${agent}: the provider saw ${results.length} tool results, not ${STEPS}`).toHaveLength(STEPS);
   results.forEach((text, k) => {
     const handle = HANDLE.exec(text)?.[0];
-    expect(handle, `${agent}: tool result ${k + 1} reached the provider without a Spillway marker (${text.length} chars: ${text.slice(0, 120)}…)`).toBeDefined();
+    expect(
+      handle,
+      `${agent}: tool result ${k + 1} reached the provider without a Spillway marker (${text.length} chars: ${text.slice(0, 120)}…)`,
+    ).toBeDefined();
     expect(text.length, `${agent}: the marker for result ${k + 1} is not short`).toBeLessThan(4_000);
     const back = spillwayRead(handle!, store);
     if (exact) expect(back.trimEnd(), `${agent}: spillway read ${handle} is not the output of step ${k + 1}`).toBe(expected[k]!.trimEnd());
     // Codex puts a short header (chunk id, wall time, exit code) before the output it sends
-    else expect(back.trimEnd().endsWith('\n' + expected[k]!.trimEnd()), `${agent}: spillway read ${handle} does not end with the whole output of step ${k + 1}:\n${back.slice(0, 400)}`).toBe(true);
+    else
+      expect(
+        back.trimEnd().endsWith('\n' + expected[k]!.trimEnd()),
+        `${agent}: spillway read ${handle} does not end with the whole output of step ${k + 1}:\n${back.slice(0, 400)}`,
+      ).toBe(true);
   });
 }
 
@@ -154,10 +222,22 @@ describe('Claude Code through spillway proxy', () => {
     mkdirSync(home, { recursive: true });
     mkdirSync(work, { recursive: true });
     expect(proxy.out()).toContain(`export ANTHROPIC_BASE_URL=${proxy.url}`);
-    run = await runAgent(claudeBin, ['-p', 'Run the twelve shell commands you are asked for, then report.', '--allowedTools', 'Bash', '--output-format', 'json'], {
-      PATH: process.env.PATH, HOME: home, IS_SANDBOX: '1', ANTHROPIC_BASE_URL: proxy.url, ANTHROPIC_API_KEY: key,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1',
-    }, work);
+    run = await runAgent(
+      claudeBin,
+      ['-p', 'Run the twelve shell commands you are asked for, then report.', '--allowedTools', 'Bash', '--output-format', 'json'],
+      {
+        PATH: process.env.PATH,
+        HOME: home,
+        IS_SANDBOX: '1',
+        ANTHROPIC_BASE_URL: proxy.url,
+        ANTHROPIC_API_KEY: key,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_ERROR_REPORTING: '1',
+      },
+      work,
+    );
   }, AGENT_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {
@@ -165,7 +245,7 @@ describe('Claude Code through spillway proxy', () => {
     await provider?.close();
   });
 
-  it('finishes with the provider\'s final answer', () => {
+  it("finishes with the provider's final answer", () => {
     const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
     expect(run.code, ctx).toBe(0);
     const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean };
@@ -197,7 +277,11 @@ function codexSuite(mode: 'http' | 'websocket') {
     const key = `sk-proj-spillway-test-${process.pid}-SECRET`;
 
     beforeAll(async () => {
-      provider = await startScriptedProvider({ commands: COMMANDS, finalAnswer: 'CODEX-DONE: twelve outputs read.', websockets: mode === 'websocket' });
+      provider = await startScriptedProvider({
+        commands: COMMANDS,
+        finalAnswer: 'CODEX-DONE: twelve outputs read.',
+        websockets: mode === 'websocket',
+      });
       // HTTP: the proxy refuses the WebSocket upgrade itself (426), so Codex falls back before anything reaches the provider
       const ws = ['--websockets', mode === 'http' ? 'refuse' : 'project'];
       proxy = await startProxy(provider, join(root, `codex-${mode}`), ws);
@@ -207,12 +291,27 @@ function codexSuite(mode: 'http' | 'websocket') {
       mkdirSync(work, { recursive: true });
       // the same code as Spillway: Route Codex Through Spillway, on a config with the user's own settings
       // (tool_output_token_limit: Codex cuts what it sends of a tool output to a few thousand tokens by default; 25 kB must arrive whole)
-      const user = '# my settings\nmodel = "gpt-5.2-codex"\ntool_output_token_limit = 20000\n\n[shell_environment_policy]\ninherit = "all"\n';
+      const user =
+        '# my settings\nmodel = "gpt-5.2-codex"\ntool_output_token_limit = 20000\n\n[shell_environment_policy]\ninherit = "all"\n';
       configText = addCodexBaseUrl(user, codexBaseUrl(proxy.url), 'config.toml').text;
       writeFileSync(join(codexHome, 'config.toml'), configText);
-      run = await runAgent(codexBin, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'Run the twelve shell commands you are asked for, then report.'], {
-        PATH: process.env.PATH, HOME: join(root, `codex-${mode}`), CODEX_HOME: codexHome, OPENAI_API_KEY: key, RUST_LOG: 'warn',
-      }, work);
+      run = await runAgent(
+        codexBin,
+        [
+          'exec',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-approvals-and-sandbox',
+          'Run the twelve shell commands you are asked for, then report.',
+        ],
+        {
+          PATH: process.env.PATH,
+          HOME: join(root, `codex-${mode}`),
+          CODEX_HOME: codexHome,
+          OPENAI_API_KEY: key,
+          RUST_LOG: 'warn',
+        },
+        work,
+      );
     }, AGENT_TIMEOUT_MS + 30_000);
 
     afterAll(async () => {
@@ -220,7 +319,7 @@ function codexSuite(mode: 'http' | 'websocket') {
       await provider?.close();
     });
 
-    it('finishes with the provider\'s final answer', () => {
+    it("finishes with the provider's final answer", () => {
       const ctx = `exit ${run.code} after ${run.ms} ms\nconfig.toml:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nproxy: ${proxy.out().slice(-2000)}`;
       expect(run.code, ctx).toBe(0);
       expect(run.stdout.trim().split('\n').pop(), ctx).toBe('CODEX-DONE: twelve outputs read.');
@@ -230,20 +329,23 @@ function codexSuite(mode: 'http' | 'websocket') {
       checkProjected(toolResultsSeen(provider, 'responses'), proxy.store, 'Codex', false);
     });
 
-    it(mode === 'http' ? 'used HTTP (WebSocket refused by the proxy): no WebSocket reached the provider' : 'used the WebSocket transport', () => {
-      const posts = provider.received.filter((r) => r.method === 'POST' && r.path === '/v1/responses' && r.upstream === 'openai');
-      if (mode === 'http') {
-        expect(posts.length).toBeGreaterThan(STEPS);
-        expect(provider.received.filter((r) => r.transport === 'websocket-refused')).toEqual([]);
-      } else {
-        // the proxy projects response.create messages on its WebSocket to the provider; no HTTP POST carried the turns
-        expect(posts).toEqual([]);
-        const creates = provider.received.filter((r) => r.transport === 'websocket' && r.json?.generate !== false);
-        expect(creates.length).toBeGreaterThan(STEPS);
-        // each turn after the first continues the previous response and carries only its new items
-        expect(creates.slice(1).every((r) => typeof r.json.previous_response_id === 'string')).toBe(true);
-      }
-    });
+    it(
+      mode === 'http' ? 'used HTTP (WebSocket refused by the proxy): no WebSocket reached the provider' : 'used the WebSocket transport',
+      () => {
+        const posts = provider.received.filter((r) => r.method === 'POST' && r.path === '/v1/responses' && r.upstream === 'openai');
+        if (mode === 'http') {
+          expect(posts.length).toBeGreaterThan(STEPS);
+          expect(provider.received.filter((r) => r.transport === 'websocket-refused')).toEqual([]);
+        } else {
+          // the proxy projects response.create messages on its WebSocket to the provider; no HTTP POST carried the turns
+          expect(posts).toEqual([]);
+          const creates = provider.received.filter((r) => r.transport === 'websocket' && r.json?.generate !== false);
+          expect(creates.length).toBeGreaterThan(STEPS);
+          // each turn after the first continues the previous response and carries only its new items
+          expect(creates.slice(1).every((r) => typeof r.json.previous_response_id === 'string')).toBe(true);
+        }
+      },
+    );
 
     it('no key in anything Spillway wrote', () => {
       checkNoKey(key, proxy, 'Codex');

@@ -24,7 +24,12 @@ export interface AgentPackage {
 }
 
 /** Pinned: the versions issue 11 was reported against. */
-export const CLAUDE_CODE: AgentPackage = { pkg: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude', versionText: /^2\.1\.330 \(Claude Code\)/ };
+export const CLAUDE_CODE: AgentPackage = {
+  pkg: '@anthropic-ai/claude-code',
+  version: '2.1.330',
+  bin: 'claude',
+  versionText: /^2\.1\.330 \(Claude Code\)/,
+};
 export const CODEX: AgentPackage = { pkg: '@openai/codex', version: '0.169.0', bin: 'codex', versionText: /^codex-cli 0\.169\.0/ };
 
 const MARKER = '.spillway-complete';
@@ -39,9 +44,16 @@ export function agentBin(a: AgentPackage): string {
 }
 
 function run(cmd: string, args: string[], cwd: string, timeoutMs: number): string {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' } });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' },
+  });
   if (r.error || r.status !== 0) {
-    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd} (status ${r.status}${r.error ? `, ${r.error.message}` : ''}):\n${(r.stderr ?? '').slice(-2000)}`);
+    throw new Error(
+      `${cmd} ${args.join(' ')} failed in ${cwd} (status ${r.status}${r.error ? `, ${r.error.message}` : ''}):\n${(r.stderr ?? '').slice(-2000)}`,
+    );
   }
   return r.stdout;
 }
@@ -53,11 +65,14 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs: number): strin
  * Returns the packages actually installed.
  */
 export function checkFromRegistry(dir: string): string[] {
-  const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string; integrity?: string }> };
+  const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { resolved?: string; integrity?: string }>;
+  };
   const found: string[] = [];
   for (const [path, info] of Object.entries(lock.packages)) {
     if (path === '' || !existsSync(join(dir, path))) continue;
-    if (info.resolved !== undefined && !REGISTRY.test(info.resolved)) throw new Error(`${dir}: ${path} was fetched from ${info.resolved}, not the npm registry`);
+    if (info.resolved !== undefined && !REGISTRY.test(info.resolved))
+      throw new Error(`${dir}: ${path} was fetched from ${info.resolved}, not the npm registry`);
     if (!info.integrity?.startsWith('sha512-')) throw new Error(`${dir}: ${path} has no registry integrity hash`);
     found.push(path);
   }
@@ -74,7 +89,8 @@ export function ensureAgent(a: AgentPackage): string {
   writeFileSync(join(tmp, 'package.json'), JSON.stringify({ private: true, dependencies: { [a.pkg]: a.version } }, null, 2));
   run('npm', ['install', '--no-audit', '--no-fund', '--registry=https://registry.npmjs.org/'], tmp, 10 * 60_000);
   const packages = checkFromRegistry(tmp);
-  if (!packages.some((p) => /linux-x64|darwin|win32|linux-arm64/.test(p))) throw new Error(`${a.pkg}@${a.version}: no native binary package among ${packages.join(', ')}`);
+  if (!packages.some((p) => /linux-x64|darwin|win32|linux-arm64/.test(p)))
+    throw new Error(`${a.pkg}@${a.version}: no native binary package among ${packages.join(', ')}`);
   const out = run(join(tmp, 'node_modules', '.bin', a.bin), ['--version'], tmp, 60_000).trim();
   if (!a.versionText.test(out)) throw new Error(`${a.pkg}@${a.version}: --version printed ${JSON.stringify(out)}`);
   rmSync(dir, { recursive: true, force: true });

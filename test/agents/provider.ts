@@ -70,7 +70,14 @@ function anthropicReply(body: any, script: Script): { content: any[]; stop: stri
   const step = anthropicStep(body);
   if (step < script.commands.length) {
     return {
-      content: [{ type: 'tool_use', id: id('toolu'), name: ANTHROPIC_SHELL, input: { command: script.commands[step], description: `step ${step + 1}` } }],
+      content: [
+        {
+          type: 'tool_use',
+          id: id('toolu'),
+          name: ANTHROPIC_SHELL,
+          input: { command: script.commands[step], description: `step ${step + 1}` },
+        },
+      ],
       stop: 'tool_use',
     };
   }
@@ -81,33 +88,59 @@ function anthropic(res: ServerResponse, body: any, script: Script): void {
   const { content, stop } = anthropicReply(body, script);
   const msgId = id('msg');
   const usage = { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-  const message = { id: msgId, type: 'message', role: 'assistant', model: body.model ?? 'claude-scripted', content, stop_reason: stop, stop_sequence: null, usage };
+  const message = {
+    id: msgId,
+    type: 'message',
+    role: 'assistant',
+    model: body.model ?? 'claude-scripted',
+    content,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage,
+  };
   if (!body.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(message));
     return;
   }
   const events: Array<{ event: string; data: unknown }> = [
-    { event: 'message_start', data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } } },
+    {
+      event: 'message_start',
+      data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } },
+    },
   ];
   content.forEach((block, index) => {
     if (block.type === 'text') {
-      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
-      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } } });
+      events.push({
+        event: 'content_block_start',
+        data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+      });
+      events.push({
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } },
+      });
     } else {
       events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { ...block, input: {} } } });
-      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } } });
+      events.push({
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } },
+      });
     }
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   });
-  events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } } });
+  events.push({
+    event: 'message_delta',
+    data: { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } },
+  });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });
   sse(res, events);
 }
 
 /** Tool outputs in a Responses request. */
 function responsesStep(body: any): number {
-  return (Array.isArray(body.input) ? body.input : []).filter((i: any) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output').length;
+  return (Array.isArray(body.input) ? body.input : []).filter(
+    (i: any) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output',
+  ).length;
 }
 
 /** The arguments for Codex's shell tool, shaped by the parameters the tool declares. */
@@ -117,7 +150,8 @@ function shellCall(tools: any[], command: string): { name: string; arguments: st
     if (!tool) continue;
     const props = tool.parameters?.properties ?? {};
     // Codex cuts outputs to max_output_tokens itself (a few thousand by default): ask for all of it
-    if (props.cmd) return { name, arguments: JSON.stringify({ cmd: command, ...(props.max_output_tokens ? { max_output_tokens: 50_000 } : {}) }) };
+    if (props.cmd)
+      return { name, arguments: JSON.stringify({ cmd: command, ...(props.max_output_tokens ? { max_output_tokens: 50_000 } : {}) }) };
     if (props.command?.type === 'array') return { name, arguments: JSON.stringify({ command: ['bash', '-lc', command] }) };
     if (props.command) return { name, arguments: JSON.stringify({ command }) };
   }
@@ -131,27 +165,106 @@ function responseEvents(body: any, script: Script): { events: Array<{ event: str
   const call = step < script.commands.length ? shellCall(Array.isArray(body.tools) ? body.tools : [], script.commands[step]!) : undefined;
   const item = call
     ? { type: 'function_call', id: id('fc'), call_id: id('call'), name: call.name, arguments: call.arguments, status: 'completed' }
-    : { type: 'message', id: id('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step < script.commands.length ? 'No shell tool was offered.' : script.finalAnswer, annotations: [] }] };
-  const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 };
-  const base = { id: respId, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model ?? 'gpt-scripted', status: 'in_progress', output: [] as any[] };
+    : {
+        type: 'message',
+        id: id('msg'),
+        role: 'assistant',
+        status: 'completed',
+        content: [
+          { type: 'output_text', text: step < script.commands.length ? 'No shell tool was offered.' : script.finalAnswer, annotations: [] },
+        ],
+      };
+  const usage = {
+    input_tokens: 100,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 20,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 120,
+  };
+  const base = {
+    id: respId,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model: body.model ?? 'gpt-scripted',
+    status: 'in_progress',
+    output: [] as any[],
+  };
   let n = 0;
   const events: Array<{ event: string; data: any }> = [
     { event: 'response.created', data: { type: 'response.created', sequence_number: n++, response: base } },
     { event: 'response.in_progress', data: { type: 'response.in_progress', sequence_number: n++, response: base } },
-    { event: 'response.output_item.added', data: { type: 'response.output_item.added', sequence_number: n++, output_index: 0, item: item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' } } },
+    {
+      event: 'response.output_item.added',
+      data: {
+        type: 'response.output_item.added',
+        sequence_number: n++,
+        output_index: 0,
+        item: item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' },
+      },
+    },
   ];
   if (item.type === 'message') {
     const text = (item as any).content[0].text as string;
-    events.push({ event: 'response.content_part.added', data: { type: 'response.content_part.added', sequence_number: n++, item_id: item.id, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } } });
-    events.push({ event: 'response.output_text.delta', data: { type: 'response.output_text.delta', sequence_number: n++, item_id: item.id, output_index: 0, content_index: 0, delta: text } });
-    events.push({ event: 'response.output_text.done', data: { type: 'response.output_text.done', sequence_number: n++, item_id: item.id, output_index: 0, content_index: 0, text } });
-    events.push({ event: 'response.content_part.done', data: { type: 'response.content_part.done', sequence_number: n++, item_id: item.id, output_index: 0, content_index: 0, part: { type: 'output_text', text, annotations: [] } } });
+    events.push({
+      event: 'response.content_part.added',
+      data: {
+        type: 'response.content_part.added',
+        sequence_number: n++,
+        item_id: item.id,
+        output_index: 0,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      },
+    });
+    events.push({
+      event: 'response.output_text.delta',
+      data: { type: 'response.output_text.delta', sequence_number: n++, item_id: item.id, output_index: 0, content_index: 0, delta: text },
+    });
+    events.push({
+      event: 'response.output_text.done',
+      data: { type: 'response.output_text.done', sequence_number: n++, item_id: item.id, output_index: 0, content_index: 0, text },
+    });
+    events.push({
+      event: 'response.content_part.done',
+      data: {
+        type: 'response.content_part.done',
+        sequence_number: n++,
+        item_id: item.id,
+        output_index: 0,
+        content_index: 0,
+        part: { type: 'output_text', text, annotations: [] },
+      },
+    });
   } else {
-    events.push({ event: 'response.function_call_arguments.delta', data: { type: 'response.function_call_arguments.delta', sequence_number: n++, item_id: item.id, output_index: 0, delta: (item as any).arguments } });
-    events.push({ event: 'response.function_call_arguments.done', data: { type: 'response.function_call_arguments.done', sequence_number: n++, item_id: item.id, output_index: 0, arguments: (item as any).arguments } });
+    events.push({
+      event: 'response.function_call_arguments.delta',
+      data: {
+        type: 'response.function_call_arguments.delta',
+        sequence_number: n++,
+        item_id: item.id,
+        output_index: 0,
+        delta: (item as any).arguments,
+      },
+    });
+    events.push({
+      event: 'response.function_call_arguments.done',
+      data: {
+        type: 'response.function_call_arguments.done',
+        sequence_number: n++,
+        item_id: item.id,
+        output_index: 0,
+        arguments: (item as any).arguments,
+      },
+    });
   }
-  events.push({ event: 'response.output_item.done', data: { type: 'response.output_item.done', sequence_number: n++, output_index: 0, item } });
-  events.push({ event: 'response.completed', data: { type: 'response.completed', sequence_number: n++, response: { ...base, status: 'completed', output: [item], usage } } });
+  events.push({
+    event: 'response.output_item.done',
+    data: { type: 'response.output_item.done', sequence_number: n++, output_index: 0, item },
+  });
+  events.push({
+    event: 'response.completed',
+    data: { type: 'response.completed', sequence_number: n++, response: { ...base, status: 'completed', output: [item], usage } },
+  });
   void n; // the sequence ends here
   return { events, response: { ...base, status: 'completed', output: [item], usage } };
 }
@@ -172,27 +285,74 @@ function responses(res: ServerResponse, body: any, script: Script): void {
  * and its own output) under the response id. Every event of the response is one text message. A
  * `response.create` with `generate: false` (a warm-up) is answered with an empty completed response.
  */
-function serveResponsesSocket(ws: WebSocket, path: string, headers: IncomingMessage['headers'], received: Received[], script: Script): void {
+function serveResponsesSocket(
+  ws: WebSocket,
+  path: string,
+  headers: IncomingMessage['headers'],
+  received: Received[],
+  script: Script,
+): void {
   const conversations = new Map<string, any[]>();
   ws.on('message', (data: Buffer, binary: boolean) => {
     let msg: any;
-    try { msg = binary ? undefined : JSON.parse(data.toString('utf8')); } catch { msg = undefined; }
+    try {
+      msg = binary ? undefined : JSON.parse(data.toString('utf8'));
+    } catch {
+      msg = undefined;
+    }
     if (msg?.type !== 'response.create') {
-      ws.send(JSON.stringify({ type: 'error', status: 400, error: { type: 'invalid_request_error', message: 'scripted provider: expected response.create' } }));
+      ws.send(
+        JSON.stringify({
+          type: 'error',
+          status: 400,
+          error: { type: 'invalid_request_error', message: 'scripted provider: expected response.create' },
+        }),
+      );
       return;
     }
     const { type: _type, ...body } = msg;
     const earlier = typeof body.previous_response_id === 'string' ? conversations.get(body.previous_response_id) : undefined;
     if (typeof body.previous_response_id === 'string' && !earlier) {
-      ws.send(JSON.stringify({ type: 'error', status: 400, error: { type: 'invalid_request_error', code: 'previous_response_not_found', message: `no response ${body.previous_response_id}` } }));
+      ws.send(
+        JSON.stringify({
+          type: 'error',
+          status: 400,
+          error: {
+            type: 'invalid_request_error',
+            code: 'previous_response_not_found',
+            message: `no response ${body.previous_response_id}`,
+          },
+        }),
+      );
       return;
     }
     const input = [...(earlier ?? []), ...(Array.isArray(body.input) ? body.input : [])];
     // what the provider now holds for this turn: recorded with the whole input, as an HTTP request would carry it
-    received.push({ method: 'WS', path, headers, body: data.toString('utf8'), json: { ...body, input }, upstream: 'openai', transport: 'websocket' });
+    received.push({
+      method: 'WS',
+      path,
+      headers,
+      body: data.toString('utf8'),
+      json: { ...body, input },
+      upstream: 'openai',
+      transport: 'websocket',
+    });
     if (body.generate === false) {
-      const response = { id: id('resp'), object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model ?? 'gpt-scripted', status: 'completed', output: [],
-        usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 } };
+      const response = {
+        id: id('resp'),
+        object: 'response',
+        created_at: Math.floor(Date.now() / 1000),
+        model: body.model ?? 'gpt-scripted',
+        status: 'completed',
+        output: [],
+        usage: {
+          input_tokens: 0,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 0,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 0,
+        },
+      };
       conversations.set(response.id, input);
       ws.send(JSON.stringify({ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress' } }));
       ws.send(JSON.stringify({ type: 'response.completed', sequence_number: 1, response }));
@@ -212,11 +372,15 @@ export async function startScriptedProvider(script: Script): Promise<ScriptedPro
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       let json: any;
-      try { json = body ? JSON.parse(body) : undefined; } catch { json = undefined; }
+      try {
+        json = body ? JSON.parse(body) : undefined;
+      } catch {
+        json = undefined;
+      }
       const full = (req.url ?? '/').split('?')[0]!;
       const m = /^\/(openai|anthropic)(\/.*)?$/.exec(full);
       const upstream = m ? (m[1] as 'openai' | 'anthropic') : 'none';
-      const path = m ? (m[1] === 'openai' ? m[2] ?? '/' : m[2] ?? '/') : full;
+      const path = m ? (m[1] === 'openai' ? (m[2] ?? '/') : (m[2] ?? '/')) : full;
       received.push({ method: req.method ?? '', path, headers: req.headers, body, json, upstream, transport: 'http' });
       try {
         if (req.method === 'POST' && path === '/v1/messages') return anthropic(res, json ?? {}, script);
@@ -251,18 +415,28 @@ export async function startScriptedProvider(script: Script): Promise<ScriptedPro
       sockets.handleUpgrade(req, socket, head, (ws) => serveResponsesSocket(ws, path, req.headers, received, script));
       return;
     }
-    received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: '', upstream: 'none', transport: 'websocket-refused' });
-    socket.end('HTTP/1.1 426 Upgrade Required\r\ncontent-type: text/plain\r\ncontent-length: 22\r\nconnection: close\r\n\r\nuse HTTP, not a socket');
+    received.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body: '',
+      upstream: 'none',
+      transport: 'websocket-refused',
+    });
+    socket.end(
+      'HTTP/1.1 426 Upgrade Required\r\ncontent-type: text/plain\r\ncontent-length: 22\r\nconnection: close\r\n\r\nuse HTTP, not a socket',
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    close: () => new Promise<void>((resolve) => {
-      for (const ws of sockets.clients) ws.terminate();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const ws of sockets.clients) ws.terminate();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

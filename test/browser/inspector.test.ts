@@ -12,7 +12,16 @@ import { parseConfig } from '../../src/engine';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { ReplaySource } from '../../src/extension/inspector/replaySource';
-import { attachHost, CHROMIUM, CHROMIUM_ARGS, ROOT, serveInspector, THEMES, type StubHost, type StubServer } from '../../bench/inspector-fixture';
+import {
+  attachHost,
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  ROOT,
+  serveInspector,
+  THEMES,
+  type StubHost,
+  type StubServer,
+} from '../../bench/inspector-fixture';
 
 const ARTIFACTS = join(ROOT, 'test-results');
 let server: StubServer;
@@ -51,7 +60,9 @@ describe('the inspector bundle in Chromium', () => {
     const { page, host, problems } = await openPage();
     await page.locator('button.session').first().waitFor();
     expect(await page.locator('button.session').count()).toBe(2);
-    const sent = await page.evaluate(() => (window as unknown as { __spillwaySent: { method: string }[] }).__spillwaySent.map((m) => m.method));
+    const sent = await page.evaluate(() =>
+      (window as unknown as { __spillwaySent: { method: string }[] }).__spillwaySent.map((m) => m.method),
+    );
     expect(sent[0]).toBe('webview/ready');
     expect(host.service.isReady).toBe(true);
     expect(problems).toEqual([]);
@@ -79,7 +90,9 @@ describe('the inspector bundle in Chromium', () => {
     // the selected session keeps a visible focus ring
     await page.keyboard.press('Tab'); // keyboard modality, as a person tabbing
     await page.locator('button.session.selected').focus();
-    const ring = await page.locator('button.session.selected').evaluate((el) => getComputedStyle(el).outlineWidth + ' ' + getComputedStyle(el).outlineStyle);
+    const ring = await page
+      .locator('button.session.selected')
+      .evaluate((el) => getComputedStyle(el).outlineWidth + ' ' + getComputedStyle(el).outlineStyle);
     expect(ring).toBe('2px solid');
     let reached = false;
     for (let i = 0; i < 40 && !reached; i++) {
@@ -191,9 +204,11 @@ describe('the inspector bundle in Chromium', () => {
           for (const el of document.querySelectorAll<HTMLElement>('body *')) {
             const r = el.getBoundingClientRect();
             if (r.width === 0 || r.height === 0) continue;
-            if (r.right > limit + 1 || r.left < -1) out.push(`${el.tagName.toLowerCase()}.${el.className} ${Math.round(r.left)}..${Math.round(r.right)}`);
+            if (r.right > limit + 1 || r.left < -1)
+              out.push(`${el.tagName.toLowerCase()}.${el.className} ${Math.round(r.left)}..${Math.round(r.right)}`);
           }
-          if (document.documentElement.scrollWidth > limit) out.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${limit}`);
+          if (document.documentElement.scrollWidth > limit)
+            out.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${limit}`);
           return out;
         });
         expect(overflowing).toEqual([]);
@@ -215,10 +230,13 @@ describe('the inspector bundle in Chromium', () => {
     await attachHost(page, [], [source]);
     await page.goto(`${server.url}/?theme=dark`);
     // it opens on its own on the most recent session, on the turn that saved the most
-    await page.locator('.session-head h1', { hasText: 'session-share__general-tool-calls.jsonl' }).waitFor().catch(async (e) => {
-      await page.screenshot({ path: join(ARTIFACTS, 'inspector-long-session-failed.png') });
-      throw e;
-    });
+    await page
+      .locator('.session-head h1', { hasText: 'session-share__general-tool-calls.jsonl' })
+      .waitFor()
+      .catch(async (e) => {
+        await page.screenshot({ path: join(ARTIFACTS, 'inspector-long-session-failed.png') });
+        throw e;
+      });
     await page.locator('.details h2').waitFor();
     expect(await page.locator('.details h2').textContent()).not.toBe('Turn 1');
     expect(await page.locator('[data-testid="totals-cost"]').textContent()).toMatch(/Anthropic [−+]/);

@@ -20,7 +20,12 @@ const RUNS = Number(process.env.SPILLWAY_PROP_RUNS ?? 100);
 const STYLES: MarkerStyle[] = ['spillway', 'trimmer', 'clark', 'ai-agent', 'eino', 'oracle'];
 
 /** A configuration where offload holds every result (the newest too) to `cap` chars. */
-interface Setup { style: MarkerStyle; cap: number; previewChars: number; language: 'en' | 'zh' }
+interface Setup {
+  style: MarkerStyle;
+  cap: number;
+  previewChars: number;
+  language: 'en' | 'zh';
+}
 const setupArb: fc.Arbitrary<Setup> = fc.record({
   style: fc.constantFrom(...STYLES),
   cap: fc.integer({ min: 200, max: 6_000 }),
@@ -28,23 +33,43 @@ const setupArb: fc.Arbitrary<Setup> = fc.record({
   language: fc.constantFrom('en' as const, 'zh' as const),
 });
 const configOf = (s: Setup) => ({
-  preset: 'spillway', markerStyle: s.style, defaultCap: s.cap, previewChars: s.previewChars, language: s.language,
-  tokenizer: 'approximate', clear: { enabled: false },
+  preset: 'spillway',
+  markerStyle: s.style,
+  defaultCap: s.cap,
+  previewChars: s.previewChars,
+  language: s.language,
+  tokenizer: 'approximate',
+  clear: { enabled: false },
 });
 
 /** A marker as the engine renders it, for a made-up output (its handle is not stored anywhere). */
 function fakeMarker(style: MarkerStyle, language: 'en' | 'zh', handle: string, preview: string): string {
   const info: MarkerInfo = {
-    style, language, stage: 'offload', tool: 'bash', callId: 'call_1', handle, chars: 99_999, bytes: 99_999, lines: 999,
-    tokens: 9_999, tokensEstimated: true, preview, omitted: 99_999 - preview.length, unit: 'chars',
+    style,
+    language,
+    stage: 'offload',
+    tool: 'bash',
+    callId: 'call_1',
+    handle,
+    chars: 99_999,
+    bytes: 99_999,
+    lines: 999,
+    tokens: 9_999,
+    tokensEstimated: true,
+    preview,
+    omitted: 99_999 - preview.length,
+    unit: 'chars',
   };
   return renderMarker(info);
 }
 
 const fakeHandleArb = fc.stringMatching(/^[0-9a-f]{24}$/).map((h) => `sw_${h}`);
 /** Bulk text: long runs of lines, with non-ASCII so escaped JSON is exercised. */
-const bulkArb = fc.tuple(fc.constantFrom('ok line', 'ошибка: line', '错误 行', 'x'), fc.integer({ min: 1, max: 12_000 }))
-  .map(([line, n]) => Array.from({ length: Math.ceil(n / (line.length + 1)) }, (_, i) => `${line} ${i}`).join('\n').slice(0, n));
+const bulkArb = fc.tuple(fc.constantFrom('ok line', 'ошибка: line', '错误 行', 'x'), fc.integer({ min: 1, max: 12_000 })).map(([line, n]) =>
+  Array.from({ length: Math.ceil(n / (line.length + 1)) }, (_, i) => `${line} ${i}`)
+    .join('\n')
+    .slice(0, n),
+);
 
 /** One adversarial output, built from a real marker of the session and forged pieces. */
 type Piece =
@@ -54,7 +79,12 @@ type Piece =
   | { kind: 'bulk'; text: string };
 const pieceArb: fc.Arbitrary<Piece> = fc.oneof(
   fc.constant<Piece>({ kind: 'real' }),
-  fc.record({ kind: fc.constant('forged' as const), style: fc.constantFrom(...STYLES), handle: fakeHandleArb, preview: fc.string({ maxLength: 60 }) }),
+  fc.record({
+    kind: fc.constant('forged' as const),
+    style: fc.constantFrom(...STYLES),
+    handle: fakeHandleArb,
+    preview: fc.string({ maxLength: 60 }),
+  }),
   fc.record({ kind: fc.constant('oracleTail' as const), handle: fakeHandleArb }),
   fc.record({ kind: fc.constant('bulk' as const), text: bulkArb }),
 );
@@ -67,10 +97,14 @@ const outputArb = fc.tuple(
 
 function render(p: Piece, real: string, s: Setup): string {
   switch (p.kind) {
-    case 'real': return real;
-    case 'forged': return fakeMarker(p.style, s.language, p.handle, p.preview);
-    case 'oracleTail': return ` ...[+12,345 bytes. full output: spillway read ${p.handle}]`;
-    case 'bulk': return p.text;
+    case 'real':
+      return real;
+    case 'forged':
+      return fakeMarker(p.style, s.language, p.handle, p.preview);
+    case 'oracleTail':
+      return ` ...[+12,345 bytes. full output: spillway read ${p.handle}]`;
+    case 'bulk':
+      return p.text;
   }
 }
 
@@ -87,59 +121,93 @@ function session(s: Setup) {
 
 describe('forged markers', () => {
   it('no output, however marker-like, projects to more than its cap or the marker bound', () => {
-    fc.assert(fc.property(setupArb, fc.array(outputArb, { minLength: 1, maxLength: 3 }), fc.constantFrom<WireFormat>(...FORMATS), fc.boolean(),
-      (s, outputs, format, blocks) => {
-        const { engine, real } = session(s);
-        const texts = outputs.map(([head, rest, newline]) => {
-          const first = render(head === 'real' ? { kind: 'real' } : { kind: 'forged', style: s.style, handle: `sw_${'0'.repeat(24)}`, preview: '' }, real, s);
-          return [first, ...rest.map((p) => render(p, real, s))].join(newline ? '\n' : '');
-        });
-        const steps: ToolStep[] = texts.map((output, i) => ({
-          tool: 'bash', output, id: `call_${i + 1}`,
-          // as two text blocks, the second one long: the first block alone must not decide
-          ...(blocks && format !== 'openai-chat' ? { result: { parts: [output.slice(0, 700), output.slice(700)].filter((x) => x), blocks: true } } : {}),
-        }));
-        const p = engine.project(JSON.stringify(build(transcript('q', ...steps), format)), format);
-        const bound = Math.max(s.cap, markerBound(s.previewChars));
-        const sizes = contentsOf(p.request, format).map((c) => contentText(c).length);
-        const over = sizes.map((n, i) => ({ result: i, chars: n, original: texts[i]!.length })).filter((x) => x.chars > bound);
-        expect(over, `results longer than max(cap ${s.cap}, marker bound ${markerBound(s.previewChars)})`).toEqual([]);
-      }), { numRuns: RUNS });
+    fc.assert(
+      fc.property(
+        setupArb,
+        fc.array(outputArb, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom<WireFormat>(...FORMATS),
+        fc.boolean(),
+        (s, outputs, format, blocks) => {
+          const { engine, real } = session(s);
+          const texts = outputs.map(([head, rest, newline]) => {
+            const first = render(
+              head === 'real' ? { kind: 'real' } : { kind: 'forged', style: s.style, handle: `sw_${'0'.repeat(24)}`, preview: '' },
+              real,
+              s,
+            );
+            return [first, ...rest.map((p) => render(p, real, s))].join(newline ? '\n' : '');
+          });
+          const steps: ToolStep[] = texts.map((output, i) => ({
+            tool: 'bash',
+            output,
+            id: `call_${i + 1}`,
+            // as two text blocks, the second one long: the first block alone must not decide
+            ...(blocks && format !== 'openai-chat'
+              ? { result: { parts: [output.slice(0, 700), output.slice(700)].filter((x) => x), blocks: true } }
+              : {}),
+          }));
+          const p = engine.project(JSON.stringify(build(transcript('q', ...steps), format)), format);
+          const bound = Math.max(s.cap, markerBound(s.previewChars));
+          const sizes = contentsOf(p.request, format).map((c) => contentText(c).length);
+          const over = sizes.map((n, i) => ({ result: i, chars: n, original: texts[i]!.length })).filter((x) => x.chars > bound);
+          expect(over, `results longer than max(cap ${s.cap}, marker bound ${markerBound(s.previewChars)})`).toEqual([]);
+        },
+      ),
+      { numRuns: RUNS },
+    );
   });
 
   it('a long output that opens with a real marker is reduced, and its own handle recovers it', () => {
-    fc.assert(fc.property(setupArb, bulkArb.filter((t) => t.length > 6_000), (s, tail) => {
-      const { engine, store, real } = session(s);
-      const output = `${real}\n${tail}`;
-      const p = engine.project(JSON.stringify(build(transcript('q', { tool: 'bash', output }), 'openai-chat')), 'openai-chat');
-      expect(p.stats.markersSeen).toBe(0);
-      expect(p.reductions.map((r) => r.handle)).toEqual([handleFor(output)]);
-      expect(store.get(handleFor(output))).toBe(output);
-    }), { numRuns: Math.ceil(RUNS / 2) });
+    fc.assert(
+      fc.property(
+        setupArb,
+        bulkArb.filter((t) => t.length > 6_000),
+        (s, tail) => {
+          const { engine, store, real } = session(s);
+          const output = `${real}\n${tail}`;
+          const p = engine.project(JSON.stringify(build(transcript('q', { tool: 'bash', output }), 'openai-chat')), 'openai-chat');
+          expect(p.stats.markersSeen).toBe(0);
+          expect(p.reductions.map((r) => r.handle)).toEqual([handleFor(output)]);
+          expect(store.get(handleFor(output))).toBe(output);
+        },
+      ),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
   });
 
   it('a short marker-shaped text with a handle nobody issued is ordinary text', () => {
-    fc.assert(fc.property(setupArb, fakeHandleArb, (s, handle) => {
-      const { engine } = session(s);
-      const forged = fakeMarker(s.style, s.language, handle, 'x');
-      const p = engine.project(JSON.stringify(build(transcript('q', { tool: 'bash', output: forged }), 'openai-chat')), 'openai-chat');
-      expect(p.stats.markersSeen).toBe(0);
-    }), { numRuns: RUNS });
+    fc.assert(
+      fc.property(setupArb, fakeHandleArb, (s, handle) => {
+        const { engine } = session(s);
+        const forged = fakeMarker(s.style, s.language, handle, 'x');
+        const p = engine.project(JSON.stringify(build(transcript('q', { tool: 'bash', output: forged }), 'openai-chat')), 'openai-chat');
+        expect(p.stats.markersSeen).toBe(0);
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('real markers are still recognised: projecting a projection changes nothing, in a fresh engine over the same store', () => {
-    fc.assert(fc.property(setupArb, fc.constantFrom<WireFormat>(...FORMATS), fc.array(bulkArb, { minLength: 1, maxLength: 4 }), (s, format, outputs) => {
-      const store = new MemorySink();
-      const steps: ToolStep[] = outputs.map((output) => ({ tool: 'bash', output }));
-      const p = createEngine(configOf(s), { store }).project(JSON.stringify(build(transcript('q', ...steps), format)), format);
-      const again = createEngine(configOf(s), { store }).project(p.request, format);
-      expect(again.request).toBe(p.request);
-      expect(again.stats.markersSeen).toBe(p.reductions.length);
-      // and in the same engine, whose store has no `has`: the handles it issued are enough
-      const bare = { put: (h: string, t: string) => store.put(h, t), locate: () => undefined };
-      const engine = createEngine(configOf(s), { store: bare });
-      const first = engine.project(JSON.stringify(build(transcript('q', ...steps), format)), format);
-      expect(engine.project(first.request, format).request).toBe(first.request);
-    }), { numRuns: Math.ceil(RUNS / 2) });
+    fc.assert(
+      fc.property(
+        setupArb,
+        fc.constantFrom<WireFormat>(...FORMATS),
+        fc.array(bulkArb, { minLength: 1, maxLength: 4 }),
+        (s, format, outputs) => {
+          const store = new MemorySink();
+          const steps: ToolStep[] = outputs.map((output) => ({ tool: 'bash', output }));
+          const p = createEngine(configOf(s), { store }).project(JSON.stringify(build(transcript('q', ...steps), format)), format);
+          const again = createEngine(configOf(s), { store }).project(p.request, format);
+          expect(again.request).toBe(p.request);
+          expect(again.stats.markersSeen).toBe(p.reductions.length);
+          // and in the same engine, whose store has no `has`: the handles it issued are enough
+          const bare = { put: (h: string, t: string) => store.put(h, t), locate: () => undefined };
+          const engine = createEngine(configOf(s), { store: bare });
+          const first = engine.project(JSON.stringify(build(transcript('q', ...steps), format)), format);
+          expect(engine.project(first.request, format).request).toBe(first.request);
+        },
+      ),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
   });
 });

@@ -19,7 +19,9 @@ const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-cli-'));
 let upstream: FakeUpstream;
 const children: ChildProcess[] = [];
 
-beforeAll(async () => { upstream = await startFakeUpstream(); });
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+});
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await upstream?.close();
@@ -27,7 +29,11 @@ afterAll(async () => {
 });
 
 function runSync(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, 'proxy', ...args], { encoding: 'utf8', timeout: 10_000, env: { ...process.env, SPILLWAY_STORE: join(root, 'unused') } });
+  const r = spawnSync(process.execPath, [CLI, 'proxy', ...args], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: { ...process.env, SPILLWAY_STORE: join(root, 'unused') },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -45,29 +51,53 @@ async function startCli(args: string[]): Promise<{ child: ChildProcess; url: str
   children.push(child);
   let out = '';
   let err = '';
-  child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr!.on('data', (b: Buffer) => { err += b.toString(); });
+  child.stdout!.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  child.stderr!.on('data', (b: Buffer) => {
+    err += b.toString();
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stdout: ${out} stderr: ${err}`)), 10_000);
     const check = () => {
       const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     };
     child.stdout!.on('data', check);
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${err}`)); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}: ${err}`));
+    });
   });
   return { child, url, out: () => out, err: () => err };
 }
 
 describe('spillway proxy --websockets refuse', () => {
   it('answers a Responses WebSocket upgrade with 426 and says so at start-up', async () => {
-    const { child, url, out, err } = await startCli(['--store', join(root, 'store-ws'), '--openai-upstream', `${upstream.url}/v1`, '--websockets', 'refuse']);
+    const { child, url, out, err } = await startCli([
+      '--store',
+      join(root, 'store-ws'),
+      '--openai-upstream',
+      `${upstream.url}/v1`,
+      '--websockets',
+      'refuse',
+    ]);
     expect(out()).toMatch(/WebSocket mode: +refused/);
     const status = await new Promise<number>((resolve, reject) => {
       const ws = new WebSocket(`${url.replace('http:', 'ws:')}/v1/responses`, { headers: { Authorization: `Bearer ${OPENAI_KEY}` } });
       const timer = setTimeout(() => reject(new Error('no answer to the upgrade')), 10_000);
-      ws.on('unexpected-response', (_req, res) => { clearTimeout(timer); res.resume(); resolve(res.statusCode!); });
-      ws.on('open', () => { clearTimeout(timer); reject(new Error('the upgrade was accepted')); });
+      ws.on('unexpected-response', (_req, res) => {
+        clearTimeout(timer);
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      ws.on('open', () => {
+        clearTimeout(timer);
+        reject(new Error('the upgrade was accepted'));
+      });
       ws.on('error', () => {});
     });
     expect(status).toBe(426);
@@ -81,7 +111,14 @@ describe('spillway proxy --websockets refuse', () => {
 describe('spillway proxy', () => {
   it('serves until SIGTERM: projects a call, records it, and exits 0', async () => {
     const store = join(root, 'store');
-    const { child, url, out, err } = await startCli(['--store', store, '--openai-upstream', `${upstream.url}/v1`, '--anthropic-upstream', upstream.url]);
+    const { child, url, out, err } = await startCli([
+      '--store',
+      store,
+      '--openai-upstream',
+      `${upstream.url}/v1`,
+      '--anthropic-upstream',
+      upstream.url,
+    ]);
     expect(out()).toContain(`export OPENAI_BASE_URL=${url}/v1`);
     expect(out()).toContain(`export ANTHROPIC_BASE_URL=${url}`);
     // Codex ignores OPENAI_BASE_URL: the start-up text gives its own route
@@ -99,8 +136,14 @@ describe('spillway proxy', () => {
     expect(turns).toHaveLength(1);
     expect(turns[0]!.usage?.inputTokens).toBe(1200);
     const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(-1); }, 5000);
-      child.on('exit', (c) => { clearTimeout(timer); resolve(c); });
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(-1);
+      }, 5000);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
       child.kill('SIGTERM');
     });
     expect(code).toBe(0);
@@ -124,7 +167,10 @@ describe('spillway proxy', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      expectOneLineError(runSync(['--port', String(port), '--store', join(root, 'store2')]), new RegExp(`port ${port} on 127.0.0.1 is already in use`));
+      expectOneLineError(
+        runSync(['--port', String(port), '--store', join(root, 'store2')]),
+        new RegExp(`port ${port} on 127.0.0.1 is already in use`),
+      );
     } finally {
       await new Promise<void>((r) => blocker.close(() => r()));
     }

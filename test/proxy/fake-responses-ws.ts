@@ -14,8 +14,15 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-export interface Handshake { path: string; headers: http.IncomingHttpHeaders; rawHeaders: string[] }
-export interface WsMessage { data: Buffer; binary: boolean }
+export interface Handshake {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  rawHeaders: string[];
+}
+export interface WsMessage {
+  data: Buffer;
+  binary: boolean;
+}
 
 export interface FakeResponsesWs {
   url: string;
@@ -43,14 +50,49 @@ export function responseEvents(n: number, model: string): unknown[] {
   const id = `resp_${n}`;
   return [
     { type: 'response.created', sequence_number: 0, response: { id, object: 'response', status: 'in_progress', model, output: [] } },
-    { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: 'shell', arguments: '', status: 'in_progress' } },
-    { type: 'response.output_item.done', sequence_number: 2, output_index: 0, item: { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: 'shell', arguments: '{"command":["cat","build.log"]}', status: 'completed' } },
-    { type: 'response.output_text.delta', sequence_number: 3, item_id: `msg_${n}`, output_index: 1, content_index: 0, delta: `Reading the log (${n}).` },
     {
-      type: 'response.completed', sequence_number: 4,
+      type: 'response.output_item.added',
+      sequence_number: 1,
+      output_index: 0,
+      item: { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: 'shell', arguments: '', status: 'in_progress' },
+    },
+    {
+      type: 'response.output_item.done',
+      sequence_number: 2,
+      output_index: 0,
+      item: {
+        type: 'function_call',
+        id: `fc_${n}`,
+        call_id: `call_${n}`,
+        name: 'shell',
+        arguments: '{"command":["cat","build.log"]}',
+        status: 'completed',
+      },
+    },
+    {
+      type: 'response.output_text.delta',
+      sequence_number: 3,
+      item_id: `msg_${n}`,
+      output_index: 1,
+      content_index: 0,
+      delta: `Reading the log (${n}).`,
+    },
+    {
+      type: 'response.completed',
+      sequence_number: 4,
       response: {
-        id, object: 'response', status: 'completed', model, output: [{ type: 'function_call', call_id: `call_${n}`, name: 'shell', arguments: '{"command":["cat","build.log"]}' }],
-        usage: { input_tokens: 1000 + n, input_tokens_details: { cached_tokens: 800 }, output_tokens: 20 + n, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1020 + 2 * n },
+        id,
+        object: 'response',
+        status: 'completed',
+        model,
+        output: [{ type: 'function_call', call_id: `call_${n}`, name: 'shell', arguments: '{"command":["cat","build.log"]}' }],
+        usage: {
+          input_tokens: 1000 + n,
+          input_tokens_details: { cached_tokens: 800 },
+          output_tokens: 20 + n,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 1020 + 2 * n,
+        },
       },
     },
   ];
@@ -62,13 +104,30 @@ export function scriptedEvents(n: number, model: string, output: unknown[]): unk
   return [
     { type: 'response.created', sequence_number: 0, response: { id, object: 'response', status: 'in_progress', model, output: [] } },
     ...output.map((item, i) => ({ type: 'response.output_item.done', sequence_number: i + 1, output_index: i, item })),
-    { type: 'response.completed', sequence_number: output.length + 1, response: { id, object: 'response', status: 'completed', model, output, usage: { input_tokens: 500 + n, output_tokens: 10, total_tokens: 510 + n } } },
+    {
+      type: 'response.completed',
+      sequence_number: output.length + 1,
+      response: {
+        id,
+        object: 'response',
+        status: 'completed',
+        model,
+        output,
+        usage: { input_tokens: 500 + n, output_tokens: 10, total_tokens: 510 + n },
+      },
+    },
   ];
 }
 
 export async function startFakeResponsesWs(): Promise<FakeResponsesWs> {
   const fake: FakeResponsesWs = {
-    url: '', handshakes: [], received: [], sent: [], posts: [], closes: [], sockets: new Set(),
+    url: '',
+    handshakes: [],
+    received: [],
+    sent: [],
+    posts: [],
+    closes: [],
+    sockets: new Set(),
     close: async () => {},
   };
   let count = 0;
@@ -78,7 +137,13 @@ export async function startFakeResponsesWs(): Promise<FakeResponsesWs> {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       fake.posts.push({ path: req.url ?? '/', headers: req.headers, body });
-      const answer = JSON.stringify({ id: 'resp_http', object: 'response', status: 'completed', output: [], usage: { input_tokens: 7, output_tokens: 3, total_tokens: 10 } });
+      const answer = JSON.stringify({
+        id: 'resp_http',
+        object: 'response',
+        status: 'completed',
+        output: [],
+        usage: { input_tokens: 7, output_tokens: 3, total_tokens: 10 },
+      });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(answer);
     });
@@ -88,28 +153,64 @@ export async function startFakeResponsesWs(): Promise<FakeResponsesWs> {
     fake.handshakes.push({ path: req.url ?? '/', headers: req.headers, rawHeaders: req.rawHeaders });
     if (fake.refuseWith) {
       const body = JSON.stringify({ error: { message: 'no websockets here', type: 'invalid_request_error', code: null } });
-      socket.end(`HTTP/1.1 ${fake.refuseWith} Nope\r\nContent-Type: application/json\r\nX-Fake: refused\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${fake.refuseWith} Nope\r\nContent-Type: application/json\r\nX-Fake: refused\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       fake.sockets.add(ws);
-      const send = (data: Buffer, binary: boolean) => { fake.sent.push({ data, binary }); ws.send(data, { binary }); };
+      const send = (data: Buffer, binary: boolean) => {
+        fake.sent.push({ data, binary });
+        ws.send(data, { binary });
+      };
       ws.on('message', (raw, binary) => {
         const data = raw as Buffer;
         fake.received.push({ data, binary });
-        if (binary) { send(Buffer.from(data), true); return; }
+        if (binary) {
+          send(Buffer.from(data), true);
+          return;
+        }
         let msg: Record<string, unknown> | undefined;
-        try { msg = JSON.parse(data.toString('utf8')) as Record<string, unknown>; } catch { msg = undefined; }
-        if (!msg) { send(Buffer.from(`echo:${data.toString('utf8')}`), false); return; }
-        if (msg.type === 'test.close') { ws.close(msg.code as number, msg.reason as string); return; }
+        try {
+          msg = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+        } catch {
+          msg = undefined;
+        }
+        if (!msg) {
+          send(Buffer.from(`echo:${data.toString('utf8')}`), false);
+          return;
+        }
+        if (msg.type === 'test.close') {
+          ws.close(msg.code as number, msg.reason as string);
+          return;
+        }
         if (msg.type === 'test.error') {
-          send(Buffer.from(wire({ type: 'error', status: 429, error: { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'Slow down.' } })), false);
+          send(
+            Buffer.from(
+              wire({
+                type: 'error',
+                status: 429,
+                error: { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'Slow down.' },
+              }),
+            ),
+            false,
+          );
           return;
         }
         if (msg.type !== 'response.create') return;
         // model "error-model" is answered with an error event, "silent" not at all
         if (msg.model === 'error-model') {
-          send(Buffer.from(wire({ type: 'error', status: 429, error: { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'Slow down.' } })), false);
+          send(
+            Buffer.from(
+              wire({
+                type: 'error',
+                status: 429,
+                error: { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'Slow down.' },
+              }),
+            ),
+            false,
+          );
           return;
         }
         if (msg.model === 'silent') return;
@@ -118,10 +219,15 @@ export async function startFakeResponsesWs(): Promise<FakeResponsesWs> {
         const events = scripted ? scriptedEvents(count, String(msg.model), scripted) : responseEvents(count, String(msg.model));
         for (const e of events) send(Buffer.from(wire(e)), false);
       });
-      ws.on('close', (code, reason) => { fake.closes.push({ code, reason: reason.toString('utf8') }); fake.sockets.delete(ws); });
+      ws.on('close', (code, reason) => {
+        fake.closes.push({ code, reason: reason.toString('utf8') });
+        fake.sockets.delete(ws);
+      });
     });
   });
-  wss.on('headers', (headers) => { headers.push('x-codex-turn-state: ts-abc', 'openai-model: gpt-5-codex'); });
+  wss.on('headers', (headers) => {
+    headers.push('x-codex-turn-state: ts-abc', 'openai-model: gpt-5-codex');
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   fake.close = async () => {

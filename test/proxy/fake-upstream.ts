@@ -51,7 +51,9 @@ export interface FakeUpstream {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function sseOf(events: Array<{ event?: string; data: unknown }>): string[] {
-  return events.map((e) => `${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
+  return events.map(
+    (e) => `${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`,
+  );
 }
 
 /** Realistic answers per API, streaming or not, with usage figures. */
@@ -59,10 +61,12 @@ export function defaultReply(r: Received): Reply {
   let stream = false;
   let model = 'fake-model';
   try {
-    const body = r.body ? JSON.parse(r.body.toString('utf8')) as { stream?: boolean; model?: string } : {};
+    const body = r.body ? (JSON.parse(r.body.toString('utf8')) as { stream?: boolean; model?: string }) : {};
     stream = body.stream === true;
     model = body.model ?? model;
-  } catch { /* not JSON */ }
+  } catch {
+    /* not JSON */
+  }
   const path = r.url.split('?')[0]!;
   if (r.method === 'GET' && path.endsWith('/models')) {
     return { kind: 'json', body: { object: 'list', data: [{ id: 'fake-model', object: 'model', created: 1, owned_by: 'fake' }] } };
@@ -70,43 +74,136 @@ export function defaultReply(r: Received): Reply {
   if (path.endsWith('/chat/completions')) {
     const usage = { prompt_tokens: 1200, completion_tokens: 7, total_tokens: 1207, prompt_tokens_details: { cached_tokens: 1024 } };
     if (!stream) {
-      return { kind: 'json', body: { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'All tests pass.' }, finish_reason: 'stop' }], usage } };
+      return {
+        kind: 'json',
+        body: {
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content: 'All tests pass.' }, finish_reason: 'stop' }],
+          usage,
+        },
+      };
     }
-    const chunk = (delta: unknown, finish: string | null, u: unknown = null) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model, choices: delta === null ? [] : [{ index: 0, delta, finish_reason: finish }], usage: u });
-    return { kind: 'sse', delayMs: 5, chunks: [...sseOf([
-      { data: chunk({ role: 'assistant', content: '' }, null) },
-      { data: chunk({ content: 'All tests ' }, null) },
-      { data: chunk({ content: 'pass.' }, null) },
-      { data: chunk({}, 'stop') },
-      { data: chunk(null, null, usage) },
-    ]), 'data: [DONE]\n\n'] };
+    const chunk = (delta: unknown, finish: string | null, u: unknown = null) => ({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model,
+      choices: delta === null ? [] : [{ index: 0, delta, finish_reason: finish }],
+      usage: u,
+    });
+    return {
+      kind: 'sse',
+      delayMs: 5,
+      chunks: [
+        ...sseOf([
+          { data: chunk({ role: 'assistant', content: '' }, null) },
+          { data: chunk({ content: 'All tests ' }, null) },
+          { data: chunk({ content: 'pass.' }, null) },
+          { data: chunk({}, 'stop') },
+          { data: chunk(null, null, usage) },
+        ]),
+        'data: [DONE]\n\n',
+      ],
+    };
   }
   if (path.endsWith('/responses')) {
-    const usage = { input_tokens: 2300, input_tokens_details: { cached_tokens: 2048 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 2309 };
-    const message = { id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Fixed it.', annotations: [] }] };
-    const response = { id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model, output: [message], usage, parallel_tool_calls: true, tool_choice: 'auto', tools: [] };
+    const usage = {
+      input_tokens: 2300,
+      input_tokens_details: { cached_tokens: 2048 },
+      output_tokens: 9,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 2309,
+    };
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: 'Fixed it.', annotations: [] }],
+    };
+    const response = {
+      id: 'resp_1',
+      object: 'response',
+      created_at: 1,
+      status: 'completed',
+      model,
+      output: [message],
+      usage,
+      parallel_tool_calls: true,
+      tool_choice: 'auto',
+      tools: [],
+    };
     if (!stream) return { kind: 'json', body: response };
-    return { kind: 'sse', delayMs: 5, chunks: sseOf([
-      { event: 'response.created', data: { type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress', output: [], usage: null } } },
-      { event: 'response.output_text.delta', data: { type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Fixed ' } },
-      { event: 'response.output_text.delta', data: { type: 'response.output_text.delta', sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'it.' } },
-      { event: 'response.completed', data: { type: 'response.completed', sequence_number: 3, response } },
-    ]) };
+    return {
+      kind: 'sse',
+      delayMs: 5,
+      chunks: sseOf([
+        {
+          event: 'response.created',
+          data: { type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress', output: [], usage: null } },
+        },
+        {
+          event: 'response.output_text.delta',
+          data: {
+            type: 'response.output_text.delta',
+            sequence_number: 1,
+            item_id: 'msg_1',
+            output_index: 0,
+            content_index: 0,
+            delta: 'Fixed ',
+          },
+        },
+        {
+          event: 'response.output_text.delta',
+          data: {
+            type: 'response.output_text.delta',
+            sequence_number: 2,
+            item_id: 'msg_1',
+            output_index: 0,
+            content_index: 0,
+            delta: 'it.',
+          },
+        },
+        { event: 'response.completed', data: { type: 'response.completed', sequence_number: 3, response } },
+      ]),
+    };
   }
   if (path.endsWith('/messages/count_tokens')) return { kind: 'json', body: { input_tokens: 1234 } };
   if (path.endsWith('/messages')) {
     const usage = { input_tokens: 30, cache_creation_input_tokens: 200, cache_read_input_tokens: 3000, output_tokens: 11 };
-    const message = { id: 'msg_01', type: 'message', role: 'assistant', model, content: [{ type: 'text', text: 'Done.' }], stop_reason: 'end_turn', stop_sequence: null, usage };
+    const message = {
+      id: 'msg_01',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [{ type: 'text', text: 'Done.' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage,
+    };
     if (!stream) return { kind: 'json', body: message };
-    return { kind: 'sse', delayMs: 5, chunks: sseOf([
-      { event: 'message_start', data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } } },
-      { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
-      { event: 'ping', data: { type: 'ping' } },
-      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Done.' } } },
-      { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-      { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 11 } } },
-      { event: 'message_stop', data: { type: 'message_stop' } },
-    ]) };
+    return {
+      kind: 'sse',
+      delayMs: 5,
+      chunks: sseOf([
+        {
+          event: 'message_start',
+          data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } },
+        },
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+        { event: 'ping', data: { type: 'ping' } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Done.' } } },
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+        {
+          event: 'message_delta',
+          data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 11 } },
+        },
+        { event: 'message_stop', data: { type: 'message_stop' } },
+      ]),
+    };
   }
   return { kind: 'json', status: 404, body: { error: { message: `no route ${r.method} ${path}`, type: 'invalid_request_error' } } };
 }
@@ -114,24 +211,43 @@ export function defaultReply(r: Received): Reply {
 export async function startFakeUpstream(options: { keepBodies?: boolean; respond?: Responder } = {}): Promise<FakeUpstream> {
   let resolveClosed!: (r: Received) => void;
   const fake: FakeUpstream = {
-    url: '', port: 0, received: [], respond: options.respond ?? defaultReply, keepBodies: options.keepBodies ?? true,
-    closed: new Promise((r) => { resolveClosed = r; }),
+    url: '',
+    port: 0,
+    received: [],
+    respond: options.respond ?? defaultReply,
+    keepBodies: options.keepBodies ?? true,
+    closed: new Promise((r) => {
+      resolveClosed = r;
+    }),
     close: async () => {},
   };
   const server = http.createServer((req, res) => {
     const hash = createHash('sha256');
     const chunks: Buffer[] = [];
     let bytes = 0;
-    req.on('data', (c: Buffer) => { hash.update(c); bytes += c.length; if (fake.keepBodies) chunks.push(c); });
+    req.on('data', (c: Buffer) => {
+      hash.update(c);
+      bytes += c.length;
+      if (fake.keepBodies) chunks.push(c);
+    });
     req.on('end', () => {
       const rec: Received = {
-        method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders,
-        ...(fake.keepBodies ? { body: Buffer.concat(chunks) } : {}), bodyBytes: bytes, bodySha256: hash.digest('hex'),
-        closedEarly: false, sent: [],
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        ...(fake.keepBodies ? { body: Buffer.concat(chunks) } : {}),
+        bodyBytes: bytes,
+        bodySha256: hash.digest('hex'),
+        closedEarly: false,
+        sent: [],
       };
       fake.received.push(rec);
       res.on('close', () => {
-        if (!res.writableFinished) { rec.closedEarly = true; resolveClosed(rec); }
+        if (!res.writableFinished) {
+          rec.closedEarly = true;
+          resolveClosed(rec);
+        }
       });
       void answer(rec, res, fake.respond(rec));
     });
@@ -145,8 +261,18 @@ export async function startFakeUpstream(options: { keepBodies?: boolean; respond
     switch (reply.kind) {
       case 'json':
       case 'raw': {
-        const body = reply.kind === 'json' ? Buffer.from(JSON.stringify(reply.body)) : Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(reply.body);
-        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', 'x-request-id': 'req_fake', 'content-length': String(body.length), ...(reply.headers ?? {}) });
+        const body =
+          reply.kind === 'json'
+            ? Buffer.from(JSON.stringify(reply.body))
+            : Buffer.isBuffer(reply.body)
+              ? reply.body
+              : Buffer.from(reply.body);
+        res.writeHead(reply.status ?? 200, {
+          'content-type': 'application/json',
+          'x-request-id': 'req_fake',
+          'content-length': String(body.length),
+          ...(reply.headers ?? {}),
+        });
         rec.sent.push(body);
         res.end(body);
         return;
@@ -154,12 +280,17 @@ export async function startFakeUpstream(options: { keepBodies?: boolean; respond
       case 'sse':
       case 'reset':
       case 'hang': {
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_fake', ...(reply.kind === 'sse' ? reply.headers ?? {} : {}) });
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache',
+          'x-request-id': 'req_fake',
+          ...(reply.kind === 'sse' ? (reply.headers ?? {}) : {}),
+        });
         res.flushHeaders();
         for (const c of reply.chunks) {
           if (res.destroyed) return;
           write(rec, res, c);
-          const delay = reply.kind === 'hang' ? 0 : reply.delayMs ?? 0;
+          const delay = reply.kind === 'hang' ? 0 : (reply.delayMs ?? 0);
           if (delay) await sleep(delay);
         }
         if (reply.kind === 'sse') res.end();
@@ -172,6 +303,10 @@ export async function startFakeUpstream(options: { keepBodies?: boolean; respond
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fake.port = (server.address() as { port: number }).port;
   fake.url = `http://127.0.0.1:${fake.port}`;
-  fake.close = () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return fake;
 }

@@ -23,8 +23,12 @@ const logLines: string[] = [];
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   proxy = await startProxy({
-    port: 0, storeDir: join(root, 'store'), sessionsDir: join(root, 'sessions'),
-    openaiUpstream: `${upstream.url}/v1`, anthropicUpstream: upstream.url, log: (l) => logLines.push(l),
+    port: 0,
+    storeDir: join(root, 'store'),
+    sessionsDir: join(root, 'sessions'),
+    openaiUpstream: `${upstream.url}/v1`,
+    anthropicUpstream: upstream.url,
+    log: (l) => logLines.push(l),
   });
 });
 
@@ -35,7 +39,7 @@ afterAll(async () => {
 });
 
 describe('refuseForeignRequest', () => {
-  it('lets through the loopback names with the proxy\'s port, in any case', () => {
+  it("lets through the loopback names with the proxy's port, in any case", () => {
     for (const host of [...allowedHosts(8417), 'LOCALHOST:8417']) expect(refuseForeignRequest({ host }, 8417)).toBeUndefined();
   });
 
@@ -55,7 +59,7 @@ describe('refuseForeignRequest', () => {
 describe('the running proxy', () => {
   const seen = () => upstream.received.length;
 
-  it('answers a rebinding Host on an OpenAI route with 403 in OpenAI\'s error shape and forwards nothing', async () => {
+  it("answers a rebinding Host on an OpenAI route with 403 in OpenAI's error shape and forwards nothing", async () => {
     const before = seen();
     const r = await rawRequest(`${proxy.url}/v1/chat/completions`, {
       headers: { host: `attacker.example:${proxy.port}`, 'content-type': 'application/json', authorization: `Bearer ${OPENAI_KEY}` },
@@ -69,10 +73,15 @@ describe('the running proxy', () => {
     expectSome(logLines, (l) => l.includes('403') && l.includes('attacker.example'));
   });
 
-  it('answers an Origin on an Anthropic route with 403 in Anthropic\'s error shape and forwards nothing', async () => {
+  it("answers an Origin on an Anthropic route with 403 in Anthropic's error shape and forwards nothing", async () => {
     const before = seen();
     const r = await rawRequest(`${proxy.url}/v1/messages`, {
-      headers: { origin: 'http://attacker.example', 'content-type': 'application/json', 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' },
+      headers: {
+        origin: 'http://attacker.example',
+        'content-type': 'application/json',
+        'x-api-key': ANTHROPIC_KEY,
+        'anthropic-version': '2023-06-01',
+      },
       body: JSON.stringify(anthropicRequest('x')),
     });
     expect(r.status).toBe(403);

@@ -8,8 +8,20 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  agentEnvironmentLines, forwardHeaders, listSessions, parseUpstream, pruneRecordings, readBody, readOpening, readSession, Recorder, routeFor,
-  sessionFromHeader, upstreamUrl, UsageTap, type Turn,
+  agentEnvironmentLines,
+  forwardHeaders,
+  listSessions,
+  parseUpstream,
+  pruneRecordings,
+  readBody,
+  readOpening,
+  readSession,
+  Recorder,
+  routeFor,
+  sessionFromHeader,
+  upstreamUrl,
+  UsageTap,
+  type Turn,
 } from '../../src/proxy';
 import { codexRouteText, codexShellLines } from '../../src/proxy/env';
 import { handleFor } from '../../src/engine';
@@ -35,12 +47,16 @@ describe('upstream path mapping', () => {
 
   it('appends the client path unchanged to the Anthropic base, which has no version', () => {
     expect(url('https://api.anthropic.com', 'anthropic', '/v1/messages?beta=true')).toBe('https://api.anthropic.com/v1/messages?beta=true');
-    expect(url('http://127.0.0.1:9000/anthropic/', 'anthropic', '/v1/messages/count_tokens')).toBe('http://127.0.0.1:9000/anthropic/v1/messages/count_tokens');
+    expect(url('http://127.0.0.1:9000/anthropic/', 'anthropic', '/v1/messages/count_tokens')).toBe(
+      'http://127.0.0.1:9000/anthropic/v1/messages/count_tokens',
+    );
   });
 
-  it('passes the query string on as sent, after the base URL\'s own query', () => {
+  it("passes the query string on as sent, after the base URL's own query", () => {
     expect(url('https://x.example/v1', 'openai', '/v1/files?purpose=a%20b&x=%2F')).toBe('https://x.example/v1/files?purpose=a%20b&x=%2F');
-    expect(url('https://x.example/openai?api-version=2025', 'openai', '/v1/responses?x=1')).toBe('https://x.example/openai/responses?api-version=2025&x=1');
+    expect(url('https://x.example/openai?api-version=2025', 'openai', '/v1/responses?x=1')).toBe(
+      'https://x.example/openai/responses?api-version=2025&x=1',
+    );
   });
 
   it('refuses upstreams that are not absolute http(s) URLs or that carry credentials', () => {
@@ -69,11 +85,35 @@ describe('routes', () => {
 
 describe('forwarded headers', () => {
   it('drops hop-by-hop headers, those Connection names, host, expect and the session header', () => {
-    const out = forwardHeaders([
-      'Host', 'x', 'Connection', 'keep-alive, X-Trace', 'X-Trace', '1', 'Keep-Alive', 'timeout=5', 'TE', 'trailers',
-      'Transfer-Encoding', 'chunked', 'Expect', '100-continue', 'X-Spillway-Session', 's', 'Authorization', 'Bearer k',
-      'X-Multi', 'a', 'x-multi', 'b', 'Content-Length', '10',
-    ], ['content-length']);
+    const out = forwardHeaders(
+      [
+        'Host',
+        'x',
+        'Connection',
+        'keep-alive, X-Trace',
+        'X-Trace',
+        '1',
+        'Keep-Alive',
+        'timeout=5',
+        'TE',
+        'trailers',
+        'Transfer-Encoding',
+        'chunked',
+        'Expect',
+        '100-continue',
+        'X-Spillway-Session',
+        's',
+        'Authorization',
+        'Bearer k',
+        'X-Multi',
+        'a',
+        'x-multi',
+        'b',
+        'Content-Length',
+        '10',
+      ],
+      ['content-length'],
+    );
     expect(out).toEqual({ Authorization: 'Bearer k', 'X-Multi': ['a', 'b'] });
   });
 });
@@ -86,24 +126,30 @@ async function usageOf(chunks: Array<string | Buffer>, contentType: string, enco
 
 describe('usage from responses', () => {
   it('reads OpenAI chat usage with cached tokens from a JSON answer', async () => {
-    const body = JSON.stringify({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 8 } } });
+    const body = JSON.stringify({
+      choices: [],
+      usage: { prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 8 } },
+    });
     expect(await usageOf([body], 'application/json')).toEqual({ inputTokens: 10, outputTokens: 2, cachedTokens: 8 });
   });
 
   it('reads the usage chunk of a chat stream even when events are split across writes', async () => {
-    const text = 'data: {"choices":[{"delta":{"content":"a"}}],"usage":null}\n\ndata: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":0}}}\n\ndata: [DONE]\n\n';
+    const text =
+      'data: {"choices":[{"delta":{"content":"a"}}],"usage":null}\n\ndata: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":0}}}\n\ndata: [DONE]\n\n';
     const pieces = Array.from({ length: Math.ceil(text.length / 7) }, (_, i) => text.slice(i * 7, i * 7 + 7));
     expect(await usageOf(pieces, 'text/event-stream')).toEqual({ inputTokens: 5, outputTokens: 1, cachedTokens: 0 });
   });
 
   it('reads Responses usage from response.completed, with CRLF line ends', async () => {
-    const ev = 'event: response.completed\r\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":9,"input_tokens_details":{"cached_tokens":4},"output_tokens":3}}}\r\n\r\n';
+    const ev =
+      'event: response.completed\r\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":9,"input_tokens_details":{"cached_tokens":4},"output_tokens":3}}}\r\n\r\n';
     expect(await usageOf([ev], 'text/event-stream; charset=utf-8')).toEqual({ inputTokens: 9, outputTokens: 3, cachedTokens: 4 });
   });
 
   it('merges Anthropic message_start and message_delta usage', async () => {
-    const s = 'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":7,"cache_read_input_tokens":100,"cache_creation_input_tokens":20,"output_tokens":1}}}\n\n'
-      + 'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":42}}\n\n';
+    const s =
+      'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":7,"cache_read_input_tokens":100,"cache_creation_input_tokens":20,"output_tokens":1}}}\n\n' +
+      'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":42}}\n\n';
     expect(await usageOf([s], 'text/event-stream')).toEqual({ inputTokens: 7, outputTokens: 42, cachedTokens: 100, cacheWriteTokens: 20 });
   });
 
@@ -116,7 +162,11 @@ describe('usage from responses', () => {
   });
 
   it('finds usage at the end of a JSON answer bigger than the kept tail', async () => {
-    const body = JSON.stringify({ output: [{ text: 'x'.repeat(300_000), usage: 'not this' }], usage: { input_tokens: 1, output_tokens: 2 }, metadata: {} });
+    const body = JSON.stringify({
+      output: [{ text: 'x'.repeat(300_000), usage: 'not this' }],
+      usage: { input_tokens: 1, output_tokens: 2 },
+      metadata: {},
+    });
     const parts = Array.from({ length: 10 }, (_, i) => body.slice(i * 30_500, (i + 1) * 30_500));
     expect(await usageOf(parts, 'application/json')).toEqual({ inputTokens: 1, outputTokens: 2 });
   });
@@ -156,14 +206,18 @@ describe('session fingerprints', () => {
     const b = anthropicRequest('y');
     delete (b.system as any[])[0].cache_control;
     (b.messages as any[])[0].content[0].cache_control = { type: 'ephemeral' };
-    expect(readOpening(JSON.stringify(a), 'anthropic-messages').session).toBe(readOpening(JSON.stringify(b, null, 2), 'anthropic-messages').session);
+    expect(readOpening(JSON.stringify(a), 'anthropic-messages').session).toBe(
+      readOpening(JSON.stringify(b, null, 2), 'anthropic-messages').session,
+    );
   });
 
   it('reads Responses instructions and the first user input', () => {
     const a = readOpening(JSON.stringify(responsesRequest('x')), 'openai-responses');
     const b = readOpening(JSON.stringify(responsesRequest('x', { instructions: 'other' })), 'openai-responses');
     expect(a.session).not.toBe(b.session);
-    expect(readOpening('{"input":"hello"}', 'openai-responses').session).not.toBe(readOpening('{"input":"bye"}', 'openai-responses').session);
+    expect(readOpening('{"input":"hello"}', 'openai-responses').session).not.toBe(
+      readOpening('{"input":"bye"}', 'openai-responses').session,
+    );
   });
 
   it('uses a safe header value as it is and hashes any other', () => {
@@ -179,8 +233,17 @@ describe('session fingerprints', () => {
 
 function turn(session: string, n: number): Turn {
   return {
-    v: 1, session, turn: n, time: new Date(0).toISOString(), path: '/v1/messages', format: 'anthropic-messages',
-    originalBytes: 10, projectedBytes: 5, reductions: [], status: 200, durationMs: 1,
+    v: 1,
+    session,
+    turn: n,
+    time: new Date(0).toISOString(),
+    path: '/v1/messages',
+    format: 'anthropic-messages',
+    originalBytes: 10,
+    projectedBytes: 5,
+    reductions: [],
+    status: 200,
+    durationMs: 1,
   };
 }
 
@@ -192,7 +255,11 @@ describe('recordings', () => {
     r.append(turn('s_a', r.nextTurn('s_a')));
     r.append(turn('s_b', r.nextTurn('s_b')));
     expect(readSession(join(dir, 's_a.jsonl')).map((t) => t.turn)).toEqual([1, 2]);
-    expect(listSessions(dir).map((s) => s.session).sort()).toEqual(['s_a', 's_b']);
+    expect(
+      listSessions(dir)
+        .map((s) => s.session)
+        .sort(),
+    ).toEqual(['s_a', 's_b']);
     expect(listSessions(join(root, 'missing'))).toEqual([]);
   });
 
@@ -279,8 +346,12 @@ describe('agent environment', () => {
       '  or this line in $CODEX_HOME/config.toml (default ~/.codex/config.toml), above any [table]:',
       '  openai_base_url = "http://127.0.0.1:8417/v1"',
     ]);
-    expect(codexShellLines('http://127.0.0.1:8417', 'posix')[1]).toBe(`alias codex='command codex -c openai_base_url="http://127.0.0.1:8417/v1"'`);
-    expect(codexShellLines('http://127.0.0.1:8417', 'fish')[1]).toBe(`alias codex 'command codex -c openai_base_url="http://127.0.0.1:8417/v1"'`);
+    expect(codexShellLines('http://127.0.0.1:8417', 'posix')[1]).toBe(
+      `alias codex='command codex -c openai_base_url="http://127.0.0.1:8417/v1"'`,
+    );
+    expect(codexShellLines('http://127.0.0.1:8417', 'fish')[1]).toBe(
+      `alias codex 'command codex -c openai_base_url="http://127.0.0.1:8417/v1"'`,
+    );
     expect(codexShellLines('http://127.0.0.1:8417', 'cmd')).toEqual([
       'REM Codex reads openai_base_url, not OPENAI_BASE_URL (or run Spillway: Route Codex Through Spillway): codex -c openai_base_url="http://127.0.0.1:8417/v1"',
     ]);

@@ -13,8 +13,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listSessions, readBody, readSession, startProxy, type RunningProxy, type Turn } from '../../src/proxy';
 import { defaultReply, sseOf, startFakeUpstream, type FakeUpstream, type Received } from './fake-upstream';
 import {
-  ANTHROPIC_KEY, COOKIE_SECRET, OPENAI_KEY, ORG_SECRET, SECRETS,
-  anthropicRequest, bigLog, chatRequest, rawRequest, responsesRequest, until,
+  ANTHROPIC_KEY,
+  COOKIE_SECRET,
+  OPENAI_KEY,
+  ORG_SECRET,
+  SECRETS,
+  anthropicRequest,
+  bigLog,
+  chatRequest,
+  rawRequest,
+  responsesRequest,
+  until,
 } from './support';
 import { expectStart, expectEnd, expectSome, failing } from '../support/expect';
 import { filesUnder } from '../support/files';
@@ -32,7 +41,10 @@ let anthropic: Anthropic;
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   proxy = await startProxy({
-    port: 0, storeDir, openaiUpstream: `${upstream.url}/v1`, anthropicUpstream: upstream.url,
+    port: 0,
+    storeDir,
+    openaiUpstream: `${upstream.url}/v1`,
+    anthropicUpstream: upstream.url,
     log: (l) => logLines.push(l),
   });
   proxy.on('turn', (t) => turns.push(t));
@@ -76,7 +88,9 @@ describe('OpenAI Chat Completions through the official client', () => {
     body.messages[3].content = output;
     expect(body).toEqual(params);
     expect(got.body!.length).toBe(Number(got.headers['content-length']));
-    const turn = await turnFor((t) => t.path === '/v1/chat/completions' && t.reductions.length > 0 && t.usage?.outputTokens === 7 && !t.stats?.unchanged);
+    const turn = await turnFor(
+      (t) => t.path === '/v1/chat/completions' && t.reductions.length > 0 && t.usage?.outputTokens === 7 && !t.stats?.unchanged,
+    );
     expect(turn.usage).toEqual({ inputTokens: 1200, outputTokens: 7, cachedTokens: 1024 });
     expect(turn.format).toBe('openai-chat');
     expect(turn.model).toBe('gpt-4.1');
@@ -94,7 +108,7 @@ describe('OpenAI Chat Completions through the official client', () => {
   it('streams the answer back and records the usage from the final chunk', async () => {
     const before = turns.length;
     const params = chatRequest(bigLog(1500, 'chat-stream'), { stream: true, stream_options: { include_usage: true } });
-    const stream = await openai.chat.completions.create(params as any) as unknown as AsyncIterable<OpenAI.Chat.ChatCompletionChunk>;
+    const stream = (await openai.chat.completions.create(params as any)) as unknown as AsyncIterable<OpenAI.Chat.ChatCompletionChunk>;
     let text = '';
     let usage: unknown;
     for await (const chunk of stream) {
@@ -133,10 +147,13 @@ describe('OpenAI Responses through the official client', () => {
   it('streams events and records the usage of response.completed', async () => {
     const before = turns.length;
     const params = responsesRequest(bigLog(1500, 'responses-stream'), { stream: true });
-    const stream = await openai.responses.create(params as any) as unknown as AsyncIterable<{ type: string; delta?: string }>;
+    const stream = (await openai.responses.create(params as any)) as unknown as AsyncIterable<{ type: string; delta?: string }>;
     const types: string[] = [];
     let text = '';
-    for await (const e of stream) { types.push(e.type); if (e.type === 'response.output_text.delta') text += e.delta; }
+    for await (const e of stream) {
+      types.push(e.type);
+      if (e.type === 'response.output_text.delta') text += e.delta;
+    }
     expect(types).toEqual(['response.created', 'response.output_text.delta', 'response.output_text.delta', 'response.completed']);
     expect(text).toBe('Fixed it.');
     expect(json(last()).input[2].output).toMatch(MARKER);
@@ -195,8 +212,12 @@ describe('Anthropic Messages through the official client', () => {
 
 describe('byte-for-byte forwarding', () => {
   it('forwards a body with nothing to reduce as the exact bytes sent', async () => {
-    const body = '{ "model":"gpt-4.1",\n  "messages": [{"role":"user","content":"h\\u00e9llo \u00e9 \ud83d\ude00"}],\n "x_unknown": [1.50, 1e3] }\n';
-    const r = await rawRequest(`${proxy.url}/v1/chat/completions`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${OPENAI_KEY}` }, body });
+    const body =
+      '{ "model":"gpt-4.1",\n  "messages": [{"role":"user","content":"h\\u00e9llo \u00e9 \ud83d\ude00"}],\n "x_unknown": [1.50, 1e3] }\n';
+    const r = await rawRequest(`${proxy.url}/v1/chat/completions`, {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${OPENAI_KEY}` },
+      body,
+    });
     expect(r.status).toBe(200);
     expect(last().body!.equals(Buffer.from(body, 'utf8'))).toBe(true);
   });
@@ -219,7 +240,12 @@ describe('byte-for-byte forwarding', () => {
   });
 
   it('maps client paths onto upstreams that carry a path prefix, for both SDKs', async () => {
-    const prefixed = await startProxy({ port: 0, openaiUpstream: `${upstream.url}/openai/v1`, anthropicUpstream: `${upstream.url}/anthropic/`, sessionsDir: false });
+    const prefixed = await startProxy({
+      port: 0,
+      openaiUpstream: `${upstream.url}/openai/v1`,
+      anthropicUpstream: `${upstream.url}/anthropic/`,
+      sessionsDir: false,
+    });
     try {
       const o = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${prefixed.url}/v1`, maxRetries: 0 });
       await o.chat.completions.create(chatRequest('x') as any);
@@ -237,7 +263,11 @@ describe('byte-for-byte forwarding', () => {
   });
 
   it('relays a stream byte for byte as the upstream wrote it, chunk by chunk as they arrive', async () => {
-    const chunks = sseOf([{ event: 'a', data: { n: 1, s: 'é' } }, { data: ': not a comment' }, { event: 'b', data: 'plain text\nsecond line' }]);
+    const chunks = sseOf([
+      { event: 'a', data: { n: 1, s: 'é' } },
+      { data: ': not a comment' },
+      { event: 'b', data: 'plain text\nsecond line' },
+    ]);
     chunks.push(': a comment line\n\n', 'data: {"usage":{"prompt_tokens":5}}\r\n\r\n', 'data: [DONE]\n\n');
     upstream.respond = () => ({ kind: 'sse', chunks, delayMs: 150 });
     try {
@@ -265,13 +295,25 @@ describe('byte-for-byte forwarding', () => {
   });
 
   it('passes any other method and path through to the right provider, query string included', async () => {
-    upstream.respond = (rec) => ({ kind: 'raw', status: 202, body: `got ${rec.method} ${rec.url} ${rec.body?.toString('utf8')}`, headers: { 'content-type': 'text/plain', 'x-custom': 'yes' } });
+    upstream.respond = (rec) => ({
+      kind: 'raw',
+      status: 202,
+      body: `got ${rec.method} ${rec.url} ${rec.body?.toString('utf8')}`,
+      headers: { 'content-type': 'text/plain', 'x-custom': 'yes' },
+    });
     try {
-      const r = await rawRequest(`${proxy.url}/v1/files/file-1?purpose=a%20b&x=1`, { method: 'DELETE', headers: { authorization: `Bearer ${OPENAI_KEY}` } });
+      const r = await rawRequest(`${proxy.url}/v1/files/file-1?purpose=a%20b&x=1`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${OPENAI_KEY}` },
+      });
       expect(r.status).toBe(202);
       expect(r.body.toString()).toBe('got DELETE /v1/files/file-1?purpose=a%20b&x=1 ');
       expect(r.headers['x-custom']).toBe('yes');
-      const p = await rawRequest(`${proxy.url}/v1/messages/batches?limit=2`, { method: 'PUT', headers: { 'x-api-key': ANTHROPIC_KEY }, body: 'opaque' });
+      const p = await rawRequest(`${proxy.url}/v1/messages/batches?limit=2`, {
+        method: 'PUT',
+        headers: { 'x-api-key': ANTHROPIC_KEY },
+        body: 'opaque',
+      });
       expect(p.body.toString()).toBe('got PUT /v1/messages/batches?limit=2 opaque');
     } finally {
       upstream.respond = defaultReply;
@@ -282,7 +324,14 @@ describe('byte-for-byte forwarding', () => {
     const { request } = await import('node:http');
     const body = JSON.stringify(chatRequest(bigLog(1500, 'expect')));
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${proxy.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { expect: '100-continue', 'content-length': Buffer.byteLength(body) } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+      const req = request(
+        `${proxy.url}/v1/chat/completions`,
+        { method: 'POST', agent: false, headers: { expect: '100-continue', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('continue', () => req.end(body));
       req.on('error', reject);
     });
@@ -290,7 +339,13 @@ describe('byte-for-byte forwarding', () => {
     expect(last().headers.expect).toBeUndefined();
     expect(json(last()).messages[3].content).toMatch(MARKER);
     const r = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: proxy.port, method: 'GET', path: 'http://api.openai.com/v1/models?x=1', agent: false }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+      const req = request(
+        { host: '127.0.0.1', port: proxy.port, method: 'GET', path: 'http://api.openai.com/v1/models?x=1', agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -301,8 +356,14 @@ describe('byte-for-byte forwarding', () => {
   it('drops hop-by-hop headers and the session header, and keeps the others with their values', async () => {
     await rawRequest(`${proxy.url}/v1/chat/completions?api-version=2`, {
       headers: {
-        connection: 'keep-alive, x-hop', 'x-hop': 'drop me', 'keep-alive': 'timeout=5', 'x-spillway-session': 'my-session',
-        'x-custom': 'keep me', cookie: `sid=${COOKIE_SECRET}`, 'api-key': OPENAI_KEY, 'proxy-authorization': 'Basic eHg6eXk=',
+        connection: 'keep-alive, x-hop',
+        'x-hop': 'drop me',
+        'keep-alive': 'timeout=5',
+        'x-spillway-session': 'my-session',
+        'x-custom': 'keep me',
+        cookie: `sid=${COOKIE_SECRET}`,
+        'api-key': OPENAI_KEY,
+        'proxy-authorization': 'Basic eHg6eXk=',
       },
       body: JSON.stringify(chatRequest('small')),
     });
@@ -323,10 +384,20 @@ describe('byte-for-byte forwarding', () => {
 
 describe('errors reach the client as the upstream sent them', () => {
   it('relays a 400 with its body, and the SDK reports the same status and message', async () => {
-    const error = { error: { message: 'context_length_exceeded: too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } };
+    const error = {
+      error: {
+        message: 'context_length_exceeded: too long',
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
+      },
+    };
     upstream.respond = () => ({ kind: 'json', status: 400, body: error });
     try {
-      const e = await openai.chat.completions.create(chatRequest('x') as any).then(() => undefined, (err: unknown) => err);
+      const e = await openai.chat.completions.create(chatRequest('x') as any).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect(e).toBeInstanceOf(OpenAI.APIError);
       expect((e as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
       expect((e as InstanceType<typeof OpenAI.APIError>).code).toBe('context_length_exceeded');
@@ -339,11 +410,20 @@ describe('errors reach the client as the upstream sent them', () => {
   });
 
   it('relays 429 and 5xx with their headers (retry-after) to both SDKs', async () => {
-    upstream.respond = (rec) => rec.url.startsWith('/v1/messages')
-      ? { kind: 'json', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }
-      : { kind: 'json', status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } }, headers: { 'retry-after': '7' } };
+    upstream.respond = (rec) =>
+      rec.url.startsWith('/v1/messages')
+        ? { kind: 'json', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }
+        : {
+            kind: 'json',
+            status: 429,
+            body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } },
+            headers: { 'retry-after': '7' },
+          };
     try {
-      const a = await anthropic.messages.create(anthropicRequest('x') as any).then(() => undefined, (err: unknown) => err);
+      const a = await anthropic.messages.create(anthropicRequest('x') as any).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect(a).toBeInstanceOf(Anthropic.APIError);
       expect((a as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
       expect((a as InstanceType<typeof Anthropic.APIError>).message).toContain('Overloaded');
@@ -358,7 +438,16 @@ describe('errors reach the client as the upstream sent them', () => {
   });
 
   it('breaks off the client response when the upstream resets mid-stream', async () => {
-    const chunks = sseOf([{ event: 'message_start', data: { type: 'message_start', message: { id: 'm', type: 'message', role: 'assistant', model: 'x', content: [], usage: { input_tokens: 3, output_tokens: 1 } } } }, { event: 'ping', data: { type: 'ping' } }]);
+    const chunks = sseOf([
+      {
+        event: 'message_start',
+        data: {
+          type: 'message_start',
+          message: { id: 'm', type: 'message', role: 'assistant', model: 'x', content: [], usage: { input_tokens: 3, output_tokens: 1 } },
+        },
+      },
+      { event: 'ping', data: { type: 'ping' } },
+    ]);
     upstream.respond = () => ({ kind: 'reset', chunks, delayMs: 20 });
     try {
       const r = await rawRequest(`${proxy.url}/v1/messages`, { body: JSON.stringify(anthropicRequest('x', { stream: true })) });
@@ -366,7 +455,14 @@ describe('errors reach the client as the upstream sent them', () => {
       expect(r.ended).not.toBe('end');
       expect(r.body.toString('utf8')).toBe(chunks.join(''));
       const stream = anthropic.messages.stream(anthropicRequest('x') as any);
-      const failure = await (async () => { for await (const _ of stream) { /* read */ } })().then(() => undefined, (e: unknown) => e);
+      const failure = await (async () => {
+        for await (const _ of stream) {
+          /* read */
+        }
+      })().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(failure).toBeInstanceOf(Error);
       const t = await turnFor((x) => x.error !== undefined && x.error.includes('mid-response'));
       expect(t.status).toBe(200);
@@ -383,9 +479,15 @@ describe('errors reach the client as the upstream sent them', () => {
       const socket = req.socket as typeof req.socket & { calls?: number };
       socket.calls = (socket.calls ?? 0) + 1;
       // the second call on a connection finds it closed, as when an idle timeout races the reuse
-      if (socket.calls > 1) { socket.destroy(); return; }
+      if (socket.calls > 1) {
+        socket.destroy();
+        return;
+      }
       req.resume();
-      req.on('end', () => { served.push(req.url ?? ''); res.end('{"ok":true}'); });
+      req.on('end', () => {
+        served.push(req.url ?? '');
+        res.end('{"ok":true}');
+      });
     });
     await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', r));
     const port = (flaky.address() as { port: number }).port;
@@ -399,22 +501,36 @@ describe('errors reach the client as the upstream sent them', () => {
       expect(served).toHaveLength(3);
     } finally {
       await p.close();
-      await new Promise<void>((r) => { flaky.close(() => r()); flaky.closeAllConnections(); });
+      await new Promise<void>((r) => {
+        flaky.close(() => r());
+        flaky.closeAllConnections();
+      });
     }
   });
 
-  it('answers 502 in the provider\'s error shape when the upstream cannot be reached', async () => {
+  it("answers 502 in the provider's error shape when the upstream cannot be reached", async () => {
     const dead = await startFakeUpstream();
     const port = dead.port;
     await dead.close();
-    const p = await startProxy({ port: 0, openaiUpstream: `http://127.0.0.1:${port}/v1`, anthropicUpstream: `http://127.0.0.1:${port}`, sessionsDir: false });
+    const p = await startProxy({
+      port: 0,
+      openaiUpstream: `http://127.0.0.1:${port}/v1`,
+      anthropicUpstream: `http://127.0.0.1:${port}`,
+      sessionsDir: false,
+    });
     try {
       const client = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${p.url}/v1`, maxRetries: 0 });
-      const e = await client.chat.completions.create(chatRequest('x') as any).then(() => undefined, (err: unknown) => err);
+      const e = await client.chat.completions.create(chatRequest('x') as any).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect((e as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
       expect((e as Error).message).toContain('ECONNREFUSED');
       const a = new Anthropic({ apiKey: ANTHROPIC_KEY, baseURL: p.url, maxRetries: 0 });
-      const ae = await a.messages.create(anthropicRequest('x') as any).then(() => undefined, (err: unknown) => err);
+      const ae = await a.messages.create(anthropicRequest('x') as any).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect((ae as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
     } finally {
       await p.close();
@@ -424,7 +540,20 @@ describe('errors reach the client as the upstream sent them', () => {
 
 describe('client aborts', () => {
   it('cancels the upstream request when the SDK aborts a stream', async () => {
-    upstream.respond = () => ({ kind: 'hang', chunks: sseOf([{ data: { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] } }]) });
+    upstream.respond = () => ({
+      kind: 'hang',
+      chunks: sseOf([
+        {
+          data: {
+            id: 'c',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: 'x',
+            choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }],
+          },
+        },
+      ]),
+    });
     try {
       const controller = new AbortController();
       const stream = await openai.chat.completions.create({ ...(chatRequest('x') as any), stream: true }, { signal: controller.signal });
@@ -443,7 +572,10 @@ describe('client aborts', () => {
 
   it('cancels the upstream request when a raw client hangs up before any answer', async () => {
     let count = 0;
-    upstream.respond = () => { count++; return { kind: 'hang', chunks: [] }; };
+    upstream.respond = () => {
+      count++;
+      return { kind: 'hang', chunks: [] };
+    };
     try {
       const { request } = await import('node:http');
       const req = request(`${proxy.url}/v1/messages`, { method: 'POST', agent: false });
@@ -473,7 +605,11 @@ describe('fail open', () => {
   });
 
   it('forwards bytes that are not UTF-8 unchanged', async () => {
-    const bytes = Buffer.concat([Buffer.from('{"messages":[{"role":"user","content":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}]}')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"messages":[{"role":"user","content":"'),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('"}]}'),
+    ]);
     await rawRequest(`${proxy.url}/v1/messages`, { body: bytes });
     expect(last().body!.equals(bytes)).toBe(true);
     expectSome(logLines, (l) => l.includes('not valid UTF-8'));
@@ -483,7 +619,10 @@ describe('fail open', () => {
     const output = bigLog(1500, 'gzip');
     const params = chatRequest(output);
     const gz = gzipSync(JSON.stringify(params));
-    await rawRequest(`${proxy.url}/v1/chat/completions`, { headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' }, body: gz });
+    await rawRequest(`${proxy.url}/v1/chat/completions`, {
+      headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+      body: gz,
+    });
     const got = last();
     expect(got.headers['content-encoding']).toBeUndefined();
     const body = json(got);
@@ -511,7 +650,14 @@ describe('fail open', () => {
   });
 
   it('streams a body over the size limit upstream unchanged without projecting it', async () => {
-    const small = await startProxy({ port: 0, openaiUpstream: `${upstream.url}/v1`, anthropicUpstream: upstream.url, maxBodyBytes: 20_000, sessionsDir: false, log: (l) => logLines.push(l) });
+    const small = await startProxy({
+      port: 0,
+      openaiUpstream: `${upstream.url}/v1`,
+      anthropicUpstream: upstream.url,
+      maxBodyBytes: 20_000,
+      sessionsDir: false,
+      log: (l) => logLines.push(l),
+    });
     try {
       const text = JSON.stringify(chatRequest(bigLog(1500, 'over-limit')));
       const r = await rawRequest(`${small.url}/v1/chat/completions`, { body: text });
@@ -520,7 +666,10 @@ describe('fail open', () => {
       // chunked (no content-length): the limit is found while reading
       const { request } = await import('node:http');
       await new Promise<void>((resolve, reject) => {
-        const req = request(`${small.url}/v1/chat/completions`, { method: 'POST', agent: false }, (res) => { res.resume(); res.on('end', resolve); });
+        const req = request(`${small.url}/v1/chat/completions`, { method: 'POST', agent: false }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        });
         req.on('error', reject);
         for (let i = 0; i < text.length; i += 7000) req.write(text.slice(i, i + 7000));
         req.end();
@@ -539,11 +688,14 @@ describe('sessions and recordings', () => {
     const output = bigLog(1500, 'sticky');
     const first = anthropicRequest(output);
     const second = anthropicRequest(output);
-    const msgs = (second.messages as any[]);
+    const msgs = second.messages as any[];
     // the agent moves its cache breakpoint and adds a round: still the same conversation
     delete msgs[2].content[0].cache_control;
     msgs.push({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'ls' } }] });
-    msgs.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'a\nb', cache_control: { type: 'ephemeral' } }] });
+    msgs.push({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'a\nb', cache_control: { type: 'ephemeral' } }],
+    });
     const before = turns.length;
     await anthropic.messages.create(first as any);
     const p1 = json(last());
@@ -554,7 +706,9 @@ describe('sessions and recordings', () => {
     expect(t1!.session).toBe(t2!.session);
     expect(t2!.turn).toBe(t1!.turn + 1);
     expect(p2.messages[2].content[0].content).toBe(p1.messages[2].content[0].content);
-    const other = await anthropic.messages.create(anthropicRequest(output, { messages: [{ role: 'user', content: 'another conversation' }] }) as any);
+    const other = await anthropic.messages.create(
+      anthropicRequest(output, { messages: [{ role: 'user', content: 'another conversation' }] }) as any,
+    );
     expect(other.id).toBe('msg_01');
     await until(() => turns.length >= before + 3);
     expect(turns[before + 2]!.session).not.toBe(t1!.session);
@@ -569,23 +723,36 @@ describe('load', () => {
     // The engine's real tokenizer costs ~30-100 ms per MB of fresh tool output; this test is about
     // the proxy under concurrency, so its engine counts tokens approximately (chars / 4).
     const loaded = await startProxy({
-      port: 0, storeDir: join(root, 'load-store'), sessionsDir: join(root, 'load-sessions'), config: { tokenizer: 'approximate' },
-      openaiUpstream: `${upstream.url}/v1`, anthropicUpstream: upstream.url, log: (l) => logLines.push(l),
+      port: 0,
+      storeDir: join(root, 'load-store'),
+      sessionsDir: join(root, 'load-sessions'),
+      config: { tokenizer: 'approximate' },
+      openaiUpstream: `${upstream.url}/v1`,
+      anthropicUpstream: upstream.url,
+      log: (l) => logLines.push(l),
     });
     upstream.keepBodies = false;
     upstream.respond = (rec) => ({ kind: 'json', body: { id: rec.headers['x-req'], bytes: rec.bodyBytes, sha: rec.bodySha256 } });
     const started = Date.now();
     try {
       const shared = bigLog(17_000, 'load');
-      const bodies = Array.from({ length: 200 }, (_, i) => JSON.stringify(chatRequest(shared + `\nrun ${i}`, { user: `u${i}` }, `task ${i}`)));
+      const bodies = Array.from({ length: 200 }, (_, i) =>
+        JSON.stringify(chatRequest(shared + `\nrun ${i}`, { user: `u${i}` }, `task ${i}`)),
+      );
       expect(bodies[0]!.length).toBeGreaterThan(500_000);
       // the other half of each megabyte is a field the engine leaves alone
       const big = bodies.map((b) => JSON.stringify({ ...JSON.parse(b), metadata: { note: 'p'.repeat(1_000_000 - b.length) } }));
       expect(big[0]!.length).toBeGreaterThan(999_000);
-      const results = await Promise.all(big.map(async (b, i) => {
-        const res = await fetch(`${loaded.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-req': String(i), authorization: `Bearer ${OPENAI_KEY}` }, body: b });
-        return { status: res.status, json: await res.json() as { id: string; bytes: number } };
-      }));
+      const results = await Promise.all(
+        big.map(async (b, i) => {
+          const res = await fetch(`${loaded.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-req': String(i), authorization: `Bearer ${OPENAI_KEY}` },
+            body: b,
+          });
+          return { status: res.status, json: (await res.json()) as { id: string; bytes: number } };
+        }),
+      );
       results.forEach((r, i) => {
         expect(r.status).toBe(200);
         expect(r.json.id).toBe(String(i));
@@ -606,14 +773,19 @@ describe('load', () => {
 describe('large bodies', () => {
   it('projects a 100 MB request and forwards the small projection', async () => {
     const huge = await startProxy({
-      port: 0, storeDir: join(root, 'huge-store'), sessionsDir: join(root, 'huge-sessions'), config: { tokenizer: 'approximate' },
-      openaiUpstream: `${upstream.url}/v1`, anthropicUpstream: upstream.url, log: (l) => logLines.push(l),
+      port: 0,
+      storeDir: join(root, 'huge-store'),
+      sessionsDir: join(root, 'huge-sessions'),
+      config: { tokenizer: 'approximate' },
+      openaiUpstream: `${upstream.url}/v1`,
+      anthropicUpstream: upstream.url,
+      log: (l) => logLines.push(l),
     });
     const hugeTurns: Turn[] = [];
     huge.on('turn', (t) => hugeTurns.push(t));
     try {
       const line = 'PASS src/a/very/long/path/to/some/module.test.ts (12 ms) all assertions held as expected\n';
-      const output = line.repeat(Math.ceil(100 * 1024 * 1024 / line.length));
+      const output = line.repeat(Math.ceil((100 * 1024 * 1024) / line.length));
       const body = Buffer.from(JSON.stringify(chatRequest(output)));
       expect(body.length).toBeGreaterThan(100 * 1024 * 1024);
       const r = await rawRequest(`${huge.url}/v1/chat/completions`, { body, timeoutMs: 60_000 });
@@ -623,7 +795,9 @@ describe('large bodies', () => {
       expect(json(got).messages[3].content).toMatch(MARKER);
       await until(() => hugeTurns.length === 1, 30_000, 'the recorded turn');
       expect(hugeTurns[0]!.originalBytes).toBe(body.length);
-      expect(fs.statSync(join(root, 'huge-sessions', 'bodies', hugeTurns[0]!.requestRef!.slice(3, 5), `${hugeTurns[0]!.requestRef}.txt`)).size).toBe(body.length);
+      expect(
+        fs.statSync(join(root, 'huge-sessions', 'bodies', hugeTurns[0]!.requestRef!.slice(3, 5), `${hugeTurns[0]!.requestRef}.txt`)).size,
+      ).toBe(body.length);
     } finally {
       await huge.close();
       fs.rmSync(join(root, 'huge-store'), { recursive: true, force: true });
@@ -646,6 +820,9 @@ describe('secrets', () => {
     for (const s of SECRETS) expect(log).not.toContain(s);
     const recorded = listSessions(sessionsDir).flatMap((s) => readSession(s.file));
     expectSome(recorded, (t) => t.headers?.['user-agent']);
-    expect(failing(recorded, (t) => !('authorization' in (t.headers ?? {})) && !('x-api-key' in (t.headers ?? {}))), 'elements that break the rule').toEqual([]);
+    expect(
+      failing(recorded, (t) => !('authorization' in (t.headers ?? {})) && !('x-api-key' in (t.headers ?? {}))),
+      'elements that break the rule',
+    ).toEqual([]);
   });
 });

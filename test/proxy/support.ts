@@ -14,23 +14,45 @@ export const SECRETS = [OPENAI_KEY, ANTHROPIC_KEY, COOKIE_SECRET, ORG_SECRET, 'O
 /** A test log of `lines` lines with an error and a path near the end, like `npm test` output. */
 export function bigLog(lines = 1500, tag = ''): string {
   return Array.from({ length: lines }, (_, i) =>
-    i === lines - 20 ? `FAIL src/parser.test.ts:88 expected 3 got 4 ${tag}` : `  ✓ test ${i} passes in ${i % 17} ms ${tag}`).join('\n');
+    i === lines - 20 ? `FAIL src/parser.test.ts:88 expected 3 got 4 ${tag}` : `  ✓ test ${i} passes in ${i % 17} ms ${tag}`,
+  ).join('\n');
 }
 
 export const SYSTEM = 'You are a careful coding agent. Use the tools to inspect and change the repository.';
 
-export function chatRequest(output: string, extra: Record<string, unknown> = {}, firstUser = 'Run the tests and fix what fails.'): Record<string, unknown> {
+export function chatRequest(
+  output: string,
+  extra: Record<string, unknown> = {},
+  firstUser = 'Run the tests and fix what fails.',
+): Record<string, unknown> {
   return {
     model: 'gpt-4.1',
     messages: [
       { role: 'system', content: SYSTEM },
       { role: 'user', content: firstUser },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_tests', type: 'function', function: { name: 'bash', arguments: '{"command":"npm test"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_tests', type: 'function', function: { name: 'bash', arguments: '{"command":"npm test"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_tests', content: output },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_ls', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_ls', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_ls', content: 'package.json\nsrc\ntest' },
     ],
-    tools: [{ type: 'function', function: { name: 'bash', description: 'Run a shell command', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } }],
+    tools: [
+      {
+        type: 'function',
+        function: {
+          name: 'bash',
+          description: 'Run a shell command',
+          parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+        },
+      },
+    ],
     temperature: 0.2,
     ...extra,
   };
@@ -45,7 +67,15 @@ export function responsesRequest(output: string, extra: Record<string, unknown> 
       { type: 'function_call', call_id: 'call_tests', name: 'shell', arguments: '{"command":["npm","test"]}' },
       { type: 'function_call_output', call_id: 'call_tests', output },
     ],
-    tools: [{ type: 'function', name: 'shell', description: 'Run a command', parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } } }, strict: false }],
+    tools: [
+      {
+        type: 'function',
+        name: 'shell',
+        description: 'Run a command',
+        parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } } },
+        strict: false,
+      },
+    ],
     store: false,
     prompt_cache_key: 'conv-1',
     ...extra,
@@ -59,8 +89,17 @@ export function anthropicRequest(output: string, extra: Record<string, unknown> 
     system: [{ type: 'text', text: SYSTEM, cache_control: { type: 'ephemeral' } }],
     messages: [
       { role: 'user', content: [{ type: 'text', text: 'Run the tests and fix what fails.' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'Running them.' }, { type: 'tool_use', id: 'toolu_tests', name: 'Bash', input: { command: 'npm test' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_tests', content: output, cache_control: { type: 'ephemeral' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Running them.' },
+          { type: 'tool_use', id: 'toolu_tests', name: 'Bash', input: { command: 'npm test' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_tests', content: output, cache_control: { type: 'ephemeral' } }],
+      },
     ],
     tools: [{ name: 'Bash', description: 'Run a command', input_schema: { type: 'object', properties: { command: { type: 'string' } } } }],
     ...extra,
@@ -78,23 +117,44 @@ export interface RawResponse {
   ended: 'end' | 'aborted' | string;
 }
 
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer; timeoutMs?: number } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer; timeoutMs?: number } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: options.method ?? 'POST', headers: options.headers ?? {}, agent: false }, (res) => {
       const chunks: Array<{ at: number; bytes: Buffer }> = [];
       let ended: RawResponse['ended'] | undefined;
       const finish = () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks.map((c) => c.bytes)), chunks, ended: ended ?? 'aborted' });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          body: Buffer.concat(chunks.map((c) => c.bytes)),
+          chunks,
+          ended: ended ?? 'aborted',
+        });
       };
       res.on('data', (b: Buffer) => chunks.push({ at: performance.now(), bytes: b }));
-      res.on('end', () => { ended = 'end'; });
-      res.on('aborted', () => { ended ??= 'aborted'; });
-      res.on('error', (e) => { ended ??= (e as NodeJS.ErrnoException).code ?? e.message; });
+      res.on('end', () => {
+        ended = 'end';
+      });
+      res.on('aborted', () => {
+        ended ??= 'aborted';
+      });
+      res.on('error', (e) => {
+        ended ??= (e as NodeJS.ErrnoException).code ?? e.message;
+      });
       res.on('close', finish);
     });
-    const timer = setTimeout(() => { req.destroy(new Error('raw request timed out')); }, options.timeoutMs ?? 20_000);
-    req.on('error', (e) => { clearTimeout(timer); reject(e); });
+    const timer = setTimeout(() => {
+      req.destroy(new Error('raw request timed out'));
+    }, options.timeoutMs ?? 20_000);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
     req.end(options.body);
   });
 }

@@ -29,7 +29,13 @@ const TIMEOUT = 10_000;
 
 beforeAll(async () => {
   fake = await startFakeResponsesWs();
-  proxy = await startProxy({ port: 0, storeDir, openaiUpstream: `${fake.url}/v1`, anthropicUpstream: fake.url, log: (l) => logLines.push(l) });
+  proxy = await startProxy({
+    port: 0,
+    storeDir,
+    openaiUpstream: `${fake.url}/v1`,
+    anthropicUpstream: fake.url,
+    log: (l) => logLines.push(l),
+  });
   proxy.on('turn', (t) => turns.push(t));
 });
 
@@ -44,7 +50,7 @@ const HEADERS = {
   'OpenAI-Organization': ORG_SECRET,
   'OpenAI-Beta': 'responses_websockets=2026-02-06',
   originator: 'codex_exec',
-  'session_id': 'thread-ws-1',
+  session_id: 'thread-ws-1',
 };
 
 interface Client {
@@ -59,11 +65,19 @@ async function connect(path = '/v1/responses', headers: Record<string, string> =
   const ws = new WebSocket(`${proxy.url.replace('http:', 'ws:')}${path}`, { headers, perMessageDeflate: true });
   const messages: Client['messages'] = [];
   ws.on('message', (data, binary) => messages.push({ data: data as Buffer, binary }));
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString('utf8') })));
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.on('close', (code, reason) => r({ code, reason: reason.toString('utf8') })),
+  );
   const upgradeHeaders = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no upgrade within the time limit')), TIMEOUT);
-    ws.once('upgrade', (res) => { clearTimeout(timer); resolve(res.headers); });
-    ws.once('error', (e) => { clearTimeout(timer); reject(e); });
+    ws.once('upgrade', (res) => {
+      clearTimeout(timer);
+      resolve(res.headers);
+    });
+    ws.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
   });
   await new Promise<void>((r) => (ws.readyState === WebSocket.OPEN ? r() : ws.once('open', () => r())));
   return { ws, messages, closed, upgradeHeaders };
@@ -79,7 +93,12 @@ async function turn(c: Client, body: Record<string, unknown>): Promise<void> {
 }
 
 const firstCreate = (output: string) => ({
-  model: 'gpt-5-codex', instructions: SYSTEM, store: false, stream: true, tool_choice: 'auto', parallel_tool_calls: false,
+  model: 'gpt-5-codex',
+  instructions: SYSTEM,
+  store: false,
+  stream: true,
+  tool_choice: 'auto',
+  parallel_tool_calls: false,
   input: [
     { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Build it and tell me what fails.' }] },
     { type: 'function_call', call_id: 'call_pre', name: 'shell', arguments: '{"command":["make"]}' },
@@ -89,17 +108,22 @@ const firstCreate = (output: string) => ({
 });
 
 const continuation = (prev: string, items: unknown[]) => ({
-  model: 'gpt-5-codex', instructions: SYSTEM, store: false, stream: true, tool_choice: 'auto', parallel_tool_calls: false,
-  previous_response_id: prev, input: items,
+  model: 'gpt-5-codex',
+  instructions: SYSTEM,
+  store: false,
+  stream: true,
+  tool_choice: 'auto',
+  parallel_tool_calls: false,
+  previous_response_id: prev,
+  input: items,
   tools: [{ type: 'function', name: 'shell', description: 'Run a command', parameters: { type: 'object', properties: {} }, strict: false }],
 });
-
 
 describe('the Responses WebSocket mode, projected', () => {
   let client: Client;
   const outputs = [bigLog(1200, 'ws-first'), bigLog(1500, 'ws-second'), 'x'.repeat(3000) + '\nsame output twice\n'];
 
-  it('opens the same WebSocket upstream with the auth and beta headers, and passes the upstream\'s handshake headers back', async () => {
+  it("opens the same WebSocket upstream with the auth and beta headers, and passes the upstream's handshake headers back", async () => {
     const before = fake.handshakes.length;
     client = await connect();
     const h = fake.handshakes[before]!;
@@ -124,10 +148,14 @@ describe('the Responses WebSocket mode, projected', () => {
     const handle = out.match(MARKER)![0];
     expect(new FileStore(storeDir).get(handle)).toBe(outputs[0]);
     // everything else as the client sent it
-    expect({ ...got, input: [got.input[0], got.input[1]] }).toEqual({ type: 'response.create', ...firstCreate(''), input: firstCreate('').input.slice(0, 2) });
+    expect({ ...got, input: [got.input[0], got.input[1]] }).toEqual({
+      type: 'response.create',
+      ...firstCreate(''),
+      input: firstCreate('').input.slice(0, 2),
+    });
   });
 
-  it('projects a continuation: new items only, previous_response_id passed through, the tool named from the upstream\'s function_call', async () => {
+  it("projects a continuation: new items only, previous_response_id passed through, the tool named from the upstream's function_call", async () => {
     const sentBefore = fake.received.length;
     await turn(client, continuation('resp_1', [{ type: 'function_call_output', call_id: 'call_1', output: outputs[1] }]));
     const raw = fake.received[sentBefore]!.data.toString('utf8');
@@ -160,7 +188,9 @@ describe('the Responses WebSocket mode, projected', () => {
     expect(atClient.length).toBeGreaterThanOrEqual(20);
     expect(atClient).toEqual(fromUpstream.slice(fromUpstream.length - atClient.length));
     expect(atClient[0]).toBe(wire(JSON.parse(atClient[0]!)));
-    expect(atClient.map((t) => (JSON.parse(t) as { sequence_number: number }).sequence_number)).toEqual(Array.from({ length: atClient.length }, (_, i) => i % 5));
+    expect(atClient.map((t) => (JSON.parse(t) as { sequence_number: number }).sequence_number)).toEqual(
+      Array.from({ length: atClient.length }, (_, i) => i % 5),
+    );
   });
 
   it('records each response.create as a turn of one session, with the usage from response.completed', async () => {
@@ -184,7 +214,9 @@ describe('the Responses WebSocket mode, projected', () => {
     expect(onDisk[1]!.usage?.inputTokens).toBe(1002);
     const sent = JSON.parse(readBody(sessionsDir, onDisk[1]!.requestRef!)) as Record<string, any>;
     expect(sent.input[0].output).toBe(outputs[1]);
-    expect(readBody(sessionsDir, onDisk[1]!.projectionRef!)).toBe(fake.received.find((m) => m.data.includes('"previous_response_id":"resp_1"'))!.data.toString('utf8'));
+    expect(readBody(sessionsDir, onDisk[1]!.projectionRef!)).toBe(
+      fake.received.find((m) => m.data.includes('"previous_response_id":"resp_1"'))!.data.toString('utf8'),
+    );
   });
 
   it('gives a new conversation on the same connection its own session', async () => {
@@ -214,7 +246,7 @@ describe('the Responses WebSocket mode, projected', () => {
     expect(logLines.some((l) => /"response\.processed" messages are not projected; forwarded unchanged/.test(l))).toBe(true);
   });
 
-  it('closes the upstream with the client\'s close code and reason', async () => {
+  it("closes the upstream with the client's close code and reason", async () => {
     const n = fake.closes.length;
     client.ws.close(4000, 'client done');
     expect(await client.closed).toEqual({ code: 4000, reason: 'client done' });
@@ -227,7 +259,9 @@ describe('error frames and closes from the upstream', () => {
   it('passes an error event back byte for byte and records the turn with its error and status', async () => {
     const c = await connect();
     const n = turns.length;
-    c.ws.send(JSON.stringify({ type: 'response.create', model: 'error-model', instructions: 'E', input: [], previous_response_id: 'resp_gone' }));
+    c.ws.send(
+      JSON.stringify({ type: 'response.create', model: 'error-model', instructions: 'E', input: [], previous_response_id: 'resp_gone' }),
+    );
     await until(() => turns.length > n, TIMEOUT, 'the turn');
     expect(c.messages.map((m) => m.data.toString('utf8'))).toEqual([
       wire({ type: 'error', status: 429, error: { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'Slow down.' } }),
@@ -240,7 +274,7 @@ describe('error frames and closes from the upstream', () => {
     await c.closed;
   });
 
-  it('closes the client with the upstream\'s close code and reason, and finishes the open turn with it', async () => {
+  it("closes the client with the upstream's close code and reason, and finishes the open turn with it", async () => {
     const c = await connect();
     const n = turns.length;
     c.ws.send(JSON.stringify({ type: 'response.create', model: 'silent', instructions: 'close test', input: [] }));
@@ -260,8 +294,13 @@ describe('an upstream that refuses the upgrade', () => {
         const timer = setTimeout(() => reject(new Error('no answer')), TIMEOUT);
         ws.on('unexpected-response', (_req, r) => {
           let body = '';
-          r.on('data', (b: Buffer) => { body += b.toString(); });
-          r.on('end', () => { clearTimeout(timer); resolve({ status: r.statusCode!, body, headers: r.headers }); });
+          r.on('data', (b: Buffer) => {
+            body += b.toString();
+          });
+          r.on('end', () => {
+            clearTimeout(timer);
+            resolve({ status: r.statusCode!, body, headers: r.headers });
+          });
         });
         ws.on('error', () => {});
       });
@@ -284,8 +323,13 @@ describe('spillway.proxy.websockets = refuse', () => {
         const timer = setTimeout(() => reject(new Error('no answer')), TIMEOUT);
         ws.on('unexpected-response', (_req, r) => {
           let body = '';
-          r.on('data', (b: Buffer) => { body += b.toString(); });
-          r.on('end', () => { clearTimeout(timer); resolve({ status: r.statusCode!, body, type: r.headers['content-type'] }); });
+          r.on('data', (b: Buffer) => {
+            body += b.toString();
+          });
+          r.on('end', () => {
+            clearTimeout(timer);
+            resolve({ status: r.statusCode!, body, type: r.headers['content-type'] });
+          });
         });
         ws.on('error', () => {});
       });
@@ -308,7 +352,7 @@ describe('spillway.proxy.websockets = refuse', () => {
   });
 });
 
-describe('the official openai SDK\'s ResponsesWS client', () => {
+describe("the official openai SDK's ResponsesWS client", () => {
   it('works through the proxy, and its big tool output is projected', async () => {
     const openai = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${proxy.url}/v1`, maxRetries: 0 });
     const rws = new ResponsesWS(openai);
@@ -317,9 +361,15 @@ describe('the official openai SDK\'s ResponsesWS client', () => {
       const timer = setTimeout(() => reject(new Error('no response.completed')), TIMEOUT);
       rws.on('event', (e: { type: string }) => {
         events.push(e.type);
-        if (e.type === 'response.completed') { clearTimeout(timer); resolve(); }
+        if (e.type === 'response.completed') {
+          clearTimeout(timer);
+          resolve();
+        }
       });
-      rws.on('error', (e: Error) => { clearTimeout(timer); reject(e); });
+      rws.on('error', (e: Error) => {
+        clearTimeout(timer);
+        reject(e);
+      });
     });
     const before = fake.received.length;
     const output = bigLog(1300, 'sdk');
@@ -327,7 +377,13 @@ describe('the official openai SDK\'s ResponsesWS client', () => {
     rws.send({ type: 'response.create', ...(firstCreate(output) as any) });
     await done;
     rws.close();
-    expect(events).toEqual(['response.created', 'response.output_item.added', 'response.output_item.done', 'response.output_text.delta', 'response.completed']);
+    expect(events).toEqual([
+      'response.created',
+      'response.output_item.added',
+      'response.output_item.done',
+      'response.output_text.delta',
+      'response.completed',
+    ]);
     const got = JSON.parse(fake.received[before]!.data.toString('utf8')) as Record<string, any>;
     const handle = (got.input[2].output as string).match(MARKER)![0];
     expect(new FileStore(storeDir).get(handle)).toBe(output);
@@ -337,14 +393,22 @@ describe('the official openai SDK\'s ResponsesWS client', () => {
 /** The Codex rollout fixture's Responses items, cut into model calls as Codex sends them over the WebSocket. */
 function codexCalls(): { input: Record<string, any>[]; output: Record<string, any>[] }[] {
   const file = join(__dirname, '../../../shared/fixtures/responses/ai-sessions__codex-pomodor-timer.jsonl');
-  const items = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)
+  const items = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
     .map((l) => JSON.parse(l) as { type: string; payload: Record<string, any> })
-    .filter((r) => r.type === 'response_item').map((r) => r.payload);
-  const fromModel = (it: Record<string, any>) => it.type !== 'function_call_output' && it.type !== 'custom_tool_call_output' && !(it.type === 'message' && it.role !== 'assistant');
+    .filter((r) => r.type === 'response_item')
+    .map((r) => r.payload);
+  const fromModel = (it: Record<string, any>) =>
+    it.type !== 'function_call_output' && it.type !== 'custom_tool_call_output' && !(it.type === 'message' && it.role !== 'assistant');
   const calls: { input: Record<string, any>[]; output: Record<string, any>[] }[] = [];
   for (const it of items) {
     const last = calls[calls.length - 1];
-    if (fromModel(it)) { if (last) last.output.push(it); continue; }
+    if (fromModel(it)) {
+      if (last) last.output.push(it);
+      continue;
+    }
     if (!last || last.output.length) calls.push({ input: [it], output: [] });
     else last.input.push(it);
   }
@@ -355,7 +419,13 @@ describe('a real Codex session replayed over the WebSocket', () => {
   it('sends every output over its cap as a marker that reads back exact, the rest byte for byte, as the HTTP path would', async () => {
     const dir = fs.mkdtempSync(join(root, 'codex-'));
     const config = { defaultCap: 2000 };
-    const p2 = await startProxy({ port: 0, storeDir: join(dir, 'store'), openaiUpstream: `${fake.url}/v1`, config, log: (l) => logLines.push(l) });
+    const p2 = await startProxy({
+      port: 0,
+      storeDir: join(dir, 'store'),
+      openaiUpstream: `${fake.url}/v1`,
+      config,
+      log: (l) => logLines.push(l),
+    });
     const recorded: Turn[] = [];
     p2.on('turn', (t) => recorded.push(t));
     try {
@@ -365,12 +435,24 @@ describe('a real Codex session replayed over the WebSocket', () => {
       const ws = new WebSocket(`${p2.url.replace('http:', 'ws:')}/v1/responses`, { headers: HEADERS });
       const seen: string[] = [];
       ws.on('message', (d) => seen.push((d as Buffer).toString('utf8')));
-      await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+      await new Promise<void>((resolve, reject) => {
+        ws.once('open', () => resolve());
+        ws.once('error', reject);
+      });
       const before = fake.received.length;
       let prev: string | undefined;
       for (const [i, c] of calls.entries()) {
         const done = seen.filter((t) => t.includes('"response.completed"')).length;
-        ws.send(JSON.stringify({ type: 'response.create', model: 'gpt-5-codex', instructions: SYSTEM, ...(prev ? { previous_response_id: prev } : {}), input: c.input, store: false }));
+        ws.send(
+          JSON.stringify({
+            type: 'response.create',
+            model: 'gpt-5-codex',
+            instructions: SYSTEM,
+            ...(prev ? { previous_response_id: prev } : {}),
+            input: c.input,
+            store: false,
+          }),
+        );
         await until(() => seen.filter((t) => t.includes('"response.completed"')).length > done, TIMEOUT, `response ${i + 1}`);
         prev = (JSON.parse(seen.filter((t) => t.includes('"response.completed"')).pop()!) as { response: { id: string } }).response.id;
       }
@@ -381,15 +463,24 @@ describe('a real Codex session replayed over the WebSocket', () => {
       const full = calls.flatMap((c) => [...c.input, ...c.output]);
       const { createEngine } = await import('../../src/engine');
       const { arrivalEngine } = await import('../../src/proxy');
-      const overHttp = arrivalEngine(createEngine(config, { store: new FileStore(join(dir, 'store')) })).project({ model: 'gpt-5-codex', instructions: SYSTEM, input: full }, 'openai-responses').request as { input: Record<string, any>[] };
-      const viaHttp = new Map(overHttp.input.filter((it) => typeof it.output === 'string').map((it) => [it.call_id as string, it.output as string]));
+      const overHttp = arrivalEngine(createEngine(config, { store: new FileStore(join(dir, 'store')) })).project(
+        { model: 'gpt-5-codex', instructions: SYSTEM, input: full },
+        'openai-responses',
+      ).request as { input: Record<string, any>[] };
+      const viaHttp = new Map(
+        overHttp.input.filter((it) => typeof it.output === 'string').map((it) => [it.call_id as string, it.output as string]),
+      );
       const store = new FileStore(join(dir, 'store'));
-      let reduced = 0, verbatim = 0;
+      let reduced = 0,
+        verbatim = 0;
       for (const [i, c] of calls.entries()) {
         expect(got[i]!.input).toHaveLength(c.input.length);
         c.input.forEach((item, j) => {
           const sent = got[i]!.input[j] as Record<string, any>;
-          if (typeof item.output !== 'string') { expect(sent).toEqual(item); return; }
+          if (typeof item.output !== 'string') {
+            expect(sent).toEqual(item);
+            return;
+          }
           expect(sent.output).toBe(viaHttp.get(item.call_id));
           if (item.output.length > 2000) {
             reduced++;
@@ -418,12 +509,21 @@ describe('when no stage can act, or the engine cannot read the message', () => {
   it('says so in the log and the recording when a result over its cap goes upstream verbatim (offload off)', async () => {
     const dir = fs.mkdtempSync(join(root, 'budget-'));
     const lines: string[] = [];
-    const p2 = await startProxy({ port: 0, storeDir: join(dir, 'store'), openaiUpstream: `${fake.url}/v1`, config: { preset: 'clark-budget' }, log: (l) => lines.push(l) });
+    const p2 = await startProxy({
+      port: 0,
+      storeDir: join(dir, 'store'),
+      openaiUpstream: `${fake.url}/v1`,
+      config: { preset: 'clark-budget' },
+      log: (l) => lines.push(l),
+    });
     const recorded: Turn[] = [];
     p2.on('turn', (t) => recorded.push(t));
     try {
       const ws = new WebSocket(`${p2.url.replace('http:', 'ws:')}/v1/responses`, { headers: HEADERS });
-      await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+      await new Promise<void>((resolve, reject) => {
+        ws.once('open', () => resolve());
+        ws.once('error', reject);
+      });
       const output = bigLog(2500, 'budget');
       const before = fake.received.length;
       ws.send(JSON.stringify({ type: 'response.create', ...firstCreate(output) }));
@@ -473,8 +573,13 @@ describe('other WebSocket paths and the front door', () => {
     const { createEngine } = await import('../../src/engine');
     const lines: string[] = [];
     const handler = createUpgradeHandler({
-      mode: () => 'project', engine: () => createEngine(), bases: { openai: new URL(`${fake.url}/v1`), anthropic: new URL(fake.url) },
-      maxBody: 1 << 20, log: (l) => lines.push(l), nextTurn: () => 1, record: async () => {},
+      mode: () => 'project',
+      engine: () => createEngine(),
+      bases: { openai: new URL(`${fake.url}/v1`), anthropic: new URL(fake.url) },
+      maxBody: 1 << 20,
+      log: (l) => lines.push(l),
+      nextTurn: () => 1,
+      record: async () => {},
       refuse: (req) => (req.headers.origin ? `refused origin ${req.headers.origin}` : undefined),
     });
     const server = http.createServer();
@@ -488,8 +593,13 @@ describe('other WebSocket paths and the front door', () => {
         const timer = setTimeout(() => reject(new Error('no answer')), TIMEOUT);
         ws.on('unexpected-response', (_q, r) => {
           let body = '';
-          r.on('data', (b: Buffer) => { body += b.toString(); });
-          r.on('end', () => { clearTimeout(timer); resolve({ status: r.statusCode!, body }); });
+          r.on('data', (b: Buffer) => {
+            body += b.toString();
+          });
+          r.on('end', () => {
+            clearTimeout(timer);
+            resolve({ status: r.statusCode!, body });
+          });
         });
         ws.on('error', () => {});
       });
@@ -510,8 +620,16 @@ describe('other WebSocket paths and the front door', () => {
       new Promise<number>((resolve, reject) => {
         const ws = new WebSocket(url, options);
         const timer = setTimeout(() => reject(new Error('no answer')), TIMEOUT);
-        ws.on('unexpected-response', (_q, r) => { clearTimeout(timer); r.resume(); resolve(r.statusCode!); });
-        ws.on('open', () => { clearTimeout(timer); ws.close(); resolve(101); });
+        ws.on('unexpected-response', (_q, r) => {
+          clearTimeout(timer);
+          r.resume();
+          resolve(r.statusCode!);
+        });
+        ws.on('open', () => {
+          clearTimeout(timer);
+          ws.close();
+          resolve(101);
+        });
         ws.on('error', () => {});
       });
     const wsUrl = `${proxy.url.replace('http:', 'ws:')}/v1/responses`;

@@ -7,5 +7,6 @@ import { join, resolve } from 'node:path';
 export default function setup(): void {
   const script = join(resolve(__dirname, '../..'), 'scripts/install-system-deps.sh');
   const r = spawnSync('bash', [script], { stdio: 'inherit', timeout: 15 * 60_000 });
-  if (r.status !== 0) throw new Error(`${script} failed (${r.error?.message ?? `exit ${r.status}`}): the browser suite needs Debian's chromium`);
+  if (r.status !== 0)
+    throw new Error(`${script} failed (${r.error?.message ?? `exit ${r.status}`}): the browser suite needs Debian's chromium`);
 }

@@ -5,7 +5,10 @@
  */
 import { expect } from 'vitest';
 
-const shown = (v: unknown, max = 600) => { const s = typeof v === 'string' ? v : JSON.stringify(v); return s.length > max ? `${s.slice(0, max)}…` : s; };
+const shown = (v: unknown, max = 600) => {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+};
 
 /** `text` starts with `prefix`; on failure the message shows how it does start. */
 export function expectStart(text: string, prefix: string, message?: string): void {
@@ -19,7 +22,10 @@ export function expectEnd(text: string, suffix: string, message?: string): void 
 
 /** Some element of `items` satisfies `predicate`; on failure the message lists the elements. */
 export function expectSome<T>(items: readonly T[], predicate: (item: T, index: number) => unknown, message?: string): void {
-  expect(items.some((x, i) => predicate(x, i)), `${message ? `${message}: ` : ''}no element matches among ${items.length}: ${shown(items)}`).toBe(true);
+  expect(
+    items.some((x, i) => predicate(x, i)),
+    `${message ? `${message}: ` : ''}no element matches among ${items.length}: ${shown(items)}`,
+  ).toBe(true);
 }
 
 /** The elements of `items` that do not satisfy `predicate` (assert it is [] to see the offenders). */

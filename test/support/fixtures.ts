@@ -17,7 +17,9 @@ export function biggestClaudeCodeToolResult(): string {
         const t = typeof b.content === 'string' ? b.content : b.content.map((x: { text?: string }) => x.text ?? '').join('');
         if (t.length > best.length) best = t;
       }
-    } catch { /* not a line */ }
+    } catch {
+      /* not a line */
+    }
   }
   return best;
 }

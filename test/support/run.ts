@@ -7,7 +7,13 @@ import { build, contentsOf, contentText, type Transcript } from './wire';
 /** Counts one token per character, so sizes in tests read directly as tokens. */
 export const perChar: TokenCounter = { name: 'per-char', count: (s: string) => s.length };
 
-export function project(config: Record<string, unknown>, t: Transcript, format: WireFormat = 'openai-chat', options: EngineOptions = {}, opts: ProjectOptions = {}) {
+export function project(
+  config: Record<string, unknown>,
+  t: Transcript,
+  format: WireFormat = 'openai-chat',
+  options: EngineOptions = {},
+  opts: ProjectOptions = {},
+) {
   const store = new MemorySink();
   const engine = createEngine(config, { store, ...options });
   const text = JSON.stringify(build(t, format));

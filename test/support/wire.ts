@@ -9,7 +9,10 @@ import type { WireFormat } from '../../src/engine/types';
 
 export type Extra = Record<string, unknown>;
 /** Unknown fields put before and after the fields a format defines (so key order is exercised). */
-export interface Extras { before?: Extra; after?: Extra }
+export interface Extras {
+  before?: Extra;
+  after?: Extra;
+}
 
 export interface Call {
   id: string;
@@ -55,7 +58,14 @@ function obj(core: Extra, extras?: Extras): Extra {
   return { ...(extras?.before ?? {}), ...core, ...(extras?.after ?? {}) };
 }
 
-const IMAGE_ANTHROPIC = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' } };
+const IMAGE_ANTHROPIC = {
+  type: 'image',
+  source: {
+    type: 'base64',
+    media_type: 'image/png',
+    data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  },
+};
 const IMAGE_RESPONSES = { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' };
 
 export function toChat(t: Transcript): Extra {
@@ -66,7 +76,9 @@ export function toChat(t: Transcript): Extra {
     else if (it.kind === 'assistant') {
       const core: Extra = { role: 'assistant', content: it.text ?? null };
       if (it.calls.length) {
-        core.tool_calls = it.calls.map((c) => obj({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }, c.extras));
+        core.tool_calls = it.calls.map((c) =>
+          obj({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }, c.extras),
+        );
       }
       messages.push(obj(core, it.extras));
     } else {
@@ -85,12 +97,18 @@ export function toResponses(t: Transcript): Extra {
   for (const it of t.items) {
     if (it.kind === 'user') input.push(obj({ type: 'message', role: 'user', content: [{ type: 'input_text', text: it.text }] }, it.extras));
     else if (it.kind === 'assistant') {
-      if (it.text !== undefined) input.push(obj({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: it.text }] }, it.extras));
+      if (it.text !== undefined)
+        input.push(obj({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: it.text }] }, it.extras));
       for (const c of it.calls) {
         calls.set(c.id, c);
-        input.push(c.custom
-          ? obj({ type: 'custom_tool_call', call_id: c.id, name: c.name, input: String(c.args.input ?? JSON.stringify(c.args)) }, c.extras)
-          : obj({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.args) }, c.extras));
+        input.push(
+          c.custom
+            ? obj(
+                { type: 'custom_tool_call', call_id: c.id, name: c.name, input: String(c.args.input ?? JSON.stringify(c.args)) },
+                c.extras,
+              )
+            : obj({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.args) }, c.extras),
+        );
       }
     } else {
       for (const r of it.results) {
@@ -149,7 +167,10 @@ export function build(t: Transcript, format: WireFormat): Extra {
 
 // ---- serialisation ----------------------------------------------------------------------------
 
-export interface Style { indent: 0 | 1 | 2; python: boolean }
+export interface Style {
+  indent: 0 | 1 | 2;
+  python: boolean;
+}
 
 /** JSON.stringify's string escaping, then (Python's ensure_ascii) DEL and every non-ASCII UTF-16 unit as \uXXXX. */
 function str(s: string, python: boolean): string {
@@ -192,21 +213,28 @@ export interface ResultLoc {
   callId: string;
 }
 
-export interface InputLoc { holder: Extra; key: string; callId: string }
+export interface InputLoc {
+  holder: Extra;
+  key: string;
+  callId: string;
+}
 
 /** The tool results of a parsed request, in document order, as each format defines them. */
 export function locateResults(req: Extra, format: WireFormat): ResultLoc[] {
   const out: ResultLoc[] = [];
   if (format === 'openai-chat') {
-    for (const m of (req.messages as Extra[]) ?? []) if (m.role === 'tool') out.push({ holder: m, key: 'content', callId: String(m.tool_call_id) });
+    for (const m of (req.messages as Extra[]) ?? [])
+      if (m.role === 'tool') out.push({ holder: m, key: 'content', callId: String(m.tool_call_id) });
   } else if (format === 'openai-responses') {
     for (const it of (req.input as Extra[]) ?? []) {
-      if (it.type === 'function_call_output' || it.type === 'custom_tool_call_output') out.push({ holder: it, key: 'output', callId: String(it.call_id) });
+      if (it.type === 'function_call_output' || it.type === 'custom_tool_call_output')
+        out.push({ holder: it, key: 'output', callId: String(it.call_id) });
     }
   } else {
     for (const m of (req.messages as Extra[]) ?? []) {
       if (m.role !== 'user' || !Array.isArray(m.content)) continue;
-      for (const b of m.content as Extra[]) if (b.type === 'tool_result') out.push({ holder: b, key: 'content', callId: String(b.tool_use_id) });
+      for (const b of m.content as Extra[])
+        if (b.type === 'tool_result') out.push({ holder: b, key: 'content', callId: String(b.tool_use_id) });
     }
   }
   return out;
@@ -217,7 +245,8 @@ export function locateInputs(req: Extra, format: WireFormat): Map<string, InputL
   const out = new Map<string, InputLoc>();
   if (format === 'openai-chat') {
     for (const m of (req.messages as Extra[]) ?? []) {
-      for (const c of (m.tool_calls as Extra[] | undefined) ?? []) out.set(String(c.id), { holder: c.function as Extra, key: 'arguments', callId: String(c.id) });
+      for (const c of (m.tool_calls as Extra[] | undefined) ?? [])
+        out.set(String(c.id), { holder: c.function as Extra, key: 'arguments', callId: String(c.id) });
     }
   } else if (format === 'openai-responses') {
     for (const it of (req.input as Extra[]) ?? []) {
@@ -227,7 +256,8 @@ export function locateInputs(req: Extra, format: WireFormat): Map<string, InputL
   } else {
     for (const m of (req.messages as Extra[]) ?? []) {
       if (m.role !== 'assistant' || !Array.isArray(m.content)) continue;
-      for (const b of m.content as Extra[]) if (b.type === 'tool_use') out.set(String(b.id), { holder: b, key: 'input', callId: String(b.id) });
+      for (const b of m.content as Extra[])
+        if (b.type === 'tool_use') out.set(String(b.id), { holder: b, key: 'input', callId: String(b.id) });
     }
   }
   return out;
@@ -243,7 +273,8 @@ export function inputsByResult(req: Extra, format: WireFormat): Array<InputLoc |
   const items = itemsOf(req, format) as Extra[];
   for (const it of items) {
     if (format === 'openai-chat') {
-      for (const c of (it.tool_calls as Extra[] | undefined) ?? []) latest.set(String(c.id), { holder: c.function as Extra, key: 'arguments', callId: String(c.id) });
+      for (const c of (it.tool_calls as Extra[] | undefined) ?? [])
+        latest.set(String(c.id), { holder: c.function as Extra, key: 'arguments', callId: String(c.id) });
       if (it.role === 'tool') out.push(latest.get(String(it.tool_call_id)));
     } else if (format === 'openai-responses') {
       if (it.type === 'function_call') latest.set(String(it.call_id), { holder: it, key: 'arguments', callId: String(it.call_id) });
@@ -277,7 +308,11 @@ const isTextPart = (p: unknown): p is Extra =>
 /** The text of a result content value as the engine must see it: its text parts joined by "\n". */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.filter(isTextPart).map((p) => p.text as string).join('\n');
+  if (Array.isArray(content))
+    return content
+      .filter(isTextPart)
+      .map((p) => p.text as string)
+      .join('\n');
   return '';
 }
 
@@ -292,7 +327,10 @@ export function collapsed(content: unknown, marker: string): unknown {
   let done = false;
   const out: unknown[] = [];
   for (const p of content) {
-    if (!isTextPart(p)) { out.push(p); continue; }
+    if (!isTextPart(p)) {
+      out.push(p);
+      continue;
+    }
     if (done) continue;
     done = true;
     out.push({ ...p, text: marker });
@@ -335,10 +373,16 @@ export function transcript(...steps: Step[]): Transcript {
   const items: Item[] = [];
   let n = 0;
   for (const s of steps) {
-    if (typeof s === 'string') { items.push({ kind: 'user', text: s }); continue; }
+    if (typeof s === 'string') {
+      items.push({ kind: 'user', text: s });
+      continue;
+    }
     const group = Array.isArray(s) ? s : [s];
     const ids = group.map((g) => g.id ?? `call_${++n}`);
-    items.push({ kind: 'assistant', calls: group.map((g, i) => ({ id: ids[i]!, name: g.tool, args: g.args ?? { n: i }, ...(g.custom ? { custom: true } : {}) })) });
+    items.push({
+      kind: 'assistant',
+      calls: group.map((g, i) => ({ id: ids[i]!, name: g.tool, args: g.args ?? { n: i }, ...(g.custom ? { custom: true } : {}) })),
+    });
     items.push({ kind: 'results', results: group.map((g, i) => ({ callId: ids[i]!, parts: [g.output], ...g.result })) });
   }
   return { items };

@@ -10,7 +10,10 @@ export function unzip(file: string): Map<string, Buffer> {
   // the end-of-central-directory record is in the last 64 KB + 22 bytes
   let eocd = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 65_557); i--) {
-    if (zip.readUInt32LE(i) === 0x06054b50) { eocd = i; break; }
+    if (zip.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
   }
   if (eocd < 0) throw new Error(`${file} is not a zip file (no end of central directory)`);
   const count = zip.readUInt16LE(eocd + 10);

@@ -10,10 +10,30 @@ import { aimsFor, fixtureFiles, poolRows, sessionName } from '../../bench/peers'
 
 function row(strategy: string, a: number, o: number, missed: number, referenced = 100, extra: Partial<Row> = {}): Row {
   return {
-    strategy, kind: 'spillway', calls: 10, inputTokens: 1, rawTokens: 1, reduction: 0, largest: 1, rawLargest: 1, largestRel: 1,
-    recoverableShare: null, cacheStableShare: 1, cost: { anthropic: a, openai: o }, costUnits: { anthropic: { raw: 100, projected: 100 * a, readBack: 0 }, openai: { raw: 100, projected: 100 * o, readBack: 0 } },
-    costWithReadBacks: { anthropic: a, openai: o }, missRate: missed / referenced, referencedIds: referenced, missedIds: missed,
-    msPerCall: 0, overParse: 0.1, sampledEngineMs: 1, sampledParseMs: 10, removedTokens: 0, recoverableTokens: 0, ...extra,
+    strategy,
+    kind: 'spillway',
+    calls: 10,
+    inputTokens: 1,
+    rawTokens: 1,
+    reduction: 0,
+    largest: 1,
+    rawLargest: 1,
+    largestRel: 1,
+    recoverableShare: null,
+    cacheStableShare: 1,
+    cost: { anthropic: a, openai: o },
+    costUnits: { anthropic: { raw: 100, projected: 100 * a, readBack: 0 }, openai: { raw: 100, projected: 100 * o, readBack: 0 } },
+    costWithReadBacks: { anthropic: a, openai: o },
+    missRate: missed / referenced,
+    referencedIds: referenced,
+    missedIds: missed,
+    msPerCall: 0,
+    overParse: 0.1,
+    sampledEngineMs: 1,
+    sampledParseMs: 10,
+    removedTokens: 0,
+    recoverableTokens: 0,
+    ...extra,
   };
 }
 
@@ -35,7 +55,10 @@ describe('frontier', () => {
       { name: 'raw', kind: 'raw', row: row('d', 1, 1, 0) },
     ]);
     expect(pts.map((p) => [p.name, p.frontier.anthropic, p.frontier.openai])).toEqual([
-      ['cheap, misses', true, true], ['dominated', false, false], ['default', true, true], ['raw', true, true],
+      ['cheap, misses', true, true],
+      ['dominated', false, false],
+      ['default', true, true],
+      ['raw', true, true],
     ]);
   });
 
@@ -45,7 +68,7 @@ describe('frontier', () => {
       { name: 'preset eino', kind: 'preset', row: row('e', 0.9, 0.8, 1) },
     ]);
     const table = frontierTable(pts);
-    expect(table.split("\n")[2]).toBe("| **spillway** | default | 70.0% | 60.0% | 2.0% (2/100) | 70.0% | 60.0% | yes / yes |");
+    expect(table.split('\n')[2]).toBe('| **spillway** | default | 70.0% | 60.0% | 2.0% (2/100) | 70.0% | 60.0% | yes / yes |');
     const svg = frontierSvg('t', pts, { anthropic: 0.75, openai: 0.65 });
     expect(svg.match(/<circle [^>]*><title>/g)).toHaveLength(4);
     expect(svg).toContain('aim: ≤ 75%, miss ≤ 3%');
@@ -71,12 +94,19 @@ describe('aims', () => {
 
   it('ranks by cost with read-backs, and names every peer not above the default', () => {
     const rb = (a: number, o: number) => ({ costWithReadBacks: { anthropic: a, openai: o } });
-    const aims = aimsFor(row('spillway', 0.7, 0.6, 2, 100, rb(0.72, 0.62)), [row('peer x', 0.5, 0.5, 30, 100, rb(0.9, 0.8)), row('peer y', 0.8, 0.6, 0, 100, rb(0.8, 0.61))]);
+    const aims = aimsFor(row('spillway', 0.7, 0.6, 2, 100, rb(0.72, 0.62)), [
+      row('peer x', 0.5, 0.5, 30, 100, rb(0.9, 0.8)),
+      row('peer y', 0.8, 0.6, 0, 100, rb(0.8, 0.61)),
+    ]);
     const below = aims.find((a) => a.aim.startsWith('cost with read-backs'))!;
     expect(below.met).toBe(false);
     expect(below.value).toContain('not below peer y');
     expect(below.value).not.toContain('peer x');
-    expect(aimsFor(row('spillway', 0.7, 0.6, 2, 100, rb(0.72, 0.62)), [row('p', 0.9, 0.9, 0, 100, rb(0.9, 0.9))]).find((a) => a.aim.includes('read-backs'))!.met).toBe(true);
+    expect(
+      aimsFor(row('spillway', 0.7, 0.6, 2, 100, rb(0.72, 0.62)), [row('p', 0.9, 0.9, 0, 100, rb(0.9, 0.9))]).find((a) =>
+        a.aim.includes('read-backs'),
+      )!.met,
+    ).toBe(true);
   });
 
   it('pools rows by summing costs and misses', () => {

@@ -23,7 +23,9 @@ import { expectSome } from '../support/expect';
 // Calls send items [0,1), [0,3), [0,5): raw 6, 124, 143 tokens.
 const big = 'x'.repeat(383) + ' handleRequestFoo';
 const t: Transcript = {
-  source: 'openai-chat', wire: 'openai-chat', base: { model: 'm' },
+  source: 'openai-chat',
+  wire: 'openai-chat',
+  base: { model: 'm' },
   items: [
     { role: 'user', content: 'task' },
     { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'sh', arguments: '{}' } }] },
@@ -31,11 +33,19 @@ const t: Transcript = {
     { role: 'assistant', content: null, tool_calls: [{ id: 'b', type: 'function', function: { name: 'sh', arguments: '{}' } }] },
     { role: 'tool', tool_call_id: 'b', content: 'ok' },
   ],
-  calls: [{ end: 1, reply: '' }, { end: 3, reply: '' }, { end: 5, reply: 'Found handleRequestFoo in the output' }],
+  calls: [
+    { end: 1, reply: '' },
+    { end: 3, reply: '' },
+    { end: 5, reply: 'Found handleRequestFoo in the output' },
+  ],
   skipped: { total: 0, byReason: {}, notes: [] },
 };
 const approx = () => newTokenCounter('approximate');
-const allCalls = new Map([[0, 1], [1, 1], [2, 1]]); // JSON.parse "took" 1 ms per call
+const allCalls = new Map([
+  [0, 1],
+  [1, 1],
+  [2, 1],
+]); // JSON.parse "took" 1 ms per call
 // The providers cache nothing under 1,024 tokens (and OpenAI counts in 128-token steps); this session
 // is far smaller, so the cache arithmetic is checked with both rules switched off.
 const TINY_PRICES = PRICE_MODELS.map((p) => ({ ...p, minCacheableTokens: 0, cacheIncrement: 1 }));
@@ -124,7 +134,11 @@ describe('one way of counting for every strategy', () => {
     const key = tr.wire === 'openai-responses' ? 'input' : 'messages';
     const projected: string[] = [];
     // small caps so the engine reduces results in every fixture
-    const r = replay(tr, { config: { defaultCap: 400, previewChars: 300, clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000 } }, tokenizer: counter, onProjection: (_k, c) => projected.push(c.projection.request) });
+    const r = replay(tr, {
+      config: { defaultCap: 400, previewChars: 300, clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000 } },
+      tokenizer: counter,
+      onProjection: (_k, c) => projected.push(c.projection.request),
+    });
     expectSome(r.calls, (c) => c.reductions > 0);
     r.calls.forEach((c, k) => {
       expect(shaper.shape(tr.items.slice(0, tr.calls[k]!.end) as never).tokens).toBe(c.originalTokens);

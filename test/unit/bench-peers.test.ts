@@ -21,12 +21,17 @@ const edit = { trigger: { tokens: 1500 }, keep: { messages: 1 } };
 class Scripted extends BaseChatModel {
   seen: string[][] = [];
   private k = 0;
-  _llmType(): string { return 'scripted'; }
-  override bindTools(): this { return this; }
+  _llmType(): string {
+    return 'scripted';
+  }
+  override bindTools(): this {
+    return this;
+  }
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     this.seen.push(messages.filter((m) => m.getType() === 'tool').map((m) => String(m.content)));
     const k = this.k++;
-    const message = k < CALLS ? new AIMessage({ content: '', tool_calls: [{ id: `c${k}`, name: 'big', args: { k } }] }) : new AIMessage('done');
+    const message =
+      k < CALLS ? new AIMessage({ content: '', tool_calls: [{ id: `c${k}`, name: 'big', args: { k } }] }) : new AIMessage('done');
     return { generations: [{ text: '', message }] };
   }
 }
@@ -35,11 +40,18 @@ class Scripted extends BaseChatModel {
 function transcript(): Transcript {
   const items: unknown[] = [{ role: 'user', content: 'go' }];
   for (let k = 0; k < CALLS; k++) {
-    items.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'big', arguments: JSON.stringify({ k }) } }] });
+    items.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'big', arguments: JSON.stringify({ k }) } }],
+    });
     items.push({ role: 'tool', tool_call_id: `c${k}`, content: output(k) });
   }
   return {
-    source: 'openai-chat', wire: 'openai-chat', base: {}, items,
+    source: 'openai-chat',
+    wire: 'openai-chat',
+    base: {},
+    items,
     calls: Array.from({ length: CALLS + 1 }, (_, k) => ({ end: 1 + 2 * k, reply: '' })),
     skipped: { total: 0, byReason: {}, notes: [] },
   };
@@ -50,7 +62,11 @@ const toolContents = (items: Array<Record<string, unknown>>) => items.filter((m)
 describe('peer drivers', () => {
   it('LangChain: the driver sends what a real createAgent with contextEditingMiddleware sends, call by call', async () => {
     const model = new Scripted({});
-    const big = tool(async ({ k }: { k: number }) => output(k), { name: 'big', description: 'big output', schema: z.object({ k: z.number() }) });
+    const big = tool(async ({ k }: { k: number }) => output(k), {
+      name: 'big',
+      description: 'big output',
+      schema: z.object({ k: z.number() }),
+    });
     const agent = createAgent({ model, tools: [big], middleware: [contextEditingMiddleware({ edits: [new ClearToolUsesEdit(edit)] })] });
     await agent.invoke({ messages: [{ role: 'user', content: 'go' }] });
     expect(model.seen).toHaveLength(CALLS + 1);

@@ -13,19 +13,27 @@ const DIST = join(__dirname, '../../dist');
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bundle-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hook = join(dir, 'loaded.js');
-writeFileSync(hook, `process.on('exit', () => { require('fs').writeFileSync(process.env.LOADED_OUT, JSON.stringify(Object.keys(require.cache).filter((f) => f.includes('tokenizer-')).map((f) => require('path').basename(f)))); });`);
+writeFileSync(
+  hook,
+  `process.on('exit', () => { require('fs').writeFileSync(process.env.LOADED_OUT, JSON.stringify(Object.keys(require.cache).filter((f) => f.includes('tokenizer-')).map((f) => require('path').basename(f)))); });`,
+);
 
 const big = Array.from({ length: 3000 }, (_, i) => `line ${i} of some output`).join('\n');
-const request = JSON.stringify({ model: 'm', messages: [
-  { role: 'user', content: 'go' },
-  { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }] },
-  { role: 'tool', tool_call_id: 'c1', content: big },
-] });
+const request = JSON.stringify({
+  model: 'm',
+  messages: [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'c1', content: big },
+  ],
+});
 
 function loadedBy(args: string[], input?: string): string[] {
   const out = join(dir, `loaded-${Math.random().toString(36).slice(2)}.json`);
   const r = spawnSync(process.execPath, ['-r', hook, join(DIST, 'cli.js'), ...args], {
-    input, encoding: 'utf8', env: { ...process.env, LOADED_OUT: out, SPILLWAY_STORE: join(dir, 'store') },
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, LOADED_OUT: out, SPILLWAY_STORE: join(dir, 'store') },
   });
   expect(r.status, r.stderr).toBe(0);
   return (JSON.parse(readFileSync(out, 'utf8')) as string[]).sort();

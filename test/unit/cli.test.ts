@@ -28,15 +28,25 @@ function expectOneLineError(r: ReturnType<typeof run>, pattern: RegExp) {
   expect(r.err).not.toMatch(/\n\s+at /);
 }
 
-const bigOutput = Array.from({ length: 2000 }, (_, i) => `line ${i}: ${i === 1500 ? 'ERROR something broke in src/app.ts:42' : 'ok'}`).join('\n');
-const chat = JSON.stringify({
-  model: 'gpt-x',
-  messages: [
-    { role: 'user', content: 'run the tests' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"cmd":"npm test"}' } }] },
-    { role: 'tool', tool_call_id: 'call_1', content: bigOutput },
-  ],
-}, null, 2);
+const bigOutput = Array.from({ length: 2000 }, (_, i) => `line ${i}: ${i === 1500 ? 'ERROR something broke in src/app.ts:42' : 'ok'}`).join(
+  '\n',
+);
+const chat = JSON.stringify(
+  {
+    model: 'gpt-x',
+    messages: [
+      { role: 'user', content: 'run the tests' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"cmd":"npm test"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: bigOutput },
+    ],
+  },
+  null,
+  2,
+);
 
 describe('spillway project', () => {
   it('writes the request unchanged, byte for byte, when nothing is over a limit', () => {
@@ -55,7 +65,8 @@ describe('spillway project', () => {
     const rep = JSON.parse(readFileSync(report, 'utf8'));
     expect(rep.reductions).toHaveLength(1);
     expect(Object.keys(rep.reductions[0]).sort()).toEqual(
-      ['callId', 'handle', 'originalChars', 'originalTokens', 'projectedChars', 'projectedTokens', 'reason', 'stage', 'tool'].sort());
+      ['callId', 'handle', 'originalChars', 'originalTokens', 'projectedChars', 'projectedTokens', 'reason', 'stage', 'tool'].sort(),
+    );
     expect(rep.reductions[0]).toMatchObject({ callId: 'call_1', tool: 'bash', stage: 'offload', originalChars: bigOutput.length });
     expect(rep.stats.projectedTokens).toBeLessThan(rep.stats.originalTokens);
     const back = run(['read', rep.reductions[0].handle, '--store', store]);
@@ -74,41 +85,62 @@ describe('spillway project', () => {
   it('refuses input that is not JSON, naming the offset', () => {
     expectOneLineError(run(['project'], '{"messages": [1, 2'), /standard input: malformed JSON at offset \d+/);
   });
-  it('refuses empty input', () => { expectOneLineError(run(['project'], ''), /standard input is empty/); });
+  it('refuses empty input', () => {
+    expectOneLineError(run(['project'], ''), /standard input is empty/);
+  });
   it('refuses a request whose format it cannot tell', () => {
     expectOneLineError(run(['project'], '{"prompt":"hi"}'), /cannot tell the request format.*"prompt"/);
   });
-  it('refuses an unknown format name', () => { expectOneLineError(run(['project', '--format', 'gemini'], chat), /unknown --format gemini/); });
-  it('refuses an unknown flag', () => { expectOneLineError(run(['project', '--verbose'], chat), /unknown flag --verbose/); });
-  it('refuses a flag without its value', () => { expectOneLineError(run(['project', '--config'], chat), /--config needs a value/); });
-  it('refuses an unknown preset', () => { expectOneLineError(run(['project', '--preset', 'nope'], chat), /unknown --preset nope/); });
-  it('refuses a config file that does not exist', () => { expectOneLineError(run(['project', '--config', join(dir, 'missing.json')], chat), /cannot read --config .*missing\.json: ENOENT/); });
+  it('refuses an unknown format name', () => {
+    expectOneLineError(run(['project', '--format', 'gemini'], chat), /unknown --format gemini/);
+  });
+  it('refuses an unknown flag', () => {
+    expectOneLineError(run(['project', '--verbose'], chat), /unknown flag --verbose/);
+  });
+  it('refuses a flag without its value', () => {
+    expectOneLineError(run(['project', '--config'], chat), /--config needs a value/);
+  });
+  it('refuses an unknown preset', () => {
+    expectOneLineError(run(['project', '--preset', 'nope'], chat), /unknown --preset nope/);
+  });
+  it('refuses a config file that does not exist', () => {
+    expectOneLineError(run(['project', '--config', join(dir, 'missing.json')], chat), /cannot read --config .*missing\.json: ENOENT/);
+  });
   it('refuses a config file that is not JSON', () => {
-    const f = join(dir, 'bad.json'); writeFileSync(f, '{ nope');
+    const f = join(dir, 'bad.json');
+    writeFileSync(f, '{ nope');
     expectOneLineError(run(['project', '--config', f], chat), /--config .*bad\.json is not valid JSON/);
   });
   it('refuses a config value out of bounds, naming the key', () => {
-    const f = join(dir, 'bounds.json'); writeFileSync(f, JSON.stringify({ window: { recentTurns: 0 } }));
+    const f = join(dir, 'bounds.json');
+    writeFileSync(f, JSON.stringify({ window: { recentTurns: 0 } }));
     expectOneLineError(run(['project', '--config', f], chat), /--config .*bounds\.json: window\.recentTurns: .*>=1.*got 0/);
   });
   it('refuses an unknown config key, naming it', () => {
-    const f = join(dir, 'unknown.json'); writeFileSync(f, JSON.stringify({ defaultcap: 10 }));
+    const f = join(dir, 'unknown.json');
+    writeFileSync(f, JSON.stringify({ defaultcap: 10 }));
     expectOneLineError(run(['project', '--config', f], chat), /defaultcap: unknown setting/);
   });
   it('refuses a wrongly typed messages field, naming it', () => {
     expectOneLineError(run(['project', '--format', 'openai-chat'], '{"messages": {"role": "user"}}'), /"messages" must be an array/);
   });
-  it('refuses a positional argument', () => { expectOneLineError(run(['project', 'request.json'], chat), /unexpected argument "request\.json"/); });
+  it('refuses a positional argument', () => {
+    expectOneLineError(run(['project', 'request.json'], chat), /unexpected argument "request\.json"/);
+  });
 });
 
 describe('spillway read', () => {
   const text = Array.from({ length: 30 }, (_, i) => `row ${i + 1}${i === 19 ? ' needle' : ''}`).join('\n');
   let handle = '';
   it('prints a stored output whole, by lines, by grep with context, and by offset and limit', () => {
-    const big = JSON.stringify({ messages: [
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c9', type: 'function', function: { name: 'cat', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'c9', content: text }] });
-    const cfg = join(dir, 'tiny.json'); writeFileSync(cfg, JSON.stringify({ defaultCap: 10, previewChars: 0 }));
+    const big = JSON.stringify({
+      messages: [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c9', type: 'function', function: { name: 'cat', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c9', content: text },
+      ],
+    });
+    const cfg = join(dir, 'tiny.json');
+    writeFileSync(cfg, JSON.stringify({ defaultCap: 10, previewChars: 0 }));
     const p = run(['project', '--config', cfg, '--store', store, '--report', join(dir, 'r2.json')], big);
     expect(p.code).toBe(0);
     handle = JSON.parse(readFileSync(join(dir, 'r2.json'), 'utf8')).reductions[0].handle;
@@ -124,26 +156,58 @@ describe('spillway read', () => {
     const meta = JSON.parse(run(['read', handle, '--store', store, '--lines', '1:1', '--json']).out);
     expect(meta).toMatchObject({ handle, totalLines: 30 });
   });
-  it('refuses a missing handle argument', () => { expectOneLineError(run(['read']), /missing HANDLE/); });
-  it('refuses a handle that tries to leave the store', () => { expectOneLineError(run(['read', '../../etc/passwd', '--store', store]), /not a Spillway handle/); });
-  it('refuses a handle with slashes', () => { expectOneLineError(run(['read', 'sw_0123/../../x', '--store', store]), /not a Spillway handle/); });
-  it('says when a handle is not in the store', () => {
-    expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--store', store]), /no stored output with handle sw_0123456789abcdef01234567/);
+  it('refuses a missing handle argument', () => {
+    expectOneLineError(run(['read']), /missing HANDLE/);
   });
-  it('refuses a malformed line range', () => { expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--store', store, '--lines', 'a-b']), /lines/); });
-  it('refuses a bad regular expression', () => { expectOneLineError(run(['read', handle || 'sw_0123456789abcdef01234567', '--store', store, '--grep', '(']), /grep|regular expression/i); });
-  it('refuses a negative offset', () => { expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--offset', '-1']), /--offset must be at least 0/); });
+  it('refuses a handle that tries to leave the store', () => {
+    expectOneLineError(run(['read', '../../etc/passwd', '--store', store]), /not a Spillway handle/);
+  });
+  it('refuses a handle with slashes', () => {
+    expectOneLineError(run(['read', 'sw_0123/../../x', '--store', store]), /not a Spillway handle/);
+  });
+  it('says when a handle is not in the store', () => {
+    expectOneLineError(
+      run(['read', 'sw_0123456789abcdef01234567', '--store', store]),
+      /no stored output with handle sw_0123456789abcdef01234567/,
+    );
+  });
+  it('refuses a malformed line range', () => {
+    expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--store', store, '--lines', 'a-b']), /lines/);
+  });
+  it('refuses a bad regular expression', () => {
+    expectOneLineError(run(['read', handle || 'sw_0123456789abcdef01234567', '--store', store, '--grep', '(']), /grep|regular expression/i);
+  });
+  it('refuses a negative offset', () => {
+    expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--offset', '-1']), /--offset must be at least 0/);
+  });
 });
 
 describe('spillway replay', () => {
   const fixtures = join(__dirname, '../fixtures/transcripts');
   it('replays a real Claude Code session and prints per-call figures and totals', () => {
-    const r = run(['replay', join(fixtures, 'claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'), '--preset', 'oracle-offload']);
+    const r = run([
+      'replay',
+      join(fixtures, 'claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'),
+      '--preset',
+      'oracle-offload',
+    ]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
     expect(out.format).toBe('claude-code');
     expect(out.calls).toHaveLength(10);
-    expect(Object.keys(out.calls[0])).toEqual(expect.arrayContaining(['index', 'originalTokens', 'projectedTokens', 'reductions', 'cachedPrefixTokens', 'cacheStable', 'referencedIds', 'missedIds', 'missed']));
+    expect(Object.keys(out.calls[0])).toEqual(
+      expect.arrayContaining([
+        'index',
+        'originalTokens',
+        'projectedTokens',
+        'reductions',
+        'cachedPrefixTokens',
+        'cacheStable',
+        'referencedIds',
+        'missedIds',
+        'missed',
+      ]),
+    );
     expect(out.totals).toMatchObject({ calls: 10, recoverable: true });
     expect(out.totals.projectedTokens).toBeLessThan(out.totals.originalTokens);
     expect(out.totals.skippedRecords).toBeGreaterThan(0);
@@ -151,7 +215,11 @@ describe('spillway replay', () => {
     // cost with read-backs: the projection's cost plus what its misses cost to read back, per call and in total
     expect(Object.keys(out.calls[0].cost)).toEqual(['anthropic', 'openai']);
     expect(Object.keys(out.calls[0].cost.openai)).toEqual(['raw', 'projected', 'readBack']);
-    const withReads = out.calls.reduce((a: number, c: { cost: { anthropic: { projected: number; readBack: number } } }) => a + c.cost.anthropic.projected + c.cost.anthropic.readBack, 0);
+    const withReads = out.calls.reduce(
+      (a: number, c: { cost: { anthropic: { projected: number; readBack: number } } }) =>
+        a + c.cost.anthropic.projected + c.cost.anthropic.readBack,
+      0,
+    );
     expect(out.totals.costWithReadBacks.anthropic.projected).toBeCloseTo(withReads, 6);
     expect(out.totals.costWithReadBacks.openai.relative).toBeGreaterThanOrEqual(out.totals.cost.openai.relative);
   });
@@ -159,18 +227,31 @@ describe('spillway replay', () => {
     const f = join(fixtures, 'SWE-agent__ctf_crypto_katy.traj');
     expect(run(['replay', f, '--preset', 'oracle-offload']).out).toBe(run(['replay', f, '--preset', 'oracle-offload']).out);
   });
-  it('refuses a missing transcript argument', () => { expectOneLineError(run(['replay']), /missing TRANSCRIPT/); });
-  it('refuses a transcript that does not exist', () => { expectOneLineError(run(['replay', join(dir, 'nope.jsonl')]), /nope\.jsonl/); });
-  it('refuses an unknown transcript format', () => { expectOneLineError(run(['replay', join(fixtures, 'SWE-agent__ctf_crypto_katy.traj'), '--format', 'gemini']), /unknown --format gemini/); });
+  it('refuses a missing transcript argument', () => {
+    expectOneLineError(run(['replay']), /missing TRANSCRIPT/);
+  });
+  it('refuses a transcript that does not exist', () => {
+    expectOneLineError(run(['replay', join(dir, 'nope.jsonl')]), /nope\.jsonl/);
+  });
+  it('refuses an unknown transcript format', () => {
+    expectOneLineError(run(['replay', join(fixtures, 'SWE-agent__ctf_crypto_katy.traj'), '--format', 'gemini']), /unknown --format gemini/);
+  });
   it('refuses a file in no known format, naming it', () => {
-    const f = join(dir, 'notes.txt'); writeFileSync(f, 'just some notes\n');
+    const f = join(dir, 'notes.txt');
+    writeFileSync(f, 'just some notes\n');
     expectOneLineError(run(['replay', f]), /notes\.txt/);
   });
 });
 
 describe('spillway itself', () => {
-  it('refuses an unknown command', () => { expectOneLineError(run(['squash']), /unknown command "squash"/); });
-  it('prints usage with --help', () => { const r = run(['--help']); expect(r.code).toBe(0); expect(r.out).toMatch(/spillway project/); });
+  it('refuses an unknown command', () => {
+    expectOneLineError(run(['squash']), /unknown command "squash"/);
+  });
+  it('prints usage with --help', () => {
+    const r = run(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/spillway project/);
+  });
 });
 
 describe('the CLI keeps its promises (issue 14, point 6)', () => {
@@ -179,23 +260,30 @@ describe('the CLI keeps its promises (issue 14, point 6)', () => {
   const stored = () => handleOf(run(['project', '--store', store], chat).out);
 
   it('a --report in a folder that does not exist is status 2 and one line, and nothing is written to stdout', () => {
-    expectOneLineError(run(['project', '--store', store, '--report', '/nonexistent/dir/r.json'], chat), /cannot write --report \/nonexistent\/dir\/r\.json: the folder \/nonexistent\/dir does not exist/);
+    expectOneLineError(
+      run(['project', '--store', store, '--report', '/nonexistent/dir/r.json'], chat),
+      /cannot write --report \/nonexistent\/dir\/r\.json: the folder \/nonexistent\/dir does not exist/,
+    );
   });
 
   it('a --report path that is a folder is status 2 and one line', () => {
     expectOneLineError(run(['project', '--store', store, '--report', dir], chat), /cannot write --report .*EISDIR/);
   });
 
-  it.each(['project', 'read', 'replay', 'proxy'])('%s --help prints that command\'s usage and status 0', (command) => {
+  it.each(['project', 'read', 'replay', 'proxy'])("%s --help prints that command's usage and status 0", (command) => {
     const r = run([command, '--help']);
     expect(r.code).toBe(0);
     expect(r.err).toBe('');
     expect(r.out).toContain(`spillway ${command} `);
-    for (const other of ['project', 'read', 'replay', 'proxy'].filter((c) => c !== command)) expect(r.out).not.toContain(`spillway ${other} `);
+    for (const other of ['project', 'read', 'replay', 'proxy'].filter((c) => c !== command))
+      expect(r.out).not.toContain(`spillway ${other} `);
   });
 
   it('--format that the body contradicts is status 2, naming the format the body proves', () => {
-    expectOneLineError(run(['project', '--format', 'anthropic-messages'], chat), /--format anthropic-messages does not match the request: it is openai-chat \(a message has "tool_calls"\)/);
+    expectOneLineError(
+      run(['project', '--format', 'anthropic-messages'], chat),
+      /--format anthropic-messages does not match the request: it is openai-chat \(a message has "tool_calls"\)/,
+    );
     const anthropic = JSON.stringify({ model: 'c', system: 's', messages: [{ role: 'user', content: 'hi' }] });
     expectOneLineError(run(['project', '--format', 'openai-chat'], anthropic), /it is anthropic-messages \(it has a top-level "system"\)/);
     expectOneLineError(run(['project', '--format', 'openai-chat'], JSON.stringify({ model: 'm', input: 'hi' })), /it is openai-responses/);
@@ -207,11 +295,17 @@ describe('the CLI keeps its promises (issue 14, point 6)', () => {
   });
 
   it('replay --format that reads 0 calls from a file is status 2, with the skipped count and a hint', () => {
-    expectOneLineError(run(['replay', join(fixtures, 'SWE-agent__ctf_crypto_katy.traj'), '--format', 'codex']), /gave 0 calls as codex \(368 record\(s\) skipped.*try --format auto/);
+    expectOneLineError(
+      run(['replay', join(fixtures, 'SWE-agent__ctf_crypto_katy.traj'), '--format', 'codex']),
+      /gave 0 calls as codex \(368 record\(s\) skipped.*try --format auto/,
+    );
   });
 
   it('read --lines starting past the end is status 2, naming the line count', () => {
-    expectOneLineError(run(['read', stored(), '--store', store, '--lines', '5000:6000']), /--lines 5000:6000 starts past the end: sw_[0-9a-f]{24} has 2000 line\(s\)/);
+    expectOneLineError(
+      run(['read', stored(), '--store', store, '--lines', '5000:6000']),
+      /--lines 5000:6000 starts past the end: sw_[0-9a-f]{24} has 2000 line\(s\)/,
+    );
   });
 
   it('read --lines that only ends past the end reads to the end', () => {
@@ -235,7 +329,10 @@ describe('the CLI keeps its promises (issue 14, point 6)', () => {
     const file = join(dir, 'not-a-folder');
     writeFileSync(file, 'x');
     expectOneLineError(run(['project', '--store', file], chat), new RegExp(`project: the store ${file} is not a folder`));
-    expectOneLineError(run(['read', 'sw_0123456789abcdef01234567', '--store', file]), new RegExp(`read: the store ${file} is not a folder`));
+    expectOneLineError(
+      run(['read', 'sw_0123456789abcdef01234567', '--store', file]),
+      new RegExp(`read: the store ${file} is not a folder`),
+    );
   });
 
   it('a store that cannot be written is named, not blamed on standard input', () => {

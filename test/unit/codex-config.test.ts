@@ -5,7 +5,14 @@
 import { describe, expect, test } from 'vitest';
 import { parse } from 'smol-toml';
 import {
-  addCodexBaseUrl, codexBaseUrl, codexCommandArgs, codexConfigPath, codexLine, CodexConfigError, removeCodexBaseUrl, spillwayCodexBaseUrl,
+  addCodexBaseUrl,
+  codexBaseUrl,
+  codexCommandArgs,
+  codexConfigPath,
+  codexLine,
+  CodexConfigError,
+  removeCodexBaseUrl,
+  spillwayCodexBaseUrl,
 } from '../../src/proxy/codexConfig';
 
 const URL_A = 'http://127.0.0.1:8417/v1';
@@ -88,7 +95,11 @@ describe('adding the line', () => {
   test('a file that is not TOML is reported and not rewritten', () => {
     const broken = 'model = "o3\n[tables\n';
     let err: unknown;
-    try { addCodexBaseUrl(broken, URL_A, '/h/.codex/config.toml'); } catch (e) { err = e; }
+    try {
+      addCodexBaseUrl(broken, URL_A, '/h/.codex/config.toml');
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(CodexConfigError);
     expect((err as CodexConfigError).reason).toBe('invalid-toml');
     expect((err as Error).message).toMatch(/^\/h\/\.codex\/config\.toml is not valid TOML .*left unchanged$/);

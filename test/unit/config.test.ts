@@ -35,8 +35,17 @@ describe('configuration', () => {
 
 describe('capFor', () => {
   const cfg = validateConfig({ defaultCap: 1000, toolCaps: { read_file: 'unlimited', 'mcp__github__*': 50, 'mcp__*': 70, grep: 10 } });
-  it('uses an exact name first', () => { expect(capFor(cfg, ['grep'])).toBe(10); });
-  it('uses the bare name of a namespaced tool', () => { expect(capFor(cfg, ['mcp__fs__read_file', 'read_file'])).toBe('unlimited'); });
-  it('uses the longest matching pattern', () => { expect(capFor(cfg, ['mcp__github__search'])).toBe(50); expect(capFor(cfg, ['mcp__jira__x'])).toBe(70); });
-  it('falls back to the default for unknown tools', () => { expect(capFor(cfg, ['whatever'])).toBe(1000); });
+  it('uses an exact name first', () => {
+    expect(capFor(cfg, ['grep'])).toBe(10);
+  });
+  it('uses the bare name of a namespaced tool', () => {
+    expect(capFor(cfg, ['mcp__fs__read_file', 'read_file'])).toBe('unlimited');
+  });
+  it('uses the longest matching pattern', () => {
+    expect(capFor(cfg, ['mcp__github__search'])).toBe(50);
+    expect(capFor(cfg, ['mcp__jira__x'])).toBe(70);
+  });
+  it('falls back to the default for unknown tools', () => {
+    expect(capFor(cfg, ['whatever'])).toBe(1000);
+  });
 });

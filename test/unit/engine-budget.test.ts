@@ -5,13 +5,23 @@ import { transcript, type ToolStep } from '../support/wire';
 import { expectStart } from '../support/expect';
 
 const tool = (name: string, output: string): ToolStep => ({ tool: name, output });
-const budget = (over: Record<string, unknown> = {}) => ({ offload: { enabled: false }, clear: { enabled: false }, budget: { enabled: true }, defaultCap: 1_000, previewChars: 100, ...over });
+const budget = (over: Record<string, unknown> = {}) => ({
+  offload: { enabled: false },
+  clear: { enabled: false },
+  budget: { enabled: true },
+  defaultCap: 1_000,
+  previewChars: 100,
+  ...over,
+});
 const big = 'b'.repeat(2_000);
 
 describe('budget stage', () => {
   it('clips every result over the cap except the newest', () => {
     const { p } = project(budget(), transcript('q', tool('bash', big), tool('bash', big), tool('bash', big)));
-    expect(p.reductions.map((r) => [r.result, r.stage])).toEqual([[0, 'budget'], [1, 'budget']]);
+    expect(p.reductions.map((r) => [r.result, r.stage])).toEqual([
+      [0, 'budget'],
+      [1, 'budget'],
+    ]);
   });
 
   it('keeps the newest result verbatim however large', () => {
@@ -29,7 +39,10 @@ describe('budget stage', () => {
   });
 
   it('keeps a tool capped "unlimited" verbatim', () => {
-    const { p } = project(budget({ toolCaps: { publish: 'unlimited' } }), transcript('q', tool('publish', big), tool('bash', big), tool('bash', 'x')));
+    const { p } = project(
+      budget({ toolCaps: { publish: 'unlimited' } }),
+      transcript('q', tool('publish', big), tool('bash', big), tool('bash', 'x')),
+    );
     expect(p.reductions.map((r) => r.tool)).toEqual(['bash']);
   });
 

@@ -10,7 +10,10 @@ import { perChar } from '../support/run';
 
 describe('clearPaysBack', () => {
   it('prices the saving as freed tokens read from cache on each remaining call, and the rewrite as what follows the first cleared result', () => {
-    const b = clearBalance({ running: 50_000, before: 10_000, freed: 20_000, calls: 30 }, { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 });
+    const b = clearBalance(
+      { running: 50_000, before: 10_000, freed: 20_000, calls: 30 },
+      { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 },
+    );
     expect(b.saving).toBeCloseTo(20_000 * 0.1 * 30);
     expect(b.rewrite).toBeCloseTo(20_000 * 1.15);
   });
@@ -23,7 +26,9 @@ describe('clearPaysBack', () => {
 
   it('must pay back under both price models: a rewrite Anthropic would not recover blocks the clear', () => {
     // OpenAI: 0.5 * 10,000 * 5 = 25,000 >= 0.5 * 30,000; Anthropic: 0.1 * 10,000 * 5 = 5,000 < 1.15 * 30,000
-    expect(clearPaysBack({ running: 40_000, before: 0, freed: 10_000, calls: 5 }, [{ name: 'openai', cachedRead: 0.5, cacheWrite: 1 }])).toBe(true);
+    expect(
+      clearPaysBack({ running: 40_000, before: 0, freed: 10_000, calls: 5 }, [{ name: 'openai', cachedRead: 0.5, cacheWrite: 1 }]),
+    ).toBe(true);
     expect(clearPaysBack({ running: 40_000, before: 0, freed: 10_000, calls: 5 })).toBe(false);
   });
 
@@ -38,14 +43,22 @@ describe('clearPaysBack', () => {
 function chat(outputs: Array<{ cmd: string; out: string }>): string {
   const messages: unknown[] = [{ role: 'user', content: 'go' }];
   outputs.forEach((o, i) => {
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: o.cmd }) } }] });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: o.cmd }) } }],
+    });
     messages.push({ role: 'tool', tool_call_id: `c${i}`, content: o.out });
   });
   return JSON.stringify({ model: 'm', messages });
 }
 
 describe('clear stage with schedule payback', () => {
-  const cfg = (schedule: string) => ({ offload: { enabled: false }, inputs: { enabled: false }, clear: { enabled: true, triggerTokens: 5_000, keep: 1, clearAtLeastTokens: 0, schedule } });
+  const cfg = (schedule: string) => ({
+    offload: { enabled: false },
+    inputs: { enabled: false },
+    clear: { enabled: true, triggerTokens: 5_000, keep: 1, clearAtLeastTokens: 0, schedule },
+  });
   const outputs = Array.from({ length: 6 }, (_, i) => ({ cmd: `cat f${i}`, out: String.fromCharCode(65 + i).repeat(2_000) }));
 
   it('trigger clears as soon as the request is over the trigger; payback waits while the session is young', () => {
@@ -58,7 +71,10 @@ describe('clear stage with schedule payback', () => {
   it('payback clears once enough calls have passed for the saving to cover the rewrite', () => {
     // many small results after the big ones: the session is long and the rewrite after the first result is small
     const many = [...outputs.slice(0, 3), ...Array.from({ length: 60 }, (_, i) => ({ cmd: `echo ${i}`, out: `ok ${i}` }))];
-    const pay = createEngine({ ...cfg('payback'), clear: { ...cfg('payback').clear, triggerTokens: 4_000 } }, { tokenizer: perChar }).project(chat(many), 'openai-chat');
+    const pay = createEngine(
+      { ...cfg('payback'), clear: { ...cfg('payback').clear, triggerTokens: 4_000 } },
+      { tokenizer: perChar },
+    ).project(chat(many), 'openai-chat');
     expect(pay.reductions.map((r) => r.result)).toContain(0);
   });
 });
@@ -71,7 +87,14 @@ describe('stale results: the same command run again', () => {
       { cmd: 'ls', out: 'L'.repeat(2_000) },
       { cmd: 'npm test', out: 'second run ' + 'S'.repeat(2_000) },
     ];
-    const p = createEngine({ offload: { enabled: false }, inputs: { enabled: false }, clear: { enabled: true, triggerTokens: 7_000, keep: 1, clearAtLeastTokens: 0, staleFirst: true } }, { tokenizer: perChar }).project(chat(outputs), 'openai-chat');
+    const p = createEngine(
+      {
+        offload: { enabled: false },
+        inputs: { enabled: false },
+        clear: { enabled: true, triggerTokens: 7_000, keep: 1, clearAtLeastTokens: 0, staleFirst: true },
+      },
+      { tokenizer: perChar },
+    ).project(chat(outputs), 'openai-chat');
     expect(p.reductions.map((r) => r.result)).toEqual([1]);
     expect(p.reductions[0]!.reason).toContain('stale');
   });

@@ -17,9 +17,19 @@ const tool = (name: string, output: string, extra: Partial<ToolStep> = {}): Tool
 const five = (names: string[] = ['bash', 'bash', 'bash', 'bash', 'bash']) => transcript('q', ...names.map((n, i) => tool(n, out(i))));
 const clear = (over: Record<string, unknown> = {}) => ({
   offload: { enabled: false },
-  clear: { enabled: true, triggerTokens: 45_000, keep: 0, keepUnit: 'results', clearAtLeastTokens: 0, excludeTools: [], clearToolInputs: false, ...over },
+  clear: {
+    enabled: true,
+    triggerTokens: 45_000,
+    keep: 0,
+    keepUnit: 'results',
+    clearAtLeastTokens: 0,
+    excludeTools: [],
+    clearToolInputs: false,
+    ...over,
+  },
 });
-const run = (config: Record<string, unknown>, t = five(), format: WireFormat = 'openai-chat') => project(config, t, format, { tokenizer: perChar });
+const run = (config: Record<string, unknown>, t = five(), format: WireFormat = 'openai-chat') =>
+  project(config, t, format, { tokenizer: perChar });
 const cleared = (r: ReturnType<typeof run>) => r.p.reductions.filter((x) => x.stage === 'clear').map((x) => x.result);
 
 describe('clear stage: when it fires', () => {
@@ -56,12 +66,22 @@ describe('clear stage: what it keeps', () => {
   });
 
   it('with keepUnit "rounds" keeps every result of the last `keep` assistant rounds', () => {
-    const t = transcript('q', tool('bash', out(0)), [tool('grep', out(1)), tool('grep', out(2))], [tool('grep', out(3)), tool('grep', out(4))]);
+    const t = transcript(
+      'q',
+      tool('bash', out(0)),
+      [tool('grep', out(1)), tool('grep', out(2))],
+      [tool('grep', out(3)), tool('grep', out(4))],
+    );
     expect(cleared(run(clear({ triggerTokens: 5_000, keep: 1, keepUnit: 'rounds', clearAtLeastTokens: 'all' }), t))).toEqual([0, 1, 2]);
   });
 
   it('with keepUnit "results" the same keep counts single results, across rounds', () => {
-    const t = transcript('q', tool('bash', out(0)), [tool('grep', out(1)), tool('grep', out(2))], [tool('grep', out(3)), tool('grep', out(4))]);
+    const t = transcript(
+      'q',
+      tool('bash', out(0)),
+      [tool('grep', out(1)), tool('grep', out(2))],
+      [tool('grep', out(3)), tool('grep', out(4))],
+    );
     expect(cleared(run(clear({ triggerTokens: 5_000, keep: 1, keepUnit: 'results', clearAtLeastTokens: 'all' }), t))).toEqual([0, 1, 2, 3]);
   });
 
@@ -87,7 +107,12 @@ describe('clear stage: what a cleared result looks like', () => {
   });
 
   it('clears an offloaded result too, storing the original rather than the offload marker', () => {
-    const r = project({ ...clear({ triggerTokens: 10_000 }), offload: { enabled: true }, defaultCap: 5_000, previewChars: 2_000 }, five(), 'openai-chat', { tokenizer: perChar });
+    const r = project(
+      { ...clear({ triggerTokens: 10_000 }), offload: { enabled: true }, defaultCap: 5_000, previewChars: 2_000 },
+      five(),
+      'openai-chat',
+      { tokenizer: perChar },
+    );
     const first = r.p.reductions.find((x) => x.result === 0)!;
     expect(first).toMatchObject({ stage: 'clear', originalChars: 10_000 });
     expect(r.store.get(first.handle)).toBe(out(0));
@@ -103,23 +128,27 @@ describe('clear stage: clearToolInputs', () => {
 
   it('chat: the arguments string becomes {"spillway_cleared": …} and the original arguments are stored', () => {
     const r = run(inputs, transcript(...steps()));
-    const fn = ((r.parsed.messages as any[])[1].tool_calls[0].function) as { arguments: string };
+    const fn = (r.parsed.messages as any[])[1].tool_calls[0].function as { arguments: string };
     const m = note.exec((JSON.parse(fn.arguments) as { spillway_cleared: string }).spillway_cleared)!;
     expect(m[2]).toBe(r.p.reductions[0]!.handle);
     expect(r.store.get(m[1]!)).toBe(JSON.stringify(args));
     expect(r.p.reductions[0]!.inputCleared).toBe(true);
   });
 
-  it('responses: a function_call\'s arguments string is replaced the same way', () => {
+  it("responses: a function_call's arguments string is replaced the same way", () => {
     const r = run(inputs, transcript(...steps()), 'openai-responses');
     const call = (r.parsed.input as any[]).find((i) => i.type === 'function_call') as { arguments: string };
     const m = note.exec((JSON.parse(call.arguments) as { spillway_cleared: string }).spillway_cleared)!;
     expect(r.store.get(m[1]!)).toBe(JSON.stringify(args));
   });
 
-  it('responses: a custom_tool_call\'s free-form input becomes the plain note', () => {
+  it("responses: a custom_tool_call's free-form input becomes the plain note", () => {
     const input = 'apply this patch\n'.repeat(30);
-    const r = run(inputs, transcript('q', tool('apply_patch', out(0), { custom: true, args: { input } }), tool('bash', 'ok')), 'openai-responses');
+    const r = run(
+      inputs,
+      transcript('q', tool('apply_patch', out(0), { custom: true, args: { input } }), tool('bash', 'ok')),
+      'openai-responses',
+    );
     const call = (r.parsed.input as any[]).find((i) => i.type === 'custom_tool_call') as { input: string };
     const m = note.exec(call.input)!;
     expect(r.store.get(m[1]!)).toBe(input);
@@ -127,7 +156,9 @@ describe('clear stage: clearToolInputs', () => {
 
   it('anthropic: the tool_use input object becomes {"spillway_cleared": …} and its JSON is stored', () => {
     const r = run(inputs, transcript(...steps()), 'anthropic-messages');
-    const use = ((r.parsed.messages as any[])[1].content as any[]).find((b) => b.type === 'tool_use') as { input: { spillway_cleared: string } };
+    const use = ((r.parsed.messages as any[])[1].content as any[]).find((b) => b.type === 'tool_use') as {
+      input: { spillway_cleared: string };
+    };
     expect(Object.keys(use.input)).toEqual(['spillway_cleared']);
     const m = note.exec(use.input.spillway_cleared)!;
     expect(JSON.parse(r.store.get(m[1]!)!)).toEqual(args);
@@ -144,7 +175,10 @@ describe('clear stage: clearToolInputs', () => {
     // earlier one, and the later call, whose result is kept, keeps its input
     const first = { path: 'first.ts', content: 'a'.repeat(400) };
     const second = { path: 'second.ts', content: 'b'.repeat(400) };
-    const r = run(inputs, transcript('q', tool('write_file', out(0), { id: 'call_0', args: first }), tool('bash', out(1), { id: 'call_0', args: second })));
+    const r = run(
+      inputs,
+      transcript('q', tool('write_file', out(0), { id: 'call_0', args: first }), tool('bash', out(1), { id: 'call_0', args: second })),
+    );
     const messages = r.parsed.messages as any[];
     expect(r.p.reductions.map((x) => [x.result, x.inputCleared])).toEqual([[0, true]]);
     expect(JSON.parse(messages[1].tool_calls[0].function.arguments)).toHaveProperty('spillway_cleared');
@@ -158,7 +192,7 @@ describe('clear stage: clearToolInputs', () => {
 });
 
 describe('clear stage: rounds in OpenAI Responses', () => {
-  it('counts a model call\'s parallel function_call items as one round', () => {
+  it("counts a model call's parallel function_call items as one round", () => {
     // turn 1 calls a; turn 2 calls b1 and b2 in parallel (two function_call items in a row)
     const t = transcript('q', tool('bash', out(0)), [tool('grep', out(1)), tool('grep', out(2))]);
     const r = run(clear({ triggerTokens: 5_000, keep: 2, keepUnit: 'rounds', clearAtLeastTokens: 'all' }), t, 'openai-responses');

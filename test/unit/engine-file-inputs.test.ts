@@ -18,7 +18,13 @@ import { perChar } from '../support/run';
 function anthropic(opts: { history: number; calls: Array<{ id: string; name: string; input: Record<string, unknown> }>; after?: number }) {
   const messages: unknown[] = [{ role: 'user', content: filler(opts.history) }];
   for (const c of opts.calls) {
-    messages.push({ role: 'assistant', content: [{ type: 'text', text: 'writing' }, { type: 'tool_use', id: c.id, name: c.name, input: c.input }] });
+    messages.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'writing' },
+        { type: 'tool_use', id: c.id, name: c.name, input: c.input },
+      ],
+    });
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: c.id, content: `done ${c.id}` }] });
   }
   for (let i = 0; i < (opts.after ?? 0); i++) {
@@ -38,7 +44,8 @@ describe('file inputs: what is replaced', () => {
     const { e, store } = engine();
     const input = { file_path: '/repo/src/app.ts', content: content('app') };
     const p = e.project(anthropic({ history: 2_000, calls: [{ id: 'w1', name: 'Write', input }] }), 'anthropic-messages');
-    const sent = (p.request as { messages: Array<{ content: Array<{ input?: Record<string, unknown> }> }> }).messages[1]!.content[1]!.input!;
+    const sent = (p.request as { messages: Array<{ content: Array<{ input?: Record<string, unknown> }> }> }).messages[1]!.content[1]!
+      .input!;
     expect(sent.file_path).toBe('/repo/src/app.ts');
     expect(sent.content).toBeUndefined();
     expect(String(sent.spillway_cleared)).toContain(`spillway read ${p.inputs[0]!.handle}`);
@@ -51,7 +58,8 @@ describe('file inputs: what is replaced', () => {
     const { e } = engine();
     const input = { file_path: '/repo/a.py', old_string: content('old'), new_string: content('new'), replace_all: true };
     const p = e.project(anthropic({ history: 2_000, calls: [{ id: 'e1', name: 'Edit', input }] }), 'anthropic-messages');
-    const sent = (p.request as { messages: Array<{ content: Array<{ input?: Record<string, unknown> }> }> }).messages[1]!.content[1]!.input!;
+    const sent = (p.request as { messages: Array<{ content: Array<{ input?: Record<string, unknown> }> }> }).messages[1]!.content[1]!
+      .input!;
     expect(sent).toMatchObject({ file_path: '/repo/a.py', replace_all: true });
     expect(sent.old_string).toBeUndefined();
   });
@@ -70,7 +78,10 @@ describe('file inputs: what is replaced', () => {
       { id: 'w1', name: 'Write', input: { content: content('no path') } },
     ];
     expect(engine().e.project(anthropic({ history: 2_000, calls }), 'anthropic-messages').inputs).toEqual([]);
-    const off = engine({ enabled: false }).e.project(anthropic({ history: 2_000, calls: [{ id: 'w', name: 'Write', input: { file_path: '/a', content: content('a') } }] }), 'anthropic-messages');
+    const off = engine({ enabled: false }).e.project(
+      anthropic({ history: 2_000, calls: [{ id: 'w', name: 'Write', input: { file_path: '/a', content: content('a') } }] }),
+      'anthropic-messages',
+    );
     expect(off.inputs).toEqual([]);
   });
 
@@ -85,9 +96,14 @@ describe('file inputs: what is replaced', () => {
     const { e, store } = engine();
     const args = JSON.stringify({ path: '/repo/b.js', file_text: content('b'), command: 'create' });
     const req = {
-      model: 'gpt', messages: [
+      model: 'gpt',
+      messages: [
         { role: 'user', content: filler(2_000) },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'str_replace_based_edit_tool', arguments: args } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'str_replace_based_edit_tool', arguments: args } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'ok' },
       ],
     };
@@ -99,12 +115,18 @@ describe('file inputs: what is replaced', () => {
 
   it('replaces a freeform apply_patch input (Responses custom_tool_call) by a header naming the files', () => {
     const { e, store } = engine();
-    const patch = `*** Begin Patch\n*** Add File: web/app.js\n${content('patch').split('\n').map((l) => '+' + l).join('\n')}\n*** End Patch`;
-    const req = { model: 'gpt-5', input: [
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: filler(2_000) }] },
-      { type: 'custom_tool_call', call_id: 'p1', name: 'apply_patch', input: patch },
-      { type: 'custom_tool_call_output', call_id: 'p1', output: 'Success' },
-    ] };
+    const patch = `*** Begin Patch\n*** Add File: web/app.js\n${content('patch')
+      .split('\n')
+      .map((l) => '+' + l)
+      .join('\n')}\n*** End Patch`;
+    const req = {
+      model: 'gpt-5',
+      input: [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: filler(2_000) }] },
+        { type: 'custom_tool_call', call_id: 'p1', name: 'apply_patch', input: patch },
+        { type: 'custom_tool_call_output', call_id: 'p1', output: 'Success' },
+      ],
+    };
     const p = e.project(req, 'openai-responses');
     const sent = (p.request as typeof req).input[1] as { input: string };
     expect(sent.input).toContain('*** File: web/app.js');
@@ -129,7 +151,8 @@ describe('file inputs: idempotence and stickiness', () => {
     const calls = [{ id: 'w1', name: 'Write', input: { file_path: '/a', content: content('a') } }];
     const first = e.project(JSON.stringify(anthropic({ history: 2_000, calls })), 'anthropic-messages', { session: 's' });
     const next = e.project(JSON.stringify(anthropic({ history: 2_000, calls, after: 1 })), 'anthropic-messages', { session: 's' });
-    const a = first.request as string, b = next.request as string;
+    const a = first.request as string,
+      b = next.request as string;
     expect(b.startsWith(a.slice(0, a.lastIndexOf(']}')))).toBe(true);
     expect(first.inputs[0]!.fresh).toBe(true);
     expect(next.inputs[0]!.fresh).toBe(false);
@@ -138,7 +161,16 @@ describe('file inputs: idempotence and stickiness', () => {
   it('replaces every copy of a call that a resumed session carries twice under the same id', () => {
     const { e } = engine();
     const input = { file_path: '/a', content: content('a') };
-    const p = e.project(anthropic({ history: 2_000, calls: [{ id: 'dup', name: 'Write', input }, { id: 'dup', name: 'Write', input }] }), 'anthropic-messages');
+    const p = e.project(
+      anthropic({
+        history: 2_000,
+        calls: [
+          { id: 'dup', name: 'Write', input },
+          { id: 'dup', name: 'Write', input },
+        ],
+      }),
+      'anthropic-messages',
+    );
     expect(p.inputs).toHaveLength(2);
     expect(JSON.stringify(p.request)).not.toContain('line 5 of a');
   });

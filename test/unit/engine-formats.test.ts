@@ -14,7 +14,11 @@ const cfg = { defaultCap: 1_000, previewChars: 100, clear: { enabled: false } };
 const reduce = (request: unknown, format: 'auto' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' = 'auto') =>
   createEngine(cfg, { store: new MemorySink() }).project(JSON.stringify(request), format);
 const errorOf = (f: () => unknown): SpillwayError => {
-  try { f(); } catch (e) { return e as SpillwayError; }
+  try {
+    f();
+  } catch (e) {
+    return e as SpillwayError;
+  }
   throw new Error('expected an error');
 };
 
@@ -38,7 +42,12 @@ describe('format detection (auto)', () => {
   });
 
   it('reads a plain message list with no tool traits as Chat Completions, changing nothing', () => {
-    const text = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] });
+    const text = JSON.stringify({
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ],
+    });
     const p = createEngine(cfg).project(text);
     expect([p.format, p.request === text]).toEqual(['openai-chat', true]);
   });
@@ -52,7 +61,9 @@ describe('format detection (auto)', () => {
     const e = errorOf(() => reduce({ model: 'x', prompt: 'hello' }));
     expect(e).toBeInstanceOf(SpillwayError);
     expect(e.code).toBe('unknown-format');
-    expect(e.message).toBe('cannot tell the request format: expected a top-level "messages" array (OpenAI Chat Completions or Anthropic Messages) or "input" (OpenAI Responses); found keys "model", "prompt". Pass --format to say which.');
+    expect(e.message).toBe(
+      'cannot tell the request format: expected a top-level "messages" array (OpenAI Chat Completions or Anthropic Messages) or "input" (OpenAI Responses); found keys "model", "prompt". Pass --format to say which.',
+    );
   });
 });
 
@@ -66,7 +77,9 @@ describe('bad input', () => {
 
   it('names the end of the input for truncated JSON', () => {
     const text = '{"messages": [{"role": "user", "content": "hi"}';
-    expect(errorOf(() => createEngine(cfg).project(text)).message).toMatch(new RegExp(`^malformed JSON at offset ${text.length} \\(line 1\\)`));
+    expect(errorOf(() => createEngine(cfg).project(text)).message).toMatch(
+      new RegExp(`^malformed JSON at offset ${text.length} \\(line 1\\)`),
+    );
   });
 
   it('refuses a JSON value that is not an object', () => {
@@ -74,7 +87,9 @@ describe('bad input', () => {
   });
 
   it('refuses a messages field that is not an array, naming the format and the key', () => {
-    expect(errorOf(() => createEngine(cfg).project('{"messages": {}}', 'openai-chat')).message).toBe('openai-chat request: "messages" must be an array, got object');
+    expect(errorOf(() => createEngine(cfg).project('{"messages": {}}', 'openai-chat')).message).toBe(
+      'openai-chat request: "messages" must be an array, got object',
+    );
   });
 });
 
@@ -85,18 +100,23 @@ describe('tool names', () => {
   });
 
   it('a Responses function_call with a namespace names its results namespace.name', () => {
-    const p = reduce({ input: [
-      { type: 'function_call', call_id: 'c1', namespace: 'fs', name: 'read_file', arguments: '{}' },
-      { type: 'function_call_output', call_id: 'c1', output: big },
-    ] });
+    const p = reduce({
+      input: [
+        { type: 'function_call', call_id: 'c1', namespace: 'fs', name: 'read_file', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: big },
+      ],
+    });
     expect(p.reductions[0]!.tool).toBe('fs.read_file');
   });
 
   it('an Anthropic mcp_tool_use with a server_name names its result server.tool', () => {
-    const p = reduce({ system: 's', messages: [
-      { role: 'assistant', content: [{ type: 'mcp_tool_use', id: 'm1', name: 'search', server_name: 'github', input: {} }] },
-      { role: 'user', content: [{ type: 'mcp_tool_result', tool_use_id: 'm1', content: [{ type: 'text', text: big }] }] },
-    ] });
+    const p = reduce({
+      system: 's',
+      messages: [
+        { role: 'assistant', content: [{ type: 'mcp_tool_use', id: 'm1', name: 'search', server_name: 'github', input: {} }] },
+        { role: 'user', content: [{ type: 'mcp_tool_result', tool_use_id: 'm1', content: [{ type: 'text', text: big }] }] },
+      ],
+    });
     expect(p.reductions[0]!.tool).toBe('github.search');
   });
 
@@ -106,17 +126,23 @@ describe('tool names', () => {
   });
 
   it('a custom_tool_call_output is named after its custom_tool_call', () => {
-    const p = reduce({ input: [
-      { type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch' },
-      { type: 'custom_tool_call_output', call_id: 'c1', output: big },
-    ] });
+    const p = reduce({
+      input: [
+        { type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch' },
+        { type: 'custom_tool_call_output', call_id: 'c1', output: big },
+      ],
+    });
     expect(p.reductions[0]!.tool).toBe('apply_patch');
   });
 });
 
 describe('what a reduction keeps', () => {
   it('keeps is_error and cache_control on an Anthropic tool_result', () => {
-    const { parsed, p } = project(cfg, transcript('q', { tool: 'bash', output: big, result: { isError: true, cacheControl: true } }), 'anthropic-messages');
+    const { parsed, p } = project(
+      cfg,
+      transcript('q', { tool: 'bash', output: big, result: { isError: true, cacheControl: true } }),
+      'anthropic-messages',
+    );
     const block = ((parsed.messages as any[])[2].content as any[])[0];
     expect(p.reductions).toHaveLength(1);
     expect(Object.keys(block)).toEqual(['type', 'tool_use_id', 'content', 'is_error', 'cache_control']);
@@ -124,19 +150,31 @@ describe('what a reduction keeps', () => {
   });
 
   it('keeps an image block where it was, replacing only the text', () => {
-    const { contents } = project(cfg, transcript('q', { tool: 'screenshot', output: big, result: { parts: [big], image: true } }), 'anthropic-messages');
+    const { contents } = project(
+      cfg,
+      transcript('q', { tool: 'screenshot', output: big, result: { parts: [big], image: true } }),
+      'anthropic-messages',
+    );
     expect((contents[0] as any[]).map((b) => b.type)).toEqual(['text', 'image']);
     expect((contents[0] as any[])[1].source.media_type).toBe('image/png');
   });
 
   it('keeps a Responses input_image part next to the marker', () => {
-    const { contents } = project(cfg, transcript('q', { tool: 'screenshot', output: big, result: { parts: [big], image: true } }), 'openai-responses');
+    const { contents } = project(
+      cfg,
+      transcript('q', { tool: 'screenshot', output: big, result: { parts: [big], image: true } }),
+      'openai-responses',
+    );
     expect((contents[0] as any[]).map((b) => b.type)).toEqual(['input_text', 'input_image']);
   });
 
   it('collapses several text parts into the first one, keeping its other fields, and stores them joined by newlines', () => {
     const parts = [big, 'second part', 'third part'];
-    const { contents, store, p } = project(cfg, transcript('q', { tool: 'bash', output: big, result: { parts, blocks: true, partExtras: { after: { citations: null } } } }), 'anthropic-messages');
+    const { contents, store, p } = project(
+      cfg,
+      transcript('q', { tool: 'bash', output: big, result: { parts, blocks: true, partExtras: { after: { citations: null } } } }),
+      'anthropic-messages',
+    );
     const blocks = contents[0] as any[];
     expect(blocks).toHaveLength(1);
     expect(Object.keys(blocks[0])).toEqual(['type', 'text', 'citations']);
@@ -151,7 +189,12 @@ describe('what a reduction keeps', () => {
   });
 
   it('returns an object when given an object, leaving the given object untouched', () => {
-    const request = { input: [{ type: 'function_call', call_id: 'c1', name: 'bash', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output: big }] };
+    const request = {
+      input: [
+        { type: 'function_call', call_id: 'c1', name: 'bash', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: big },
+      ],
+    };
     const before = JSON.stringify(request);
     const p = createEngine(cfg).project(request);
     expect(typeof p.request).toBe('object');

@@ -7,7 +7,10 @@ import { expectStart } from '../support/expect';
 
 const tool = (name: string, output: string): ToolStep => ({ tool: name, output });
 /** `n` chars of numbered lines */
-const lines = (n: number) => Array.from({ length: Math.ceil(n / 19) + 1 }, (_, i) => `line ${String(i).padStart(13, '0')}`).join('\n').slice(0, n);
+const lines = (n: number) =>
+  Array.from({ length: Math.ceil(n / 19) + 1 }, (_, i) => `line ${String(i).padStart(13, '0')}`)
+    .join('\n')
+    .slice(0, n);
 const base = { defaultCap: 1_000, previewChars: 200, clear: { enabled: false } };
 
 describe('offload stage', () => {
@@ -38,7 +41,10 @@ describe('offload stage', () => {
   });
 
   it('with capUnit bytes the preview stays within previewChars bytes', () => {
-    const { texts } = project({ ...base, capUnit: 'bytes', previewChars: 100, preview: 'head' }, transcript('q', tool('bash', 'é中😀'.repeat(400))));
+    const { texts } = project(
+      { ...base, capUnit: 'bytes', previewChars: 100, preview: 'head' },
+      transcript('q', tool('bash', 'é中😀'.repeat(400))),
+    );
     const previewPart = texts[0]!.split('\n').slice(2).join('\n');
     expect(Buffer.byteLength(previewPart)).toBeLessThanOrEqual(100);
     expect(previewPart.length).toBeGreaterThan(0);
@@ -52,7 +58,15 @@ describe('offload stage', () => {
   it('reports the tool, call id, reason and sizes of each reduction', () => {
     const { p, texts } = project(base, transcript('q', { tool: 'bash', output: lines(5_000), id: 'call_x' }));
     const r = p.reductions[0]!;
-    expect(r).toMatchObject({ result: 0, callId: 'call_x', tool: 'bash', stage: 'offload', originalChars: 5_000, projectedChars: texts[0]!.length, fresh: true });
+    expect(r).toMatchObject({
+      result: 0,
+      callId: 'call_x',
+      tool: 'bash',
+      stage: 'offload',
+      originalChars: 5_000,
+      projectedChars: texts[0]!.length,
+      fresh: true,
+    });
     expect(r.reason).toBe("5,000 chars over bash's cap of 1,000");
     expect(r.projectedTokens).toBeLessThan(r.originalTokens);
   });
@@ -61,7 +75,9 @@ describe('offload stage', () => {
 describe('caps per tool', () => {
   const big = lines(3_000);
   const reducedTools = (config: Record<string, unknown>, names: string[]) =>
-    project({ ...base, defaultCap: 'unlimited', ...config }, transcript('q', ...names.map((n) => tool(n, big)))).p.reductions.map((r) => r.tool);
+    project({ ...base, defaultCap: 'unlimited', ...config }, transcript('q', ...names.map((n) => tool(n, big)))).p.reductions.map(
+      (r) => r.tool,
+    );
 
   it('an exact entry applies to that tool only', () => {
     expect(reducedTools({ toolCaps: { bash: 2_000 } }, ['bash', 'grep'])).toEqual(['bash']);
@@ -72,15 +88,23 @@ describe('caps per tool', () => {
   });
 
   it('the longest matching * pattern wins over a shorter one', () => {
-    expect(reducedTools({ toolCaps: { 'mcp__*': 2_000, 'mcp__github__*': 'unlimited' } }, ['mcp__github__search', 'mcp__fs__read'])).toEqual(['mcp__fs__read']);
+    expect(
+      reducedTools({ toolCaps: { 'mcp__*': 2_000, 'mcp__github__*': 'unlimited' } }, ['mcp__github__search', 'mcp__fs__read']),
+    ).toEqual(['mcp__fs__read']);
   });
 
   it('a bare-name entry covers the tool under server.tool and mcp__server__tool names', () => {
-    expect(reducedTools({ toolCaps: { read_file: 2_000 } }, ['fs.read_file', 'mcp__fs__read_file', 'read_file', 'write_file'])).toEqual(['fs.read_file', 'mcp__fs__read_file', 'read_file']);
+    expect(reducedTools({ toolCaps: { read_file: 2_000 } }, ['fs.read_file', 'mcp__fs__read_file', 'read_file', 'write_file'])).toEqual([
+      'fs.read_file',
+      'mcp__fs__read_file',
+      'read_file',
+    ]);
   });
 
   it('a qualified entry wins over the bare-name entry', () => {
-    expect(reducedTools({ toolCaps: { read_file: 2_000, 'fs.read_file': 'unlimited' } }, ['fs.read_file', 'web.read_file'])).toEqual(['web.read_file']);
+    expect(reducedTools({ toolCaps: { read_file: 2_000, 'fs.read_file': 'unlimited' } }, ['fs.read_file', 'web.read_file'])).toEqual([
+      'web.read_file',
+    ]);
   });
 
   it('"unlimited" keeps a tool verbatim whatever its size', () => {

@@ -29,7 +29,9 @@ describe("Claude Code's <persisted-output> results", () => {
       const { p, texts } = project(base, transcript('q', { tool: 'Bash', output: big }, { tool: 'Bash', output: other }), format);
       expect(texts[0]).toBe(big);
       expect(p.reductions.map((r) => r.result)).toEqual([1]);
-      expect(p.stats.savedByAgent).toEqual([{ result: 0, callId: expect.any(String), tool: 'Bash', agent: 'claude-code', file: FILE, chars: big.length }]);
+      expect(p.stats.savedByAgent).toEqual([
+        { result: 0, callId: expect.any(String), tool: 'Bash', agent: 'claude-code', file: FILE, chars: big.length },
+      ]);
     });
   }
 
@@ -47,7 +49,14 @@ describe('through to the inspector', () => {
     const { p } = project(base, transcript('q', { tool: 'Bash', output: big }), 'anthropic-messages');
     const rec = proxyRecord({ session: 's', time: new Date(0).toISOString(), reductions: p.reductions, stats: p.stats } as any, 0);
     expect(rec.savedByAgent).toEqual(p.stats.savedByAgent);
-    const detail = checkResult('turn/detail', { index: 0, results: [], missed: [], savedByAgent: rec.savedByAgent!.map(({ result: _r, ...s }) => s) });
-    expect(detail.savedByAgent).toEqual([{ tool: 'Bash', callId: expect.any(String), agent: 'claude-code', file: FILE, chars: big.length }]);
+    const detail = checkResult('turn/detail', {
+      index: 0,
+      results: [],
+      missed: [],
+      savedByAgent: rec.savedByAgent!.map(({ result: _r, ...s }) => s),
+    });
+    expect(detail.savedByAgent).toEqual([
+      { tool: 'Bash', callId: expect.any(String), agent: 'claude-code', file: FILE, chars: big.length },
+    ]);
   });
 });

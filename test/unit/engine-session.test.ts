@@ -10,7 +10,8 @@ const big = 'line of build output\n'.repeat(100); // 2,100 chars
 const call1: Step[] = ['q', { tool: 'bash', output: big, id: 'a' }];
 const call2: Step[] = [...call1, 'next', { tool: 'bash', output: 'small', id: 'b' }];
 const text = (steps: Step[]) => JSON.stringify(build(transcript(...steps), 'openai-chat'));
-const engine = (cap = 1_000) => createEngine({ defaultCap: cap, previewChars: 200, clear: { enabled: false } }, { store: new MemorySink() });
+const engine = (cap = 1_000) =>
+  createEngine({ defaultCap: cap, previewChars: 200, clear: { enabled: false } }, { store: new MemorySink() });
 
 describe('sessions', () => {
   it('carry a decision made in one call to the next call, marked as not fresh', () => {
@@ -78,7 +79,7 @@ describe('sessions', () => {
     expect(contentText(contentsOf(p.request, 'openai-chat')[0])).toBe(big);
   });
 
-  it('keep a decision when the engine\'s configuration changes in between: reduced under cap 1,000, still reduced the same way under 10,000', () => {
+  it("keep a decision when the engine's configuration changes in between: reduced under cap 1,000, still reduced the same way under 10,000", () => {
     // the only way the module API allows a configuration change within one engine (and so within
     // one session) is changing `engine.config` in place
     const e = engine(1_000);

@@ -6,17 +6,26 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, MemorySink } from '../../src/engine';
 
 type Msg = Record<string, unknown>;
-const call = (id: string, name: string, args: object): Msg => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+const call = (id: string, name: string, args: object): Msg => ({
+  role: 'assistant',
+  content: null,
+  tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+});
 const result = (id: string, content: string): Msg => ({ role: 'tool', tool_call_id: id, content });
 const body = (messages: Msg[]) => JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'task' }, ...messages] });
-const text = (n: number, seed: string) => Array.from({ length: Math.ceil(n / 20) }, (_, i) => `${seed} line ${String(i).padStart(6)}`).join('\n').slice(0, n);
+const text = (n: number, seed: string) =>
+  Array.from({ length: Math.ceil(n / 20) }, (_, i) => `${seed} line ${String(i).padStart(6)}`)
+    .join('\n')
+    .slice(0, n);
 const contents = (out: string) => (JSON.parse(out).messages as Msg[]).map((m) => m.content);
 
 describe('dedupe (offload.dedupe)', () => {
   it('replaces a repeated output by a reference to the first copy, which stays verbatim', () => {
     const out = text(3_000, 'same');
     const store = new MemorySink();
-    const p = createEngine({}, { store }).project(body([call('a', 'bash', { cmd: 'ls' }), result('a', out), call('b', 'bash', { cmd: 'ls' }), result('b', out)]));
+    const p = createEngine({}, { store }).project(
+      body([call('a', 'bash', { cmd: 'ls' }), result('a', out), call('b', 'bash', { cmd: 'ls' }), result('b', out)]),
+    );
     const [, , first, , second] = contents(p.request);
     expect(first).toBe(out);
     expect(second).toMatch(/^\[spillway: bash output offloaded/);
@@ -34,7 +43,9 @@ describe('dedupe (offload.dedupe)', () => {
 
   it('is off in the seed presets', () => {
     const out = text(3_000, 'same');
-    const p = createEngine({ preset: 'oracle-offload', defaultCap: 100_000 }).project(body([call('a', 'bash', {}), result('a', out), call('b', 'bash', {}), result('b', out)]));
+    const p = createEngine({ preset: 'oracle-offload', defaultCap: 100_000 }).project(
+      body([call('a', 'bash', {}), result('a', out), call('b', 'bash', {}), result('b', out)]),
+    );
     expect(p.reductions).toHaveLength(0);
   });
 
@@ -51,10 +62,14 @@ describe('dedupe (offload.dedupe)', () => {
 describe('stale results first (clear.staleFirst)', () => {
   const cfg = { defaultCap: 'unlimited', clear: { triggerTokens: 3_000, clearAtLeastTokens: 500, keep: 1 } } as const;
   const history = [
-    call('r1', 'read_file', { path: 'src/a.ts' }), result('r1', text(4_000, 'first read of a')),
-    call('r2', 'read_file', { path: 'src/b.ts' }), result('r2', text(4_000, 'read of b')),
-    call('e1', 'edit_file', { path: 'src/a.ts' }), result('e1', 'edited'),
-    call('r3', 'bash', { cmd: 'npm test' }), result('r3', text(1_000, 'tests')),
+    call('r1', 'read_file', { path: 'src/a.ts' }),
+    result('r1', text(4_000, 'first read of a')),
+    call('r2', 'read_file', { path: 'src/b.ts' }),
+    result('r2', text(4_000, 'read of b')),
+    call('e1', 'edit_file', { path: 'src/a.ts' }),
+    result('e1', 'edited'),
+    call('r3', 'bash', { cmd: 'npm test' }),
+    result('r3', text(1_000, 'tests')),
   ];
 
   it('clears the copy of a file that was used again later before older results', () => {
@@ -65,9 +80,9 @@ describe('stale results first (clear.staleFirst)', () => {
   });
 
   it('clears strictly oldest first when turned off', () => {
-    const p = createEngine({ ...cfg, clear: { ...cfg.clear, staleFirst: false } }).project(body([
-      call('x', 'bash', {}), result('x', text(3_000, 'old')), ...history,
-    ]));
+    const p = createEngine({ ...cfg, clear: { ...cfg.clear, staleFirst: false } }).project(
+      body([call('x', 'bash', {}), result('x', text(3_000, 'old')), ...history]),
+    );
     expect(p.reductions.filter((r) => r.stage === 'clear')[0]!.callId).toBe('x');
   });
 });
@@ -83,7 +98,9 @@ describe('latest round cap (offload.latestCap)', () => {
 
   it('offloads it to the normal cap once a later round exists, and stores it', () => {
     const store = new MemorySink();
-    const p = createEngine(cfg, { store }).project(body([call('a', 'bash', {}), result('a', big), call('b', 'bash', {}), result('b', 'ok')]));
+    const p = createEngine(cfg, { store }).project(
+      body([call('a', 'bash', {}), result('a', big), call('b', 'bash', {}), result('b', 'ok')]),
+    );
     expect(p.reductions.map((r) => r.callId)).toEqual(['a']);
     expect(store.get(p.reductions[0]!.handle)).toBe(big);
   });
@@ -107,12 +124,19 @@ describe('sessions across a configuration change', () => {
     const m = [call('a', 'bash', {}), result('a', out)];
     const before = createEngine({ defaultCap: 1_000, clear: { enabled: false } }, { sessions }).project(body(m), 'auto', { session: 's' });
     expect(before.reductions).toHaveLength(1);
-    const after = createEngine({ defaultCap: 100_000, clear: { enabled: false } }, { sessions })
-      .project(body([...m, call('b', 'bash', {}), result('b', 'ok')]), 'auto', { session: 's' });
+    const after = createEngine({ defaultCap: 100_000, clear: { enabled: false } }, { sessions }).project(
+      body([...m, call('b', 'bash', {}), result('b', 'ok')]),
+      'auto',
+      { session: 's' },
+    );
     expect(contents(after.request)[2]).toBe(contents(before.request)[2]);
     expect(after.reductions[0]).toMatchObject({ callId: 'a', fresh: false });
     // without the shared store the new engine decides afresh under its own cap
-    const fresh = createEngine({ defaultCap: 100_000, clear: { enabled: false } }).project(body([...m, call('b', 'bash', {}), result('b', 'ok')]), 'auto', { session: 's' });
+    const fresh = createEngine({ defaultCap: 100_000, clear: { enabled: false } }).project(
+      body([...m, call('b', 'bash', {}), result('b', 'ok')]),
+      'auto',
+      { session: 's' },
+    );
     expect(fresh.reductions).toHaveLength(0);
   });
 });

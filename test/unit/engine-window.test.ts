@@ -7,7 +7,9 @@ import { expectStart } from '../support/expect';
 const tool = (name: string, output: string): ToolStep => ({ tool: name, output });
 const big = 'w'.repeat(3_000);
 const window = (over: Record<string, unknown> = {}) => ({
-  offload: { enabled: false }, clear: { enabled: false }, previewChars: 100,
+  offload: { enabled: false },
+  clear: { enabled: false },
+  previewChars: 100,
   window: { enabled: true, recentTurns: 2, maxOutputChars: 1_000, tools: [], ...over },
 });
 
@@ -51,7 +53,10 @@ describe('window stage', () => {
   });
 
   it('does not run when disabled', () => {
-    const { p } = project({ ...window(), window: { enabled: false, recentTurns: 1, maxOutputChars: 10 } }, transcript('u1', tool('bash', big), 'u2', 'u3'));
+    const { p } = project(
+      { ...window(), window: { enabled: false, recentTurns: 1, maxOutputChars: 10 } },
+      transcript('u1', tool('bash', big), 'u2', 'u3'),
+    );
     expect(p.reductions).toEqual([]);
   });
 });

@@ -15,7 +15,11 @@ describe('package.json contributes', () => {
 
   it('declares every engine key, the storage keys, the proxy keys and the chat models under spillway.*, each with a description', () => {
     const props = pkg.contributes.configuration.properties as Record<string, Record<string, unknown>>;
-    const keys = [...[...CONFIG_KEYS, ...STORAGE_KEYS, ...PROXY_KEYS].map((k) => `spillway.${k.key}`), 'spillway.languageModels', ...Object.keys(INSPECTOR_SETTINGS)];
+    const keys = [
+      ...[...CONFIG_KEYS, ...STORAGE_KEYS, ...PROXY_KEYS].map((k) => `spillway.${k.key}`),
+      'spillway.languageModels',
+      ...Object.keys(INSPECTOR_SETTINGS),
+    ];
     expect(Object.keys(props).sort()).toEqual(keys.sort());
     for (const k of keys) {
       expect(props[k]?.markdownDescription, k).toBeTruthy();
@@ -41,7 +45,9 @@ describe('package.json contributes', () => {
   });
 
   it('declares the spillway chat model vendor, managed by its command, activated on demand (VS Code 1.104+)', () => {
-    expect(pkg.contributes.languageModelChatProviders).toEqual([{ vendor: 'spillway', displayName: 'Spillway', managementCommand: 'spillway.manageLanguageModels' }]);
+    expect(pkg.contributes.languageModelChatProviders).toEqual([
+      { vendor: 'spillway', displayName: 'Spillway', managementCommand: 'spillway.manageLanguageModels' },
+    ]);
     expect(Object.keys(COMMAND_TITLES)).toContain('spillway.manageLanguageModels');
     expect(pkg.activationEvents).toContain('onLanguageModelChatProvider:spillway');
     expect(pkg.engines.vscode).toBe('^1.95.0');

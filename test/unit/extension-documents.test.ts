@@ -40,7 +40,16 @@ describe('document names', () => {
   });
 
   it('refuses handles with .. or slashes and anything not shaped like a handle', () => {
-    for (const p of ['/../etc/passwd', '/sw_0123/x.log', `/${H}/../../x`, `/${H}/a/b/c`, '/', 'relative', `/${H}x/a.log`, '/SW_0123456789ABCDEF01234567/a']) {
+    for (const p of [
+      '/../etc/passwd',
+      '/sw_0123/x.log',
+      `/${H}/../../x`,
+      `/${H}/a/b/c`,
+      '/',
+      'relative',
+      `/${H}x/a.log`,
+      '/SW_0123456789ABCDEF01234567/a',
+    ]) {
       expect(parseDocumentPath(p).ok, p).toBe(false);
     }
   });
@@ -78,8 +87,17 @@ describe('language by content and tool input', () => {
 
 describe('tool input paths', () => {
   it('finds paths in Anthropic tool_use, OpenAI Chat tool_calls and Responses function_call', () => {
-    const anthropic = { messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/r/a.ts' } }] }] };
-    const chat = { messages: [{ role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"b.py"}' } }] }] };
+    const anthropic = {
+      messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/r/a.ts' } }] }],
+    };
+    const chat = {
+      messages: [
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"b.py"}' } }],
+        },
+      ],
+    };
     const responses = { input: [{ type: 'function_call', call_id: 'fc_1', name: 'cat', arguments: '{"filename":"c.go"}' }] };
     expect(toolInputPaths(anthropic).get('toolu_1')).toBe('/r/a.ts');
     expect(toolInputPaths(JSON.stringify(chat)).get('call_1')).toBe('b.py');
@@ -88,7 +106,9 @@ describe('tool input paths', () => {
   });
 
   it('takes the file a simple cat/head/sed command prints, not a pipeline', () => {
-    const req = (command: string) => ({ messages: [{ tool_calls: [{ id: 'c', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] }] });
+    const req = (command: string) => ({
+      messages: [{ tool_calls: [{ id: 'c', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] }],
+    });
     expect(toolInputPaths(req('cat /testbed/django/views/autocomplete.py')).get('c')).toBe('/testbed/django/views/autocomplete.py');
     expect(toolInputPaths(req('sed -n 1,80p src/x.go')).get('c')).toBe('src/x.go');
     expect(toolInputPaths(req('head -n 50 "src/a.ts"')).get('c')).toBe('src/a.ts');
@@ -99,7 +119,14 @@ describe('tool input paths', () => {
 
 describe('marker text', () => {
   it('finds the string that carries the handle in any wire format', () => {
-    const projected = { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: `[output offloaded: ${H}]` }] }] }] };
+    const projected = {
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: `[output offloaded: ${H}]` }] }],
+        },
+      ],
+    };
     expect(markerTextFor(projected, H)).toBe(`[output offloaded: ${H}]`);
     expect(markerTextFor(JSON.stringify(projected), H)).toBe(`[output offloaded: ${H}]`);
     expect(markerTextFor({ a: 'nothing' }, H)).toBeUndefined();

@@ -22,14 +22,30 @@ describe('formatting', () => {
 
   it('labels a stored output with tool, call id, size and time', () => {
     const now = Date.parse('2026-01-01T12:00:00Z');
-    const item = outputPickItem({ handle: 'sw_0123456789abcdef01234567', tool: 'bash', callId: 'call_1', chars: 42_118, lines: 900, tokens: 10_000, time: '2026-01-01T11:00:00Z' }, now);
+    const item = outputPickItem(
+      {
+        handle: 'sw_0123456789abcdef01234567',
+        tool: 'bash',
+        callId: 'call_1',
+        chars: 42_118,
+        lines: 900,
+        tokens: 10_000,
+        time: '2026-01-01T11:00:00Z',
+      },
+      now,
+    );
     expect(item.label).toBe('bash · call_1');
     expect(item.description).toBe('42k chars, 900 lines, 10,000 tokens');
     expect(item.detail).toBe('1 h ago · sw_0123456789abcdef01234567');
   });
 
   it('sorts newest first', () => {
-    const sorted = newestFirst([{ time: '2026-01-01T00:00:00Z', n: 1 }, { time: '2026-01-03T00:00:00Z', n: 3 }, { n: 0 }, { time: '2026-01-02T00:00:00Z', n: 2 }]);
+    const sorted = newestFirst([
+      { time: '2026-01-01T00:00:00Z', n: 1 },
+      { time: '2026-01-03T00:00:00Z', n: 3 },
+      { n: 0 },
+      { time: '2026-01-02T00:00:00Z', n: 2 },
+    ]);
     expect(sorted.map((e) => e.n)).toEqual([3, 2, 1, 0]);
   });
 });

@@ -9,19 +9,33 @@ import { describe, expect, it } from 'vitest';
 import { contributes } from '../../src/extension/pure/contributes';
 import { problemWarning, type InspectedValue } from '../../src/extension/pure/settings';
 import {
-  DEFAULT_PORT, PROXY_KEYS, displayUrl, proxyRunKey, proxyStatus, readProxySettings, shellKind, startFailureMessage, terminalDescription,
+  DEFAULT_PORT,
+  PROXY_KEYS,
+  displayUrl,
+  proxyRunKey,
+  proxyStatus,
+  readProxySettings,
+  shellKind,
+  startFailureMessage,
+  terminalDescription,
 } from '../../src/extension/proxyConfig';
 import { agentEnvironmentLines, DEFAULT_PROXY_PORT, startProxy } from '../../src/proxy';
 
-const inspectOf = (values: Record<string, unknown>) => (key: string): InspectedValue | undefined =>
-  key in values ? { globalValue: values[key] } : undefined;
+const inspectOf =
+  (values: Record<string, unknown>) =>
+  (key: string): InspectedValue | undefined =>
+    key in values ? { globalValue: values[key] } : undefined;
 
 describe('spillway.proxy.* settings', () => {
   it('are declared in package.json with a description, a default and bounds', () => {
     const props = (contributes().configuration as { properties: Record<string, Record<string, unknown>> }).properties;
     expect(props['spillway.proxy.enabled']).toMatchObject({ type: 'boolean', default: false });
     expect(props['spillway.proxy.port']).toMatchObject({ type: 'integer', default: 8417, minimum: 0, maximum: 65535 });
-    expect(props['spillway.proxy.openaiUpstream']).toMatchObject({ type: 'string', default: 'https://api.openai.com/v1', pattern: '^https?://' });
+    expect(props['spillway.proxy.openaiUpstream']).toMatchObject({
+      type: 'string',
+      default: 'https://api.openai.com/v1',
+      pattern: '^https?://',
+    });
     expect(props['spillway.proxy.anthropicUpstream']).toMatchObject({ type: 'string', default: 'https://api.anthropic.com' });
     expect(props['spillway.proxy.configureTerminals']).toMatchObject({ type: 'boolean', default: true });
     expect(props['spillway.proxy.websockets']).toMatchObject({ type: 'string', default: 'project', enum: ['project', 'refuse'] });
@@ -31,7 +45,9 @@ describe('spillway.proxy.* settings', () => {
       expect(String(props[`spillway.${k.key}`]?.markdownDescription)).not.toContain('spillway.preset');
     }
     expect(DEFAULT_PORT).toBe(DEFAULT_PROXY_PORT);
-    const cmd = (contributes().commands as { command: string; title: string; category: string }[]).find((c) => c.command === 'spillway.copyAgentEnvironment');
+    const cmd = (contributes().commands as { command: string; title: string; category: string }[]).find(
+      (c) => c.command === 'spillway.copyAgentEnvironment',
+    );
     expect(cmd).toMatchObject({ title: 'Copy Agent Environment', category: 'Spillway' });
   });
 
@@ -39,45 +55,66 @@ describe('spillway.proxy.* settings', () => {
     const r = readProxySettings(() => undefined);
     expect(r.problems).toEqual([]);
     expect(r.settings).toEqual({
-      enabled: false, port: 8417, openaiUpstream: 'https://api.openai.com/v1', anthropicUpstream: 'https://api.anthropic.com', configureTerminals: true,
+      enabled: false,
+      port: 8417,
+      openaiUpstream: 'https://api.openai.com/v1',
+      anthropicUpstream: 'https://api.anthropic.com',
+      configureTerminals: true,
       websockets: 'project',
     });
   });
 
   it('take valid values, the innermost scope winning', () => {
-    const r = readProxySettings((key) => ({
-      'proxy.enabled': { globalValue: false, workspaceValue: true },
-      'proxy.port': { globalValue: 8000, workspaceFolderValue: 9000 },
-      'proxy.openaiUpstream': { globalValue: ' http://127.0.0.1:1234/openai/v1 ' },
-      'proxy.anthropicUpstream': { globalValue: 'https://gw.example/anthropic' },
-      'proxy.configureTerminals': { globalValue: false },
-      'proxy.websockets': { globalValue: 'project', workspaceValue: 'refuse' },
-    } as Record<string, InspectedValue>)[key]);
+    const r = readProxySettings(
+      (key) =>
+        (
+          ({
+            'proxy.enabled': { globalValue: false, workspaceValue: true },
+            'proxy.port': { globalValue: 8000, workspaceFolderValue: 9000 },
+            'proxy.openaiUpstream': { globalValue: ' http://127.0.0.1:1234/openai/v1 ' },
+            'proxy.anthropicUpstream': { globalValue: 'https://gw.example/anthropic' },
+            'proxy.configureTerminals': { globalValue: false },
+            'proxy.websockets': { globalValue: 'project', workspaceValue: 'refuse' },
+          }) as Record<string, InspectedValue>
+        )[key],
+    );
     expect(r.problems).toEqual([]);
     expect(r.settings).toEqual({
-      enabled: true, port: 9000, openaiUpstream: 'http://127.0.0.1:1234/openai/v1', anthropicUpstream: 'https://gw.example/anthropic', configureTerminals: false,
+      enabled: true,
+      port: 9000,
+      openaiUpstream: 'http://127.0.0.1:1234/openai/v1',
+      anthropicUpstream: 'https://gw.example/anthropic',
+      configureTerminals: false,
       websockets: 'refuse',
     });
     expect(readProxySettings(inspectOf({ 'proxy.port': 0 })).settings.port).toBe(0);
   });
 
   it('fall back to the default with a warning naming the setting when a value is bad', () => {
-    const r = readProxySettings(inspectOf({
-      'proxy.enabled': 'yes',
-      'proxy.port': 70000,
-      'proxy.openaiUpstream': 'ftp://example.com',
-      'proxy.anthropicUpstream': 'https://user:sk-secret@gw.example',
-      'proxy.configureTerminals': 1,
-      'proxy.websockets': 'off',
-    }));
+    const r = readProxySettings(
+      inspectOf({
+        'proxy.enabled': 'yes',
+        'proxy.port': 70000,
+        'proxy.openaiUpstream': 'ftp://example.com',
+        'proxy.anthropicUpstream': 'https://user:sk-secret@gw.example',
+        'proxy.configureTerminals': 1,
+        'proxy.websockets': 'off',
+      }),
+    );
     expect(r.settings).toEqual(readProxySettings(() => undefined).settings);
     expect(r.problems.map((p) => p.setting)).toEqual([
-      'spillway.proxy.enabled', 'spillway.proxy.port', 'spillway.proxy.openaiUpstream', 'spillway.proxy.anthropicUpstream', 'spillway.proxy.configureTerminals',
+      'spillway.proxy.enabled',
+      'spillway.proxy.port',
+      'spillway.proxy.openaiUpstream',
+      'spillway.proxy.anthropicUpstream',
+      'spillway.proxy.configureTerminals',
       'spillway.proxy.websockets',
     ]);
     expect(r.problems[5]!.message).toBe('expected "project" or "refuse", got "off"');
     const warnings = r.problems.map(problemWarning);
-    expect(warnings[1]).toBe('Spillway: the setting spillway.proxy.port is invalid (expected a port from 0 to 65535, got 70000), so it falls back to its default.');
+    expect(warnings[1]).toBe(
+      'Spillway: the setting spillway.proxy.port is invalid (expected a port from 0 to 65535, got 70000), so it falls back to its default.',
+    );
     expect(warnings[2]).toMatch(/spillway\.proxy\.openaiUpstream is invalid \(the OpenAI upstream must be an http or https URL/);
     expect(warnings[3]).toMatch(/must not carry credentials/);
     // the warning never repeats a credential it refused
@@ -90,25 +127,32 @@ describe('spillway.proxy.* settings', () => {
 });
 
 describe('where API keys go is a user setting', () => {
-  it('declares the upstreams machine-scoped, so a folder\'s settings cannot set them', () => {
+  it("declares the upstreams machine-scoped, so a folder's settings cannot set them", () => {
     const props = (contributes().configuration as { properties: Record<string, Record<string, unknown>> }).properties;
     expect(props['spillway.proxy.openaiUpstream']!.scope).toBe('machine');
     expect(props['spillway.proxy.anthropicUpstream']!.scope).toBe('machine');
     expect(props['spillway.proxy.enabled']!.scope).toBeUndefined();
   });
 
-  it('ignores a workspace value of an upstream with a warning, keeping the user\'s', () => {
-    const r = readProxySettings((key) => ({
-      'proxy.openaiUpstream': { globalValue: 'https://gw.example/v1', workspaceValue: 'http://attacker.example/v1' },
-      'proxy.anthropicUpstream': { workspaceFolderValue: 'http://attacker.example' },
-      'proxy.port': { workspaceValue: 9001 },
-    } as Record<string, InspectedValue>)[key]);
+  it("ignores a workspace value of an upstream with a warning, keeping the user's", () => {
+    const r = readProxySettings(
+      (key) =>
+        (
+          ({
+            'proxy.openaiUpstream': { globalValue: 'https://gw.example/v1', workspaceValue: 'http://attacker.example/v1' },
+            'proxy.anthropicUpstream': { workspaceFolderValue: 'http://attacker.example' },
+            'proxy.port': { workspaceValue: 9001 },
+          }) as Record<string, InspectedValue>
+        )[key],
+    );
     expect(r.settings.openaiUpstream).toBe('https://gw.example/v1');
     expect(r.settings.anthropicUpstream).toBe('https://api.anthropic.com');
     expect(r.settings.port).toBe(9001);
     expect(r.problems).toEqual([]);
     expect(r.ignored).toHaveLength(2);
-    expect(r.ignored[0]).toMatch(/spillway\.proxy\.openaiUpstream is set in this workspace's settings.*ignored \(set it in your user settings\)/);
+    expect(r.ignored[0]).toMatch(
+      /spillway\.proxy\.openaiUpstream is set in this workspace's settings.*ignored \(set it in your user settings\)/,
+    );
     expect(r.ignored.join('\n')).not.toContain('attacker');
   });
 });
@@ -142,10 +186,12 @@ describe('the shell the agent environment is written for', () => {
     expect(shellKind(undefined, 'linux')).toBe('posix');
   });
 
-  it('gets the three variables in that shell\'s syntax', () => {
+  it("gets the three variables in that shell's syntax", () => {
     const url = 'http://127.0.0.1:8417';
     expect(agentEnvironmentLines(url, shellKind('/bin/zsh', 'darwin'))).toEqual([
-      'export OPENAI_BASE_URL=http://127.0.0.1:8417/v1', 'export OPENAI_API_BASE=http://127.0.0.1:8417/v1', 'export ANTHROPIC_BASE_URL=http://127.0.0.1:8417',
+      'export OPENAI_BASE_URL=http://127.0.0.1:8417/v1',
+      'export OPENAI_API_BASE=http://127.0.0.1:8417/v1',
+      'export ANTHROPIC_BASE_URL=http://127.0.0.1:8417',
     ]);
     expect(agentEnvironmentLines(url, shellKind('fish', 'linux'))[2]).toBe('set -gx ANTHROPIC_BASE_URL http://127.0.0.1:8417');
     expect(agentEnvironmentLines(url, shellKind('pwsh.exe', 'win32'))[0]).toBe('$env:OPENAI_BASE_URL = "http://127.0.0.1:8417/v1"');
@@ -153,7 +199,14 @@ describe('the shell the agent environment is written for', () => {
 });
 
 describe('the status bar and the warnings', () => {
-  const state = { wantedPort: 8417, turns: 0, sessions: 0, savedTokens: 0, openaiUpstream: 'https://api.openai.com/v1', anthropicUpstream: 'https://gw.example/a?key=sk-hidden' };
+  const state = {
+    wantedPort: 8417,
+    turns: 0,
+    sessions: 0,
+    savedTokens: 0,
+    openaiUpstream: 'https://api.openai.com/v1',
+    anthropicUpstream: 'https://gw.example/a?key=sk-hidden',
+  };
 
   it('names the port, the URL, the turns recorded and the click', () => {
     const s = proxyStatus({ ...state, url: 'http://127.0.0.1:8417', port: 8417, turns: 3, sessions: 1, savedTokens: 12345 });
@@ -187,7 +240,10 @@ describe('the status bar and the warnings', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const error = await startProxy({ port, sessionsDir: false }).then(() => 'started', (e: Error) => e.message);
+      const error = await startProxy({ port, sessionsDir: false }).then(
+        () => 'started',
+        (e: Error) => e.message,
+      );
       expect(startFailureMessage(port, error)).toContain(`port ${port} on 127.0.0.1 is already in use`);
       expect(startFailureMessage(port, error)).toContain('spillway.proxy.port');
     } finally {

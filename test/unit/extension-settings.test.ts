@@ -22,11 +22,14 @@ describe('settings → engine config', () => {
   });
 
   it('nests dotted keys the way --config JSON does', () => {
-    const input = configInputFromSettings(CONFIG_KEYS, inspector({
-      'window.recentTurns': { globalValue: 4 },
-      'window.enabled': { workspaceValue: true },
-      toolCaps: { workspaceValue: { bash: 'unlimited' } },
-    }));
+    const input = configInputFromSettings(
+      CONFIG_KEYS,
+      inspector({
+        'window.recentTurns': { globalValue: 4 },
+        'window.enabled': { workspaceValue: true },
+        toolCaps: { workspaceValue: { bash: 'unlimited' } },
+      }),
+    );
     expect(input).toEqual({ window: { recentTurns: 4, enabled: true }, toolCaps: { bash: 'unlimited' } });
     const { config, problems } = parseConfig(input);
     expect(problems).toEqual([]);
@@ -96,7 +99,9 @@ describe('store folder', () => {
     expect(resolveStoreFolder('', '/ws', posix.isAbsolute, posix.join)).toEqual({});
   });
   it('expands ${workspaceFolder} and resolves relative paths against the first folder', () => {
-    expect(resolveStoreFolder('${workspaceFolder}/.spillway/store', '/ws', posix.isAbsolute, posix.join)).toEqual({ path: '/ws/.spillway/store' });
+    expect(resolveStoreFolder('${workspaceFolder}/.spillway/store', '/ws', posix.isAbsolute, posix.join)).toEqual({
+      path: '/ws/.spillway/store',
+    });
     expect(resolveStoreFolder('.spillway', '/ws', posix.isAbsolute, posix.join)).toEqual({ path: '/ws/.spillway' });
     expect(resolveStoreFolder('/abs/store', undefined, posix.isAbsolute, posix.join)).toEqual({ path: '/abs/store' });
   });

@@ -5,7 +5,15 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, MemorySink, observationOption, PRESET_NAMES, readRequest, resultText, type ObservationOption } from '../../src/engine';
+import {
+  createEngine,
+  MemorySink,
+  observationOption,
+  PRESET_NAMES,
+  readRequest,
+  resultText,
+  type ObservationOption,
+} from '../../src/engine';
 import { CallMap } from '../../src/engine/formats';
 import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
 
@@ -23,7 +31,12 @@ function isUserTurn(m: unknown): boolean {
 }
 
 /** The text without the results' contents and without the inputs of the calls named `item:id` in `inputs`. */
-function withoutResults(text: string, format: Parameters<typeof readRequest>[1], observations: ObservationOption = 'off', inputs: ReadonlySet<string> = new Set()): string {
+function withoutResults(
+  text: string,
+  format: Parameters<typeof readRequest>[1],
+  observations: ObservationOption = 'off',
+  inputs: ReadonlySet<string> = new Set(),
+): string {
   const req = readRequest(text, format, undefined, observations);
   const spans: Array<{ start: number; end: number }> = [];
   // an observation's reducible part is its body: the template around it must stay
@@ -31,7 +44,8 @@ function withoutResults(text: string, format: Parameters<typeof readRequest>[1],
   const calls = req.calls instanceof CallMap ? req.calls.all : [...req.calls.values()];
   for (const c of calls) if (c.input && inputs.has(`${c.item}:${c.id}`)) spans.push(c.input);
   spans.sort((a, b) => a.start - b.start);
-  let out = '', at = 0;
+  let out = '',
+    at = 0;
   for (const s of spans) {
     out += text.slice(at, s.start);
     at = s.end;
@@ -45,7 +59,9 @@ function inputText(text: string, format: Parameters<typeof readRequest>[1], item
   const calls = req.calls instanceof CallMap ? req.calls.all : [...req.calls.values()];
   const c = calls.find((x) => x.item === item && x.id === id);
   if (!c?.input) return undefined;
-  return c.input.kind === 'string' ? (JSON.parse(text.slice(c.input.start, c.input.end)) as string) : text.slice(c.input.start, c.input.end);
+  return c.input.kind === 'string'
+    ? (JSON.parse(text.slice(c.input.start, c.input.end)) as string)
+    : text.slice(c.input.start, c.input.end);
 }
 
 describe.each(files)('real session %s', (file) => {
@@ -63,7 +79,10 @@ describe.each(files)('real session %s', (file) => {
   it.each(PRESET_NAMES)('under the %s preset every reduction is recoverable, idempotent, and touches only tool results', (preset) => {
     const t = transcripts.get(file)!;
     // small caps so the presets have something to do on these short sessions
-    const config = { preset, ...(preset === 'spillway' ? { defaultCap: 500, clear: { triggerTokens: 5_000, clearAtLeastTokens: 1_000 } } : {}) };
+    const config = {
+      preset,
+      ...(preset === 'spillway' ? { defaultCap: 500, clear: { triggerTokens: 5_000, clearAtLeastTokens: 1_000 } } : {}),
+    };
     const store = new MemorySink();
     const engine = createEngine(config, { store });
     let reduced = 0;
@@ -86,7 +105,8 @@ describe.each(files)('real session %s', (file) => {
       for (const x of p.inputs) expect(store.get(x.handle)).toBe(inputText(text, t.wire, x.item, x.callId));
       // outside the tool results' content and the replaced file inputs, the projection is the request byte for byte
       const inputs = new Set(p.inputs.map((x) => `${x.item}:${x.callId}`));
-      if (!engine.config.clear.clearToolInputs) expect(withoutResults(p.request, t.wire, option, inputs)).toBe(withoutResults(text, t.wire, option, inputs));
+      if (!engine.config.clear.clearToolInputs)
+        expect(withoutResults(p.request, t.wire, option, inputs)).toBe(withoutResults(text, t.wire, option, inputs));
     }
     // clark/ai-agent/eino caps (12-50 KB) are above every output here, and the trimmer's window
     // counts user turns: a one-task agent session has a single user message, so nothing is "old"

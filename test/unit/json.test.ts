@@ -6,10 +6,13 @@ import { commonPrefixLength } from '../../src/engine/engine';
 
 describe('parseLazy', () => {
   it('reads the same value JSON.parse reads, for any JSON value and indentation', () => {
-    fc.assert(fc.property(fc.jsonValue(), fc.constantFrom(0, 1, 2), (v, indent) => {
-      const text = JSON.stringify(v, null, indent);
-      expect(toValue(text, parseLazy(text))).toEqual(JSON.parse(text));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom(0, 1, 2), (v, indent) => {
+        const text = JSON.stringify(v, null, indent);
+        expect(toValue(text, parseLazy(text))).toEqual(JSON.parse(text));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('reads a "__proto__" key as an own property, as JSON.parse does', () => {
@@ -50,21 +53,30 @@ describe('parseLazy', () => {
 
 describe('parsing with reuse of an earlier parse', () => {
   it('reads the same value as a fresh parse whatever changed after the shared prefix', () => {
-    fc.assert(fc.property(fc.array(fc.jsonValue(), { maxLength: 8 }), fc.array(fc.jsonValue(), { maxLength: 4 }), fc.nat(), (items, more, cut) => {
-      const a = JSON.stringify({ model: 'm', messages: items, n: 12 });
-      const changed = [...items.slice(0, cut % (items.length + 1)), ...more];
-      const b = JSON.stringify({ model: 'm', messages: changed, n: 123 });
-      const reuse = { nodes: reusableNodes(parseLazy(a)), upTo: commonPrefixLength(a, b) };
-      expect(toValue(b, parseLazy(b, reuse))).toEqual(JSON.parse(b));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 8 }), fc.array(fc.jsonValue(), { maxLength: 4 }), fc.nat(), (items, more, cut) => {
+        const a = JSON.stringify({ model: 'm', messages: items, n: 12 });
+        const changed = [...items.slice(0, cut % (items.length + 1)), ...more];
+        const b = JSON.stringify({ model: 'm', messages: changed, n: 123 });
+        const reuse = { nodes: reusableNodes(parseLazy(a)), upTo: commonPrefixLength(a, b) };
+        expect(toValue(b, parseLazy(b, reuse))).toEqual(JSON.parse(b));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('takes unchanged items from the earlier parse instead of parsing them again', () => {
-    const a = JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(100) }, { role: 'assistant', content: 'y' }] });
+    const a = JSON.stringify({
+      messages: [
+        { role: 'user', content: 'x'.repeat(100) },
+        { role: 'assistant', content: 'y' },
+      ],
+    });
     const b = a.replace(/\]\}$/, ',{"role":"user","content":"z"}]}');
     const first = parseLazy(a);
     const second = parseLazy(b, { nodes: reusableNodes(first), upTo: commonPrefixLength(a, b) });
-    const m1 = get(first, 'messages'), m2 = get(second, 'messages');
+    const m1 = get(first, 'messages'),
+      m2 = get(second, 'messages');
     expect(m1?.kind).toBe('array');
     expect(m2?.kind).toBe('array');
     if (m1?.kind !== 'array' || m2?.kind !== 'array') return;
@@ -75,12 +87,15 @@ describe('parsing with reuse of an earlier parse', () => {
 
 describe('commonPrefixLength', () => {
   it('is the length of the longest common prefix', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 9000 }), fc.string({ maxLength: 50 }), fc.string({ maxLength: 50 }), (p, x, y) => {
-      const n = commonPrefixLength(p + x, p + y);
-      let k = 0;
-      while (k < x.length && k < y.length && x[k] === y[k]) k++;
-      expect(n).toBe(p.length + k);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 9000 }), fc.string({ maxLength: 50 }), fc.string({ maxLength: 50 }), (p, x, y) => {
+        const n = commonPrefixLength(p + x, p + y);
+        let k = 0;
+        while (k < x.length && k < y.length && x[k] === y[k]) k++;
+        expect(n).toBe(p.length + k);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
@@ -90,9 +105,19 @@ describe('applyPatches', () => {
     expect(applyPatches(t, [])).toBe(t);
   });
   it('replaces spans in any order and keeps everything between them', () => {
-    expect(applyPatches('0123456789', [{ start: 6, end: 8, text: 'x' }, { start: 1, end: 2, text: 'yy' }])).toBe('0yy2345x89');
+    expect(
+      applyPatches('0123456789', [
+        { start: 6, end: 8, text: 'x' },
+        { start: 1, end: 2, text: 'yy' },
+      ]),
+    ).toBe('0yy2345x89');
   });
   it('refuses overlapping patches', () => {
-    expect(() => applyPatches('0123', [{ start: 0, end: 2, text: '' }, { start: 1, end: 3, text: '' }])).toThrow(/overlapping/);
+    expect(() =>
+      applyPatches('0123', [
+        { start: 0, end: 2, text: '' },
+        { start: 1, end: 3, text: '' },
+      ]),
+    ).toThrow(/overlapping/);
   });
 });

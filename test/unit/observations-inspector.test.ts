@@ -11,7 +11,10 @@ import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { MemoryStore } from '../../src/store';
 
-const FILE = join(__dirname, '../../../shared/fixtures/long/mini-swe-agent-text/gruckion-mini-swe-agent__gemini-3-pro__pylint-dev__pylint-6528.traj.json');
+const FILE = join(
+  __dirname,
+  '../../../shared/fixtures/long/mini-swe-agent-text/gruckion-mini-swe-agent__gemini-3-pro__pylint-dev__pylint-6528.traj.json',
+);
 
 describe('inspector: a replayed mini-swe-agent text-mode session', () => {
   it('lists reduced observations with their tool and call id, and shows both sides', async () => {

@@ -13,8 +13,11 @@ import { readTranscript, requestForCall, type Transcript } from '../../src/repla
 
 const LONG = join(__dirname, '../../../shared/fixtures/long/mini-swe-agent-text');
 const SWE = join(__dirname, '../fixtures/transcripts/SWE-agent__ctf_crypto_katy.traj');
-if (!existsSync(LONG)) throw new Error(`the long real sessions are missing: expected them in ${LONG} (../shared/fixtures/long next to the repository)`);
-const files = readdirSync(LONG).filter((f) => f.endsWith('.traj.json')).sort();
+if (!existsSync(LONG))
+  throw new Error(`the long real sessions are missing: expected them in ${LONG} (../shared/fixtures/long next to the repository)`);
+const files = readdirSync(LONG)
+  .filter((f) => f.endsWith('.traj.json'))
+  .sort();
 const sessions = [...files.map((f) => join(LONG, f)), SWE];
 const transcripts = new Map<string, Transcript>();
 beforeAll(async () => {
@@ -23,7 +26,8 @@ beforeAll(async () => {
 
 /** The request text outside the observations' bodies (and outside tool results, which are none here). */
 function outsideBodies(text: string, req: ParsedRequest): string {
-  let out = '', at = 0;
+  let out = '',
+    at = 0;
   for (const r of req.results) {
     const span = r.observation ?? r.content!;
     out += text.slice(at, span.start);
@@ -44,14 +48,15 @@ describe('the four long mini-swe-agent sessions are what the fixtures README say
 });
 
 describe.each(sessions.map((f) => [f.split('/').pop()!, f]))('%s', (_name, file) => {
-  it('the reader\'s marks and observations: auto find the same observations, tools and bodies on every call', () => {
+  it("the reader's marks and observations: auto find the same observations, tools and bodies on every call", () => {
     const t = transcripts.get(file)!;
     let compared = 0;
     for (let k = 0; k < t.calls.length; k++) {
       const text = JSON.stringify(requestForCall(t, k));
       const marked = readRequest(text, t.wire, undefined, t.observations!);
       const auto = readRequest(text, t.wire, undefined, 'auto');
-      const shape = (req: ParsedRequest) => req.results.map((r) => [r.item, r.tool, r.callId, r.observation?.template, r.observation?.start, r.observation?.end]);
+      const shape = (req: ParsedRequest) =>
+        req.results.map((r) => [r.item, r.tool, r.callId, r.observation?.template, r.observation?.start, r.observation?.end]);
       expect(shape(auto), `call ${k}`).toEqual(shape(marked));
       compared += marked.results.length;
     }
@@ -89,11 +94,17 @@ describe.each(sessions.map((f) => [f.split('/').pop()!, f]))('%s', (_name, file)
 });
 
 describe('replay of psf__requests-1142, the session with the 868,167-char output', () => {
-  const file = () => join(LONG, files.find((f) => f.includes('requests-1142'))!);
+  const file = () =>
+    join(
+      LONG,
+      files.find((f) => f.includes('requests-1142'))!,
+    );
 
   it('the 868,167-char output is marked as an observation and is never sent whole', () => {
     const t = transcripts.get(file())!;
-    const big = t.items.findIndex((m) => typeof (m as { content?: unknown }).content === 'string' && ((m as { content: string }).content.length === 868_167));
+    const big = t.items.findIndex(
+      (m) => typeof (m as { content?: unknown }).content === 'string' && (m as { content: string }).content.length === 868_167,
+    );
     expect(big).toBeGreaterThan(0);
     expect(t.observations!.some((o) => o.item === big)).toBe(true);
     // the whole session as one request (what the agent would send next) gets it as a marker

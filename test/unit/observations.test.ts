@@ -14,8 +14,10 @@ import type { WireFormat } from '../../src/engine/types';
 const lines = (n: number, what = 'line') => Array.from({ length: n }, (_, i) => `${what} ${i}: some output text "q" \\ é 😀`).join('\n');
 const BIG = lines(400); // ~17k chars
 const miniObs = (body: string, rc = 0) => `<returncode>${rc}</returncode>\n<output>\n${body}</output>`;
-const miniLong = (body: string) => `<returncode>1</returncode>\n<warning>\nThe output of your last command was too long.\nPlease try a different command that produces less output.\n</warning><output_head>\n${body.slice(0, 5000)}\n</output_head>\n<elided_chars>\n${body.length - 10000} characters elided\n</elided_chars>\n<output_tail>\n${body.slice(-5000)}\n</output_tail>`;
-const miniTimeout = (cmd: string, body: string) => `The last command <command>${cmd}</command> timed out and has been killed.\nThe output of the command was:\n <output>\n${body}\n</output>\nPlease try another command and make sure to avoid those requiring interactive input.`;
+const miniLong = (body: string) =>
+  `<returncode>1</returncode>\n<warning>\nThe output of your last command was too long.\nPlease try a different command that produces less output.\n</warning><output_head>\n${body.slice(0, 5000)}\n</output_head>\n<elided_chars>\n${body.length - 10000} characters elided\n</elided_chars>\n<output_tail>\n${body.slice(-5000)}\n</output_tail>`;
+const miniTimeout = (cmd: string, body: string) =>
+  `The last command <command>${cmd}</command> timed out and has been killed.\nThe output of the command was:\n <output>\n${body}\n</output>\nPlease try another command and make sure to avoid those requiring interactive input.`;
 const sweObs = (body: string) => `OBSERVATION:\n${body}`;
 const swePrompt = (body: string) => `${body}\n(Open file: /repo/src/app.py)\n(Current directory: /repo)\nbash-$`;
 const action = (cmd: string, lang = 'bash') => `THOUGHT: let me look.\n\n\`\`\`${lang}\n${cmd}\n\`\`\``;
@@ -29,9 +31,26 @@ function conversation(format: WireFormat, observations: string[], actions?: stri
     turns.push({ role: 'assistant', text: action(actions?.[i] ?? `cat src/file${i}.py`) });
     turns.push({ role: 'user', text: o });
   });
-  if (format === 'openai-chat') return JSON.stringify({ model: 'm', messages: [{ role: 'system', content: 'You are a helpful assistant.' }, ...turns.map((t) => ({ role: t.role, content: t.text }))] });
-  if (format === 'anthropic-messages') return JSON.stringify({ model: 'm', system: 'You are a helpful assistant.', messages: turns.map((t) => ({ role: t.role, content: [{ type: 'text', text: t.text }] })) });
-  return JSON.stringify({ model: 'm', instructions: 'You are a helpful assistant.', input: turns.map((t) => ({ type: 'message', role: t.role, content: [{ type: t.role === 'user' ? 'input_text' : 'output_text', text: t.text }] })) });
+  if (format === 'openai-chat')
+    return JSON.stringify({
+      model: 'm',
+      messages: [{ role: 'system', content: 'You are a helpful assistant.' }, ...turns.map((t) => ({ role: t.role, content: t.text }))],
+    });
+  if (format === 'anthropic-messages')
+    return JSON.stringify({
+      model: 'm',
+      system: 'You are a helpful assistant.',
+      messages: turns.map((t) => ({ role: t.role, content: [{ type: 'text', text: t.text }] })),
+    });
+  return JSON.stringify({
+    model: 'm',
+    instructions: 'You are a helpful assistant.',
+    input: turns.map((t) => ({
+      type: 'message',
+      role: t.role,
+      content: [{ type: t.role === 'user' ? 'input_text' : 'output_text', text: t.text }],
+    })),
+  });
 }
 
 function stringNode(value: string): { text: string; node: JString } {
@@ -128,17 +147,27 @@ describe('actionOf: the action of a text-mode reply', () => {
 const reads = (text: string, option: ObservationOption = 'auto') => readRequest(text, 'auto', undefined, option);
 
 describe('auto: position and template together', () => {
-  it.each(['openai-chat', 'anthropic-messages', 'openai-responses'] as const)('%s: observations after actions are tool results named bash with message-index call ids', (format) => {
-    const text = conversation(format, [miniObs('small\n'), miniObs(BIG)]);
-    const req = reads(text);
-    expect(req.format).toBe(format);
-    const first = format === 'openai-chat' ? 3 : 2;
-    expect(req.results.map((r) => [r.tool, r.callId, r.item])).toEqual([['bash', `obs-${first}`, first], ['bash', `obs-${first + 2}`, first + 2]]);
-    expect(resultText(req, req.results[1]!)).toBe(BIG);
-  });
+  it.each(['openai-chat', 'anthropic-messages', 'openai-responses'] as const)(
+    '%s: observations after actions are tool results named bash with message-index call ids',
+    (format) => {
+      const text = conversation(format, [miniObs('small\n'), miniObs(BIG)]);
+      const req = reads(text);
+      expect(req.format).toBe(format);
+      const first = format === 'openai-chat' ? 3 : 2;
+      expect(req.results.map((r) => [r.tool, r.callId, r.item])).toEqual([
+        ['bash', `obs-${first}`, first],
+        ['bash', `obs-${first + 2}`, first + 2],
+      ]);
+      expect(resultText(req, req.results[1]!)).toBe(BIG);
+    },
+  );
 
   it('SWE-agent observations are named by the first word of the action, bash when it has none', () => {
-    const text = conversation('openai-chat', [swePrompt('file contents'), sweObs('ok'), sweObs('done')], ['open src/a.py', '   ', 'python3 x.py']);
+    const text = conversation(
+      'openai-chat',
+      [swePrompt('file contents'), sweObs('ok'), sweObs('done')],
+      ['open src/a.py', '   ', 'python3 x.py'],
+    );
     expect(reads(text).results.map((r) => r.tool)).toEqual(['open', 'bash', 'python3']);
   });
 
@@ -148,14 +177,26 @@ describe('auto: position and template together', () => {
   });
 
   it('a template after an assistant reply without an action, or with tool calls, is not an observation', () => {
-    const noAction = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Paste the log please.' }, { role: 'user', content: miniObs(BIG) }] });
+    const noAction = JSON.stringify({
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'Paste the log please.' },
+        { role: 'user', content: miniObs(BIG) },
+      ],
+    });
     expect(reads(noAction).results).toEqual([]);
-    const withCalls = JSON.stringify({ messages: [
-      { role: 'user', content: 'hi' },
-      { role: 'assistant', content: action('ls'), tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'c1', content: 'x' },
-      { role: 'user', content: miniObs(BIG) },
-    ] });
+    const withCalls = JSON.stringify({
+      messages: [
+        { role: 'user', content: 'hi' },
+        {
+          role: 'assistant',
+          content: action('ls'),
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+        { role: 'user', content: miniObs(BIG) },
+      ],
+    });
     expect(reads(withCalls).results.map((r) => r.callId)).toEqual(['c1']);
   });
 
@@ -173,44 +214,68 @@ describe('auto: position and template together', () => {
 describe('explicit marks (transcript readers)', () => {
   it('mark the messages they name, the template deciding the body, else the whole text', () => {
     const text = conversation('openai-chat', ['plain output without template\n' + BIG, miniObs(BIG)]);
-    const req = reads(text, [{ item: 3, tool: 'git' }, { item: 5, tool: 'bash' }, { item: 0, tool: 'x' }, { item: 99, tool: 'y' }]);
-    expect(req.results.map((r) => [r.item, r.tool, r.observation!.template])).toEqual([[3, 'git', 'whole'], [5, 'bash', 'mini-swe-agent']]);
+    const req = reads(text, [
+      { item: 3, tool: 'git' },
+      { item: 5, tool: 'bash' },
+      { item: 0, tool: 'x' },
+      { item: 99, tool: 'y' },
+    ]);
+    expect(req.results.map((r) => [r.item, r.tool, r.observation!.template])).toEqual([
+      [3, 'git', 'whole'],
+      [5, 'bash', 'mini-swe-agent'],
+    ]);
     expect(resultText(req, req.results[0]!)).toBe('plain output without template\n' + BIG);
   });
 });
 
 describe('the engine reduces observations in place', () => {
-  it.each(['openai-chat', 'anthropic-messages', 'openai-responses'] as const)('%s: only the body changes; the template and everything else stay byte for byte', (format) => {
-    const text = conversation(format, [miniObs(BIG), swePrompt(BIG), miniTimeout('make', BIG)], ['make test', 'open a.py', 'make']);
-    const store = new MemorySink();
-    const p = createEngine(cfg, { store }).project(text, format);
-    expect(p.reductions.map((r) => [r.tool, r.stage])).toEqual([['bash', 'offload'], ['open', 'offload'], ['bash', 'offload']]);
-    const req = reads(text);
-    // outside the bodies the projection is the request, byte for byte
-    let at = 0, rest = '', projRest = p.request;
-    for (const r of req.results) {
-      const o = r.observation!;
-      rest += text.slice(at, o.start);
-      at = o.end;
-    }
-    rest += text.slice(at);
-    const preq = reads(projRest);
-    at = 0; let prest = '';
-    for (const r of preq.results) {
-      prest += projRest.slice(at, r.observation!.start);
-      at = r.observation!.end;
-    }
-    projRest = prest + projRest.slice(at);
-    expect(projRest).toBe(rest);
-    // the wrappers are still there, the bodies are markers, the handles read back the exact bodies
-    const msgs = JSON.stringify(JSON.parse(p.request));
-    expect(msgs).toContain('<returncode>0</returncode>\\n<output>\\n[spillway: bash output offloaded');
-    expect(msgs).toContain('(Open file: /repo/src/app.py)');
-    for (const r of p.reductions) expect(store.get(r.handle)).toBe(BIG.length === r.originalChars ? BIG : `${BIG}\n`);
-  });
+  it.each(['openai-chat', 'anthropic-messages', 'openai-responses'] as const)(
+    '%s: only the body changes; the template and everything else stay byte for byte',
+    (format) => {
+      const text = conversation(format, [miniObs(BIG), swePrompt(BIG), miniTimeout('make', BIG)], ['make test', 'open a.py', 'make']);
+      const store = new MemorySink();
+      const p = createEngine(cfg, { store }).project(text, format);
+      expect(p.reductions.map((r) => [r.tool, r.stage])).toEqual([
+        ['bash', 'offload'],
+        ['open', 'offload'],
+        ['bash', 'offload'],
+      ]);
+      const req = reads(text);
+      // outside the bodies the projection is the request, byte for byte
+      let at = 0,
+        rest = '',
+        projRest = p.request;
+      for (const r of req.results) {
+        const o = r.observation!;
+        rest += text.slice(at, o.start);
+        at = o.end;
+      }
+      rest += text.slice(at);
+      const preq = reads(projRest);
+      at = 0;
+      let prest = '';
+      for (const r of preq.results) {
+        prest += projRest.slice(at, r.observation!.start);
+        at = r.observation!.end;
+      }
+      projRest = prest + projRest.slice(at);
+      expect(projRest).toBe(rest);
+      // the wrappers are still there, the bodies are markers, the handles read back the exact bodies
+      const msgs = JSON.stringify(JSON.parse(p.request));
+      expect(msgs).toContain('<returncode>0</returncode>\\n<output>\\n[spillway: bash output offloaded');
+      expect(msgs).toContain('(Open file: /repo/src/app.py)');
+      for (const r of p.reductions) expect(store.get(r.handle)).toBe(BIG.length === r.originalChars ? BIG : `${BIG}\n`);
+    },
+  );
 
   it('projecting a projection changes nothing: markers in user messages are recognised', () => {
-    const text = conversation('openai-chat', [miniObs(BIG), miniLong(lines(300, 'other')), miniTimeout('make', BIG), sweObs(BIG), swePrompt(BIG)]);
+    const text = conversation('openai-chat', [
+      miniObs(BIG),
+      miniLong(lines(300, 'other')),
+      miniTimeout('make', BIG),
+      sweObs(BIG),
+      swePrompt(BIG),
+    ]);
     // a marker counts only when its handle is in the store (a forged one is ordinary text): same store
     const store = new MemorySink();
     const first = createEngine(cfg, { store }).project(text, 'auto');
@@ -222,7 +287,10 @@ describe('the engine reduces observations in place', () => {
   });
 
   it('in a session, an observation reduced in one call stays reduced the same way in the next (the prefix is stable)', () => {
-    const engine = createEngine({ ...cfg, clear: { enabled: true, triggerTokens: 3_000, keep: 1, clearAtLeastTokens: 500 } }, { store: new MemorySink() });
+    const engine = createEngine(
+      { ...cfg, clear: { enabled: true, triggerTokens: 3_000, keep: 1, clearAtLeastTokens: 500 } },
+      { store: new MemorySink() },
+    );
     const obs = [miniObs(BIG), miniObs(lines(100, 'a')), miniObs(lines(100, 'b')), miniObs(lines(100, 'c'))];
     let prev: string | undefined;
     for (let k = 1; k <= obs.length; k++) {
@@ -243,8 +311,10 @@ describe('the engine reduces observations in place', () => {
     const text = conversation('openai-chat', [miniObs(repeated), miniObs(repeated)]);
     const p = createEngine(cfg, { store: new MemorySink() }).project(text, 'auto');
     expect(p.reductions.map((r) => [r.callId, r.reason])).toEqual([['obs-5', 'identical to the output of call obs-3']]);
-    const cleared = createEngine({ ...cfg, defaultCap: 'unlimited', clear: { enabled: true, triggerTokens: 1_000, keep: 1, clearAtLeastTokens: 0 } }, { store: new MemorySink() })
-      .project(conversation('openai-chat', [miniObs(BIG), miniObs('tail\n')]), 'auto');
+    const cleared = createEngine(
+      { ...cfg, defaultCap: 'unlimited', clear: { enabled: true, triggerTokens: 1_000, keep: 1, clearAtLeastTokens: 0 } },
+      { store: new MemorySink() },
+    ).project(conversation('openai-chat', [miniObs(BIG), miniObs('tail\n')]), 'auto');
     expect(cleared.reductions.map((r) => [r.callId, r.stage])).toEqual([['obs-3', 'clear']]);
   });
 
@@ -261,10 +331,16 @@ describe('the engine reduces observations in place', () => {
     expect(createEngine({ ...cfg, observations: 'off' }).project(text, 'auto').request).toBe(text);
   });
 
-  it('observations: off wins over a reader\'s marks', () => {
+  it("observations: off wins over a reader's marks", () => {
     const text = conversation('openai-chat', [miniObs(BIG)]);
-    expect(createEngine({ ...cfg, observations: 'off' }).project(text, 'auto', { observations: [{ item: 3, tool: 'bash' }] }).request).toBe(text);
-    expect(createEngine(cfg).project(text, 'auto', { observations: [{ item: 3, tool: 'sh' }] }).reductions.map((r) => r.tool)).toEqual(['sh']);
+    expect(createEngine({ ...cfg, observations: 'off' }).project(text, 'auto', { observations: [{ item: 3, tool: 'bash' }] }).request).toBe(
+      text,
+    );
+    expect(
+      createEngine(cfg)
+        .project(text, 'auto', { observations: [{ item: 3, tool: 'sh' }] })
+        .reductions.map((r) => r.tool),
+    ).toEqual(['sh']);
   });
 
   it('an invalid observations setting is an error naming the key', () => {

@@ -36,7 +36,9 @@ const GLOBAL_LOOKUP = 'new Function("return this")';
 
 describe('the release .vsix', () => {
   it('holds the extension bundle the manifest names, and the webview', () => {
-    expect([...files.keys()]).toEqual(expect.arrayContaining(['extension/package.json', 'extension/dist/extension.js', 'extension/dist/webview.js']));
+    expect([...files.keys()]).toEqual(
+      expect.arrayContaining(['extension/package.json', 'extension/dist/extension.js', 'extension/dist/webview.js']),
+    );
     expect(manifest.main).toBe('./dist/extension.js');
   });
 
@@ -55,7 +57,11 @@ describe('the release .vsix', () => {
       for (const needle of ['SPILLWAY_TEST_OUT', 'testBridge', 'registerTestBridge', 'spillway.test.run', 'activated.json']) {
         if (text.includes(needle)) found.push(`${name}: ${needle}`);
       }
-      const evals = text.split(GLOBAL_LOOKUP).join('').match(/new Function\s*\(/g) ?? [];
+      const evals =
+        text
+          .split(GLOBAL_LOOKUP)
+          .join('')
+          .match(/new Function\s*\(/g) ?? [];
       if (evals.length) found.push(`${name}: ${evals.length} new Function(`);
       if (name === 'extension/dist/extension.js' && text.includes(GLOBAL_LOOKUP)) found.push(`${name}: ${GLOBAL_LOOKUP}`);
     }
@@ -64,7 +70,10 @@ describe('the release .vsix', () => {
 
   it('activates on exactly the documented events (onStartupFinished only for the proxy setting; see README)', () => {
     expect(manifest.activationEvents).toEqual([
-      'onStartupFinished', 'onFileSystem:spillway', 'onWebviewPanel:spillway.inspector', 'onLanguageModelTool:spillway_read_output',
+      'onStartupFinished',
+      'onFileSystem:spillway',
+      'onWebviewPanel:spillway.inspector',
+      'onLanguageModelTool:spillway_read_output',
       'onLanguageModelChatProvider:spillway',
     ]);
   });
@@ -82,13 +91,19 @@ describe('the test build the harness installs', () => {
     const name = `spillway-test-check-${process.pid}`;
     const vsix = join(ROOT, '.harness', `${name}.vsix`);
     try {
-      const r = spawnSync(process.execPath, [join(ROOT, 'scripts/package-vsix.mjs'), '--test-bridge', vsix], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
+      const r = spawnSync(process.execPath, [join(ROOT, 'scripts/package-vsix.mjs'), '--test-bridge', vsix], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 170_000,
+      });
       expect(r.status, r.stderr).toBe(0);
       const test = unzip(vsix);
       const bundle = test.get('extension/dist/extension.js')!.toString('utf8');
       expect(bundle).toContain('SPILLWAY_TEST_OUT');
       expect(bundle).toMatch(/new Function\s*\(/);
-      expect((JSON.parse(test.get('extension/package.json')!.toString('utf8')) as typeof manifest).activationEvents).toContain('onStartupFinished');
+      expect((JSON.parse(test.get('extension/package.json')!.toString('utf8')) as typeof manifest).activationEvents).toContain(
+        'onStartupFinished',
+      );
     } finally {
       rmSync(vsix, { force: true });
       rmSync(join(ROOT, '.harness', `package-${name}`), { recursive: true, force: true });

@@ -6,12 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, MemorySink } from '../../src/engine/engine';
 import { tokenCounter } from '../../src/engine/tokens';
 import type { WireFormat } from '../../src/engine/types';
-import {
-  build, contentsOf, contentText, transcript, type Extra, type Step, type ToolStep, type Transcript,
-} from '../support/wire';
+import { build, contentsOf, contentText, transcript, type Extra, type Step, type ToolStep, type Transcript } from '../support/wire';
 import { expectStart, expectEnd, failing } from '../support/expect';
 
-function run(config: Record<string, unknown>, t: Transcript, format: WireFormat = 'openai-chat', options: Parameters<typeof createEngine>[1] = {}) {
+function run(
+  config: Record<string, unknown>,
+  t: Transcript,
+  format: WireFormat = 'openai-chat',
+  options: Parameters<typeof createEngine>[1] = {},
+) {
   const store = new MemorySink();
   const engine = createEngine(config, { store, ...options });
   const text = JSON.stringify(build(t, format));
@@ -94,10 +97,28 @@ describe('openai-trimmer preset (seed 000, OpenAI Agents ToolOutputTrimmer)', ()
 
   /** A Responses request whose function_call carries a namespace, as the Agents SDK sends it. */
   function namespacedRequest(): string {
-    const fc = (id: string, ns: string | undefined, name: string) => ({ type: 'function_call', call_id: id, ...(ns ? { namespace: ns } : {}), name, arguments: '{}' });
+    const fc = (id: string, ns: string | undefined, name: string) => ({
+      type: 'function_call',
+      call_id: id,
+      ...(ns ? { namespace: ns } : {}),
+      name,
+      arguments: '{}',
+    });
     const out = (id: string) => ({ type: 'function_call_output', call_id: id, output: big });
     const user = (text: string) => ({ type: 'message', role: 'user', content: text });
-    return JSON.stringify({ input: [user('u1'), fc('a', 'fs', 'read_file'), out('a'), fc('b', 'web', 'read_file'), out('b'), fc('c', undefined, 'read_file'), out('c'), user('u2'), user('u3')] });
+    return JSON.stringify({
+      input: [
+        user('u1'),
+        fc('a', 'fs', 'read_file'),
+        out('a'),
+        fc('b', 'web', 'read_file'),
+        out('b'),
+        fc('c', undefined, 'read_file'),
+        out('c'),
+        user('u2'),
+        user('u3'),
+      ],
+    });
   }
 
   it('trimmable_tools with a qualified namespace.name entry matches only that namespace', () => {
@@ -155,7 +176,12 @@ describe('clark-budget preset (seed 001, clark_agent ToolResultBudget)', () => {
   it('MARKER_BUDGET_CHARS 256: the marker stays within 256 chars even with a pathological tool_call_id', () => {
     for (const idLength of [20, 120, 200, 400]) {
       const id = 'c'.repeat(idLength);
-      const t = transcript('hi', tool('mcp__a_rather_long_server_name__with_a_long_tool_name', 'x'.repeat(40_000), id), 'again', tool('shell', 'y'));
+      const t = transcript(
+        'hi',
+        tool('mcp__a_rather_long_server_name__with_a_long_tool_name', 'x'.repeat(40_000), id),
+        'again',
+        tool('shell', 'y'),
+      );
       const { texts } = run(clark, t);
       expect(texts[0]!.length).toBeLessThanOrEqual(256);
       expectStart(texts[0]!, MARKER_PREFIX);
@@ -198,8 +224,14 @@ describe('clark-budget preset (seed 001, clark_agent ToolResultBudget)', () => {
     expect(twice.stats.markersSeen).toBe(1);
   });
 
-  it('an image block adds nothing to a result\'s size; only text blocks count (content_chars)', () => {
-    const withImage = (n: number) => transcript('hi', { tool: 'shell', output: 'x'.repeat(n), result: { parts: ['x'.repeat(n)], image: true } }, 'again', tool('shell', 'y'));
+  it("an image block adds nothing to a result's size; only text blocks count (content_chars)", () => {
+    const withImage = (n: number) =>
+      transcript(
+        'hi',
+        { tool: 'shell', output: 'x'.repeat(n), result: { parts: ['x'.repeat(n)], image: true } },
+        'again',
+        tool('shell', 'y'),
+      );
     expect(run({ ...clark, defaultCap: 1_000 }, withImage(1_000), 'anthropic-messages').p.reductions).toEqual([]);
     const { contents } = run({ ...clark, defaultCap: 1_000 }, withImage(1_001), 'anthropic-messages');
     const blocks = contents[0] as Extra[];
@@ -207,7 +239,7 @@ describe('clark-budget preset (seed 001, clark_agent ToolResultBudget)', () => {
     expectStart(String(blocks[0]!.text), MARKER_PREFIX);
   });
 
-  it('the clipped result is recoverable: the store holds the original under the marker\'s handle', () => {
+  it("the clipped result is recoverable: the store holds the original under the marker's handle", () => {
     const original = logText(40_000);
     const t = transcript('hi', tool('shell', original), 'again', tool('shell', 'y'));
     const { texts, store } = run(clark, t);
@@ -296,7 +328,11 @@ describe('eino preset (seed 003, Eino ToolReduction)', () => {
 
   it('a request of about 31,000 tokens (chars/4) clears every older result at once, keeping the most recent round', () => {
     const { p, texts } = run(eino, fourRounds(31_000));
-    expect(p.reductions.map((r) => [r.result, r.stage])).toEqual([[0, 'clear'], [1, 'clear'], [2, 'clear']]);
+    expect(p.reductions.map((r) => [r.result, r.stage])).toEqual([
+      [0, 'clear'],
+      [1, 'clear'],
+      [2, 'clear'],
+    ]);
     expect(texts[3]).toBe('4'.repeat(31_000));
   });
 
@@ -308,7 +344,10 @@ describe('eino preset (seed 003, Eino ToolReduction)', () => {
   });
 
   it('ClearRetentionSuffixLimit 1 keeps every result of the most recent round, not only the last result', () => {
-    const t = transcript('start', tool('bash', 'a'.repeat(40_000)), tool('bash', 'b'.repeat(40_000)), [tool('grep', 'c'.repeat(40_000)), tool('grep', 'd'.repeat(40_000))]);
+    const t = transcript('start', tool('bash', 'a'.repeat(40_000)), tool('bash', 'b'.repeat(40_000)), [
+      tool('grep', 'c'.repeat(40_000)),
+      tool('grep', 'd'.repeat(40_000)),
+    ]);
     const { p, texts } = run(eino, t, 'anthropic-messages');
     expect(p.reductions.map((r) => r.result)).toEqual([0, 1]);
     expect(texts[2]).toBe('c'.repeat(40_000));
@@ -425,7 +464,10 @@ describe('spillway preset (the default)', () => {
     for (let i = 0; i < 20; i++) steps.push(tool('bash', String.fromCharCode(65 + i).repeat(1_500)));
     const { p, texts } = run(spillway, transcript(...steps), 'openai-chat', perChar);
     const cleared = p.reductions.filter((r) => r.stage === 'clear').map((r) => r.result);
-    expect(failing(p.reductions, (r) => r.stage === 'clear'), 'elements that break the rule').toEqual([]);
+    expect(
+      failing(p.reductions, (r) => r.stage === 'clear'),
+      'elements that break the rule',
+    ).toEqual([]);
     expect(cleared).toEqual(cleared.map((_, i) => i));
     expect(cleared.length).toBeGreaterThanOrEqual(7);
     expect(p.reductions.reduce((a, r) => a + r.originalTokens - r.projectedTokens, 0)).toBeGreaterThanOrEqual(10_000);
@@ -450,12 +492,17 @@ describe('spillway preset (the default)', () => {
 
 describe('seed previews cut exactly (output[:N])', () => {
   const multiLine = Array.from({ length: 80 }, (_, i) => `row ${i} of a multi-line output`).join('\n');
-  const chat = (content: string) => JSON.stringify({ messages: [
-    { role: 'user', content: 'one' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'search', arguments: '{}' } }] },
-    { role: 'tool', tool_call_id: 'c', content },
-    { role: 'user', content: 'two' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'three' },
-  ] });
+  const chat = (content: string) =>
+    JSON.stringify({
+      messages: [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'search', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c', content },
+        { role: 'user', content: 'two' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'three' },
+      ],
+    });
   it('the trimmer keeps exactly the first 200 chars of a multi-line output (seed: output_str[:preview_chars])', () => {
     const p = createEngine({ preset: 'openai-trimmer' }).project(chat(multiLine));
     const marker = JSON.parse(p.request).messages[2].content as string;

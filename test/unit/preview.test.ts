@@ -4,14 +4,24 @@ import { describe, expect, it } from 'vitest';
 import { cutBytes, head, headTail, jsonPreview, preview, smart } from '../../src/engine/preview';
 import { expectStart, expectEnd } from '../support/expect';
 
-const log = Array.from({ length: 500 }, (_, i) =>
-  i === 250 ? 'FAILED tests/test_models.py::test_save - AssertionError: expected 3 got 4' : `PASSED tests/test_${i}.py`).join('\n') + '\n=== 1 failed, 499 passed in 12.3s ===';
+const log =
+  Array.from({ length: 500 }, (_, i) =>
+    i === 250 ? 'FAILED tests/test_models.py::test_save - AssertionError: expected 3 got 4' : `PASSED tests/test_${i}.py`,
+  ).join('\n') + '\n=== 1 failed, 499 passed in 12.3s ===';
 
 describe('preview', () => {
   it('never exceeds its budget for any kind and any text', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 3000 }), fc.integer({ min: 1, max: 1500 }), fc.constantFrom('smart', 'head', 'head-tail', 'json'), (t, b, k) => {
-      expect(preview(k as never, t, b).length).toBeLessThanOrEqual(Math.max(b, 0));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 3000 }),
+        fc.integer({ min: 1, max: 1500 }),
+        fc.constantFrom('smart', 'head', 'head-tail', 'json'),
+        (t, b, k) => {
+          expect(preview(k as never, t, b).length).toBeLessThanOrEqual(Math.max(b, 0));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('returns the text itself when it fits', () => {
@@ -48,7 +58,10 @@ describe('preview', () => {
 });
 
 describe('json preview', () => {
-  const rows = { total: 1234, rows: Array.from({ length: 300 }, (_, i) => ({ id: i, name: `user ${i}`, email: `u${i}@example.com`, tags: ['a', 'b'] })) };
+  const rows = {
+    total: 1234,
+    rows: Array.from({ length: 300 }, (_, i) => ({ id: i, name: `user ${i}`, email: `u${i}@example.com`, tags: ['a', 'b'] })),
+  };
   const text = JSON.stringify(rows, null, 2);
 
   it('stays valid JSON that shows keys, first elements and the count of the rest', () => {
@@ -78,10 +91,12 @@ describe('json preview', () => {
 
 describe('cutBytes', () => {
   it('cuts UTF-8 at a character boundary within the byte budget', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.integer({ min: 0, max: 400 }), (t, n) => {
-      const c = cutBytes(t, n);
-      expect(Buffer.byteLength(c)).toBeLessThanOrEqual(Math.max(n, 0));
-      expectStart(t, c);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.integer({ min: 0, max: 400 }), (t, n) => {
+        const c = cutBytes(t, n);
+        expect(Buffer.byteLength(c)).toBeLessThanOrEqual(Math.max(n, 0));
+        expectStart(t, c);
+      }),
+    );
   });
 });

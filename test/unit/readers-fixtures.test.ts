@@ -27,7 +27,10 @@ function sharedBehaviour(name: string, load: () => Transcript) {
     test('call boundaries are strictly increasing and inside the item list', () => {
       const t = load();
       const ends = t.calls.map((c) => c.end);
-      expect(failing(ends, (e, i) => e > 0 && e <= t.items.length && (i === 0 || e > ends[i - 1]!)), 'elements that break the rule').toEqual([]);
+      expect(
+        failing(ends, (e, i) => e > 0 && e <= t.items.length && (i === 0 || e > ends[i - 1]!)),
+        'elements that break the rule',
+      ).toEqual([]);
     });
 
     test('every call request is well-formed wire format', () => {
@@ -110,7 +113,16 @@ describe('Claude Code session (claude-code-viewer mock data)', () => {
   });
 
   test('messages hold only role and content', () => {
-    expect(failing(t.items, (m) => Object.keys(m as Json).sort().join() === 'content,role'), 'elements that break the rule').toEqual([]);
+    expect(
+      failing(
+        t.items,
+        (m) =>
+          Object.keys(m as Json)
+            .sort()
+            .join() === 'content,role',
+      ),
+      'elements that break the rule',
+    ).toEqual([]);
   });
 
   test('the first reply is the text and TodoWrite input of the first assistant message', () => {
@@ -232,10 +244,27 @@ describe('SWE-agent trajectory (text actions)', () => {
   test('the 17 observations are marked with the tools decompile, edit, python, submit...', () => {
     expect(toolResults(t.wire, t.items)).toEqual([]);
     expect(t.observations!.map((o) => o.tool)).toEqual([
-      'file', 'decompile', 'decompile', 'decompile', 'create', 'edit', 'python', 'create', 'edit', 'edit',
-      'python', 'create', 'edit', 'python', 'submit', 'edit', 'python',
+      'file',
+      'decompile',
+      'decompile',
+      'decompile',
+      'create',
+      'edit',
+      'python',
+      'create',
+      'edit',
+      'edit',
+      'python',
+      'create',
+      'edit',
+      'python',
+      'submit',
+      'edit',
+      'python',
     ]);
-    expect(t.observations!.every((o) => (t.items[o.item] as Json).role === 'user' && (t.items[o.item - 1] as Json).role === 'assistant')).toBe(true);
+    expect(
+      t.observations!.every((o) => (t.items[o.item] as Json).role === 'user' && (t.items[o.item - 1] as Json).role === 'assistant'),
+    ).toBe(true);
   });
 
   test('the last assistant entry, with no observation after it, is not marked', () => {

@@ -28,9 +28,23 @@ describe('OpenHands output.jsonl', () => {
     expect(t.source).toBe('openhands');
     expect(t.wire).toBe('openai-chat');
     expect(t.base).toEqual({ model: 'claude-3-7-sonnet-20250219' });
-    expect(t.items.map((m) => (m as Json).role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(t.items.map((m) => (m as Json).role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     const twoCalls = t.items[4] as Json;
-    expect(twoCalls.tool_calls.map((c: Json) => [c.id, c.function.name])).toEqual([['toolu_02', 'str_replace_editor'], ['toolu_03', 'execute_bash']]);
+    expect(twoCalls.tool_calls.map((c: Json) => [c.id, c.function.name])).toEqual([
+      ['toolu_02', 'str_replace_editor'],
+      ['toolu_03', 'execute_bash'],
+    ]);
     expect((t.items[5] as Json).tool_call_id).toBe('toolu_02');
     expect((t.items[5] as Json).content).toMatch(/^Here's the result of running `cat -n`/);
     expect(t.calls).toHaveLength(4);
@@ -40,7 +54,12 @@ describe('OpenHands output.jsonl', () => {
 
   test('skips are counted by reason, and the other instance is named', async () => {
     const t = await readTranscript(FILE);
-    expect(t.skipped.byReason).toEqual({ 'action:recall': 1, 'observation:agent_state_changed': 2, 'observation:recall': 1, 'other-instance': 1 });
+    expect(t.skipped.byReason).toEqual({
+      'action:recall': 1,
+      'observation:agent_state_changed': 2,
+      'observation:recall': 1,
+      'other-instance': 1,
+    });
     expect(t.skipped.notes).toEqual(['instance "django__django-11099" of 2 in the file (pick another with --instance ID)']);
   });
 
@@ -48,7 +67,9 @@ describe('OpenHands output.jsonl', () => {
     const t = await readTranscript(FILE, { instance: 'django__django-version' });
     expect(t.items.map((m) => (m as Json).role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
     expect((t.items[3] as Json).content).toBe('3.0.dev20190411124017');
-    await expect(readTranscript(FILE, { instance: 'nope' })).rejects.toThrow(/no OpenHands instance "nope" \(it holds "django__django-11099", "django__django-version"\)/);
+    await expect(readTranscript(FILE, { instance: 'nope' })).rejects.toThrow(
+      /no OpenHands instance "nope" \(it holds "django__django-11099", "django__django-version"\)/,
+    );
   });
 
   test('replays: the 17 kB file view is offloaded and reads back exactly', async () => {

@@ -31,14 +31,20 @@ describe('line splitting', () => {
   test('lines come back the same wherever the chunk boundaries fall', async () => {
     const line = fc.string({ unit: 'grapheme', maxLength: 40 }).filter((s) => !s.includes('\n') && !s.includes('\r'));
     await fc.assert(
-      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 12 }), fc.boolean(), fc.boolean(), fc.integer({ min: 1, max: 9 }), async (lines, crlf, finalNewline, chunkBytes) => {
-        const text = lines.join(crlf ? '\r\n' : '\n') + (finalNewline ? '\n' : '');
-        const got: string[] = [];
-        for await (const l of readLines(tempFile(text), { chunkBytes })) got.push(l.text);
-        // a text ending in '\n' has no empty last line; one that does not still yields its last line
-        const expected = finalNewline || lines.at(-1) !== '' ? lines : lines.slice(0, -1);
-        expect(got).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 9 }),
+        async (lines, crlf, finalNewline, chunkBytes) => {
+          const text = lines.join(crlf ? '\r\n' : '\n') + (finalNewline ? '\n' : '');
+          const got: string[] = [];
+          for await (const l of readLines(tempFile(text), { chunkBytes })) got.push(l.text);
+          // a text ending in '\n' has no empty last line; one that does not still yields its last line
+          const expected = finalNewline || lines.at(-1) !== '' ? lines : lines.slice(0, -1);
+          expect(got).toEqual(expected);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -53,7 +59,11 @@ interface Turn {
 }
 
 const turnArb: fc.Arbitrary<Turn> = fc
-  .record({ blocks: fc.array(fc.constantFrom<'text' | 'tool'>('text', 'tool'), { minLength: 1, maxLength: 4 }), interleave: fc.boolean(), userText: fc.boolean() })
+  .record({
+    blocks: fc.array(fc.constantFrom<'text' | 'tool'>('text', 'tool'), { minLength: 1, maxLength: 4 }),
+    interleave: fc.boolean(),
+    userText: fc.boolean(),
+  })
   .map((t) => ({ ...t, userText: t.userText || !t.blocks.includes('tool') }));
 
 const NOISE = [
@@ -67,12 +77,20 @@ const NOISE = [
 function sessionLines(turns: Turn[]): string[] {
   let uuid = 0;
   const line = (type: 'user' | 'assistant', content: unknown, id?: string) =>
-    JSON.stringify({ type, uuid: `r${uuid++}`, isSidechain: false, message: type === 'user' ? { role: 'user', content } : { id, role: 'assistant', model: 'm', content } });
+    JSON.stringify({
+      type,
+      uuid: `r${uuid++}`,
+      isSidechain: false,
+      message: type === 'user' ? { role: 'user', content } : { id, role: 'assistant', model: 'm', content },
+    });
   const out = [line('user', 'Start')];
   turns.forEach((turn, i) => {
     const pending: string[] = [];
     turn.blocks.forEach((kind, j) => {
-      const block = kind === 'text' ? { type: 'text', text: `t${i}.${j}` } : { type: 'tool_use', id: `toolu_${i}_${j}`, name: `Tool${j}`, input: { n: j } };
+      const block =
+        kind === 'text'
+          ? { type: 'text', text: `t${i}.${j}` }
+          : { type: 'tool_use', id: `toolu_${i}_${j}`, name: `Tool${j}`, input: { n: j } };
       out.push(line('assistant', [block], `msg_${i}`));
       if (kind === 'tool') {
         const result = line('user', [{ type: 'tool_result', tool_use_id: `toolu_${i}_${j}`, content: `out ${i}.${j}` }]);

@@ -44,7 +44,10 @@ describe('Claude Code records', () => {
   test('summary, file-history-snapshot and system records are counted by type without notes', async () => {
     const t = await read();
     expect(t.skipped.byReason).toMatchObject({ summary: 1, 'file-history-snapshot': 1, system: 1 });
-    expect((t.skipped.notes).filter((n) => /summary|snapshot|system/.test(n)), 'elements that should not be there').toEqual([]);
+    expect(
+      t.skipped.notes.filter((n) => /summary|snapshot|system/.test(n)),
+      'elements that should not be there',
+    ).toEqual([]);
   });
 
   test('an assistant line Claude Code wrote itself is skipped, counted and noted with its line', async () => {
@@ -103,7 +106,9 @@ describe('Claude Code records', () => {
     const t = await readTranscript(renamed);
     expect(t.calls.map((c) => c.reply)).toEqual(['{"command":"ls src | wc -l"}', 'src/ holds 12 files.']);
     expect(t.skipped.total).toBe(0);
-    expect(t.skipped.notes).toEqual(['sub-agent transcript (every user/assistant record is a sidechain record): its sidechain records are read as the session']);
+    expect(t.skipped.notes).toEqual([
+      'sub-agent transcript (every user/assistant record is a sidechain record): its sidechain records are read as the session',
+    ]);
   });
 
   test('a main session with some sidechain records still skips them', async () => {
@@ -122,11 +127,13 @@ describe('Claude Code records', () => {
 
   test('a prompt that rewinds the session is noted with its line and replayed in file order', async () => {
     const t = await readTranscript(small('claude-code-rewound.jsonl'));
-    expect(t.skipped.notes).toEqual(['line 5: continues from an earlier record (the session was rewound or branched); replayed in file order']);
+    expect(t.skipped.notes).toEqual([
+      'line 5: continues from an earlier record (the session was rewound or branched); replayed in file order',
+    ]);
     expect(t.calls.map((c) => c.reply)).toEqual(['Haiku one', 'Haiku two', 'Haiku three']);
   });
 
-  test('a resumed session\'s copy of its history (new uuids, same times and content) is read once', async () => {
+  test("a resumed session's copy of its history (new uuids, same times and content) is read once", async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const rec = (uuid: string, parent: string | null, type: 'user' | 'assistant', timestamp: string, message: object) =>
@@ -140,7 +147,12 @@ describe('Claude Code records', () => {
       rec('c', null, 'user', '2026-01-01T00:00:00.000Z', ask),
       rec('d', 'c', 'assistant', '2026-01-01T00:00:01.000Z', answer),
       rec('e', 'd', 'user', '2026-01-01T00:05:00.000Z', { role: 'user', content: 'and the tests?' }),
-      rec('f', 'e', 'assistant', '2026-01-01T00:05:01.000Z', { id: 'msg_2', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'four' }] }),
+      rec('f', 'e', 'assistant', '2026-01-01T00:05:01.000Z', {
+        id: 'msg_2',
+        role: 'assistant',
+        model: 'claude-x',
+        content: [{ type: 'text', text: 'four' }],
+      }),
     ];
     const file = join(mkdtempSync(join(tmpdir(), 'spillway-resumed-')), 'resumed.jsonl');
     writeFileSync(file, lines.join('\n') + '\n');
@@ -148,7 +160,11 @@ describe('Claude Code records', () => {
     expect(t.calls.map((c) => c.reply)).toEqual(['twelve', 'four']);
     expect(t.skipped.byReason['resumed-copy']).toBe(2);
     // the same genuine question asked again later (another time) is not a copy
-    const again = [...lines, rec('g', 'f', 'user', '2026-01-01T00:09:00.000Z', ask), rec('h', 'g', 'assistant', '2026-01-01T00:09:01.000Z', { ...answer, id: 'msg_3' })];
+    const again = [
+      ...lines,
+      rec('g', 'f', 'user', '2026-01-01T00:09:00.000Z', ask),
+      rec('h', 'g', 'assistant', '2026-01-01T00:09:01.000Z', { ...answer, id: 'msg_3' }),
+    ];
     writeFileSync(file, again.join('\n') + '\n');
     expect((await readTranscript(file)).calls).toHaveLength(3);
   });
@@ -216,7 +232,14 @@ describe('Codex records', () => {
   test('response items are kept in order; each run of model output is one call', async () => {
     const t = await read();
     expect(t.items.map((i) => (i as Json).type)).toEqual([
-      'message', 'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'message', 'message',
+      'message',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+      'custom_tool_call',
+      'custom_tool_call_output',
+      'message',
+      'message',
     ]);
     expect(t.calls).toEqual([
       { end: 1, reply: '{"command":["npm","test"]}' },
@@ -317,12 +340,18 @@ describe('SWE-agent and mini-swe-agent', () => {
 
   test('text-mode mini-swe-agent marks each user message after a one-action reply as a bash observation', async () => {
     const t = await readTranscript(small('mini-swe-agent-text.traj.json'));
-    expect(t.observations).toEqual([{ item: 3, tool: 'bash' }, { item: 5, tool: 'bash' }]);
+    expect(t.observations).toEqual([
+      { item: 3, tool: 'bash' },
+      { item: 5, tool: 'bash' },
+    ]);
   });
 
   test('mini-swe-agent messages lose their extra field and the exit message is counted', async () => {
     const t = await readTranscript(small('mini-swe-agent-text.traj.json'));
-    expect((t.items).filter((m) => 'extra' in (m as Json)), 'elements that should not be there').toEqual([]);
+    expect(
+      t.items.filter((m) => 'extra' in (m as Json)),
+      'elements that should not be there',
+    ).toEqual([]);
     expect(t.skipped).toEqual({ total: 1, byReason: { exit: 1 }, notes: [] });
   });
 
@@ -424,18 +453,24 @@ describe('unreadable files', () => {
   test('a text file is refused with its name, what it starts with and the supported formats', async () => {
     const err = await readTranscript(small('unknown-format.txt')).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
-    expect((err as Error).message).toMatch(/^Cannot tell the transcript format of .*unknown-format\.txt: it is neither JSON nor JSONL \(it starts with "This is a plain text file/);
+    expect((err as Error).message).toMatch(
+      /^Cannot tell the transcript format of .*unknown-format\.txt: it is neither JSON nor JSONL \(it starts with "This is a plain text file/,
+    );
     for (const format of ['claude-code', 'codex', 'swe-agent', 'openai-chat', 'anthropic-messages', 'openai-responses']) {
       expect((err as Error).message).toContain(format);
     }
   });
 
   test('a JSON document of no known shape is refused naming its top-level keys', async () => {
-    await expect(readTranscript(small('unknown-format.json'))).rejects.toThrow(/unknown-format\.json: it is a JSON object with top-level keys \[title, rows\]/);
+    await expect(readTranscript(small('unknown-format.json'))).rejects.toThrow(
+      /unknown-format\.json: it is a JSON object with top-level keys \[title, rows\]/,
+    );
   });
 
   test('a JSONL file of unknown records is refused naming what its first record holds', async () => {
-    await expect(readTranscript(small('unknown-records.jsonl'))).rejects.toThrow(/unknown-records\.jsonl: its first record has no "type" and keys \[event, at\]/);
+    await expect(readTranscript(small('unknown-records.jsonl'))).rejects.toThrow(
+      /unknown-records\.jsonl: its first record has no "type" and keys \[event, at\]/,
+    );
   });
 
   test('a missing file is refused with its name', async () => {
@@ -443,6 +478,8 @@ describe('unreadable files', () => {
   });
 
   test('an unknown format option is refused', async () => {
-    await expect(readTranscript(small('chat-request.json'), { format: 'yaml' as never })).rejects.toThrow(/unknown transcript format "yaml"/);
+    await expect(readTranscript(small('chat-request.json'), { format: 'yaml' as never })).rejects.toThrow(
+      /unknown transcript format "yaml"/,
+    );
   });
 });

@@ -41,8 +41,17 @@ async function writeClaudeSession(path: string, turns: number, outputChars: numb
   const write = (s: string) => new Promise<void>((resolve) => (out.write(s + '\n') ? resolve() : out.once('drain', resolve)));
   await write(claudeLine('user', 'u0', 'Start'));
   for (let i = 0; i < turns; i++) {
-    await write(claudeLine('assistant', `a${i}`, [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `cat part${i}` } }], `msg_${i}`));
-    await write(claudeLine('user', `u${i + 1}`, [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `${i}:`.padEnd(outputChars, 'é') }]));
+    await write(
+      claudeLine(
+        'assistant',
+        `a${i}`,
+        [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `cat part${i}` } }],
+        `msg_${i}`,
+      ),
+    );
+    await write(
+      claudeLine('user', `u${i + 1}`, [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `${i}:`.padEnd(outputChars, 'é') }]),
+    );
   }
   await write(claudeLine('assistant', 'done', [{ type: 'text', text: 'Done.' }], 'msg_done'));
   await new Promise<void>((resolve) => out.end(resolve));
@@ -91,7 +100,10 @@ describe('large JSONL sessions', () => {
     await readTranscript(path, { onProgress: (read, total) => seen.push([read, total]) });
     const size = statSync(path).size;
     expect(seen.length).toBeGreaterThan(10);
-    expect(failing(seen, ([read, total], i) => total === size && (i === 0 || read > seen[i - 1]![0])), 'elements that break the rule').toEqual([]);
+    expect(
+      failing(seen, ([read, total], i) => total === size && (i === 0 || read > seen[i - 1]![0])),
+      'elements that break the rule',
+    ).toEqual([]);
     expect(seen.at(-1)).toEqual([size, size]);
   });
 
@@ -125,7 +137,9 @@ describe('single JSON documents', () => {
     const path = join(dir, 'huge.traj');
     writeFileSync(path, '');
     truncateSync(path, 512 * 1024 * 1024 + 1); // sparse: takes no disk space
-    await expect(readTranscript(path, { format: 'swe-agent' })).rejects.toThrow(/huge\.traj: 536870913 bytes is over the 536870912 byte \(512 MB\) limit/);
+    await expect(readTranscript(path, { format: 'swe-agent' })).rejects.toThrow(
+      /huge\.traj: 536870913 bytes is over the 536870912 byte \(512 MB\) limit/,
+    );
   });
 
   test('progress is reported while a document is read', async () => {
@@ -145,7 +159,11 @@ describe('single JSON documents', () => {
 
 describe('format detection from the first bytes', () => {
   test('a Codex log whose first line is longer than the bytes looked at is still recognised', () => {
-    const first = JSON.stringify({ timestamp: 't', type: 'session_meta', payload: { id: 'x', base_instructions: { text: 'y'.repeat(100_000) } } });
+    const first = JSON.stringify({
+      timestamp: 't',
+      type: 'session_meta',
+      payload: { id: 'x', base_instructions: { text: 'y'.repeat(100_000) } },
+    });
     expect(detectTranscriptFormat('/logs/rollout.jsonl', first.slice(0, 64 * 1024))).toBe('codex');
     expect(detectTranscriptFormat('/logs/no-extension', first.slice(0, 64 * 1024))).toBe('codex');
   });
@@ -162,12 +180,17 @@ describe('format detection from the first bytes', () => {
 
   test('.traj files are SWE-agent and .traj.json files with messages are mini-swe-agent chat', () => {
     expect(detectTranscriptFormat('/t/x.traj', '{"environment": "swe_main", "traj')).toBe('swe-agent');
-    expect(detectTranscriptFormat('/t/x.traj.json', '{"info": {"model_stats": {}}, "messages": [{"role": "system", "content": "You')).toBe('openai-chat');
+    expect(detectTranscriptFormat('/t/x.traj.json', '{"info": {"model_stats": {}}, "messages": [{"role": "system", "content": "You')).toBe(
+      'openai-chat',
+    );
   });
 
   test('a request body cut off by the head is told apart by its item shapes', () => {
     const big = 'w'.repeat(100_000);
-    const anthropic = JSON.stringify({ model: 'c', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: big }] }] });
+    const anthropic = JSON.stringify({
+      model: 'c',
+      messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: big }] }],
+    });
     const responses = JSON.stringify({ model: 'g', input: [{ type: 'function_call_output', call_id: 'c', output: big }] });
     const chat = JSON.stringify({ model: 'g', messages: [{ role: 'tool', tool_call_id: 'c', content: big }] });
     expect(detectTranscriptFormat('/r/a.json', anthropic.slice(0, 65536))).toBe('anthropic-messages');

@@ -17,12 +17,19 @@ export function anthropicProblems(messages: unknown[]): string[] {
     if (i === 0 && m.role !== 'user') problems.push('the first message is not from the user');
     const prev = messages[i - 1];
     if (i > 0 && isRecord(prev) && prev.role === m.role) problems.push(`messages[${i}] repeats role ${String(m.role)}`);
-    const uses = new Set(isRecord(prev) && prev.role === 'assistant' ? blocks(prev.content).filter((b) => b.type === 'tool_use').map((b) => b.id) : []);
+    const uses = new Set(
+      isRecord(prev) && prev.role === 'assistant'
+        ? blocks(prev.content)
+            .filter((b) => b.type === 'tool_use')
+            .map((b) => b.id)
+        : [],
+    );
     let seenOther = false;
     for (const b of blocks(m.content)) {
       if (b.type === 'tool_result') {
         if (m.role !== 'user') problems.push(`messages[${i}]: tool_result in an assistant message`);
-        if (!uses.has(b.tool_use_id)) problems.push(`messages[${i}]: tool_result ${String(b.tool_use_id)} does not answer a tool_use of messages[${i - 1}]`);
+        if (!uses.has(b.tool_use_id))
+          problems.push(`messages[${i}]: tool_result ${String(b.tool_use_id)} does not answer a tool_use of messages[${i - 1}]`);
         if (seenOther) problems.push(`messages[${i}]: tool_result ${String(b.tool_use_id)} after other content`);
       } else seenOther = true;
       if (b.type === 'tool_use' && (typeof b.id !== 'string' || typeof b.name !== 'string' || b.name === '')) {
@@ -32,9 +39,14 @@ export function anthropicProblems(messages: unknown[]): string[] {
     // every tool_use must be answered in the next message, when there is one
     const next = messages[i + 1];
     if (m.role === 'assistant' && next !== undefined) {
-      const answered = new Set(blocks(isRecord(next) ? next.content : undefined).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id));
+      const answered = new Set(
+        blocks(isRecord(next) ? next.content : undefined)
+          .filter((b) => b.type === 'tool_result')
+          .map((b) => b.tool_use_id),
+      );
       for (const b of blocks(m.content)) {
-        if (b.type === 'tool_use' && !answered.has(b.id)) problems.push(`messages[${i}]: tool_use ${String(b.id)} is not answered in messages[${i + 1}]`);
+        if (b.type === 'tool_use' && !answered.has(b.id))
+          problems.push(`messages[${i}]: tool_use ${String(b.id)} is not answered in messages[${i + 1}]`);
       }
     }
   });
@@ -47,7 +59,8 @@ export function chatProblems(messages: unknown[]): string[] {
   let open = new Map<string, string>();
   messages.forEach((m, i) => {
     if (!isRecord(m)) return void problems.push(`messages[${i}] is not an object`);
-    if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(String(m.role))) problems.push(`messages[${i}] has role ${String(m.role)}`);
+    if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(String(m.role)))
+      problems.push(`messages[${i}] has role ${String(m.role)}`);
     if ('extra' in m) problems.push(`messages[${i}] carries a non-API "extra" field`);
     if (m.role === 'tool') {
       const id = m.tool_call_id;
@@ -59,7 +72,13 @@ export function chatProblems(messages: unknown[]): string[] {
     open = new Map();
     if (m.role === 'assistant' && Array.isArray(m.tool_calls)) {
       for (const call of m.tool_calls) {
-        if (!isRecord(call) || typeof call.id !== 'string' || !isRecord(call.function) || typeof call.function.name !== 'string' || call.function.name === '') {
+        if (
+          !isRecord(call) ||
+          typeof call.id !== 'string' ||
+          !isRecord(call.function) ||
+          typeof call.function.name !== 'string' ||
+          call.function.name === ''
+        ) {
           problems.push(`messages[${i}]: a tool call without id or function name`);
           continue;
         }
@@ -79,11 +98,13 @@ export function responsesProblems(input: unknown[]): string[] {
     if (!isRecord(item)) return void problems.push(`input[${i}] is not an object`);
     if (typeof item.type !== 'string' && typeof item.role !== 'string') problems.push(`input[${i}] has neither type nor role`);
     if (item.type === 'function_call' || item.type === 'custom_tool_call') {
-      if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || item.name === '') problems.push(`input[${i}]: call without call_id or name`);
+      if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || item.name === '')
+        problems.push(`input[${i}]: call without call_id or name`);
       else calls.set(item.call_id, item.name);
     }
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
-      if (typeof item.call_id !== 'string' || !calls.has(item.call_id)) problems.push(`input[${i}]: output ${String(item.call_id)} answers no earlier call`);
+      if (typeof item.call_id !== 'string' || !calls.has(item.call_id))
+        problems.push(`input[${i}]: output ${String(item.call_id)} answers no earlier call`);
     }
   });
   return problems;

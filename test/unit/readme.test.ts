@@ -21,8 +21,13 @@ const commands = ((pkg.contributes?.commands ?? []) as { title: string }[]).map(
 
 describe('README', () => {
   it('has something to check in every list (configuration keys, CLI flags and commands, settings, commands)', () => {
-    expect({ configKeys: configKeys.length > 0, flags: flags.length > 0, cliCommands: cliCommands.length > 0, settings: settings.length > 0, commands: commands.length > 0 })
-      .toEqual({ configKeys: true, flags: true, cliCommands: true, settings: true, commands: true });
+    expect({
+      configKeys: configKeys.length > 0,
+      flags: flags.length > 0,
+      cliCommands: cliCommands.length > 0,
+      settings: settings.length > 0,
+      commands: commands.length > 0,
+    }).toEqual({ configKeys: true, flags: true, cliCommands: true, settings: true, commands: true });
   });
 
   it.each(configKeys)('documents the configuration key %s', (key) => {
@@ -40,7 +45,10 @@ describe('README', () => {
   it.each(settings)('documents the setting %s', (key) => {
     const bare = key.replace(/^spillway\./, '');
     // either its full name or, in the configuration table, its bare key
-    expect([`\`${key}\``, `\`${bare}\``].filter((name) => readme.includes(name)), `README mentions of ${key}`).not.toEqual([]);
+    expect(
+      [`\`${key}\``, `\`${bare}\``].filter((name) => readme.includes(name)),
+      `README mentions of ${key}`,
+    ).not.toEqual([]);
   });
 
   it.each(commands)('documents the command %s', (title) => {

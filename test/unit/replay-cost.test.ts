@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  anthropicImageTokens, billInput, openaiImageTokens, readBackCall, readBackSlice, ANTHROPIC_PRICES, OPENAI_PRICES,
+  anthropicImageTokens,
+  billInput,
+  openaiImageTokens,
+  readBackCall,
+  readBackSlice,
+  ANTHROPIC_PRICES,
+  OPENAI_PRICES,
 } from '../../src/replay/metrics';
 import { imageSize } from '../../src/replay/images';
 import type { Transcript } from '../../src/replay/readers';
@@ -17,7 +23,10 @@ const quiet = { tokenizer: 'approximate', defaultCap: 1_000_000, clear: { enable
 function pngBase64(width: number, height: number): string {
   const b = Buffer.alloc(33);
   Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
-  b.writeUInt32BE(13, 8); b.write('IHDR', 12, 'latin1'); b.writeUInt32BE(width, 16); b.writeUInt32BE(height, 20);
+  b.writeUInt32BE(13, 8);
+  b.write('IHDR', 12, 'latin1');
+  b.writeUInt32BE(width, 16);
+  b.writeUInt32BE(height, 20);
   return b.toString('base64').slice(0, 44); // 33 bytes = 44 base64 chars: 11 tokens
 }
 
@@ -25,22 +34,49 @@ describe('a small Anthropic session priced by hand', () => {
   const png = pngBase64(1000, 750);
   expect(png.length).toBe(44);
   const t: Transcript = {
-    source: 'anthropic-messages', wire: 'anthropic-messages', base: { model: 'm' },
+    source: 'anthropic-messages',
+    wire: 'anthropic-messages',
+    base: { model: 'm' },
     items: [
       // item 0: "user" 1 + "text" 1 + 4,400 chars 1,100 + 4 = 1,106
       { role: 'user', content: [{ type: 'text', text: 'a'.repeat(4400) }] },
       // item 1: "assistant" 3, thinking block ("thinking" 2 + 400 chars 100 + signature 800 chars 200 = 302),
       //   tool_use ("tool_use" 2, "t1" 1, "Read" 1, "/a/b.png" 2) + 4 = 315
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 't'.repeat(400), signature: 's'.repeat(800) }, { type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/a/b.png' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 't'.repeat(400), signature: 's'.repeat(800) },
+          { type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/a/b.png' } },
+        ],
+      },
       // item 2: "user" 1, "tool_result" 3, "t1" 1, image block ("image" 2 + "base64" 2 + "image/png" 3 + data 11 = 18) + 4 = 27
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 't1',
+            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }],
+          },
+        ],
+      },
       // item 3: "assistant" 3, thinking block ("thinking" 2 + 50 + 100 = 152), "text" 1, "Done." 2 + 4 = 162
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'u'.repeat(200), signature: 'v'.repeat(400) }, { type: 'text', text: 'Done.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'u'.repeat(200), signature: 'v'.repeat(400) },
+          { type: 'text', text: 'Done.' },
+        ],
+      },
       // item 4: a new prompt: "user" 1 + 400 chars 100 + 4 = 105
       { role: 'user', content: 'n'.repeat(400) },
       { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
     ],
-    calls: [{ end: 1, reply: '{"file_path":"/a/b.png"}' }, { end: 3, reply: 'Done.' }, { end: 5, reply: 'ok' }],
+    calls: [
+      { end: 1, reply: '{"file_path":"/a/b.png"}' },
+      { end: 3, reply: 'Done.' },
+      { end: 5, reply: 'ok' },
+    ],
     skipped: { total: 0, byReason: {}, notes: [] },
   };
   const r = replay(t, { config: quiet });
@@ -89,14 +125,19 @@ describe('cost with read-backs', () => {
   const lines = Array.from({ length: 100 }, (_, i) => (i === 50 ? 'line 50 defines handleRequestFoo here' : `line ${i} ${'x'.repeat(40)}`));
   const output = lines.join('\n');
   const t: Transcript = {
-    source: 'openai-chat', wire: 'openai-chat', base: { model: 'm' },
+    source: 'openai-chat',
+    wire: 'openai-chat',
+    base: { model: 'm' },
     items: [
       { role: 'user', content: 'q'.repeat(4400) },
       { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'sh', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'a', content: output },
       { role: 'assistant', content: 'Fix handleRequestFoo' },
     ],
-    calls: [{ end: 1, reply: '' }, { end: 3, reply: 'Fix handleRequestFoo' }],
+    calls: [
+      { end: 1, reply: '' },
+      { end: 3, reply: 'Fix handleRequestFoo' },
+    ],
     skipped: { total: 0, byReason: {}, notes: [] },
   };
   const r = replay(t, { config: { tokenizer: 'approximate', defaultCap: 1000, previewChars: 0, clear: { enabled: false } } });
@@ -132,13 +173,32 @@ describe('cost with read-backs', () => {
 });
 
 describe('poolReplays', () => {
-  const totals = (calls: number, raw: number, projected: number, readBack: number, referenced: number, missed: number, stable: number, max: number): { totals: ReplayTotals } => ({
+  const totals = (
+    calls: number,
+    raw: number,
+    projected: number,
+    readBack: number,
+    referenced: number,
+    missed: number,
+    stable: number,
+    max: number,
+  ): { totals: ReplayTotals } => ({
     totals: {
-      calls, originalTokens: calls * 100, projectedTokens: calls * 80, cacheStableShare: stable, maxOriginalTokens: max, maxProjectedTokens: max - 10,
-      recoverable: true, skippedRecords: 1, referencedIds: referenced, missedIds: missed, missRate: referenced ? missed / referenced : 0,
+      calls,
+      originalTokens: calls * 100,
+      projectedTokens: calls * 80,
+      cacheStableShare: stable,
+      maxOriginalTokens: max,
+      maxProjectedTokens: max - 10,
+      recoverable: true,
+      skippedRecords: 1,
+      referencedIds: referenced,
+      missedIds: missed,
+      missRate: referenced ? missed / referenced : 0,
       cost: { anthropic: { raw, projected, relative: projected / raw, output: 10 } },
       costWithReadBacks: { anthropic: { projected: projected + readBack, relative: (projected + readBack) / raw } },
-      outputTokens: 2, unrecoverable: [],
+      outputTokens: 2,
+      unrecoverable: [],
     },
   });
 
@@ -168,10 +228,18 @@ describe('images are billed by pixels, from the header bytes of their data', () 
     expect(imageSize(pngBase64(1000, 750))).toEqual({ width: 1000, height: 750 });
     const gif = Buffer.from('GIF89a\x40\x01\xf0\x00\x00\x00', 'latin1').toString('base64');
     expect(imageSize(gif)).toEqual({ width: 320, height: 240 });
-    const vp8x = Buffer.alloc(30); vp8x.write('RIFF', 0, 'latin1'); vp8x.write('WEBPVP8X', 8, 'latin1'); vp8x.writeUIntLE(799, 24, 3); vp8x.writeUIntLE(599, 27, 3);
+    const vp8x = Buffer.alloc(30);
+    vp8x.write('RIFF', 0, 'latin1');
+    vp8x.write('WEBPVP8X', 8, 'latin1');
+    vp8x.writeUIntLE(799, 24, 3);
+    vp8x.writeUIntLE(599, 27, 3);
     expect(imageSize(vp8x.toString('base64'))).toEqual({ width: 800, height: 600 });
     // JPEG: SOI, an APP0 segment of 16 bytes that is jumped over, then SOF0 with height 480, width 640
-    const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.alloc(14), Buffer.from([0xff, 0xc0, 0x00, 0x11, 0x08, 0x01, 0xe0, 0x02, 0x80, 0x03])]);
+    const jpeg = Buffer.concat([
+      Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]),
+      Buffer.alloc(14),
+      Buffer.from([0xff, 0xc0, 0x00, 0x11, 0x08, 0x01, 0xe0, 0x02, 0x80, 0x03]),
+    ]);
     expect(imageSize(jpeg.toString('base64'))).toEqual({ width: 640, height: 480 });
     expect(imageSize(Buffer.from('not an image at all').toString('base64'))).toBeUndefined();
     expect(imageSize('')).toBeUndefined();

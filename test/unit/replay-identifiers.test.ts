@@ -22,7 +22,7 @@ describe('plain words are not identifiers, however long', () => {
 
   it('all-capital words and single quoted plain words are not identifiers', () => {
     expect(identifiersIn('See the README and the API, IMPORTANT: use JSON')).toEqual([]);
-    expect(identifiersIn("run 'environment' and \"visibility\"")).toEqual([]);
+    expect(identifiersIn('run \'environment\' and "visibility"')).toEqual([]);
   });
 
   it('words with an inner capital, an underscore or a digit are not plain', () => {
@@ -72,7 +72,8 @@ describe('each category of identifier', () => {
 
   it('camelCase, PascalCase with an inner capital and snake_case names (Claude Code records, sympy)', () => {
     const text = 'set parentUuid and isSidechain, raise ModuleNotFoundError, count video_tokens in __eq__';
-    for (const id of ['parentUuid', 'isSidechain', 'ModuleNotFoundError', 'video_tokens', '__eq__']) expect(categoryOf(text, id)).toBe('name');
+    for (const id of ['parentUuid', 'isSidechain', 'ModuleNotFoundError', 'video_tokens', '__eq__'])
+      expect(categoryOf(text, id)).toBe('name');
     expect(identifiersIn('Raise the Error and count the tokens')).toEqual([]);
   });
 
@@ -109,7 +110,11 @@ describe('on the long real sessions', () => {
   });
 
   it('a miss is an identifier the original had and the projection lost', () => {
-    const m = missedIdentifiers('Look at sys.stderr.write in environment.py', 'sys.stderr.write environment.py environment', 'environment.py');
+    const m = missedIdentifiers(
+      'Look at sys.stderr.write in environment.py',
+      'sys.stderr.write environment.py environment',
+      'environment.py',
+    );
     expect(m).toEqual({ referenced: ['environment.py', 'sys.stderr.write'], missed: ['sys.stderr.write'] });
   });
 });

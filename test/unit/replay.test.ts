@@ -37,7 +37,11 @@ describe('metrics', () => {
   });
 
   it('reports an identifier as missed only when the original had it and the projection does not', () => {
-    const m = missedIdentifiers('open src/app/main.ts and check handleRequest and 4040 and brandNewThing', 'src/app/main.ts handleRequest 4040', 'src/app/main.ts');
+    const m = missedIdentifiers(
+      'open src/app/main.ts and check handleRequest and 4040 and brandNewThing',
+      'src/app/main.ts handleRequest 4040',
+      'src/app/main.ts',
+    );
     expect(m.referenced).toEqual(['src/app/main.ts', 'handleRequest', '4040']);
     expect(m.missed).toEqual(['handleRequest', '4040']);
   });
@@ -47,7 +51,9 @@ describe('replay of a tiny session with a known answer', () => {
   // three calls; the second tool output is 4,000 chars and gets offloaded with no preview
   const big = 'z'.repeat(4000);
   const t: Transcript = {
-    source: 'openai-chat', wire: 'openai-chat', base: { model: 'm' },
+    source: 'openai-chat',
+    wire: 'openai-chat',
+    base: { model: 'm' },
     items: [
       { role: 'user', content: 'task' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'sh', arguments: '{}' } }] },
@@ -56,7 +62,11 @@ describe('replay of a tiny session with a known answer', () => {
       { role: 'tool', tool_call_id: 'b', content: big },
       { role: 'assistant', content: 'done' },
     ],
-    calls: [{ end: 1, reply: '' }, { end: 3, reply: '' }, { end: 5, reply: 'done' }],
+    calls: [
+      { end: 1, reply: '' },
+      { end: 3, reply: '' },
+      { end: 5, reply: 'done' },
+    ],
     skipped: { total: 0, byReason: {}, notes: [] },
   };
   const config = { tokenizer: 'approximate', defaultCap: 1000, previewChars: 0, clear: { enabled: false } };
@@ -124,7 +134,14 @@ describe('replayAsync', () => {
     const t = await readTranscript(file);
     const abort = new AbortController();
     let calls = 0;
-    const run = replayAsync(t, { config: {}, signal: abort.signal, onCall: (k) => { calls = k + 1; if (k === 2) abort.abort(new Error('cancelled by the user')); } });
+    const run = replayAsync(t, {
+      config: {},
+      signal: abort.signal,
+      onCall: (k) => {
+        calls = k + 1;
+        if (k === 2) abort.abort(new Error('cancelled by the user'));
+      },
+    });
     await expect(run).rejects.toThrow('cancelled by the user');
     expect(calls).toBe(3);
   });

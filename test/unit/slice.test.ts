@@ -79,7 +79,9 @@ describe('grepLines', () => {
   });
 
   it('separates non-adjacent groups with -- and marks context lines with a dash', () => {
-    expect(grepLines(text, /error/, 1).text).toBe(['1-alpha', '2:error one', '3-beta', '--', '6-epsilon', '7:error two', '8-zeta'].join('\n'));
+    expect(grepLines(text, /error/, 1).text).toBe(
+      ['1-alpha', '2:error one', '3-beta', '--', '6-epsilon', '7:error two', '8-zeta'].join('\n'),
+    );
   });
 
   it('merges groups whose context overlaps and prints each line once', () => {

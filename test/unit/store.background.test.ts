@@ -14,7 +14,16 @@ import { FileStore, WRITE_TRIES } from '../../src/store/store';
 import { createEngine } from '../../src/engine/engine';
 
 function meta(text: string, over: Partial<StoredMeta> = {}): StoredMeta {
-  return { tool: 'bash', callId: 'call_1', stage: 'offload', chars: text.length, bytes: Buffer.byteLength(text), lines: 1, tokens: 7, ...over };
+  return {
+    tool: 'bash',
+    callId: 'call_1',
+    stage: 'offload',
+    chars: text.length,
+    bytes: Buffer.byteLength(text),
+    lines: 1,
+    tokens: 7,
+    ...over,
+  };
 }
 
 function put(store: FileStore, text: string, over: Partial<StoredMeta> = {}): string {
@@ -23,13 +32,23 @@ function put(store: FileStore, text: string, over: Partial<StoredMeta> = {}): st
   return handle;
 }
 
-const files = (root: string) => (fs.existsSync(path.join(root, 'objects'))
-  ? fs.readdirSync(path.join(root, 'objects'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.txt') || f.endsWith('.json')).map((f) => path.basename(f)).sort()
-  : []);
+const files = (root: string) =>
+  fs.existsSync(path.join(root, 'objects'))
+    ? fs
+        .readdirSync(path.join(root, 'objects'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.txt') || f.endsWith('.json'))
+        .map((f) => path.basename(f))
+        .sort()
+    : [];
 
 let tmp: string;
-beforeEach(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bg-')); });
-afterEach(() => { vi.restoreAllMocks(); fs.rmSync(tmp, { recursive: true, force: true }); });
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bg-'));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 describe('background writes', () => {
   it('put returns before anything is on disk, and every read serves the output from memory', async () => {
@@ -83,14 +102,21 @@ describe('background writes', () => {
     const handles = Array.from({ length: 50 }, (_, i) => put(store, `output ${i} `.repeat(200)));
     await store.flush();
     const disk = new FileStore(tmp);
-    expect(handles.filter((h) => !disk.has(h)), 'handles missing on disk after flush').toEqual([]);
+    expect(
+      handles.filter((h) => !disk.has(h)),
+      'handles missing on disk after flush',
+    ).toEqual([]);
   });
 
   it('a failed write is reported, retried, kept readable in memory, and written by a later flush', async () => {
     const blocker = path.join(tmp, 'blocker');
     fs.writeFileSync(blocker, 'a file where the store folder should be');
     const errors: Array<{ handle: string; attempt: number }> = [];
-    const store = new FileStore(blocker, { background: true, retryMs: 1, onWriteError: (handle, _e, attempt) => errors.push({ handle, attempt }) });
+    const store = new FileStore(blocker, {
+      background: true,
+      retryMs: 1,
+      onWriteError: (handle, _e, attempt) => errors.push({ handle, attempt }),
+    });
     const text = 'precious output\n'.repeat(100);
     const h = put(store, text);
     const first = await store.flush();
@@ -107,11 +133,14 @@ describe('background writes', () => {
     const store = new FileStore(tmp, { background: true });
     const engine = createEngine({ tokenizer: 'approximate' }, { store });
     const out = 'x'.repeat(20_000);
-    const request = { model: 'm', messages: [
-      { role: 'user', content: 'go' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'c1', content: out },
-    ] };
+    const request = {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: out },
+      ],
+    };
     const p = engine.project(JSON.stringify(request), 'openai-chat');
     const h = p.reductions[0]!.handle;
     expect(files(tmp)).toEqual([]);
@@ -127,9 +156,17 @@ describe('background prune', () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const clock = () => new Date(now);
     const sync = new FileStore(tmp, { clock });
-    const old = Array.from({ length: 150 }, (_, i) => { const t = `old ${i} `.repeat(50); sync.put(handleFor(t), t, meta(t)); return handleFor(t); });
+    const old = Array.from({ length: 150 }, (_, i) => {
+      const t = `old ${i} `.repeat(50);
+      sync.put(handleFor(t), t, meta(t));
+      return handleFor(t);
+    });
     now += 40 * 24 * 3600 * 1000;
-    const fresh = (() => { const t = 'fresh '.repeat(50); sync.put(handleFor(t), t, meta(t)); return handleFor(t); })();
+    const fresh = (() => {
+      const t = 'fresh '.repeat(50);
+      sync.put(handleFor(t), t, meta(t));
+      return handleFor(t);
+    })();
     const store = new FileStore(tmp, { clock, background: true });
     const pendingOld = old[0]!;
     // put again (not yet written): in use now, so not pruned even though its file is old

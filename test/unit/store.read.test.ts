@@ -100,11 +100,14 @@ describe('line reads', () => {
     expect(r.shown).toBe('line 2 of 8, its first 3 chars (cut by the limit of 3 chars)');
   });
 
-  it.each(['abc', '0:3', '5:2', '1-3', '1:2:3', '', ':', '-1:2', '1.5:2'])('refuses the malformed range %j, naming it and the expected shape', (lines) => {
-    const error = refusal({ lines });
-    expect(error.message).toContain(`lines ${JSON.stringify(lines)} is not a line range`);
-    expect(error.message).toContain('expected A:B, A:, :B or N');
-  });
+  it.each(['abc', '0:3', '5:2', '1-3', '1:2:3', '', ':', '-1:2', '1.5:2'])(
+    'refuses the malformed range %j, naming it and the expected shape',
+    (lines) => {
+      const error = refusal({ lines });
+      expect(error.message).toContain(`lines ${JSON.stringify(lines)} is not a line range`);
+      expect(error.message).toContain('expected A:B, A:, :B or N');
+    },
+  );
 
   it('refuses a pair that is not two whole numbers', () => {
     expect(refusal({ lines: [1.5, 2] }).message).toContain('lines [1.5,2] is not a line range');

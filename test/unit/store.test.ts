@@ -12,7 +12,16 @@ const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
 function meta(text: string, over: Partial<StoredMeta> = {}): StoredMeta {
-  return { tool: 'bash', callId: 'call_1', stage: 'offload', chars: text.length, bytes: Buffer.byteLength(text), lines: 1, tokens: 7, ...over };
+  return {
+    tool: 'bash',
+    callId: 'call_1',
+    stage: 'offload',
+    chars: text.length,
+    bytes: Buffer.byteLength(text),
+    lines: 1,
+    tokens: 7,
+    ...over,
+  };
 }
 
 /** A clock the test moves by hand. */
@@ -45,7 +54,18 @@ afterEach(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const BAD_HANDLES = ['../x', 'sw_../../etc/passwd', '/abs', '/etc/passwd', 'sw_ABCDEF0123456789ABCDEF01', '', 'sw_0123', 'sw_0123456789abcdef01234567/..', 'sw_0123456789abcdef0123456\\', 'sw_0123456789abcdef012345678'];
+const BAD_HANDLES = [
+  '../x',
+  'sw_../../etc/passwd',
+  '/abs',
+  '/etc/passwd',
+  'sw_ABCDEF0123456789ABCDEF01',
+  '',
+  'sw_0123',
+  'sw_0123456789abcdef01234567/..',
+  'sw_0123456789abcdef0123456\\',
+  'sw_0123456789abcdef012345678',
+];
 
 // The contract both stores keep, run against each.
 describe.each([

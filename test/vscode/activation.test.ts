@@ -23,7 +23,9 @@ afterAll(async () => {
 
 describe('activation', () => {
   it('with nothing enabled, activation loads no tokenizer table and starts no proxy, and its time is recorded', async () => {
-    const activated = JSON.parse(readFileSync(join(vs.out, 'activated.json'), 'utf8')) as { timing: { loadMs: number; activateMs: number; totalMs: number } | null };
+    const activated = JSON.parse(readFileSync(join(vs.out, 'activated.json'), 'utf8')) as {
+      timing: { loadMs: number; activateMs: number; totalMs: number } | null;
+    };
     expect(activated.timing, 'the test build records load and activate times').not.toBeNull();
     const state = await vs.run(({ require, vscode }) => ({
       tokenizers: Object.keys(require.cache).filter((f) => f.includes('tokenizer-')),
@@ -31,16 +33,23 @@ describe('activation', () => {
     }));
     expect(state).toEqual({ tokenizers: [], proxyEnabled: false });
     const timing = activated.timing!;
-    process.stderr.write(`[activation] bundle load ${timing.loadMs.toFixed(1)} ms, activate() ${timing.activateMs.toFixed(1)} ms, total ${timing.totalMs.toFixed(1)} ms\n`);
+    process.stderr.write(
+      `[activation] bundle load ${timing.loadMs.toFixed(1)} ms, activate() ${timing.activateMs.toFixed(1)} ms, total ${timing.totalMs.toFixed(1)} ms\n`,
+    );
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     writeFileSync(join(ROOT, 'test-results', 'activation.json'), JSON.stringify(timing, null, 2) + '\n');
   });
 
   it('the first projection loads the o200k_base table and only it', async () => {
-    const loaded = await vs.run(({ api, require }, req) => {
-      api.project(req);
-      return Object.keys(require.cache).filter((f) => f.includes('tokenizer-')).map((f) => f.split('/').pop());
-    }, anthropicRequest('bash', 'toolu_activation', testLog(400)));
+    const loaded = await vs.run(
+      ({ api, require }, req) => {
+        api.project(req);
+        return Object.keys(require.cache)
+          .filter((f) => f.includes('tokenizer-'))
+          .map((f) => f.split('/').pop());
+      },
+      anthropicRequest('bash', 'toolu_activation', testLog(400)),
+    );
     expect(loaded).toEqual(['tokenizer-o200k_base.js']);
   });
 });

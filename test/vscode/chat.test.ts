@@ -24,7 +24,12 @@ const BIG = biggestClaudeCodeToolResult();
 
 // ---------------------------------------------------------------- the scripted endpoint
 
-interface Seen { path: string; headers: IncomingMessage['headers']; body: string; closedEarly: boolean }
+interface Seen {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  closedEarly: boolean;
+}
 type Script = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 let server: Server;
 let port = 0;
@@ -45,38 +50,60 @@ function answer(api: ModelEntry['api'], call: { id: string; name: string; args: 
       sse(res, [
         { choices: [{ delta: { role: 'assistant', content: 'Reading ' } }] },
         { choices: [{ delta: { content: 'the log.' } }] },
-        { choices: [{ delta: { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: a1 } }] } }] },
+        {
+          choices: [{ delta: { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: a1 } }] } }],
+        },
         { choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: a2 } }] } }] },
         { choices: [{ delta: {}, finish_reason: 'tool_calls' }] },
         { choices: [], usage: { prompt_tokens: 1200, completion_tokens: 30, prompt_tokens_details: { cached_tokens: 1024 } } },
       ]);
       res.end('data: [DONE]\n\n');
     } else if (api === 'openai-responses') {
-      sse(res, [
-        { type: 'response.created', response: { id: 'resp_1' } },
-        { type: 'response.output_text.delta', delta: 'Reading ' },
-        { type: 'response.output_text.delta', delta: 'the log.' },
-        { type: 'response.output_item.added', item: { type: 'function_call', id: 'fc_1', call_id: call.id, name: call.name, arguments: '' } },
-        { type: 'response.function_call_arguments.delta', item_id: 'fc_1', delta: a1 },
-        { type: 'response.function_call_arguments.delta', item_id: 'fc_1', delta: a2 },
-        { type: 'response.output_item.done', item: { type: 'function_call', id: 'fc_1', call_id: call.id, name: call.name, arguments: args } },
-        { type: 'response.completed', response: { usage: { input_tokens: 1200, output_tokens: 30, input_tokens_details: { cached_tokens: 1024 } } } },
-      ], true);
+      sse(
+        res,
+        [
+          { type: 'response.created', response: { id: 'resp_1' } },
+          { type: 'response.output_text.delta', delta: 'Reading ' },
+          { type: 'response.output_text.delta', delta: 'the log.' },
+          {
+            type: 'response.output_item.added',
+            item: { type: 'function_call', id: 'fc_1', call_id: call.id, name: call.name, arguments: '' },
+          },
+          { type: 'response.function_call_arguments.delta', item_id: 'fc_1', delta: a1 },
+          { type: 'response.function_call_arguments.delta', item_id: 'fc_1', delta: a2 },
+          {
+            type: 'response.output_item.done',
+            item: { type: 'function_call', id: 'fc_1', call_id: call.id, name: call.name, arguments: args },
+          },
+          {
+            type: 'response.completed',
+            response: { usage: { input_tokens: 1200, output_tokens: 30, input_tokens_details: { cached_tokens: 1024 } } },
+          },
+        ],
+        true,
+      );
       res.end();
     } else {
-      sse(res, [
-        { type: 'message_start', message: { id: 'msg_1', usage: { input_tokens: 176, cache_read_input_tokens: 1024, output_tokens: 1 } } },
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Reading ' } },
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'the log.' } },
-        { type: 'content_block_stop', index: 0 },
-        { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } },
-        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: a1 } },
-        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: a2 } },
-        { type: 'content_block_stop', index: 1 },
-        { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 30 } },
-        { type: 'message_stop' },
-      ], true);
+      sse(
+        res,
+        [
+          {
+            type: 'message_start',
+            message: { id: 'msg_1', usage: { input_tokens: 176, cache_read_input_tokens: 1024, output_tokens: 1 } },
+          },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Reading ' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'the log.' } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } },
+          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: a1 } },
+          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: a2 } },
+          { type: 'content_block_stop', index: 1 },
+          { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 30 } },
+          { type: 'message_stop' },
+        ],
+        true,
+      );
       res.end();
     }
   };
@@ -89,42 +116,76 @@ function textAnswer(api: ModelEntry['api'], text: string): Script {
       sse(res, [{ choices: [{ delta: { content: text } }] }, { choices: [{ delta: {}, finish_reason: 'stop' }] }]);
       res.end('data: [DONE]\n\n');
     } else if (api === 'openai-responses') {
-      sse(res, [{ type: 'response.output_text.delta', delta: text }, { type: 'response.completed', response: {} }], true);
+      sse(
+        res,
+        [
+          { type: 'response.output_text.delta', delta: text },
+          { type: 'response.completed', response: {} },
+        ],
+        true,
+      );
       res.end();
     } else {
-      sse(res, [
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
-        { type: 'content_block_stop', index: 0 }, { type: 'message_stop' },
-      ], true);
+      sse(
+        res,
+        [
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_stop' },
+        ],
+        true,
+      );
       res.end();
     }
   };
 }
 
 const APIS = ['openai-responses', 'openai-chat', 'anthropic'] as const;
-const entries = (p: number): ModelEntry[] => APIS.map((api) => ({
-  name: `scripted ${api}`, api, model: `test-${api}`, maxInputTokens: 200_000,
-  baseUrl: api === 'anthropic' ? `http://127.0.0.1:${p}` : `http://127.0.0.1:${p}/v1`,
-}));
+const entries = (p: number): ModelEntry[] =>
+  APIS.map((api) => ({
+    name: `scripted ${api}`,
+    api,
+    model: `test-${api}`,
+    maxInputTokens: 200_000,
+    baseUrl: api === 'anthropic' ? `http://127.0.0.1:${p}` : `http://127.0.0.1:${p}/v1`,
+  }));
 const idOf = (api: (typeof APIS)[number]) => modelId(entries(port).find((e) => e.api === api)!);
 
 // ---------------------------------------------------------------- the caller, in the extension host
 
-interface PartSpec { text?: string; call?: { id: string; name: string; input: object }; result?: { id: string; text: string } }
-interface SendOptions { tools?: { name: string; description: string; inputSchema?: object }[]; cancelAfter?: number }
-interface SendResult { parts: { text?: string; call?: string; name?: string; input?: unknown; other?: string }[]; error?: string }
+interface PartSpec {
+  text?: string;
+  call?: { id: string; name: string; input: object };
+  result?: { id: string; text: string };
+}
+interface SendOptions {
+  tools?: { name: string; description: string; inputSchema?: object }[];
+  cancelAfter?: number;
+}
+interface SendResult {
+  parts: { text?: string; call?: string; name?: string; input?: unknown; other?: string }[];
+  error?: string;
+}
 
 /** In the extension host: selectChatModels + sendRequest, as Copilot calls a model; collects the streamed parts. */
-async function sendInHost(t: HostContext, id: string, spec: { role: 'user' | 'assistant'; parts: PartSpec[] }[], opts: SendOptions): Promise<SendResult> {
+async function sendInHost(
+  t: HostContext,
+  id: string,
+  spec: { role: 'user' | 'assistant'; parts: PartSpec[] }[],
+  opts: SendOptions,
+): Promise<SendResult> {
   const vscode = t.vscode;
   const [model] = await vscode.lm.selectChatModels({ vendor: 'spillway', id });
   if (!model) throw new Error(`no spillway model ${id}`);
   const msgs = spec.map((m) => {
     const parts = m.parts.map((p) =>
-      p.text !== undefined ? new vscode.LanguageModelTextPart(p.text)
-        : p.call ? new vscode.LanguageModelToolCallPart(p.call.id, p.call.name, p.call.input)
-          : new vscode.LanguageModelToolResultPart(p.result!.id, [new vscode.LanguageModelTextPart(p.result!.text)]));
+      p.text !== undefined
+        ? new vscode.LanguageModelTextPart(p.text)
+        : p.call
+          ? new vscode.LanguageModelToolCallPart(p.call.id, p.call.name, p.call.input)
+          : new vscode.LanguageModelToolResultPart(p.result!.id, [new vscode.LanguageModelTextPart(p.result!.text)]),
+    );
     return m.role === 'user'
       ? vscode.LanguageModelChatMessage.User(parts as never)
       : vscode.LanguageModelChatMessage.Assistant(parts as never);
@@ -152,11 +213,22 @@ function send(id: string, spec: { role: 'user' | 'assistant'; parts: PartSpec[] 
 /** A conversation as Copilot sends it: a prompt, the model's tool call, the big result. */
 const conversation = (prompt: string, callId: string) => [
   { role: 'user' as const, parts: [{ text: prompt }] },
-  { role: 'assistant' as const, parts: [{ text: 'Listing the tree.' }, { call: { id: callId, name: 'run_in_terminal', input: { command: 'ls -R' } } }] },
+  {
+    role: 'assistant' as const,
+    parts: [{ text: 'Listing the tree.' }, { call: { id: callId, name: 'run_in_terminal', input: { command: 'ls -R' } } }],
+  },
   { role: 'user' as const, parts: [{ result: { id: callId, text: BIG } }] },
 ];
-const READ_TOOL = { name: 'spillway_read_output', description: 'Reads a stored Spillway output by handle.', inputSchema: { type: 'object', properties: { handle: { type: 'string' } }, required: ['handle'] } };
-const TERMINAL_TOOL = { name: 'run_in_terminal', description: 'Runs a command.', inputSchema: { type: 'object', properties: { command: { type: 'string' } } } };
+const READ_TOOL = {
+  name: 'spillway_read_output',
+  description: 'Reads a stored Spillway output by handle.',
+  inputSchema: { type: 'object', properties: { handle: { type: 'string' } }, required: ['handle'] },
+};
+const TERMINAL_TOOL = {
+  name: 'run_in_terminal',
+  description: 'Runs a command.',
+  inputSchema: { type: 'object', properties: { command: { type: 'string' } } },
+};
 
 let vs: Harness;
 
@@ -167,9 +239,15 @@ beforeAll(async () => {
     req.on('end', () => {
       const s: Seen = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), closedEarly: false };
       seen.push(s);
-      res.on('close', () => { if (!res.writableEnded) s.closedEarly = true; });
+      res.on('close', () => {
+        if (!res.writableEnded) s.closedEarly = true;
+      });
       const script = scripts.shift();
-      if (!script) { res.writeHead(500, { 'content-type': 'application/json' }); res.end('{"error":{"message":"no script"}}'); return; }
+      if (!script) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"no script"}}');
+        return;
+      }
       script(req, res, s.body);
     });
   });
@@ -178,9 +256,13 @@ beforeAll(async () => {
   ensureChatCodeServer();
   vs = await launch({ name: 'chat', codeServer: 'chat', userSettings: { 'spillway.languageModels': entries(port) } });
   // keys go where Add Language Model puts them: SecretStorage
-  await vs.run(async ({ context }, ids: string[], key: string) => {
-    for (const id of ids) await context.secrets.store(`spillway.languageModel.${id}`, key);
-  }, APIS.map(idOf), KEY);
+  await vs.run(
+    async ({ context }, ids: string[], key: string) => {
+      for (const id of ids) await context.secrets.store(`spillway.languageModel.${id}`, key);
+    },
+    APIS.map(idOf),
+    KEY,
+  );
 }, 40 * 60_000);
 
 afterAll(async () => {
@@ -197,7 +279,10 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
         await new Promise((r) => setTimeout(r, 100));
         list = await vscode.lm.selectChatModels({ vendor: 'spillway' });
       }
-      return { version: vscode.version, models: list.map((m) => ({ id: m.id, name: m.name, vendor: m.vendor, family: m.family, maxInputTokens: m.maxInputTokens })) };
+      return {
+        version: vscode.version,
+        models: list.map((m) => ({ id: m.id, name: m.name, vendor: m.vendor, family: m.family, maxInputTokens: m.maxInputTokens })),
+      };
     });
     expect(models.version).toMatch(/^1\.1[0-9]{2}\./);
     expect(models.models.map((m) => m.name).sort()).toEqual(APIS.map((a) => `scripted ${a} · Spillway`).sort());
@@ -205,11 +290,15 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
     expect(models.models.map((m) => m.id).sort()).toEqual(APIS.map(idOf).sort());
   });
 
-  it('counts tokens with the engine\'s tokenizer (o200k_base by default)', async () => {
-    const counted = await vs.run(async ({ vscode }, id: string, text: string) => {
-      const [model] = await vscode.lm.selectChatModels({ vendor: 'spillway', id });
-      return model!.countTokens(text);
-    }, idOf('anthropic'), BIG);
+  it("counts tokens with the engine's tokenizer (o200k_base by default)", async () => {
+    const counted = await vs.run(
+      async ({ vscode }, id: string, text: string) => {
+        const [model] = await vscode.lm.selectChatModels({ vendor: 'spillway', id });
+        return model!.countTokens(text);
+      },
+      idOf('anthropic'),
+      BIG,
+    );
     expect(counted).toBe(tokenCounter('o200k_base').count(BIG));
   });
 
@@ -220,7 +309,8 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
       const r = await send(idOf(api), conversation(`Look at the repository (${api}).`, `call_ls_${api}`), { tools: [TERMINAL_TOOL] });
       expect(r.error).toBeUndefined();
       expect(r.parts).toEqual([
-        { text: 'Reading ' }, { text: 'the log.' },
+        { text: 'Reading ' },
+        { text: 'the log.' },
         { call: `call_next_${api}`, name: 'run_in_terminal', input: { command: 'npm test' } },
       ]);
       expect(seen.length).toBe(before + 1);
@@ -252,7 +342,10 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
       expect(handle).toBe(first);
       // the caller (Copilot) invokes the registered tool with the handle the marker names
       const part = await vs.run(async ({ vscode }, h: string) => {
-        const res = await vscode.lm.invokeTool('spillway_read_output', { input: { handle: h, lines: '1:20' }, toolInvocationToken: undefined });
+        const res = await vscode.lm.invokeTool('spillway_read_output', {
+          input: { handle: h, lines: '1:20' },
+          toolInvocationToken: undefined,
+        });
         return res.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
       }, handle);
       const lines = BIG.split('\n').slice(0, 20).join('\n');
@@ -296,7 +389,11 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
   it('a 401 and a 429 reach the caller as errors naming the provider message (and the retry-after)', async () => {
     scripts.push((_req, res) => {
       res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'Incorrect API key provided: sk-spil****4e6f.', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+      res.end(
+        JSON.stringify({
+          error: { message: 'Incorrect API key provided: sk-spil****4e6f.', type: 'invalid_request_error', code: 'invalid_api_key' },
+        }),
+      );
     });
     const unauthorized = await send(idOf('openai-responses'), conversation('401 please.', 'call_401'));
     expect(unauthorized.parts).toEqual([]);
@@ -304,7 +401,12 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
     expect(unauthorized.error).toContain('401');
     scripts.push((_req, res) => {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '17' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } }));
+      res.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' },
+        }),
+      );
     });
     const limited = await send(idOf('anthropic'), conversation('429 please.', 'call_429'));
     expect(limited.error).toContain('per-minute rate limit');
@@ -317,7 +419,17 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
       const out = [];
       for (const s of list) {
         const open = await inspector!.copilot.open(s.id);
-        out.push({ id: s.id, origin: s.origin, turns: open!.turns().map((t) => ({ reductions: t.reductions, cached: t.cachedPrefixTokens ?? null, original: t.originalTokens, projected: t.projectedTokens, note: t.note ?? null })) });
+        out.push({
+          id: s.id,
+          origin: s.origin,
+          turns: open!.turns().map((t) => ({
+            reductions: t.reductions,
+            cached: t.cachedPrefixTokens ?? null,
+            original: t.originalTokens,
+            projected: t.projectedTokens,
+            note: t.note ?? null,
+          })),
+        });
       }
       return out;
     });

@@ -22,15 +22,22 @@ const ORIGINAL = '# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n\r\n[mcp_ser
 function listening(p: number): Promise<boolean> {
   return new Promise((res) => {
     const sock = connect(p, '127.0.0.1');
-    sock.once('connect', () => { sock.destroy(); res(true); });
+    sock.once('connect', () => {
+      sock.destroy();
+      res(true);
+    });
     sock.once('error', () => res(false));
   });
 }
 
 function setSetting(key: string, value: unknown) {
-  return vs.run(async ({ vscode }, k, v) => {
-    await vscode.workspace.getConfiguration('spillway').update(k, v, vscode.ConfigurationTarget.Workspace);
-  }, key, value);
+  return vs.run(
+    async ({ vscode }, k, v) => {
+      await vscode.workspace.getConfiguration('spillway').update(k, v, vscode.ConfigurationTarget.Workspace);
+    },
+    key,
+    value,
+  );
 }
 
 /** Starts the command without waiting (its modal blocks), so the test can answer the dialog in the page. */
@@ -45,7 +52,9 @@ beforeAll(async () => {
   writeFileSync(config, ORIGINAL);
   port = await freePort();
   vs = await launch({ name: 'codex' });
-  await vs.run(async (_t, home) => { process.env.CODEX_HOME = home as string; }, codexHome);
+  await vs.run(async (_t, home) => {
+    process.env.CODEX_HOME = home as string;
+  }, codexHome);
   await setSetting('proxy.port', port);
   await setSetting('proxy.enabled', true);
   await waitUntil('the proxy to listen', () => listening(port), 20_000);
@@ -68,9 +77,11 @@ describe('Route Codex Through Spillway', () => {
     expect(shown).toContain(config);
     expect(readFileSync(config, 'utf8')).toBe(ORIGINAL); // nothing written before the answer
     await dialog.getByRole('button', { name: 'Add Line' }).click();
-    const r = await routeResult() as { file: string; changed: boolean; line: string };
+    const r = (await routeResult()) as { file: string; changed: boolean; line: string };
     expect(r).toEqual({ file: config, changed: true, line: line() });
-    expect(readFileSync(config, 'utf8')).toBe('# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n' + line() + '\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\n');
+    expect(readFileSync(config, 'utf8')).toBe(
+      '# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n' + line() + '\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\n',
+    );
   });
 
   it('Stop Routing Codex Through Spillway removes only that line', async () => {
@@ -93,7 +104,7 @@ describe('Route Codex Through Spillway', () => {
     const dialog = vs.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 15_000 });
     await dialog.getByRole('button', { name: 'Add Line' }).click();
-    expect((await routeResult() as { changed: boolean }).changed).toBe(true);
+    expect(((await routeResult()) as { changed: boolean }).changed).toBe(true);
     expect(readFileSync(config, 'utf8')).toContain(line());
     await setSetting('proxy.enabled', false);
     await waitUntil('the line to be removed', () => (readFileSync(config, 'utf8') === ORIGINAL ? true : undefined), 15_000);

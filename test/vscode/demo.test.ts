@@ -31,7 +31,9 @@ describe('the demo workspace', () => {
     await frame.locator('.session-head h1', { hasText: 'transcript.traj.json' }).waitFor({ timeout: 30_000 });
     await frame.locator('.totals', { hasText: '31 turns' }).waitFor();
     // money first: cost under caching at both price models, then the tokens
-    expect(await frame.locator('[data-testid="totals-cost"]').textContent()).toMatch(/^Cost under caching Anthropic [−+±][\d.]+%( \([−+±][\d.]+% with read-backs\))? · OpenAI [−+±][\d.]+%( \([−+±][\d.]+% with read-backs\))?/);
+    expect(await frame.locator('[data-testid="totals-cost"]').textContent()).toMatch(
+      /^Cost under caching Anthropic [−+±][\d.]+%( \([−+±][\d.]+% with read-backs\))? · OpenAI [−+±][\d.]+%( \([−+±][\d.]+% with read-backs\))?/,
+    );
     // the list says the real turn count of the kept replay, and the session is selected
     expect(await frame.locator('button.session.selected').textContent()).toMatch(/31 turns/);
     // it opens on a turn where something happened, not on turn 1
@@ -47,10 +49,19 @@ describe('the demo workspace', () => {
     expect(text).toContain(`${saved.toLocaleString('en-US')} tokens saved`);
     expect(text).toMatch(/cost −[\d.]+%/);
     // put another editor in front, then the status bar brings the inspector back
-    await vs.run(async ({ vscode }, file) => vscode.window.showTextDocument(vscode.Uri.file(file), { viewColumn: vscode.ViewColumn.Active }), join(demo.dir, 'README.md'));
-    await waitUntil('the README in front', async () => (await vs.run(({ vscode }) => vscode.window.tabGroups.activeTabGroup.activeTab?.label)) === 'README.md');
+    await vs.run(
+      async ({ vscode }, file) => vscode.window.showTextDocument(vscode.Uri.file(file), { viewColumn: vscode.ViewColumn.Active }),
+      join(demo.dir, 'README.md'),
+    );
+    await waitUntil(
+      'the README in front',
+      async () => (await vs.run(({ vscode }) => vscode.window.tabGroups.activeTabGroup.activeTab?.label)) === 'README.md',
+    );
     await item.click();
-    await waitUntil('the inspector in front', async () => (await vs.run(({ vscode }) => vscode.window.tabGroups.activeTabGroup.activeTab?.label)) === 'Spillway Inspector');
+    await waitUntil(
+      'the inspector in front',
+      async () => (await vs.run(({ vscode }) => vscode.window.tabGroups.activeTabGroup.activeTab?.label)) === 'Spillway Inspector',
+    );
     frame = await inspectorFrame(vs.page);
   });
 
@@ -88,7 +99,12 @@ describe('the demo workspace', () => {
   });
 
   it('points Spillway at its store through spillway.storage.folder', async () => {
-    const state = await vs.run(({ host }) => ({ storeDir: host.storeDir, outputs: host.store.list().length, records: host.recordsNewestFirst().length, problems: host.problems }));
+    const state = await vs.run(({ host }) => ({
+      storeDir: host.storeDir,
+      outputs: host.store.list().length,
+      records: host.recordsNewestFirst().length,
+      problems: host.problems,
+    }));
     expect(state).toEqual({ storeDir: demo.storeDir, outputs: demo.outputs, records: demo.outputs, problems: [] });
   });
 
@@ -98,7 +114,10 @@ describe('the demo workspace', () => {
     await rows.first().waitFor({ state: 'visible' });
     const texts = await rows.allTextContents();
     expect(texts.length).toBe(Math.min(demo.outputs, texts.length));
-    expect(failing(texts, (t) => t.startsWith('bash · call_')), 'elements that break the rule').toEqual([]);
+    expect(
+      failing(texts, (t) => t.startsWith('bash · call_')),
+      'elements that break the rule',
+    ).toEqual([]);
     await vs.page.keyboard.press('Escape');
   });
 

@@ -61,7 +61,12 @@ function sessionRequests(root: string): { source: string; requests: object[] } {
       .filter((m) => ['system', 'user', 'assistant', 'tool'].includes(m.role))
       .map((m) => {
         const out: ChatMessage = { role: m.role, content: m.content ?? null };
-        if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
+        if (m.tool_calls?.length)
+          out.tool_calls = m.tool_calls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.function.name, arguments: c.function.arguments },
+          }));
         if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
         return out;
       });
@@ -77,8 +82,14 @@ function sessionRequests(root: string): { source: string; requests: object[] } {
     source: 'the built-in demo session',
     requests: [
       anthropicRequest('bash', 'toolu_demo_tests', testLog(400, 'PASS') + 'FAIL src/store.test.ts > prune keeps the newest\n'),
-      anthropicRequest('Read', 'toolu_demo_read', Array.from({ length: 300 }, (_, i) => `export const setting${i} = ${i};`).join('\n'), { file_path: 'src/settings.ts' }),
-      anthropicRequest('search', 'toolu_demo_json', JSON.stringify({ hits: Array.from({ length: 120 }, (_, i) => ({ path: `src/file${i}.ts`, line: i * 7 })) }, null, 2)),
+      anthropicRequest('Read', 'toolu_demo_read', Array.from({ length: 300 }, (_, i) => `export const setting${i} = ${i};`).join('\n'), {
+        file_path: 'src/settings.ts',
+      }),
+      anthropicRequest(
+        'search',
+        'toolu_demo_json',
+        JSON.stringify({ hits: Array.from({ length: 120 }, (_, i) => ({ path: `src/file${i}.ts`, line: i * 7 })) }, null, 2),
+      ),
     ],
   };
 }
@@ -95,7 +106,8 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
   const storeDir = join(dir, '.spillway/store');
   const store = new FileStore(storeDir);
   const input: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(DEMO_SETTINGS)) if (!k.startsWith('spillway.storage.') && !k.startsWith('spillway.inspector.')) input[k.slice('spillway.'.length)] = v;
+  for (const [k, v] of Object.entries(DEMO_SETTINGS))
+    if (!k.startsWith('spillway.storage.') && !k.startsWith('spillway.inspector.')) input[k.slice('spillway.'.length)] = v;
   const config = parseConfig(input).config;
   const engine = createEngine(config, { store });
   const { source, requests } = sessionRequests(root);
@@ -106,7 +118,12 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
     const r = engine.project(request, 'auto', { session: 'demo' });
     savedTokens += r.stats.savedTokens;
     const time = new Date(Date.now() - (requests.length - i) * 60_000).toISOString();
-    for (const record of projectedRecords(request, r.request, r.reductions.filter((x) => x.fresh), time)) {
+    for (const record of projectedRecords(
+      request,
+      r.request,
+      r.reductions.filter((x) => x.fresh),
+      time,
+    )) {
       writeFileSync(join(storeDir, PROJECTED_DIR, `${record.handle}.json`), JSON.stringify(record));
     }
     last = { request, projected: r.request };
@@ -124,27 +141,35 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
     const transcript = await readTranscript(path);
     const result = replay(transcript, { config, store, detail: true });
     archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config);
-    replayed = { path, calls: result.totals.calls, originalTokens: result.totals.originalTokens, projectedTokens: result.totals.projectedTokens };
+    replayed = {
+      path,
+      calls: result.totals.calls,
+      originalTokens: result.totals.originalTokens,
+      projectedTokens: result.totals.projectedTokens,
+    };
   }
   const outputs = store.list().length;
-  writeFileSync(join(dir, 'README.md'), [
-    '# Spillway demo workspace',
-    '',
-    `This folder's Spillway store (\`.spillway/store\`, set in \`.vscode/settings.json\`) holds ${outputs} tool outputs`,
-    `from a replayed agent session: ${source}, ${requests.length} model calls projected with a cap of`,
-    `${DEMO_SETTINGS['spillway.defaultCap']} characters, ${savedTokens.toLocaleString('en-US')} tokens kept out of the model's context in total.`,
-    '',
-    '`session/request.json` is the last request the agent sent; `session/projected.json` is what Spillway sent instead.',
-    '',
-    'The **Spillway Inspector** opened on the replayed session (`session/transcript.traj.json`): what each turn cost under',
-    'prompt caching and what Spillway saved, with the clears, the missed identifiers and the largest savings marked.',
-    '',
-    'Try, from the Command Palette (F1):',
-    '- **Spillway: Open Stored Output…**: each output, newest first; it opens as a read-only `spillway:` document.',
-    '- **Spillway: Compare Original and Projected**: the full output next to the marker the model saw.',
-    '- **Spillway: Set Cap for Tool…**: change a tool\'s cap, for this workspace or for you.',
-    '- **Spillway: Show Log**: what was reduced and why.',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'README.md'),
+    [
+      '# Spillway demo workspace',
+      '',
+      `This folder's Spillway store (\`.spillway/store\`, set in \`.vscode/settings.json\`) holds ${outputs} tool outputs`,
+      `from a replayed agent session: ${source}, ${requests.length} model calls projected with a cap of`,
+      `${DEMO_SETTINGS['spillway.defaultCap']} characters, ${savedTokens.toLocaleString('en-US')} tokens kept out of the model's context in total.`,
+      '',
+      '`session/request.json` is the last request the agent sent; `session/projected.json` is what Spillway sent instead.',
+      '',
+      'The **Spillway Inspector** opened on the replayed session (`session/transcript.traj.json`): what each turn cost under',
+      'prompt caching and what Spillway saved, with the clears, the missed identifiers and the largest savings marked.',
+      '',
+      'Try, from the Command Palette (F1):',
+      '- **Spillway: Open Stored Output…**: each output, newest first; it opens as a read-only `spillway:` document.',
+      '- **Spillway: Compare Original and Projected**: the full output next to the marker the model saw.',
+      "- **Spillway: Set Cap for Tool…**: change a tool's cap, for this workspace or for you.",
+      '- **Spillway: Show Log**: what was reduced and why.',
+      '',
+    ].join('\n'),
+  );
   return { dir, storeDir, source, projections: requests.length, outputs, savedTokens, replayed };
 }

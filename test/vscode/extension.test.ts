@@ -39,10 +39,14 @@ function project(request: object) {
 async function storedLog(): Promise<string> {
   await vs.run(async ({ vscode }) => {
     const caps = vscode.workspace.getConfiguration('spillway').inspect('toolCaps');
-    if (caps?.workspaceValue !== undefined) await vscode.workspace.getConfiguration('spillway').update('toolCaps', undefined, vscode.ConfigurationTarget.Workspace);
+    if (caps?.workspaceValue !== undefined)
+      await vscode.workspace.getConfiguration('spillway').update('toolCaps', undefined, vscode.ConfigurationTarget.Workspace);
   });
   const r = await project(anthropicRequest('bash', 'toolu_01', LOG));
-  expect(r.reductions.map((x) => x.callId), 'LOG is reduced under default caps').toEqual(['toolu_01']);
+  expect(
+    r.reductions.map((x) => x.callId),
+    'LOG is reduced under default caps',
+  ).toEqual(['toolu_01']);
   return r.reductions[0]!.handle;
 }
 
@@ -89,7 +93,10 @@ describe('Spillway in a real VS Code', () => {
     expect(r.reductions[0]).toMatchObject({ tool: 'bash', callId: 'toolu_01', stage: 'offload' });
     expect(JSON.stringify(r.request)).toContain(handle);
     // store files are written in the background: flush before looking at the disk
-    const where = await vs.run(async ({ host, context }, h) => { await host.flush(); return { file: host.store.locate(h) ?? null, storage: context.storageUri!.fsPath }; }, handle);
+    const where = await vs.run(async ({ host, context }, h) => {
+      await host.flush();
+      return { file: host.store.locate(h) ?? null, storage: context.storageUri!.fsPath };
+    }, handle);
     expect(where.file).not.toBeNull();
     const rel = relative(where.storage, where.file!);
     expect(rel, 'path relative to the storage folder').not.toMatch(/^\.\./);
@@ -111,7 +118,9 @@ describe('Spillway in a real VS Code', () => {
     const unlimited = await project(anthropicRequest('bash', 'toolu_02', LOG));
     expect(unlimited.reductions).toHaveLength(0);
     expect(unlimited.stats.unchanged).toBe(true);
-    expect(JSON.parse(readFileSync(join(vs.workspace!, '.vscode/settings.json'), 'utf8'))['spillway.toolCaps']).toEqual({ bash: 'unlimited' });
+    expect(JSON.parse(readFileSync(join(vs.workspace!, '.vscode/settings.json'), 'utf8'))['spillway.toolCaps']).toEqual({
+      bash: 'unlimited',
+    });
 
     // the Set Cap for Tool… command with arguments writes the same setting
     await vs.run(({ vscode }) => vscode.commands.executeCommand('spillway.setToolCap', 'bash', 1000, 'workspace'));
@@ -130,7 +139,13 @@ describe('Spillway in a real VS Code', () => {
       const d = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(d, { preview: false });
       const bytes = await vscode.workspace.fs.readFile(uri);
-      return { uri: uri.toString(), path: uri.path, text: d.getText(), languageId: d.languageId, bytes: Buffer.from(bytes).toString('base64') };
+      return {
+        uri: uri.toString(),
+        path: uri.path,
+        text: d.getText(),
+        languageId: d.languageId,
+        bytes: Buffer.from(bytes).toString('base64'),
+      };
     }, handle);
     expect(doc.text).toBe(LOG);
     expect(Buffer.from(doc.bytes, 'base64').equals(Buffer.from(LOG, 'utf8'))).toBe(true);
@@ -146,7 +161,10 @@ describe('Spillway in a real VS Code', () => {
 
   it('picks the language mode by content and by the file the tool call read', async () => {
     const json = JSON.stringify({ rows: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `row ${i}`, ok: i % 3 === 0 })) }, null, 2);
-    const diff = 'diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,3 @@\n' + Array.from({ length: 800 }, (_, i) => `-old ${i}\n+new ${i}`).join('\n') + '\n';
+    const diff =
+      'diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,3 @@\n' +
+      Array.from({ length: 800 }, (_, i) => `-old ${i}\n+new ${i}`).join('\n') +
+      '\n';
     const source = Array.from({ length: 500 }, (_, i) => `export const value${i}: number = ${i};`).join('\n') + '\n';
     const requests = [
       anthropicRequest('sql', 'toolu_json', json),
@@ -171,7 +189,11 @@ describe('Spillway in a real VS Code', () => {
         const r = await vscode.lm.invokeTool('spillway_read_output', { input, toolInvocationToken: undefined });
         return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
       };
-      return { lines: await read({ handle: h, lines: '3:5' }), grep: await read({ handle: h, grep: 'module42\\.', context: 1 }), whole: await read({ handle: h }) };
+      return {
+        lines: await read({ handle: h, lines: '3:5' }),
+        grep: await read({ handle: h, grep: 'module42\\.', context: 1 }),
+        whole: await read({ handle: h }),
+      };
     }, handle);
     const [header, ...body] = answer.lines.split('\n');
     expect(header).toContain('lines 3–5 of 600');
@@ -217,18 +239,32 @@ describe('Spillway in a real VS Code', () => {
   it('warns about a malformed setting, naming it, and falls back to its default', async () => {
     const settingsFile = join(vs.workspace!, '.vscode/settings.json');
     mkdirSync(join(vs.workspace!, '.vscode'), { recursive: true });
-    writeFileSync(settingsFile, JSON.stringify({ 'spillway.window.recentTurns': 0, 'spillway.previewChars': 'lots', 'spillway.storage.retentionDays': -1 }, null, 2));
-    const notices = await waitUntil('the settings warning', async () => {
-      const n = await vs.run(({ host }) => host.notices.filter((x) => x.level === 'warning').map((x) => x.message));
-      return n.some((m) => m.includes('spillway.window.recentTurns')) ? n : undefined;
-    }, 20_000, 200);
+    writeFileSync(
+      settingsFile,
+      JSON.stringify({ 'spillway.window.recentTurns': 0, 'spillway.previewChars': 'lots', 'spillway.storage.retentionDays': -1 }, null, 2),
+    );
+    const notices = await waitUntil(
+      'the settings warning',
+      async () => {
+        const n = await vs.run(({ host }) => host.notices.filter((x) => x.level === 'warning').map((x) => x.message));
+        return n.some((m) => m.includes('spillway.window.recentTurns')) ? n : undefined;
+      },
+      20_000,
+      200,
+    );
     expect(notices.find((m) => m.includes('spillway.window.recentTurns'))).toMatch(/invalid .*falls back to its default/);
     expectSome(notices, (m) => m.includes('spillway.previewChars'));
     expectSome(notices, (m) => m.includes('spillway.storage.retentionDays'));
-    const config = await vs.run(({ host }) => ({ recentTurns: host.engine.config.window.recentTurns, previewChars: host.engine.config.previewChars, retention: host.storage.retentionDays }));
+    const config = await vs.run(({ host }) => ({
+      recentTurns: host.engine.config.window.recentTurns,
+      previewChars: host.engine.config.previewChars,
+      retention: host.storage.retentionDays,
+    }));
     expect(config).toEqual({ recentTurns: 10, previewChars: 1200, retention: 14 });
     // in the page: the warning is shown as a notification
-    const toast = vs.page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'spillway.window.recentTurns' }).first();
+    const toast = vs.page
+      .locator('.notifications-toasts .notification-list-item-message', { hasText: 'spillway.window.recentTurns' })
+      .first();
     await toast.waitFor({ state: 'visible', timeout: 10_000 });
     writeFileSync(settingsFile, '{}');
     await waitUntil('the settings to be fixed', () => vs.run(({ host }) => host.problems.length === 0), 20_000, 200);
@@ -246,12 +282,18 @@ describe('Spillway in a real VS Code', () => {
       };
       const before = host.notices.length;
       const result = {
-        dotdot: await attempt(() => vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'spillway', path: '/../../../etc/passwd' }))),
-        slashes: await attempt(() => vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'spillway', path: '/sw_0123/../../x/y.log' }))),
+        dotdot: await attempt(() =>
+          vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'spillway', path: '/../../../etc/passwd' })),
+        ),
+        slashes: await attempt(() =>
+          vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'spillway', path: '/sw_0123/../../x/y.log' })),
+        ),
         encoded: await attempt(() => vscode.workspace.openTextDocument(vscode.Uri.parse('spillway:/..%2F..%2Fetc%2Fpasswd/x.log'))),
         read: await attempt(() => api.read('../sw_0123456789abcdef01234567')),
         uri: await attempt(() => api.documentUri('a/b')),
-        tool: await attempt(() => vscode.lm.invokeTool('spillway_read_output', { input: { handle: '../../etc/passwd' }, toolInvocationToken: undefined })),
+        tool: await attempt(() =>
+          vscode.lm.invokeTool('spillway_read_output', { input: { handle: '../../etc/passwd' }, toolInvocationToken: undefined }),
+        ),
         editors: vscode.window.visibleTextEditors.filter((e) => e.document.uri.scheme === 'spillway' && e.document.getText() === '').length,
         notices: [] as string[],
       };
@@ -271,7 +313,10 @@ describe('Spillway in a real VS Code', () => {
     const text = testLog(500, 'FAIL');
     const r = await project(anthropicRequest('bash', 'toolu_tampered', text));
     const h = r.reductions[0]!.handle;
-    const file = await vs.run(async ({ host }, hh) => { await host.flush(); return host.store.locate(hh)!; }, h);
+    const file = await vs.run(async ({ host }, hh) => {
+      await host.flush();
+      return host.store.locate(hh)!;
+    }, h);
     writeFileSync(file, text.replace('line 7: FAIL', 'line 7: PASS'));
     const out = await vs.run(async ({ vscode, api, host }, hh) => {
       let open = 'opened';
@@ -320,7 +365,10 @@ describe('Spillway in a real VS Code', () => {
     expectSome(out.notices, (m) => m.includes(h) && m.includes('no stored output'));
     const again = await project(anthropicRequest('bash', 'toolu_01', LOG));
     expect(again.reductions[0]!.handle).toBe(handle);
-    const file = await vs.run(async ({ host }, hh) => { await host.flush(); return host.store.locate(hh) ?? null; }, handle);
+    const file = await vs.run(async ({ host }, hh) => {
+      await host.flush();
+      return host.store.locate(hh) ?? null;
+    }, handle);
     expect(file, 'the stored file').not.toBeNull();
     expect(existsSync(file!), `${file} exists`).toBe(true);
     expect(readFileSync(file!, 'utf8')).toBe(LOG);
@@ -328,18 +376,34 @@ describe('Spillway in a real VS Code', () => {
 
   it('opens the inspector from the status bar item (checked in the page)', async () => {
     await storedLog();
-    await vs.page.locator('.statusbar-item', { hasText: /tokens saved/ }).first().click();
+    await vs.page
+      .locator('.statusbar-item', { hasText: /tokens saved/ })
+      .first()
+      .click();
     expect(await vs.waitForTab('Spillway Inspector')).toContain('Spillway Inspector');
-    await vs.run(async ({ vscode }) => { await vscode.commands.executeCommand('workbench.action.closeActiveEditor'); });
+    await vs.run(async ({ vscode }) => {
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    });
   });
 
   it('shows what was reduced and why in the Spillway log (Show Log, checked in the page)', async () => {
     const handle = await storedLog();
     await vs.runCommand('Spillway: Show Log');
-    const text = await waitUntil('the log to show a reduction', async () => {
-      const t = (await vs.page.locator('.part.panel .monaco-editor .view-lines').first().innerText().catch(() => '')).replace(/\u00a0/g, ' ');
-      return /reduced bash toolu_01 \(offload\): .*over bash's cap/.test(t) ? t : undefined;
-    }, 15_000, 250);
+    const text = await waitUntil(
+      'the log to show a reduction',
+      async () => {
+        const t = (
+          await vs.page
+            .locator('.part.panel .monaco-editor .view-lines')
+            .first()
+            .innerText()
+            .catch(() => '')
+        ).replace(/\u00a0/g, ' ');
+        return /reduced bash toolu_01 \(offload\): .*over bash's cap/.test(t) ? t : undefined;
+      },
+      15_000,
+      250,
+    );
     expect(text).toContain(handle);
   });
 
@@ -349,11 +413,15 @@ describe('Spillway in a real VS Code', () => {
       const handles: string[] = [];
       for (let i = 0; i < 3; i++) {
         const text = `output ${i}\n` + `${i}`.repeat(600_000) + '\n';
-        const r = api.project({ model: 'm', max_tokens: 1, messages: [
-          { role: 'user', content: 'go' },
-          { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_big${i}`, name: 'dump', input: {} }] },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_big${i}`, content: text }] },
-        ] });
+        const r = api.project({
+          model: 'm',
+          max_tokens: 1,
+          messages: [
+            { role: 'user', content: 'go' },
+            { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_big${i}`, name: 'dump', input: {} }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_big${i}`, content: text }] },
+          ],
+        });
         handles.push(r.reductions[0]!.handle);
         await new Promise((res) => setTimeout(res, 20));
       }
@@ -363,10 +431,16 @@ describe('Spillway in a real VS Code', () => {
       await vscode.workspace.getConfiguration('spillway').update('storage.maxMegabytes', 1, vscode.ConfigurationTarget.Workspace);
     });
     // the settings change schedules a background prune
-    const left = await waitUntil('the background prune', () => vs.run(({ host }, hs) => {
-      const alive = hs.filter((h) => host.store.locate(h) !== undefined);
-      return alive.length < hs.length ? alive : undefined;
-    }, sizes), 15_000, 250);
+    const left = await waitUntil(
+      'the background prune',
+      () =>
+        vs.run(({ host }, hs) => {
+          const alive = hs.filter((h) => host.store.locate(h) !== undefined);
+          return alive.length < hs.length ? alive : undefined;
+        }, sizes),
+      15_000,
+      250,
+    );
     expect(left).toEqual([sizes[2]]);
     const total = await vs.run(({ host }) => host.store.list().reduce((n, e) => n + e.bytes, 0));
     expect(total).toBeLessThanOrEqual(1024 * 1024);
@@ -380,8 +454,16 @@ describe('Spillway in a real VS Code', () => {
     await vs.pickQuickItem('bash');
     await vs.pickQuickItem('unlimited');
     await vs.pickQuickItem('Workspace');
-    const caps = await waitUntil('spillway.toolCaps to be written', () =>
-      vs.run(({ vscode }) => (vscode.workspace.getConfiguration('spillway').inspect('toolCaps')?.workspaceValue as Record<string, unknown>) ?? null), 10_000, 200);
+    const caps = await waitUntil(
+      'spillway.toolCaps to be written',
+      () =>
+        vs.run(
+          ({ vscode }) =>
+            (vscode.workspace.getConfiguration('spillway').inspect('toolCaps')?.workspaceValue as Record<string, unknown>) ?? null,
+        ),
+      10_000,
+      200,
+    );
     expect(caps).toEqual({ bash: 'unlimited' });
     const r = await project(anthropicRequest('bash', 'toolu_palette', testLog(700)));
     expect(r.reductions).toHaveLength(0);

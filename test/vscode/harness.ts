@@ -48,7 +48,14 @@ export const CHAT_CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CHAT_CODE_SER
 export const CHAT_NODE = join(CACHE_DIR, `node-${CHAT_NODE_VERSION}`, 'bin/node');
 export const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
 /** Flags that keep Chromium quiet on a closed network (see ../shared/vscode-harness/README.md). */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** What a test function sees inside the extension host. */
 export interface HostContext {
@@ -65,9 +72,16 @@ function log(message: string): void {
 }
 
 function sh(command: string, args: string[], options: { cwd?: string; timeoutMs: number; env?: NodeJS.ProcessEnv }): string {
-  const r = spawnSync(command, args, { cwd: options.cwd ?? ROOT, encoding: 'utf8', timeout: options.timeoutMs, env: options.env ?? process.env });
+  const r = spawnSync(command, args, {
+    cwd: options.cwd ?? ROOT,
+    encoding: 'utf8',
+    timeout: options.timeoutMs,
+    env: options.env ?? process.env,
+  });
   if (r.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}):\n${(r.stdout ?? '').slice(-2000)}\n${(r.stderr ?? '').slice(-4000)}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}):\n${(r.stdout ?? '').slice(-2000)}\n${(r.stderr ?? '').slice(-4000)}`,
+    );
   }
   return r.stdout;
 }
@@ -110,7 +124,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function waitUntil<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+export async function waitUntil<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 30_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -120,7 +139,8 @@ export async function waitUntil<T>(what: string, probe: () => Promise<T | undefi
     } catch (e) {
       lastError = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -178,7 +198,10 @@ export class Harness {
   /** Runs a command from the command palette by its title, as a user would. */
   async runCommand(title: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
-    await this.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 }, timeout: 10_000 }).catch(() => undefined);
+    await this.page
+      .locator('.monaco-workbench')
+      .click({ position: { x: 700, y: 5 }, timeout: 10_000 })
+      .catch(() => undefined);
     await this.page.keyboard.press('F1');
     await input.waitFor({ state: 'visible', timeout: 10_000 });
     await input.fill(`>${title}`);
@@ -279,7 +302,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Harness> {
   const userData = join(dir, 'user-data');
   const extensions = join(dir, 'extensions');
   const out = join(dir, 'out');
-  const workspace = options.workspace === null ? null : options.workspace ?? join(dir, 'workspace');
+  const workspace = options.workspace === null ? null : (options.workspace ?? join(dir, 'workspace'));
   for (const d of [join(userData, 'User'), extensions, out]) mkdirSync(d, { recursive: true });
   if (workspace) {
     mkdirSync(workspace, { recursive: true });
@@ -297,8 +320,20 @@ export async function launch(options: LaunchOptions = {}): Promise<Harness> {
   sh(node, [entry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', VSIX], { timeoutMs: 120_000 });
 
   const port = await freePort();
-  const args = [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData, '--extensions-dir', extensions,
-    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust'];
+  const args = [
+    entry,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--user-data-dir',
+    userData,
+    '--extensions-dir',
+    extensions,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+  ];
   if (workspace) args.push(workspace);
   const server = spawn(node, args, {
     env: { ...process.env, SPILLWAY_TEST_OUT: out },
@@ -321,7 +356,10 @@ export async function launch(options: LaunchOptions = {}): Promise<Harness> {
     try {
       await waitUntil('Spillway to activate (out/activated.json)', () => existsSync(join(out, 'activated.json')), 60_000, 200);
     } catch (e) {
-      throw new Error(`${String(e)}\n--- server output\n${serverOutput.slice(-3000)}\n--- extension host log\n${harness.extensionHostLog()}`, { cause: e });
+      throw new Error(
+        `${String(e)}\n--- server output\n${serverOutput.slice(-3000)}\n--- extension host log\n${harness.extensionHostLog()}`,
+        { cause: e },
+      );
     }
     log(`VS Code up at ${harness.url} (${dir})`);
     return harness;
@@ -342,11 +380,16 @@ export function cleanRuns(keep = 0): void {
 
 /** The Spillway inspector's document inside the workbench page's webview iframes. */
 export async function inspectorFrame(page: Page): Promise<Frame> {
-  return waitUntil('the inspector webview to render', async () => {
-    for (const f of page.frames()) {
-      const ok = await f.evaluate(() => !!document.querySelector('.app')).catch(() => false);
-      if (ok) return f;
-    }
-    return undefined;
-  }, 30_000, 250);
+  return waitUntil(
+    'the inspector webview to render',
+    async () => {
+      for (const f of page.frames()) {
+        const ok = await f.evaluate(() => !!document.querySelector('.app')).catch(() => false);
+        if (ok) return f;
+      }
+      return undefined;
+    },
+    30_000,
+    250,
+  );
 }

@@ -32,7 +32,10 @@ describe('the inspector in a real VS Code', () => {
 
   it('declares its commands, the explorer menu on transcripts and the panel restore', async () => {
     const pkg = await vs.run(({ vscode }) => {
-      const p = vscode.extensions.getExtension('spillway.spillway')!.packageJSON as { contributes: { menus: Record<string, { command: string; when: string }[]> }; activationEvents: string[] };
+      const p = vscode.extensions.getExtension('spillway.spillway')!.packageJSON as {
+        contributes: { menus: Record<string, { command: string; when: string }[]> };
+        activationEvents: string[];
+      };
       return { menu: p.contributes.menus['explorer/context'], events: p.activationEvents };
     });
     expect(pkg.menu?.[0]).toMatchObject({ command: 'spillway.openTranscript' });
@@ -43,9 +46,16 @@ describe('the inspector in a real VS Code', () => {
   });
 
   it('opens on a demo session made through the API and shows its turns', async () => {
-    await vs.run(({ api }, reqs) => {
-      for (const r of reqs) api.project(r, 'auto', { session: 'demo-session' });
-    }, [anthropicRequest('bash', 'toolu_demo_1', testLog(300)), anthropicRequest('bash', 'toolu_demo_2', testLog(500, 'FAIL')), anthropicRequest('grep', 'toolu_demo_3', testLog(200, 'MATCH'))]);
+    await vs.run(
+      ({ api }, reqs) => {
+        for (const r of reqs) api.project(r, 'auto', { session: 'demo-session' });
+      },
+      [
+        anthropicRequest('bash', 'toolu_demo_1', testLog(300)),
+        anthropicRequest('bash', 'toolu_demo_2', testLog(500, 'FAIL')),
+        anthropicRequest('grep', 'toolu_demo_3', testLog(200, 'MATCH')),
+      ],
+    );
     await vs.runCommand('Spillway: Open Inspector');
     frame = await inspectorFrame(vs.page);
     await frame.locator('button.session', { hasText: 'demo-session' }).click();
@@ -80,7 +90,10 @@ describe('the inspector in a real VS Code', () => {
     if ((await head.getAttribute('aria-expanded')) !== 'true') await head.click();
     const handle = (await frame.locator('.result.expanded code.handle').textContent())!;
     await frame.getByRole('button', { name: 'Copy handle' }).click();
-    await vs.page.locator('.statusbar-item', { hasText: `Spillway: copied ${handle}` }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await vs.page
+      .locator('.statusbar-item', { hasText: `Spillway: copied ${handle}` })
+      .first()
+      .waitFor({ state: 'visible', timeout: 10_000 });
     await frame.getByRole('button', { name: 'Compare original and projected' }).click();
     const title = await vs.waitForTab('original ↔ projected');
     expect(title).toContain('toolu_demo_2');
@@ -99,7 +112,9 @@ describe('the inspector in a real VS Code', () => {
     await frame.getByRole('button', { name: 'Save caps to settings' }).click();
     // saving asks where, and confirms in a notification
     await vs.pickQuickItem('Workspace settings', 'Workspace');
-    await waitUntil('the confirmation', async () => (await vs.run(({ host }) => host.notices.map((n) => n.message))).find((m) => m.includes('saved grep: unlimited')));
+    await waitUntil('the confirmation', async () =>
+      (await vs.run(({ host }) => host.notices.map((n) => n.message))).find((m) => m.includes('saved grep: unlimited')),
+    );
     const settings = await waitUntil('spillway.toolCaps in .vscode/settings.json', () => {
       const s = JSON.parse(readFileSync(join(demo.dir, '.vscode/settings.json'), 'utf8')) as Record<string, unknown>;
       return s['spillway.toolCaps'] ? s : undefined;
@@ -114,7 +129,10 @@ describe('the inspector in a real VS Code', () => {
   });
 
   it('replays a transcript with Open Transcript and marks the turns with missed identifiers', async () => {
-    const r = await vs.run(async ({ vscode }, file) => vscode.commands.executeCommand('spillway.openTranscript', vscode.Uri.file(file)), FIXTURE) as { sessionId: string; calls: number; missedIds: number };
+    const r = (await vs.run(
+      async ({ vscode }, file) => vscode.commands.executeCommand('spillway.openTranscript', vscode.Uri.file(file)),
+      FIXTURE,
+    )) as { sessionId: string; calls: number; missedIds: number };
     expect(r.calls).toBe(31);
     expect(r.missedIds).toBeGreaterThan(0);
     frame = await inspectorFrame(vs.page);
@@ -133,13 +151,17 @@ describe('the inspector in a real VS Code', () => {
   it('re-runs the replay when a cap changes in the settings', async () => {
     const before = await vs.run(({ inspector }) => inspector.replays.list().map((s) => s.detail));
     await vs.run(({ vscode }) => vscode.commands.executeCommand('spillway.setToolCap', 'bash', 'unlimited', 'workspace'));
-    await vs.run(async ({ vscode }) => vscode.workspace.getConfiguration('spillway').update('defaultCap', 'unlimited', vscode.ConfigurationTarget.Workspace));
+    await vs.run(async ({ vscode }) =>
+      vscode.workspace.getConfiguration('spillway').update('defaultCap', 'unlimited', vscode.ConfigurationTarget.Workspace),
+    );
     const after = await waitUntil('the replay to re-run', async () => {
       const d = await vs.run(({ inspector }) => inspector.replays.list().map((s) => s.detail));
       return d[0] !== before[0] ? d : undefined;
     });
     expect(after[0]).toMatch(/miss rate 0\.0%/);
-    await vs.run(async ({ vscode }) => vscode.workspace.getConfiguration('spillway').update('defaultCap', undefined, vscode.ConfigurationTarget.Workspace));
+    await vs.run(async ({ vscode }) =>
+      vscode.workspace.getConfiguration('spillway').update('defaultCap', undefined, vscode.ConfigurationTarget.Workspace),
+    );
   });
 
   it('lists the Claude Code and Codex sessions of the folder, newest first, and opens one', async () => {
@@ -150,14 +172,26 @@ describe('the inspector in a real VS Code', () => {
     cpSync(join(ROOT, 'test/fixtures/transcripts/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'), claude);
     const codexDir = join(home, '.codex/sessions/2025/10/21');
     mkdirSync(codexDir, { recursive: true });
-    const codexText = readFileSync(join(ROOT, 'test/fixtures/transcripts/ai-sessions__codex-pomodor-timer.jsonl'), 'utf8').replace('"cwd":"/Users/yoavfarhi/dev/pomodoro/codex"', JSON.stringify({ cwd: demo.dir }).slice(1, -1));
+    const codexText = readFileSync(join(ROOT, 'test/fixtures/transcripts/ai-sessions__codex-pomodor-timer.jsonl'), 'utf8').replace(
+      '"cwd":"/Users/yoavfarhi/dev/pomodoro/codex"',
+      JSON.stringify({ cwd: demo.dir }).slice(1, -1),
+    );
     const codex = join(codexDir, 'rollout-2025-10-21T20-02-50-x.jsonl');
     writeFileSync(codex, codexText);
-    writeFileSync(join(codexDir, 'rollout-2025-10-21T21-00-00-other.jsonl'), readFileSync(join(ROOT, 'test/fixtures/transcripts/ai-sessions__codex-pomodor-timer.jsonl')));
+    writeFileSync(
+      join(codexDir, 'rollout-2025-10-21T21-00-00-other.jsonl'),
+      readFileSync(join(ROOT, 'test/fixtures/transcripts/ai-sessions__codex-pomodor-timer.jsonl')),
+    );
     utimesSync(claude, new Date('2025-01-01'), new Date('2025-01-01'));
-    const listed = await vs.run(async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }), home) as { files: string[] };
+    const listed = (await vs.run(
+      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
+      home,
+    )) as { files: string[] };
     expect(listed.files).toEqual([codex, claude]);
-    const opened = await vs.run(async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'abc.jsonl' }), home) as { sessionId: string; calls: number };
+    const opened = (await vs.run(
+      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'abc.jsonl' }),
+      home,
+    )) as { sessionId: string; calls: number };
     expect(opened.calls).toBe(10);
     frame = await inspectorFrame(vs.page);
     await frame.locator('.session-head h1', { hasText: 'abc.jsonl' }).waitFor();

@@ -18,13 +18,21 @@ afterAll(async () => {
 describe('Spillway without a workspace folder', () => {
   it('keeps outputs under globalStorageUri and still opens them', async () => {
     const log = testLog(500);
-    const r = await vs.run(async ({ vscode, api, host, context }, req) => {
-      const p = api.project(req);
-      const h = p.reductions[0]!.handle;
-      const doc = await vscode.workspace.openTextDocument(api.documentUri(h));
-      await host.flush(); // store files are written in the background
-      return { storageUri: context.storageUri?.fsPath ?? null, global: context.globalStorageUri.fsPath, file: host.store.locate(h) ?? null, text: doc.getText() };
-    }, anthropicRequest('bash', 'toolu_nofolder', log));
+    const r = await vs.run(
+      async ({ vscode, api, host, context }, req) => {
+        const p = api.project(req);
+        const h = p.reductions[0]!.handle;
+        const doc = await vscode.workspace.openTextDocument(api.documentUri(h));
+        await host.flush(); // store files are written in the background
+        return {
+          storageUri: context.storageUri?.fsPath ?? null,
+          global: context.globalStorageUri.fsPath,
+          file: host.store.locate(h) ?? null,
+          text: doc.getText(),
+        };
+      },
+      anthropicRequest('bash', 'toolu_nofolder', log),
+    );
     expect(r.storageUri).toBeNull();
     expect(r.file).not.toBeNull();
     const rel = relative(r.global, r.file!);

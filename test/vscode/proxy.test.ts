@@ -40,10 +40,17 @@ afterAll(async () => {
 
 /** Writes `spillway.<key>` into the workspace settings, or the user settings (in the extension host). */
 function setSetting(key: string, value: unknown, where: 'workspace' | 'user' = 'workspace') {
-  return vs.run(async ({ vscode }, k, v, w) => {
-    // undefined (remove the setting) travels as null
-    await vscode.workspace.getConfiguration('spillway').update(k, v === null ? undefined : v, w === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
-  }, key, value, where);
+  return vs.run(
+    async ({ vscode }, k, v, w) => {
+      // undefined (remove the setting) travels as null
+      await vscode.workspace
+        .getConfiguration('spillway')
+        .update(k, v === null ? undefined : v, w === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
+    },
+    key,
+    value,
+    where,
+  );
 }
 
 /** The variables in Spillway's environment variable collection, as the API reports them. */
@@ -59,7 +66,11 @@ function terminalVariables() {
 /** The clipboard as the extension sees it; a read that never answers (no permission) is reported, not waited for. */
 function readClipboard() {
   return vs.run(async ({ vscode }) =>
-    Promise.race([Promise.resolve(vscode.env.clipboard.readText()), new Promise<string>((r) => setTimeout(() => r('(clipboard read timed out)'), 5_000))]));
+    Promise.race([
+      Promise.resolve(vscode.env.clipboard.readText()),
+      new Promise<string>((r) => setTimeout(() => r('(clipboard read timed out)'), 5_000)),
+    ]),
+  );
 }
 
 function proxyStatusItem(text: string | RegExp) {
@@ -71,7 +82,8 @@ function client(): OpenAI {
 }
 
 type ToolMessage = { role: string; content: unknown; tool_call_id?: string };
-const lastBody = () => JSON.parse(fake.received[fake.received.length - 1]!.body!.toString('utf8')) as { messages: ToolMessage[] } & Record<string, unknown>;
+const lastBody = () =>
+  JSON.parse(fake.received[fake.received.length - 1]!.body!.toString('utf8')) as { messages: ToolMessage[] } & Record<string, unknown>;
 
 describe('the local proxy in a real VS Code', () => {
   let sessionsDir = '';
@@ -79,7 +91,10 @@ describe('the local proxy in a real VS Code', () => {
   let frame: Frame;
 
   it('is off by default: no status bar item, no terminal variables', async () => {
-    await vs.page.locator('.statusbar-item', { hasText: /Spillway: [\d,]+ tokens saved/ }).first().waitFor({ state: 'visible' });
+    await vs.page
+      .locator('.statusbar-item', { hasText: /Spillway: [\d,]+ tokens saved/ })
+      .first()
+      .waitFor({ state: 'visible' });
     expect(await vs.page.locator('.statusbar-item', { hasText: 'Spillway proxy' }).count()).toBe(0);
     expect((await terminalVariables()).vars).toEqual({});
   });
@@ -114,9 +129,17 @@ describe('the local proxy in a real VS Code', () => {
 
     const out = join(vs.workspace!, 'terminal-env.txt');
     await vs.run(({ vscode }, file) => {
-      vscode.window.createTerminal({ name: 'env probe', shellPath: '/bin/sh', shellArgs: ['-c', `printf '%s\\n' "$OPENAI_BASE_URL" "$ANTHROPIC_BASE_URL" > '${file}.tmp' && mv '${file}.tmp' '${file}'`] });
+      vscode.window.createTerminal({
+        name: 'env probe',
+        shellPath: '/bin/sh',
+        shellArgs: ['-c', `printf '%s\\n' "$OPENAI_BASE_URL" "$ANTHROPIC_BASE_URL" > '${file}.tmp' && mv '${file}.tmp' '${file}'`],
+      });
     }, out);
-    const seen = await waitUntil('the terminal to write its environment', () => (existsSync(out) ? readFileSync(out, 'utf8') : undefined), 20_000);
+    const seen = await waitUntil(
+      'the terminal to write its environment',
+      () => (existsSync(out) ? readFileSync(out, 'utf8') : undefined),
+      20_000,
+    );
     expect(seen.trim().split('\n')).toEqual([`http://127.0.0.1:${port}/v1`, `http://127.0.0.1:${port}`]);
   });
 
@@ -141,9 +164,20 @@ describe('the local proxy in a real VS Code', () => {
       return f && statSync(join(sessionsDir, f)).size > 0 ? f : undefined;
     });
     session = file.replace(/\.jsonl$/, '');
-    const turns = readFileSync(join(sessionsDir, file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const turns = readFileSync(join(sessionsDir, file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(turns).toHaveLength(1);
-    expect(turns[0]).toMatchObject({ session, turn: 1, path: '/v1/chat/completions', format: 'openai-chat', model: 'gpt-4.1', status: 200, usage: { cachedTokens: 1024 } });
+    expect(turns[0]).toMatchObject({
+      session,
+      turn: 1,
+      path: '/v1/chat/completions',
+      format: 'openai-chat',
+      model: 'gpt-4.1',
+      status: 200,
+      usage: { cachedTokens: 1024 },
+    });
     expect((turns[0]!.reductions as { callId: string }[]).map((r) => r.callId)).toEqual(['call_tests']);
 
     // the reduced output is in the window's store, readable through the extension API
@@ -175,7 +209,9 @@ describe('the local proxy in a real VS Code', () => {
     await setSetting('toolCaps', { bash: 'unlimited' });
     await waitUntil('the cap to be in force', async () => (await vs.run(({ host }) => host.config.toolCaps.bash)) === 'unlimited');
     const before = fake.received.length;
-    await client().chat.completions.create(chatRequest(LOG, {}, 'Another task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+    await client().chat.completions.create(
+      chatRequest(LOG, {}, 'Another task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    );
     expect(fake.received.length).toBe(before + 1);
     expect(lastBody().messages.find((m) => m.tool_call_id === 'call_tests')!.content).toBe(LOG);
     await setSetting('toolCaps', undefined);
@@ -185,7 +221,11 @@ describe('the local proxy in a real VS Code', () => {
 
   it('Copy Agent Environment puts the lines for the shell on the clipboard and says so', async () => {
     const r = await vs.run(async ({ vscode }) => {
-      const result = await vscode.commands.executeCommand('spillway.copyAgentEnvironment') as { url: string; shell: string; lines: string[] };
+      const result = (await vscode.commands.executeCommand('spillway.copyAgentEnvironment')) as {
+        url: string;
+        shell: string;
+        lines: string[];
+      };
       return { result, shell: vscode.env.shell };
     });
     expect(r.result.url).toBe(`http://127.0.0.1:${port}`);
@@ -193,19 +233,23 @@ describe('the local proxy in a real VS Code', () => {
     const clipboard = await readClipboard();
     expect(clipboard).toBe(r.result.lines.join('\n') + '\n');
     if (r.result.shell === 'posix') {
-      expect(clipboard).toBe([
-        `export OPENAI_BASE_URL=http://127.0.0.1:${port}/v1`,
-        `export OPENAI_API_BASE=http://127.0.0.1:${port}/v1`,
-        `export ANTHROPIC_BASE_URL=http://127.0.0.1:${port}`,
-        '# Codex reads openai_base_url, not OPENAI_BASE_URL (or run Spillway: Route Codex Through Spillway)',
-        `alias codex='command codex -c openai_base_url="http://127.0.0.1:${port}/v1"'`,
-      ].join('\n') + '\n');
+      expect(clipboard).toBe(
+        [
+          `export OPENAI_BASE_URL=http://127.0.0.1:${port}/v1`,
+          `export OPENAI_API_BASE=http://127.0.0.1:${port}/v1`,
+          `export ANTHROPIC_BASE_URL=http://127.0.0.1:${port}`,
+          '# Codex reads openai_base_url, not OPENAI_BASE_URL (or run Spillway: Route Codex Through Spillway)',
+          `alias codex='command codex -c openai_base_url="http://127.0.0.1:${port}/v1"'`,
+        ].join('\n') + '\n',
+      );
     }
     const notices = await vs.run(({ host }) => host.notices.map((n) => n.message));
     expectSome(notices, (m) => m.includes('copied the agent environment'));
 
     // from the command palette, as a person would, for another shell through the API
-    await vs.run(async ({ vscode }) => { await vscode.env.clipboard.writeText('nothing yet'); });
+    await vs.run(async ({ vscode }) => {
+      await vscode.env.clipboard.writeText('nothing yet');
+    });
     await vs.runCommand('Spillway: Copy Agent Environment');
     const clip = await waitUntil('the clipboard', async () => {
       const t = await readClipboard();
@@ -214,14 +258,18 @@ describe('the local proxy in a real VS Code', () => {
     expect(clip).toContain(`http://127.0.0.1:${port}/v1`);
 
     // a click on the status bar item does the same
-    await vs.run(async ({ vscode }) => { await vscode.env.clipboard.writeText('nothing yet'); });
+    await vs.run(async ({ vscode }) => {
+      await vscode.env.clipboard.writeText('nothing yet');
+    });
     await proxyStatusItem(`Spillway proxy :${port}`).click();
     const clicked = await waitUntil('the clipboard after the click', async () => {
       const t = await readClipboard();
       return t.includes('ANTHROPIC_BASE_URL') ? t : undefined;
     });
     expect(clicked).toContain(`http://127.0.0.1:${port}`);
-    await vs.run(async ({ vscode }) => { await vscode.commands.executeCommand('spillway.copyAgentEnvironment', { shell: 'fish' }); });
+    await vs.run(async ({ vscode }) => {
+      await vscode.commands.executeCommand('spillway.copyAgentEnvironment', { shell: 'fish' });
+    });
     const fish = await readClipboard();
     expect(fish).toContain(`set -gx ANTHROPIC_BASE_URL http://127.0.0.1:${port}`);
   });
@@ -229,19 +277,22 @@ describe('the local proxy in a real VS Code', () => {
   it('warns about a bad upstream setting, naming it, and uses the default', async () => {
     await setSetting('proxy.openaiUpstream', 'ftp://example.invalid', 'user');
     const warning = await waitUntil('the warning', async () =>
-      (await vs.run(({ host }) => host.notices.map((n) => n.message))).find((m) => m.includes('spillway.proxy.openaiUpstream')));
+      (await vs.run(({ host }) => host.notices.map((n) => n.message))).find((m) => m.includes('spillway.proxy.openaiUpstream')),
+    );
     expect(warning).toMatch(/spillway\.proxy\.openaiUpstream is invalid .*falls back to its default/);
     await setSetting('proxy.openaiUpstream', `${fake.url}/v1`, 'user');
     await proxyStatusItem(`Spillway proxy :${port}`).waitFor({ state: 'visible' });
   });
 
-  it('ignores an upstream set in the folder\'s .vscode/settings.json: keys keep going where the user said', async () => {
+  it("ignores an upstream set in the folder's .vscode/settings.json: keys keep going where the user said", async () => {
     const file = join(vs.workspace!, '.vscode/settings.json');
     const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     writeFileSync(file, JSON.stringify({ ...settings, 'spillway.proxy.openaiUpstream': 'http://127.0.0.1:9/attacker/v1' }, null, 2));
     await new Promise((r) => setTimeout(r, 1_500)); // VS Code reads the changed file
     const before = fake.received.length;
-    await client().chat.completions.create(chatRequest('short output', {}, 'Third task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+    await client().chat.completions.create(
+      chatRequest('short output', {}, 'Third task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    );
     expect(fake.received.length).toBe(before + 1);
     expect(fake.received[before]!.url).toBe('/v1/chat/completions');
     writeFileSync(file, JSON.stringify(settings, null, 2));
@@ -254,11 +305,18 @@ describe('the local proxy in a real VS Code', () => {
     try {
       await setSetting('proxy.port', taken);
       const warning = await waitUntil('the port warning', async () =>
-        (await vs.run(({ host }) => host.notices.map((n) => n.message))).find((m) => m.includes(`port ${taken}`)));
-      expect(warning).toMatch(new RegExp(`port ${taken} on 127\\.0\\.0\\.1 is already in use.*Set spillway\\.proxy\\.port to a free port, or to 0`));
+        (await vs.run(({ host }) => host.notices.map((n) => n.message))).find((m) => m.includes(`port ${taken}`)),
+      );
+      expect(warning).toMatch(
+        new RegExp(`port ${taken} on 127\\.0\\.0\\.1 is already in use.*Set spillway\\.proxy\\.port to a free port, or to 0`),
+      );
       await proxyStatusItem(`Spillway proxy :${taken} not running`).waitFor({ state: 'visible' });
       expect((await terminalVariables()).vars).toEqual({});
-      const toasts = await waitUntil('the warning toast', async () => (await vs.notifications()).find((t) => t.includes(`port ${taken}`)), 10_000);
+      const toasts = await waitUntil(
+        'the warning toast',
+        async () => (await vs.notifications()).find((t) => t.includes(`port ${taken}`)),
+        10_000,
+      );
       expect(toasts).toContain('already in use');
       // the extension is still alive
       expect(await vs.run(({ api }) => typeof api.project)).toBe('function');
@@ -266,7 +324,9 @@ describe('the local proxy in a real VS Code', () => {
       await new Promise((r) => blocker.close(r));
     }
     // the port is free again: Copy Agent Environment tries once more, and starts it
-    const retried = await vs.run(async ({ vscode }) => vscode.commands.executeCommand('spillway.copyAgentEnvironment', { shell: 'posix' })) as { url: string } | null;
+    const retried = (await vs.run(async ({ vscode }) =>
+      vscode.commands.executeCommand('spillway.copyAgentEnvironment', { shell: 'posix' }),
+    )) as { url: string } | null;
     expect(retried?.url).toBe(`http://127.0.0.1:${taken}`);
     await proxyStatusItem(new RegExp(`Spillway proxy :${taken}$`)).waitFor({ state: 'visible' });
     await setSetting('proxy.port', port);
@@ -281,13 +341,18 @@ describe('the local proxy in a real VS Code', () => {
     await waitUntil('the variables again', async () => Object.keys((await terminalVariables()).vars).length === 3);
 
     await setSetting('proxy.enabled', false);
-    await waitUntil('the status bar item to go', async () => (await vs.page.locator('.statusbar-item', { hasText: 'Spillway proxy' }).count()) === 0);
+    await waitUntil(
+      'the status bar item to go',
+      async () => (await vs.page.locator('.statusbar-item', { hasText: 'Spillway proxy' }).count()) === 0,
+    );
     expect((await terminalVariables()).vars).toEqual({});
     await expect(fetch(`http://127.0.0.1:${port}/v1/models`)).rejects.toThrow();
   });
 
-  it('Copy Agent Environment offers to enable the proxy when it is off (the notification\'s button, in the page)', async () => {
-    await vs.run(async ({ vscode }) => { await vscode.env.clipboard.writeText('nothing yet'); });
+  it("Copy Agent Environment offers to enable the proxy when it is off (the notification's button, in the page)", async () => {
+    await vs.run(async ({ vscode }) => {
+      await vscode.env.clipboard.writeText('nothing yet');
+    });
     await vs.runCommand('Spillway: Copy Agent Environment');
     const toast = vs.page.locator('.notification-toast', { hasText: 'The Spillway proxy is off' }).first();
     await toast.waitFor({ state: 'visible', timeout: 10_000 });
@@ -302,7 +367,7 @@ describe('the local proxy in a real VS Code', () => {
     expect(enabled).toBe(true);
   });
 
-  it('prunes the recordings with the store\'s retention settings', async () => {
+  it("prunes the recordings with the store's retention settings", async () => {
     const old = join(sessionsDir, 's_old_session.jsonl');
     writeFileSync(old, '{"v":1}\n');
     const monthAgo = new Date(Date.now() - 30 * 24 * 3600 * 1000);

@@ -24,7 +24,11 @@ export function openaiChatRequest(tool: string, callId: string, output: string, 
     model: 'gpt-4.1',
     messages: [
       { role: 'user', content: 'Look at the code.' },
-      { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: tool, arguments: JSON.stringify(args) } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: callId, type: 'function', function: { name: tool, arguments: JSON.stringify(args) } }],
+      },
       { role: 'tool', tool_call_id: callId, content: output },
     ],
   };

@@ -87,7 +87,11 @@ describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
     await screen.findByTestId('dry-totals', {}, { timeout: 3000 });
     expect(container.querySelector('[data-testid="chart-dry"]')).toBeTruthy();
     // the change per tool and in total, in tokens and cost
-    await waitFor(() => expect(screen.getByTestId('dry-delta').textContent).toMatch(/^dry run: \+[\d.]+k tokens, \+[\d.]+% · cost \+[\d.]+% \(Anthropic\), \+[\d.]+% \(OpenAI\)$/));
+    await waitFor(() =>
+      expect(screen.getByTestId('dry-delta').textContent).toMatch(
+        /^dry run: \+[\d.]+k tokens, \+[\d.]+% · cost \+[\d.]+% \(Anthropic\), \+[\d.]+% \(OpenAI\)$/,
+      ),
+    );
     expect(screen.getByTestId('cap-effect-bash').textContent).toMatch(/^\+[\d.]+k tokens/);
     // saving keeps the selected turn
     const timeline = screen.getByRole('listbox', { name: 'Turns' });

@@ -17,13 +17,31 @@ import { failing } from '../support/expect';
 afterEach(cleanup);
 
 const turn = (index: number, over: Partial<TurnSummary> = {}): TurnSummary => ({
-  index, originalTokens: 1000 + index * 100, projectedTokens: 800 + index * 50, cacheStable: index > 0, reductions: 1, tools: ['bash'], missed: 0, ...over,
+  index,
+  originalTokens: 1000 + index * 100,
+  projectedTokens: 800 + index * 50,
+  cacheStable: index > 0,
+  reductions: 1,
+  tools: ['bash'],
+  missed: 0,
+  ...over,
 });
 const HANDLE = 'sw_0123456789abcdef01234567';
 
 describe('VirtualList', () => {
   const rows = (n: number, active = 0, onActive = vi.fn(), onActivate = vi.fn()) =>
-    render(<VirtualList count={n} rowHeight={20} active={active} onActive={onActive} onActivate={onActivate} idPrefix="r" label="Rows" renderRow={(i) => <span>row {i}</span>} />);
+    render(
+      <VirtualList
+        count={n}
+        rowHeight={20}
+        active={active}
+        onActive={onActive}
+        onActivate={onActivate}
+        idPrefix="r"
+        label="Rows"
+        renderRow={(i) => <span>row {i}</span>}
+      />,
+    );
 
   it('puts only a window of 10,000 rows in the DOM', () => {
     const { container } = rows(10_000);
@@ -73,17 +91,33 @@ describe('Chart', () => {
 
   it('buckets 10,000 calls into at most 600 points and draws a dry run dashed', () => {
     const turns = Array.from({ length: 10_000 }, (_, i) => turn(i));
-    const { container } = render(<Chart turns={turns} dry={turns.map((t) => ({ ...t, projectedTokens: 10 }))} selected={0} onSelect={() => undefined} />);
+    const { container } = render(
+      <Chart turns={turns} dry={turns.map((t) => ({ ...t, projectedTokens: 10 }))} selected={0} onSelect={() => undefined} />,
+    );
     expect(container.querySelector('[data-testid="chart-original"]')!.getAttribute('d')!.match(/[ML]/g)!.length).toBe(600);
     expect(container.querySelector('[data-testid="chart-dry"]')).toBeTruthy();
   });
 });
 
 describe('SessionList', () => {
-  const s = (id: string, origin: SessionInfo['origin']): SessionInfo => ({ id, origin, title: id, detail: 'd', turns: 3, modified: '2026-01-01T00:00:00Z', live: origin !== 'replay' });
+  const s = (id: string, origin: SessionInfo['origin']): SessionInfo => ({
+    id,
+    origin,
+    title: id,
+    detail: 'd',
+    turns: 3,
+    modified: '2026-01-01T00:00:00Z',
+    live: origin !== 'replay',
+  });
   it('lists sessions of every origin and selects one', () => {
     const onSelect = vi.fn();
-    render(<SessionList sessions={[s('proxy:a', 'proxy'), s('replay:b', 'replay'), s('api:c', 'api')]} selected="replay:b" onSelect={onSelect} />);
+    render(
+      <SessionList
+        sessions={[s('proxy:a', 'proxy'), s('replay:b', 'replay'), s('api:c', 'api')]}
+        selected="replay:b"
+        onSelect={onSelect}
+      />,
+    );
     expect(screen.getAllByRole('button')).toHaveLength(3);
     expect(screen.getByText('replay:b').closest('button')!.getAttribute('aria-current')).toBe('true');
     fireEvent.click(screen.getByText('api:c'));
@@ -98,7 +132,9 @@ describe('SessionList', () => {
 describe('Timeline', () => {
   it('shows per turn the figures, the cumulative saving and the marks', () => {
     const turns = [turn(0), turn(1, { missed: 2, tools: ['grep'] }), turn(2, { note: 'not JSON' })];
-    const { container } = render(<Timeline turns={turns} visible={[0, 1, 2]} cumulative={[200, 450, 750]} selected={1} onSelect={() => undefined} />);
+    const { container } = render(
+      <Timeline turns={turns} visible={[0, 1, 2]} cumulative={[200, 450, 750]} selected={1} onSelect={() => undefined} />,
+    );
     const rows = container.querySelectorAll('.vrow');
     expect(rows).toHaveLength(3);
     expect(rows[1]!.textContent).toMatch(/1\.1k → 850/);
@@ -110,7 +146,16 @@ describe('Timeline', () => {
   });
   it('shows only the visible turns and the dry-run figure when there is one', () => {
     const turns = [turn(0), turn(1), turn(2)];
-    const { container } = render(<Timeline turns={turns} visible={[2]} cumulative={[0, 0, 0]} dry={turns.map((t) => ({ ...t, projectedTokens: 5 }))} selected={2} onSelect={() => undefined} />);
+    const { container } = render(
+      <Timeline
+        turns={turns}
+        visible={[2]}
+        cumulative={[0, 0, 0]}
+        dry={turns.map((t) => ({ ...t, projectedTokens: 5 }))}
+        selected={2}
+        onSelect={() => undefined}
+      />,
+    );
     expect(container.querySelectorAll('.vrow')).toHaveLength(1);
     expect(container.querySelector('.dry-text')!.textContent).toBe('5');
   });
@@ -120,14 +165,28 @@ describe('TurnDetails', () => {
   const detail: TurnDetail = {
     index: 3,
     results: [
-      { tool: 'bash', callId: 'call_1', stage: 'offload', reason: '44,000 chars over bash’s cap of 8,000', originalChars: 44_000, projectedChars: 1_500, originalTokens: 11_000, projectedTokens: 400, handle: HANDLE, fresh: true },
+      {
+        tool: 'bash',
+        callId: 'call_1',
+        stage: 'offload',
+        reason: '44,000 chars over bash’s cap of 8,000',
+        originalChars: 44_000,
+        projectedChars: 1_500,
+        originalTokens: 11_000,
+        projectedTokens: 400,
+        handle: HANDLE,
+        fresh: true,
+      },
     ],
     missed: [{ id: 'src/a.ts', handle: HANDLE }, { id: 'long_identifier_x' }],
   };
-  const loadText = (_h: string, side: string, offset: number): Promise<TextPage> => Promise.resolve({ text: `${side} text`, offset, total: 13 });
+  const loadText = (_h: string, side: string, offset: number): Promise<TextPage> =>
+    Promise.resolve({ text: `${side} text`, offset, total: 13 });
 
   it('lists the results with tool, call id, stage, reason, sizes and tokens', () => {
-    render(<TurnDetails detail={detail} loadText={loadText} onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />);
+    render(
+      <TurnDetails detail={detail} loadText={loadText} onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />,
+    );
     expect(screen.getByRole('heading', { name: 'Turn 4' })).toBeTruthy();
     expect(screen.getByText('call_1')).toBeTruthy();
     expect(screen.getByText('offload')).toBeTruthy();
@@ -162,13 +221,34 @@ describe('TurnDetails', () => {
   });
 
   it('says when nothing was reduced', () => {
-    render(<TurnDetails detail={{ index: 0, results: [], missed: [] }} loadText={loadText} onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />);
+    render(
+      <TurnDetails
+        detail={{ index: 0, results: [], missed: [] }}
+        loadText={loadText}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
     expect(screen.getByText(/Nothing was reduced/)).toBeTruthy();
   });
 
-  it("shows results Claude Code saved itself as saved by Claude Code, with the file it named", () => {
+  it('shows results Claude Code saved itself as saved by Claude Code, with the file it named', () => {
     const file = '/home/u/.claude/projects/-w/s/tool-results/toolu_9.txt';
-    render(<TurnDetails detail={{ index: 0, results: [], missed: [], savedByAgent: [{ tool: 'Bash', callId: 'toolu_9', agent: 'claude-code', file, chars: 2300 }] }} loadText={loadText} onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />);
+    render(
+      <TurnDetails
+        detail={{
+          index: 0,
+          results: [],
+          missed: [],
+          savedByAgent: [{ tool: 'Bash', callId: 'toolu_9', agent: 'claude-code', file, chars: 2300 }],
+        }}
+        loadText={loadText}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
     expect(screen.getByText(/Saved by Claude Code \(1\)/)).toBeTruthy();
     expect(screen.getByText(file)).toBeTruthy();
     expect(screen.getByText('toolu_9')).toBeTruthy();
@@ -178,16 +258,30 @@ describe('TurnDetails', () => {
 describe('TextPager', () => {
   it('asks for one page at a time and never for the whole text', async () => {
     const whole = 'x'.repeat(10 * 1024 * 1024);
-    const load = vi.fn((offset: number, limit: number) => Promise.resolve({ text: whole.slice(offset, offset + limit), offset, total: whole.length }));
+    const load = vi.fn((offset: number, limit: number) =>
+      Promise.resolve({ text: whole.slice(offset, offset + limit), offset, total: whole.length }),
+    );
     const { container } = render(<TextPager side="original" label="Original" load={load} />);
     await waitFor(() => expect(container.querySelector('pre')!.textContent!.length).toBe(PAGE_CHARS));
     expect(screen.getByText(/16,384 of 10,485,760 chars/)).toBeTruthy();
     fireEvent.click(screen.getByLabelText('Show more of the original text'));
     await waitFor(() => expect(container.querySelector('pre')!.textContent!.length).toBe(2 * PAGE_CHARS));
-    expect(failing(load.mock.calls.map((c) => c[1]), (l) => l <= PAGE_CHARS), 'elements that break the rule').toEqual([]);
+    expect(
+      failing(
+        load.mock.calls.map((c) => c[1]),
+        (l) => l <= PAGE_CHARS,
+      ),
+      'elements that break the rule',
+    ).toEqual([]);
   });
   it('says why a text is unavailable', async () => {
-    render(<TextPager side="projected" label="Projected" load={() => Promise.resolve({ text: '', offset: 0, total: 0, unavailable: 'not recorded' })} />);
+    render(
+      <TextPager
+        side="projected"
+        label="Projected"
+        load={() => Promise.resolve({ text: '', offset: 0, total: 0, unavailable: 'not recorded' })}
+      />,
+    );
     await screen.findByText('not recorded');
   });
 });
@@ -199,7 +293,18 @@ describe('CapsPanel', () => {
   ];
   it('shows the cap in force per tool and reports a valid new one', () => {
     const onChange = vi.fn();
-    const { container } = render(<CapsPanel caps={caps} defaultCap={8000} capUnit="chars" changes={{}} onChange={onChange} onSave={() => undefined} onRevert={() => undefined} saving={false} />);
+    const { container } = render(
+      <CapsPanel
+        caps={caps}
+        defaultCap={8000}
+        capUnit="chars"
+        changes={{}}
+        onChange={onChange}
+        onSave={() => undefined}
+        onRevert={() => undefined}
+        saving={false}
+      />,
+    );
     expect(container.querySelector('tr[data-tool="bash"] .cap-current')!.textContent).toBe('8,000 (default)');
     expect(container.querySelector('tr[data-tool="grep"] .cap-current')!.textContent).toBe('unlimited');
     const field = screen.getByLabelText('New cap for bash');
@@ -212,9 +317,31 @@ describe('CapsPanel', () => {
   });
   it('enables Save and Revert only with changes', () => {
     const onSave = vi.fn();
-    const { rerender } = render(<CapsPanel caps={caps} defaultCap={8000} capUnit="chars" changes={{}} onChange={() => undefined} onSave={onSave} onRevert={() => undefined} saving={false} />);
+    const { rerender } = render(
+      <CapsPanel
+        caps={caps}
+        defaultCap={8000}
+        capUnit="chars"
+        changes={{}}
+        onChange={() => undefined}
+        onSave={onSave}
+        onRevert={() => undefined}
+        saving={false}
+      />,
+    );
     expect((screen.getByLabelText('Save caps to settings') as HTMLButtonElement).disabled).toBe(true);
-    rerender(<CapsPanel caps={caps} defaultCap={8000} capUnit="chars" changes={{ bash: 4000 }} onChange={() => undefined} onSave={onSave} onRevert={() => undefined} saving={false} />);
+    rerender(
+      <CapsPanel
+        caps={caps}
+        defaultCap={8000}
+        capUnit="chars"
+        changes={{ bash: 4000 }}
+        onChange={() => undefined}
+        onSave={onSave}
+        onRevert={() => undefined}
+        saving={false}
+      />,
+    );
     expect((screen.getByLabelText('Save caps to settings') as HTMLButtonElement).disabled).toBe(false);
     fireEvent.click(screen.getByLabelText('Save caps to settings'));
     expect(onSave).toHaveBeenCalled();
@@ -226,7 +353,13 @@ describe('Chart: marks, click and measure', () => {
     turn(i, { cost: { anthropic: { raw: 1000, projected: 500 + i }, openai: { raw: 900, projected: 600 } }, ...over });
 
   it('marks clears, missed identifiers and the largest savings, each with a keyboard-reachable button', () => {
-    const turns = [costed(0), costed(1, { clears: 2 }), costed(2, { missed: 1 }), costed(3, { freshSaved: 5000 }), costed(4, { freshSaved: 100 })];
+    const turns = [
+      costed(0),
+      costed(1, { clears: 2 }),
+      costed(2, { missed: 1 }),
+      costed(3, { freshSaved: 5000 }),
+      costed(4, { freshSaved: 100 }),
+    ];
     const onSelect = vi.fn();
     const { container } = render(<Chart turns={turns} selected={0} onSelect={onSelect} marks={marksOf(turns)} />);
     expect(container.querySelector('[data-testid="chart-mark-clears"]')!.getAttribute('d')!.match(/M/g)).toHaveLength(1);
@@ -245,13 +378,26 @@ describe('Chart: marks, click and measure', () => {
     const onSelect = vi.fn();
     render(<Chart turns={turns} selected={0} onSelect={onSelect} />);
     const svg = screen.getByTestId('chart');
-    svg.getBoundingClientRect = () => ({ left: 100, width: 1000, top: 0, height: 120, right: 1100, bottom: 120, x: 100, y: 0, toJSON: () => ({}) });
+    svg.getBoundingClientRect = () => ({
+      left: 100,
+      width: 1000,
+      top: 0,
+      height: 120,
+      right: 1100,
+      bottom: 120,
+      x: 100,
+      y: 0,
+      toJSON: () => ({}),
+    });
     fireEvent.click(svg, { clientX: 100 + 700, clientY: 50 });
     expect(onSelect).toHaveBeenLastCalledWith(7);
   });
 
   it('switches to cumulative cost under caching, read-backs included', () => {
-    const turns = [costed(0, { cost: { anthropic: { raw: 100, projected: 50, readBack: 10 } } }), costed(1, { cost: { anthropic: { raw: 100, projected: 50, readBack: 10 } } })];
+    const turns = [
+      costed(0, { cost: { anthropic: { raw: 100, projected: 50, readBack: 10 } } }),
+      costed(1, { cost: { anthropic: { raw: 100, projected: 50, readBack: 10 } } }),
+    ];
     expect(measure(turns, 'cost')).toEqual({ original: [100, 200], projected: [60, 120] });
     const onMode = vi.fn();
     const { rerender } = render(<Chart turns={turns} selected={0} onSelect={() => undefined} mode="tokens" onMode={onMode} />);
@@ -271,7 +417,9 @@ describe('Chart: marks, click and measure', () => {
 
 describe('marks', () => {
   it('names the ten largest savings and opens on the largest', () => {
-    const turns = Array.from({ length: 30 }, (_, i) => turn(i, { freshSaved: i === 17 ? 9999 : i * 10, ...(i === 4 ? { clears: 1 } : {}) }));
+    const turns = Array.from({ length: 30 }, (_, i) =>
+      turn(i, { freshSaved: i === 17 ? 9999 : i * 10, ...(i === 4 ? { clears: 1 } : {}) }),
+    );
     const m = marksOf(turns);
     expect(m.savings).toHaveLength(10);
     expect(m.savings).toContain(17);
@@ -283,14 +431,21 @@ describe('marks', () => {
 });
 
 describe('Timeline: fixed columns and cost', () => {
-  it('shows each turn\'s cost under caching, clears and the provider\'s cached tokens', () => {
+  it("shows each turn's cost under caching, clears and the provider's cached tokens", () => {
     const turns = [turn(0, { cost: { anthropic: { raw: 1000, projected: 250 } }, clears: 3, providerCachedTokens: 12_000 })];
     const { container } = render(<Timeline turns={turns} visible={[0]} cumulative={[0]} selected={0} onSelect={() => undefined} />);
     expect(container.querySelector('.turn-cost')!.textContent).toBe('cost −75.0%');
     expect(container.querySelector('.mark-clear')!.textContent).toBe('✂ 3 cleared');
     expect(container.querySelector('.mark-provider')!.textContent).toBe('cached 12k');
     // every row has the same five cells in the same order, so the figures line up
-    expect([...container.querySelector('.turn')!.children].map((c) => c.className.split(' ')[0])).toEqual(['turn-index', 'bar', 'turn-figures', 'turn-saved', 'turn-cost', 'turn-marks']);
+    expect([...container.querySelector('.turn')!.children].map((c) => c.className.split(' ')[0])).toEqual([
+      'turn-index',
+      'bar',
+      'turn-figures',
+      'turn-saved',
+      'turn-cost',
+      'turn-marks',
+    ]);
   });
 });
 
@@ -298,26 +453,72 @@ describe('TurnDetails: every result of the turn', () => {
   const detail: TurnDetail = {
     index: 2,
     results: [
-      { tool: 'bash', callId: 'call_new', stage: 'offload', reason: '44,000 chars over the cap', originalChars: 44_000, projectedChars: 1_500, originalTokens: 11_000, projectedTokens: 400, handle: HANDLE, fresh: true },
-      { tool: 'grep', callId: 'call_old', stage: 'offload', reason: 'earlier', originalChars: 9_000, projectedChars: 1_500, originalTokens: 2_000, projectedTokens: 400, handle: 'sw_00000000000000000000abcd', fresh: false },
+      {
+        tool: 'bash',
+        callId: 'call_new',
+        stage: 'offload',
+        reason: '44,000 chars over the cap',
+        originalChars: 44_000,
+        projectedChars: 1_500,
+        originalTokens: 11_000,
+        projectedTokens: 400,
+        handle: HANDLE,
+        fresh: true,
+      },
+      {
+        tool: 'grep',
+        callId: 'call_old',
+        stage: 'offload',
+        reason: 'earlier',
+        originalChars: 9_000,
+        projectedChars: 1_500,
+        originalTokens: 2_000,
+        projectedTokens: 400,
+        handle: 'sw_00000000000000000000abcd',
+        fresh: false,
+      },
     ],
     missed: [],
     own: ['call_new'],
     whole: [{ tool: 'ls', callId: 'call_ls', chars: 20, tokens: 6 }],
   };
-  const loadText = (_h: string, side: string, offset: number): Promise<TextPage> => Promise.resolve({ text: `${side} text`, offset, total: 13 });
-  const loadWhole = vi.fn((_t: number, callId: string, offset: number): Promise<TextPage> => Promise.resolve({ text: `whole ${callId} needle`, offset, total: 22 }));
+  const loadText = (_h: string, side: string, offset: number): Promise<TextPage> =>
+    Promise.resolve({ text: `${side} text`, offset, total: 13 });
+  const loadWhole = vi.fn((_t: number, callId: string, offset: number): Promise<TextPage> =>
+    Promise.resolve({ text: `whole ${callId} needle`, offset, total: 22 }),
+  );
 
   it('lists the results new in the turn, reduced and whole, then the ones kept from earlier turns, with what each saved', () => {
-    const { container } = render(<TurnDetails detail={detail} loadText={loadText} loadWhole={loadWhole} onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />);
+    const { container } = render(
+      <TurnDetails
+        detail={detail}
+        loadText={loadText}
+        loadWhole={loadWhole}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
     expect([...container.querySelectorAll('.result')].map((li) => li.getAttribute('data-kind'))).toEqual(['own', 'whole', 'kept']);
-    expect(screen.getByTestId('details-summary').textContent).toBe('2 new tool results: 1 reduced, 1 sent whole · 1 reduced earlier and kept · this turn\'s decisions save 11k tokens');
+    expect(screen.getByTestId('details-summary').textContent).toBe(
+      "2 new tool results: 1 reduced, 1 sent whole · 1 reduced earlier and kept · this turn's decisions save 11k tokens",
+    );
     expect(screen.getByText(/saves 11k tokens in this and every later call/)).toBeTruthy();
     expect(screen.getByText('sent whole')).toBeTruthy();
   });
 
   it('shows a result sent whole identical on both sides, and highlights the search', async () => {
-    const { container } = render(<TurnDetails detail={detail} loadText={loadText} loadWhole={loadWhole} highlight="needle" onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />);
+    const { container } = render(
+      <TurnDetails
+        detail={detail}
+        loadText={loadText}
+        loadWhole={loadWhole}
+        highlight="needle"
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
     fireEvent.click(screen.getByText('call_ls'));
     await waitFor(() => expect(container.querySelectorAll('.pager-text mark')).toHaveLength(2));
     expect(loadWhole).toHaveBeenCalledWith(2, 'call_ls', 0, PAGE_CHARS);
@@ -328,7 +529,18 @@ describe('TurnDetails: every result of the turn', () => {
 
   it('moves between results with the arrow keys, Home and End, and keeps the expanded one given by the App', () => {
     const onExpanded = vi.fn();
-    render(<TurnDetails detail={detail} loadText={loadText} loadWhole={loadWhole} expanded="w:call_ls" onExpanded={onExpanded} onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />);
+    render(
+      <TurnDetails
+        detail={detail}
+        loadText={loadText}
+        loadWhole={loadWhole}
+        expanded="w:call_ls"
+        onExpanded={onExpanded}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
     const heads = screen.getAllByRole('button', { expanded: false }).concat(screen.getAllByRole('button', { expanded: true }));
     expect(screen.getByRole('button', { expanded: true }).textContent).toContain('call_ls');
     const first = document.querySelectorAll<HTMLButtonElement>('.result-head')[0]!;
@@ -345,26 +557,67 @@ describe('TurnDetails: every result of the turn', () => {
   });
 
   it('says why the results sent whole are not listed when the request was not kept', () => {
-    render(<TurnDetails detail={{ index: 0, results: [], missed: [], wholeUnavailable: 'the request of this turn was not kept' }} loadText={loadText} onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />);
+    render(
+      <TurnDetails
+        detail={{ index: 0, results: [], missed: [], wholeUnavailable: 'the request of this turn was not kept' }}
+        loadText={loadText}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
     expect(screen.getByText('the request of this turn was not kept.')).toBeTruthy();
   });
 });
 
-describe('CapsPanel: folded, and the dry run\'s effect', () => {
+describe("CapsPanel: folded, and the dry run's effect", () => {
   const caps: ToolCap[] = [{ tool: 'bash', cap: 8000, explicit: false, reducedTurns: 3 }];
-  const base = { originalTokens: 1000, projectedTokens: 4_800_000, cacheStableShare: 1, missed: 0, cost: { anthropic: { raw: 100, projected: 50, relative: 0.5 } } };
+  const base = {
+    originalTokens: 1000,
+    projectedTokens: 4_800_000,
+    cacheStableShare: 1,
+    missed: 0,
+    cost: { anthropic: { raw: 100, projected: 50, relative: 0.5 } },
+  };
   const dry = { ...base, projectedTokens: 4_862_000, cost: { anthropic: { raw: 100, projected: 50.4, relative: 0.504 } } };
 
   it('says the change in tokens and cost, per tool and in total', () => {
     expect(deltaText(base, dry)).toBe('+62k tokens, +1.3% · cost +0.8% (Anthropic)');
-    render(<CapsPanel caps={caps} defaultCap={8000} capUnit="chars" changes={{ bash: 'unlimited' }} base={base} dry={dry} perTool={{ bash: dry }} onChange={() => undefined} onSave={() => undefined} onRevert={() => undefined} saving={false} />);
+    render(
+      <CapsPanel
+        caps={caps}
+        defaultCap={8000}
+        capUnit="chars"
+        changes={{ bash: 'unlimited' }}
+        base={base}
+        dry={dry}
+        perTool={{ bash: dry }}
+        onChange={() => undefined}
+        onSave={() => undefined}
+        onRevert={() => undefined}
+        saving={false}
+      />,
+    );
     expect(screen.getByTestId('dry-delta').textContent).toBe('dry run: +62k tokens, +1.3% · cost +0.8% (Anthropic)');
     expect(screen.getByTestId('cap-effect-bash').textContent).toBe('+62k tokens, +1.3% · cost +0.8% (Anthropic)');
   });
 
   it('keeps Save and Revert in view when folded', () => {
     const onToggle = vi.fn();
-    const { container } = render(<CapsPanel caps={caps} defaultCap={8000} capUnit="chars" changes={{ bash: 4000 }} open={false} onToggle={onToggle} onChange={() => undefined} onSave={() => undefined} onRevert={() => undefined} saving={false} />);
+    const { container } = render(
+      <CapsPanel
+        caps={caps}
+        defaultCap={8000}
+        capUnit="chars"
+        changes={{ bash: 4000 }}
+        open={false}
+        onToggle={onToggle}
+        onChange={() => undefined}
+        onSave={() => undefined}
+        onRevert={() => undefined}
+        saving={false}
+      />,
+    );
     expect(container.querySelector('table')).toBeNull();
     expect((screen.getByLabelText('Save caps to settings') as HTMLButtonElement).disabled).toBe(false);
     expect(screen.getByText('Revert')).toBeTruthy();

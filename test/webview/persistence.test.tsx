@@ -33,8 +33,16 @@ afterEach(() => {
 function chatRequest(n: number) {
   const messages: object[] = [{ role: 'user', content: 'fix the tests' }];
   for (let i = 1; i <= n; i++) {
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: i % 3 === 0 ? 'bash' : 'ls', arguments: '{}' } }] });
-    messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: i % 3 === 0 ? `test ${i} line\n`.repeat(600) : `file_${i}.ts\nindex.ts` });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: i % 3 === 0 ? 'bash' : 'ls', arguments: '{}' } }],
+    });
+    messages.push({
+      role: 'tool',
+      tool_call_id: `call_${i}`,
+      content: i % 3 === 0 ? `test ${i} line\n`.repeat(600) : `file_${i}.ts\nindex.ts`,
+    });
   }
   return { model: 'm', messages };
 }
@@ -107,7 +115,9 @@ describe('sessions that survive a reload', () => {
     const ctx = { store: () => store, config: () => config };
     const req = chatRequest(3);
     new ApiSource(ctx, new SessionArchive(() => dir), 'proxy').record('copilot-chat', req, engine.project(req, 'auto') as Projection);
-    expect(new ApiSource(ctx, new SessionArchive(() => dir), 'proxy').list()).toMatchObject([{ id: 'proxy:copilot-chat', origin: 'proxy', turns: 1 }]);
+    expect(new ApiSource(ctx, new SessionArchive(() => dir), 'proxy').list()).toMatchObject([
+      { id: 'proxy:copilot-chat', origin: 'proxy', turns: 1 },
+    ]);
     expect(new ApiSource(ctx, new SessionArchive(() => dir)).list()).toEqual([]);
   });
 
@@ -122,7 +132,9 @@ describe('sessions that survive a reload', () => {
     expect(after.list()).toMatchObject([{ id: `replay:${file}`, turns: 18 }]);
     expect(after.list()[0]!.detail).not.toMatch(/not replayed/);
     const s = await after.open(`replay:${file}`);
-    expect(s!.turns().map((x) => x.projectedTokens)).toEqual(replayRecords(replay(t, { config, store, detail: true })).map((r) => r.summary.projectedTokens));
+    expect(s!.turns().map((x) => x.projectedTokens)).toEqual(
+      replayRecords(replay(t, { config, store, detail: true })).map((r) => r.summary.projectedTokens),
+    );
     // under another configuration the kept figures are stale: it replays again
     const other = parseConfig({ defaultCap: 'unlimited' }).config;
     const changed = new ReplaySource({ store: () => store, config: () => other }, undefined, new SessionArchive(() => dir));
@@ -144,23 +156,34 @@ describe('cost under caching per turn', () => {
     for (const model of ['anthropic', 'openai']) {
       expect(totals.cost![model]!.raw).toBeCloseTo(result.totals.cost[model]!.raw, 6);
       expect(totals.cost![model]!.relative).toBeCloseTo(result.totals.cost[model]!.relative, 9);
-      expect(totals.cost![model]!.projected + totals.cost![model]!.readBack!).toBeCloseTo(result.totals.costWithReadBacks[model]!.projected, 6);
+      expect(totals.cost![model]!.projected + totals.cost![model]!.readBack!).toBeCloseTo(
+        result.totals.costWithReadBacks[model]!.projected,
+        6,
+      );
     }
   });
 
-  it('uses the replay call\'s own cost, with read-backs, once replay reports it', () => {
+  it("uses the replay call's own cost, with read-backs, once replay reports it", () => {
     const provided = { anthropic: { raw: 100, projected: 40, readBack: 5 }, openai: { raw: 80, projected: 50, readBack: 3 } };
     expect(costOf(1, 0, 1, 0, provided)).toEqual(provided);
-    const totals = totalsOf([{ index: 0, originalTokens: 1, projectedTokens: 1, cacheStable: false, reductions: 0, tools: [], missed: 0, cost: provided }]);
+    const totals = totalsOf([
+      { index: 0, originalTokens: 1, projectedTokens: 1, cacheStable: false, reductions: 0, tools: [], missed: 0, cost: provided },
+    ]);
     expect(totals.cost!['anthropic']).toEqual({ raw: 100, projected: 40, relative: 0.4, readBack: 5 });
   });
 });
 
-describe('a turn\'s own results', () => {
+describe("a turn's own results", () => {
   it('lists every result of a replayed turn, reduced or whole, and search finds a result only in the turn that brought it', async () => {
     const store = new MemoryStore();
     const t = await readTranscript(join(FIXTURES, 'mini-swe-agent__deepseek_bench1__django__django-14752.traj.json'));
-    const s = new ReplaySource({ store: () => store, config: () => config }).add('/x/t.traj.json', t, replay(t, { config, store, detail: true }), 1, 'x');
+    const s = new ReplaySource({ store: () => store, config: () => config }).add(
+      '/x/t.traj.json',
+      t,
+      replay(t, { config, store, detail: true }),
+      1,
+      'x',
+    );
     let total = 0;
     for (let k = 0; k < s.turns().length; k++) {
       const d = s.detail(k);
@@ -174,19 +197,29 @@ describe('a turn\'s own results', () => {
     const w = s.detail(k).whole![0]!;
     const text = s.resultPage(k, w.callId, 0, 100_000).text;
     expect(text.length).toBe(w.chars);
-    const needle = text.trim().split('\n').find((l) => l.trim().length > 25)!.trim().slice(0, 25);
+    const needle = text
+      .trim()
+      .split('\n')
+      .find((l) => l.trim().length > 25)!
+      .trim()
+      .slice(0, 25);
     const hits = s.search(needle, 100).turns;
     expect(hits).toContain(k);
     // later turns carry the same result in their history but do not match
     const ownHas = (i: number) => {
       const d = s.detail(i);
       const n = needle.toLowerCase();
-      return d.whole!.some((x) => s.resultPage(i, x.callId, 0, 100_000).text.toLowerCase().includes(n)) ||
-        d.results.filter((r) => d.own!.includes(r.callId)).some((r) => store.get(r.handle).toLowerCase().includes(n));
+      return (
+        d.whole!.some((x) => s.resultPage(i, x.callId, 0, 100_000).text.toLowerCase().includes(n)) ||
+        d.results.filter((r) => d.own!.includes(r.callId)).some((r) => store.get(r.handle).toLowerCase().includes(n))
+      );
     };
     expect(hits.every(ownHas)).toBe(true);
     // and a turn that only carries it does not match
-    const carriers = s.turns().map((_, i) => i).filter((i) => i > k && !ownHas(i));
+    const carriers = s
+      .turns()
+      .map((_, i) => i)
+      .filter((i) => i > k && !ownHas(i));
     expect(carriers.length).toBeGreaterThan(0);
     expect(hits.some((i) => carriers.includes(i))).toBe(false);
   });
@@ -194,7 +227,13 @@ describe('a turn\'s own results', () => {
   it('reads the long real Claude Code session: every turn has its own results and cost', async () => {
     const t = await readTranscript(LONG);
     const store = new MemoryStore();
-    const s = new ReplaySource({ store: () => store, config: () => parseConfig({}).config }).add(LONG, t, replay(t, { config: parseConfig({}).config, store, detail: true }), 1, 'x');
+    const s = new ReplaySource({ store: () => store, config: () => parseConfig({}).config }).add(
+      LONG,
+      t,
+      replay(t, { config: parseConfig({}).config, store, detail: true }),
+      1,
+      'x',
+    );
     const turns = s.turns();
     expect(turns.length).toBeGreaterThan(50);
     expect(turns.every((x) => x.cost?.['anthropic'] && x.cost['openai'])).toBe(true);
@@ -206,12 +245,32 @@ describe('a turn\'s own results', () => {
 describe('the status bar', () => {
   it('sums what the sessions saved, tokens and cost, and says a click opens the inspector', () => {
     const s = sessionsStatus([
-      { id: 'replay:a', origin: 'replay', title: 'a', detail: '', turns: 3, modified: 'x', live: false, totals: { originalTokens: 1000, projectedTokens: 600, cost: { anthropic: { raw: 500, projected: 400 } } } },
-      { id: 'api:b', origin: 'api', title: 'b', detail: '', turns: 1, modified: 'x', live: true, totals: { originalTokens: 100, projectedTokens: 100, cost: { anthropic: { raw: 500, projected: 500 } } } },
+      {
+        id: 'replay:a',
+        origin: 'replay',
+        title: 'a',
+        detail: '',
+        turns: 3,
+        modified: 'x',
+        live: false,
+        totals: { originalTokens: 1000, projectedTokens: 600, cost: { anthropic: { raw: 500, projected: 400 } } },
+      },
+      {
+        id: 'api:b',
+        origin: 'api',
+        title: 'b',
+        detail: '',
+        turns: 1,
+        modified: 'x',
+        live: true,
+        totals: { originalTokens: 100, projectedTokens: 100, cost: { anthropic: { raw: 500, projected: 500 } } },
+      },
       { id: 'replay:c', origin: 'replay', title: 'c', detail: '', turns: 0, modified: 'x', live: false },
     ]);
     expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −10.0%');
-    expect(s.tooltip).toMatch(/1 replayed, 1 API sessions\): 1,100 → 700 tokens sent; input cost under caching 10\.0% lower \(Anthropic prices\)\. Click to open the inspector\./);
+    expect(s.tooltip).toMatch(
+      /1 replayed, 1 API sessions\): 1,100 → 700 tokens sent; input cost under caching 10\.0% lower \(Anthropic prices\)\. Click to open the inspector\./,
+    );
     expect(sessionsStatus([]).text).toBe('$(fold) Spillway: 0 tokens saved');
   });
 });

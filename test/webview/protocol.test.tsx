@@ -41,11 +41,19 @@ describe('protocol', () => {
   });
 
   it('refuses unknown methods, bad params, a handle with a path in it, and host-only kinds', () => {
-    expect(parseWebviewMessage({ kind: 'command', method: 'result/delete', params: {} })).toMatchObject({ ok: false, error: 'unknown command result/delete' });
+    expect(parseWebviewMessage({ kind: 'command', method: 'result/delete', params: {} })).toMatchObject({
+      ok: false,
+      error: 'unknown command result/delete',
+    });
     expect(parseWebviewMessage(request(1, 'turn/detail', { sessionId: 'x', turn: -1 } as never))).toMatchObject({ ok: false });
     expect(parseWebviewMessage(command('result/openStored', { handle: '../../etc/passwd' }))).toMatchObject({ ok: false });
-    expect(parseWebviewMessage(request(1, 'text/page', { sessionId: 'x', handle: HANDLE, side: 'original', offset: 0, limit: 10_000_000 }))).toMatchObject({ ok: false });
-    expect(parseWebviewMessage(notification('host/progress', { message: null }))).toMatchObject({ ok: false, error: 'a webview may not send a notification' });
+    expect(
+      parseWebviewMessage(request(1, 'text/page', { sessionId: 'x', handle: HANDLE, side: 'original', offset: 0, limit: 10_000_000 })),
+    ).toMatchObject({ ok: false });
+    expect(parseWebviewMessage(notification('host/progress', { message: null }))).toMatchObject({
+      ok: false,
+      error: 'a webview may not send a notification',
+    });
     expect(parseWebviewMessage('hello')).toMatchObject({ ok: false });
     expect(parseWebviewMessage({ kind: 'command', method: 'Not A Method', params: {} })).toMatchObject({ ok: false });
   });
@@ -53,8 +61,13 @@ describe('protocol', () => {
   it('validates what the host sends, responses included', () => {
     expect(parseHostMessage(notification('host/showSession', { sessionId: 'a' })).ok).toBe(true);
     expect(parseHostMessage(response(1, 'search/results', { turns: [1, 2], truncated: false })).ok).toBe(true);
-    expect(parseHostMessage({ kind: 'response', id: 1, method: 'search/results', ok: true, result: { turns: ['x'] } })).toMatchObject({ ok: false });
-    expect(parseHostMessage(errorResponse(1, 'turn/detail', 'no such turn'))).toMatchObject({ ok: true, message: { ok: false, error: 'no such turn' } });
+    expect(parseHostMessage({ kind: 'response', id: 1, method: 'search/results', ok: true, result: { turns: ['x'] } })).toMatchObject({
+      ok: false,
+    });
+    expect(parseHostMessage(errorResponse(1, 'turn/detail', 'no such turn'))).toMatchObject({
+      ok: true,
+      message: { ok: false, error: 'no such turn' },
+    });
     expect(parseHostMessage(command('webview/ready', {}))).toMatchObject({ ok: false });
   });
 });
@@ -63,7 +76,10 @@ describe('the webview Host', () => {
   function fakeWindow() {
     const listeners: ((e: MessageEvent) => void)[] = [];
     return {
-      w: { addEventListener: (_: string, l: (e: MessageEvent) => void) => listeners.push(l), removeEventListener: () => undefined } as unknown as Window,
+      w: {
+        addEventListener: (_: string, l: (e: MessageEvent) => void) => listeners.push(l),
+        removeEventListener: () => undefined,
+      } as unknown as Window,
       deliver: (data: unknown) => listeners.forEach((l) => l({ data } as MessageEvent)),
     };
   }
@@ -98,8 +114,12 @@ describe('InspectorService', () => {
     const posted: { kind: string; method: string; ok?: boolean; error?: string }[] = [];
     const logs: string[] = [];
     const actions: InspectorActions = {
-      config: () => config, openStored: async () => undefined, compare: async () => undefined, copyHandle: async () => undefined,
-      saveCaps: async () => ({}), log: (l, line) => logs.push(`${l}: ${line}`),
+      config: () => config,
+      openStored: async () => undefined,
+      compare: async () => undefined,
+      copyHandle: async () => undefined,
+      saveCaps: async () => ({}),
+      log: (l, line) => logs.push(`${l}: ${line}`),
     };
     const s = new InspectorService([source], actions, (m) => posted.push(m as never));
     return { s, posted, logs, source };
@@ -149,7 +169,10 @@ describe('session sources', () => {
     expectSome(s.detail(missedTurn.index).missed, (m) => m.handle);
     expect(s.search(store.get(r.handle).slice(0, 30), 100).turns).toContain(k);
     const dry = await s.dryRun({ ...config, defaultCap: 'unlimited' });
-    expect(failing(dry, (x) => x.reductions === 0 || x.missed === 0), 'elements that break the rule').toEqual([]);
+    expect(
+      failing(dry, (x) => x.reductions === 0 || x.missed === 0),
+      'elements that break the rule',
+    ).toEqual([]);
     expect(dry.reduce((a, x) => a + x.projectedTokens, 0)).toBeGreaterThan(turns.reduce((a, x) => a + x.projectedTokens, 0));
   });
 
@@ -172,17 +195,40 @@ describe('session sources', () => {
     const dir = temp();
     const rec = new Recorder(dir);
     const engine = createEngine(config, { store: new MemoryStore() });
-    const body = (n: number) => JSON.stringify({ model: 'm', messages: [
-      { role: 'user', content: 'go' },
-      { role: 'assistant', content: null, tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 'bash', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: `c${n}`, content: `output ${n}\n`.repeat(400) },
-    ] });
+    const body = (n: number) =>
+      JSON.stringify({
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'go' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 'bash', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: `c${n}`, content: `output ${n}\n`.repeat(400) },
+        ],
+      });
     const record = async (n: number) => {
       const p = engine.project(body(n), 'openai-chat', { session: 's' });
-      const turn: Turn = { v: 1, session: 'sess1', turn: n, time: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(), path: '/v1/chat/completions', format: 'openai-chat',
-        originalBytes: body(n).length, projectedBytes: String(p.request).length, originalTokens: p.stats.originalTokens, projectedTokens: p.stats.projectedTokens,
-        reductions: p.reductions, stats: p.stats, usage: { cachedTokens: n > 1 ? 10 : 0 }, status: 200, durationMs: 5,
-        requestRef: await rec.putBody(Buffer.from(body(n))), projectionRef: await rec.putBody(Buffer.from(String(p.request))) };
+      const turn: Turn = {
+        v: 1,
+        session: 'sess1',
+        turn: n,
+        time: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(),
+        path: '/v1/chat/completions',
+        format: 'openai-chat',
+        originalBytes: body(n).length,
+        projectedBytes: String(p.request).length,
+        originalTokens: p.stats.originalTokens,
+        projectedTokens: p.stats.projectedTokens,
+        reductions: p.reductions,
+        stats: p.stats,
+        usage: { cachedTokens: n > 1 ? 10 : 0 },
+        status: 200,
+        durationMs: 5,
+        requestRef: await rec.putBody(Buffer.from(body(n))),
+        projectionRef: await rec.putBody(Buffer.from(String(p.request))),
+      };
       rec.append(turn);
     };
     await record(1);
@@ -211,7 +257,14 @@ describe('session sources', () => {
     const engine = createEngine(config, { store: new MemoryStore() });
     const seen: string[] = [];
     source.onDidChange((e) => seen.push(e.appended ? 'appended' : 'list'));
-    const req = { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'bash', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c', content: 'y'.repeat(5000) }] };
+    const req = {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'bash', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c', content: 'y'.repeat(5000) },
+      ],
+    };
     source.record('chat-1', req, engine.project(req, 'auto') as Projection);
     source.record('chat-1', req, engine.project(req, 'auto') as Projection);
     expect(source.list()).toMatchObject([{ id: 'api:chat-1', turns: 2, live: true }]);
@@ -249,8 +302,15 @@ describe('agent sessions', () => {
 describe('the panel HTML', () => {
   it('has a strict CSP: scripts only with the nonce, no inline style, nothing else', () => {
     const csp = contentSecurityPolicy({ cspSource: 'https://x.vscode-cdn.net', nonce: 'abc' });
-    expect(csp).toBe("default-src 'none'; img-src https://x.vscode-cdn.net data:; style-src https://x.vscode-cdn.net 'nonce-abc'; font-src https://x.vscode-cdn.net; script-src 'nonce-abc'");
-    const html = inspectorHtml({ cspSource: 'https://x', nonce: 'abc', scriptUri: 'https://x/dist/webview.js', styleUri: 'https://x/dist/webview.css' });
+    expect(csp).toBe(
+      "default-src 'none'; img-src https://x.vscode-cdn.net data:; style-src https://x.vscode-cdn.net 'nonce-abc'; font-src https://x.vscode-cdn.net; script-src 'nonce-abc'",
+    );
+    const html = inspectorHtml({
+      cspSource: 'https://x',
+      nonce: 'abc',
+      scriptUri: 'https://x/dist/webview.js',
+      styleUri: 'https://x/dist/webview.css',
+    });
     expect(html).toContain('<script nonce="abc" src="https://x/dist/webview.js"></script>');
     expect(html).not.toMatch(/unsafe-(inline|eval)/);
   });

@@ -15,8 +15,14 @@ import { SyntheticSession, SyntheticSource } from '../../bench/inspector-fixture
 
 if (typeof window !== 'undefined' && !window.matchMedia) {
   (window as unknown as { matchMedia: unknown }).matchMedia = (q: string) => ({
-    matches: false, media: q, onchange: null,
-    addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {}, dispatchEvent: () => false,
+    matches: false,
+    media: q,
+    onchange: null,
+    addListener() {},
+    removeListener() {},
+    addEventListener() {},
+    removeEventListener() {},
+    dispatchEvent: () => false,
   });
 }
 

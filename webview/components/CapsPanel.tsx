@@ -76,9 +76,16 @@ function CapRow(props: { c: ToolCap; change: CapChoice | undefined; onChange: Ca
             if (v.trim() === '' || p !== undefined) onChange(c.tool, p);
           }}
         />
-        {invalid && <span className="invalid" role="alert" id={errorId}> a positive number, unlimited or default</span>}
+        {invalid && (
+          <span className="invalid" role="alert" id={errorId}>
+            {' '}
+            a positive number, unlimited or default
+          </span>
+        )}
       </td>
-      <td className="cap-effect" data-testid={`cap-effect-${c.tool}`}>{props.effect ?? ''}</td>
+      <td className="cap-effect" data-testid={`cap-effect-${c.tool}`}>
+        {props.effect ?? ''}
+      </td>
     </tr>
   );
 }
@@ -95,7 +102,10 @@ export function CapsPanel(props: CapsPanelProps) {
       <div className="caps-head">
         <button type="button" className="caps-toggle" aria-expanded={open} aria-controls="caps-body" onClick={toggle}>
           <span aria-hidden="true">{open ? '▾' : '▸'}</span> Caps per tool
-          <span className="muted"> ({caps.length} tools, default {capText(defaultCap)} {capUnit})</span>
+          <span className="muted">
+            {' '}
+            ({caps.length} tools, default {capText(defaultCap)} {capUnit})
+          </span>
         </button>
         {changed && (
           <span className="dry-text caps-total" data-testid="dry-delta" role="status">
@@ -103,15 +113,20 @@ export function CapsPanel(props: CapsPanelProps) {
           </span>
         )}
         <span className="caps-actions">
-          <Button disabled={!changed || saving} onClick={onSave} aria-label="Save caps to settings">Save…</Button>
-          <Button appearance="secondary" disabled={!changed || saving} onClick={onRevert}>Revert</Button>
+          <Button disabled={!changed || saving} onClick={onSave} aria-label="Save caps to settings">
+            Save…
+          </Button>
+          <Button appearance="secondary" disabled={!changed || saving} onClick={onRevert}>
+            Revert
+          </Button>
         </span>
       </div>
       {open && (
         <div className="caps-body" id="caps-body">
           <table>
             <caption className="muted">
-              Caps in {capUnit}; tools without their own cap use the default, {capText(defaultCap)}. A new cap re-projects the session at once (a dry run); Save writes spillway.toolCaps.
+              Caps in {capUnit}; tools without their own cap use the default, {capText(defaultCap)}. A new cap re-projects the session at
+              once (a dry run); Save writes spillway.toolCaps.
             </caption>
             <thead>
               <tr>

@@ -58,7 +58,10 @@ function bucket(turns: readonly TurnSummary[], dry: readonly TurnSummary[] | und
   for (let c = 0; c < cols; c++) {
     const a = Math.floor((c * n) / cols);
     const b = Math.max(a + 1, Math.floor(((c + 1) * n) / cols));
-    let o = 0, p = 0, d = 0, st = true;
+    let o = 0,
+      p = 0,
+      d = 0,
+      st = true;
     for (let i = a; i < b; i++) {
       o = Math.max(o, m.original[i] ?? 0);
       p = Math.max(p, m.projected[i] ?? 0);
@@ -156,10 +159,20 @@ export function Chart(props: ChartProps) {
               <span className="key key-saving" /> top saving
             </>
           )}
-          <span className="legend-max">max {compact(max)} {unit}</span>
+          <span className="legend-max">
+            max {compact(max)} {unit}
+          </span>
         </span>
       </div>
-      <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" role="img" aria-labelledby="chart-title" onClick={onClick} data-testid="chart" data-mode={mode}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        preserveAspectRatio="none"
+        role="img"
+        aria-labelledby="chart-title"
+        onClick={onClick}
+        data-testid="chart"
+        data-mode={mode}
+      >
         <title id="chart-title">{title}</title>
         {cols > 0 && (
           <>

@@ -11,7 +11,10 @@ export function SessionList(props: { sessions: readonly SessionInfo[]; selected?
     return (
       <nav className="sessions empty" aria-label="Sessions">
         <p>No sessions yet.</p>
-        <p>Point an agent at the Spillway proxy, project through the extension API, or run <b>Spillway: Open Transcript…</b> or <b>Browse Agent Sessions</b>.</p>
+        <p>
+          Point an agent at the Spillway proxy, project through the extension API, or run <b>Spillway: Open Transcript…</b> or{' '}
+          <b>Browse Agent Sessions</b>.
+        </p>
       </nav>
     );
   }
@@ -37,7 +40,11 @@ export function SessionList(props: { sessions: readonly SessionInfo[]; selected?
                 <span className="session-saved">
                   tokens {signedPercent(s.totals.projectedTokens - s.totals.originalTokens, s.totals.originalTokens)}
                   {s.totals.cost?.['anthropic'] && s.totals.cost['anthropic'].raw > 0 && (
-                    <> · cost {signedPercent(s.totals.cost['anthropic'].projected - s.totals.cost['anthropic'].raw, s.totals.cost['anthropic'].raw)}</>
+                    <>
+                      {' '}
+                      · cost{' '}
+                      {signedPercent(s.totals.cost['anthropic'].projected - s.totals.cost['anthropic'].raw, s.totals.cost['anthropic'].raw)}
+                    </>
                   )}
                 </span>
               )}

@@ -27,7 +27,12 @@ export function highlighted(text: string, query: string | undefined): React.Reac
   return out;
 }
 
-export function TextPager(props: { load: (offset: number, limit: number) => Promise<TextPage>; side: Side; label: string; highlight?: string | undefined }) {
+export function TextPager(props: {
+  load: (offset: number, limit: number) => Promise<TextPage>;
+  side: Side;
+  label: string;
+  highlight?: string | undefined;
+}) {
   const { load, side, label } = props;
   const [pages, setPages] = React.useState<TextPage[]>([]);
   const [error, setError] = React.useState<string>();
@@ -61,10 +66,14 @@ export function TextPager(props: { load: (offset: number, limit: number) => Prom
     <section className={`pager pager-${side}`} aria-label={label}>
       <header>
         <b>{label}</b>
-        {last && <span className="pager-count">{shown < total ? `${count(shown)} of ${count(total)} chars` : `${count(total)} chars`}</span>}
+        {last && (
+          <span className="pager-count">{shown < total ? `${count(shown)} of ${count(total)} chars` : `${count(total)} chars`}</span>
+        )}
       </header>
       {error ? (
-        <p className="pager-error" role="status">{error}</p>
+        <p className="pager-error" role="status">
+          {error}
+        </p>
       ) : (
         <pre className="pager-text" tabIndex={0} data-side={side}>
           {highlighted(pages.map((p) => p.text).join(''), props.highlight)}

@@ -64,18 +64,52 @@ export function Timeline(props: TimelineProps) {
             <span className="turn-figures">
               <span title={`${count(t.originalTokens)} tokens sent by the agent`}>{compact(t.originalTokens)}</span>
               {' → '}
-              <span title={`${count(projected)} tokens sent by Spillway${d ? ' under the new caps' : ''}`} className={d ? 'dry-text' : ''}>{compact(projected)}</span>
+              <span title={`${count(projected)} tokens sent by Spillway${d ? ' under the new caps' : ''}`} className={d ? 'dry-text' : ''}>
+                {compact(projected)}
+              </span>
             </span>
-            <span className="turn-saved" title="tokens saved so far in this session">saved {compact(cumulative[t.index] ?? 0)}</span>
+            <span className="turn-saved" title="tokens saved so far in this session">
+              saved {compact(cumulative[t.index] ?? 0)}
+            </span>
             <TurnCost t={d ?? t} />
             <span className="turn-marks">
-              {(t.clears ?? 0) > 0 && <span className="mark mark-clear" title={`${t.clears} results cleared in this turn: the cached prefix is rewritten from the first of them`}>✂ {t.clears} cleared</span>}
-              {t.reductions > 0 && <span className="mark mark-reduced" title={`${t.reductions} tool results reduced`}>{t.reductions} reduced</span>}
+              {(t.clears ?? 0) > 0 && (
+                <span
+                  className="mark mark-clear"
+                  title={`${t.clears} results cleared in this turn: the cached prefix is rewritten from the first of them`}
+                >
+                  ✂ {t.clears} cleared
+                </span>
+              )}
+              {t.reductions > 0 && (
+                <span className="mark mark-reduced" title={`${t.reductions} tool results reduced`}>
+                  {t.reductions} reduced
+                </span>
+              )}
               {t.tools.length > 0 && <span className="turn-tools">{t.tools.join(', ')}</span>}
-              {t.providerCachedTokens !== undefined && <span className="mark mark-provider" title={`the provider reported ${count(t.providerCachedTokens)} prompt tokens served from its cache`}>cached {compact(t.providerCachedTokens)}</span>}
-              {t.cacheStable && <span className="mark mark-stable" title="the previous projection is a prefix of this one: the prompt cache keeps hitting">cache ✓</span>}
-              {t.missed > 0 && <span className="mark mark-missed" title="identifiers the agent wrote next that this projection had hidden">⚠ {t.missed} missed</span>}
-              {t.note && <span className="mark mark-note" title={t.note}>unchanged</span>}
+              {t.providerCachedTokens !== undefined && (
+                <span
+                  className="mark mark-provider"
+                  title={`the provider reported ${count(t.providerCachedTokens)} prompt tokens served from its cache`}
+                >
+                  cached {compact(t.providerCachedTokens)}
+                </span>
+              )}
+              {t.cacheStable && (
+                <span className="mark mark-stable" title="the previous projection is a prefix of this one: the prompt cache keeps hitting">
+                  cache ✓
+                </span>
+              )}
+              {t.missed > 0 && (
+                <span className="mark mark-missed" title="identifiers the agent wrote next that this projection had hidden">
+                  ⚠ {t.missed} missed
+                </span>
+              )}
+              {t.note && (
+                <span className="mark mark-note" title={t.note}>
+                  unchanged
+                </span>
+              )}
             </span>
           </div>
         );

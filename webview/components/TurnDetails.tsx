@@ -39,18 +39,29 @@ function savedText(r: ResultInfo): string {
   return `saves ${compact(saved)} tokens in this and every later call`;
 }
 
-function ResultRow(props: { r: ResultInfo; expanded: boolean; onToggle: () => void; kind: 'own' | 'decided' | 'kept'; highlight?: string } & Pick<TurnDetailsProps, 'loadText' | 'onOpen' | 'onCompare' | 'onCopy'>) {
+function ResultRow(
+  props: { r: ResultInfo; expanded: boolean; onToggle: () => void; kind: 'own' | 'decided' | 'kept'; highlight?: string } & Pick<
+    TurnDetailsProps,
+    'loadText' | 'onOpen' | 'onCompare' | 'onCopy'
+  >,
+) {
   const { r, expanded, onToggle, loadText, kind } = props;
   const loadOriginal = React.useCallback((o: number, l: number) => loadText(r.handle, 'original', o, l), [loadText, r.handle]);
   const loadProjected = React.useCallback((o: number, l: number) => loadText(r.handle, 'projected', o, l), [loadText, r.handle]);
   return (
     <li className={`result${expanded ? ' expanded' : ''}`} data-handle={r.handle} data-kind={kind}>
       <button type="button" className="result-head" aria-expanded={expanded} onClick={onToggle}>
-        <span className="chev" aria-hidden="true">{expanded ? '▾' : '▸'}</span>
+        <span className="chev" aria-hidden="true">
+          {expanded ? '▾' : '▸'}
+        </span>
         <span className="result-tool">{r.tool}</span>
         <span className="result-call">{r.callId}</span>
         <span className={`stage stage-${r.stage}`}>{r.stage}</span>
-        {!r.fresh && <span className="carried" title="decided in an earlier turn and kept (sticky)">kept</span>}
+        {!r.fresh && (
+          <span className="carried" title="decided in an earlier turn and kept (sticky)">
+            kept
+          </span>
+        )}
         <span className="result-sizes">
           {count(r.originalChars)} → {count(r.projectedChars)} chars · {compact(r.originalTokens)} → {compact(r.projectedTokens)} tokens
         </span>
@@ -62,9 +73,15 @@ function ResultRow(props: { r: ResultInfo; expanded: boolean; onToggle: () => vo
       {expanded && (
         <div className="result-body">
           <div className="result-actions">
-            <Button onClick={() => props.onOpen(r.handle)} aria-label="Open stored output">Open stored output</Button>
-            <Button appearance="secondary" onClick={() => props.onCompare(r.handle)} aria-label="Compare original and projected">Compare</Button>
-            <Button appearance="secondary" onClick={() => props.onCopy(r.handle)} aria-label="Copy handle">Copy handle</Button>
+            <Button onClick={() => props.onOpen(r.handle)} aria-label="Open stored output">
+              Open stored output
+            </Button>
+            <Button appearance="secondary" onClick={() => props.onCompare(r.handle)} aria-label="Compare original and projected">
+              Compare
+            </Button>
+            <Button appearance="secondary" onClick={() => props.onCopy(r.handle)} aria-label="Copy handle">
+              Copy handle
+            </Button>
             <code className="handle">{r.handle}</code>
           </div>
           <div className="sides">
@@ -77,13 +94,22 @@ function ResultRow(props: { r: ResultInfo; expanded: boolean; onToggle: () => vo
   );
 }
 
-function WholeRow(props: { w: WholeResult; turn: number; expanded: boolean; onToggle: () => void; load: NonNullable<TurnDetailsProps['loadWhole']>; highlight?: string }) {
+function WholeRow(props: {
+  w: WholeResult;
+  turn: number;
+  expanded: boolean;
+  onToggle: () => void;
+  load: NonNullable<TurnDetailsProps['loadWhole']>;
+  highlight?: string;
+}) {
   const { w, turn, expanded, onToggle, load } = props;
   const loadText = React.useCallback((o: number, l: number) => load(turn, w.callId, o, l), [load, turn, w.callId]);
   return (
     <li className={`result whole${expanded ? ' expanded' : ''}`} data-call={w.callId} data-kind="whole">
       <button type="button" className="result-head" aria-expanded={expanded} onClick={onToggle}>
-        <span className="chev" aria-hidden="true">{expanded ? '▾' : '▸'}</span>
+        <span className="chev" aria-hidden="true">
+          {expanded ? '▾' : '▸'}
+        </span>
         <span className="result-tool">{w.tool}</span>
         <span className="result-call">{w.callId}</span>
         <span className="stage stage-whole">sent whole</span>
@@ -111,7 +137,14 @@ function onResultsKey(e: React.KeyboardEvent<HTMLElement>) {
   const at = heads.indexOf(document.activeElement as HTMLButtonElement);
   if (at < 0 || heads.length === 0) return;
   e.preventDefault();
-  const next = e.key === 'Home' ? 0 : e.key === 'End' ? heads.length - 1 : e.key === 'ArrowDown' ? Math.min(heads.length - 1, at + 1) : Math.max(0, at - 1);
+  const next =
+    e.key === 'Home'
+      ? 0
+      : e.key === 'End'
+        ? heads.length - 1
+        : e.key === 'ArrowDown'
+          ? Math.min(heads.length - 1, at + 1)
+          : Math.max(0, at - 1);
   heads[next]!.focus();
 }
 
@@ -121,7 +154,12 @@ export function TurnDetails(props: TurnDetailsProps) {
   const expanded = props.onExpanded ? props.expanded : localExpanded;
   const setExpanded = props.onExpanded ?? setLocalExpanded;
   const toggle = (key: string) => setExpanded(expanded === key ? undefined : key);
-  if (error) return <section className="details" role="status">{error}</section>;
+  if (error)
+    return (
+      <section className="details" role="status">
+        {error}
+      </section>
+    );
   if (!detail) return <section className="details muted">Choose a turn to see its tool results.</section>;
   const ownIds = new Set(detail.own ?? detail.results.filter((r) => r.fresh && r.stage !== 'clear').map((r) => r.callId));
   const own = detail.results.filter((r) => ownIds.has(r.callId));
@@ -143,27 +181,45 @@ export function TurnDetails(props: TurnDetailsProps) {
       {...(props.highlight ? { highlight: props.highlight } : {})}
     />
   );
-  const savedHere = own.concat(decided).filter((r) => r.fresh).reduce((a, r) => a + r.originalTokens - r.projectedTokens, 0);
+  const savedHere = own
+    .concat(decided)
+    .filter((r) => r.fresh)
+    .reduce((a, r) => a + r.originalTokens - r.projectedTokens, 0);
   return (
     <section className="details" aria-label={`Turn ${detail.index + 1}`}>
       <h2>Turn {detail.index + 1}</h2>
       <p className="details-summary muted" data-testid="details-summary">
-        {count(own.length + whole.length)} new tool result{own.length + whole.length === 1 ? '' : 's'}: {count(own.length)} reduced, {count(whole.length)} sent whole
-        {decided.length > 0 && <> · {count(decided.length)} earlier result{decided.length === 1 ? '' : 's'} {decided.every((r) => r.stage === 'clear') ? 'cleared' : 'reduced'} in this turn</>}
+        {count(own.length + whole.length)} new tool result{own.length + whole.length === 1 ? '' : 's'}: {count(own.length)} reduced,{' '}
+        {count(whole.length)} sent whole
+        {decided.length > 0 && (
+          <>
+            {' '}
+            · {count(decided.length)} earlier result{decided.length === 1 ? '' : 's'}{' '}
+            {decided.every((r) => r.stage === 'clear') ? 'cleared' : 'reduced'} in this turn
+          </>
+        )}
         {kept.length > 0 && <> · {count(kept.length)} reduced earlier and kept</>}
         {savedHere > 0 && <> · this turn's decisions save {compact(savedHere)} tokens</>}
       </p>
       {detail.missed.length > 0 && (
         <div className="missed" role="note">
-          <b>⚠ The agent referred to {detail.missed.length} thing{detail.missed.length === 1 ? '' : 's'} it could no longer see:</b>
+          <b>
+            ⚠ The agent referred to {detail.missed.length} thing{detail.missed.length === 1 ? '' : 's'} it could no longer see:
+          </b>
           <ul>
             {detail.missed.map((m) => (
               <li key={m.id}>
                 <code>{m.id}</code>
                 {m.handle ? (
                   <>
-                    {' '}in{' '}
-                    <button type="button" className="link" onClick={() => props.onOpen(m.handle!)} title="Open the stored output that holds it">
+                    {' '}
+                    in{' '}
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() => props.onOpen(m.handle!)}
+                      title="Open the stored output that holds it"
+                    >
                       {m.handle}
                     </button>
                   </>
@@ -177,7 +233,10 @@ export function TurnDetails(props: TurnDetailsProps) {
       )}
       {(detail.savedByAgent?.length ?? 0) > 0 && (
         <div className="saved-by-agent" role="note">
-          <b>Saved by Claude Code ({detail.savedByAgent!.length}): the agent kept the full output itself and sent a preview; Spillway left it alone.</b>
+          <b>
+            Saved by Claude Code ({detail.savedByAgent!.length}): the agent kept the full output itself and sent a preview; Spillway left it
+            alone.
+          </b>
           <ul>
             {detail.savedByAgent!.map((s) => (
               <li key={s.callId}>
@@ -188,13 +247,25 @@ export function TurnDetails(props: TurnDetailsProps) {
         </div>
       )}
       {own.length + whole.length === 0 && kept.length === 0 && decided.length === 0 ? (
-        <p className="muted">{detail.whole === undefined ? 'Nothing was reduced in this turn: the model was sent the tool results as they were.' : 'This turn brought no new tool results.'}</p>
+        <p className="muted">
+          {detail.whole === undefined
+            ? 'Nothing was reduced in this turn: the model was sent the tool results as they were.'
+            : 'This turn brought no new tool results.'}
+        </p>
       ) : (
         <ul className="results" aria-label="Tool results of this turn" onKeyDown={onResultsKey}>
           {own.map((r) => row(r, 'own'))}
           {whole.map((w) =>
             props.loadWhole ? (
-              <WholeRow key={keyOfWhole(w)} w={w} turn={detail.index} expanded={expanded === keyOfWhole(w)} onToggle={() => toggle(keyOfWhole(w))} load={props.loadWhole} {...(props.highlight ? { highlight: props.highlight } : {})} />
+              <WholeRow
+                key={keyOfWhole(w)}
+                w={w}
+                turn={detail.index}
+                expanded={expanded === keyOfWhole(w)}
+                onToggle={() => toggle(keyOfWhole(w))}
+                load={props.loadWhole}
+                {...(props.highlight ? { highlight: props.highlight } : {})}
+              />
             ) : null,
           )}
           {decided.length > 0 && (

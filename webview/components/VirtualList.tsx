@@ -57,7 +57,8 @@ export function VirtualList(props: VirtualListProps) {
     if (!el || active < 0 || active >= count) return;
     const top = active * rowHeight;
     if (top < el.scrollTop) el.scrollTop = top;
-    else if (top + rowHeight > el.scrollTop + (el.clientHeight || FALLBACK_HEIGHT)) el.scrollTop = top + rowHeight - (el.clientHeight || FALLBACK_HEIGHT);
+    else if (top + rowHeight > el.scrollTop + (el.clientHeight || FALLBACK_HEIGHT))
+      el.scrollTop = top + rowHeight - (el.clientHeight || FALLBACK_HEIGHT);
     setScrollTop(el.scrollTop);
   }, [active, count, rowHeight]);
 
@@ -69,18 +70,31 @@ export function VirtualList(props: VirtualListProps) {
     if (count === 0) return;
     let next: number;
     switch (e.key) {
-      case 'ArrowDown': next = Math.min(count - 1, active + 1); break;
-      case 'ArrowUp': next = Math.max(0, active - 1); break;
-      case 'PageDown': next = Math.min(count - 1, active + perPage); break;
-      case 'PageUp': next = Math.max(0, active - perPage); break;
-      case 'Home': next = 0; break;
-      case 'End': next = count - 1; break;
+      case 'ArrowDown':
+        next = Math.min(count - 1, active + 1);
+        break;
+      case 'ArrowUp':
+        next = Math.max(0, active - 1);
+        break;
+      case 'PageDown':
+        next = Math.min(count - 1, active + perPage);
+        break;
+      case 'PageUp':
+        next = Math.max(0, active - perPage);
+        break;
+      case 'Home':
+        next = 0;
+        break;
+      case 'End':
+        next = count - 1;
+        break;
       case 'Enter':
       case ' ':
         e.preventDefault();
         if (active >= 0) onActivate?.(active);
         return;
-      default: return;
+      default:
+        return;
     }
     e.preventDefault();
     if (next < 0) next = 0;

@@ -7,7 +7,9 @@ import { VSCodeButton, VSCodeDivider, VSCodeDropdown, VSCodeOption } from '@vsco
 
 type Common = { className?: string; title?: string; id?: string; 'aria-label'?: string; 'data-testid'?: string };
 
-export function Button(props: Common & { children?: React.ReactNode; onClick?: () => void; appearance?: 'primary' | 'secondary' | 'icon'; disabled?: boolean }) {
+export function Button(
+  props: Common & { children?: React.ReactNode; onClick?: () => void; appearance?: 'primary' | 'secondary' | 'icon'; disabled?: boolean },
+) {
   const { onClick, children, ...rest } = props;
   return (
     <VSCodeButton {...rest} onClick={() => onClick?.()}>
@@ -21,7 +23,17 @@ export function Button(props: Common & { children?: React.ReactNode; onClick?: (
  * its input in a shadow root that does not take the host's aria-label, so a screen reader heard every
  * one as "Text field". A native input carries its own accessible name.
  */
-export function TextField(props: Common & { value: string; placeholder?: string; size?: number; onChange: (value: string) => void; onEnter?: () => void; children?: React.ReactNode; type?: 'text' | 'search' }) {
+export function TextField(
+  props: Common & {
+    value: string;
+    placeholder?: string;
+    size?: number;
+    onChange: (value: string) => void;
+    onEnter?: () => void;
+    children?: React.ReactNode;
+    type?: 'text' | 'search';
+  },
+) {
   const { value, onChange, onEnter, children, className, type, ...rest } = props;
   return (
     <span className={`ui-field ${className ?? ''}`}>
@@ -41,7 +53,13 @@ export function TextField(props: Common & { value: string; placeholder?: string;
 }
 
 /** A two-or-more-way switch (radio buttons drawn as a segmented control), keyboard-operable with the arrows. */
-export function Segmented<T extends string>(props: { label: string; value: T; options: { value: T; label: string }[]; onChange: (v: T) => void; 'data-testid'?: string }) {
+export function Segmented<T extends string>(props: {
+  label: string;
+  value: T;
+  options: { value: T; label: string }[];
+  onChange: (v: T) => void;
+  'data-testid'?: string;
+}) {
   const { label, value, options, onChange } = props;
   return (
     <span className="ui-segmented" role="radiogroup" aria-label={label} data-testid={props['data-testid']}>
@@ -55,7 +73,9 @@ export function Segmented<T extends string>(props: { label: string; value: T; op
   );
 }
 
-export function Dropdown(props: Common & { value: string; options: { value: string; label: string }[]; onChange: (value: string) => void }) {
+export function Dropdown(
+  props: Common & { value: string; options: { value: string; label: string }[]; onChange: (value: string) => void },
+) {
   const { value, options, onChange, ...rest } = props;
   return (
     <VSCodeDropdown {...rest} value={value} onChange={(e: unknown) => onChange(((e as Event).target as HTMLSelectElement).value)}>

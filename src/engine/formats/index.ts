@@ -8,13 +8,14 @@
  */
 import { decodeString, get, getString, parseLazy, type JObject, type JValue, type ParseReuse } from '../json';
 import { SpillwayError, WIRE_FORMATS, type WireFormat } from '../types';
+import { CallMap, candidateNames, textPartsOf, UNKNOWN_TOOL, type ItemKind, type ParsedRequest, type ToolResult } from './model';
 import {
-  CallMap,
-  candidateNames, textPartsOf, UNKNOWN_TOOL,
-  type ItemKind, type ParsedRequest, type ToolResult,
-} from './model';
-import {
-  actionOf, observationCallId, observationSpan, toolForObservation, type ObservationOption, type ObservationSpan,
+  actionOf,
+  observationCallId,
+  observationSpan,
+  toolForObservation,
+  type ObservationOption,
+  type ObservationSpan,
 } from './observations';
 
 export * from './model';
@@ -31,17 +32,31 @@ export function isWireFormat(value: string): value is WireFormat {
  * user messages carry a command's output (observations.ts): `off` (the default here) none, `auto`
  * those that match a known agent's template after an action, or a reader's explicit marks.
  */
-export function readRequest(text: string, format: FormatOption = 'auto', reuse?: ParseReuse, observations: ObservationOption = 'off'): ParsedRequest {
+export function readRequest(
+  text: string,
+  format: FormatOption = 'auto',
+  reuse?: ParseReuse,
+  observations: ObservationOption = 'off',
+): ParsedRequest {
   const root = parseLazy(text, reuse);
   if (root.kind !== 'object') {
-    throw new SpillwayError(`the request must be a JSON object, got ${root.kind === 'array' ? 'an array' : `a ${root.kind}`}`, 'bad-request');
+    throw new SpillwayError(
+      `the request must be a JSON object, got ${root.kind === 'array' ? 'an array' : `a ${root.kind}`}`,
+      'bad-request',
+    );
   }
   const fmt = format === 'auto' ? detectFormat(text, root) : format;
   let req: ParsedRequest;
   switch (fmt) {
-    case 'openai-chat': req = readChat(text, root); break;
-    case 'openai-responses': req = readResponses(text, root); break;
-    case 'anthropic-messages': req = readAnthropic(text, root); break;
+    case 'openai-chat':
+      req = readChat(text, root);
+      break;
+    case 'openai-responses':
+      req = readResponses(text, root);
+      break;
+    case 'anthropic-messages':
+      req = readAnthropic(text, root);
+      break;
   }
   if (observations !== 'off') markObservations(req, observations);
   return req;
@@ -74,8 +89,15 @@ function markObservations(req: ParsedRequest, option: ObservationOption): void {
   const found: ToolResult[] = [];
   const add = (i: number, tool: string, span: ObservationSpan) => {
     found.push({
-      n: 0, item: i, callId: observationCallId(i), tool, names: candidateNames(tool), content: span.string,
-      textParts: [span.string], isError: false, observation: span,
+      n: 0,
+      item: i,
+      callId: observationCallId(i),
+      tool,
+      names: candidateNames(tool),
+      content: span.string,
+      textParts: [span.string],
+      isError: false,
+      observation: span,
     });
     req.kinds[i] = 'tool';
   };
@@ -110,11 +132,22 @@ function markObservations(req: ParsedRequest, option: ObservationOption): void {
   }
   if (!found.length) return;
   const all = [...req.results, ...found].sort((a, b) => a.item - b.item);
-  all.forEach((r, n) => { r.n = n; });
+  all.forEach((r, n) => {
+    r.n = n;
+  });
   req.results = all;
 }
 
-const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'server_tool_use', 'mcp_tool_use', 'mcp_tool_result', 'document']);
+const ANTHROPIC_BLOCKS = new Set([
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'server_tool_use',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'document',
+]);
 const CHAT_ROLES = new Set(['system', 'developer', 'tool', 'function']);
 
 /**
@@ -145,10 +178,15 @@ export function detectFormat(text: string, root: JObject): WireFormat {
     }
     return 'openai-chat';
   }
-  const keys = root.keys.slice(0, 8).map((k) => JSON.stringify(k)).join(', ') || 'none';
+  const keys =
+    root.keys
+      .slice(0, 8)
+      .map((k) => JSON.stringify(k))
+      .join(', ') || 'none';
   throw new SpillwayError(
     `cannot tell the request format: expected a top-level "messages" array (OpenAI Chat Completions or Anthropic Messages) or "input" (OpenAI Responses); found keys ${keys}. Pass --format to say which.`,
-    'unknown-format');
+    'unknown-format',
+  );
 }
 
 function arrayAt(text: string, root: JObject, key: string, format: WireFormat): JValue[] {
@@ -165,12 +203,26 @@ function present(...nodes: (JValue | undefined)[]): JValue[] {
 }
 
 /** Adds the result, naming its tool after the call it answers. */
-function pushResult(req: ParsedRequest, item: number, callId: string, content: JValue | undefined, isError: boolean, fallbackName?: string): void {
+function pushResult(
+  req: ParsedRequest,
+  item: number,
+  callId: string,
+  content: JValue | undefined,
+  isError: boolean,
+  fallbackName?: string,
+): void {
   const call = req.calls.get(callId);
   const tool = call?.name ?? fallbackName ?? UNKNOWN_TOOL;
   const r: ToolResult = {
-    n: req.results.length, item, callId, tool, names: candidateNames(tool), content,
-    textParts: textPartsOf(req.text, content), isError, ...(call ? { call } : {}),
+    n: req.results.length,
+    item,
+    callId,
+    tool,
+    names: candidateNames(tool),
+    content,
+    textParts: textPartsOf(req.text, content),
+    isError,
+    ...(call ? { call } : {}),
   };
   req.results.push(r);
 }
@@ -214,13 +266,25 @@ function readChat(text: string, root: JObject): ParsedRequest {
 }
 
 const RESPONSES_OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output']);
-const RESPONSES_MODEL_ITEMS = new Set(['function_call', 'custom_tool_call', 'reasoning', 'mcp_call', 'local_shell_call', 'web_search_call', 'file_search_call', 'computer_call']);
+const RESPONSES_MODEL_ITEMS = new Set([
+  'function_call',
+  'custom_tool_call',
+  'reasoning',
+  'mcp_call',
+  'local_shell_call',
+  'web_search_call',
+  'file_search_call',
+  'computer_call',
+]);
 
 function readResponses(text: string, root: JObject): ParsedRequest {
   const input = get(root, 'input');
   const items = input?.kind === 'string' ? [input] : arrayAt(text, root, 'input', 'openai-responses');
   const req = emptyRequest('openai-responses', text, root, items, present(get(root, 'instructions'), get(root, 'tools')));
-  if (input?.kind === 'string') { req.kinds[0] = 'user'; return req; }
+  if (input?.kind === 'string') {
+    req.kinds[0] = 'user';
+    return req;
+  }
   items.forEach((it, i) => {
     const type = getString(text, it, 'type');
     const role = getString(text, it, 'role');
@@ -234,7 +298,12 @@ function readResponses(text: string, root: JObject): ParsedRequest {
       const name = getString(text, it, 'name');
       const namespace = getString(text, it, 'namespace');
       if (id && name) {
-        req.calls.set(id, { id, name: namespace ? `${namespace}.${name}` : name, item: i, input: get(it, 'arguments') ?? get(it, 'input') });
+        req.calls.set(id, {
+          id,
+          name: namespace ? `${namespace}.${name}` : name,
+          item: i,
+          input: get(it, 'arguments') ?? get(it, 'input'),
+        });
       }
       return;
     }

@@ -94,7 +94,8 @@ export function isTextPart(text: string, node: JValue): node is JObject {
   const t = node.keys.lastIndexOf('type');
   const x = node.keys.lastIndexOf('text');
   if (t < 0 || x < 0) return false;
-  const tv = node.values[t]!, xv = node.values[x]!;
+  const tv = node.values[t]!,
+    xv = node.values[x]!;
   return tv.kind === 'string' && xv.kind === 'string' && TEXT_PART_TYPES.has(decodeString(text, tv));
 }
 
@@ -147,7 +148,9 @@ export function contentPatch(req: ParsedRequest, r: ToolResult, replacement: str
  */
 export function candidateNames(name: string, namespace?: string): string[] {
   const names: string[] = [];
-  const add = (n: string | undefined) => { if (n && !names.includes(n)) names.push(n); };
+  const add = (n: string | undefined) => {
+    if (n && !names.includes(n)) names.push(n);
+  };
   if (namespace) add(`${namespace}.${name}`);
   add(name);
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name);

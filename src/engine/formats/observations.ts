@@ -30,7 +30,10 @@ export type ObservationMode = 'auto' | 'off';
 export const OBSERVATION_MODES: readonly ObservationMode[] = ['auto', 'off'];
 
 /** A reader's mark: the user message at `item` is the output of an action of tool `tool`. */
-export interface ObservationMark { item: number; tool: string }
+export interface ObservationMark {
+  item: number;
+  tool: string;
+}
 
 /** What `readRequest` is told about observations: a mode, or the marks a transcript reader made. */
 export type ObservationOption = ObservationMode | readonly ObservationMark[];
@@ -54,7 +57,8 @@ export const MINI_SWE_AGENT_TOOL = 'bash';
 /** How much of a string's start and end is decoded to recognise a template (templates are short). */
 const EDGE_CHARS = 4096;
 
-const BACKSLASH = 92, LOWER_U = 117;
+const BACKSLASH = 92,
+  LOWER_U = 117;
 
 /** True when the backslash at `i` starts an escape (an even number of backslashes precede it). */
 function escapeStartsAt(t: string, i: number, lo: number): boolean {
@@ -103,7 +107,8 @@ interface Edges {
 }
 
 function edges(t: string, s: JString): Edges {
-  const lo = s.start + 1, hi = s.end - 1;
+  const lo = s.start + 1,
+    hi = s.end - 1;
   if (hi - lo <= EDGE_CHARS * 2) {
     const all = decodeRaw(t, lo, hi, s.escaped);
     return { head: all, tailStart: lo, tail: all, whole: true };
@@ -114,7 +119,11 @@ function edges(t: string, s: JString): Edges {
 }
 
 /** A body found in decoded head/tail coordinates. */
-interface Found { template: ObservationTemplate; headFrom: number; tailTo: number }
+interface Found {
+  template: ObservationTemplate;
+  headFrom: number;
+  tailTo: number;
+}
 
 // mini-swe-agent (1.x `environment.action_observation_template`, 2.x `model.…`): an optional
 // <exception>, then <returncode>N</returncode>, then either <output>…</output> (the body is inside)
@@ -122,7 +131,8 @@ interface Found { template: ObservationTemplate; headFrom: number; tailTo: numbe
 // (the body runs from inside <output_head> to inside <output_tail>).
 const MINI_HEAD = /^(?:<exception>[\s\S]*?<\/exception>\s*)?<returncode>-?\d+<\/returncode>\s*/;
 // mini-swe-agent's timeout_template: the command, then the same two shapes, then a closing line
-const MINI_TIMEOUT_HEAD = /^The last command <command>[\s\S]*?<\/command> timed out and has been killed\.\s*The output of the command was:\s*/;
+const MINI_TIMEOUT_HEAD =
+  /^The last command <command>[\s\S]*?<\/command> timed out and has been killed\.\s*The output of the command was:\s*/;
 // SWE-agent 1.x next_step_template ("Observation: {{observation}}", config/default.yaml "OBSERVATION:\n{{observation}}")
 const SWE_HEAD = /^(?:OBSERVATION|Observation):[ \t]*\n?/;
 // SWE-agent 0.x and thought_action configs: "{{observation}}\n(Open file: …)\n(Current directory: …)\nbash-$"
@@ -176,7 +186,8 @@ function findTemplate(e: Edges): Found | undefined {
  * observation).
  */
 export function observationSpan(t: string, s: JString, whole = false): ObservationSpan | undefined {
-  const lo = s.start + 1, hi = s.end - 1;
+  const lo = s.start + 1,
+    hi = s.end - 1;
   const e = edges(t, s);
   const f = findTemplate(e);
   if (!f) return whole ? { start: lo, end: hi, string: s, template: 'whole' } : undefined;

@@ -72,7 +72,9 @@ export function toOpenAIChat(messages: readonly ChatMessage[], o: RequestOptions
       out.push({
         role: 'assistant',
         content: text || null,
-        ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.callId, type: 'function', function: { name: c.name, arguments: argsText(c.input) } })) } : {}),
+        ...(calls.length
+          ? { tool_calls: calls.map((c) => ({ id: c.callId, type: 'function', function: { name: c.name, arguments: argsText(c.input) } })) }
+          : {}),
       });
       continue;
     }
@@ -81,12 +83,15 @@ export function toOpenAIChat(messages: readonly ChatMessage[], o: RequestOptions
     for (const p of m.parts) {
       if (p.kind === 'toolResult') {
         out.push({ role: 'tool', tool_call_id: p.callId, content: p.content });
-        for (const img of p.images ?? []) content.push({ type: 'image_url', image_url: { url: `data:${img.mimeType};base64,${img.base64}` } });
+        for (const img of p.images ?? [])
+          content.push({ type: 'image_url', image_url: { url: `data:${img.mimeType};base64,${img.base64}` } });
       } else if (p.kind === 'text') content.push({ type: 'text', text: p.text });
-      else if (p.kind === 'data' && isImage(p.mimeType) && p.base64) content.push({ type: 'image_url', image_url: { url: `data:${p.mimeType};base64,${p.base64}` } });
+      else if (p.kind === 'data' && isImage(p.mimeType) && p.base64)
+        content.push({ type: 'image_url', image_url: { url: `data:${p.mimeType};base64,${p.base64}` } });
       else if (p.kind === 'data') content.push({ type: 'text', text: dataText(p) });
     }
-    if (content.length) out.push({ role: 'user', content: content.every((c) => c.type === 'text') ? content.map((c) => c.text).join('') : content });
+    if (content.length)
+      out.push({ role: 'user', content: content.every((c) => c.type === 'text') ? content.map((c) => c.text).join('') : content });
   }
   return {
     model: o.model,
@@ -95,7 +100,13 @@ export function toOpenAIChat(messages: readonly ChatMessage[], o: RequestOptions
     stream_options: { include_usage: true },
     max_completion_tokens: o.maxOutputTokens,
     ...(o.tools.length
-      ? { tools: o.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema ?? EMPTY_SCHEMA } })), ...(o.toolMode === 'required' ? { tool_choice: 'required' } : {}) }
+      ? {
+          tools: o.tools.map((t) => ({
+            type: 'function',
+            function: { name: t.name, description: t.description, parameters: t.inputSchema ?? EMPTY_SCHEMA },
+          })),
+          ...(o.toolMode === 'required' ? { tool_choice: 'required' } : {}),
+        }
       : {}),
     ...o.extra,
   };
@@ -124,7 +135,8 @@ export function toOpenAIResponses(messages: readonly ChatMessage[], o: RequestOp
         flush();
         input.push({ type: 'function_call_output', call_id: p.callId, output: p.content });
         for (const img of p.images ?? []) content.push({ type: 'input_image', image_url: `data:${img.mimeType};base64,${img.base64}` });
-      } else if (isImage(p.mimeType) && p.base64 && m.role === 'user') content.push({ type: 'input_image', image_url: `data:${p.mimeType};base64,${p.base64}` });
+      } else if (isImage(p.mimeType) && p.base64 && m.role === 'user')
+        content.push({ type: 'input_image', image_url: `data:${p.mimeType};base64,${p.base64}` });
       else content.push({ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: dataText(p) });
     }
     flush();
@@ -137,7 +149,15 @@ export function toOpenAIResponses(messages: readonly ChatMessage[], o: RequestOp
     store: false,
     max_output_tokens: o.maxOutputTokens,
     ...(o.tools.length
-      ? { tools: o.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.inputSchema ?? EMPTY_SCHEMA })), ...(o.toolMode === 'required' ? { tool_choice: 'required' } : {}) }
+      ? {
+          tools: o.tools.map((t) => ({
+            type: 'function',
+            name: t.name,
+            description: t.description,
+            parameters: t.inputSchema ?? EMPTY_SCHEMA,
+          })),
+          ...(o.toolMode === 'required' ? { tool_choice: 'required' } : {}),
+        }
       : {}),
     ...o.extra,
   };
@@ -160,15 +180,30 @@ export function toAnthropic(messages: readonly ChatMessage[], o: RequestOptions)
       continue;
     }
     // tool results lead a user message
-    const ordered = m.role === 'user' ? [...m.parts.filter((p) => p.kind === 'toolResult'), ...m.parts.filter((p) => p.kind !== 'toolResult')] : m.parts;
+    const ordered =
+      m.role === 'user' ? [...m.parts.filter((p) => p.kind === 'toolResult'), ...m.parts.filter((p) => p.kind !== 'toolResult')] : m.parts;
     for (const p of ordered) {
       if (p.kind === 'text') {
         if (p.text) push(m.role, { type: 'text', text: p.text });
-      } else if (p.kind === 'toolCall') push('assistant', { type: 'tool_use', id: p.callId, name: p.name, input: typeof p.input === 'object' && p.input !== null ? p.input : {} });
+      } else if (p.kind === 'toolCall')
+        push('assistant', {
+          type: 'tool_use',
+          id: p.callId,
+          name: p.name,
+          input: typeof p.input === 'object' && p.input !== null ? p.input : {},
+        });
       else if (p.kind === 'toolResult') {
-        const images = (p.images ?? []).map((img) => ({ type: 'image', source: { type: 'base64', media_type: img.mimeType, data: img.base64 } }));
-        push('user', { type: 'tool_result', tool_use_id: p.callId, content: images.length ? [{ type: 'text', text: p.content }, ...images] : p.content });
-      } else if (isImage(p.mimeType) && p.base64) push(m.role, { type: 'image', source: { type: 'base64', media_type: p.mimeType, data: p.base64 } });
+        const images = (p.images ?? []).map((img) => ({
+          type: 'image',
+          source: { type: 'base64', media_type: img.mimeType, data: img.base64 },
+        }));
+        push('user', {
+          type: 'tool_result',
+          tool_use_id: p.callId,
+          content: images.length ? [{ type: 'text', text: p.content }, ...images] : p.content,
+        });
+      } else if (isImage(p.mimeType) && p.base64)
+        push(m.role, { type: 'image', source: { type: 'base64', media_type: p.mimeType, data: p.base64 } });
       else push(m.role, { type: 'text', text: dataText(p) });
     }
   }
@@ -179,14 +214,21 @@ export function toAnthropic(messages: readonly ChatMessage[], o: RequestOptions)
     messages: out,
     stream: true,
     ...(o.tools.length
-      ? { tools: o.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema ?? EMPTY_SCHEMA })), ...(o.toolMode === 'required' ? { tool_choice: { type: 'any' } } : {}) }
+      ? {
+          tools: o.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema ?? EMPTY_SCHEMA })),
+          ...(o.toolMode === 'required' ? { tool_choice: { type: 'any' } } : {}),
+        }
       : {}),
     ...o.extra,
   };
 }
 
 export function toWire(api: ChatApi, messages: readonly ChatMessage[], o: RequestOptions): Record<string, unknown> {
-  return api === 'openai-responses' ? toOpenAIResponses(messages, o) : api === 'openai-chat' ? toOpenAIChat(messages, o) : toAnthropic(messages, o);
+  return api === 'openai-responses'
+    ? toOpenAIResponses(messages, o)
+    : api === 'openai-chat'
+      ? toOpenAIChat(messages, o)
+      : toAnthropic(messages, o);
 }
 
 /**
@@ -199,8 +241,17 @@ export function conversationKey(messages: readonly ChatMessage[], hash: (s: stri
 }
 
 /** Appends a tool round (the model's calls and their answers) to a wire body, for the provider's own read-back loop. */
-export function appendToolRound(api: ChatApi, body: Record<string, unknown>, text: string, calls: { callId: string; name: string; input: unknown }[], results: { callId: string; content: string }[]): Record<string, unknown> {
-  const assistant: ChatMessage = { role: 'assistant', parts: [...(text ? [{ kind: 'text' as const, text }] : []), ...calls.map((c) => ({ kind: 'toolCall' as const, ...c }))] };
+export function appendToolRound(
+  api: ChatApi,
+  body: Record<string, unknown>,
+  text: string,
+  calls: { callId: string; name: string; input: unknown }[],
+  results: { callId: string; content: string }[],
+): Record<string, unknown> {
+  const assistant: ChatMessage = {
+    role: 'assistant',
+    parts: [...(text ? [{ kind: 'text' as const, text }] : []), ...calls.map((c) => ({ kind: 'toolCall' as const, ...c }))],
+  };
   const user: ChatMessage = { role: 'user', parts: results.map((r) => ({ kind: 'toolResult' as const, ...r })) };
   const o: RequestOptions = { model: '', maxOutputTokens: 1, tools: [] };
   const add = toWire(api, [assistant, user], o);

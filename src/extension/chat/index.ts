@@ -42,17 +42,22 @@ export function registerChat(host: SpillwayHost, onDidRecord: () => void): ChatR
     host.log.info(`chat models: ${models.map((m) => `${m.name} (${m.api} ${m.model})`).join(', ') || 'none'}`);
   };
   load();
-  disposables.push(vscode.workspace.onDidChangeConfiguration((e) => {
-    if (!e.affectsConfiguration(`${SECTION}.${MODELS_SETTING}`)) return;
-    load();
-    changed.fire();
-  }));
+  disposables.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration(`${SECTION}.${MODELS_SETTING}`)) return;
+      load();
+      changed.fire();
+    }),
+  );
   const sessionsDir = () => copilotSessionsDir(host.storeDir);
   const recorder = new ChatRecorder(sessionsDir, (line) => host.log.warn(line));
   // recordings follow the store's retention, like the proxy's: first a minute after activation, then hourly
   const prune = () => {
     try {
-      const r = pruneRecordings(sessionsDir(), { maxAgeDays: host.storage.retentionDays, maxBodyBytes: host.storage.maxMegabytes * 1024 * 1024 });
+      const r = pruneRecordings(sessionsDir(), {
+        maxAgeDays: host.storage.retentionDays,
+        maxBodyBytes: host.storage.maxMegabytes * 1024 * 1024,
+      });
       if (r.sessions + r.bodies > 0) host.log.info(`pruned the Copilot recordings: ${r.sessions} sessions, ${r.bodies} bodies`);
     } catch (e) {
       host.log.error(`pruning the Copilot recordings failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -63,7 +68,14 @@ export function registerChat(host: SpillwayHost, onDidRecord: () => void): ChatR
   disposables.push({ dispose: () => (clearTimeout(first), clearInterval(every)) });
   const api = lmApi();
   if (api) {
-    const provider = new SpillwayChatProvider({ host, models: () => models, keys, recorder, onDidRecord, onDidChangeModels: changed.event });
+    const provider = new SpillwayChatProvider({
+      host,
+      models: () => models,
+      keys,
+      recorder,
+      onDidRecord,
+      onDidChangeModels: changed.event,
+    });
     disposables.push(api.registerLanguageModelChatProvider(VENDOR, provider));
     host.log.info(`registered the ${VENDOR} language model vendor`);
   } else {
@@ -88,25 +100,55 @@ function currentEntries(): unknown[] {
 }
 
 async function askEntry(start?: ModelEntry): Promise<ModelEntry | undefined> {
-  const api = await vscode.window.showQuickPick(CHAT_APIS.map((a) => ({ label: API_LABEL[a], api: a, picked: a === start?.api })), { title: 'Spillway: endpoint kind', ignoreFocusOut: true });
+  const api = await vscode.window.showQuickPick(
+    CHAT_APIS.map((a) => ({ label: API_LABEL[a], api: a, picked: a === start?.api })),
+    { title: 'Spillway: endpoint kind', ignoreFocusOut: true },
+  );
   if (!api) return undefined;
-  const defaults: Record<ChatApi, string> = { 'openai-responses': 'https://api.openai.com/v1', 'openai-chat': 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com' };
+  const defaults: Record<ChatApi, string> = {
+    'openai-responses': 'https://api.openai.com/v1',
+    'openai-chat': 'https://api.openai.com/v1',
+    anthropic: 'https://api.anthropic.com',
+  };
   const baseUrl = await vscode.window.showInputBox({
-    title: 'Spillway: base URL', value: start?.baseUrl ?? defaults[api.api], ignoreFocusOut: true,
+    title: 'Spillway: base URL',
+    value: start?.baseUrl ?? defaults[api.api],
+    ignoreFocusOut: true,
     validateInput: (v) => (ModelEntry.shape.baseUrl.safeParse(v).success ? undefined : 'an http(s) URL, e.g. https://api.openai.com/v1'),
   });
   if (!baseUrl) return undefined;
-  const model = await vscode.window.showInputBox({ title: 'Spillway: model id', value: start?.model, prompt: 'e.g. gpt-5, claude-sonnet-4-5, qwen3-coder', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'a model id') });
+  const model = await vscode.window.showInputBox({
+    title: 'Spillway: model id',
+    value: start?.model,
+    prompt: 'e.g. gpt-5, claude-sonnet-4-5, qwen3-coder',
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'a model id'),
+  });
   if (!model) return undefined;
-  const name = await vscode.window.showInputBox({ title: 'Spillway: name in the model picker', value: start?.name ?? model, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'a name') });
+  const name = await vscode.window.showInputBox({
+    title: 'Spillway: name in the model picker',
+    value: start?.name ?? model,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'a name'),
+  });
   if (!name) return undefined;
-  const max = await vscode.window.showInputBox({ title: 'Spillway: context size in tokens (empty: 128000)', value: start?.maxInputTokens ? String(start.maxInputTokens) : '', ignoreFocusOut: true, validateInput: (v) => (v === '' || /^[1-9]\d*$/.test(v) ? undefined : 'a whole number') });
+  const max = await vscode.window.showInputBox({
+    title: 'Spillway: context size in tokens (empty: 128000)',
+    value: start?.maxInputTokens ? String(start.maxInputTokens) : '',
+    ignoreFocusOut: true,
+    validateInput: (v) => (v === '' || /^[1-9]\d*$/.test(v) ? undefined : 'a whole number'),
+  });
   if (max === undefined) return undefined;
   return { name: name.trim(), api: api.api, baseUrl: baseUrl.trim(), model: model.trim(), ...(max ? { maxInputTokens: Number(max) } : {}) };
 }
 
 async function askKey(host: SpillwayHost, keys: ModelKeys, id: string, name: string): Promise<void> {
-  const key = await vscode.window.showInputBox({ title: `Spillway: API key for ${name} (empty: send none)`, password: true, ignoreFocusOut: true, prompt: 'Kept in VS Code\'s secret storage only' });
+  const key = await vscode.window.showInputBox({
+    title: `Spillway: API key for ${name} (empty: send none)`,
+    password: true,
+    ignoreFocusOut: true,
+    prompt: "Kept in VS Code's secret storage only",
+  });
   if (key === undefined) return;
   await keys.set(id, key.trim() || undefined);
   host.log.info(`${name}: key ${key.trim() ? 'stored in secret storage' : 'removed'}`);
@@ -123,7 +165,10 @@ async function addModel(host: SpillwayHost, keys: ModelKeys): Promise<void> {
 async function manageModels(host: SpillwayHost, keys: ModelKeys, models: () => ChatModel[]): Promise<void> {
   const list = models();
   const pick = await vscode.window.showQuickPick(
-    [...list.map((m) => ({ label: m.name, description: `${m.api} · ${m.model}`, detail: m.baseUrl, model: m as ChatModel | undefined })), { label: '$(add) Add Language Model…', model: undefined }],
+    [
+      ...list.map((m) => ({ label: m.name, description: `${m.api} · ${m.model}`, detail: m.baseUrl, model: m as ChatModel | undefined })),
+      { label: '$(add) Add Language Model…', model: undefined },
+    ],
     { title: 'Spillway: language models' },
   );
   if (!pick) return;
@@ -131,7 +176,10 @@ async function manageModels(host: SpillwayHost, keys: ModelKeys, models: () => C
   const m = pick.model;
   const action = await vscode.window.showQuickPick(['Edit', 'Set API Key', 'Remove'], { title: `Spillway: ${m.name}` });
   const entries = currentEntries();
-  const index = entries.findIndex((e) => { const r = ModelEntry.safeParse(e); return r.success && modelId(r.data) === m.id; });
+  const index = entries.findIndex((e) => {
+    const r = ModelEntry.safeParse(e);
+    return r.success && modelId(r.data) === m.id;
+  });
   if (action === 'Set API Key') return askKey(host, keys, m.id, m.name);
   if (action === 'Remove') {
     if (index >= 0) entries.splice(index, 1);

@@ -20,14 +20,19 @@ export const API_LABEL: Record<ChatApi, string> = {
 export const DEFAULT_MAX_INPUT_TOKENS = 128_000;
 export const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
 
-export const ModelEntry = z.object({
-  name: z.string().trim().min(1).max(80),
-  api: z.enum(CHAT_APIS),
-  baseUrl: z.string().url().refine((u) => /^https?:\/\//i.test(u), 'baseUrl must be an http(s) URL'),
-  model: z.string().trim().min(1),
-  maxInputTokens: z.number().int().positive().optional(),
-  maxOutputTokens: z.number().int().positive().optional(),
-}).strict();
+export const ModelEntry = z
+  .object({
+    name: z.string().trim().min(1).max(80),
+    api: z.enum(CHAT_APIS),
+    baseUrl: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//i.test(u), 'baseUrl must be an http(s) URL'),
+    model: z.string().trim().min(1),
+    maxInputTokens: z.number().int().positive().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+  })
+  .strict();
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
 export interface ChatModel extends ModelEntry {
@@ -37,7 +42,12 @@ export interface ChatModel extends ModelEntry {
 
 /** The id of an entry: its name, slugged, plus a short hash of name + endpoint + model (so an edit that changes the endpoint is a new model). */
 export function modelId(e: Pick<ModelEntry, 'name' | 'baseUrl' | 'model' | 'api'>): string {
-  const slug = e.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'model';
+  const slug =
+    e.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 40) || 'model';
   const h = createHash('sha256').update(`${e.name}\n${e.api}\n${e.baseUrl}\n${e.model}`).digest('hex').slice(0, 8);
   return `${slug}-${h}`;
 }
@@ -54,7 +64,9 @@ export function parseModels(value: unknown): { models: ChatModel[]; problems: st
     const r = ModelEntry.safeParse(raw);
     if (!r.success) {
       const issue = r.error.issues[0]!;
-      problems.push(`spillway.${MODELS_SETTING}[${i}] (${name}): ${issue.path.join('.') || 'entry'}: ${issue.message}; this model is skipped`);
+      problems.push(
+        `spillway.${MODELS_SETTING}[${i}] (${name}): ${issue.path.join('.') || 'entry'}: ${issue.message}; this model is skipped`,
+      );
       return;
     }
     const id = modelId(r.data);
@@ -100,7 +112,7 @@ export const MODELS_SETTING_SCHEMA = {
   default: [],
   markdownDescription:
     'Chat models Spillway offers to Copilot Chat (vendor `spillway`, VS Code 1.104 or later). Each wraps your own endpoint; ' +
-    'every turn is projected by Spillway before it is sent. Keys are kept in VS Code\'s secret storage, set with ' +
+    "every turn is projected by Spillway before it is sent. Keys are kept in VS Code's secret storage, set with " +
     '**Spillway: Add Language Model…**, never here. A model without a key sends none (local servers).',
   items: {
     type: 'object',
@@ -108,7 +120,12 @@ export const MODELS_SETTING_SCHEMA = {
     additionalProperties: false,
     properties: {
       name: { type: 'string', description: 'Shown in the model picker as "NAME · Spillway".' },
-      api: { type: 'string', enum: [...CHAT_APIS], enumDescriptions: CHAT_APIS.map((a) => API_LABEL[a]), description: 'The endpoint\'s wire format.' },
+      api: {
+        type: 'string',
+        enum: [...CHAT_APIS],
+        enumDescriptions: CHAT_APIS.map((a) => API_LABEL[a]),
+        description: "The endpoint's wire format.",
+      },
       baseUrl: { type: 'string', description: 'e.g. https://api.openai.com/v1, https://api.anthropic.com, http://127.0.0.1:11434/v1' },
       model: { type: 'string', description: 'The model id the endpoint expects, e.g. gpt-5 or claude-sonnet-4-5.' },
       maxInputTokens: { type: 'integer', minimum: 1, description: `The model's context size (default ${DEFAULT_MAX_INPUT_TOKENS}).` },

@@ -28,7 +28,12 @@ import { endpointUrl, modelInformation, type ChatModel } from './models';
 import { StreamDecoder, errorMessageOf, type StreamEvent } from './streams';
 import { authHeaders, redact, type ModelKeys } from './secrets';
 import type { ChatRecorder } from './sessions';
-import type { LanguageModelChatInformation, LanguageModelChatProvider, LanguageModelChatRequestMessage, ProvideLanguageModelChatResponseOptions } from './lmApi';
+import type {
+  LanguageModelChatInformation,
+  LanguageModelChatProvider,
+  LanguageModelChatRequestMessage,
+  ProvideLanguageModelChatResponseOptions,
+} from './lmApi';
 import { thinkingPart } from './lmApi';
 
 /** Read-back rounds the provider answers itself within one request. */
@@ -68,7 +73,8 @@ function tsxText(v: unknown, out: string[] = [], depth = 0): string[] {
 function dataOf(p: Record<string, unknown>): Extract<ChatPart, { kind: 'data' }> | undefined {
   if (typeof p.mimeType !== 'string' || !(p.data instanceof Uint8Array)) return undefined;
   const bytes = Buffer.from(p.data.buffer, p.data.byteOffset, p.data.byteLength);
-  if (/^(text\/|application\/(json|xml|x-ndjson))/i.test(p.mimeType)) return { kind: 'data', mimeType: p.mimeType, text: bytes.toString('utf8') };
+  if (/^(text\/|application\/(json|xml|x-ndjson))/i.test(p.mimeType))
+    return { kind: 'data', mimeType: p.mimeType, text: bytes.toString('utf8') };
   return { kind: 'data', mimeType: p.mimeType, base64: bytes.toString('base64') };
 }
 
@@ -77,7 +83,8 @@ export function toChatMessages(messages: readonly LanguageModelChatRequestMessag
     const parts: ChatPart[] = [];
     for (const p of m.content) {
       if (!isObj(p)) continue;
-      if (typeof p.callId === 'string' && typeof p.name === 'string' && 'input' in p) parts.push({ kind: 'toolCall', callId: p.callId, name: p.name, input: p.input });
+      if (typeof p.callId === 'string' && typeof p.name === 'string' && 'input' in p)
+        parts.push({ kind: 'toolCall', callId: p.callId, name: p.name, input: p.input });
       else if (typeof p.callId === 'string' && Array.isArray(p.content)) {
         const texts: string[] = [];
         const images: { mimeType: string; base64: string }[] = [];
@@ -141,7 +148,17 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
     const counter = tokenCounter(this.d.host.config.tokenizer);
     if (typeof text === 'string') return counter.count(text);
     const [m] = toChatMessages([text]);
-    const s = m!.parts.map((p) => (p.kind === 'text' ? p.text : p.kind === 'toolResult' ? p.content : p.kind === 'toolCall' ? `${p.name} ${JSON.stringify(p.input)}` : p.text ?? '')).join('\n');
+    const s = m!.parts
+      .map((p) =>
+        p.kind === 'text'
+          ? p.text
+          : p.kind === 'toolResult'
+            ? p.content
+            : p.kind === 'toolCall'
+              ? `${p.name} ${JSON.stringify(p.input)}`
+              : (p.text ?? ''),
+      )
+      .join('\n');
     return counter.count(s);
   }
 
@@ -157,11 +174,27 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
     const key = await this.d.keys.get(model.id);
     const chat = toChatMessages(messages);
     const session = `copilot-${conversationKey(chat, (s) => createHash('sha256').update(s).digest('hex').slice(0, 16))}`;
-    const callerTools: ChatTool[] = (options.tools ?? []).map((t) => ({ name: t.name, description: t.description, ...(t.inputSchema ? { inputSchema: t.inputSchema as object } : {}) }));
+    const callerTools: ChatTool[] = (options.tools ?? []).map((t) => ({
+      name: t.name,
+      description: t.description,
+      ...(t.inputSchema ? { inputSchema: t.inputSchema as object } : {}),
+    }));
     const callerReads = callerTools.some((t) => t.name === READ_TOOL);
-    const tools = callerReads ? callerTools : [...callerTools, { name: READ_TOOL, description: READ_TOOL_DESCRIPTION, inputSchema: READ_TOOL_INPUT_SCHEMA as object }];
-    const extra = Object.fromEntries(Object.entries(options.modelOptions ?? {}).filter(([k]) => ['temperature', 'top_p', 'reasoning', 'reasoning_effort', 'thinking'].includes(k)));
-    let body = toWire(model.api, chat, { model: model.model, maxOutputTokens: info.maxOutputTokens, tools, toolMode: options.toolMode === 2 ? 'required' : 'auto', extra });
+    const tools = callerReads
+      ? callerTools
+      : [...callerTools, { name: READ_TOOL, description: READ_TOOL_DESCRIPTION, inputSchema: READ_TOOL_INPUT_SCHEMA as object }];
+    const extra = Object.fromEntries(
+      Object.entries(options.modelOptions ?? {}).filter(([k]) =>
+        ['temperature', 'top_p', 'reasoning', 'reasoning_effort', 'thinking'].includes(k),
+      ),
+    );
+    let body = toWire(model.api, chat, {
+      model: model.model,
+      maxOutputTokens: info.maxOutputTokens,
+      tools,
+      toolMode: options.toolMode === 2 ? 'required' : 'auto',
+      extra,
+    });
 
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort());
@@ -195,8 +228,13 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
 
   /** One model call: project, send, stream. Returns the read-back calls to answer when `answerReads` and the round asked only for those. */
   private async round(
-    model: ChatModel, key: string | undefined, session: string, body: Record<string, unknown>,
-    progress: vscode.Progress<unknown>, signal: AbortSignal, answerReads: boolean,
+    model: ChatModel,
+    key: string | undefined,
+    session: string,
+    body: Record<string, unknown>,
+    progress: vscode.Progress<unknown>,
+    signal: AbortSignal,
+    answerReads: boolean,
   ): Promise<{ text: string; reads?: { callId: string; name: string; input: unknown }[] }> {
     const host = this.d.host;
     const started = Date.now();
@@ -259,9 +297,11 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
         for (const ev of decoder.push(utf8.decode(chunk, { stream: true }))) emit(ev);
       }
       for (const ev of decoder.end()) emit(ev);
-      if (held.length && held.length === calls.length) return { text, reads: held.map((c) => ({ callId: c.callId, name: c.name, input: c.input })) };
+      if (held.length && held.length === calls.length)
+        return { text, reads: held.map((c) => ({ callId: c.callId, name: c.name, input: c.input })) };
       // a round mixing read-backs with the caller's calls: the caller gets them all
-      for (const c of held) progress.report(new vscode.LanguageModelToolCallPart(c.callId, c.name, (isObj(c.input) ? c.input : {}) as object));
+      for (const c of held)
+        progress.report(new vscode.LanguageModelToolCallPart(c.callId, c.name, (isObj(c.input) ? c.input : {}) as object));
       if (!text && calls.length === 0) host.log.warn(`chat ${session}: ${model.name} answered with nothing`);
       return { text };
     } catch (e) {
@@ -270,7 +310,20 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
       throw e;
     } finally {
       const u = new URL(url);
-      await this.d.recorder.record({ session, path: u.pathname, format, model: model.model, original, projected, ...(projection ? { projection } : {}), ...(failOpen ? { failOpen } : {}), ...(error ? { error } : {}), status, usage: decoder.usage, started });
+      await this.d.recorder.record({
+        session,
+        path: u.pathname,
+        format,
+        model: model.model,
+        original,
+        projected,
+        ...(projection ? { projection } : {}),
+        ...(failOpen ? { failOpen } : {}),
+        ...(error ? { error } : {}),
+        status,
+        usage: decoder.usage,
+        started,
+      });
       this.d.onDidRecord();
     }
   }

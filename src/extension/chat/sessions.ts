@@ -32,7 +32,10 @@ export interface ChatTurn {
 export class ChatRecorder {
   private recorder: Recorder | undefined;
 
-  constructor(private readonly dir: () => string, private readonly log: (line: string) => void) {}
+  constructor(
+    private readonly dir: () => string,
+    private readonly log: (line: string) => void,
+  ) {}
 
   private current(): Recorder {
     const d = this.dir();

@@ -130,7 +130,8 @@ export class StreamDecoder {
         continue; // keep-alives and the like
       }
       if (!isObj(v)) continue;
-      for (const u of [v.usage, isObj(v.response) ? v.response.usage : undefined, isObj(v.message) ? v.message.usage : undefined]) if (isObj(u)) mergeUsage(this.usage, u);
+      for (const u of [v.usage, isObj(v.response) ? v.response.usage : undefined, isObj(v.message) ? v.message.usage : undefined])
+        if (isObj(u)) mergeUsage(this.usage, u);
       const type = str(v.type) || r.event;
       if (this.api === 'openai-chat') this.chat(v, out);
       else if (this.api === 'openai-responses') this.responses(type, v, out);
@@ -167,13 +168,20 @@ export class StreamDecoder {
 
   private responses(type: string, v: Json, out: StreamEvent[]): void {
     if (type === 'response.output_text.delta') out.push({ type: 'text', text: str(v.delta) });
-    else if (type === 'response.reasoning_summary_text.delta' || type === 'response.reasoning_text.delta') out.push({ type: 'thinking', text: str(v.delta) });
+    else if (type === 'response.reasoning_summary_text.delta' || type === 'response.reasoning_text.delta')
+      out.push({ type: 'thinking', text: str(v.delta) });
     else if (type === 'response.output_item.done' && isObj(v.item) && v.item.type === 'function_call') {
-      out.push({ type: 'toolCall', callId: str(v.item.call_id) || str(v.item.id), name: str(v.item.name), input: parseArgs(str(v.item.arguments)) });
+      out.push({
+        type: 'toolCall',
+        callId: str(v.item.call_id) || str(v.item.id),
+        name: str(v.item.name),
+        input: parseArgs(str(v.item.arguments)),
+      });
     } else if (type === 'response.failed' || type === 'response.incomplete') {
       const resp = isObj(v.response) ? v.response : {};
       const reason = isObj(resp.incomplete_details) ? str(resp.incomplete_details.reason) : '';
-      if (type === 'response.failed' || reason !== 'max_output_tokens') out.push({ type: 'error', message: errorMessageOf(resp) ?? (reason ? `response incomplete: ${reason}` : 'the response failed') });
+      if (type === 'response.failed' || reason !== 'max_output_tokens')
+        out.push({ type: 'error', message: errorMessageOf(resp) ?? (reason ? `response incomplete: ${reason}` : 'the response failed') });
     } else if (type === 'error') out.push({ type: 'error', message: errorMessageOf(v) ?? str(v.code) ?? 'the provider reported an error' });
   }
 

@@ -129,7 +129,8 @@ export function codexSessions(home: string, cwd: string): AgentSessionFile[] {
   return out;
 }
 
-const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number => b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
+const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
+  b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
 /** The Claude Code and Codex sessions of a workspace folder, newest first, each followed by its sub-agents (newest first). */
 export function agentSessions(home: string, cwd: string): AgentSessionFile[] {

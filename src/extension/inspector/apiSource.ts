@@ -9,7 +9,20 @@
 import { createEngine, type Projection, type SpillwayConfig, type WireFormat } from '../../engine';
 import type { Origin, SessionInfo, TurnSummary } from '../../protocol';
 import type { SessionArchive } from './archive';
-import { costOf, freshFigures, infoTotals, Listeners, newResults, RecordSession, toolsOf, type InspectorContext, type InspectorSession, type SessionChange, type SessionSource, type TurnRecord } from './session';
+import {
+  costOf,
+  freshFigures,
+  infoTotals,
+  Listeners,
+  newResults,
+  RecordSession,
+  toolsOf,
+  type InspectorContext,
+  type InspectorSession,
+  type SessionChange,
+  type SessionSource,
+  type TurnRecord,
+} from './session';
 
 /** Requests kept per session for dry runs; older turns keep their figures but are not re-projected. */
 const MAX_KEPT_REQUESTS = 2_000;
@@ -51,10 +64,23 @@ export class ApiSession extends RecordSession {
   private readonly seen = new Set<string>();
   private prevOriginalItems: string[] | undefined;
 
-  constructor(ctx: InspectorContext, readonly name: string, readonly origin: Origin = 'api', kept?: { turns: TurnRecord[]; modified: string; detail: string }) {
+  constructor(
+    ctx: InspectorContext,
+    readonly name: string,
+    readonly origin: Origin = 'api',
+    kept?: { turns: TurnRecord[]; modified: string; detail: string },
+  ) {
     super(ctx);
     const label = ORIGIN_LABEL[origin] ?? `${origin} session`;
-    this.info = { id: `${origin}:${name}`, origin, title: name, detail: kept?.detail ?? label, turns: 0, modified: kept?.modified ?? new Date().toISOString(), live: true };
+    this.info = {
+      id: `${origin}:${name}`,
+      origin,
+      title: name,
+      detail: kept?.detail ?? label,
+      turns: 0,
+      modified: kept?.modified ?? new Date().toISOString(),
+      live: true,
+    };
     if (kept) {
       this.records = kept.turns;
       for (const t of kept.turns) for (const o of t.own ?? []) this.seen.add(o.callId);
@@ -99,9 +125,21 @@ export class ApiSession extends RecordSession {
       cost: costOf(result.stats.originalTokens, rawCached, result.stats.projectedTokens, cached),
       ...freshFigures(result.reductions),
     };
-    const record: TurnRecord = { summary, reductions: result.reductions, missed: [], ...(own ? { own } : {}), ...(result.stats.savedByAgent ? { savedByAgent: result.stats.savedByAgent } : {}) };
+    const record: TurnRecord = {
+      summary,
+      reductions: result.reductions,
+      missed: [],
+      ...(own ? { own } : {}),
+      ...(result.stats.savedByAgent ? { savedByAgent: result.stats.savedByAgent } : {}),
+    };
     this.records.push(record);
-    this.info = { ...this.info, turns: this.records.length, totals: infoTotals(this.turns()), modified: summary.time!, detail: `${ORIGIN_LABEL[this.origin] ?? `${this.origin} session`} · ${result.stats.format}` };
+    this.info = {
+      ...this.info,
+      turns: this.records.length,
+      totals: infoTotals(this.turns()),
+      modified: summary.time!,
+      detail: `${ORIGIN_LABEL[this.origin] ?? `${this.origin} session`} · ${result.stats.format}`,
+    };
     return record;
   }
 
@@ -121,7 +159,13 @@ export class ApiSession extends RecordSession {
         continue;
       }
       const p = engine.project(c.text, c.format, { session: 'dry-run' });
-      out.push({ ...rec.summary, originalTokens: p.stats.originalTokens, projectedTokens: p.stats.projectedTokens, reductions: p.reductions.length, tools: toolsOf(p.reductions.filter((r) => r.fresh)) });
+      out.push({
+        ...rec.summary,
+        originalTokens: p.stats.originalTokens,
+        projectedTokens: p.stats.projectedTokens,
+        reductions: p.reductions.length,
+        tools: toolsOf(p.reductions.filter((r) => r.fresh)),
+      });
       if (i % 50 === 49) await new Promise((r) => setImmediate(r));
     }
     return out;
@@ -133,7 +177,11 @@ export class ApiSource implements SessionSource {
   private readonly listeners = new Listeners<SessionChange>();
   private loaded = false;
 
-  constructor(private readonly ctx: InspectorContext, private readonly archive?: SessionArchive, readonly origin: Origin = 'api') {}
+  constructor(
+    private readonly ctx: InspectorContext,
+    private readonly archive?: SessionArchive,
+    readonly origin: Origin = 'api',
+  ) {}
 
   /** The sessions kept on disk by an earlier window, read once on first use. */
   private load(): void {
@@ -142,7 +190,14 @@ export class ApiSource implements SessionSource {
     for (const a of this.archive.read(this.origin)) {
       const id = `${this.origin}:${a.header.name}`;
       if (this.sessions.has(id)) continue;
-      this.sessions.set(id, new ApiSession(this.ctx, a.header.name, this.origin, { turns: a.turns.map((t) => ({ summary: t.summary, reductions: t.reductions, missed: t.missed, ...(t.own ? { own: t.own } : {}) })), modified: a.modified, detail: a.header.detail }));
+      this.sessions.set(
+        id,
+        new ApiSession(this.ctx, a.header.name, this.origin, {
+          turns: a.turns.map((t) => ({ summary: t.summary, reductions: t.reductions, missed: t.missed, ...(t.own ? { own: t.own } : {}) })),
+          modified: a.modified,
+          detail: a.header.detail,
+        }),
+      );
     }
   }
 
@@ -160,7 +215,12 @@ export class ApiSource implements SessionSource {
       this.archive?.begin({ v: 1, origin: this.origin, name, title: name, detail: s.info.detail, created: new Date().toISOString() });
     }
     const rec = s.add(request, result);
-    this.archive?.append(this.origin, name, { summary: rec.summary, reductions: [...rec.reductions], missed: [], ...(rec.own ? { own: [...rec.own] } : {}) });
+    this.archive?.append(this.origin, name, {
+      summary: rec.summary,
+      reductions: [...rec.reductions],
+      missed: [],
+      ...(rec.own ? { own: [...rec.own] } : {}),
+    });
     this.listeners.fire({ sessionId: id, appended: [rec.summary] });
     if (isNew) this.listeners.fire({});
   }

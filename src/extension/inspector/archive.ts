@@ -61,7 +61,10 @@ export class SessionArchive {
   /** files read, by path, with the size and time they had: a listing re-reads only what changed */
   private readonly cache = new Map<string, { mtimeMs: number; size: number; session: ArchivedSession | undefined }>();
 
-  constructor(private readonly dir: () => string, private readonly log?: (line: string) => void) {}
+  constructor(
+    private readonly dir: () => string,
+    private readonly log?: (line: string) => void,
+  ) {}
 
   fileOf(origin: Origin | string, name: string): string {
     return join(this.dir(), origin, fileNameFor(name));
@@ -135,7 +138,8 @@ export class SessionArchive {
         if (!line.trim()) continue;
         try {
           const t = JSON.parse(line) as ArchivedTurn;
-          if (t && typeof t.summary === 'object' && Array.isArray(t.reductions)) turns.push({ ...t, summary: { ...t.summary, index: turns.length } });
+          if (t && typeof t.summary === 'object' && Array.isArray(t.reductions))
+            turns.push({ ...t, summary: { ...t.summary, index: turns.length } });
         } catch {
           /* a torn last line */
         }

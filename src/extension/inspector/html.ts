@@ -15,7 +15,9 @@ export interface InspectorHtmlOptions {
 }
 
 export function newNonce(): string {
-  return randomBytes(18).toString('base64').replace(/[^A-Za-z0-9]/g, '');
+  return randomBytes(18)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '');
 }
 
 export function contentSecurityPolicy(o: Pick<InspectorHtmlOptions, 'cspSource' | 'nonce'>): string {

@@ -102,8 +102,15 @@ export class Inspector implements vscode.Disposable {
       log: (line) => host.log.warn(line),
     };
     const memory = (this.memory = new InspectorMemory(join(host.baseDir, 'inspector.json')));
-    this.archive = new SessionArchive(() => defaultArchiveDir(host.storeDir), (line) => host.log.warn(line));
-    this.replays = new ReplaySource(this.ctx, { get: () => memory.read().replayed ?? [], set: (replayed) => memory.write({ replayed }) }, this.archive);
+    this.archive = new SessionArchive(
+      () => defaultArchiveDir(host.storeDir),
+      (line) => host.log.warn(line),
+    );
+    this.replays = new ReplaySource(
+      this.ctx,
+      { get: () => memory.read().replayed ?? [], set: (replayed) => memory.write({ replayed }) },
+      this.archive,
+    );
     this.proxy = new ProxySource(this.ctx, () => defaultSessionsDir(host.storeDir));
     this.api = new ApiSource(this.ctx, this.archive);
     this.copilot = new ProxySource(this.ctx, () => copilotSessionsDir(host.storeDir), 2_000, 'copilot');
@@ -138,7 +145,9 @@ export class Inspector implements vscode.Disposable {
       }),
       vscode.commands.registerCommand(INSPECTOR_COMMANDS.open, () => this.show()),
       vscode.commands.registerCommand(INSPECTOR_COMMANDS.openTranscript, (uri?: vscode.Uri | string) => this.openTranscript(uri)),
-      vscode.commands.registerCommand(INSPECTOR_COMMANDS.browseAgentSessions, (opts?: { home?: string; pick?: string }) => this.browseAgentSessions(opts)),
+      vscode.commands.registerCommand(INSPECTOR_COMMANDS.browseAgentSessions, (opts?: { home?: string; pick?: string }) =>
+        this.browseAgentSessions(opts),
+      ),
     );
   }
 
@@ -177,8 +186,14 @@ export class Inspector implements vscode.Disposable {
     this.service?.dispose();
     this.panel = panel;
     const root = this.host.context.extensionUri;
-    panel.iconPath = { light: vscode.Uri.joinPath(root, 'media', 'inspector-light.svg'), dark: vscode.Uri.joinPath(root, 'media', 'inspector-dark.svg') };
-    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(root, 'dist'), vscode.Uri.joinPath(root, 'media')] };
+    panel.iconPath = {
+      light: vscode.Uri.joinPath(root, 'media', 'inspector-light.svg'),
+      dark: vscode.Uri.joinPath(root, 'media', 'inspector-dark.svg'),
+    };
+    panel.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(root, 'dist'), vscode.Uri.joinPath(root, 'media')],
+    };
     const w = panel.webview;
     panel.webview.html = inspectorHtml({
       cspSource: w.cspSource,
@@ -220,7 +235,9 @@ export class Inspector implements vscode.Disposable {
       },
       copyHandle: async (handle) => {
         // not awaited: a browser-hosted workbench may hold the clipboard write until the page has focus
-        void Promise.resolve(vscode.env.clipboard.writeText(handle)).catch((e) => host.log.warn(`could not copy ${handle}: ${errorText(e)}`));
+        void Promise.resolve(vscode.env.clipboard.writeText(handle)).catch((e) =>
+          host.log.warn(`could not copy ${handle}: ${errorText(e)}`),
+        );
         vscode.window.setStatusBarMessage(`Spillway: copied ${handle}`, 5000);
       },
       saveCaps: (caps, target) => this.saveCaps(caps, target),
@@ -242,22 +259,38 @@ export class Inspector implements vscode.Disposable {
         continue;
       }
       if (!r) continue;
-      this.host.addRecord({ handle, tool: r.tool, callId: r.callId, stage: r.stage, reason: r.reason, marker: marker.text, time: new Date().toISOString() });
+      this.host.addRecord({
+        handle,
+        tool: r.tool,
+        callId: r.callId,
+        stage: r.stage,
+        reason: r.reason,
+        marker: marker.text,
+        time: new Date().toISOString(),
+      });
       return;
     }
   }
 
   /** Writes each changed cap through Set Cap for Tool (the extension's one settings writer). */
-  private async saveCaps(caps: Record<string, CapChoice>, target?: 'workspace' | 'user' | 'ask'): Promise<Record<string, CapValue> | undefined> {
+  private async saveCaps(
+    caps: Record<string, CapChoice>,
+    target?: 'workspace' | 'user' | 'ask',
+  ): Promise<Record<string, CapValue> | undefined> {
     const hasFolder = (vscode.workspace.workspaceFolders?.length ?? 0) > 0;
     let where: 'workspace' | 'user' = target === 'workspace' || target === 'user' ? target : hasFolder ? 'workspace' : 'user';
     if (target === 'ask') {
       const picked = await vscode.window.showQuickPick(
         [
-          ...(hasFolder ? [{ label: 'Workspace settings', description: 'this folder only (.vscode/settings.json)', target: 'workspace' as const }] : []),
+          ...(hasFolder
+            ? [{ label: 'Workspace settings', description: 'this folder only (.vscode/settings.json)', target: 'workspace' as const }]
+            : []),
           { label: 'User settings', description: 'every window', target: 'user' as const },
         ],
-        { title: `Spillway: save ${Object.keys(caps).length === 1 ? 'this cap' : `${Object.keys(caps).length} caps`} to spillway.toolCaps`, placeHolder: 'Where should the caps be saved?' },
+        {
+          title: `Spillway: save ${Object.keys(caps).length === 1 ? 'this cap' : `${Object.keys(caps).length} caps`} to spillway.toolCaps`,
+          placeHolder: 'Where should the caps be saved?',
+        },
       );
       if (!picked) return undefined;
       where = picked.target;
@@ -267,7 +300,9 @@ export class Inspector implements vscode.Disposable {
     }
     const written = vscode.workspace.getConfiguration(SECTION).get<Record<string, CapValue>>('toolCaps') ?? {};
     this.host.log.info(`inspector: saved toolCaps ${JSON.stringify(caps)} (${where})`);
-    const list = Object.entries(caps).map(([t, c]) => `${t}: ${c}`).join(', ');
+    const list = Object.entries(caps)
+      .map(([t, c]) => `${t}: ${c}`)
+      .join(', ');
     this.host.notify('info', `Spillway saved ${list} to spillway.toolCaps in ${where} settings.`);
     return written;
   }
@@ -298,7 +333,8 @@ export class Inspector implements vscode.Disposable {
               signal: abort.signal,
               onProgress: (read, total) => {
                 const pct = total ? Math.floor((read / total) * 50) : 0;
-                if (pct > last) progress.report({ increment: pct - last, message: `reading (${formatCount(read)} of ${formatCount(total)} bytes)` });
+                if (pct > last)
+                  progress.report({ increment: pct - last, message: `reading (${formatCount(read)} of ${formatCount(total)} bytes)` });
                 last = Math.max(last, pct);
               },
             });
@@ -307,7 +343,10 @@ export class Inspector implements vscode.Disposable {
             // the replay yields between calls, so Cancel stops it there and the window stays responsive
             let done = 0;
             const result = await replayAsync(transcript, {
-              config: this.host.config, store: this.host.store, detail: true, signal: abort.signal,
+              config: this.host.config,
+              store: this.host.store,
+              detail: true,
+              signal: abort.signal,
               onCall: (k, total) => {
                 const pct = Math.floor(((k + 1) / total) * 50);
                 if (pct > done) progress.report({ increment: pct - done, message: `projected ${k + 1} of ${total} calls` });
@@ -316,9 +355,16 @@ export class Inspector implements vscode.Disposable {
             });
             const info = statSync(file);
             const session = this.replays.add(file, transcript, result, info.size, info.mtime.toISOString());
-            this.host.log.info(`inspector: replayed ${file}: ${result.totals.calls} calls, ${formatCount(result.totals.originalTokens)} → ${formatCount(result.totals.projectedTokens)} tokens, ${result.totals.missedIds} missed identifiers`);
+            this.host.log.info(
+              `inspector: replayed ${file}: ${result.totals.calls} calls, ${formatCount(result.totals.originalTokens)} → ${formatCount(result.totals.projectedTokens)} tokens, ${result.totals.missedIds} missed identifiers`,
+            );
             await this.show(session.id);
-            return { sessionId: session.id, calls: result.totals.calls, missedIds: result.totals.missedIds, missRate: result.totals.missRate };
+            return {
+              sessionId: session.id,
+              calls: result.totals.calls,
+              missedIds: result.totals.missedIds,
+              missRate: result.totals.missRate,
+            };
           } finally {
             sub.dispose();
           }

@@ -10,7 +10,21 @@ import { createEngine, handleFor, readRequest, resultText, type SpillwayConfig }
 import { listSessions, readBody, readSession, type Turn } from '../../proxy/recording';
 import { markerTextFor } from '../pure/documents';
 import type { SessionInfo, TurnSummary } from '../../protocol';
-import { costOf, freshFigures, infoTotals, Listeners, newResults, RecordSession, toolsOf, type InspectorContext, type InspectorSession, type OwnResultRecord, type SessionChange, type SessionSource, type TurnRecord } from './session';
+import {
+  costOf,
+  freshFigures,
+  infoTotals,
+  Listeners,
+  newResults,
+  RecordSession,
+  toolsOf,
+  type InspectorContext,
+  type InspectorSession,
+  type OwnResultRecord,
+  type SessionChange,
+  type SessionSource,
+  type TurnRecord,
+} from './session';
 
 /** File events are coalesced over this long: an agent call writes its body files and its line together. */
 const WATCH_DEBOUNCE_MS = 150;
@@ -43,7 +57,13 @@ export class ProxySession extends RecordSession {
   info: SessionInfo;
   private raw: Turn[] = [];
 
-  constructor(ctx: InspectorContext, readonly dir: string, readonly file: string, readonly name: string, readonly origin: 'proxy' | 'copilot' = 'proxy') {
+  constructor(
+    ctx: InspectorContext,
+    readonly dir: string,
+    readonly file: string,
+    readonly name: string,
+    readonly origin: 'proxy' | 'copilot' = 'proxy',
+  ) {
     super(ctx);
     this.info = { id: `${origin}:${name}`, origin, title: name, detail: file, turns: 0, modified: new Date(0).toISOString(), live: true };
     this.reload();
@@ -66,7 +86,9 @@ export class ProxySession extends RecordSession {
     let bytes = 0;
     try {
       bytes = fs.statSync(this.file).size;
-    } catch { /* removed */ }
+    } catch {
+      /* removed */
+    }
     this.info = {
       ...this.info,
       turns: turns.length,
@@ -144,7 +166,13 @@ export class ProxySession extends RecordSession {
       }
       try {
         const p = engine.project(readBody(this.dir, t.requestRef), t.format, { session: 'dry-run' });
-        out.push({ ...rec.summary, originalTokens: p.stats.originalTokens, projectedTokens: p.stats.projectedTokens, reductions: p.reductions.length, tools: toolsOf(p.reductions.filter((r) => r.fresh)) });
+        out.push({
+          ...rec.summary,
+          originalTokens: p.stats.originalTokens,
+          projectedTokens: p.stats.projectedTokens,
+          reductions: p.reductions.length,
+          tools: toolsOf(p.reductions.filter((r) => r.fresh)),
+        });
       } catch {
         out.push(rec.summary);
       }
@@ -164,7 +192,12 @@ export class ProxySource implements SessionSource {
 
   /** `dir()` is read on every listing, so a changed setting moves the source to the new folder. */
   /** `origin` 'copilot': the same recordings, made by the chat provider (src/extension/chat/sessions.ts). */
-  constructor(private readonly ctx: InspectorContext, private readonly dir: () => string, pollMs = 2_000, readonly origin: 'proxy' | 'copilot' = 'proxy') {
+  constructor(
+    private readonly ctx: InspectorContext,
+    private readonly dir: () => string,
+    pollMs = 2_000,
+    readonly origin: 'proxy' | 'copilot' = 'proxy',
+  ) {
     // fs.watch misses events on some file systems (network drives, containers): a slow poll backs it up
     this.poll = setInterval(() => this.refresh(), pollMs);
     this.poll.unref?.();

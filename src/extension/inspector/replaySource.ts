@@ -13,7 +13,20 @@ import { readTranscript, requestForCall, type Transcript } from '../../replay/re
 import { markerTextFor } from '../pure/documents';
 import type { SessionInfo, TurnDetail, TurnSummary } from '../../protocol';
 import type { SessionArchive, ArchivedSession } from './archive';
-import { costOf, freshFigures, infoTotals, Listeners, RecordSession, toolsOf, type InspectorContext, type InspectorSession, type OwnResultRecord, type SessionChange, type SessionSource, type TurnRecord } from './session';
+import {
+  costOf,
+  freshFigures,
+  infoTotals,
+  Listeners,
+  RecordSession,
+  toolsOf,
+  type InspectorContext,
+  type InspectorSession,
+  type OwnResultRecord,
+  type SessionChange,
+  type SessionSource,
+  type TurnRecord,
+} from './session';
 
 export function replayRecords(result: ReplayResult): TurnRecord[] {
   return result.calls.map((c) => {
@@ -68,7 +81,17 @@ export class ReplaySession extends RecordSession {
     super(ctx);
     if ('records' in result) {
       this.records = result.records;
-      this.info = { id, origin: 'replay', title: basename(path), detail: result.detail, turns: result.records.length, modified, bytes, live: false, totals: infoTotals(this.turns()) };
+      this.info = {
+        id,
+        origin: 'replay',
+        title: basename(path),
+        detail: result.detail,
+        turns: result.records.length,
+        modified,
+        bytes,
+        live: false,
+        totals: infoTotals(this.turns()),
+      };
     } else {
       this.records = replayRecords(result);
       this.info = this.makeInfo(result);
@@ -83,7 +106,17 @@ export class ReplaySession extends RecordSession {
   }
 
   private makeInfo(result: ReplayResult): SessionInfo {
-    return { id: this.id, origin: 'replay', title: basename(this.path), detail: replayDetail(result, this.path), turns: result.totals.calls, modified: this.modified, bytes: this.bytes, live: false, totals: infoTotals(replayRecords(result).map((r) => r.summary)) };
+    return {
+      id: this.id,
+      origin: 'replay',
+      title: basename(this.path),
+      detail: replayDetail(result, this.path),
+      turns: result.totals.calls,
+      modified: this.modified,
+      bytes: this.bytes,
+      live: false,
+      totals: infoTotals(replayRecords(result).map((r) => r.summary)),
+    };
   }
 
   /** Replays again under `config` (a settings change) and keeps the new figures. */
@@ -151,10 +184,26 @@ export function configKey(config: SpillwayConfig | Record<string, unknown>): str
   return JSON.stringify(config);
 }
 
-export function archiveReplay(archive: SessionArchive, path: string, result: ReplayResult, bytes: number, config: SpillwayConfig | Record<string, unknown>): void {
+export function archiveReplay(
+  archive: SessionArchive,
+  path: string,
+  result: ReplayResult,
+  bytes: number,
+  config: SpillwayConfig | Record<string, unknown>,
+): void {
   const records = replayRecords(result);
   archive.writeAll(
-    { v: 1, origin: 'replay', name: path, title: basename(path), detail: replayDetail(result, path), created: new Date().toISOString(), path, bytes, config: configKey(config) },
+    {
+      v: 1,
+      origin: 'replay',
+      name: path,
+      title: basename(path),
+      detail: replayDetail(result, path),
+      created: new Date().toISOString(),
+      path,
+      bytes,
+      config: configKey(config),
+    },
     records.map((r) => ({ summary: r.summary, reductions: [...r.reductions], missed: [...r.missed] })),
   );
 }
@@ -177,7 +226,11 @@ export class ReplaySource implements SessionSource {
   private readonly sessions = new Map<string, ReplaySession>();
   private readonly listeners = new Listeners<SessionChange>();
 
-  constructor(private readonly ctx: InspectorContext, private readonly memory?: PathMemory, private readonly archive?: SessionArchive) {}
+  constructor(
+    private readonly ctx: InspectorContext,
+    private readonly memory?: PathMemory,
+    private readonly archive?: SessionArchive,
+  ) {}
 
   private archived(): Map<string, ArchivedSession> {
     const m = new Map<string, ArchivedSession>();
@@ -224,9 +277,30 @@ export class ReplaySource implements SessionSource {
       try {
         const st = statSync(path);
         const a = archived.get(path);
-        out.push(a
-          ? { id: `replay:${path}`, origin: 'replay', title: a.header.title, detail: a.header.detail, turns: a.turns.length, modified: st.mtime.toISOString(), bytes: st.size, live: false, totals: infoTotals(a.turns.map((t) => t.summary)) }
-          : { id: `replay:${path}`, origin: 'replay', title: basename(path), detail: `not replayed in this window yet; open it to replay · ${path}`, turns: 0, modified: st.mtime.toISOString(), bytes: st.size, live: false });
+        out.push(
+          a
+            ? {
+                id: `replay:${path}`,
+                origin: 'replay',
+                title: a.header.title,
+                detail: a.header.detail,
+                turns: a.turns.length,
+                modified: st.mtime.toISOString(),
+                bytes: st.size,
+                live: false,
+                totals: infoTotals(a.turns.map((t) => t.summary)),
+              }
+            : {
+                id: `replay:${path}`,
+                origin: 'replay',
+                title: basename(path),
+                detail: `not replayed in this window yet; open it to replay · ${path}`,
+                turns: 0,
+                modified: st.mtime.toISOString(),
+                bytes: st.size,
+                live: false,
+              },
+        );
       } catch {
         /* the file is gone */
       }
@@ -244,7 +318,18 @@ export class ReplaySource implements SessionSource {
     const st = statSync(path);
     if (kept && kept.turns.length === transcript.calls.length && kept.header.config === configKey(this.ctx.config())) {
       // the kept figures, without replaying again (the transcript is read for the texts and dry runs)
-      const s = new ReplaySession(this.ctx, id, path, transcript, { records: kept.turns.map((t) => ({ summary: t.summary, reductions: t.reductions, missed: t.missed })), detail: kept.header.detail }, st.size, st.mtime.toISOString());
+      const s = new ReplaySession(
+        this.ctx,
+        id,
+        path,
+        transcript,
+        {
+          records: kept.turns.map((t) => ({ summary: t.summary, reductions: t.reductions, missed: t.missed })),
+          detail: kept.header.detail,
+        },
+        st.size,
+        st.mtime.toISOString(),
+      );
       this.sessions.set(id, s);
       return s;
     }

@@ -186,7 +186,13 @@ export class InspectorService {
         this.current = s;
         this.actions.opened?.(s.info.id);
         const config = this.actions.config();
-        const view: SessionView = { session: s.info, turns: s.turns(), caps: this.caps(s), defaultCap: config.defaultCap, capUnit: config.capUnit };
+        const view: SessionView = {
+          session: s.info,
+          turns: s.turns(),
+          caps: this.caps(s),
+          defaultCap: config.defaultCap,
+          capUnit: config.capUnit,
+        };
         return view;
       }
       case 'turn/detail':

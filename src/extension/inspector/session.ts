@@ -51,7 +51,8 @@ export function costOf(originalTokens: number, rawCached: number, projectedToken
     if (Object.keys(out).length) return out;
   }
   const out: Cost = {};
-  for (const pm of PRICE_MODELS) out[pm.name] = { raw: callCost(originalTokens, rawCached, pm), projected: callCost(projectedTokens, cached, pm) };
+  for (const pm of PRICE_MODELS)
+    out[pm.name] = { raw: callCost(originalTokens, rawCached, pm), projected: callCost(projectedTokens, cached, pm) };
   return out;
 }
 
@@ -148,7 +149,6 @@ export function toolsOf(reductions: readonly Reduction[]): string[] {
   return [...new Set(reductions.map((r) => r.tool))].sort();
 }
 
-
 /** A small cache of whole texts by key, so paging through one output reads it from disk once. */
 export class TextCache {
   private readonly map = new Map<string, string>();
@@ -209,7 +209,9 @@ export abstract class RecordSession implements InspectorSession {
     if (!r) throw new Error(`turn ${turn} does not exist: the session has ${this.records.length}`);
     const saved = (r.savedByAgent ?? []).map((s) => ({ tool: s.tool, callId: s.callId, agent: s.agent, file: s.file, chars: s.chars }));
     const d: TurnDetail = {
-      index: turn, results: r.reductions.map(resultInfo), missed: r.missed.map((m) => (m.handle ? { id: m.id, handle: m.handle } : { id: m.id })),
+      index: turn,
+      results: r.reductions.map(resultInfo),
+      missed: r.missed.map((m) => (m.handle ? { id: m.id, handle: m.handle } : { id: m.id })),
       ...(saved.length ? { savedByAgent: saved } : {}),
     };
     let own: readonly OwnResultRecord[] | undefined;
@@ -222,7 +224,9 @@ export abstract class RecordSession implements InspectorSession {
     const reduced = new Set(r.reductions.map((x) => x.callId));
     return {
       ...d,
-      whole: own.filter((o) => !reduced.has(o.callId)).map((o) => ({ tool: o.tool, callId: o.callId, chars: o.chars, ...(o.tokens !== undefined ? { tokens: o.tokens } : {}) })),
+      whole: own
+        .filter((o) => !reduced.has(o.callId))
+        .map((o) => ({ tool: o.tool, callId: o.callId, chars: o.chars, ...(o.tokens !== undefined ? { tokens: o.tokens } : {}) })),
       own: own.filter((o) => reduced.has(o.callId)).map((o) => o.callId),
     };
   }
@@ -247,7 +251,12 @@ export abstract class RecordSession implements InspectorSession {
 
   text(handle: string, side: Side, offset: number, limit: number): TextPage {
     try {
-      if (side === 'original') return page(this.texts.get(`o:${handle}`, () => this.original(handle)), offset, limit);
+      if (side === 'original')
+        return page(
+          this.texts.get(`o:${handle}`, () => this.original(handle)),
+          offset,
+          limit,
+        );
       const marker = this.ctx.projectedText?.(handle) ?? this.projected(handle);
       if (marker === undefined) return unavailable(`the projected text of ${handle} was not recorded`);
       return page(marker, offset, limit);
@@ -296,9 +305,15 @@ export abstract class RecordSession implements InspectorSession {
           return text !== undefined && text.toLowerCase().includes(q);
         });
         // a clear decided in this turn is this turn's doing too
-        hit ||= rec.reductions.some((r) => r.fresh && r.stage === 'clear' && (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q)));
+        hit ||= rec.reductions.some(
+          (r) => r.fresh && r.stage === 'clear' && (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q)),
+        );
       } else {
-        hit = rec.reductions.some((r) => r.fresh && (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle)));
+        hit = rec.reductions.some(
+          (r) =>
+            r.fresh &&
+            (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle)),
+        );
       }
       if (hit) {
         if (turns.length >= limit) return { turns, truncated: true };
@@ -324,14 +339,25 @@ export const MAX_KEPT_WHOLE_CHARS = 64 * 1024;
  * The results of a request that are new (their call id not in `seen`, which this adds them to),
  * each with its size; the text of a result sent whole is kept when `keepText` and it is short.
  */
-export function newResults(text: string, format: WireFormat, seen: Set<string>, reduced: ReadonlySet<string>, keepText: boolean): OwnResultRecord[] {
+export function newResults(
+  text: string,
+  format: WireFormat,
+  seen: Set<string>,
+  reduced: ReadonlySet<string>,
+  keepText: boolean,
+): OwnResultRecord[] {
   const req = readRequest(text, format);
   const out: OwnResultRecord[] = [];
   for (const r of req.results) {
     if (seen.has(r.callId)) continue;
     seen.add(r.callId);
     const t = resultText(req, r);
-    out.push({ callId: r.callId, tool: r.tool, chars: t.length, ...(keepText && !reduced.has(r.callId) && t.length <= MAX_KEPT_WHOLE_CHARS ? { text: t } : {}) });
+    out.push({
+      callId: r.callId,
+      tool: r.tool,
+      chars: t.length,
+      ...(keepText && !reduced.has(r.callId) && t.length <= MAX_KEPT_WHOLE_CHARS ? { text: t } : {}),
+    });
   }
   return out;
 }

@@ -31,9 +31,10 @@ export function sessionsStatus(sessions: readonly SessionInfo[]): { text: string
   const pct = `${(costSaved * 100).toFixed(1)}%`;
   const text = `$(fold) Spillway: ${formatCount(saved)} tokens saved${raw > 0 ? ` · cost −${pct}` : ''}`;
   const counted = [...byOrigin].map(([o, n]) => `${n} ${ORIGIN_NAME[o] ?? o}`).join(', ');
-  const tooltip = original > 0
-    ? `Spillway in this workspace (${counted} session${byOrigin.size === 1 && [...byOrigin.values()][0] === 1 ? '' : 's'}): ` +
-      `${formatCount(original)} → ${formatCount(projected)} tokens sent${raw > 0 ? `; input cost under caching ${pct} lower (Anthropic prices)` : ''}. Click to open the inspector.`
-    : 'Spillway has no sessions in this workspace yet. Click to open the inspector.';
+  const tooltip =
+    original > 0
+      ? `Spillway in this workspace (${counted} session${byOrigin.size === 1 && [...byOrigin.values()][0] === 1 ? '' : 's'}): ` +
+        `${formatCount(original)} → ${formatCount(projected)} tokens sent${raw > 0 ? `; input cost under caching ${pct} lower (Anthropic prices)` : ''}. Click to open the inspector.`
+      : 'Spillway has no sessions in this workspace yet. Click to open the inspector.';
   return { text, tooltip };
 }

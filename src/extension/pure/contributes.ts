@@ -34,7 +34,11 @@ export const TRANSCRIPT_FILE_WHEN = 'resourceScheme == file && resourceExtname =
 export const READ_TOOL_INPUT_SCHEMA = {
   type: 'object',
   properties: {
-    handle: { type: 'string', pattern: '^sw_[0-9a-f]{24}$', description: 'The handle from a Spillway marker, e.g. sw_0123456789abcdef01234567.' },
+    handle: {
+      type: 'string',
+      pattern: '^sw_[0-9a-f]{24}$',
+      description: 'The handle from a Spillway marker, e.g. sw_0123456789abcdef01234567.',
+    },
     lines: { type: 'string', description: 'Lines to read, 1-based and inclusive: "A:B", "A:" (to the end), ":B", or "N".' },
     grep: { type: 'string', description: 'A regular expression; only matching lines (plus context) are returned.' },
     context: { type: 'integer', minimum: 0, description: 'With grep: lines shown before and after each match.' },
@@ -49,7 +53,8 @@ export const INSPECTOR_SETTINGS = {
   'spillway.inspector.openOnStartup': {
     type: 'boolean',
     default: false,
-    markdownDescription: 'Open the Spillway inspector on the most recent session when the window starts. The demo workspace of `npm start` sets it; off otherwise.',
+    markdownDescription:
+      'Open the Spillway inspector on the most recent session when the window starts. The demo workspace of `npm start` sets it; off otherwise.',
     scope: 'window',
   },
 } as const;
@@ -67,28 +72,32 @@ export const WALKTHROUGH = {
     {
       id: 'inspect',
       title: 'See a session of yours in the inspector',
-      description: 'Pick a Claude Code or Codex session that ran in this folder; Spillway replays it and shows, turn by turn, what it cost and what it would have saved.\n[Browse Agent Sessions](command:spillway.browseAgentSessions)\n[Open Transcript…](command:spillway.openTranscript)',
+      description:
+        'Pick a Claude Code or Codex session that ran in this folder; Spillway replays it and shows, turn by turn, what it cost and what it would have saved.\n[Browse Agent Sessions](command:spillway.browseAgentSessions)\n[Open Transcript…](command:spillway.openTranscript)',
       media: { markdown: 'media/walkthrough/inspect.md' },
       completionEvents: ['onCommand:spillway.browseAgentSessions', 'onCommand:spillway.openTranscript', 'onCommand:spillway.openInspector'],
     },
     {
       id: 'route',
       title: 'Route an agent through Spillway',
-      description: 'Claude Code and Codex read a base URL: the local proxy projects every call on its way. Copilot agent mode can use the Spillway models.\n[Copy Agent Environment](command:spillway.copyAgentEnvironment)',
+      description:
+        'Claude Code and Codex read a base URL: the local proxy projects every call on its way. Copilot agent mode can use the Spillway models.\n[Copy Agent Environment](command:spillway.copyAgentEnvironment)',
       media: { markdown: 'media/walkthrough/route.md' },
       completionEvents: ['onCommand:spillway.copyAgentEnvironment'],
     },
     {
       id: 'cap',
       title: 'Set a cap from the dry run',
-      description: 'In the inspector, open Caps per tool and type a new cap: the session is re-projected at once and the change in tokens and cost is shown. Save writes it to your settings.\n[Open Inspector](command:spillway.openInspector)',
+      description:
+        'In the inspector, open Caps per tool and type a new cap: the session is re-projected at once and the change in tokens and cost is shown. Save writes it to your settings.\n[Open Inspector](command:spillway.openInspector)',
       media: { markdown: 'media/walkthrough/cap.md' },
       completionEvents: ['onSettingChanged:spillway.toolCaps'],
     },
     {
       id: 'read',
       title: 'Open a stored output',
-      description: 'Every reduced result is kept whole and readable by its handle, in the editor or by the agent.\n[Open Stored Output…](command:spillway.openStoredOutput)',
+      description:
+        'Every reduced result is kept whole and readable by its handle, in the editor or by the agent.\n[Open Stored Output…](command:spillway.openStoredOutput)',
       media: { markdown: 'media/walkthrough/read.md' },
       completionEvents: ['onCommand:spillway.openStoredOutput', 'onCommand:spillway.compareOriginalAndProjected'],
     },
@@ -96,7 +105,12 @@ export const WALKTHROUGH = {
 } as const;
 
 export function contributes(): Record<string, unknown> {
-  const configuration = configurationContribution(CONFIG_KEYS, (key) => configValue(DEFAULT_CONFIG, key), PROXY_KEYS, PROXY_EXTRA_SCHEMA) as { properties: Record<string, unknown> };
+  const configuration = configurationContribution(
+    CONFIG_KEYS,
+    (key) => configValue(DEFAULT_CONFIG, key),
+    PROXY_KEYS,
+    PROXY_EXTRA_SCHEMA,
+  ) as { properties: Record<string, unknown> };
   configuration.properties[`spillway.${MODELS_SETTING}`] = MODELS_SETTING_SCHEMA;
   Object.assign(configuration.properties, INSPECTOR_SETTINGS);
   return {

@@ -24,9 +24,7 @@ export interface DocumentName {
   projected?: boolean;
 }
 
-export type ParsedPath =
-  | { ok: true; handle: string; projected: boolean }
-  | { ok: false; reason: string };
+export type ParsedPath = { ok: true; handle: string; projected: boolean } | { ok: false; reason: string };
 
 /** Makes one path segment safe and short: no slashes, backslashes, control characters or `..`. */
 export function safeSegment(text: string | undefined, fallback: string): string {
@@ -68,10 +66,65 @@ export function parseDocumentPath(path: string): ParsedPath {
 
 /** Source extensions the editor maps to languages; a tool-input path with another extension is ignored. */
 const SOURCE_EXTENSIONS = new Set([
-  'ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonc', 'py', 'rs', 'go', 'java', 'kt', 'c', 'h', 'cc',
-  'cpp', 'hpp', 'cs', 'rb', 'php', 'swift', 'm', 'scala', 'sh', 'bash', 'zsh', 'ps1', 'sql', 'html', 'css',
-  'scss', 'less', 'md', 'yaml', 'yml', 'toml', 'xml', 'ini', 'lua', 'r', 'dart', 'vue', 'svelte', 'txt', 'csv',
-  'diff', 'patch', 'log', 'dockerfile', 'makefile', 'tf', 'ex', 'exs', 'erl', 'hs', 'clj', 'fs', 'pl',
+  'ts',
+  'tsx',
+  'js',
+  'jsx',
+  'mjs',
+  'cjs',
+  'json',
+  'jsonc',
+  'py',
+  'rs',
+  'go',
+  'java',
+  'kt',
+  'c',
+  'h',
+  'cc',
+  'cpp',
+  'hpp',
+  'cs',
+  'rb',
+  'php',
+  'swift',
+  'm',
+  'scala',
+  'sh',
+  'bash',
+  'zsh',
+  'ps1',
+  'sql',
+  'html',
+  'css',
+  'scss',
+  'less',
+  'md',
+  'yaml',
+  'yml',
+  'toml',
+  'xml',
+  'ini',
+  'lua',
+  'r',
+  'dart',
+  'vue',
+  'svelte',
+  'txt',
+  'csv',
+  'diff',
+  'patch',
+  'log',
+  'dockerfile',
+  'makefile',
+  'tf',
+  'ex',
+  'exs',
+  'erl',
+  'hs',
+  'clj',
+  'fs',
+  'pl',
 ]);
 
 /** Unified diff: a `diff --git` header, or `---`/`+++` file lines followed by a hunk header. */

@@ -22,12 +22,7 @@ export interface ProjectedRecord {
 export const PROJECTED_DIR = 'projected';
 
 /** Records for the reductions of one projection; reductions whose marker cannot be found are skipped. */
-export function projectedRecords(
-  request: unknown,
-  projected: unknown,
-  reductions: readonly Reduction[],
-  time: string,
-): ProjectedRecord[] {
+export function projectedRecords(request: unknown, projected: unknown, reductions: readonly Reduction[], time: string): ProjectedRecord[] {
   if (reductions.length === 0) return [];
   const paths = toolInputPaths(request);
   const out: ProjectedRecord[] = [];

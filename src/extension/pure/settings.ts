@@ -37,8 +37,7 @@ export const STORAGE_KEYS: readonly ConfigKeyInfo[] = [
     default: 14,
     minimum: 1,
     maximum: 3650,
-    description:
-      'Stored outputs older than this many days are deleted in the background, oldest first.',
+    description: 'Stored outputs older than this many days are deleted in the background, oldest first.',
   },
   {
     key: 'storage.maxMegabytes',
@@ -46,8 +45,7 @@ export const STORAGE_KEYS: readonly ConfigKeyInfo[] = [
     default: 256,
     minimum: 1,
     maximum: 102400,
-    description:
-      "When this workspace's stored outputs take more than this many megabytes, the oldest are deleted in the background.",
+    description: "When this workspace's stored outputs take more than this many megabytes, the oldest are deleted in the background.",
   },
   {
     key: 'storage.folder',
@@ -55,7 +53,7 @@ export const STORAGE_KEYS: readonly ConfigKeyInfo[] = [
     default: '',
     description:
       'Folder of the output store, to share one with the `spillway` CLI or proxy (their `--store DIR`). ' +
-      'Empty keeps outputs in this workspace\'s own storage. `${workspaceFolder}` and paths relative to the first workspace folder are accepted.',
+      "Empty keeps outputs in this workspace's own storage. `${workspaceFolder}` and paths relative to the first workspace folder are accepted.",
   },
 ];
 
@@ -139,10 +137,7 @@ export function readStorageSettings(inspect: (key: string) => InspectedValue | u
     const { set, value } = userValue(inspect(info.key));
     if (!set) return fallback;
     const ok =
-      typeof value === 'number' &&
-      Number.isInteger(value) &&
-      value >= (info.minimum ?? -Infinity) &&
-      value <= (info.maximum ?? Infinity);
+      typeof value === 'number' && Number.isInteger(value) && value >= (info.minimum ?? -Infinity) && value <= (info.maximum ?? Infinity);
     if (ok) return value;
     problems.push({
       setting: `${SECTION}.${info.key}`,
@@ -182,7 +177,12 @@ export function resolveStoreFolder(
 /** Extra schema for keys whose values are structured, so settings.json validates them. */
 const EXTRA_SCHEMA: Record<string, Record<string, unknown>> = {
   toolCaps: {
-    additionalProperties: { type: ['integer', 'string'], minimum: 1, pattern: '^unlimited$', patternErrorMessage: 'a positive integer or "unlimited"' },
+    additionalProperties: {
+      type: ['integer', 'string'],
+      minimum: 1,
+      pattern: '^unlimited$',
+      patternErrorMessage: 'a positive integer or "unlimited"',
+    },
   },
   'window.tools': { items: { type: 'string' } },
   'clear.excludeTools': { items: { type: 'string' } },
@@ -198,7 +198,8 @@ function settingSchema(info: ConfigKeyInfo, defaultValue: unknown, order: number
   if (info.minimum !== undefined) out.minimum = info.minimum;
   if (info.maximum !== undefined) out.maximum = info.maximum;
   Object.assign(out, EXTRA_SCHEMA[info.key] ?? {});
-  const follows = engineKey && info.key !== 'preset' ? ' Unset, it follows `#spillway.preset#` (the default shown is the `spillway` preset\'s).' : '';
+  const follows =
+    engineKey && info.key !== 'preset' ? " Unset, it follows `#spillway.preset#` (the default shown is the `spillway` preset's)." : '';
   out.markdownDescription = info.description + follows;
   out.order = order;
   return out;
@@ -219,7 +220,8 @@ export function configurationContribution(
   let order = 0;
   for (const info of engineKeys) properties[`${SECTION}.${info.key}`] = settingSchema(info, defaultOf(info.key), order++, true);
   for (const info of STORAGE_KEYS) properties[`${SECTION}.${info.key}`] = settingSchema(info, info.default, order++, false);
-  for (const info of extraKeys) properties[`${SECTION}.${info.key}`] = { ...settingSchema(info, info.default, order++, false), ...extraSchema[info.key] };
+  for (const info of extraKeys)
+    properties[`${SECTION}.${info.key}`] = { ...settingSchema(info, info.default, order++, false), ...extraSchema[info.key] };
   return { title: 'Spillway', properties };
 }
 
@@ -243,7 +245,10 @@ export function updateToolCaps(current: unknown, tool: string, cap: CapChoice): 
 
 /** Parses a cap typed by the user: a positive integer (commas and `k` allowed) or `unlimited`. */
 export function parseCapInput(text: string): CapChoice | undefined {
-  const t = text.trim().toLowerCase().replace(/[,_\s]/g, '');
+  const t = text
+    .trim()
+    .toLowerCase()
+    .replace(/[,_\s]/g, '');
   if (t === 'unlimited') return 'unlimited';
   if (t === 'default') return 'default';
   const m = /^(\d+(?:\.\d+)?)(k?)$/.exec(t);

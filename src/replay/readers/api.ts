@@ -59,7 +59,13 @@ export function miniSweAgentTranscript(doc: Json & { messages: unknown[] }): Tra
       return;
     }
     const previous = items.at(-1);
-    if (role === 'user' && isRecord(previous) && previous.role === 'assistant' && !Array.isArray(previous.tool_calls) && miniSweAgentActions(previous.content) === 1) {
+    if (
+      role === 'user' &&
+      isRecord(previous) &&
+      previous.role === 'assistant' &&
+      !Array.isArray(previous.tool_calls) &&
+      miniSweAgentActions(previous.content) === 1
+    ) {
       observations.push({ item: items.length, tool: MINI_SWE_AGENT_TOOL });
     }
     if ('extra' in message) {
@@ -122,7 +128,10 @@ export function apiTranscript(doc: unknown, path: string, wire: WireFormat): Tra
     log.note('"input" is a string: replayed as one user message');
   } else {
     const seen = isRecord(doc) ? `top-level keys [${Object.keys(doc).slice(0, 12).join(', ')}]` : `a JSON ${typeof doc}`;
-    throw new SpillwayError(`${path}: does not hold a request in the ${wire} format (${FORMAT_HINT[wire]}; found ${seen})`, 'invalid-input');
+    throw new SpillwayError(
+      `${path}: does not hold a request in the ${wire} format (${FORMAT_HINT[wire]}; found ${seen})`,
+      'invalid-input',
+    );
   }
   return {
     source: wire satisfies TranscriptFormat,

@@ -81,10 +81,15 @@ class SessionBuilder {
       if (NON_MESSAGE_TYPES.has(type)) {
         this.log.skip(type);
         if (type === 'system' && r.subtype === 'compact_boundary') {
-          this.log.note(`line ${line}: compact boundary (Claude Code summarised the history here; later calls are replayed with the full history)`);
+          this.log.note(
+            `line ${line}: compact boundary (Claude Code summarised the history here; later calls are replayed with the full history)`,
+          );
         }
       } else {
-        this.log.skipNoteFirst(`unknown:${type}`, `line ${line}: unknown record type ${preview(type)} (skipped; further ones counted only)`);
+        this.log.skipNoteFirst(
+          `unknown:${type}`,
+          `line ${line}: unknown record type ${preview(type)} (skipped; further ones counted only)`,
+        );
       }
       return;
     }
@@ -110,9 +115,14 @@ class SessionBuilder {
     // Resuming a session copies its history into the file again under new uuids (same timestamps,
     // message ids and content): the copy is the same conversation, not more of it.
     if (typeof r.timestamp === 'string') {
-      const key = createHash('sha256').update(`${type}\0${r.timestamp}\0${String(message.id ?? '')}\0${JSON.stringify(message.content)}`).digest('hex');
+      const key = createHash('sha256')
+        .update(`${type}\0${r.timestamp}\0${String(message.id ?? '')}\0${JSON.stringify(message.content)}`)
+        .digest('hex');
       if (this.seenRecords.has(key)) {
-        this.log.skipNoteFirst('resumed-copy', `line ${line}: repeats an earlier ${type} record under a new uuid (same time and content: a resumed session's copy of its history; skipped, further ones counted only)`);
+        this.log.skipNoteFirst(
+          'resumed-copy',
+          `line ${line}: repeats an earlier ${type} record under a new uuid (same time and content: a resumed session's copy of its history; skipped, further ones counted only)`,
+        );
         return;
       }
       this.seenRecords.add(key);

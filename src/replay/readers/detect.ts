@@ -46,7 +46,8 @@ function formatOfRecord(record: Json): 'claude-code' | 'codex' | 'openhands' | u
   if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';
   if (CLAUDE_TYPES.has(type) && !('payload' in record)) return 'claude-code';
   // older Codex rollouts: bare Responses items, one per line
-  if (type === 'function_call' || type === 'function_call_output' || type === 'reasoning' || (type === 'message' && 'role' in record)) return 'codex';
+  if (type === 'function_call' || type === 'function_call_output' || type === 'reasoning' || (type === 'message' && 'role' in record))
+    return 'codex';
   return undefined;
 }
 
@@ -89,7 +90,11 @@ function guessJsonlFromText(text: string): 'claude-code' | 'codex' | 'openhands'
 function guessDocumentFromText(text: string): TranscriptFormat | undefined {
   if (/"history"\s*:\s*\[/.test(text)) return 'swe-agent';
   if (/"trajectory_format"\s*:/.test(text)) return 'openai-chat';
-  if (/"type"\s*:\s*"(function_call|function_call_output|custom_tool_call|custom_tool_call_output|reasoning|input_text|output_text)"/.test(text)) {
+  if (
+    /"type"\s*:\s*"(function_call|function_call_output|custom_tool_call|custom_tool_call_output|reasoning|input_text|output_text)"/.test(
+      text,
+    )
+  ) {
     return 'openai-responses';
   }
   if (/"input"\s*:\s*[[{"]/.test(text) && !/"messages"\s*:/.test(text)) return 'openai-responses';
@@ -124,7 +129,10 @@ function sniffJsonl(path: string, text: string): 'claude-code' | 'codex' | 'open
   }
   const guess = guessJsonlFromText(text);
   if (guess !== undefined) return guess;
-  throw unknownFormatError(path, seen ?? `no record in its first ${DETECT_HEAD_BYTES} bytes is JSON (it starts with ${preview(text.trimStart())})`);
+  throw unknownFormatError(
+    path,
+    seen ?? `no record in its first ${DETECT_HEAD_BYTES} bytes is JSON (it starts with ${preview(text.trimStart())})`,
+  );
 }
 
 function looksLikeJsonl(text: string): boolean {

@@ -57,7 +57,10 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
 export async function readTranscript(path: string, opts: ReadTranscriptOptions = {}): Promise<Transcript> {
   const format = opts.format ?? 'auto';
   if (format !== 'auto' && !TRANSCRIPT_FORMATS.includes(format)) {
-    throw new SpillwayError(`unknown transcript format ${JSON.stringify(format)}: use auto, ${TRANSCRIPT_FORMATS.join(', ')}`, 'invalid-input');
+    throw new SpillwayError(
+      `unknown transcript format ${JSON.stringify(format)}: use auto, ${TRANSCRIPT_FORMATS.join(', ')}`,
+      'invalid-input',
+    );
   }
   let size: number;
   try {
@@ -90,6 +93,7 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
   }
   if (resolved === 'claude-code') return readClaudeCode(path, stream);
   if (resolved === 'codex') return readCodex(path, stream);
-  if (resolved === 'openhands') return readOpenHands(path, { ...stream, ...(opts.instance !== undefined ? { instance: opts.instance } : {}) });
+  if (resolved === 'openhands')
+    return readOpenHands(path, { ...stream, ...(opts.instance !== undefined ? { instance: opts.instance } : {}) });
   return fromDocument(resolved, await readDocument(path, stream), path);
 }

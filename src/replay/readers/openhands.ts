@@ -87,7 +87,10 @@ export function openHandsItems(instance: Json, log: SkipLog): { items: ChatMessa
       items.push({ role: 'tool', tool_call_id: callId, content: text(event.content) });
       return;
     }
-    log.skipNoteFirst('no-action-or-observation', `history[${k}]: an event with neither "action" nor "observation" (skipped; further ones counted only)`);
+    log.skipNoteFirst(
+      'no-action-or-observation',
+      `history[${k}]: an event with neither "action" nor "observation" (skipped; further ones counted only)`,
+    );
   });
   return { items, model };
 }
@@ -107,10 +110,22 @@ export async function readOpenHands(path: string, opts: StreamOptions & { instan
     else log.skip('other-instance');
   });
   if (!chosen) {
-    const known = ids.length ? `it holds ${ids.slice(0, 10).map((i) => preview(i)).join(', ')}${ids.length > 10 ? ` and ${ids.length - 10} more` : ''}` : 'it holds no instance';
-    throw new SpillwayError(`${path}: no OpenHands instance ${opts.instance !== undefined ? preview(opts.instance) : ''} (${known})`.replace('instance  (', 'instance ('), 'invalid-input');
+    const known = ids.length
+      ? `it holds ${ids
+          .slice(0, 10)
+          .map((i) => preview(i))
+          .join(', ')}${ids.length > 10 ? ` and ${ids.length - 10} more` : ''}`
+      : 'it holds no instance';
+    throw new SpillwayError(
+      `${path}: no OpenHands instance ${opts.instance !== undefined ? preview(opts.instance) : ''} (${known})`.replace(
+        'instance  (',
+        'instance (',
+      ),
+      'invalid-input',
+    );
   }
-  if (ids.length > 1) log.note(`instance ${preview(String(chosen.instance_id))} of ${ids.length} in the file (pick another with --instance ID)`);
+  if (ids.length > 1)
+    log.note(`instance ${preview(String(chosen.instance_id))} of ${ids.length} in the file (pick another with --instance ID)`);
   const { items, model } = openHandsItems(chosen, log);
   return {
     source: 'openhands',

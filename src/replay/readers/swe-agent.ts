@@ -95,7 +95,8 @@ export function sweAgentTranscript(doc: unknown, path: string): Transcript {
         log.skip('tool-without-id', `history[${index}]: tool entry without a tool call id`);
         return;
       }
-      if (ids.length > 1) log.note(`history[${index}]: one observation for ${ids.length} tool calls; answered as ${id} (as SWE-agent does)`);
+      if (ids.length > 1)
+        log.note(`history[${index}]: one observation for ${ids.length} tool calls; answered as ${id} (as SWE-agent does)`);
       items.push(keepCache({ role: 'tool', content: entry.content, tool_call_id: id }));
       return;
     }

@@ -14,13 +14,7 @@ import type { WireFormat } from '../../engine/types';
 
 /** What a transcript file was. The first three are agent logs, the last three API request bodies. */
 export type TranscriptFormat =
-  | 'claude-code'
-  | 'codex'
-  | 'swe-agent'
-  | 'openai-chat'
-  | 'anthropic-messages'
-  | 'openai-responses'
-  | 'openhands';
+  'claude-code' | 'codex' | 'swe-agent' | 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'openhands';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',

@@ -131,7 +131,15 @@ export function computeCalls(wire: WireFormat, items: readonly unknown[], callAt
   return calls;
 }
 
-const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use', 'web_search_tool_result']);
+const ANTHROPIC_BLOCKS = new Set([
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'document',
+  'server_tool_use',
+  'web_search_tool_result',
+]);
 const CHAT_PARTS = new Set(['image_url', 'input_audio', 'refusal', 'file']);
 
 /**

@@ -24,9 +24,19 @@ interface TestRequest {
 }
 
 /** How long Spillway took to load its bundle and to run `activate`, in ms (performance marks). */
-export interface ActivationTiming { loadMs: number; activateMs: number; totalMs: number }
+export interface ActivationTiming {
+  loadMs: number;
+  activateMs: number;
+  totalMs: number;
+}
 
-export function registerTestBridge(context: vscode.ExtensionContext, host: SpillwayHost, api: unknown, inspector?: unknown, timing?: ActivationTiming): vscode.Disposable[] {
+export function registerTestBridge(
+  context: vscode.ExtensionContext,
+  host: SpillwayHost,
+  api: unknown,
+  inspector?: unknown,
+  timing?: ActivationTiming,
+): vscode.Disposable[] {
   const out = process.env.SPILLWAY_TEST_OUT;
   if (!out) return [];
   const inbox = join(out, 'inbox');
@@ -45,7 +55,9 @@ export function registerTestBridge(context: vscode.ExtensionContext, host: Spill
     if (busy) return;
     let names: string[];
     try {
-      names = readdirSync(inbox).filter((n) => n.endsWith('.json')).sort();
+      names = readdirSync(inbox)
+        .filter((n) => n.endsWith('.json'))
+        .sort();
     } catch {
       return;
     }
@@ -62,7 +74,11 @@ export function registerTestBridge(context: vscode.ExtensionContext, host: Spill
           reply = { ok: true, value: value === undefined ? null : value };
         } catch (e) {
           rmSync(file, { force: true });
-          reply = { ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e), code: (e as { code?: unknown })?.code ?? null };
+          reply = {
+            ok: false,
+            error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+            code: (e as { code?: unknown })?.code ?? null,
+          };
         }
         const target = join(outbox, name);
         let text: string;
@@ -78,12 +94,15 @@ export function registerTestBridge(context: vscode.ExtensionContext, host: Spill
     })();
   }, POLL_MS);
 
-  writeFileSync(join(out, 'activated.json'), JSON.stringify({
-    version: vscode.version,
-    storageUri: context.storageUri?.fsPath ?? null,
-    globalStorageUri: context.globalStorageUri.fsPath,
-    time: new Date().toISOString(),
-    timing: timing ?? null,
-  }));
+  writeFileSync(
+    join(out, 'activated.json'),
+    JSON.stringify({
+      version: vscode.version,
+      storageUri: context.storageUri?.fsPath ?? null,
+      globalStorageUri: context.globalStorageUri.fsPath,
+      time: new Date().toISOString(),
+      timing: timing ?? null,
+    }),
+  );
   return [command, { dispose: () => clearInterval(timer) }];
 }
