@@ -48,6 +48,21 @@ export function splitPath(url: string): { path: string; query: string } {
   return q < 0 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
 }
 
+/**
+ * The request target in origin form (`/path?query`). A client that uses the proxy as a forward proxy
+ * sends absolute-form targets (`http://host/path`): keep their path and query, drop the rest.
+ */
+export function originForm(target: string | undefined): string {
+  const url = target ?? '/';
+  if (!/^https?:\/\//i.test(url)) return url;
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return '/';
+  }
+}
+
 export function routeFor(method: string, path: string, headers: Record<string, string | string[] | undefined>): Route {
   if (method === 'POST') {
     const r = PROJECTED[path];

@@ -39,6 +39,7 @@ import {
   responseHeaders,
   routeFor,
   safeHeaders,
+  originForm,
   splitPath,
   upstreamUrl,
   type OutgoingHeaders,
@@ -219,16 +220,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
     const time = new Date().toISOString();
-    let url = req.url ?? '/';
-    // a client that uses the proxy as a forward proxy sends absolute-form targets: keep path and query
-    if (/^https?:\/\//i.test(url)) {
-      try {
-        const u = new URL(url);
-        url = u.pathname + u.search;
-      } catch {
-        url = '/';
-      }
-    }
+    const url = originForm(req.url);
     const { path } = splitPath(url);
     const method = req.method ?? 'GET';
     const route = routeFor(method, path, req.headers);

@@ -49,6 +49,7 @@ import {
   responseHeaders,
   routeFor,
   safeHeaders,
+  originForm,
   splitPath,
   upstreamUrl,
   type Provider,
@@ -442,15 +443,7 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
     socket.on('error', () => {
       /* reported by the relay or irrelevant once the socket is gone */
     });
-    let url = req.url ?? '/';
-    if (/^https?:\/\//i.test(url)) {
-      try {
-        const u = new URL(url);
-        url = u.pathname + u.search;
-      } catch {
-        url = '/';
-      }
-    }
+    const url = originForm(req.url);
     const { path } = splitPath(url);
     const method = req.method ?? 'GET';
     if (closing) {

@@ -24,6 +24,7 @@ import {
   type Turn,
 } from '../../src/proxy';
 import { codexRouteText, codexShellLines } from '../../src/proxy/env';
+import { originForm } from '../../src/proxy/routes';
 import { handleFor } from '../../src/engine';
 import { anthropicRequest, chatRequest, responsesRequest } from './support';
 
@@ -80,6 +81,16 @@ describe('routes', () => {
     expect(routeFor('GET', '/v1/models', {}).provider).toBe('openai');
     expect(routeFor('GET', '/v1/models', { 'anthropic-version': '2023-06-01' }).provider).toBe('anthropic');
     expect(routeFor('POST', '/v1/messages/batches', {}).provider).toBe('anthropic');
+  });
+});
+
+describe('request targets', () => {
+  it('keeps origin-form targets and reduces absolute-form ones to path and query', () => {
+    expect(originForm('/v1/responses?x=1')).toBe('/v1/responses?x=1');
+    expect(originForm(undefined)).toBe('/');
+    expect(originForm('http://127.0.0.1:8787/v1/chat/completions?stream=true')).toBe('/v1/chat/completions?stream=true');
+    expect(originForm('HTTPS://api.example.test/v1/messages')).toBe('/v1/messages');
+    expect(originForm('http://[bad')).toBe('/');
   });
 });
 
