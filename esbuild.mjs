@@ -44,6 +44,9 @@ if (existsSync('bench/proxy-main.ts')) {
 if (existsSync('bench/hostblock.ts')) {
   builds.push({ ...node, entryPoints: ['bench/hostblock.ts'], outfile: 'dist/bench-hostblock.js' });
 }
+if (existsSync('bench/tune.ts')) {
+  builds.push({ ...node, entryPoints: ['bench/tune.ts'], outfile: 'dist/bench-tune.js' });
+}
 if (existsSync('bench/inspector.ts')) {
   // the browser automation stays a runtime dependency (it ships its own driver files)
   builds.push({ ...node, entryPoints: ['bench/inspector.ts'], outfile: 'dist/bench-inspector.js', external: ['playwright-core'] });
