@@ -8,7 +8,7 @@
 import { CONFIG_KEYS, DEFAULT_CONFIG, configValue } from '../../engine/config';
 import { configurationContribution } from './settings';
 import { PROXY_EXTRA_SCHEMA, PROXY_KEYS } from '../proxyConfig';
-import { MODELS_SETTING, MODELS_SETTING_SCHEMA, VENDOR } from '../chat/models';
+import { MODELS_SETTING, VENDOR, modelsSettingSchema } from '../chat/models';
 
 export const CATEGORY = 'Spillway';
 
@@ -111,7 +111,7 @@ export function contributes(): Record<string, unknown> {
     PROXY_KEYS,
     PROXY_EXTRA_SCHEMA,
   ) as { properties: Record<string, unknown> };
-  configuration.properties[`spillway.${MODELS_SETTING}`] = MODELS_SETTING_SCHEMA;
+  configuration.properties[`spillway.${MODELS_SETTING}`] = modelsSettingSchema();
   Object.assign(configuration.properties, INSPECTOR_SETTINGS);
   return {
     configuration,
