@@ -22,7 +22,7 @@ import type { Driver } from './drivers';
 import type { Item } from './blocks';
 
 /** Tokens a message costs beyond its text, as the engine counts them (engine.ts ITEM_OVERHEAD_TOKENS). */
-export const ITEM_OVERHEAD_TOKENS = 4;
+const ITEM_OVERHEAD_TOKENS = 4;
 
 /** The request fields the engine counts as sent before the items, per wire format. */
 const FIXED_KEYS: Record<WireFormat, readonly string[]> = {
@@ -143,7 +143,7 @@ export async function runDriver(
  * alive: a MemoryStore entry would pin the full request body of every call that stored something
  * (1,000 calls of a few MB each ran out of heap). Copying the short strings costs nothing measurable.
  */
-export class BenchStore extends MemoryStore {
+class BenchStore extends MemoryStore {
   override put(handle: string, text: string, meta: StoredMeta): void {
     const copy = { ...meta } as Record<string, unknown>;
     for (const [k, v] of Object.entries(copy)) if (typeof v === 'string') copy[k] = JSON.parse(JSON.stringify(v)) as string;

@@ -19,8 +19,8 @@ export const PREVIEW_KINDS = ['smart', 'head', 'head-tail', 'json', 'cut'] as co
 export type PreviewKind = (typeof PREVIEW_KINDS)[number];
 export const TOKENIZERS = ['o200k_base', 'cl100k_base', 'approximate'] as const;
 export type TokenizerName = (typeof TOKENIZERS)[number];
-export const OBSERVATION_MODES = ['auto', 'off'] as const;
-export type ObservationMode = (typeof OBSERVATION_MODES)[number];
+const OBSERVATION_MODES = ['auto', 'off'] as const;
+type ObservationMode = (typeof OBSERVATION_MODES)[number];
 
 /** Largest cap accepted: 1 GB of text is beyond any request a provider takes. */
 const MAX_CAP = 1_000_000_000;

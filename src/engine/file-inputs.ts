@@ -33,7 +33,7 @@ export const FILE_WRITE_TOOLS = [
 /** Input fields that name the written file. */
 const PATH_KEYS = ['file_path', 'path', 'filePath', 'notebook_path', 'target_file', 'filename', 'absolute_path'];
 /** The key our marker object carries; an input holding it is recognised and never cleared again. */
-export const INPUT_MARKER_KEY = 'spillway_cleared';
+const INPUT_MARKER_KEY = 'spillway_cleared';
 /** The first line of the marker that replaces a freeform (non-JSON) patch input. */
 const PATCH_MARKER_PREFIX = '*** spillway: patch cleared';
 /** Paths longer than this are not kept (the marker stays bounded); the handle still reads it back. */
@@ -55,11 +55,6 @@ export interface FileInput {
   json: boolean;
   /** short scalar fields of a JSON input, kept in the marker as they were */
   kept?: Record<string, unknown>;
-}
-
-/** True when the tool is a file-writing tool of the list (exact or `*` patterns handled by the caller). */
-export function isFileWriteTool(names: readonly string[], tools: readonly string[]): boolean {
-  return names.some((n) => tools.includes(n));
 }
 
 /**

@@ -23,7 +23,7 @@ const MAX_TOOL_NAME = 64;
  * What a marker may add beyond its preview and HEADER_BUDGET: the trimmer style wraps its preview
  * in "\n" and "...", the others at most a "\n" between header and preview.
  */
-export const MARKER_SLACK = 4;
+const MARKER_SLACK = 4;
 
 /**
  * The longest text accepted as an existing marker when previews are `previewChars` long: anything

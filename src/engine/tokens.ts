@@ -54,7 +54,7 @@ const CACHE_MAX_CHARS = 64_000_000;
  * would otherwise take seconds to tokenise for a number that only labels a marker; samples this
  * large land within a few percent on real output.
  */
-export const EXACT_TOKEN_LIMIT = 2_000_000;
+const EXACT_TOKEN_LIMIT = 2_000_000;
 const SAMPLE_COUNT = 32;
 const SAMPLE_CHARS = 16_384;
 

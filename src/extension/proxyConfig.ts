@@ -69,7 +69,7 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
  * .vscode/settings.json must not be able to send them elsewhere, so these are `machine`-scoped
  * (user settings only) and a workspace value is ignored with a warning.
  */
-export const USER_ONLY_KEYS: readonly string[] = ['proxy.openaiUpstream', 'proxy.anthropicUpstream'];
+const USER_ONLY_KEYS: readonly string[] = ['proxy.openaiUpstream', 'proxy.anthropicUpstream'];
 
 /** Extra JSON schema for the proxy keys (settings.json validation, scope). */
 export const PROXY_EXTRA_SCHEMA: Record<string, Record<string, unknown>> = {

@@ -101,7 +101,7 @@ export function parseLineRange(value: unknown): LineRange {
 }
 
 /** Compiles the `grep` option, or throws a message naming the regex and the engine's complaint. */
-export function compileGrep(source: unknown, ignoreCase = false): RegExp {
+function compileGrep(source: unknown, ignoreCase = false): RegExp {
   if (typeof source !== 'string') throw new SpillwayError(`grep must be a regular expression as a string, got ${quote(source)}`);
   try {
     return new RegExp(source, ignoreCase ? 'i' : '');
@@ -112,7 +112,7 @@ export function compileGrep(source: unknown, ignoreCase = false): RegExp {
 }
 
 /** The checked form of `ReadOptions`. */
-export type ReadPlan =
+type ReadPlan =
   | { kind: 'all' }
   | { kind: 'chars'; offset: number; limit?: number }
   | { kind: 'lines'; range: LineRange; limit?: number }
@@ -162,7 +162,7 @@ export function readText(handle: string, text: string, options?: ReadOptions): R
 }
 
 /** Applies an already checked plan (lets a store check options before it touches its storage). */
-export function applyPlan(handle: string, text: string, plan: ReadPlan): ReadResult {
+function applyPlan(handle: string, text: string, plan: ReadPlan): ReadResult {
   const totalChars = text.length;
   switch (plan.kind) {
     case 'all': {
@@ -273,7 +273,7 @@ function lineCount(n: number): string {
 }
 
 /** Thousands separators, fixed to English so output does not depend on the machine's locale. */
-export function num(n: number): string {
+function num(n: number): string {
   return n.toLocaleString('en-US');
 }
 

@@ -90,7 +90,7 @@ export interface GrepResult {
 }
 
 /** Separates groups of lines that are not adjacent, as `grep -C` does. */
-export const GREP_GROUP_SEPARATOR = '--';
+const GREP_GROUP_SEPARATOR = '--';
 
 /**
  * Lines whose content (terminator excluded) matches `pattern`, each with `context` lines before

@@ -18,8 +18,8 @@ export const API_LABEL: Record<ChatApi, string> = {
 };
 
 /** Context size when the entry does not say: conservative, so Copilot trims before the provider refuses. */
-export const DEFAULT_MAX_INPUT_TOKENS = 128_000;
-export const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
+const DEFAULT_MAX_INPUT_TOKENS = 128_000;
+const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
 
 export const ModelEntry = z
   .object({

@@ -68,7 +68,7 @@ export function statusText(savedTokens: number): string {
 }
 
 /** Longest answer the read tool gives in one call; the model asks again for other parts. */
-export const MAX_TOOL_ANSWER_CHARS = 8_000;
+const MAX_TOOL_ANSWER_CHARS = 8_000;
 
 export interface ReadResultLike {
   handle: string;

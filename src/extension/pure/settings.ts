@@ -100,7 +100,7 @@ export function configInputFromSettings(
   return out;
 }
 
-export function setDotted(target: Record<string, unknown>, dotted: string, value: unknown): void {
+function setDotted(target: Record<string, unknown>, dotted: string, value: unknown): void {
   const parts = dotted.split('.');
   let node: Record<string, unknown> = target;
   for (const part of parts.slice(0, -1)) {
