@@ -22,6 +22,7 @@ import {
   type PointKind,
   type SweepPoint,
 } from './frontier';
+import { formatInt } from '../src/engine/format-number';
 
 interface Strategy {
   name: string;
@@ -348,7 +349,7 @@ export function aimsFor(row: Row, others: Row[], short?: Row): Aim[] {
 // ---- output --------------------------------------------------------------------------------------
 
 const pct = (x: number | null, d = 1) => (x === null ? 'n/a' : `${(x * 100).toFixed(d)}%`);
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const int = (n: number) => formatInt(Math.round(n));
 
 function rowsTable(rows: Row[]): string {
   return [

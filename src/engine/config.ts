@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { SpillwayError } from './types';
 import { FILE_WRITE_TOOLS } from './file-inputs';
+import { OBSERVATION_MODES, type ObservationMode } from './formats/observations';
 
 export const PRESET_NAMES = ['spillway', 'openai-trimmer', 'clark-budget', 'ai-agent', 'eino', 'oracle-offload'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
@@ -19,8 +20,6 @@ export const PREVIEW_KINDS = ['smart', 'head', 'head-tail', 'json', 'cut'] as co
 export type PreviewKind = (typeof PREVIEW_KINDS)[number];
 export const TOKENIZERS = ['o200k_base', 'cl100k_base', 'approximate'] as const;
 export type TokenizerName = (typeof TOKENIZERS)[number];
-const OBSERVATION_MODES = ['auto', 'off'] as const;
-type ObservationMode = (typeof OBSERVATION_MODES)[number];
 
 /** Largest cap accepted: 1 GB of text is beyond any request a provider takes. */
 const MAX_CAP = 1_000_000_000;

@@ -7,6 +7,7 @@ import { DEFAULT_ANTHROPIC_UPSTREAM, DEFAULT_OPENAI_UPSTREAM, parseUpstream } fr
 import type { Shell } from '../proxy/env';
 import { z } from 'zod';
 import { SECTION, integerRangeProblem, userValue, type ConfigKeyInfo, type InspectedValue, type SettingProblem } from './pure/settings';
+import { formatCount } from './pure/format';
 
 /** The same default as `spillway proxy` (src/proxy/server.ts); repeated so this file stays light. */
 export const DEFAULT_PORT = 8417;
@@ -207,8 +208,7 @@ export interface ProxyStatusState {
   anthropicUpstream: string;
 }
 
-const count = (n: number) => Math.round(n).toLocaleString('en-US');
-const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
 
 /** The proxy's status bar item: text and tooltip. */
 export function proxyStatus(s: ProxyStatusState): { text: string; tooltip: string } {
@@ -220,7 +220,7 @@ export function proxyStatus(s: ProxyStatusState): { text: string; tooltip: strin
   }
   const lines = [
     `Spillway proxy at ${s.url}`,
-    `${plural(s.turns, 'turn')} recorded in this window (${plural(s.sessions, 'session')}), ${count(s.savedTokens)} tokens kept out of model calls`,
+    `${plural(s.turns, 'turn')} recorded in this window (${plural(s.sessions, 'session')}), ${formatCount(s.savedTokens)} tokens kept out of model calls`,
     `OpenAI upstream: ${displayUrl(s.openaiUpstream)}`,
     `Anthropic upstream: ${displayUrl(s.anthropicUpstream)}`,
     'Click to copy the agent environment (OPENAI_BASE_URL, ANTHROPIC_BASE_URL).',

@@ -12,11 +12,12 @@
  */
 import { z } from 'zod';
 import { escapeRe } from '../../engine/config';
+import { formatInt } from '../../engine/format-number';
 
 type Json = Record<string, unknown>;
 
 /** Thousands separators for bounds in messages (`1,000,000,000`). */
-const grouped = (n: unknown) => (typeof n === 'number' ? n.toLocaleString('en-US') : String(n));
+const grouped = (n: unknown) => (typeof n === 'number' ? formatInt(n) : String(n));
 
 /** `anyOf: [{ type: integer, minimum, maximum }, { const: "x" }, ...]` → VS Code's mixed type. */
 function integerOrLiterals(anyOf: Json[]): Json | undefined {
