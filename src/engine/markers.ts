@@ -145,7 +145,7 @@ const PREFIXES = [
 ];
 /** The same prefixes as they may appear inside a JSON string (non-ASCII escaped, as Python does). */
 const RAW_PREFIXES = [...PREFIXES, '<\\u5de5\\u5177 '];
-const ORACLE_TAIL = /\.\.\.\[\+[\d,]+ (?:bytes|chars)\. full output: spillway read (sw_[0-9a-f]{24})\]$/;
+const ORACLE_TAIL = new RegExp(String.raw`\.\.\.\[\+[\d,]+ (?:bytes|chars)\. full output: spillway read (${HANDLE_IN_TEXT.source})\]$`);
 
 /**
  * The handle of a marker, or undefined when `text` is not one. Checks the start (every style but

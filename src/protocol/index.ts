@@ -20,7 +20,11 @@ const ORIGINS = ['proxy', 'replay', 'api', 'copilot'] as const;
 export const Origin = z.enum(ORIGINS);
 export type Origin = z.infer<typeof Origin>;
 
-const Handle = z.string().regex(/^sw_[0-9a-f]{24}$/);
+/**
+ * A handle: the engine's HANDLE_PATTERN (src/engine/handle.ts), written again because the protocol
+ * imports only zod; test/unit/handle-pattern.test.ts checks the two accept the same strings.
+ */
+export const Handle = z.string().regex(/^sw_[0-9a-f]{24}$/);
 export const CapValue = z.union([z.number().int().positive(), z.literal('unlimited')]);
 export type CapValue = z.infer<typeof CapValue>;
 /** what the inspector may write for one tool: a cap, or `default` to remove the override */

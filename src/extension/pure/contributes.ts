@@ -6,6 +6,7 @@
  * writes this into package.json; test/unit/extension-contributes.test.ts fails when they differ.
  */
 import { CONFIG_KEYS, DEFAULT_CONFIG, configValue } from '../../engine/config';
+import { HANDLE_PATTERN } from '../../engine/handle';
 import { configurationContribution } from './settings';
 import { PROXY_EXTRA_SCHEMA, PROXY_KEYS } from '../proxyConfig';
 import { MODELS_SETTING, VENDOR, modelsSettingSchema } from '../chat/models';
@@ -36,7 +37,7 @@ export const READ_TOOL_INPUT_SCHEMA = {
   properties: {
     handle: {
       type: 'string',
-      pattern: '^sw_[0-9a-f]{24}$',
+      pattern: HANDLE_PATTERN.source,
       description: 'The handle from a Spillway marker, e.g. sw_0123456789abcdef01234567.',
     },
     lines: { type: 'string', description: 'Lines to read, 1-based and inclusive: "A:B", "A:" (to the end), ":B", or "N".' },
