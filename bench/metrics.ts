@@ -17,7 +17,6 @@ import { PRICE_MODELS } from '../src/replay/metrics';
 import { itemsKey, requestForCall, type Transcript } from '../src/replay/readers';
 import { replay, ReplayMeter, type ReplayCall, type ReplayTotals } from '../src/replay/replay';
 import { MemoryStore } from '../src/store';
-import type { StoredMeta } from '../src/engine/types';
 import type { Driver } from './drivers';
 import type { Item } from './blocks';
 
@@ -138,20 +137,6 @@ export async function runDriver(
 }
 
 /**
- * The in-memory store `replay` would use, except that it copies the metadata strings it keeps. The
- * engine reads `tool` and `callId` as slices of the request text, and V8 keeps a slice's whole parent
- * alive: a MemoryStore entry would pin the full request body of every call that stored something
- * (1,000 calls of a few MB each ran out of heap). Copying the short strings costs nothing measurable.
- */
-class BenchStore extends MemoryStore {
-  override put(handle: string, text: string, meta: StoredMeta): void {
-    const copy = { ...meta } as Record<string, unknown>;
-    for (const [k, v] of Object.entries(copy)) if (typeof v === 'string') copy[k] = JSON.parse(JSON.stringify(v)) as string;
-    super.put(handle, text, copy as unknown as StoredMeta);
-  }
-}
-
-/**
  * Measures Spillway with a configuration, through `replay()` (a fresh token counter, so its time is
  * cold). Removed content counts as readable back when a reduction in force holds it under a handle
  * that `replay` read back equal to the original; per call, at most what the call removed.
@@ -169,7 +154,7 @@ export function runSpillway(
   const r = replay(t, {
     config,
     tokenizer: newTokenCounter(tokenizer),
-    store: new BenchStore(),
+    store: new MemoryStore(),
     onProjection: (_k, c) => {
       engineMs.push(c.engineMs);
       let n = 0;
