@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { newTokenCounter, type TokenCounter } from '../src/engine';
 import type { WireFormat } from '../src/engine/types';
 import type { PriceModel, PromptShape } from '../src/replay/metrics';
-import { PRICE_MODELS } from '../src/replay/metrics';
+import { PRICE_MODELS, stringTokens } from '../src/replay/metrics';
 import { itemsKey, requestForCall, type Transcript } from '../src/replay/readers';
 import { replay, ReplayMeter, type ReplayCall, type ReplayTotals } from '../src/replay/replay';
 import { MemoryStore } from '../src/store';
@@ -31,21 +31,6 @@ const FIXED_KEYS: Record<WireFormat, readonly string[]> = {
 };
 /** The fields replay's shapeOf compares to tell whether the fixed part changed. */
 const SHAPE_FIXED_KEYS = new Set(['system', 'tools', 'instructions']);
-
-function stringTokens(v: unknown, counter: TokenCounter): number {
-  if (typeof v === 'string') return counter.count(v);
-  if (Array.isArray(v)) {
-    let n = 0;
-    for (const x of v) n += stringTokens(x, counter);
-    return n;
-  }
-  if (v && typeof v === 'object') {
-    let n = 0;
-    for (const x of Object.values(v)) n += stringTokens(x, counter);
-    return n;
-  }
-  return 0;
-}
 
 /** Token shapes of requests made of `base` plus items, each item serialised and counted once. */
 export class Shaper {

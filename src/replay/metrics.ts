@@ -188,7 +188,8 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function stringTokens(v: unknown, counter: TokenCounter): number {
+/** Tokens of every string inside `v` (JSON keys and punctuation not counted). */
+export function stringTokens(v: unknown, counter: TokenCounter): number {
   if (typeof v === 'string') return counter.count(v);
   if (Array.isArray(v)) {
     let n = 0;

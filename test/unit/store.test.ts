@@ -7,22 +7,10 @@ import { SpillwayError, type StoredMeta } from '../../src/engine/types';
 import { USED_REFRESH_MS, detached, type OutputStore } from '../../src/store/entry';
 import { MemoryStore } from '../../src/store/memory';
 import { FileStore, STALE_TEMP_MS } from '../../src/store/store';
+import { meta } from '../support/stored-meta';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-
-function meta(text: string, over: Partial<StoredMeta> = {}): StoredMeta {
-  return {
-    tool: 'bash',
-    callId: 'call_1',
-    stage: 'offload',
-    chars: text.length,
-    bytes: Buffer.byteLength(text),
-    lines: 1,
-    tokens: 7,
-    ...over,
-  };
-}
 
 /** A clock the test moves by hand. */
 function manualClock(start = T0) {
