@@ -11,9 +11,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { newTokenCounter, type TokenCounter } from '../src/engine';
+import { stringTokens } from '../src/engine/tokens';
 import type { WireFormat } from '../src/engine/types';
 import type { PriceModel, PromptShape } from '../src/replay/metrics';
-import { PRICE_MODELS, stringTokens } from '../src/replay/metrics';
+import { PRICE_MODELS } from '../src/replay/metrics';
 import { itemsKey, requestForCall, type Transcript } from '../src/replay/readers';
 import { replay, ReplayMeter, type ReplayCall, type ReplayTotals } from '../src/replay/replay';
 import { MemoryStore } from '../src/store';

@@ -145,3 +145,22 @@ export function tokenCounter(name: TokenizerName): TokenCounter {
 export function isEstimate(counter: TokenCounter, chars: number): boolean {
   return counter.name !== 'approximate' && chars > EXACT_TOKEN_LIMIT;
 }
+
+/**
+ * Tokens of every string inside `v` (JSON keys and punctuation not counted): the figure replay
+ * and the benchmarks bill structured content (thinking, image metadata, fixed fields) by.
+ */
+export function stringTokens(v: unknown, counter: TokenCounter): number {
+  if (typeof v === 'string') return counter.count(v);
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (const x of v) n += stringTokens(x, counter);
+    return n;
+  }
+  if (v !== null && typeof v === 'object') {
+    let n = 0;
+    for (const x of Object.values(v)) n += stringTokens(x, counter);
+    return n;
+  }
+  return 0;
+}

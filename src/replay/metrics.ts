@@ -10,7 +10,7 @@
  * has seen automatically, from 1,024 tokens in steps of 128, with no write premium. Thinking and
  * reasoning of earlier turns is not billed as input; images are billed by their pixels.
  */
-import type { TokenCounter } from '../engine/tokens';
+import { stringTokens, type TokenCounter } from '../engine/tokens';
 import type { WireFormat } from '../engine/types';
 import { dataUrlBase64, imageSize, type ImageSize } from './images';
 
@@ -186,22 +186,6 @@ const NO_BILLING: ItemBilling = { turnStart: false, countedImageTokens: 0, image
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Tokens of every string inside `v` (JSON keys and punctuation not counted). */
-export function stringTokens(v: unknown, counter: TokenCounter): number {
-  if (typeof v === 'string') return counter.count(v);
-  if (Array.isArray(v)) {
-    let n = 0;
-    for (const x of v) n += stringTokens(x, counter);
-    return n;
-  }
-  if (isObj(v)) {
-    let n = 0;
-    for (const x of Object.values(v)) n += stringTokens(x, counter);
-    return n;
-  }
-  return 0;
 }
 
 const IMAGE_TYPES = new Set(['image', 'image_url', 'input_image']);
