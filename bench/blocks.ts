@@ -12,7 +12,7 @@ import type { WireFormat } from '../src/engine/types';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Item = Record<string, any>;
 
-export type BlockKind = 'system' | 'user' | 'assistant-text' | 'call' | 'result' | 'reasoning' | 'other';
+type BlockKind = 'system' | 'user' | 'assistant-text' | 'call' | 'result' | 'reasoning' | 'other';
 
 export interface Block {
   /** index of the wire item in the transcript */

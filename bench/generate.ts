@@ -5,7 +5,7 @@
  */
 
 /** mulberry32: a small, fast, seeded PRNG so every run generates the same sessions. */
-export function rng(seed: number): () => number {
+function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -44,7 +44,7 @@ function line(r: () => number, i: number, tool: string): string {
   return `[${String(i).padStart(4, '0')}] ${w()} ${w()} ${w()} ok ${Math.floor(r() * 100000)} ms`;
 }
 
-export function output(r: () => number, chars: number, tool: string): string {
+function output(r: () => number, chars: number, tool: string): string {
   const lines: string[] = [];
   let n = 0;
   for (let i = 1; n < chars; i++) {

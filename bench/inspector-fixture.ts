@@ -25,6 +25,7 @@ import {
   type TurnRecord,
 } from '../src/extension/inspector/session';
 import type { CapChoice, CapValue, SessionInfo, TurnSummary } from '../src/protocol';
+import { formatInt } from '../src/engine/format-number';
 
 export const ROOT = resolve(__dirname, '..');
 export const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
@@ -75,7 +76,7 @@ export class SyntheticSession extends RecordSession {
           callId: `call_${i}_${j}`,
           tool,
           stage: i % 11 === 10 ? 'clear' : 'offload',
-          reason: `${size.toLocaleString('en-US')} chars over ${tool}'s cap of 8,000`,
+          reason: `${formatInt(size)} chars over ${tool}'s cap of 8,000`,
           originalChars: size,
           projectedChars: 1_500,
           originalTokens: Math.round(size / 4),
@@ -135,7 +136,7 @@ export class SyntheticSession extends RecordSession {
   protected projected(handle: string): string | undefined {
     const o = this.originals.get(handle);
     if (!o) return undefined;
-    return `[spillway: ${o.tool} output offloaded · ${o.size.toLocaleString('en-US')} chars · handle ${handle}]\n${this.original(handle).slice(0, 1_200)}`;
+    return `[spillway: ${o.tool} output offloaded · ${formatInt(o.size)} chars · handle ${handle}]\n${this.original(handle).slice(0, 1_200)}`;
   }
 
   /** a dry run scales the projection with the cap of the tools involved */

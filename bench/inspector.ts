@@ -12,6 +12,7 @@
  */
 import { chromium, type Browser } from 'playwright-core';
 import { attachHost, CHROMIUM, CHROMIUM_ARGS, serveInspector } from './inspector-fixture';
+import { formatInt } from '../src/engine/format-number';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
       for (let r = 0; r < RUNS; r++) samples.push(await once(browser, server.url, n));
       const m = (f: (s: Sample) => number) => median(samples.map(f));
       rows.push(
-        `| ${n.toLocaleString('en-US')} | ${m((s) => s.firstRenderMs).toFixed(0)} | ${m((s) => s.renderMs).toFixed(0)} | ${m((s) => s.openMessageKb).toFixed(0)} | ${m((s) => s.heapMb).toFixed(1)} | ${m((s) => s.nodes).toFixed(0)} | ${m((s) => s.scrollP95Ms).toFixed(1)} | ${m((s) => s.scrollMaxMs).toFixed(1)} |`,
+        `| ${formatInt(n)} | ${m((s) => s.firstRenderMs).toFixed(0)} | ${m((s) => s.renderMs).toFixed(0)} | ${m((s) => s.openMessageKb).toFixed(0)} | ${m((s) => s.heapMb).toFixed(1)} | ${m((s) => s.nodes).toFixed(0)} | ${m((s) => s.scrollP95Ms).toFixed(1)} | ${m((s) => s.scrollMaxMs).toFixed(1)} |`,
       );
       process.stderr.write(`${n} turns done\n`);
     }

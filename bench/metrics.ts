@@ -11,18 +11,18 @@
  */
 import { performance } from 'node:perf_hooks';
 import { newTokenCounter, type TokenCounter } from '../src/engine';
+import { stringTokens } from '../src/engine/tokens';
 import type { WireFormat } from '../src/engine/types';
 import type { PriceModel, PromptShape } from '../src/replay/metrics';
 import { PRICE_MODELS } from '../src/replay/metrics';
 import { itemsKey, requestForCall, type Transcript } from '../src/replay/readers';
 import { replay, ReplayMeter, type ReplayCall, type ReplayTotals } from '../src/replay/replay';
 import { MemoryStore } from '../src/store';
-import type { StoredMeta } from '../src/engine/types';
 import type { Driver } from './drivers';
 import type { Item } from './blocks';
 
 /** Tokens a message costs beyond its text, as the engine counts them (engine.ts ITEM_OVERHEAD_TOKENS). */
-export const ITEM_OVERHEAD_TOKENS = 4;
+const ITEM_OVERHEAD_TOKENS = 4;
 
 /** The request fields the engine counts as sent before the items, per wire format. */
 const FIXED_KEYS: Record<WireFormat, readonly string[]> = {
@@ -32,21 +32,6 @@ const FIXED_KEYS: Record<WireFormat, readonly string[]> = {
 };
 /** The fields replay's shapeOf compares to tell whether the fixed part changed. */
 const SHAPE_FIXED_KEYS = new Set(['system', 'tools', 'instructions']);
-
-function stringTokens(v: unknown, counter: TokenCounter): number {
-  if (typeof v === 'string') return counter.count(v);
-  if (Array.isArray(v)) {
-    let n = 0;
-    for (const x of v) n += stringTokens(x, counter);
-    return n;
-  }
-  if (v && typeof v === 'object') {
-    let n = 0;
-    for (const x of Object.values(v)) n += stringTokens(x, counter);
-    return n;
-  }
-  return 0;
-}
 
 /** Token shapes of requests made of `base` plus items, each item serialised and counted once. */
 export class Shaper {
@@ -138,20 +123,6 @@ export async function runDriver(
 }
 
 /**
- * The in-memory store `replay` would use, except that it copies the metadata strings it keeps. The
- * engine reads `tool` and `callId` as slices of the request text, and V8 keeps a slice's whole parent
- * alive: a MemoryStore entry would pin the full request body of every call that stored something
- * (1,000 calls of a few MB each ran out of heap). Copying the short strings costs nothing measurable.
- */
-export class BenchStore extends MemoryStore {
-  override put(handle: string, text: string, meta: StoredMeta): void {
-    const copy = { ...meta } as Record<string, unknown>;
-    for (const [k, v] of Object.entries(copy)) if (typeof v === 'string') copy[k] = JSON.parse(JSON.stringify(v)) as string;
-    super.put(handle, text, copy as unknown as StoredMeta);
-  }
-}
-
-/**
  * Measures Spillway with a configuration, through `replay()` (a fresh token counter, so its time is
  * cold). Removed content counts as readable back when a reduction in force holds it under a handle
  * that `replay` read back equal to the original; per call, at most what the call removed.
@@ -169,7 +140,7 @@ export function runSpillway(
   const r = replay(t, {
     config,
     tokenizer: newTokenCounter(tokenizer),
-    store: new BenchStore(),
+    store: new MemoryStore(),
     onProjection: (_k, c) => {
       engineMs.push(c.engineMs);
       let n = 0;

@@ -22,8 +22,9 @@ import {
   type PointKind,
   type SweepPoint,
 } from './frontier';
+import { formatInt } from '../src/engine/format-number';
 
-export interface Strategy {
+interface Strategy {
   name: string;
   kind: StrategyKind;
   /** how it is driven, for the tables */
@@ -32,9 +33,9 @@ export interface Strategy {
   config?: Record<string, unknown>;
 }
 
-export const SEED_PRESETS = ['openai-trimmer', 'clark-budget', 'ai-agent', 'eino', 'oracle-offload'] as const;
+const SEED_PRESETS = ['openai-trimmer', 'clark-budget', 'ai-agent', 'eino', 'oracle-offload'] as const;
 
-export const STRATEGIES: Strategy[] = [
+const STRATEGIES: Strategy[] = [
   { name: 'raw', kind: 'raw', how: 'the requests as the agent sent them', driver: rawDriver },
   {
     name: 'langchain-clear-tool-uses',
@@ -84,12 +85,7 @@ export interface Session {
 }
 
 /** A generated session as a transcript (replies unknown, so no miss rate). */
-export function generatedTranscript(
-  calls: number,
-  maxToolChars: number,
-  seed: number,
-  maxHuge: number,
-): { t: Transcript; toolChars: number } {
+function generatedTranscript(calls: number, maxToolChars: number, seed: number, maxHuge: number): { t: Transcript; toolChars: number } {
   const s = generateSession(calls, maxToolChars, seed, maxHuge);
   return {
     toolChars: s.toolChars,
@@ -108,7 +104,7 @@ export function generatedTranscript(
  * Where the real sessions are: `SPILLWAY_FIXTURES`, else the shared fixtures beside the repository
  * (`../shared/fixtures`: the short sessions by format and the long development set in `long/`).
  */
-export function fixturesDir(root = process.cwd()): string {
+function fixturesDir(root = process.cwd()): string {
   const dir = process.env.SPILLWAY_FIXTURES ?? join(root, '..', 'shared', 'fixtures');
   if (!existsSync(join(dir, 'long')))
     throw new Error(`bench: no fixtures at ${dir} (expected the shared fixtures with a long/ folder; set SPILLWAY_FIXTURES)`);
@@ -138,7 +134,7 @@ export function sessionName(file: string, long: boolean): string {
   return long ? `long: ${name}` : name;
 }
 
-export async function loadSessions(quick: boolean, dir = fixturesDir()): Promise<Session[]> {
+async function loadSessions(quick: boolean, dir = fixturesDir()): Promise<Session[]> {
   const out: Session[] = [];
   for (const { file, long } of fixtureFiles(dir)) {
     const t = await readTranscript(file);
@@ -172,7 +168,7 @@ export async function loadSessions(quick: boolean, dir = fixturesDir()): Promise
   return out;
 }
 
-export interface SessionResult {
+interface SessionResult {
   session: string;
   real: boolean;
   long: boolean;
@@ -183,11 +179,7 @@ export interface SessionResult {
   perCall: Record<string, number[]>;
 }
 
-export async function runSession(
-  s: Session,
-  strategies: Strategy[] = STRATEGIES,
-  log: (line: string) => void = () => {},
-): Promise<SessionResult> {
+async function runSession(s: Session, strategies: Strategy[] = STRATEGIES, log: (line: string) => void = () => {}): Promise<SessionResult> {
   const t = s.transcript;
   const counter = tokenCounter('o200k_base');
   const n = t.calls.length;
@@ -206,7 +198,7 @@ export async function runSession(
 }
 
 /** Which sessions a pooled figure covers. */
-export type Pool = 'long' | 'short' | 'real';
+type Pool = 'long' | 'short' | 'real';
 const inPool: Record<Pool, (r: SessionResult) => boolean> = { long: (r) => r.long, short: (r) => r.real && !r.long, real: (r) => r.real };
 
 /** Pools the rows of one strategy, one per session (costs, tokens and misses summed). */
@@ -215,7 +207,7 @@ export function poolRows(strategy: string, rows: Row[]): Row {
 }
 
 /** One strategy's figures over the real sessions of a pool together (costs, tokens and misses summed). */
-export function pooled(results: SessionResult[], strategy: string, pool: Pool = 'real'): Row {
+function pooled(results: SessionResult[], strategy: string, pool: Pool = 'real'): Row {
   return pooledOf(
     strategy,
     results.filter(inPool[pool]).map((r) => r.rows.find((x) => x.strategy === strategy)!),
@@ -282,7 +274,7 @@ function pooledOf(strategy: string, rows: Row[]): Row {
  * ambition 60% / 50%; cost with read-backs below every peer's and preset's; and, from issue 7, all
  * removed content readable back and engine time under half a JSON.parse.
  */
-export const AIMS = {
+const AIMS = {
   maxMiss: 0.03,
   cost: { anthropic: 0.75, openai: 0.65 },
   ambition: { anthropic: 0.6, openai: 0.5 },
@@ -357,9 +349,9 @@ export function aimsFor(row: Row, others: Row[], short?: Row): Aim[] {
 // ---- output --------------------------------------------------------------------------------------
 
 const pct = (x: number | null, d = 1) => (x === null ? 'n/a' : `${(x * 100).toFixed(d)}%`);
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const int = (n: number) => formatInt(Math.round(n));
 
-export function rowsTable(rows: Row[]): string {
+function rowsTable(rows: Row[]): string {
   return [
     '| strategy | input tokens (sum over calls) | reduction vs raw | largest context | largest vs raw | removed content readable back | cache-stable calls | cost vs raw, Anthropic cache prices | cost vs raw, OpenAI cache prices | miss rate | ms per call | time / JSON.parse |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -370,7 +362,7 @@ export function rowsTable(rows: Row[]): string {
   ].join('\n');
 }
 
-export function aimsTable(aims: Aim[]): string {
+function aimsTable(aims: Aim[]): string {
   return [
     '| aim (long sessions, pooled) | spillway | met |',
     '| --- | --- | --- |',
@@ -387,11 +379,7 @@ export interface PeersReport {
 }
 
 /** The frontier points: every strategy pooled over the long sessions, and the sweep. */
-export function frontierPoints(
-  results: SessionResult[],
-  strategies: Strategy[],
-  sweep: Array<{ point: SweepPoint; row: Row }>,
-): FrontierPoint[] {
+function frontierPoints(results: SessionResult[], strategies: Strategy[], sweep: Array<{ point: SweepPoint; row: Row }>): FrontierPoint[] {
   const kindOf = (s: Strategy): PointKind =>
     s.kind === 'spillway'
       ? 'default'
@@ -408,7 +396,7 @@ export function frontierPoints(
   ]);
 }
 
-export function report(
+function report(
   results: SessionResult[],
   meta: { quick: boolean; node: string; seconds: number },
   strategies: Strategy[] = STRATEGIES,

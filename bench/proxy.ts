@@ -52,7 +52,7 @@ export interface ProxyBenchOptions {
   log?: (line: string) => void;
 }
 
-export interface Stats {
+interface Stats {
   n: number;
   p50: number;
   p99: number;
@@ -61,7 +61,7 @@ export interface Stats {
   max: number;
 }
 
-export interface SizeResult {
+interface SizeResult {
   size: number;
   /** actual request body bytes */
   bytes: number;
@@ -74,7 +74,7 @@ export interface SizeResult {
   engine: Stats;
 }
 
-export interface StreamResult {
+interface StreamResult {
   size: number;
   direct: Stats;
   projected: Stats;
@@ -95,7 +95,7 @@ const MB = 1024 * 1024;
 const SMALL_OUTPUT_LINES = 40;
 const BIG_OUTPUT_LINES = 900;
 
-export function stats(samples: number[]): Stats {
+function stats(samples: number[]): Stats {
   const s = [...samples].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
   return { n: s.length, p50: at(0.5), p99: at(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length, min: s[0]!, max: s[s.length - 1]! };
@@ -110,7 +110,7 @@ function outputLines(n: number, round: number): string {
 }
 
 /** An agent-like Chat Completions request of about `size` bytes. */
-export function agentRequest(size: number, stream = false): string {
+function agentRequest(size: number, stream = false): string {
   const messages: unknown[] = [
     { role: 'system', content: 'You are a coding agent working in a TypeScript repository. Use the tools.' },
     { role: 'user', content: 'The build is red. Find out why and fix it.' },
@@ -386,7 +386,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   }
 }
 
-export function fmtSize(bytes: number): string {
+function fmtSize(bytes: number): string {
   return bytes >= MB ? `${+(bytes / MB).toFixed(1)} MB` : `${+(bytes / KB).toFixed(1)} KB`;
 }
 

@@ -28,7 +28,7 @@ import { Timeline } from './components/Timeline';
 import { TurnDetails } from './components/TurnDetails';
 
 /** Pause after the last keystroke before a dry run or a search is asked for. */
-export const DEBOUNCE_MS = 300;
+const DEBOUNCE_MS = 300;
 
 function useDebounced<T>(value: T, ms: number): T {
   const [v, setV] = React.useState(value);

@@ -1,4 +1,8 @@
-/** Number formatting for the inspector: exact with separators when short, compact when long. */
+/**
+ * Number formatting for the inspector: exact with separators when short, compact when long.
+ * `count` stays a copy of the engine's `formatInt` (src/engine/format-number.ts): the webview may
+ * import only src/protocol and its own folder, and src/protocol imports only zod.
+ */
 export function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }

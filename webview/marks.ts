@@ -6,7 +6,7 @@
 import type { TurnSummary } from '../src/protocol';
 
 /** How many turns "the largest savings" names. */
-export const TOP_SAVINGS = 10;
+const TOP_SAVINGS = 10;
 
 export interface Marks {
   clears: number[];

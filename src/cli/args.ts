@@ -5,7 +5,7 @@
  */
 import { SpillwayError } from '../engine/types';
 
-export type FlagKind = 'string' | 'int' | 'bool';
+type FlagKind = 'string' | 'int' | 'bool';
 export interface FlagSpec {
   kind: FlagKind;
   min?: number;

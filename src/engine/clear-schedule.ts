@@ -19,7 +19,7 @@ export interface CachePrices {
 }
 
 /** Anthropic: reads 0.1x, writes 1.25x; OpenAI: cached input 0.5x, no write premium. */
-export const CACHE_PRICES: readonly CachePrices[] = [
+const CACHE_PRICES: readonly CachePrices[] = [
   { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 },
   { name: 'openai', cachedRead: 0.5, cacheWrite: 1 },
 ];

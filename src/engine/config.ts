@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { SpillwayError } from './types';
 import { FILE_WRITE_TOOLS } from './file-inputs';
+import { OBSERVATION_MODES, type ObservationMode } from './formats/observations';
 
 export const PRESET_NAMES = ['spillway', 'openai-trimmer', 'clark-budget', 'ai-agent', 'eino', 'oracle-offload'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
@@ -19,8 +20,6 @@ export const PREVIEW_KINDS = ['smart', 'head', 'head-tail', 'json', 'cut'] as co
 export type PreviewKind = (typeof PREVIEW_KINDS)[number];
 export const TOKENIZERS = ['o200k_base', 'cl100k_base', 'approximate'] as const;
 export type TokenizerName = (typeof TOKENIZERS)[number];
-export const OBSERVATION_MODES = ['auto', 'off'] as const;
-export type ObservationMode = (typeof OBSERVATION_MODES)[number];
 
 /** Largest cap accepted: 1 GB of text is beyond any request a provider takes. */
 const MAX_CAP = 1_000_000_000;
@@ -59,243 +58,183 @@ export interface SpillwayConfig {
 const cap = z.union([z.number().int().min(1).max(MAX_CAP), z.literal('unlimited')]);
 const toolList = z.array(z.string().min(1));
 
-/** One schema per leaf key: the unit of validation, fallback and the settings UI. */
+/**
+ * One schema per leaf key: the unit of validation, fallback and the settings UI. The settings'
+ * types, bounds and enums in package.json are derived from `schema` (src/extension/pure/settingSchema.ts),
+ * so they are written here only; `description` is the Settings UI's text.
+ */
 export interface ConfigKey {
   key: string;
   schema: z.ZodType;
   description: string;
-  /** for the settings contribution */
-  type: 'string' | 'integer' | 'boolean' | 'object' | 'array' | Array<'integer' | 'string'>;
-  enum?: readonly string[];
-  minimum?: number;
-  maximum?: number;
 }
 
 export const CONFIG_KEYS: readonly ConfigKey[] = [
   {
     key: 'preset',
     schema: z.enum(PRESET_NAMES),
-    type: 'string',
-    enum: PRESET_NAMES,
     description:
       'Starting point for every other setting: `spillway` (our default), or one of the seed systems reproduced (`openai-trimmer`, `clark-budget`, `ai-agent`, `eino`, `oracle-offload`). Settings you set override the preset.',
   },
   {
     key: 'defaultCap',
     schema: cap,
-    type: ['integer', 'string'],
-    minimum: 1,
-    maximum: MAX_CAP,
     description:
       'Size above which a tool result is offloaded (or clipped by the budget stage), for tools without their own cap, in `capUnit`s; or "unlimited".',
   },
   {
     key: 'capUnit',
     schema: z.enum(['chars', 'bytes']),
-    type: 'string',
-    enum: ['chars', 'bytes'],
     description: 'Whether caps and previews count characters or UTF-8 bytes.',
   },
   {
     key: 'toolCaps',
     schema: z.record(z.string().min(1), cap),
-    type: 'object',
     description:
       'Per-tool caps: tool name (exact, bare name of a namespaced tool, or a pattern with *) to a size or "unlimited" (kept verbatim).',
   },
   {
     key: 'previewChars',
     schema: z.number().int().min(0).max(100_000),
-    type: 'integer',
-    minimum: 0,
-    maximum: 100_000,
     description: 'How much of a reduced result the model still sees, as a preview under the marker header.',
   },
   {
     key: 'preview',
     schema: z.enum(PREVIEW_KINDS),
-    type: 'string',
-    enum: PREVIEW_KINDS,
     description:
       'Preview shape: `smart` (head, error and path lines, tail; JSON skeleton for JSON), `head` (ends at a line break near the limit), `head-tail`, `json` (valid JSON: keys, types, first elements, counts), or `cut` (exactly the first previewChars, as the seed systems cut).',
   },
   {
     key: 'markerStyle',
     schema: z.enum(MARKER_STYLES),
-    type: 'string',
-    enum: MARKER_STYLES,
     description:
       "Wording of the marker that replaces a reduced result. Presets pick their seed system's wording; every style names the handle.",
   },
   {
     key: 'language',
     schema: z.enum(['en', 'zh']),
-    type: 'string',
-    enum: ['en', 'zh'],
     description: 'Language of marker text: English or Chinese.',
   },
   {
     key: 'tokenizer',
     schema: z.enum(TOKENIZERS),
-    type: 'string',
-    enum: TOKENIZERS,
     description: 'How tokens are counted: real counts with `o200k_base` or `cl100k_base`, or `approximate` (characters / 4).',
   },
   {
     key: 'observations',
     schema: z.enum(OBSERVATION_MODES),
-    type: 'string',
-    enum: OBSERVATION_MODES,
     description:
       "Text-mode agents (mini-swe-agent, SWE-agent) send each command's output as a user message. `auto` reduces such a message like a tool result (under the tool its action implies, e.g. `bash`) when it follows an assistant message with a fenced-code action and matches a known observation template (mini-swe-agent's `<returncode>…</returncode>` + `<output>…</output>` and its long-output and timeout forms, SWE-agent's `OBSERVATION:` and `(Open file: …)` prompt); only the output inside the template is reduced. `off`: user messages are never reduced (the seed systems' presets say `off`: they reduce tool results only). Replayed transcripts use their reader's marks instead of `auto`.",
   },
   {
     key: 'offload.enabled',
     schema: z.boolean(),
-    type: 'boolean',
     description:
       "Offload stage: a result over its tool's cap is stored in full and replaced by a marker with a preview, the newest result too.",
   },
   {
     key: 'offload.latestCap',
     schema: z.number().int().min(0).max(MAX_CAP),
-    type: 'integer',
-    minimum: 0,
-    maximum: MAX_CAP,
     description:
       'Offload stage: results of the latest round (what the model is about to read) stay verbatim up to this size and are offloaded to the normal cap from the next call on; 0 applies the normal cap at once.',
   },
   {
     key: 'offload.dedupe',
     schema: z.boolean(),
-    type: 'boolean',
     description:
       'Offload stage: a result identical to an earlier one in the conversation becomes a short reference to it (stored once, same handle).',
   },
   {
     key: 'window.enabled',
     schema: z.boolean(),
-    type: 'boolean',
     description:
       'Window stage: results older than the last `window.recentTurns` user messages and over `window.maxOutputChars` become a preview. Rewrites old turns as the window moves, which costs prompt-cache hits.',
   },
   {
     key: 'window.recentTurns',
     schema: z.number().int().min(1).max(10_000),
-    type: 'integer',
-    minimum: 1,
-    maximum: 10_000,
     description: 'Window stage: user messages (counted from the end) whose turns are never touched.',
   },
   {
     key: 'window.maxOutputChars',
     schema: z.number().int().min(1).max(MAX_CAP),
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_CAP,
     description: 'Window stage: results longer than this (characters) are candidates.',
   },
   {
     key: 'window.tools',
     schema: toolList,
-    type: 'array',
     description: 'Window stage: only these tools are trimmed; empty means every tool.',
   },
   {
     key: 'budget.enabled',
     schema: z.boolean(),
-    type: 'boolean',
     description: "Budget stage: every result but the newest is held to its tool's cap.",
   },
   {
     key: 'clear.enabled',
     schema: z.boolean(),
-    type: 'boolean',
     description: 'Clear stage: when the projected request exceeds `clear.triggerTokens`, the oldest results are cleared in one batch.',
   },
   {
     key: 'clear.triggerTokens',
     schema: z.number().int().min(1).max(100_000_000),
-    type: 'integer',
-    minimum: 1,
-    maximum: 100_000_000,
     description: 'Clear stage: projected request size (tokens) that triggers clearing.',
   },
   {
     key: 'clear.keep',
     schema: z.number().int().min(0).max(100_000),
-    type: 'integer',
-    minimum: 0,
-    maximum: 100_000,
     description: 'Clear stage: how many of the most recent results (or rounds, see `clear.keepUnit`) are never cleared.',
   },
   {
     key: 'clear.keepUnit',
     schema: z.enum(['results', 'rounds']),
-    type: 'string',
-    enum: ['results', 'rounds'],
     description: 'Clear stage: whether `clear.keep` counts tool results or assistant tool-call rounds.',
   },
   {
     key: 'clear.clearAtLeastTokens',
     schema: z.union([z.number().int().min(0).max(100_000_000), z.literal('all')]),
-    type: ['integer', 'string'],
-    minimum: 0,
-    maximum: 100_000_000,
     description:
       'Clear stage: tokens to free each time it fires, so clears are rare and large and the prompt cache keeps hitting in between; "all" clears every eligible result.',
   },
   {
     key: 'clear.staleFirst',
     schema: z.boolean(),
-    type: 'boolean',
     description:
       'Clear stage: clear stale results first (a file read or written again, or the same command run again, later in the conversation), then the oldest.',
   },
-  { key: 'clear.excludeTools', schema: toolList, type: 'array', description: 'Clear stage: tools whose results are never cleared.' },
+  { key: 'clear.excludeTools', schema: toolList, description: 'Clear stage: tools whose results are never cleared.' },
   {
     key: 'clear.clearToolInputs',
     schema: z.boolean(),
-    type: 'boolean',
     description: 'Clear stage: also replace the inputs of cleared tool calls (stored and recoverable like results).',
   },
   {
     key: 'clear.schedule',
     schema: z.enum(['trigger', 'payback']),
-    type: 'string',
-    enum: ['trigger', 'payback'],
     description:
       'Clear stage: `trigger` clears whenever the request is over `clear.triggerTokens` and enough is clearable; `payback` also waits until the saving over the likely rest of the session (as long again as so far) pays back the prompt-cache rewrite, under Anthropic and OpenAI prices.',
   },
   {
     key: 'inputs.enabled',
     schema: z.boolean(),
-    type: 'boolean',
     description:
       'File inputs: the inputs of file-writing tool calls (Write, Edit, apply_patch, ...) are replaced by a marker that keeps the path and a handle to the stored input; the file on disk holds the content.',
   },
   {
     key: 'inputs.keepRounds',
     schema: z.number().int().min(0).max(10_000),
-    type: 'integer',
-    minimum: 0,
-    maximum: 10_000,
     description:
       'File inputs: model calls after the one that wrote the file during which its input stays whole; 0 replaces it in the first request that sends it back (no prompt-cache rewrite).',
   },
   {
     key: 'inputs.minTokens',
     schema: z.number().int().min(0).max(100_000_000),
-    type: 'integer',
-    minimum: 0,
-    maximum: 100_000_000,
     description:
       'File inputs: only calls made when the conversation before them was over this many tokens (as the agent sent it) have their inputs replaced; short sessions keep every input.',
   },
   {
     key: 'inputs.tools',
     schema: toolList,
-    type: 'array',
     description: 'File inputs: the file-writing tools whose inputs are replaced (exact, bare or `*` pattern names).',
   },
 ];
@@ -537,6 +476,7 @@ export function toolListed(list: readonly string[], names: readonly string[]): b
   );
 }
 
-function escapeRe(s: string): string {
+/** `s` as a literal inside a regular expression. */
+export function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -12,6 +12,7 @@
  * replaced in the first request that carries it back, where it is new, uncached text anyway, so the
  * reduction costs no prompt-cache rewrite at all.
  */
+import { formatInt } from './format-number';
 
 /** Tools whose inputs hold file content the call wrote (exact names or bare names of namespaced ones). */
 export const FILE_WRITE_TOOLS = [
@@ -33,7 +34,7 @@ export const FILE_WRITE_TOOLS = [
 /** Input fields that name the written file. */
 const PATH_KEYS = ['file_path', 'path', 'filePath', 'notebook_path', 'target_file', 'filename', 'absolute_path'];
 /** The key our marker object carries; an input holding it is recognised and never cleared again. */
-export const INPUT_MARKER_KEY = 'spillway_cleared';
+const INPUT_MARKER_KEY = 'spillway_cleared';
 /** The first line of the marker that replaces a freeform (non-JSON) patch input. */
 const PATCH_MARKER_PREFIX = '*** spillway: patch cleared';
 /** Paths longer than this are not kept (the marker stays bounded); the handle still reads it back. */
@@ -55,11 +56,6 @@ export interface FileInput {
   json: boolean;
   /** short scalar fields of a JSON input, kept in the marker as they were */
   kept?: Record<string, unknown>;
-}
-
-/** True when the tool is a file-writing tool of the list (exact or `*` patterns handled by the caller). */
-export function isFileWriteTool(names: readonly string[], tools: readonly string[]): boolean {
-  return names.some((n) => tools.includes(n));
 }
 
 /**
@@ -110,10 +106,6 @@ function shortFields(obj: Record<string, unknown>, pathKey: string): Record<stri
   return out;
 }
 
-function grouped(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
 /**
  * The value that replaces the input: an object with the path key and a note (JSON inputs), or a
  * short patch header (freeform patches). The caller encodes it as the input node was encoded and
@@ -126,12 +118,12 @@ export function fileInputMarker(tool: string, f: FileInput, chars: number, handl
     const shown = paths.slice(0, MAX_PATCH_FILES).map((p) => `*** File: ${p}`);
     const more = paths.length > MAX_PATCH_FILES ? [`*** and ${paths.length - MAX_PATCH_FILES} more files`] : [];
     return [
-      `${PATCH_MARKER_PREFIX} by spillway (${grouped(chars)} chars; the files hold the result; ${read} returns this input)`,
+      `${PATCH_MARKER_PREFIX} by spillway (${formatInt(chars)} chars; the files hold the result; ${read} returns this input)`,
       ...shown,
       ...more,
     ].join('\n');
   }
-  const note = `${tool.slice(0, 64)} input cleared by spillway: ${grouped(chars)} chars of file content, on disk at the path; ${read} returns this input`;
+  const note = `${tool.slice(0, 64)} input cleared by spillway: ${formatInt(chars)} chars of file content, on disk at the path; ${read} returns this input`;
   const out: Record<string, unknown> = {};
   if (f.pathKey && paths.length) out[f.pathKey] = paths[0];
   else if (paths.length) out.paths = paths.slice(0, MAX_PATCH_FILES);

@@ -10,10 +10,10 @@ import { createHash } from 'node:crypto';
 
 export const HANDLE_PREFIX = 'sw_';
 export const HANDLE_HEX_DIGITS = 24;
-/** The exact shape of a handle. Anything else (slashes, dots, other lengths) is refused. */
-export const HANDLE_PATTERN = /^sw_[0-9a-f]{24}$/;
 /** Finds handles inside marker text. */
-export const HANDLE_IN_TEXT = /sw_[0-9a-f]{24}/;
+export const HANDLE_IN_TEXT = new RegExp(`${HANDLE_PREFIX}[0-9a-f]{${HANDLE_HEX_DIGITS}}`);
+/** The exact shape of a handle. Anything else (slashes, dots, other lengths) is refused. */
+export const HANDLE_PATTERN = new RegExp(`^${HANDLE_IN_TEXT.source}$`);
 
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');

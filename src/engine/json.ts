@@ -17,17 +17,17 @@ export interface JString {
   end: number;
   escaped: boolean;
 }
-export interface JNumber {
+interface JNumber {
   kind: 'number';
   start: number;
   end: number;
 }
-export interface JLiteral {
+interface JLiteral {
   kind: 'true' | 'false' | 'null';
   start: number;
   end: number;
 }
-export interface JArray {
+interface JArray {
   kind: 'array';
   start: number;
   end: number;
@@ -252,11 +252,6 @@ export function decodeString(text: string, node: JString): string {
   } catch (e) {
     throw new SpillwayError(`malformed JSON string at offset ${node.start}: ${(e as Error).message}`, 'bad-json');
   }
-}
-
-/** Upper bound of a string node's decoded length, without decoding (escapes only shrink). */
-export function rawLength(node: JString): number {
-  return node.end - node.start - 2;
 }
 
 export function get(obj: JValue | undefined, key: string): JValue | undefined {

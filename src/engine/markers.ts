@@ -23,7 +23,7 @@ const MAX_TOOL_NAME = 64;
  * What a marker may add beyond its preview and HEADER_BUDGET: the trimmer style wraps its preview
  * in "\n" and "...", the others at most a "\n" between header and preview.
  */
-export const MARKER_SLACK = 4;
+const MARKER_SLACK = 4;
 
 /**
  * The longest text accepted as an existing marker when previews are `previewChars` long: anything
@@ -145,7 +145,7 @@ const PREFIXES = [
 ];
 /** The same prefixes as they may appear inside a JSON string (non-ASCII escaped, as Python does). */
 const RAW_PREFIXES = [...PREFIXES, '<\\u5de5\\u5177 '];
-const ORACLE_TAIL = /\.\.\.\[\+[\d,]+ (?:bytes|chars)\. full output: spillway read (sw_[0-9a-f]{24})\]$/;
+const ORACLE_TAIL = new RegExp(String.raw`\.\.\.\[\+[\d,]+ (?:bytes|chars)\. full output: spillway read (${HANDLE_IN_TEXT.source})\]$`);
 
 /**
  * The handle of a marker, or undefined when `text` is not one. Checks the start (every style but

@@ -10,6 +10,7 @@
  */
 import type { PreviewKind } from './config';
 import { formatInt } from './format-number';
+import { countNewlines } from './lines';
 
 /** A line longer than this inside a smart preview is cut; one minified line must not eat it all. */
 const MAX_IMPORTANT_LINE = 240;
@@ -63,19 +64,13 @@ export function head(text: string, budget: number): string {
   return nl >= budget * 0.8 ? h.slice(0, nl + 1) : h;
 }
 
-function countLines(text: string): number {
-  let n = 1;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
-
 function omission(lines: number, chars: number): string {
   return `\n[… ${formatInt(lines)} lines, ${formatInt(chars)} chars omitted …]\n`;
 }
 
 /** Head and tail with a line that says what was left out between them. */
 export function headTail(text: string, budget: number): string {
-  const sep = omission(countLines(text), text.length).length;
+  const sep = omission(countNewlines(text) + 1, text.length).length;
   const room = budget - sep;
   if (room < 20) return head(text, budget);
   const h = head(text, Math.floor(room * 0.6));
@@ -83,7 +78,7 @@ export function headTail(text: string, budget: number): string {
   const nl = t.indexOf('\n');
   if (nl >= 0 && nl < t.length * 0.2) t = t.slice(nl + 1);
   const middle = text.slice(h.length, text.length - t.length);
-  return h + omission(countLines(middle) - 1, middle.length).replace(/^\n/, h.endsWith('\n') ? '' : '\n') + t;
+  return h + omission(countNewlines(middle), middle.length).replace(/^\n/, h.endsWith('\n') ? '' : '\n') + t;
 }
 
 /**

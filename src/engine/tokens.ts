@@ -54,7 +54,7 @@ const CACHE_MAX_CHARS = 64_000_000;
  * would otherwise take seconds to tokenise for a number that only labels a marker; samples this
  * large land within a few percent on real output.
  */
-export const EXACT_TOKEN_LIMIT = 2_000_000;
+const EXACT_TOKEN_LIMIT = 2_000_000;
 const SAMPLE_COUNT = 32;
 const SAMPLE_CHARS = 16_384;
 
@@ -144,4 +144,23 @@ export function tokenCounter(name: TokenizerName): TokenCounter {
 /** Whether a count for a text this long is a sampled estimate rather than exact. */
 export function isEstimate(counter: TokenCounter, chars: number): boolean {
   return counter.name !== 'approximate' && chars > EXACT_TOKEN_LIMIT;
+}
+
+/**
+ * Tokens of every string inside `v` (JSON keys and punctuation not counted): the figure replay
+ * and the benchmarks bill structured content (thinking, image metadata, fixed fields) by.
+ */
+export function stringTokens(v: unknown, counter: TokenCounter): number {
+  if (typeof v === 'string') return counter.count(v);
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (const x of v) n += stringTokens(x, counter);
+    return n;
+  }
+  if (v !== null && typeof v === 'object') {
+    let n = 0;
+    for (const x of Object.values(v)) n += stringTokens(x, counter);
+    return n;
+  }
+  return 0;
 }

@@ -22,8 +22,8 @@ import {
 } from '../proxy/codexConfig';
 import { errorText, type SpillwayHost } from './host';
 
-export const ROUTE_CODEX = 'spillway.routeCodex';
-export const UNROUTE_CODEX = 'spillway.unrouteCodex';
+const ROUTE_CODEX = 'spillway.routeCodex';
+const UNROUTE_CODEX = 'spillway.unrouteCodex';
 const ADD = 'Add Line';
 
 export interface CodexRouteResult {

@@ -32,7 +32,7 @@ import {
   type ProxySettings,
 } from './proxyConfig';
 
-export const COPY_AGENT_ENVIRONMENT = 'spillway.copyAgentEnvironment';
+const COPY_AGENT_ENVIRONMENT = 'spillway.copyAgentEnvironment';
 
 /** Pruning follows the store's schedule (host.ts): a while after activation, then hourly. */
 const FIRST_PRUNE_DELAY_MS = 12_000;

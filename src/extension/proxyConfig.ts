@@ -5,16 +5,21 @@
  */
 import { DEFAULT_ANTHROPIC_UPSTREAM, DEFAULT_OPENAI_UPSTREAM, parseUpstream } from '../proxy/routes';
 import type { Shell } from '../proxy/env';
-import { SECTION, userValue, type ConfigKeyInfo, type InspectedValue, type SettingProblem } from './pure/settings';
+import { z } from 'zod';
+import { SECTION, integerRangeProblem, userValue, type ConfigKeyInfo, type InspectedValue, type SettingProblem } from './pure/settings';
+import { formatCount } from './pure/format';
 
 /** The same default as `spillway proxy` (src/proxy/server.ts); repeated so this file stays light. */
 export const DEFAULT_PORT = 8417;
+
+const PORT = z.number().int().min(0).max(65535);
+const WEBSOCKETS = z.enum(['project', 'refuse']);
 
 /** `spillway.proxy.*`, in the order the Settings UI shows them. */
 export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
   {
     key: 'proxy.enabled',
-    type: 'boolean',
+    schema: z.boolean(),
     default: false,
     description:
       'Run the Spillway proxy in this window: a base URL on 127.0.0.1 that coding agents (Claude Code, Codex, aider, the OpenAI and ' +
@@ -23,31 +28,28 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
   },
   {
     key: 'proxy.port',
-    type: 'integer',
+    schema: PORT,
     default: DEFAULT_PORT,
-    minimum: 0,
-    maximum: 65535,
     description:
       'Port of the proxy on 127.0.0.1. `0` picks a free port each time the proxy starts (the status bar and Copy Agent Environment name it).',
   },
   {
     key: 'proxy.openaiUpstream',
-    type: 'string',
+    schema: z.string(),
     default: DEFAULT_OPENAI_UPSTREAM,
     description:
       'Where OpenAI-style calls go, as you would give the OpenAI SDK its base URL (with `/v1`); an OpenAI-compatible gateway works too.',
   },
   {
     key: 'proxy.anthropicUpstream',
-    type: 'string',
+    schema: z.string(),
     default: DEFAULT_ANTHROPIC_UPSTREAM,
     description: 'Where Anthropic-style calls go, as you would give the Anthropic SDK its base URL (without `/v1`).',
   },
   {
     key: 'proxy.websockets',
-    type: 'string',
+    schema: WEBSOCKETS,
     default: 'project',
-    enum: ['project', 'refuse'],
     description:
       'How the proxy answers the Responses WebSocket mode (`GET /v1/responses` upgraded; Codex uses it first). `project`: relay it and ' +
       'project each `response.create` on arrival (offload and dedupe of its new items; items sent earlier live with the provider and cannot ' +
@@ -55,7 +57,7 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
   },
   {
     key: 'proxy.configureTerminals',
-    type: 'boolean',
+    schema: z.boolean(),
     default: true,
     description:
       'While the proxy runs, set `OPENAI_BASE_URL`, `OPENAI_API_BASE` and `ANTHROPIC_BASE_URL` in new integrated terminals, so an agent ' +
@@ -68,7 +70,7 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
  * .vscode/settings.json must not be able to send them elsewhere, so these are `machine`-scoped
  * (user settings only) and a workspace value is ignored with a warning.
  */
-export const USER_ONLY_KEYS: readonly string[] = ['proxy.openaiUpstream', 'proxy.anthropicUpstream'];
+const USER_ONLY_KEYS: readonly string[] = ['proxy.openaiUpstream', 'proxy.anthropicUpstream'];
 
 /** Extra JSON schema for the proxy keys (settings.json validation, scope). */
 export const PROXY_EXTRA_SCHEMA: Record<string, Record<string, unknown>> = {
@@ -134,20 +136,17 @@ export function readProxySettings(inspect: (key: string) => InspectedValue | und
       return (e as Error).message;
     }
   };
-  const port = info('proxy.port');
   return {
     settings: {
       enabled: read<boolean>('proxy.enabled', bool),
-      port: read<number>('proxy.port', (v) =>
-        typeof v === 'number' && Number.isInteger(v) && v >= port.minimum! && v <= port.maximum!
-          ? undefined
-          : `expected a port from ${port.minimum} to ${port.maximum}, got ${JSON.stringify(v)}`,
-      ),
+      port: read<number>('proxy.port', (v) => (PORT.safeParse(v).success ? undefined : integerRangeProblem(PORT, v, 'a port'))),
       openaiUpstream: read<string>('proxy.openaiUpstream', url('the OpenAI upstream')),
       anthropicUpstream: read<string>('proxy.anthropicUpstream', url('the Anthropic upstream')),
       configureTerminals: read<boolean>('proxy.configureTerminals', bool),
       websockets: read<'project' | 'refuse'>('proxy.websockets', (v) =>
-        v === 'project' || v === 'refuse' ? undefined : `expected "project" or "refuse", got ${JSON.stringify(v)}`,
+        WEBSOCKETS.safeParse(v).success
+          ? undefined
+          : `expected ${WEBSOCKETS.options.map((o) => JSON.stringify(o)).join(' or ')}, got ${JSON.stringify(v)}`,
       ),
     },
     problems,
@@ -209,8 +208,7 @@ export interface ProxyStatusState {
   anthropicUpstream: string;
 }
 
-const count = (n: number) => Math.round(n).toLocaleString('en-US');
-const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
 
 /** The proxy's status bar item: text and tooltip. */
 export function proxyStatus(s: ProxyStatusState): { text: string; tooltip: string } {
@@ -222,7 +220,7 @@ export function proxyStatus(s: ProxyStatusState): { text: string; tooltip: strin
   }
   const lines = [
     `Spillway proxy at ${s.url}`,
-    `${plural(s.turns, 'turn')} recorded in this window (${plural(s.sessions, 'session')}), ${count(s.savedTokens)} tokens kept out of model calls`,
+    `${plural(s.turns, 'turn')} recorded in this window (${plural(s.sessions, 'session')}), ${formatCount(s.savedTokens)} tokens kept out of model calls`,
     `OpenAI upstream: ${displayUrl(s.openaiUpstream)}`,
     `Anthropic upstream: ${displayUrl(s.anthropicUpstream)}`,
     'Click to copy the agent environment (OPENAI_BASE_URL, ANTHROPIC_BASE_URL).',

@@ -9,7 +9,7 @@ import { errorText, type SpillwayHost } from './host';
 
 export const READ_TOOL = 'spillway_read_output';
 
-export interface ReadToolInput {
+interface ReadToolInput {
   handle: string;
   lines?: string;
   grep?: string;

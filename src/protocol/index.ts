@@ -16,10 +16,14 @@ import { z } from 'zod';
 
 // ---- shared shapes -------------------------------------------------------------------------
 
-export const ORIGINS = ['proxy', 'replay', 'api', 'copilot'] as const;
+const ORIGINS = ['proxy', 'replay', 'api', 'copilot'] as const;
 export const Origin = z.enum(ORIGINS);
 export type Origin = z.infer<typeof Origin>;
 
+/**
+ * A handle: the engine's HANDLE_PATTERN (src/engine/handle.ts), written again because the protocol
+ * imports only zod; test/unit/handle-pattern.test.ts checks the two accept the same strings.
+ */
 export const Handle = z.string().regex(/^sw_[0-9a-f]{24}$/);
 export const CapValue = z.union([z.number().int().positive(), z.literal('unlimited')]);
 export type CapValue = z.infer<typeof CapValue>;
@@ -56,12 +60,12 @@ export type SessionInfo = z.infer<typeof SessionInfo>;
  * caching) and the projection. `readBack` is the cost of the agent reading reduced outputs back
  * (replay reports it once it models read-backs); projected + readBack is the cost with read-backs.
  */
-export const CostFigures = z.object({
+const CostFigures = z.object({
   raw: z.number().nonnegative(),
   projected: z.number().nonnegative(),
   readBack: z.number().nonnegative().optional(),
 });
-export type CostFigures = z.infer<typeof CostFigures>;
+type CostFigures = z.infer<typeof CostFigures>;
 /** price model name (`anthropic`, `openai`) → figures */
 export const Cost = z.record(z.string(), CostFigures);
 export type Cost = z.infer<typeof Cost>;
@@ -122,11 +126,11 @@ export const WholeResult = z.object({
 });
 export type WholeResult = z.infer<typeof WholeResult>;
 
-export const Missed = z.object({ id: z.string(), handle: Handle.optional() });
-export type Missed = z.infer<typeof Missed>;
+const Missed = z.object({ id: z.string(), handle: Handle.optional() });
+type Missed = z.infer<typeof Missed>;
 
 /** A tool result the agent had already reduced itself (Claude Code's `<persisted-output>`): left alone, shown as saved by the agent. */
-export const SavedByAgentInfo = z.object({
+const SavedByAgentInfo = z.object({
   tool: z.string(),
   callId: z.string(),
   agent: z.string(),
@@ -134,7 +138,7 @@ export const SavedByAgentInfo = z.object({
   file: z.string(),
   chars: z.number().nonnegative(),
 });
-export type SavedByAgentInfo = z.infer<typeof SavedByAgentInfo>;
+type SavedByAgentInfo = z.infer<typeof SavedByAgentInfo>;
 
 export const TurnDetail = z.object({
   index: z.number().int().nonnegative(),
@@ -150,12 +154,12 @@ export const TurnDetail = z.object({
 });
 export type TurnDetail = z.infer<typeof TurnDetail>;
 
-export const SIDES = ['original', 'projected'] as const;
+const SIDES = ['original', 'projected'] as const;
 export const Side = z.enum(SIDES);
 export type Side = z.infer<typeof Side>;
 
 /** Most characters of a text the host sends in one page: a 10 MB output is never sent whole. */
-export const MAX_PAGE_CHARS = 64 * 1024;
+const MAX_PAGE_CHARS = 64 * 1024;
 
 export const TextPage = z.object({
   text: z.string(),
@@ -230,7 +234,7 @@ const empty = z.object({}).strict();
 const SessionRef = z.object({ sessionId: z.string().min(1) });
 
 /** webview → host, no answer */
-export const commands = {
+const commands = {
   'webview/ready': empty,
   'webview/log': z.object({ level: z.enum(['info', 'warn', 'error']), message: z.string().max(4000) }),
   'result/openStored': z.object({ handle: Handle }),
@@ -239,7 +243,7 @@ export const commands = {
 } as const;
 
 /** webview → host, each answered with its result type */
-export const requests = {
+const requests = {
   'sessions/list': { params: empty, result: z.object({ sessions: z.array(SessionInfo) }) },
   'session/open': { params: SessionRef, result: SessionView },
   'turn/detail': { params: SessionRef.extend({ turn: z.number().int().nonnegative() }), result: TurnDetail },
@@ -281,7 +285,7 @@ export const requests = {
 } as const;
 
 /** host → webview */
-export const notifications = {
+const notifications = {
   'sessions/changed': z.object({ sessions: z.array(SessionInfo) }),
   'session/turnsAppended': z.object({ sessionId: z.string(), turns: z.array(TurnSummary) }),
   /** the session's figures were recomputed (settings changed, replay re-run) */
@@ -320,12 +324,12 @@ const Envelope = z.discriminatedUnion('kind', [
 
 export type CommandMessage = { [M in CommandMethod]: { kind: 'command'; method: M; params: CommandParams<M> } }[CommandMethod];
 export type RequestMessage = { [M in RequestMethod]: { kind: 'request'; id: number; method: M; params: RequestParams<M> } }[RequestMethod];
-export type ResponseMessage = {
+type ResponseMessage = {
   [M in RequestMethod]: { kind: 'response'; id: number; method: M } & (
     { ok: true; result: RequestResult<M> } | { ok: false; error: string }
   );
 }[RequestMethod];
-export type NotificationMessage = {
+type NotificationMessage = {
   [M in NotificationMethod]: { kind: 'notification'; method: M; params: NotificationParams<M> };
 }[NotificationMethod];
 /** what the webview may send */
@@ -393,12 +397,6 @@ export function parseHostMessage(data: unknown): Parsed<HostMessage> {
 
 export function isCommand<M extends CommandMethod>(m: WebviewMessage, method: M): m is Extract<CommandMessage, { method: M }> {
   return m.kind === 'command' && m.method === method;
-}
-export function isRequest<M extends RequestMethod>(m: WebviewMessage, method: M): m is Extract<RequestMessage, { method: M }> {
-  return m.kind === 'request' && m.method === method;
-}
-export function isNotification<M extends NotificationMethod>(m: HostMessage, method: M): m is Extract<NotificationMessage, { method: M }> {
-  return m.kind === 'notification' && m.method === method;
 }
 
 export function command<M extends CommandMethod>(method: M, params: CommandParams<M>) {

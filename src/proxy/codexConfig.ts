@@ -21,9 +21,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export const CODEX_KEY = 'openai_base_url';
+const CODEX_KEY = 'openai_base_url';
 /** The comment that marks the line as Spillway's: only a line ending with it is ever replaced or removed. */
-export const SPILLWAY_MARK = '# added by Spillway (Spillway: Stop Routing Codex Through Spillway removes it)';
+const SPILLWAY_MARK = '# added by Spillway (Spillway: Stop Routing Codex Through Spillway removes it)';
 
 /** Why an edit was not made; the file is left untouched. */
 export class CodexConfigError extends Error {
@@ -37,7 +37,7 @@ export class CodexConfigError extends Error {
 }
 
 /** `$CODEX_HOME`, else `~/.codex`. */
-export function codexHome(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+function codexHome(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
   const h = env.CODEX_HOME;
   return h !== undefined && h !== '' ? h : join(home, '.codex');
 }

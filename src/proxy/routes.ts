@@ -191,13 +191,6 @@ export const RECORDED_REQUEST_HEADERS: readonly string[] = [
   'x-stainless-retry-count',
   'x-stainless-timeout',
 ];
-export const RECORDED_RESPONSE_HEADERS: readonly string[] = [
-  'content-type',
-  'content-encoding',
-  'x-request-id',
-  'request-id',
-  'openai-processing-ms',
-];
 
 export function safeHeaders(headers: Record<string, string | string[] | undefined>, allow: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};

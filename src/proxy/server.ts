@@ -49,6 +49,7 @@ import {
 import { readOpening, sessionFromHeader } from './session';
 import { UsageTap, type TurnUsage } from './usage';
 import { createUpgradeHandler, DEFAULT_WEBSOCKET_MODE, type WebSocketMode } from './websocket';
+import { formatInt } from '../engine/format-number';
 
 /** The port `spillway proxy` and the extension use unless told otherwise. */
 export const DEFAULT_PROXY_PORT = 8417;
@@ -567,8 +568,6 @@ function sendError(res: http.ServerResponse, provider: Provider, status: number,
   res.end(text);
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US');
-
 function describeTurn(t: Turn): string {
   const parts = [
     `turn ${t.session}#${t.turn} ${t.path}${t.transport === 'websocket' ? ' (WebSocket)' : ''} ${t.status || t.error || 'no response'} in ${Math.round(t.durationMs)} ms`,
@@ -577,7 +576,7 @@ function describeTurn(t: Turn): string {
   if (t.unprojected) parts.push('results over their cap went upstream verbatim (see above)');
   else if (t.stats)
     parts.push(
-      `${fmt(t.stats.originalTokens)} -> ${fmt(t.stats.projectedTokens)} tokens, ${t.stats.reducedResults}/${t.stats.toolResults} results reduced`,
+      `${formatInt(t.stats.originalTokens)} -> ${formatInt(t.stats.projectedTokens)} tokens, ${t.stats.reducedResults}/${t.stats.toolResults} results reduced`,
     );
   if (t.usage) {
     const u = t.usage;

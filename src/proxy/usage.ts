@@ -24,7 +24,7 @@ export interface TurnUsage {
 }
 
 /** Bytes of a non-stream body kept for usage: usage sits at the end of every provider's JSON answer. */
-export const TAIL_BYTES = 64 * 1024;
+const TAIL_BYTES = 64 * 1024;
 /** Longest server-sent event read for usage; longer events are skipped (Responses' final event carries the whole answer). */
 const MAX_EVENT_CHARS = 32 * 1024 * 1024;
 const USAGE_KEY = '"usage"';
@@ -231,7 +231,7 @@ export class UsageTap {
 }
 
 /** The JSON object starting at `start` (strings respected), or undefined when it does not close. */
-export function balancedObject(text: string, start: number): string | undefined {
+function balancedObject(text: string, start: number): string | undefined {
   if (start < 0 || text[start] !== '{') return undefined;
   let depth = 0,
     inString = false;

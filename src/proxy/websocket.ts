@@ -56,6 +56,7 @@ import {
 } from './routes';
 import { readOpening, sessionFromHeader } from './session';
 import { mergeUsage, type TurnUsage } from './usage';
+import { formatInt } from '../engine/format-number';
 
 export type WebSocketMode = 'project' | 'refuse';
 export const WEBSOCKET_MODES: readonly WebSocketMode[] = ['project', 'refuse'];
@@ -647,7 +648,7 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
           `proxy: fail open on WebSocket ${info.path} response.create (session ${session}, turn ${turn}): ${failOpen}; forwarding the original message`,
         );
       if (result?.overCap.length) {
-        const list = result.overCap.map((o) => `${o.tool} ${o.callId} (${o.chars.toLocaleString('en-US')} chars)`).join(', ');
+        const list = result.overCap.map((o) => `${o.tool} ${o.callId} (${formatInt(o.chars)} chars)`).join(', ');
         unprojected =
           `${result.overCap.length} result${result.overCap.length === 1 ? '' : 's'} over ${result.overCap.length === 1 ? 'its' : 'their'} cap went upstream verbatim: ${list}; ` +
           'over a WebSocket only the offload stage can act (items live upstream once sent), and it did not reduce them; ' +

@@ -10,7 +10,7 @@
  * has seen automatically, from 1,024 tokens in steps of 128, with no write premium. Thinking and
  * reasoning of earlier turns is not billed as input; images are billed by their pixels.
  */
-import type { TokenCounter } from '../engine/tokens';
+import { stringTokens, type TokenCounter } from '../engine/tokens';
 import type { WireFormat } from '../engine/types';
 import { dataUrlBase64, imageSize, type ImageSize } from './images';
 
@@ -53,7 +53,7 @@ export const ANTHROPIC_PRICES: PriceModel = {
   cacheIncrement: 1,
   images: 'anthropic',
 };
-/** Anthropic with the 1-hour cache: writes at 2x. */
+/** Anthropic with the 1-hour cache: writes at 2x. @public (module API, README "Cost model"; nothing here bills with it) */
 export const ANTHROPIC_1H_PRICES: PriceModel = { ...ANTHROPIC_PRICES, name: 'anthropic-1h', cacheWrite: 2 };
 /**
  * OpenAI, the gpt-4o family (the default): cached input 0.5x, no write premium, output 4x ($2.50 /
@@ -70,9 +70,9 @@ export const OPENAI_PRICES: PriceModel = {
   cacheIncrement: 128,
   images: 'openai-tiles',
 };
-/** OpenAI gpt-4.1 family: cached input 0.25x, output 4x. */
+/** OpenAI gpt-4.1 family: cached input 0.25x, output 4x. @public (module API, README "Cost model") */
 export const OPENAI_GPT41_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-gpt-4.1', cachedRead: 0.25 };
-/** OpenAI gpt-5 family: cached input 0.1x, output 8x. */
+/** OpenAI gpt-5 family: cached input 0.1x, output 8x. @public (module API, README "Cost model") */
 export const OPENAI_GPT5_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-gpt-5', cachedRead: 0.1, output: 8 };
 /** The price models replay reports by default. */
 export const PRICE_MODELS: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES];
@@ -135,9 +135,9 @@ export function sharedPrefix(prev: PromptShape | undefined, cur: PromptShape): {
 // What an item bills, beyond the engine's count of its strings
 
 /** Image tokens when the size is unknown (a URL, an undecodable header): Anthropic's cap before resizing. */
-export const ANTHROPIC_UNKNOWN_IMAGE_TOKENS = 1600;
+const ANTHROPIC_UNKNOWN_IMAGE_TOKENS = 1600;
 /** OpenAI, size unknown: a 1024 × 1024 image at high detail (4 tiles). */
-export const OPENAI_UNKNOWN_IMAGE_TOKENS = 85 + 170 * 4;
+const OPENAI_UNKNOWN_IMAGE_TOKENS = 85 + 170 * 4;
 
 /**
  * Anthropic: an image whose long edge is over 1,568 px, or that would cost over about 1,600 tokens,
@@ -186,21 +186,6 @@ const NO_BILLING: ItemBilling = { turnStart: false, countedImageTokens: 0, image
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function stringTokens(v: unknown, counter: TokenCounter): number {
-  if (typeof v === 'string') return counter.count(v);
-  if (Array.isArray(v)) {
-    let n = 0;
-    for (const x of v) n += stringTokens(x, counter);
-    return n;
-  }
-  if (isObj(v)) {
-    let n = 0;
-    for (const x of Object.values(v)) n += stringTokens(x, counter);
-    return n;
-  }
-  return 0;
 }
 
 const IMAGE_TYPES = new Set(['image', 'image_url', 'input_image']);
@@ -403,11 +388,11 @@ export function missedIdentifiers(reply: string, original: string, projected: st
 // Read-backs: what a missed identifier costs
 
 /** Lines of the stored output each side of the identifier that a read-back returns. */
-export const READ_BACK_CONTEXT_LINES = 5;
+const READ_BACK_CONTEXT_LINES = 5;
 /** At most this many characters of them (a slice centred on the identifier). */
 export const READ_BACK_MAX_CHARS = 2_000;
 /** Tokens a tool call and its result cost as items beyond their text (the engine's 4 per item, twice). */
-export const READ_BACK_ITEM_TOKENS = 8;
+const READ_BACK_ITEM_TOKENS = 8;
 
 /**
  * The part a read-back returns: the lines from READ_BACK_CONTEXT_LINES before the identifier's first

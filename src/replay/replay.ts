@@ -109,7 +109,7 @@ export interface ReplayOptions {
   onProjection?: (index: number, call: { request: string; projection: Projection<string>; engineMs: number }) => void;
 }
 
-export function shapeOf(text: string, wire: WireFormat, fixedTokens: number, itemTokens: number[]): PromptShape {
+function shapeOf(text: string, wire: WireFormat, fixedTokens: number, itemTokens: number[]): PromptShape {
   const root = parseLazy(text);
   const key = wire === 'openai-responses' ? 'input' : 'messages';
   let fixed = '';

@@ -14,6 +14,7 @@ import {
   assertHandleOf,
   checkPruneOptions,
   choosePrunable,
+  detached,
   newestFirst,
   recordPut,
   type OutputStore,
@@ -40,9 +41,8 @@ export class MemoryStore implements OutputStore {
     const sha256 = assertHandleOf(handle, text);
     const previous = this.outputs.get(handle);
     const { entry, changed } = recordPut(previous?.entry, handle, text, meta, this.clock(), sha256);
-    // a copy of the text: the caller's string may be a view of a whole request body, which a
-    // long-lived map would otherwise keep alive (the engine passes slices of the request)
-    if (!previous || changed) this.outputs.set(handle, { text: previous?.text ?? Buffer.from(text, 'utf16le').toString('utf16le'), entry });
+    // a copy of the text: the caller's string may be a view of a whole request body (see `detached`)
+    if (!previous || changed) this.outputs.set(handle, { text: previous?.text ?? detached(text), entry });
   }
 
   /** Always undefined: the memory store has no files to point a reader at. */

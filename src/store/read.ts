@@ -22,6 +22,7 @@
 import { SpillwayError } from '../engine/types';
 import { assertHandle } from './entry';
 import { countLines, cutAtLimit, grepLines, lineSpans, selectLines, sliceChars } from './slice';
+import { formatInt } from '../engine/format-number';
 
 export interface ReadOptions {
   /** "A:B" (1-based, inclusive), "A:" (to the end), ":B" (from the start), "N" (one line), or [A, B] */
@@ -101,7 +102,7 @@ export function parseLineRange(value: unknown): LineRange {
 }
 
 /** Compiles the `grep` option, or throws a message naming the regex and the engine's complaint. */
-export function compileGrep(source: unknown, ignoreCase = false): RegExp {
+function compileGrep(source: unknown, ignoreCase = false): RegExp {
   if (typeof source !== 'string') throw new SpillwayError(`grep must be a regular expression as a string, got ${quote(source)}`);
   try {
     return new RegExp(source, ignoreCase ? 'i' : '');
@@ -112,7 +113,7 @@ export function compileGrep(source: unknown, ignoreCase = false): RegExp {
 }
 
 /** The checked form of `ReadOptions`. */
-export type ReadPlan =
+type ReadPlan =
   | { kind: 'all' }
   | { kind: 'chars'; offset: number; limit?: number }
   | { kind: 'lines'; range: LineRange; limit?: number }
@@ -162,29 +163,29 @@ export function readText(handle: string, text: string, options?: ReadOptions): R
 }
 
 /** Applies an already checked plan (lets a store check options before it touches its storage). */
-export function applyPlan(handle: string, text: string, plan: ReadPlan): ReadResult {
+function applyPlan(handle: string, text: string, plan: ReadPlan): ReadResult {
   const totalChars = text.length;
   switch (plan.kind) {
     case 'all': {
       const totalLines = countLines(text);
-      const shown = totalChars === 0 ? 'the whole output, which is empty' : `all ${lineCount(totalLines)} (${num(totalChars)} chars)`;
+      const shown = totalChars === 0 ? 'the whole output, which is empty' : `all ${lineCount(totalLines)} (${formatInt(totalChars)} chars)`;
       return { handle, text, totalChars, totalLines, shown };
     }
     case 'chars': {
       const totalLines = countLines(text);
       if (plan.offset >= totalChars && totalChars > 0) {
-        const shown = `nothing at char ${num(plan.offset)}: the output has ${num(totalChars)} chars`;
+        const shown = `nothing at char ${formatInt(plan.offset)}: the output has ${formatInt(totalChars)} chars`;
         return { handle, text: '', totalChars, totalLines, shown, range: { unit: 'chars', start: totalChars, end: totalChars } };
       }
       const slice = sliceChars(text, plan.offset, plan.limit);
-      const shown = `chars ${num(slice.start)}–${num(slice.end)} of ${num(totalChars)}`;
+      const shown = `chars ${formatInt(slice.start)}–${formatInt(slice.end)} of ${formatInt(totalChars)}`;
       return { handle, text: slice.text, totalChars, totalLines, shown, range: { unit: 'chars', start: slice.start, end: slice.end } };
     }
     case 'lines': {
       const spans = lineSpans(text);
       const totalLines = spans.length;
       const { first, last } = plan.range;
-      const asked = last === undefined ? `lines ${num(first)}–end` : describeLines(first, last);
+      const asked = last === undefined ? `lines ${formatInt(first)}–end` : describeLines(first, last);
       const selection = selectLines(text, first, last, spans);
       if (!selection) {
         const shown = `nothing in ${asked}: the output has ${lineCount(totalLines)}`;
@@ -209,11 +210,11 @@ export function applyPlan(handle: string, text: string, plan: ReadPlan): ReadRes
           out = sliceChars(text, base, plan.limit).text;
         }
       }
-      let shown = `${describeLines(selection.first, end)} of ${num(totalLines)}`;
+      let shown = `${describeLines(selection.first, end)} of ${formatInt(totalLines)}`;
       if (truncated) {
         shown += midLine
-          ? `, its first ${num(out.length)} chars (cut by the limit of ${num(plan.limit!)} chars)`
-          : ` (cut by the limit of ${num(plan.limit!)} chars; asked for ${describeLines(selection.first, selection.last)})`;
+          ? `, its first ${formatInt(out.length)} chars (cut by the limit of ${formatInt(plan.limit!)} chars)`
+          : ` (cut by the limit of ${formatInt(plan.limit!)} chars; asked for ${describeLines(selection.first, selection.last)})`;
       }
       const result: ReadResult = {
         handle,
@@ -232,14 +233,14 @@ export function applyPlan(handle: string, text: string, plan: ReadPlan): ReadRes
       const grep = grepLines(text, plan.pattern, plan.context, plan.range, spans);
       const regex = `/${plan.pattern.source}/${plan.pattern.flags}`;
       const where = plan.range
-        ? ` in ${plan.range.last === undefined ? `lines ${num(plan.range.first)}–end` : describeLines(plan.range.first, plan.range.last)}`
+        ? ` in ${plan.range.last === undefined ? `lines ${formatInt(plan.range.first)}–end` : describeLines(plan.range.first, plan.range.last)}`
         : '';
       if (grep.matches === 0) {
-        const scope = plan.range ? where.slice(1) + ` of ${num(totalLines)}` : `in ${lineCount(totalLines)}`;
+        const scope = plan.range ? where.slice(1) + ` of ${formatInt(totalLines)}` : `in ${lineCount(totalLines)}`;
         return { handle, text: '', totalChars, totalLines, shown: `no match of ${regex} ${scope}`, matches: 0 };
       }
       const withContext = plan.context > 0 ? ` with ${lineCount(plan.context)} of context` : '';
-      let shown = `${num(grep.matches)} ${grep.matches === 1 ? 'match' : 'matches'} of ${regex}${where}${withContext}, ${lineCount(grep.shownLines)} of ${num(totalLines)}`;
+      let shown = `${formatInt(grep.matches)} ${grep.matches === 1 ? 'match' : 'matches'} of ${regex}${where}${withContext}, ${lineCount(grep.shownLines)} of ${formatInt(totalLines)}`;
       let out = grep.text;
       let truncated = false;
       if (plan.limit !== undefined) {
@@ -247,7 +248,7 @@ export function applyPlan(handle: string, text: string, plan: ReadPlan): ReadRes
         if (cut.cut) {
           truncated = true;
           out = cut.text;
-          shown += ` (cut by the limit of ${num(plan.limit)} chars)`;
+          shown += ` (cut by the limit of ${formatInt(plan.limit)} chars)`;
         }
       }
       const result: ReadResult = { handle, text: out, totalChars, totalLines, shown, matches: grep.matches };
@@ -265,16 +266,11 @@ function count(value: unknown, name: string): number {
 }
 
 function describeLines(first: number, last: number): string {
-  return first === last ? `line ${num(first)}` : `lines ${num(first)}–${num(last)}`;
+  return first === last ? `line ${formatInt(first)}` : `lines ${formatInt(first)}–${formatInt(last)}`;
 }
 
 function lineCount(n: number): string {
-  return `${num(n)} ${n === 1 ? 'line' : 'lines'}`;
-}
-
-/** Thousands separators, fixed to English so output does not depend on the machine's locale. */
-export function num(n: number): string {
-  return n.toLocaleString('en-US');
+  return `${formatInt(n)} ${n === 1 ? 'line' : 'lines'}`;
 }
 
 function quote(value: unknown): string {

@@ -11,6 +11,7 @@
  * - the empty text has no lines; "\n" has one (empty) line.
  * Line numbers are 1-based. Char positions count UTF-16 code units, like `string.length` and caps.
  */
+import { countLines } from '../engine/lines';
 
 /** One line of a text: `[start, end)` is its content, `[end, next)` its terminator ("", "\n" or "\r\n"). */
 export interface LineSpan {
@@ -19,7 +20,6 @@ export interface LineSpan {
   next: number;
 }
 
-const NEWLINE = 10; // "\n"
 const CARRIAGE_RETURN = 13; // "\r"
 
 /** Splits `text` into line spans (see the line model above). */
@@ -39,19 +39,8 @@ export function lineSpans(text: string): LineSpan[] {
   return spans;
 }
 
-/** The number of lines in `text`, without building the spans. */
-export function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let count = 0;
-  let from = 0;
-  for (;;) {
-    const newline = text.indexOf('\n', from);
-    if (newline === -1) break;
-    count++;
-    from = newline + 1;
-  }
-  return text.charCodeAt(text.length - 1) === NEWLINE ? count : count + 1;
-}
+/** The number of lines in `text`, without building the spans (the engine's count: one for all of Spillway). */
+export { countLines };
 
 /** A run of whole lines, 1-based and inclusive, and the exact text they cover. */
 export interface LineSelection {
@@ -90,7 +79,7 @@ export interface GrepResult {
 }
 
 /** Separates groups of lines that are not adjacent, as `grep -C` does. */
-export const GREP_GROUP_SEPARATOR = '--';
+const GREP_GROUP_SEPARATOR = '--';
 
 /**
  * Lines whose content (terminator excluded) matches `pattern`, each with `context` lines before

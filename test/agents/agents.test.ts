@@ -21,6 +21,7 @@ import { CLAUDE_CODE, CODEX, ensureAgent } from './install';
 import { startScriptedProvider, type ScriptedProvider } from './provider';
 import { addCodexBaseUrl, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { filesUnder } from '../support/files';
+import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -29,7 +30,6 @@ const STEPS = 12;
 const command = (k: number) => `seq -f "step-${String(k).padStart(2, '0')} row %05g of the real-agent run, lorem ipsum" 1 560`;
 const COMMANDS = Array.from({ length: STEPS }, (_, k) => command(k + 1));
 const AGENT_TIMEOUT_MS = 240_000;
-const HANDLE = /sw_[0-9a-f]{24}/;
 
 function sh(cmd: string): string {
   return execFileSync('bash', ['-c', cmd], { encoding: 'utf8' });

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export const CACHE_DIR = process.env.SPILLWAY_CACHE ?? join(homedir(), '.cache', 'spillway');
+const CACHE_DIR = process.env.SPILLWAY_CACHE ?? join(homedir(), '.cache', 'spillway');
 
 export interface AgentPackage {
   /** npm package name */
@@ -35,11 +35,11 @@ export const CODEX: AgentPackage = { pkg: '@openai/codex', version: '0.169.0', b
 const MARKER = '.spillway-complete';
 const REGISTRY = /^https:\/\/registry\.npmjs\.org\//;
 
-export function agentDir(a: AgentPackage): string {
+function agentDir(a: AgentPackage): string {
   return join(CACHE_DIR, 'agents', `${a.pkg.replace(/^@[^/]+\//, '')}-${a.version}`);
 }
 
-export function agentBin(a: AgentPackage): string {
+function agentBin(a: AgentPackage): string {
   return join(agentDir(a), 'node_modules', '.bin', a.bin);
 }
 
@@ -64,7 +64,7 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs: number): strin
  * (npm leaves it out for the registry it was told to use, which the install below sets explicitly).
  * Returns the packages actually installed.
  */
-export function checkFromRegistry(dir: string): string[] {
+function checkFromRegistry(dir: string): string[] {
   const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as {
     packages: Record<string, { resolved?: string; integrity?: string }>;
   };

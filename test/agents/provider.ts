@@ -15,7 +15,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-export interface Received {
+interface Received {
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createEngine, MemorySink } from '../../src/engine/engine';
 import { markerBound, renderMarker, type MarkerInfo } from '../../src/engine/markers';
-import { handleFor } from '../../src/engine/handle';
+import { HANDLE_PATTERN, handleFor } from '../../src/engine/handle';
 import type { MarkerStyle } from '../../src/engine/config';
 import type { WireFormat } from '../../src/engine/types';
 import { FORMATS } from '../support/arbitraries';
@@ -63,7 +63,7 @@ function fakeMarker(style: MarkerStyle, language: 'en' | 'zh', handle: string, p
   return renderMarker(info);
 }
 
-const fakeHandleArb = fc.stringMatching(/^[0-9a-f]{24}$/).map((h) => `sw_${h}`);
+const fakeHandleArb = fc.stringMatching(HANDLE_PATTERN);
 /** Bulk text: long runs of lines, with non-ASCII so escaped JSON is exercised. */
 const bulkArb = fc.tuple(fc.constantFrom('ok line', 'ошибка: line', '错误 行', 'x'), fc.integer({ min: 1, max: 12_000 })).map(([line, n]) =>
   Array.from({ length: Math.ceil(n / (line.length + 1)) }, (_, i) => `${line} ${i}`)

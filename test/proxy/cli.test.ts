@@ -13,6 +13,7 @@ import { WebSocket } from 'ws';
 import { listSessions, readSession } from '../../src/proxy';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY, SECRETS } from './support';
+import { HANDLE_IN_TEXT } from '../../src/engine/handle';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-cli-'));
@@ -128,7 +129,7 @@ describe('spillway proxy', () => {
     const answer = await client.chat.completions.create(chatRequest(bigLog(1500, 'cli')) as any);
     expect(answer.choices[0]!.message.content).toBe('All tests pass.');
     const got = JSON.parse(upstream.received[upstream.received.length - 1]!.body!.toString()) as any;
-    expect(got.messages[3].content).toMatch(/sw_[0-9a-f]{24}/);
+    expect(got.messages[3].content).toMatch(HANDLE_IN_TEXT);
     const sessions = join(root, 'sessions');
     const deadline = Date.now() + 5000;
     while (listSessions(sessions).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

@@ -14,12 +14,12 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-export interface Handshake {
+interface Handshake {
   path: string;
   headers: http.IncomingHttpHeaders;
   rawHeaders: string[];
 }
-export interface WsMessage {
+interface WsMessage {
   data: Buffer;
   binary: boolean;
 }
@@ -46,7 +46,7 @@ export interface FakeResponsesWs {
 /** How the fake writes an event: valid JSON with spaces after commas, never what JSON.stringify makes. */
 export const wire = (e: unknown): string => JSON.stringify(e).replace(/,"/g, ', "');
 
-export function responseEvents(n: number, model: string): unknown[] {
+function responseEvents(n: number, model: string): unknown[] {
   const id = `resp_${n}`;
   return [
     { type: 'response.created', sequence_number: 0, response: { id, object: 'response', status: 'in_progress', model, output: [] } },
@@ -99,7 +99,7 @@ export function responseEvents(n: number, model: string): unknown[] {
 }
 
 /** A response whose output items are given (each sent as `response.output_item.done`). */
-export function scriptedEvents(n: number, model: string, output: unknown[]): unknown[] {
+function scriptedEvents(n: number, model: string, output: unknown[]): unknown[] {
   const id = `resp_${n}`;
   return [
     { type: 'response.created', sequence_number: 0, response: { id, object: 'response', status: 'in_progress', model, output: [] } },

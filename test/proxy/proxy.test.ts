@@ -27,6 +27,7 @@ import {
 } from './support';
 import { expectStart, expectEnd, expectSome, failing } from '../support/expect';
 import { filesUnder } from '../support/files';
+import { HANDLE_IN_TEXT as MARKER } from '../../src/engine/handle';
 
 const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-'));
 const storeDir = join(root, 'store');
@@ -60,7 +61,6 @@ afterAll(async () => {
 
 const last = (): Received => upstream.received[upstream.received.length - 1]!;
 const json = (r: Received) => JSON.parse(r.body!.toString('utf8')) as Record<string, any>;
-const MARKER = /sw_[0-9a-f]{24}/;
 
 /** Waits for the turn the proxy records for the last call (recording happens after the response). */
 async function turnFor(predicate: (t: Turn) => boolean): Promise<Turn> {

@@ -16,6 +16,7 @@ import { FileStore } from '../../src/store';
 import { startFakeResponsesWs, wire, type FakeResponsesWs } from './fake-responses-ws';
 import { OPENAI_KEY, ORG_SECRET, SECRETS, SYSTEM, bigLog, until } from './support';
 import { filesUnder } from '../support/files';
+import { HANDLE_IN_TEXT as MARKER } from '../../src/engine/handle';
 
 const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-ws-'));
 const storeDir = join(root, 'store');
@@ -24,7 +25,6 @@ const logLines: string[] = [];
 let fake: FakeResponsesWs;
 let proxy: RunningProxy;
 const turns: Turn[] = [];
-const MARKER = /sw_[0-9a-f]{24}/g;
 const TIMEOUT = 10_000;
 
 beforeAll(async () => {

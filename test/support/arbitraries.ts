@@ -11,7 +11,7 @@ import type { Call, Extras, Item, ResultSpec, Style, Transcript } from './wire';
 export const FORMATS: readonly WireFormat[] = ['openai-chat', 'openai-responses', 'anthropic-messages'];
 
 /** Tool names, namespaced ones included (`server.tool`, `mcp__server__tool`). */
-export const TOOL_NAMES = [
+const TOOL_NAMES = [
   'bash',
   'read_file',
   'grep',
@@ -55,7 +55,7 @@ const logLine = fc.oneof(
   fc.string({ unit: char, maxLength: 80 }),
 );
 
-export const linesText = fc.array(logLine, { maxLength: 40 }).map((ls) => ls.join('\n'));
+const linesText = fc.array(logLine, { maxLength: 40 }).map((ls) => ls.join('\n'));
 
 const row = fc.record({
   id: fc.nat(100_000),
@@ -63,12 +63,12 @@ const row = fc.record({
   path: fc.constantFrom('src/a.ts', 'lib/b.rs', 'docs/ü.md'),
   ok: fc.boolean(),
 });
-export const jsonText = fc
+const jsonText = fc
   .tuple(fc.array(row, { maxLength: 30 }), fc.constantFrom(0, 2))
   .map(([rows, indent]) => JSON.stringify({ rows, count: rows.length }, null, indent));
 
 /** 1 to 60 KB: a few seed lines (or JSON rows) repeated to the size. */
-export const bigText = fc
+const bigText = fc
   .tuple(fc.integer({ min: 1_000, max: 60_000 }), fc.array(logLine, { minLength: 1, maxLength: 6 }), fc.boolean())
   .map(([size, seed, json]) => {
     if (json) {
@@ -91,7 +91,7 @@ export const bigText = fc
     return out.join('\n');
   });
 
-export const outputText = fc.oneof(
+const outputText = fc.oneof(
   { weight: 8, arbitrary: smallText },
   { weight: 3, arbitrary: linesText },
   { weight: 1, arbitrary: jsonText },
@@ -110,7 +110,7 @@ const extraValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 const extraKeys = ['x_meta', 'x_trace_id', 'zz_vendor', 'aa_first', 'x_ünï'];
 const extraRecord = fc.dictionary(fc.constantFrom(...extraKeys), extraValue, { maxKeys: 2 });
-export const extrasArb: fc.Arbitrary<Extras | undefined> = fc.option(
+const extrasArb: fc.Arbitrary<Extras | undefined> = fc.option(
   fc.record({ before: extraRecord, after: extraRecord }, { requiredKeys: [] }),
   { freq: 3 },
 );
@@ -281,7 +281,7 @@ const capKeys = ['bash', 'read_file', 'tool', 'fs.read_file', 'mcp__*', '*_file'
 const toolSubset = fc.subarray(['bash', 'read_file', 'search', 'mcp__*', 'github.*', 'search_issues'], { maxLength: 3 });
 
 /** Any valid configuration, as the nested object a `--config` file would hold. */
-export const randomConfigArb = fc.record({
+const randomConfigArb = fc.record({
   preset: fc.constantFrom(...PRESET_NAMES),
   defaultCap: capArb,
   capUnit: fc.constantFrom('chars' as const, 'bytes' as const),
@@ -318,7 +318,7 @@ export const randomConfigArb = fc.record({
 export type ConfigInput = Record<string, unknown>;
 
 /** Random configurations that make one later stage (window, budget, clear) likely to fire. */
-export const stageFocusedConfigArb: fc.Arbitrary<ConfigInput> = fc.oneof(
+const stageFocusedConfigArb: fc.Arbitrary<ConfigInput> = fc.oneof(
   fc.tuple(randomConfigArb, fc.integer({ min: 20, max: 400 })).map(([c, max]) => ({
     ...c,
     offload: { enabled: false },

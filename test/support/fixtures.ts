@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const SHARED_FIXTURES = join(__dirname, '../../../shared/fixtures');
+const SHARED_FIXTURES = join(__dirname, '../../../shared/fixtures');
 const CLAUDE_CODE_VIEWER = join(SHARED_FIXTURES, 'anthropic/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
 
 /** The biggest tool result of a real Claude Code session (about 10 k characters, over the default cap). */

@@ -68,7 +68,7 @@ const IMAGE_ANTHROPIC = {
 };
 const IMAGE_RESPONSES = { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' };
 
-export function toChat(t: Transcript): Extra {
+function toChat(t: Transcript): Extra {
   const messages: Extra[] = [];
   if (t.system !== undefined) messages.push({ role: 'system', content: t.system });
   for (const it of t.items) {
@@ -91,7 +91,7 @@ export function toChat(t: Transcript): Extra {
   return obj({ model: 'gpt-4o', messages }, t.extras);
 }
 
-export function toResponses(t: Transcript): Extra {
+function toResponses(t: Transcript): Extra {
   const input: Extra[] = [];
   const calls = new Map<string, Call>();
   for (const it of t.items) {
@@ -129,7 +129,7 @@ export function toResponses(t: Transcript): Extra {
   return obj(core, t.extras);
 }
 
-export function toAnthropic(t: Transcript): Extra {
+function toAnthropic(t: Transcript): Extra {
   const messages: Extra[] = [];
   for (const it of t.items) {
     if (it.kind === 'user') messages.push(obj({ role: 'user', content: [{ type: 'text', text: it.text }] }, it.extras));
@@ -235,29 +235,6 @@ export function locateResults(req: Extra, format: WireFormat): ResultLoc[] {
       if (m.role !== 'user' || !Array.isArray(m.content)) continue;
       for (const b of m.content as Extra[])
         if (b.type === 'tool_result') out.push({ holder: b, key: 'content', callId: String(b.tool_use_id) });
-    }
-  }
-  return out;
-}
-
-/** Where each tool call's input sits, by call id. */
-export function locateInputs(req: Extra, format: WireFormat): Map<string, InputLoc> {
-  const out = new Map<string, InputLoc>();
-  if (format === 'openai-chat') {
-    for (const m of (req.messages as Extra[]) ?? []) {
-      for (const c of (m.tool_calls as Extra[] | undefined) ?? [])
-        out.set(String(c.id), { holder: c.function as Extra, key: 'arguments', callId: String(c.id) });
-    }
-  } else if (format === 'openai-responses') {
-    for (const it of (req.input as Extra[]) ?? []) {
-      if (it.type === 'function_call') out.set(String(it.call_id), { holder: it, key: 'arguments', callId: String(it.call_id) });
-      if (it.type === 'custom_tool_call') out.set(String(it.call_id), { holder: it, key: 'input', callId: String(it.call_id) });
-    }
-  } else {
-    for (const m of (req.messages as Extra[]) ?? []) {
-      if (m.role !== 'assistant' || !Array.isArray(m.content)) continue;
-      for (const b of m.content as Extra[])
-        if (b.type === 'tool_use') out.set(String(b.id), { holder: b, key: 'input', callId: String(b.id) });
     }
   }
   return out;

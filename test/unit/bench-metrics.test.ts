@@ -13,6 +13,7 @@ import { maskingDriver, MASK_PLACEHOLDER, rawDriver } from '../../bench/drivers'
 import { runDriver, runSpillway, Shaper, strategyRow } from '../../bench/metrics';
 import { PRICE_MODELS } from '../../src/replay/metrics';
 import { expectSome } from '../support/expect';
+import { HANDLE_PATTERN } from '../../src/engine/handle';
 
 // Approximate tokens: ceil(chars / 4) per string value, plus 4 per item.
 //   item 0 user "task"                         1 + 1 + 4            =   6
@@ -119,7 +120,7 @@ describe('bench metrics on a tiny session with a known answer', () => {
     expect(row.cacheStableShare).toBe(1);
     // the marker names the handle, not the identifier: a miss, attributed to the stored output
     expect(row.missRate).toBe(1);
-    expect(run.calls[2]!.missed[0]!.handle).toMatch(/^sw_[0-9a-f]{24}$/);
+    expect(run.calls[2]!.missed[0]!.handle).toMatch(HANDLE_PATTERN);
     expect(run.engineMs).toHaveLength(3);
   });
 });

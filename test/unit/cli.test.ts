@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HANDLE_IN_TEXT } from '../../src/engine/handle';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'spillway-cli-'));
@@ -256,7 +257,7 @@ describe('spillway itself', () => {
 
 describe('the CLI keeps its promises (issue 14, point 6)', () => {
   const fixtures = join(__dirname, '../fixtures/transcripts');
-  const handleOf = (text: string) => /sw_[0-9a-f]{24}/.exec(text)![0];
+  const handleOf = (text: string) => HANDLE_IN_TEXT.exec(text)![0];
   const stored = () => handleOf(run(['project', '--store', store], chat).out);
 
   it('a --report in a folder that does not exist is status 2 and one line, and nothing is written to stdout', () => {

@@ -8,6 +8,7 @@ import { tokenCounter } from '../../src/engine/tokens';
 import type { WireFormat } from '../../src/engine/types';
 import { build, contentsOf, contentText, transcript, type Extra, type Step, type ToolStep, type Transcript } from '../support/wire';
 import { expectStart, expectEnd, failing } from '../support/expect';
+import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 
 function run(
   config: Record<string, unknown>,
@@ -23,7 +24,6 @@ function run(
   return { p, store, engine, text, contents, texts: contents.map(contentText) };
 }
 
-const HANDLE = /sw_[0-9a-f]{24}/;
 /** `n` chars of log lines (so line-aware previews would have somewhere to stop early). */
 function logText(n: number, seed = 'line'): string {
   let s = '';

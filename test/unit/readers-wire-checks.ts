@@ -54,7 +54,7 @@ export function anthropicProblems(messages: unknown[]): string[] {
 }
 
 /** Chat: each tool message answers a tool call of the assistant message before its run of tool messages. */
-export function chatProblems(messages: unknown[]): string[] {
+function chatProblems(messages: unknown[]): string[] {
   const problems: string[] = [];
   let open = new Map<string, string>();
   messages.forEach((m, i) => {
@@ -91,7 +91,7 @@ export function chatProblems(messages: unknown[]): string[] {
 }
 
 /** Responses: each *_call_output answers an earlier call with a name; every item has a type or a role. */
-export function responsesProblems(input: unknown[]): string[] {
+function responsesProblems(input: unknown[]): string[] {
   const problems: string[] = [];
   const calls = new Map<string, string>();
   input.forEach((item, i) => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ANTHROPIC_PRICES, callCost, identifiersIn, missedIdentifiers, OPENAI_PRICES, sharedPrefix } from '../../src/replay/metrics';
 import { readTranscript, type Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
+import { HANDLE_PATTERN } from '../../src/engine/handle';
 
 describe('metrics', () => {
   it('bills a cached prefix at the read price and the rest at the cache-write price', () => {
@@ -117,7 +118,7 @@ describe('replay of the real fixtures', () => {
     expect(a.totals.recoverable).toBe(true);
     expect(a.totals.missRate).toBeGreaterThanOrEqual(0);
     expect(a.totals.missRate).toBeLessThanOrEqual(1);
-    for (const c of a.calls) for (const m of c.missed) if (m.handle) expect(m.handle).toMatch(/^sw_[0-9a-f]{24}$/);
+    for (const c of a.calls) for (const m of c.missed) if (m.handle) expect(m.handle).toMatch(HANDLE_PATTERN);
   });
 });
 

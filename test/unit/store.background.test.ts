@@ -12,19 +12,7 @@ import { handleFor } from '../../src/engine/handle';
 import type { StoredMeta } from '../../src/engine/types';
 import { FileStore, WRITE_TRIES } from '../../src/store/store';
 import { createEngine } from '../../src/engine/engine';
-
-function meta(text: string, over: Partial<StoredMeta> = {}): StoredMeta {
-  return {
-    tool: 'bash',
-    callId: 'call_1',
-    stage: 'offload',
-    chars: text.length,
-    bytes: Buffer.byteLength(text),
-    lines: 1,
-    tokens: 7,
-    ...over,
-  };
-}
+import { meta } from '../support/stored-meta';
 
 function put(store: FileStore, text: string, over: Partial<StoredMeta> = {}): string {
   const handle = handleFor(text);

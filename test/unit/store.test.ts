@@ -4,25 +4,13 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handleFor } from '../../src/engine/handle';
 import { SpillwayError, type StoredMeta } from '../../src/engine/types';
-import { USED_REFRESH_MS, type OutputStore } from '../../src/store/entry';
+import { USED_REFRESH_MS, detached, type OutputStore } from '../../src/store/entry';
 import { MemoryStore } from '../../src/store/memory';
 import { FileStore, STALE_TEMP_MS } from '../../src/store/store';
+import { meta } from '../support/stored-meta';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-
-function meta(text: string, over: Partial<StoredMeta> = {}): StoredMeta {
-  return {
-    tool: 'bash',
-    callId: 'call_1',
-    stage: 'offload',
-    chars: text.length,
-    bytes: Buffer.byteLength(text),
-    lines: 1,
-    tokens: 7,
-    ...over,
-  };
-}
 
 /** A clock the test moves by hand. */
 function manualClock(start = T0) {
@@ -492,6 +480,20 @@ describe('FileStore on disk', () => {
 
   it('refuses an empty store folder name', () => {
     expect(() => new FileStore('')).toThrow(/the store folder must be a path/);
+  });
+});
+
+describe('detached copies (what the stores keep of the strings the engine hands them)', () => {
+  it('are equal to the original, lone surrogates and all', () => {
+    for (const s of ['', 'bash', 'call_abc123', 'ü → 漢字 🙂', '\ud800 lone', 'x'.repeat(10_000)]) expect(detached(s)).toBe(s);
+  });
+
+  it('are what a store records for the tool, call and session of a put', () => {
+    const body = JSON.stringify({ tool: 'bash', callId: 'call_1', session: 's-1' });
+    const store = new MemoryStore();
+    const text = 'output';
+    store.put(handleFor(text), text, { ...meta(text), tool: body.slice(9, 13), callId: body.slice(25, 31), session: body.slice(44, 47) });
+    expect(store.meta(handleFor(text))).toMatchObject({ tool: 'bash', callId: 'call_1', session: 's-1' });
   });
 });
 

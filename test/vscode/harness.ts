@@ -28,13 +28,13 @@ import { filesUnder } from '../support/files';
 export const ROOT = resolve(__dirname, '../..');
 export const HARNESS_DIR = join(ROOT, '.harness');
 /** Big installs live outside the clone (keyed by version) so a fresh clone reuses them. */
-export const CACHE_DIR = process.env.SPILLWAY_CACHE ?? join(homedir(), '.cache', 'spillway');
+const CACHE_DIR = process.env.SPILLWAY_CACHE ?? join(homedir(), '.cache', 'spillway');
 const INSTALL_SCRIPT = join(ROOT, 'scripts/install-code-server.sh');
 /** The version is the install script's own `version=` line: one place to change it. */
-export const CODE_SERVER_VERSION = /^version=(\S+)/m.exec(readFileSync(INSTALL_SCRIPT, 'utf8'))?.[1] ?? 'unknown';
-export const CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
+const CODE_SERVER_VERSION = /^version=(\S+)/m.exec(readFileSync(INSTALL_SCRIPT, 'utf8'))?.[1] ?? 'unknown';
+const CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
 /** The TEST build (shipped extension + test bridge, see test/vscode/bridge/); never the release .vsix. */
-export const VSIX = join(HARNESS_DIR, 'spillway-test.vsix');
+const VSIX = join(HARNESS_DIR, 'spillway-test.vsix');
 const ENTRY = join(CODE_SERVER_DIR, 'node_modules/code-server/out/node/entry.js');
 /**
  * The second code-server, whose VS Code has the language model chat provider API (1.104+), on the
@@ -42,13 +42,13 @@ const ENTRY = join(CODE_SERVER_DIR, 'node_modules/code-server/out/node/entry.js'
  */
 const CHAT_INSTALL_SCRIPT = join(ROOT, 'scripts/install-code-server-chat.sh');
 const chatScript = readFileSync(CHAT_INSTALL_SCRIPT, 'utf8');
-export const CHAT_CODE_SERVER_VERSION = /^cs_version=\$\{CODE_SERVER_VERSION:-(\S+?)\}/m.exec(chatScript)?.[1] ?? 'unknown';
-export const CHAT_NODE_VERSION = /^node_version=\$\{SPILLWAY_NODE_VERSION:-(\S+?)\}/m.exec(chatScript)?.[1] ?? 'unknown';
-export const CHAT_CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CHAT_CODE_SERVER_VERSION}`);
-export const CHAT_NODE = join(CACHE_DIR, `node-${CHAT_NODE_VERSION}`, 'bin/node');
-export const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
+const CHAT_CODE_SERVER_VERSION = /^cs_version=\$\{CODE_SERVER_VERSION:-(\S+?)\}/m.exec(chatScript)?.[1] ?? 'unknown';
+const CHAT_NODE_VERSION = /^node_version=\$\{SPILLWAY_NODE_VERSION:-(\S+?)\}/m.exec(chatScript)?.[1] ?? 'unknown';
+const CHAT_CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CHAT_CODE_SERVER_VERSION}`);
+const CHAT_NODE = join(CACHE_DIR, `node-${CHAT_NODE_VERSION}`, 'bin/node');
+const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
 /** Flags that keep Chromium quiet on a closed network (see ../shared/vscode-harness/README.md). */
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
@@ -87,7 +87,7 @@ function sh(command: string, args: string[], options: { cwd?: string; timeoutMs:
 }
 
 /** Installs code-server once (marker: CODE_SERVER_DIR/.complete) and the Debian packages it needs. */
-export function ensureCodeServer(): void {
+function ensureCodeServer(): void {
   if (existsSync(join(CODE_SERVER_DIR, '.complete')) && existsSync(CHROMIUM)) return;
   log(`installing code-server into ${CODE_SERVER_DIR} (once, about 2 minutes)…`);
   sh('bash', [INSTALL_SCRIPT, CODE_SERVER_DIR], { timeoutMs: 15 * 60_000 });
@@ -101,7 +101,7 @@ export function ensureChatCodeServer(): void {
 }
 
 /** Builds the test build of the extension and packages it into VSIX (scripts/package-vsix.mjs --test-bridge). */
-export function buildAndPackage(): string {
+function buildAndPackage(): string {
   sh(process.execPath, [join(ROOT, 'scripts/package-vsix.mjs'), '--test-bridge', VSIX], { timeoutMs: 180_000 });
   return VSIX;
 }

@@ -11,7 +11,7 @@ export const PAGE_CHARS = 16 * 1024;
 
 /** The text with each case-insensitive occurrence of `query` wrapped in <mark> (at most MAX_MARKS). */
 const MAX_MARKS = 500;
-export function highlighted(text: string, query: string | undefined): React.ReactNode {
+function highlighted(text: string, query: string | undefined): React.ReactNode {
   const q = query?.trim().toLowerCase();
   if (!q) return text;
   const lower = text.toLowerCase();

@@ -9,7 +9,7 @@ import { compact, count, signedPercent } from '../format';
 import { turnCost } from '../marks';
 import { VirtualList } from './VirtualList';
 
-export const ROW_HEIGHT = 44;
+const ROW_HEIGHT = 44;
 
 export interface TimelineProps {
   turns: readonly TurnSummary[];

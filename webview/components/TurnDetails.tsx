@@ -30,7 +30,7 @@ export interface TurnDetailsProps {
 }
 
 export const keyOfReduced = (r: ResultInfo) => `r:${r.handle}:${r.callId}`;
-export const keyOfWhole = (w: WholeResult) => `w:${w.callId}`;
+const keyOfWhole = (w: WholeResult) => `w:${w.callId}`;
 
 function savedText(r: ResultInfo): string {
   const saved = r.originalTokens - r.projectedTokens;

@@ -3,7 +3,7 @@
  * wrappers, so swapping the toolkit (it is deprecated upstream) means changing this file only.
  */
 import * as React from 'react';
-import { VSCodeButton, VSCodeDivider, VSCodeDropdown, VSCodeOption } from '@vscode/webview-ui-toolkit/react';
+import { VSCodeButton, VSCodeDropdown, VSCodeOption } from '@vscode/webview-ui-toolkit/react';
 
 type Common = { className?: string; title?: string; id?: string; 'aria-label'?: string; 'data-testid'?: string };
 
@@ -96,10 +96,6 @@ export function Dropdown(
 export function Badge(props: Common & { children?: React.ReactNode }) {
   const { className, ...rest } = props;
   return <span {...rest} className={`ui-badge ${className ?? ''}`} />;
-}
-
-export function Divider() {
-  return <VSCodeDivider role="separator" />;
 }
 
 export function Spinner(props: Common) {

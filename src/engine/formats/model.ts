@@ -89,7 +89,7 @@ export function resultRawLength(r: ToolResult): number {
 const TEXT_PART_TYPES = new Set(['text', 'input_text', 'output_text']);
 
 /** True for `{type: "text"|"input_text"|"output_text", text: "..."}` content parts. */
-export function isTextPart(text: string, node: JValue): node is JObject {
+function isTextPart(text: string, node: JValue): node is JObject {
   if (node.kind !== 'object') return false;
   const t = node.keys.lastIndexOf('type');
   const x = node.keys.lastIndexOf('text');

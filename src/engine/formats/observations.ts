@@ -26,8 +26,8 @@
 import type { JString } from '../json';
 
 /** How the engine decides which user messages are observations, when no reader marked them. */
-export type ObservationMode = 'auto' | 'off';
-export const OBSERVATION_MODES: readonly ObservationMode[] = ['auto', 'off'];
+export const OBSERVATION_MODES = ['auto', 'off'] as const;
+export type ObservationMode = (typeof OBSERVATION_MODES)[number];
 
 /** A reader's mark: the user message at `item` is the output of an action of tool `tool`. */
 export interface ObservationMark {

@@ -59,7 +59,7 @@ const argsText = (input: unknown) => (typeof input === 'string' ? input : JSON.s
 
 // ---------------------------------------------------------------- OpenAI Chat Completions
 
-export function toOpenAIChat(messages: readonly ChatMessage[], o: RequestOptions): Record<string, unknown> {
+function toOpenAIChat(messages: readonly ChatMessage[], o: RequestOptions): Record<string, unknown> {
   const out: Record<string, unknown>[] = [];
   for (const m of messages) {
     if (m.role === 'system') {
@@ -114,7 +114,7 @@ export function toOpenAIChat(messages: readonly ChatMessage[], o: RequestOptions
 
 // ---------------------------------------------------------------- OpenAI Responses
 
-export function toOpenAIResponses(messages: readonly ChatMessage[], o: RequestOptions): Record<string, unknown> {
+function toOpenAIResponses(messages: readonly ChatMessage[], o: RequestOptions): Record<string, unknown> {
   const input: Record<string, unknown>[] = [];
   const instructions: string[] = [];
   for (const m of messages) {
@@ -165,7 +165,7 @@ export function toOpenAIResponses(messages: readonly ChatMessage[], o: RequestOp
 
 // ---------------------------------------------------------------- Anthropic Messages
 
-export function toAnthropic(messages: readonly ChatMessage[], o: RequestOptions): Record<string, unknown> {
+function toAnthropic(messages: readonly ChatMessage[], o: RequestOptions): Record<string, unknown> {
   const system: string[] = [];
   const out: { role: 'user' | 'assistant'; content: Record<string, unknown>[] }[] = [];
   const push = (role: 'user' | 'assistant', block: Record<string, unknown>) => {

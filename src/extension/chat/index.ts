@@ -13,7 +13,7 @@ import { SpillwayChatProvider } from './provider';
 import { lmApi } from './lmApi';
 import { pruneRecordings } from '../../proxy/recording';
 
-export const CHAT_COMMANDS = {
+const CHAT_COMMANDS = {
   add: 'spillway.addLanguageModel',
   manage: 'spillway.manageLanguageModels',
 } as const;

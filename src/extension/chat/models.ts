@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { settingJsonSchema } from '../pure/settingSchema';
 
 export const VENDOR = 'spillway';
 export const MODELS_SETTING = 'languageModels';
@@ -17,8 +18,8 @@ export const API_LABEL: Record<ChatApi, string> = {
 };
 
 /** Context size when the entry does not say: conservative, so Copilot trims before the provider refuses. */
-export const DEFAULT_MAX_INPUT_TOKENS = 128_000;
-export const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
+const DEFAULT_MAX_INPUT_TOKENS = 128_000;
+const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
 
 export const ModelEntry = z
   .object({
@@ -29,8 +30,8 @@ export const ModelEntry = z
       .url()
       .refine((u) => /^https?:\/\//i.test(u), 'baseUrl must be an http(s) URL'),
     model: z.string().trim().min(1),
-    maxInputTokens: z.number().int().positive().optional(),
-    maxOutputTokens: z.number().int().positive().optional(),
+    maxInputTokens: z.number().int().min(1).optional(),
+    maxOutputTokens: z.number().int().min(1).optional(),
   })
   .strict();
 export type ModelEntry = z.infer<typeof ModelEntry>;
@@ -106,31 +107,28 @@ export function endpointUrl(api: ChatApi, baseUrl: string): string {
   return base + tail;
 }
 
-/** The settings.json schema of `spillway.languageModels` (contributes.ts adds it to the configuration). */
-export const MODELS_SETTING_SCHEMA = {
-  type: 'array',
-  default: [],
-  markdownDescription:
-    'Chat models Spillway offers to Copilot Chat (vendor `spillway`, VS Code 1.104 or later). Each wraps your own endpoint; ' +
-    "every turn is projected by Spillway before it is sent. Keys are kept in VS Code's secret storage, set with " +
-    '**Spillway: Add Language Model…**, never here. A model without a key sends none (local servers).',
-  items: {
-    type: 'object',
-    required: ['name', 'api', 'baseUrl', 'model'],
-    additionalProperties: false,
-    properties: {
-      name: { type: 'string', description: 'Shown in the model picker as "NAME · Spillway".' },
-      api: {
-        type: 'string',
-        enum: [...CHAT_APIS],
-        enumDescriptions: CHAT_APIS.map((a) => API_LABEL[a]),
-        description: "The endpoint's wire format.",
-      },
-      baseUrl: { type: 'string', description: 'e.g. https://api.openai.com/v1, https://api.anthropic.com, http://127.0.0.1:11434/v1' },
-      model: { type: 'string', description: 'The model id the endpoint expects, e.g. gpt-5 or claude-sonnet-4-5.' },
-      maxInputTokens: { type: 'integer', minimum: 1, description: `The model's context size (default ${DEFAULT_MAX_INPUT_TOKENS}).` },
-      maxOutputTokens: { type: 'integer', minimum: 1, description: `Most tokens in one answer (default ${DEFAULT_MAX_OUTPUT_TOKENS}).` },
-    },
-  },
-  order: 100,
-} as const;
+/** The Settings UI's text for each field of an entry; the fields' types and bounds come from ModelEntry. */
+const ENTRY_TEXT: Record<keyof ModelEntry, Record<string, unknown>> = {
+  name: { description: 'Shown in the model picker as "NAME · Spillway".' },
+  api: { enumDescriptions: CHAT_APIS.map((a) => API_LABEL[a]), description: "The endpoint's wire format." },
+  baseUrl: { description: 'e.g. https://api.openai.com/v1, https://api.anthropic.com, http://127.0.0.1:11434/v1' },
+  model: { description: 'The model id the endpoint expects, e.g. gpt-5 or claude-sonnet-4-5.' },
+  maxInputTokens: { description: `The model's context size (default ${DEFAULT_MAX_INPUT_TOKENS}).` },
+  maxOutputTokens: { description: `Most tokens in one answer (default ${DEFAULT_MAX_OUTPUT_TOKENS}).` },
+};
+
+/** The settings.json schema of `spillway.languageModels` (contributes.ts adds it to the configuration), items derived from ModelEntry. */
+export function modelsSettingSchema(): Record<string, unknown> {
+  const items = settingJsonSchema(ModelEntry) as { properties: Record<string, Record<string, unknown>> };
+  for (const [field, text] of Object.entries(ENTRY_TEXT)) Object.assign(items.properties[field]!, text);
+  return {
+    type: 'array',
+    default: [],
+    markdownDescription:
+      'Chat models Spillway offers to Copilot Chat (vendor `spillway`, VS Code 1.104 or later). Each wraps your own endpoint; ' +
+      "every turn is projected by Spillway before it is sent. Keys are kept in VS Code's secret storage, set with " +
+      '**Spillway: Add Language Model…**, never here. A model without a key sends none (local servers).',
+    items,
+    order: 100,
+  };
+}

@@ -37,7 +37,7 @@ import type {
 import { thinkingPart } from './lmApi';
 
 /** Read-back rounds the provider answers itself within one request. */
-export const MAX_READ_ROUNDS = 8;
+const MAX_READ_ROUNDS = 8;
 const READ_TOOL_DESCRIPTION =
   'Reads the full text of a tool output that Spillway reduced to a preview. Markers in tool results name a handle ' +
   '(sw_ followed by 24 hex digits). Pass it as `handle`; narrow with `lines` ("A:B", 1-based), `grep` (a regex, with ' +
@@ -78,7 +78,7 @@ function dataOf(p: Record<string, unknown>): Extract<ChatPart, { kind: 'data' }>
   return { kind: 'data', mimeType: p.mimeType, base64: bytes.toString('base64') };
 }
 
-export function toChatMessages(messages: readonly LanguageModelChatRequestMessage[]): ChatMessage[] {
+function toChatMessages(messages: readonly LanguageModelChatRequestMessage[]): ChatMessage[] {
   return messages.map((m) => {
     const parts: ChatPart[] = [];
     for (const p of m.content) {
@@ -114,7 +114,7 @@ export function toChatMessages(messages: readonly LanguageModelChatRequestMessag
 // ---------------------------------------------------------------- errors
 
 /** The error a caller sees for an HTTP failure: model, status, the provider's message, retry-after. */
-export function httpErrorMessage(model: ChatModel, status: number, statusText: string, body: string, retryAfter: string | null): string {
+function httpErrorMessage(model: ChatModel, status: number, statusText: string, body: string, retryAfter: string | null): string {
   let msg: string | undefined;
   try {
     msg = errorMessageOf(JSON.parse(body));

@@ -41,7 +41,7 @@ function stat(file: string): { bytes: number; modified: string } | undefined {
   }
 }
 
-export function claudeSessions(home: string, cwd: string): AgentSessionFile[] {
+function claudeSessions(home: string, cwd: string): AgentSessionFile[] {
   const out: AgentSessionFile[] = [];
   for (const name of claudeProjectNames(cwd)) {
     const dir = join(home, '.claude', 'projects', name);
@@ -76,7 +76,7 @@ export function claudeSessions(home: string, cwd: string): AgentSessionFile[] {
 }
 
 /** The cwd a Codex rollout's session_meta names, if its first lines hold one. */
-export function codexCwd(file: string): string | undefined {
+function codexCwd(file: string): string | undefined {
   let head: string;
   try {
     const fd = fs.openSync(file, 'r');
@@ -101,7 +101,7 @@ export function codexCwd(file: string): string | undefined {
   return undefined;
 }
 
-export function codexSessions(home: string, cwd: string): AgentSessionFile[] {
+function codexSessions(home: string, cwd: string): AgentSessionFile[] {
   const root = join(home, '.codex', 'sessions');
   const want = resolve(cwd);
   const out: AgentSessionFile[] = [];

@@ -31,13 +31,13 @@ import { ReplaySource } from './replaySource';
 import { InspectorService, type InspectorActions } from './service';
 import type { InspectorContext, InspectorSession, SessionSource } from './session';
 
-export const VIEW_TYPE = 'spillway.inspector';
+const VIEW_TYPE = 'spillway.inspector';
 /** Opens the inspector when the window starts (the demo workspace sets it; off for everyone else). */
-export const OPEN_ON_STARTUP = 'inspector.openOnStartup';
+const OPEN_ON_STARTUP = 'inspector.openOnStartup';
 /** Kept sessions are pruned this long after activation, then hourly, with the store's retention. */
 const ARCHIVE_PRUNE_DELAY_MS = 15_000;
 const ARCHIVE_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
-export const INSPECTOR_COMMANDS = {
+const INSPECTOR_COMMANDS = {
   open: 'spillway.openInspector',
   openTranscript: 'spillway.openTranscript',
   browseAgentSessions: 'spillway.browseAgentSessions',

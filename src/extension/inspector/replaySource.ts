@@ -49,7 +49,7 @@ export function replayRecords(result: ReplayResult): TurnRecord[] {
 }
 
 /** Each call's own new results in a transcript: one parse of the whole item list, each result placed in the first call that carries it. */
-export function ownByCall(transcript: Transcript): OwnResultRecord[][] {
+function ownByCall(transcript: Transcript): OwnResultRecord[][] {
   const calls = transcript.calls;
   const out: OwnResultRecord[][] = calls.map(() => []);
   if (calls.length === 0) return out;
@@ -172,7 +172,7 @@ export class ReplaySession extends RecordSession {
   }
 }
 
-export function replayDetail(result: ReplayResult, path: string): string {
+function replayDetail(result: ReplayResult, path: string): string {
   const t = result.totals;
   const skipped = t.skippedRecords ? `, ${t.skippedRecords} records skipped` : '';
   return `${result.format} transcript, ${t.calls} calls, miss rate ${(t.missRate * 100).toFixed(1)}%${skipped} · ${path}`;
@@ -180,7 +180,7 @@ export function replayDetail(result: ReplayResult, path: string): string {
 
 /** Keeps a replay in the archive, so after a reload it opens with its figures without replaying again. */
 /** What a kept replay's figures depend on: the configuration it ran under. */
-export function configKey(config: SpillwayConfig | Record<string, unknown>): string {
+function configKey(config: SpillwayConfig | Record<string, unknown>): string {
   return JSON.stringify(config);
 }
 

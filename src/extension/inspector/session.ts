@@ -130,7 +130,7 @@ export class Listeners<E> {
   }
 }
 
-export function resultInfo(r: Reduction): ResultInfo {
+function resultInfo(r: Reduction): ResultInfo {
   return {
     tool: r.tool,
     callId: r.callId,
@@ -150,7 +150,7 @@ export function toolsOf(reductions: readonly Reduction[]): string[] {
 }
 
 /** A small cache of whole texts by key, so paging through one output reads it from disk once. */
-export class TextCache {
+class TextCache {
   private readonly map = new Map<string, string>();
   constructor(private readonly size = 4) {}
   get(key: string, load: () => string): string {
@@ -167,12 +167,12 @@ export class TextCache {
   }
 }
 
-export function page(text: string, offset: number, limit: number): TextPage {
+function page(text: string, offset: number, limit: number): TextPage {
   const start = Math.min(offset, text.length);
   return { text: text.slice(start, start + limit), offset: start, total: text.length };
 }
 
-export function unavailable(reason: string): TextPage {
+function unavailable(reason: string): TextPage {
   return { text: '', offset: 0, total: 0, unavailable: reason };
 }
 
@@ -333,7 +333,7 @@ export abstract class RecordSession implements InspectorSession {
 }
 
 /** Results kept with their text when sent whole and no request is kept to read them from. */
-export const MAX_KEPT_WHOLE_CHARS = 64 * 1024;
+const MAX_KEPT_WHOLE_CHARS = 64 * 1024;
 
 /**
  * The results of a request that are new (their call id not in `seen`, which this adds them to),

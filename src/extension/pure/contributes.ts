@@ -6,9 +6,10 @@
  * writes this into package.json; test/unit/extension-contributes.test.ts fails when they differ.
  */
 import { CONFIG_KEYS, DEFAULT_CONFIG, configValue } from '../../engine/config';
+import { HANDLE_PATTERN } from '../../engine/handle';
 import { configurationContribution } from './settings';
 import { PROXY_EXTRA_SCHEMA, PROXY_KEYS } from '../proxyConfig';
-import { MODELS_SETTING, MODELS_SETTING_SCHEMA, VENDOR } from '../chat/models';
+import { MODELS_SETTING, VENDOR, modelsSettingSchema } from '../chat/models';
 
 export const CATEGORY = 'Spillway';
 
@@ -36,7 +37,7 @@ export const READ_TOOL_INPUT_SCHEMA = {
   properties: {
     handle: {
       type: 'string',
-      pattern: '^sw_[0-9a-f]{24}$',
+      pattern: HANDLE_PATTERN.source,
       description: 'The handle from a Spillway marker, e.g. sw_0123456789abcdef01234567.',
     },
     lines: { type: 'string', description: 'Lines to read, 1-based and inclusive: "A:B", "A:" (to the end), ":B", or "N".' },
@@ -111,7 +112,7 @@ export function contributes(): Record<string, unknown> {
     PROXY_KEYS,
     PROXY_EXTRA_SCHEMA,
   ) as { properties: Record<string, unknown> };
-  configuration.properties[`spillway.${MODELS_SETTING}`] = MODELS_SETTING_SCHEMA;
+  configuration.properties[`spillway.${MODELS_SETTING}`] = modelsSettingSchema();
   Object.assign(configuration.properties, INSPECTOR_SETTINGS);
   return {
     configuration,

@@ -128,13 +128,13 @@ const SOURCE_EXTENSIONS = new Set([
 ]);
 
 /** Unified diff: a `diff --git` header, or `---`/`+++` file lines followed by a hunk header. */
-export function looksLikeUnifiedDiff(text: string): boolean {
+function looksLikeUnifiedDiff(text: string): boolean {
   const head = text.slice(0, 20_000);
   if (/^diff --git /m.test(head)) return true;
   return /^--- \S.*\n\+\+\+ \S.*\n@@ -\d+(,\d+)? \+\d+(,\d+)? @@/m.test(head);
 }
 
-export function looksLikeJson(text: string): boolean {
+function looksLikeJson(text: string): boolean {
   const t = text.trim();
   if (!(t.startsWith('{') || t.startsWith('['))) return false;
   try {
@@ -229,7 +229,7 @@ export function toolInputPaths(request: unknown): Map<string, string> {
  * `nl -ba x.rs`): its output is that file's source. Pipelines and compound commands are skipped,
  * since their output is no longer the file.
  */
-export function fileShownBy(command: string): string | undefined {
+function fileShownBy(command: string): string | undefined {
   const c = command.trim();
   if (c.length > 500 || /[|;&><`$]/.test(c)) return undefined;
   const words = c.split(/\s+/);

@@ -2,9 +2,12 @@
  * Text the extension shows: sizes, ages, list labels, the status bar, the read tool's answer.
  * No `vscode` here, so all of it is unit tested.
  */
+import { formatInt } from '../../engine/format-number';
+import { countLines } from '../../engine/lines';
 
+/** A count with thousands separators, rounded (costs and averages are not whole). */
 export function formatCount(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
+  return formatInt(Math.round(n));
 }
 
 export function formatSize(chars: number): string {
@@ -68,7 +71,7 @@ export function statusText(savedTokens: number): string {
 }
 
 /** Longest answer the read tool gives in one call; the model asks again for other parts. */
-export const MAX_TOOL_ANSWER_CHARS = 8_000;
+const MAX_TOOL_ANSWER_CHARS = 8_000;
 
 export interface ReadResultLike {
   handle: string;
@@ -88,7 +91,7 @@ export function boundedAnswer(r: ReadResultLike, max: number = MAX_TOOL_ANSWER_C
   let body = r.text;
   let note = '';
   if (body.length > max) {
-    const lines = body.slice(0, max).split('\n').length;
+    const lines = countLines(body.slice(0, max));
     body = body.slice(0, max);
     note =
       `\n[clipped: showing the first ${formatCount(max)} of these ${formatCount(r.text.length)} chars (about ${formatCount(lines)} lines); ` +

@@ -10,16 +10,19 @@
  * Only keys the user actually set are passed on. A preset fills every key and explicit keys override
  * it, so handing the engine VS Code's defaults for unset keys would silently defeat `spillway.preset`.
  */
+import { z } from 'zod';
+import { settingJsonSchema } from './settingSchema';
 
-/** One engine setting as the engine declares it (JSON-schema-ish; `schema` is its zod schema, unused here). */
+/**
+ * One setting: its dotted key under `spillway.`, the zod schema that validates it (package.json's
+ * type, bounds and enum are derived from it, settingSchema.ts), its Settings UI text and, for the
+ * extension's own keys, its default (the engine's keys take theirs from the `spillway` preset).
+ */
 export interface ConfigKeyInfo {
   key: string;
-  type: string | readonly string[];
+  schema: z.ZodType;
   description: string;
   default?: unknown;
-  minimum?: number;
-  maximum?: number;
-  enum?: readonly unknown[];
 }
 
 /** The values VS Code knows for one key at each level (`WorkspaceConfiguration.inspect`). */
@@ -29,27 +32,26 @@ export interface InspectedValue {
   workspaceFolderValue?: unknown;
 }
 
+const RETENTION_DAYS = z.number().int().min(1).max(3650);
+const MAX_MEGABYTES = z.number().int().min(1).max(102_400);
+
 /** The extension's own settings: where the store lives and how long it keeps things. */
 export const STORAGE_KEYS: readonly ConfigKeyInfo[] = [
   {
     key: 'storage.retentionDays',
-    type: 'integer',
+    schema: RETENTION_DAYS,
     default: 14,
-    minimum: 1,
-    maximum: 3650,
     description: 'Stored outputs older than this many days are deleted in the background, oldest first.',
   },
   {
     key: 'storage.maxMegabytes',
-    type: 'integer',
+    schema: MAX_MEGABYTES,
     default: 256,
-    minimum: 1,
-    maximum: 102400,
     description: "When this workspace's stored outputs take more than this many megabytes, the oldest are deleted in the background.",
   },
   {
     key: 'storage.folder',
-    type: 'string',
+    schema: z.string(),
     default: '',
     description:
       'Folder of the output store, to share one with the `spillway` CLI or proxy (their `--store DIR`). ' +
@@ -98,7 +100,7 @@ export function configInputFromSettings(
   return out;
 }
 
-export function setDotted(target: Record<string, unknown>, dotted: string, value: unknown): void {
+function setDotted(target: Record<string, unknown>, dotted: string, value: unknown): void {
   const parts = dotted.split('.');
   let node: Record<string, unknown> = target;
   for (const part of parts.slice(0, -1)) {
@@ -126,23 +128,23 @@ export function problemWarning(p: SettingProblem): string {
   return `Spillway: the setting ${p.setting} is invalid (${p.message}), so it falls back to ${fallback}.`;
 }
 
+/** What is wrong with a value for an integer setting, with the bounds its schema sets. */
+export function integerRangeProblem(schema: z.ZodNumber, value: unknown, what = 'an integer'): string {
+  return `expected ${what} from ${schema.minValue} to ${schema.maxValue}, got ${JSON.stringify(value)}`;
+}
+
 /** Reads and checks the extension-only storage settings. Bad values fall back to the defaults. */
 export function readStorageSettings(inspect: (key: string) => InspectedValue | undefined): {
   settings: StorageSettings;
   problems: SettingProblem[];
 } {
   const problems: SettingProblem[] = [];
-  const pick = (info: ConfigKeyInfo): number => {
+  const pick = (info: ConfigKeyInfo, schema: z.ZodNumber): number => {
     const fallback = info.default as number;
     const { set, value } = userValue(inspect(info.key));
     if (!set) return fallback;
-    const ok =
-      typeof value === 'number' && Number.isInteger(value) && value >= (info.minimum ?? -Infinity) && value <= (info.maximum ?? Infinity);
-    if (ok) return value;
-    problems.push({
-      setting: `${SECTION}.${info.key}`,
-      message: `expected an integer from ${info.minimum} to ${info.maximum}, got ${JSON.stringify(value)}`,
-    });
+    if (schema.safeParse(value).success) return value as number;
+    problems.push({ setting: `${SECTION}.${info.key}`, message: integerRangeProblem(schema, value) });
     return fallback;
   };
   let folder = '';
@@ -152,7 +154,7 @@ export function readStorageSettings(inspect: (key: string) => InspectedValue | u
     else problems.push({ setting: `${SECTION}.storage.folder`, message: `expected a folder path, got ${JSON.stringify(f.value)}` });
   }
   return {
-    settings: { retentionDays: pick(STORAGE_KEYS[0]!), maxMegabytes: pick(STORAGE_KEYS[1]!), folder },
+    settings: { retentionDays: pick(STORAGE_KEYS[0]!, RETENTION_DAYS), maxMegabytes: pick(STORAGE_KEYS[1]!, MAX_MEGABYTES), folder },
     problems,
   };
 }
@@ -174,30 +176,12 @@ export function resolveStoreFolder(
   return { path: isAbsolute(expanded) ? expanded : join(workspaceFolder!, expanded) };
 }
 
-/** Extra schema for keys whose values are structured, so settings.json validates them. */
-const EXTRA_SCHEMA: Record<string, Record<string, unknown>> = {
-  toolCaps: {
-    additionalProperties: {
-      type: ['integer', 'string'],
-      minimum: 1,
-      pattern: '^unlimited$',
-      patternErrorMessage: 'a positive integer or "unlimited"',
-    },
-  },
-  'window.tools': { items: { type: 'string' } },
-  'clear.excludeTools': { items: { type: 'string' } },
-  defaultCap: { pattern: '^unlimited$', patternErrorMessage: 'a positive integer or "unlimited"' },
-  'clear.clearAtLeastTokens': { pattern: '^all$', patternErrorMessage: 'a whole number of tokens or "all"' },
-};
-
 /** One `contributes.configuration` property. `order` keeps the engine's order in the Settings UI. */
 function settingSchema(info: ConfigKeyInfo, defaultValue: unknown, order: number, engineKey: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { type: Array.isArray(info.type) && info.type.length === 1 ? info.type[0] : info.type };
+  const { type, ...rest } = settingJsonSchema(info.schema);
+  const out: Record<string, unknown> = { type };
   if (defaultValue !== undefined) out.default = defaultValue;
-  if (info.enum) out.enum = [...info.enum];
-  if (info.minimum !== undefined) out.minimum = info.minimum;
-  if (info.maximum !== undefined) out.maximum = info.maximum;
-  Object.assign(out, EXTRA_SCHEMA[info.key] ?? {});
+  Object.assign(out, rest);
   const follows =
     engineKey && info.key !== 'preset' ? " Unset, it follows `#spillway.preset#` (the default shown is the `spillway` preset's)." : '';
   out.markdownDescription = info.description + follows;

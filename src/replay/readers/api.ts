@@ -27,7 +27,7 @@ export function isMiniSweAgent(doc: unknown): doc is Json & { messages: unknown[
 const MINI_ACTION_FENCE = /```(?:bash|mswea_bash_command)\s*\n[\s\S]*?\n```/g;
 
 /** The number of actions in a mini-swe-agent text-mode reply (it runs one only when there is exactly one). */
-export function miniSweAgentActions(content: unknown): number {
+function miniSweAgentActions(content: unknown): number {
   if (typeof content !== 'string') return 0;
   return content.match(MINI_ACTION_FENCE)?.length ?? 0;
 }

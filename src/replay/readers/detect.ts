@@ -13,7 +13,7 @@ import { isRecord, type Json } from './wire';
 /** How much of a file detection looks at. Enough for several records of any agent log. */
 export const DETECT_HEAD_BYTES = 64 * 1024;
 
-export const SUPPORTED_FORMATS_TEXT =
+const SUPPORTED_FORMATS_TEXT =
   'claude-code (Claude Code session .jsonl), codex (Codex rollout-*.jsonl), swe-agent (SWE-agent .traj), ' +
   'openai-chat (mini-swe-agent .traj.json, or a Chat Completions request body or message list), ' +
   'anthropic-messages (a Messages request body), openai-responses (a Responses request body or input list), ' +

@@ -13,10 +13,10 @@ import { throwIfAborted, type StreamOptions } from './lines';
  * cannot be parsed at all; the limit is checked up front to fail with a clear message instead of a
  * RangeError from deep inside the runtime.
  */
-export const MAX_DOCUMENT_BYTES = 512 * 1024 * 1024;
+const MAX_DOCUMENT_BYTES = 512 * 1024 * 1024;
 const CHUNK_BYTES = 4 << 20;
 
-export async function readDocumentText(path: string, opts: StreamOptions = {}): Promise<string> {
+async function readDocumentText(path: string, opts: StreamOptions = {}): Promise<string> {
   throwIfAborted(opts.signal);
   const file = await open(path, 'r');
   try {

@@ -17,10 +17,9 @@ import type { StreamOptions } from './lines';
 import { sweAgentTranscript } from './swe-agent';
 import { TRANSCRIPT_FORMATS, type ReadTranscriptOptions, type Transcript, type TranscriptFormat } from './types';
 
-export { detectTranscriptFormat, SUPPORTED_FORMATS_TEXT } from './detect';
-export { MAX_DOCUMENT_BYTES } from './document';
-export { requestForCall, itemsKey, TRANSCRIPT_FORMATS, WIRE_OF } from './types';
-export type { ReadTranscriptOptions, SkippedRecords, Transcript, TranscriptCall, TranscriptFormat } from './types';
+export { detectTranscriptFormat } from './detect';
+export { requestForCall, itemsKey, TRANSCRIPT_FORMATS } from './types';
+export type { ReadTranscriptOptions, Transcript, TranscriptFormat } from './types';
 
 async function readHead(path: string): Promise<Buffer> {
   const file = await open(path, 'r');

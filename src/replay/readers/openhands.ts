@@ -30,7 +30,7 @@ function text(value: unknown): string {
 }
 
 /** The instance's history as chat messages. */
-export function openHandsItems(instance: Json, log: SkipLog): { items: ChatMessage[]; model?: string } {
+function openHandsItems(instance: Json, log: SkipLog): { items: ChatMessage[]; model?: string } {
   const history = Array.isArray(instance.history) ? instance.history : [];
   const items: ChatMessage[] = [];
   const responses = new Set<string>();

@@ -10,7 +10,7 @@ import type { SkippedRecords } from './types';
  * Notes are for a person reading a report. A file with a million broken lines should not produce a
  * million notes: past this many, only the count of the ones left out is kept.
  */
-export const MAX_NOTES = 200;
+const MAX_NOTES = 200;
 
 export class SkipLog {
   private total = 0;

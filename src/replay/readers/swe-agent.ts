@@ -20,7 +20,7 @@ import { computeCalls, isRecord, replyParts, type Json } from './wire';
 const PLAIN_ROLES: ReadonlySet<string> = new Set(['system', 'user', 'developer']);
 
 /** ['call_1', 'call_2'] | "['call_1']" | '["call_1"]' | 'call_1' → the ids. */
-export function parseToolCallIds(value: unknown): string[] {
+function parseToolCallIds(value: unknown): string[] {
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
   if (typeof value !== 'string') return [];
   const trimmed = value.trim();
@@ -35,7 +35,7 @@ export function parseToolCallIds(value: unknown): string[] {
 }
 
 /** The tool name of a text-mode action: its first word (`open`, `edit`, `python3`, `submit`), else `bash`. */
-export function actionName(action: string): string {
+function actionName(action: string): string {
   return firstWord(action) || MINI_SWE_AGENT_TOOL;
 }
 

@@ -70,17 +70,6 @@ export interface ReadTranscriptOptions {
   instance?: string;
 }
 
-/** The wire format each transcript format is replayed in. */
-export const WIRE_OF: Readonly<Record<TranscriptFormat, WireFormat>> = {
-  'claude-code': 'anthropic-messages',
-  codex: 'openai-responses',
-  'swe-agent': 'openai-chat',
-  'openai-chat': 'openai-chat',
-  'anthropic-messages': 'anthropic-messages',
-  'openai-responses': 'openai-responses',
-  openhands: 'openai-chat',
-};
-
 /** The request field that holds the item list in each wire format. */
 export function itemsKey(wire: WireFormat): 'messages' | 'input' {
   return wire === 'openai-responses' ? 'input' : 'messages';

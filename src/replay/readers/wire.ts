@@ -13,7 +13,7 @@ export function isRecord(value: unknown): value is Json {
 }
 
 /** Responses item types the model produces (everything else in `input` is sent to it). */
-export const RESPONSES_OUTPUT_TYPES: ReadonlySet<string> = new Set([
+const RESPONSES_OUTPUT_TYPES: ReadonlySet<string> = new Set([
   'reasoning',
   'function_call',
   'custom_tool_call',
@@ -42,7 +42,7 @@ export const RESPONSES_INPUT_TYPES: ReadonlySet<string> = new Set([
 /** Responses item types that mark a list as Responses input (no Chat or Anthropic item has them). */
 const RESPONSES_ONLY_TYPES: ReadonlySet<string> = new Set([...RESPONSES_INPUT_TYPES, 'item_reference']);
 
-export function isModelOutput(wire: WireFormat, item: unknown): boolean {
+function isModelOutput(wire: WireFormat, item: unknown): boolean {
   if (!isRecord(item)) return false;
   if (wire !== 'openai-responses') return item.role === 'assistant';
   const type = item.type;

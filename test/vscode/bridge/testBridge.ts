@@ -15,7 +15,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import type { SpillwayHost } from '../../../src/extension/host';
 
-export const TEST_COMMAND = 'spillway.test.run';
+const TEST_COMMAND = 'spillway.test.run';
 const POLL_MS = 50;
 
 interface TestRequest {
