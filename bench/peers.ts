@@ -104,7 +104,7 @@ function generatedTranscript(calls: number, maxToolChars: number, seed: number, 
  * Where the real sessions are: `SPILLWAY_FIXTURES`, else the shared fixtures beside the repository
  * (`../shared/fixtures`: the short sessions by format and the long development set in `long/`).
  */
-function fixturesDir(root = process.cwd()): string {
+export function fixturesDir(root = process.cwd()): string {
   const dir = process.env.SPILLWAY_FIXTURES ?? join(root, '..', 'shared', 'fixtures');
   if (!existsSync(join(dir, 'long')))
     throw new Error(`bench: no fixtures at ${dir} (expected the shared fixtures with a long/ folder; set SPILLWAY_FIXTURES)`);
