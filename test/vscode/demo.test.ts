@@ -96,6 +96,9 @@ describe('the demo workspace', () => {
     const saved = demo.replayed.originalTokens - demo.replayed.projectedTokens;
     expect(text).toContain(`${saved.toLocaleString('en-US')} tokens saved`);
     expect(text).toMatch(/cost −[\d.]+%/);
+    // the status bar's cost is Anthropic's, over the sessions: here the demo's alone
+    const a = demo.replayed.cost['anthropic']!;
+    expect(text).toContain(`cost −${(((a.raw - a.projected) / a.raw) * 100).toFixed(1)}%`);
     // put another editor in front, then the status bar brings the inspector back
     try {
       await vs.run(
