@@ -17,6 +17,7 @@ import { modelId, type ModelEntry } from '../../src/extension/chat/models';
 import { tokenCounter } from '../../src/engine';
 import { biggestClaudeCodeToolResult } from '../support/fixtures';
 import { filesUnder } from '../support/files';
+import { failing } from '../support/expect';
 
 const KEY = 'sk-spillway-test-0c5e7a1f9b2d4e6f8a0b';
 
@@ -286,7 +287,10 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
     });
     expect(models.version).toMatch(/^1\.1[0-9]{2}\./);
     expect(models.models.map((m) => m.name).sort()).toEqual(APIS.map((a) => `scripted ${a} · Spillway`).sort());
-    expect(models.models.every((m) => m.vendor === 'spillway' && m.maxInputTokens === 200_000)).toBe(true);
+    expect(
+      failing(models.models, (m) => m.vendor === 'spillway' && m.maxInputTokens === 200_000),
+      'models not of the spillway vendor with 200,000 input tokens',
+    ).toEqual([]);
     expect(models.models.map((m) => m.id).sort()).toEqual(APIS.map(idOf).sort());
   });
 
@@ -433,7 +437,10 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
       }
       return out;
     });
-    expect(sessions.every((s) => s.origin === 'copilot' && s.id.startsWith('copilot:'))).toBe(true);
+    expect(
+      failing(sessions, (s) => s.origin === 'copilot' && s.id.startsWith('copilot:')).map((s) => `${s.origin} ${s.id}`),
+      'sessions not of the copilot origin',
+    ).toEqual([]);
     // one session per conversation: each "Look at the repository" one was sent twice (two turns, both
     // answered with usage); each "Another look" one had the provider's own read-back round (two calls)
     expect(sessions.filter((s) => s.turns.length === 2 && s.turns.every((t) => t.reductions === 1))).toHaveLength(6);
