@@ -44,10 +44,16 @@ describe('Spillway without a workspace folder', () => {
   });
 
   it('writes a tool cap to user settings when there is no workspace to write to', async () => {
-    const caps = await vs.run(async ({ vscode }) => {
-      await vscode.commands.executeCommand('spillway.setToolCap', 'grep', 4000, 'workspace');
-      return vscode.workspace.getConfiguration('spillway').inspect('toolCaps')?.globalValue ?? null;
-    });
-    expect(caps).toEqual({ grep: 4000 });
+    try {
+      const caps = await vs.run(async ({ vscode }) => {
+        await vscode.commands.executeCommand('spillway.setToolCap', 'grep', 4000, 'workspace');
+        return vscode.workspace.getConfiguration('spillway').inspect('toolCaps')?.globalValue ?? null;
+      });
+      expect(caps).toEqual({ grep: 4000 });
+    } finally {
+      await vs.run(async ({ vscode }) => {
+        await vscode.workspace.getConfiguration('spillway').update('toolCaps', undefined, vscode.ConfigurationTarget.Global);
+      });
+    }
   });
 });
