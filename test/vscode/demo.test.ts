@@ -40,6 +40,24 @@ async function showDemo(): Promise<Frame> {
   if ((await head.count()) === 0) await frame.locator('button.session', { hasText: TITLE }).click();
   await head.waitFor({ timeout: 30_000 });
   await frame.locator('.timeline .vrow').first().waitFor();
+  // a panel just opened chooses its first turn once the session has loaded, which would undo a
+  // click made before: wait until the chosen turn has stayed the same for a second
+  let last = '';
+  await waitUntil(
+    'the panel to settle on a turn',
+    async () => {
+      const now =
+        (await frame
+          .locator('.details h2')
+          .textContent({ timeout: 1_000 })
+          .catch(() => null)) ?? '';
+      const settled = now !== '' && now === last;
+      last = now;
+      return settled;
+    },
+    30_000,
+    1_000,
+  );
   return frame;
 }
 
@@ -136,13 +154,17 @@ describe('the demo workspace', () => {
 
   it('moves through turns and results with the keyboard', async () => {
     const frame = await showDemo();
+    // a click in the panel (on the mark of the last clear) gives it the keyboard, as a person's would
+    const clear = demo.replayed.clearTurns.at(-1)!;
+    await frame.getByRole('button', { name: `Clears: turn ${clear}` }).click();
+    await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${clear}$`) }).waitFor();
     await frame.locator('.timeline').focus();
     await vs.page.keyboard.press('Home');
-    await frame.locator('.details h2', { hasText: 'Turn 1' }).waitFor();
+    await frame.locator('.details h2', { hasText: /^Turn 1$/ }).waitFor();
     await vs.page.keyboard.press('ArrowDown');
-    await frame.locator('.details h2', { hasText: 'Turn 2' }).waitFor();
+    await frame.locator('.details h2', { hasText: /^Turn 2$/ }).waitFor();
     await vs.page.keyboard.press('End');
-    await frame.locator('.details h2', { hasText: `Turn ${demo.replayed.calls}` }).waitFor();
+    await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${demo.replayed.calls}$`) }).waitFor();
     // Tab reaches the results; Enter expands one, and it shows original and projection side by side
     const head = frame.locator('.result-head').first();
     await head.focus();
