@@ -22,6 +22,7 @@ import { startScriptedProvider, type ScriptedProvider } from './provider';
 import { addCodexBaseUrl, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
+import { expectSome } from '../support/expect';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -260,7 +261,11 @@ describe('Claude Code through spillway proxy', () => {
   it('every request of the Anthropic client went to the Anthropic upstream, the preflight included', () => {
     const strays = provider.received.filter((r) => r.upstream !== 'anthropic');
     expect(strays.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual([]);
-    expect(provider.received.some((r) => r.method === 'POST' && r.path === '/v1/messages')).toBe(true);
+    expectSome(
+      provider.received.map((r) => `${r.method} ${r.path}`),
+      (r) => r === 'POST /v1/messages',
+      'requests the provider received',
+    );
   });
 
   it('no key in anything Spillway wrote', () => {

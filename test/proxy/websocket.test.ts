@@ -17,6 +17,7 @@ import { startFakeResponsesWs, wire, type FakeResponsesWs } from './fake-respons
 import { OPENAI_KEY, ORG_SECRET, SECRETS, SYSTEM, bigLog, until } from './support';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as MARKER } from '../../src/engine/handle';
+import { expectSome } from '../support/expect';
 
 const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-ws-'));
 const storeDir = join(root, 'store');
@@ -531,7 +532,7 @@ describe('when no stage can act, or the engine cannot read the message', () => {
       ws.close();
       expect((JSON.parse(fake.received[before]!.data.toString('utf8')) as Record<string, any>).input[2].output).toBe(output);
       expect(recorded[0]!.unprojected).toMatch(/1 result over its cap went upstream verbatim: shell call_pre \(\d[\d,]+ chars\)/);
-      expect(lines.some((l) => /went upstream verbatim/.test(l) && /websockets to refuse/.test(l))).toBe(true);
+      expectSome(lines, (l) => /went upstream verbatim/.test(l) && /websockets to refuse/.test(l), 'log lines');
     } finally {
       await p2.close();
     }

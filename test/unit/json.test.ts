@@ -26,12 +26,16 @@ describe('parseLazy', () => {
     const root = parseLazy(text);
     const a = get(root, 'a')!;
     expect(text.slice(a.start, a.end)).toBe('[1, "two\\n", {"b": null}]');
-    expect(a.kind === 'array' && decodeString(text, a.items[1] as never)).toBe('two\n');
+    expect(a.kind).toBe('array');
+    if (a.kind !== 'array') return;
+    expect(decodeString(text, a.items[1] as never)).toBe('two\n');
   });
 
   it('marks strings with escapes so unescaped ones decode by slicing', () => {
     const root = parseLazy('["plain", "esc\\"aped", "\\u00e9"]');
-    expect(root.kind === 'array' && root.items.map((i) => (i as { escaped: boolean }).escaped)).toEqual([false, true, true]);
+    expect(root.kind).toBe('array');
+    if (root.kind !== 'array') return;
+    expect(root.items.map((i) => (i as { escaped: boolean }).escaped)).toEqual([false, true, true]);
   });
 
   it('finds the end of a string that ends in escaped backslashes', () => {

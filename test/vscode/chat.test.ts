@@ -7,6 +7,9 @@
  * Copilot makes them: `selectChatModels({ vendor: 'spillway' })`, then `model.sendRequest` with a
  * conversation whose tool results are big (a real Claude Code tool output from ../shared/fixtures).
  * Functions passed to `vs.run` run in the extension host and may only use their arguments and `t`.
+ *
+ * A test that needs an earlier conversation (the second call of one, the inspector's sessions) sends
+ * what this window has not been sent yet itself, so any one runs alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -17,6 +20,7 @@ import { modelId, type ModelEntry } from '../../src/extension/chat/models';
 import { tokenCounter } from '../../src/engine';
 import { biggestClaudeCodeToolResult } from '../support/fixtures';
 import { filesUnder } from '../support/files';
+import { failing } from '../support/expect';
 
 const KEY = 'sk-spillway-test-0c5e7a1f9b2d4e6f8a0b';
 
@@ -230,6 +234,46 @@ const TERMINAL_TOOL = {
   inputSchema: { type: 'object', properties: { command: { type: 'string' } } },
 };
 
+type Api = (typeof APIS)[number];
+/** The conversations this window has been sent, per API: what a test that builds on one sends first when run alone. */
+const sent = { look: new Set<Api>(), lookAgain: new Set<Api>(), anotherLook: new Set<Api>() };
+
+/** "Look at the repository": the big result projected, the model answering with a terminal call. */
+async function look(api: Api): Promise<{ r: SendResult; got: Seen | undefined; before: number }> {
+  const before = seen.length;
+  scripts.push(answer(api, { id: `call_next_${api}`, name: 'run_in_terminal', args: { command: 'npm test' } }));
+  const r = await send(idOf(api), conversation(`Look at the repository (${api}).`, `call_ls_${api}`), { tools: [TERMINAL_TOOL] });
+  sent.look.add(api);
+  return { r, got: seen[before], before };
+}
+
+/** The same conversation again with the read tool listed: the model answers with a call to it. */
+async function lookAgain(api: Api): Promise<{ r: SendResult; first: string; body: string }> {
+  if (!sent.look.has(api)) await look(api);
+  scripts.push(answer(api, { id: `call_read_${api}`, name: 'spillway_read_output', args: { handle: 'HANDLE' } }));
+  const before = seen.length;
+  // the same conversation: the engine's session keeps the decision, the handle is the same
+  const first = await vs.run(({ host }) => host.recordsNewestFirst()[0]?.handle ?? '');
+  const r = await send(idOf(api), conversation(`Look at the repository (${api}).`, `call_ls_${api}`), {
+    tools: [TERMINAL_TOOL, READ_TOOL],
+  });
+  sent.lookAgain.add(api);
+  return { r, first, body: seen[before]?.body ?? '' };
+}
+
+/** "Another look", without the read tool listed: the model reads back, and the provider answers that itself. */
+async function anotherLook(api: Api): Promise<{ r: SendResult; before: number }> {
+  const before = seen.length;
+  scripts.push((req, res, body) => {
+    const handle = /sw_[0-9a-f]{24}/.exec(body)![0];
+    answer(api, { id: `call_self_${api}`, name: 'spillway_read_output', args: { handle, lines: '1:5' } })(req, res, body);
+  });
+  scripts.push(textAnswer(api, 'Found it.'));
+  const r = await send(idOf(api), conversation(`Another look (${api}).`, `call_ls2_${api}`), { tools: [TERMINAL_TOOL] });
+  sent.anotherLook.add(api);
+  return { r, before };
+}
+
 let vs: Harness;
 
 beforeAll(async () => {
@@ -286,7 +330,10 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
     });
     expect(models.version).toMatch(/^1\.1[0-9]{2}\./);
     expect(models.models.map((m) => m.name).sort()).toEqual(APIS.map((a) => `scripted ${a} · Spillway`).sort());
-    expect(models.models.every((m) => m.vendor === 'spillway' && m.maxInputTokens === 200_000)).toBe(true);
+    expect(
+      failing(models.models, (m) => m.vendor === 'spillway' && m.maxInputTokens === 200_000),
+      'models not of the spillway vendor with 200,000 input tokens',
+    ).toEqual([]);
     expect(models.models.map((m) => m.id).sort()).toEqual(APIS.map(idOf).sort());
   });
 
@@ -304,9 +351,7 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
 
   describe.each(APIS)('%s', (api) => {
     it('sends the conversation projected (handle reads back exact), key forwarded, parts streamed in order', async () => {
-      const before = seen.length;
-      scripts.push(answer(api, { id: `call_next_${api}`, name: 'run_in_terminal', args: { command: 'npm test' } }));
-      const r = await send(idOf(api), conversation(`Look at the repository (${api}).`, `call_ls_${api}`), { tools: [TERMINAL_TOOL] });
+      const { r, before } = await look(api);
       expect(r.error).toBeUndefined();
       expect(r.parts).toEqual([
         { text: 'Reading ' },
@@ -330,15 +375,10 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
     });
 
     it('a call to spillway_read_output the caller lists comes back as a tool call, and the tool returns the stored part', async () => {
-      scripts.push(answer(api, { id: `call_read_${api}`, name: 'spillway_read_output', args: { handle: 'HANDLE' } }));
-      const before = seen.length;
-      // the same conversation: the engine's session keeps the decision, the handle is the same
-      const prompt = `Look at the repository (${api}).`;
-      const first = await vs.run(({ host }) => host.recordsNewestFirst()[0]?.handle ?? '');
-      const r = await send(idOf(api), conversation(prompt, `call_ls_${api}`), { tools: [TERMINAL_TOOL, READ_TOOL] });
+      const { r, first, body } = await lookAgain(api);
       expect(r.error).toBeUndefined();
       expect(r.parts.at(-1)).toMatchObject({ call: `call_read_${api}`, name: 'spillway_read_output' });
-      const handle = /sw_[0-9a-f]{24}/.exec(seen[before]!.body)![0];
+      const handle = /sw_[0-9a-f]{24}/.exec(body)![0];
       expect(handle).toBe(first);
       // the caller (Copilot) invokes the registered tool with the handle the marker names
       const part = await vs.run(async ({ vscode }, h: string) => {
@@ -353,14 +393,7 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
     });
 
     it('answers read-backs itself when the caller does not list the tool, within the same request', async () => {
-      const before = seen.length;
-      let handle = '';
-      scripts.push((req, res, body) => {
-        handle = /sw_[0-9a-f]{24}/.exec(body)![0];
-        answer(api, { id: `call_self_${api}`, name: 'spillway_read_output', args: { handle, lines: '1:5' } })(req, res, body);
-      });
-      scripts.push(textAnswer(api, 'Found it.'));
-      const r = await send(idOf(api), conversation(`Another look (${api}).`, `call_ls2_${api}`), { tools: [TERMINAL_TOOL] });
+      const { r, before } = await anotherLook(api);
       expect(r.error).toBeUndefined();
       // the read-back call is not passed to the caller; the text before it and the final answer are
       expect(r.parts).toEqual([{ text: 'Reading ' }, { text: 'the log.' }, { text: 'Found it.' }]);
@@ -368,7 +401,8 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
       const second = seen[before + 1]!.body;
       expect(second).toContain(`call_self_${api}`);
       const firstLines = BIG.split('\n').slice(0, 5).join('\n');
-      expect(JSON.parse(second) && second).toContain(JSON.stringify(firstLines).slice(1, -1));
+      expect(() => JSON.parse(second), 'the second request is JSON').not.toThrow();
+      expect(second).toContain(JSON.stringify(firstLines).slice(1, -1));
     });
   });
 
@@ -414,6 +448,11 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
   });
 
   it('the inspector lists each conversation as a Copilot session with the provider usage', async () => {
+    // the conversations it lists: each "Look at the repository" sent twice, each "Another look" once
+    for (const api of APIS) {
+      if (!sent.lookAgain.has(api)) await lookAgain(api);
+      if (!sent.anotherLook.has(api)) await anotherLook(api);
+    }
     const sessions = await vs.run(async ({ inspector }) => {
       const list = inspector!.copilot.list();
       const out = [];
@@ -433,7 +472,10 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
       }
       return out;
     });
-    expect(sessions.every((s) => s.origin === 'copilot' && s.id.startsWith('copilot:'))).toBe(true);
+    expect(
+      failing(sessions, (s) => s.origin === 'copilot' && s.id.startsWith('copilot:')).map((s) => `${s.origin} ${s.id}`),
+      'sessions not of the copilot origin',
+    ).toEqual([]);
     // one session per conversation: each "Look at the repository" one was sent twice (two turns, both
     // answered with usage); each "Another look" one had the provider's own read-back round (two calls)
     expect(sessions.filter((s) => s.turns.length === 2 && s.turns.every((t) => t.reductions === 1))).toHaveLength(6);
@@ -449,6 +491,8 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
   });
 
   it('the key never appears in anything Spillway wrote', async () => {
+    // a conversation recorded in this window, with the key forwarded
+    if (sent.look.size === 0) await look('anthropic');
     const dirs = await vs.run(({ host }) => [host.baseDir]);
     const files = dirs.flatMap((d) => filesUnder(d));
     const logs = filesUnder(join(vs.userData, 'logs')).filter((p) => /spillway/i.test(p));

@@ -3,6 +3,9 @@
  * CODEX_HOME: the modal shows the exact line; after a click on its button the line is in config.toml
  * and every other byte of the file is as it was; Stop Routing removes it again, and so does turning
  * the proxy off. A config.toml that is not TOML is reported and left alone.
+ *
+ * Each test writes the config.toml it starts from and turns the proxy on (it needs it running), so
+ * any one runs alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +13,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, launch, waitUntil, type Harness } from './harness';
+import { expectSome } from '../support/expect';
 import { codexLine } from '../../src/proxy/codexConfig';
 
 let vs: Harness;
@@ -55,10 +59,14 @@ beforeAll(async () => {
   await vs.run(async (_t, home) => {
     process.env.CODEX_HOME = home as string;
   }, codexHome);
+});
+
+/** The proxy running at `port`, which the routed line points at. */
+async function proxyOn(): Promise<void> {
   await setSetting('proxy.port', port);
   await setSetting('proxy.enabled', true);
   await waitUntil('the proxy to listen', () => listening(port), 20_000);
-});
+}
 
 afterAll(async () => {
   if (vs) await vs.screenshot('codex-last');
@@ -68,7 +76,12 @@ afterAll(async () => {
 describe('Route Codex Through Spillway', () => {
   const line = () => codexLine(`http://127.0.0.1:${port}/v1`);
 
+  /** config.toml as the user had it, or with the routed line added as the command adds it. */
+  const routed = () => '# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n' + line() + '\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\n';
+
   it('shows the exact line in a modal, adds it after the click, keeps the rest byte for byte', async () => {
+    await proxyOn();
+    writeFileSync(config, ORIGINAL);
     await startRoute();
     const dialog = vs.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 15_000 });
@@ -79,18 +92,20 @@ describe('Route Codex Through Spillway', () => {
     await dialog.getByRole('button', { name: 'Add Line' }).click();
     const r = (await routeResult()) as { file: string; changed: boolean; line: string };
     expect(r).toEqual({ file: config, changed: true, line: line() });
-    expect(readFileSync(config, 'utf8')).toBe(
-      '# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n' + line() + '\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\n',
-    );
+    expect(readFileSync(config, 'utf8')).toBe(routed());
   });
 
   it('Stop Routing Codex Through Spillway removes only that line', async () => {
+    await proxyOn();
+    writeFileSync(config, routed());
     const r = await vs.run(({ vscode }) => vscode.commands.executeCommand('spillway.unrouteCodex'));
     expect(r).toEqual({ file: config, changed: true });
     expect(readFileSync(config, 'utf8')).toBe(ORIGINAL);
   });
 
   it('Cancel writes nothing', async () => {
+    await proxyOn();
+    writeFileSync(config, ORIGINAL);
     await startRoute();
     const dialog = vs.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 15_000 });
@@ -100,6 +115,8 @@ describe('Route Codex Through Spillway', () => {
   });
 
   it('turning the proxy off takes the line out again', async () => {
+    await proxyOn();
+    writeFileSync(config, ORIGINAL);
     await startRoute();
     const dialog = vs.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 15_000 });
@@ -111,14 +128,14 @@ describe('Route Codex Through Spillway', () => {
   });
 
   it('a config.toml that is not TOML is reported and left alone', async () => {
-    await setSetting('proxy.enabled', true);
-    await waitUntil('the proxy to listen again', () => listening(port), 20_000);
+    await proxyOn();
     const broken = 'model = "o3\n[broken\n';
     writeFileSync(config, broken);
     const r = await vs.run(({ vscode }) => vscode.commands.executeCommand('spillway.routeCodex'));
     expect(r).toEqual({ file: config, changed: false });
     expect(readFileSync(config, 'utf8')).toBe(broken);
     const notices = await vs.run(({ host }) => host.notices.map((n: { message: string }) => n.message));
-    expect(notices.some((m: string) => m.includes(`${config} is not valid TOML`))).toBe(true);
+    expectSome(notices, (m: string) => m.includes(`${config} is not valid TOML`));
+    writeFileSync(config, ORIGINAL);
   });
 });

@@ -2,36 +2,36 @@
  * The demo workspace `npm start` opens: a small folder whose Spillway store already holds the
  * outputs of a replayed agent session, so every command has something to show on first open.
  *
- * The session is a real one from test/fixtures/transcripts/ (mini-swe-agent fixing a Django issue,
- * OpenAI Chat format) when it is there, else a small built-in one. It is replayed model call by
- * model call through the engine, with the same settings the demo workspace declares, into the store
- * folder the workspace's settings point Spillway at (`spillway.storage.folder`).
+ * The session is a real, long one kept in the repo (test/fixtures/demo/: a Claude Code session of
+ * 54 model calls, MIT, source in that folder's README), so a fresh clone needs nothing else. It is
+ * replayed model call by model call through the engine under the DEFAULT settings (the `spillway`
+ * preset; the demo workspace sets no cap), into the store folder the workspace's settings point
+ * Spillway at (`spillway.storage.folder`), and kept as the inspector keeps replays, so the window
+ * opens on the default's real figures at once.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createEngine, parseConfig } from '../../src/engine/index';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parseConfig } from '../../src/engine/index';
 import { FileStore } from '../../src/store/store';
-import { PROJECTED_DIR, projectedRecords } from '../../src/extension/pure/records';
-import { anthropicRequest, testLog } from './requests';
+import { PROJECTED_DIR, projectedRecords, type ProjectedRecord } from '../../src/extension/pure/records';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { defaultArchiveDir, SessionArchive } from '../../src/extension/inspector/archive';
 import { archiveReplay } from '../../src/extension/inspector/replaySource';
 
-const FIXTURE = 'test/fixtures/transcripts/mini-swe-agent__deepseek_bench1__django__django-14752.traj.json';
+/** The session the demo replays (in the repo, with its source and license in test/fixtures/demo/README.md). */
+export const DEMO_FIXTURE = 'test/fixtures/demo/session-share__general-tool-calls.jsonl';
 /** Marks a folder this module made, so it never deletes anything else. */
 const MARK = '.spillway-demo';
 
-/** Lower than the `spillway` preset's 8,000 so that this modest session's bigger outputs are offloaded. */
+/** No cap, no preview size: the demo shows what the default does. */
 export const DEMO_SETTINGS = {
   'spillway.storage.folder': '${workspaceFolder}/.spillway/store',
-  'spillway.defaultCap': 1200,
-  'spillway.previewChars': 400,
   // the demo opens on the inspector; nobody else gets this
   'spillway.inspector.openOnStartup': true,
 };
-/** Where the demo keeps the transcript it replays (the inspector's replayed session). */
-export const DEMO_TRANSCRIPT = 'session/transcript.traj.json';
+/** Where the demo keeps the transcript it replays (the inspector's replayed session), under its own name. */
+export const DEMO_TRANSCRIPT = `session/${basename(DEMO_FIXTURE)}`;
 
 export interface DemoWorkspace {
   dir: string;
@@ -40,61 +40,24 @@ export interface DemoWorkspace {
   projections: number;
   outputs: number;
   savedTokens: number;
-  /** the replayed session the inspector opens on (null without the fixture) */
-  replayed: { path: string; calls: number; originalTokens: number; projectedTokens: number } | null;
-}
-
-interface ChatMessage {
-  role: string;
-  content?: unknown;
-  tool_calls?: { id: string; type?: string; function: { name: string; arguments: string } }[];
-  tool_call_id?: string;
-}
-
-/** The model calls of a session: each request is the transcript up to a model call. */
-function sessionRequests(root: string): { source: string; requests: object[] } {
-  const file = join(root, FIXTURE);
-  if (existsSync(file)) {
-    const traj = JSON.parse(readFileSync(file, 'utf8')) as { messages: ChatMessage[] };
-    // only what a Chat Completions request carries (the fixture adds `extra` raw responses)
-    const messages = traj.messages
-      .filter((m) => ['system', 'user', 'assistant', 'tool'].includes(m.role))
-      .map((m) => {
-        const out: ChatMessage = { role: m.role, content: m.content ?? null };
-        if (m.tool_calls?.length)
-          out.tool_calls = m.tool_calls.map((c) => ({
-            id: c.id,
-            type: 'function',
-            function: { name: c.function.name, arguments: c.function.arguments },
-          }));
-        if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
-        return out;
-      });
-    const requests: object[] = [];
-    messages.forEach((m, i) => {
-      const next = messages[i + 1];
-      if (m.role === 'assistant' || (next && next.role !== 'assistant')) return;
-      requests.push({ model: 'deepseek-chat', messages: messages.slice(0, i + 1) });
-    });
-    return { source: `${FIXTURE} (${messages.length} messages)`, requests };
-  }
-  return {
-    source: 'the built-in demo session',
-    requests: [
-      anthropicRequest('bash', 'toolu_demo_tests', testLog(400, 'PASS') + 'FAIL src/store.test.ts > prune keeps the newest\n'),
-      anthropicRequest('Read', 'toolu_demo_read', Array.from({ length: 300 }, (_, i) => `export const setting${i} = ${i};`).join('\n'), {
-        file_path: 'src/settings.ts',
-      }),
-      anthropicRequest(
-        'search',
-        'toolu_demo_json',
-        JSON.stringify({ hits: Array.from({ length: 120 }, (_, i) => ({ path: `src/file${i}.ts`, line: i * 7 })) }, null, 2),
-      ),
-    ],
+  /** the replayed session the inspector opens on */
+  replayed: {
+    path: string;
+    calls: number;
+    originalTokens: number;
+    projectedTokens: number;
+    missRate: number;
+    /** input cost under caching per price model, raw history and projection (both with caching) */
+    cost: Record<string, { raw: number; projected: number }>;
+    /** the turns (1-based) where a clear fired, and where the agent named something the projection hid */
+    clearTurns: number[];
+    missedTurns: number[];
   };
 }
 
 export async function makeDemoWorkspace(dir: string, root: string): Promise<DemoWorkspace> {
+  const fixture = join(root, DEMO_FIXTURE);
+  if (!existsSync(fixture)) throw new Error(`the demo session ${fixture} is missing`);
   if (existsSync(dir)) {
     if (!existsSync(join(dir, MARK))) throw new Error(`${dir} exists and is not a Spillway demo workspace; not touching it`);
     rmSync(dir, { recursive: true, force: true });
@@ -105,62 +68,82 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
 
   const storeDir = join(dir, '.spillway/store');
   const store = new FileStore(storeDir);
+  // the settings the workspace declares, less the extension's own: none of the engine's, so the default
   const input: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(DEMO_SETTINGS))
     if (!k.startsWith('spillway.storage.') && !k.startsWith('spillway.inspector.')) input[k.slice('spillway.'.length)] = v;
   const config = parseConfig(input).config;
-  const engine = createEngine(config, { store });
-  const { source, requests } = sessionRequests(root);
-  let savedTokens = 0;
-  let last: { request: object; projected: unknown } | undefined;
-  mkdirSync(join(storeDir, PROJECTED_DIR), { recursive: true });
-  requests.forEach((request, i) => {
-    const r = engine.project(request, 'auto', { session: 'demo' });
-    savedTokens += r.stats.savedTokens;
-    const time = new Date(Date.now() - (requests.length - i) * 60_000).toISOString();
-    for (const record of projectedRecords(
-      request,
-      r.request,
-      r.reductions.filter((x) => x.fresh),
-      time,
-    )) {
-      writeFileSync(join(storeDir, PROJECTED_DIR, `${record.handle}.json`), JSON.stringify(record));
-    }
-    last = { request, projected: r.request };
-  });
+
   mkdirSync(join(dir, 'session'), { recursive: true });
+  const path = join(dir, DEMO_TRANSCRIPT);
+  copyFileSync(fixture, path);
+  const transcript = await readTranscript(path);
+  // one replay fills the store, records what each reduction sent (for Compare and the documents), and is kept for the inspector
+  let savedTokens = 0;
+  const records: ProjectedRecord[][] = [];
+  const clearTurns: number[] = [];
+  let last: { request: unknown; projected: unknown } | undefined;
+  const result = replay(transcript, {
+    config,
+    store,
+    detail: true,
+    onProjection: (i, { request, projection }) => {
+      const original = JSON.parse(request) as unknown;
+      const projected = JSON.parse(projection.request) as unknown;
+      savedTokens += projection.stats.savedTokens;
+      if (projection.reductions.some((x) => x.fresh && x.stage === 'clear')) clearTurns.push(i + 1);
+      records[i] = projectedRecords(
+        original,
+        projected,
+        projection.reductions.filter((x) => x.fresh),
+        '',
+      );
+      last = { request: original, projected };
+    },
+  });
+  const calls = result.totals.calls;
+  mkdirSync(join(storeDir, PROJECTED_DIR), { recursive: true });
+  records.forEach((list, i) => {
+    const time = new Date(Date.now() - (calls - i) * 60_000).toISOString();
+    for (const record of list) writeFileSync(join(storeDir, PROJECTED_DIR, `${record.handle}.json`), JSON.stringify({ ...record, time }));
+  });
   if (last) {
     writeFileSync(join(dir, 'session/request.json'), JSON.stringify(last.request, null, 2) + '\n');
     writeFileSync(join(dir, 'session/projected.json'), JSON.stringify(last.projected, null, 2) + '\n');
   }
-  // the same session replayed and kept as the inspector keeps replays, so the window opens on it at once
-  let replayed: DemoWorkspace['replayed'] = null;
-  if (existsSync(join(root, FIXTURE))) {
-    const path = join(dir, DEMO_TRANSCRIPT);
-    copyFileSync(join(root, FIXTURE), path);
-    const transcript = await readTranscript(path);
-    const result = replay(transcript, { config, store, detail: true });
-    archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config);
-    replayed = {
-      path,
-      calls: result.totals.calls,
-      originalTokens: result.totals.originalTokens,
-      projectedTokens: result.totals.projectedTokens,
-    };
-  }
+  archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config);
+  const cost: DemoWorkspace['replayed']['cost'] = {};
+  for (const [model, c] of Object.entries(result.totals.cost)) cost[model] = { raw: c.raw, projected: c.projected };
+  const replayed: DemoWorkspace['replayed'] = {
+    path,
+    calls,
+    originalTokens: result.totals.originalTokens,
+    projectedTokens: result.totals.projectedTokens,
+    missRate: result.totals.missRate,
+    cost,
+    clearTurns,
+    missedTurns: result.calls.filter((c) => c.missedIds > 0).map((c) => c.index + 1),
+  };
+  const pct = (model: string) => {
+    const c = cost[model];
+    const v = c && c.raw > 0 ? ((c.projected - c.raw) / c.raw) * 100 : 0;
+    return `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(1)}%`;
+  };
   const outputs = store.list().length;
+  const source = `${basename(DEMO_FIXTURE)} (a real Claude Code session)`;
   writeFileSync(
     join(dir, 'README.md'),
     [
       '# Spillway demo workspace',
       '',
       `This folder's Spillway store (\`.spillway/store\`, set in \`.vscode/settings.json\`) holds ${outputs} tool outputs`,
-      `from a replayed agent session: ${source}, ${requests.length} model calls projected with a cap of`,
-      `${DEMO_SETTINGS['spillway.defaultCap']} characters, ${savedTokens.toLocaleString('en-US')} tokens kept out of the model's context in total.`,
+      `from a replayed agent session: ${source}, ${calls} model calls projected under the default settings,`,
+      `${savedTokens.toLocaleString('en-US')} tokens kept out of the model's context in total: input cost under prompt caching`,
+      `${pct('anthropic')} (Anthropic prices) and ${pct('openai')} (OpenAI), miss rate ${(result.totals.missRate * 100).toFixed(1)}%.`,
       '',
       '`session/request.json` is the last request the agent sent; `session/projected.json` is what Spillway sent instead.',
       '',
-      'The **Spillway Inspector** opened on the replayed session (`session/transcript.traj.json`): what each turn cost under',
+      `The **Spillway Inspector** opened on the replayed session (\`${DEMO_TRANSCRIPT}\`): what each turn cost under`,
       'prompt caching and what Spillway saved, with the clears, the missed identifiers and the largest savings marked.',
       '',
       'Try, from the Command Palette (F1):',
@@ -171,5 +154,5 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
       '',
     ].join('\n'),
   );
-  return { dir, storeDir, source, projections: requests.length, outputs, savedTokens, replayed };
+  return { dir, storeDir, source, projections: calls, outputs, savedTokens, replayed };
 }

@@ -81,7 +81,7 @@ describe('Spillway in a real VS Code', () => {
     expect(state.api).toBe('undefined');
     expect(state.active).toBe(true);
     expect(state.models).toBe(0);
-    expect(state.add && state.manage).toBe(true);
+    expect({ add: state.add, manage: state.manage }).toEqual({ add: true, manage: true });
     expect(state.notices.filter((n) => /languageModels|chat/i.test(n))).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 /** Spillway in a VS Code window with no folder open: the store falls back to globalStorageUri. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { relative, isAbsolute } from 'node:path';
 import { launch, type Harness } from './harness';
 import { anthropicRequest, testLog } from './requests';
@@ -38,15 +38,22 @@ describe('Spillway without a workspace folder', () => {
     const rel = relative(r.global, r.file!);
     expect(rel, 'path relative to the storage folder').not.toMatch(/^\.\./);
     expect(isAbsolute(rel), `${rel} is absolute (another drive)`).toBe(false);
-    expect(existsSync(r.file!) && readFileSync(r.file!, 'utf8')).toBe(log);
+    // a missing file throws ENOENT naming it
+    expect(readFileSync(r.file!, 'utf8')).toBe(log);
     expect(r.text).toBe(log);
   });
 
   it('writes a tool cap to user settings when there is no workspace to write to', async () => {
-    const caps = await vs.run(async ({ vscode }) => {
-      await vscode.commands.executeCommand('spillway.setToolCap', 'grep', 4000, 'workspace');
-      return vscode.workspace.getConfiguration('spillway').inspect('toolCaps')?.globalValue ?? null;
-    });
-    expect(caps).toEqual({ grep: 4000 });
+    try {
+      const caps = await vs.run(async ({ vscode }) => {
+        await vscode.commands.executeCommand('spillway.setToolCap', 'grep', 4000, 'workspace');
+        return vscode.workspace.getConfiguration('spillway').inspect('toolCaps')?.globalValue ?? null;
+      });
+      expect(caps).toEqual({ grep: 4000 });
+    } finally {
+      await vs.run(async ({ vscode }) => {
+        await vscode.workspace.getConfiguration('spillway').update('toolCaps', undefined, vscode.ConfigurationTarget.Global);
+      });
+    }
   });
 });

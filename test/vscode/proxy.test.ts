@@ -7,13 +7,15 @@
  * fills the clipboard, a bad upstream and a taken port are warnings (never a crash), and disabling
  * it stops the server and clears the terminals' variables; Copy Agent Environment then offers to
  * enable it; old recordings are pruned with the store's retention. No key is written anywhere.
+ *
+ * Each test sets up what it uses (the proxy on or off at its port, its own conversation, so its own
+ * recorded session) and puts back the settings and files it changed, so any one runs alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join, relative, isAbsolute } from 'node:path';
 import OpenAI from 'openai';
-import type { Frame } from 'playwright-core';
 import { freePort, launch, waitUntil, type Harness, inspectorFrame } from './harness';
 import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
@@ -85,16 +87,50 @@ type ToolMessage = { role: string; content: unknown; tool_call_id?: string };
 const lastBody = () =>
   JSON.parse(fake.received[fake.received.length - 1]!.body!.toString('utf8')) as { messages: ToolMessage[] } & Record<string, unknown>;
 
-describe('the local proxy in a real VS Code', () => {
-  let sessionsDir = '';
-  let session = '';
-  let frame: Frame;
+/** Points the proxy at the fake upstream (user settings) and runs it at `port`, terminals configured: where most tests start. */
+async function enableProxy(): Promise<void> {
+  await setSetting('proxy.openaiUpstream', `${fake.url}/v1`, 'user');
+  await setSetting('proxy.anthropicUpstream', fake.url, 'user');
+  await setSetting('proxy.port', port);
+  await setSetting('proxy.configureTerminals', null);
+  await setSetting('proxy.enabled', true);
+  await proxyStatusItem(new RegExp(`Spillway proxy :${port}$`)).waitFor({ state: 'visible', timeout: 15_000 });
+}
 
+/** Where the proxy records its sessions: `sessions/` next to the window's store. */
+async function sessionsDir(): Promise<string> {
+  return join(await vs.run(({ host }) => host.storeDir), '..', 'sessions');
+}
+
+const recordings = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.jsonl')) : []);
+
+/**
+ * Sends one call of a conversation of its own (the proxy fingerprints a session by its opening, so
+ * `task`, the first user message, names it) and returns the session it was recorded in.
+ */
+async function recordedCall(task: string, output = LOG): Promise<{ session: string; dir: string }> {
+  const dir = await sessionsDir();
+  const before = new Set(recordings(dir));
+  await client().chat.completions.create(chatRequest(output, {}, task) as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+  const file = await waitUntil(`the session file of "${task}"`, () => {
+    const f = recordings(dir).find((n) => !before.has(n));
+    return f && statSync(join(dir, f)).size > 0 ? f : undefined;
+  });
+  return { session: file.replace(/\.jsonl$/, ''), dir };
+}
+
+describe('the local proxy in a real VS Code', () => {
   it('is off by default: no status bar item, no terminal variables', async () => {
+    // the default: nothing in the workspace settings
+    await setSetting('proxy.enabled', null);
     await vs.page
       .locator('.statusbar-item', { hasText: /Spillway: [\d,]+ tokens saved/ })
       .first()
       .waitFor({ state: 'visible' });
+    await waitUntil(
+      'no proxy status bar item',
+      async () => (await vs.page.locator('.statusbar-item', { hasText: 'Spillway proxy' }).count()) === 0,
+    );
     expect(await vs.page.locator('.statusbar-item', { hasText: 'Spillway proxy' }).count()).toBe(0);
     expect((await terminalVariables()).vars).toEqual({});
   });
@@ -109,13 +145,13 @@ describe('the local proxy in a real VS Code', () => {
     await item.waitFor({ state: 'visible', timeout: 15_000 });
     expect(await item.textContent()).toContain(`Spillway proxy :${port}`);
     const paths = await vs.run(({ host, context }) => ({ store: host.storeDir, storage: context.storageUri!.fsPath }));
-    sessionsDir = join(paths.store, '..', 'sessions');
-    const rel = relative(paths.storage, sessionsDir);
+    const rel = relative(paths.storage, join(paths.store, '..', 'sessions'));
     expect(rel, 'path relative to the storage folder').not.toMatch(/^\.\./);
     expect(isAbsolute(rel), `${rel} is absolute (another drive)`).toBe(false);
   });
 
   it('sets the agent variables for new integrated terminals (read through the API, then in a real terminal)', async () => {
+    await enableProxy();
     const env = await waitUntil('the terminal variables', async () => {
       const e = await terminalVariables();
       return Object.keys(e.vars).length === 3 ? e : undefined;
@@ -128,6 +164,7 @@ describe('the local proxy in a real VS Code', () => {
     expect(env.description).toContain(`Spillway proxy at http://127.0.0.1:${port}`);
 
     const out = join(vs.workspace!, 'terminal-env.txt');
+    rmSync(out, { force: true });
     await vs.run(({ vscode }, file) => {
       vscode.window.createTerminal({
         name: 'env probe',
@@ -141,16 +178,22 @@ describe('the local proxy in a real VS Code', () => {
       20_000,
     );
     expect(seen.trim().split('\n')).toEqual([`http://127.0.0.1:${port}/v1`, `http://127.0.0.1:${port}`]);
+    rmSync(out, { force: true });
   });
 
   it('projects a call made with the official openai client and records the turn', async () => {
-    const request = chatRequest(LOG) as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+    await enableProxy();
+    await setSetting('toolCaps', null);
+    const task = 'Run the tests and fix what fails.';
+    const dir = await sessionsDir();
+    const before = new Set(recordings(dir));
+    const request = chatRequest(LOG, {}, task) as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
     const answer = await client().chat.completions.create(request);
     expect(answer.choices[0]!.message.content).toBe('All tests pass.');
 
     // the upstream got the reduced body: the big tool result is a marker, the rest as sent
     const sent = lastBody();
-    const original = chatRequest(LOG) as { messages: ToolMessage[] } & Record<string, unknown>;
+    const original = chatRequest(LOG, {}, task) as { messages: ToolMessage[] } & Record<string, unknown>;
     const tool = sent.messages.find((m) => m.tool_call_id === 'call_tests')!;
     expect(String(tool.content)).toMatch(/sw_[0-9a-f]{24}/);
     expect(String(tool.content).length).toBeLessThan(LOG.length / 5);
@@ -158,13 +201,13 @@ describe('the local proxy in a real VS Code', () => {
     expect({ ...sent, messages: null }).toEqual({ ...original, messages: null });
     expect(fake.received[fake.received.length - 1]!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
 
-    // the recording: one session file, its turn with the reduction and the provider's usage
+    // the recording: a new session file, its turn with the reduction and the provider's usage
     const file = await waitUntil('the session file', () => {
-      const f = existsSync(sessionsDir) ? readdirSync(sessionsDir).find((n) => n.endsWith('.jsonl')) : undefined;
-      return f && statSync(join(sessionsDir, f)).size > 0 ? f : undefined;
+      const f = recordings(dir).find((n) => !before.has(n));
+      return f && statSync(join(dir, f)).size > 0 ? f : undefined;
     });
-    session = file.replace(/\.jsonl$/, '');
-    const turns = readFileSync(join(sessionsDir, file), 'utf8')
+    const session = file.replace(/\.jsonl$/, '');
+    const turns = readFileSync(join(dir, file), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -187,8 +230,11 @@ describe('the local proxy in a real VS Code', () => {
   });
 
   it('shows the session in the inspector, and its next turn live', async () => {
+    await enableProxy();
+    const task = 'Find out why the parser test fails.';
+    const { session } = await recordedCall(task);
     await vs.runCommand('Spillway: Open Inspector');
-    frame = await inspectorFrame(vs.page);
+    const frame = await inspectorFrame(vs.page);
     const button = frame.locator(`button.session[data-session="proxy:${session}"]`);
     await button.waitFor({ timeout: 15_000 });
     expect(await button.textContent()).toMatch(/proxy.*1 turns/);
@@ -197,7 +243,7 @@ describe('the local proxy in a real VS Code', () => {
     expect(await frame.locator('.timeline .vrow').count()).toBe(1);
 
     // the same conversation, one call later: the open session grows without a reload
-    const next = chatRequest(LOG) as { messages: unknown[] };
+    const next = chatRequest(LOG, {}, task) as { messages: unknown[] };
     next.messages.push({ role: 'assistant', content: 'The parser test fails; looking at it.' }, { role: 'user', content: 'Go on.' });
     await client().chat.completions.create(next as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
     await waitUntil('the second turn in the inspector', async () => (await frame.locator('.timeline .vrow').count()) === 2, 15_000, 200);
@@ -206,20 +252,24 @@ describe('the local proxy in a real VS Code', () => {
   });
 
   it('projects later calls with the engine rebuilt from changed settings, without a restart', async () => {
-    await setSetting('toolCaps', { bash: 'unlimited' });
-    await waitUntil('the cap to be in force', async () => (await vs.run(({ host }) => host.config.toolCaps.bash)) === 'unlimited');
-    const before = fake.received.length;
-    await client().chat.completions.create(
-      chatRequest(LOG, {}, 'Another task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-    );
-    expect(fake.received.length).toBe(before + 1);
-    expect(lastBody().messages.find((m) => m.tool_call_id === 'call_tests')!.content).toBe(LOG);
-    await setSetting('toolCaps', undefined);
+    await enableProxy();
+    try {
+      await setSetting('toolCaps', { bash: 'unlimited' });
+      await waitUntil('the cap to be in force', async () => (await vs.run(({ host }) => host.config.toolCaps.bash)) === 'unlimited');
+      const before = fake.received.length;
+      await client().chat.completions.create(
+        chatRequest(LOG, {}, 'Another task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+      );
+      expect(fake.received.length).toBe(before + 1);
+      expect(lastBody().messages.find((m) => m.tool_call_id === 'call_tests')!.content).toBe(LOG);
+    } finally {
+      await setSetting('toolCaps', undefined);
+    }
     // still the same port, still running
     await proxyStatusItem(`Spillway proxy :${port}`).waitFor({ state: 'visible' });
   });
-
   it('Copy Agent Environment puts the lines for the shell on the clipboard and says so', async () => {
+    await enableProxy();
     const r = await vs.run(async ({ vscode }) => {
       const result = (await vscode.commands.executeCommand('spillway.copyAgentEnvironment')) as {
         url: string;
@@ -275,30 +325,40 @@ describe('the local proxy in a real VS Code', () => {
   });
 
   it('warns about a bad upstream setting, naming it, and uses the default', async () => {
-    await setSetting('proxy.openaiUpstream', 'ftp://example.invalid', 'user');
-    const warning = await waitUntil('the warning', async () =>
-      (await vs.run(({ host }) => host.notices.map((n) => n.message))).find((m) => m.includes('spillway.proxy.openaiUpstream')),
-    );
-    expect(warning).toMatch(/spillway\.proxy\.openaiUpstream is invalid .*falls back to its default/);
-    await setSetting('proxy.openaiUpstream', `${fake.url}/v1`, 'user');
+    await enableProxy();
+    try {
+      await setSetting('proxy.openaiUpstream', 'ftp://example.invalid', 'user');
+      const warning = await waitUntil('the warning', async () =>
+        (await vs.run(({ host }) => host.notices.map((n) => n.message))).find((m) => m.includes('spillway.proxy.openaiUpstream')),
+      );
+      expect(warning).toMatch(/spillway\.proxy\.openaiUpstream is invalid .*falls back to its default/);
+    } finally {
+      await setSetting('proxy.openaiUpstream', `${fake.url}/v1`, 'user');
+    }
     await proxyStatusItem(`Spillway proxy :${port}`).waitFor({ state: 'visible' });
   });
 
   it("ignores an upstream set in the folder's .vscode/settings.json: keys keep going where the user said", async () => {
+    await enableProxy();
     const file = join(vs.workspace!, '.vscode/settings.json');
-    const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    writeFileSync(file, JSON.stringify({ ...settings, 'spillway.proxy.openaiUpstream': 'http://127.0.0.1:9/attacker/v1' }, null, 2));
-    await new Promise((r) => setTimeout(r, 1_500)); // VS Code reads the changed file
-    const before = fake.received.length;
-    await client().chat.completions.create(
-      chatRequest('short output', {}, 'Third task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-    );
-    expect(fake.received.length).toBe(before + 1);
-    expect(fake.received[before]!.url).toBe('/v1/chat/completions');
-    writeFileSync(file, JSON.stringify(settings, null, 2));
+    const text = readFileSync(file, 'utf8');
+    const settings = JSON.parse(text) as Record<string, unknown>;
+    try {
+      writeFileSync(file, JSON.stringify({ ...settings, 'spillway.proxy.openaiUpstream': 'http://127.0.0.1:9/attacker/v1' }, null, 2));
+      await new Promise((r) => setTimeout(r, 1_500)); // VS Code reads the changed file
+      const before = fake.received.length;
+      await client().chat.completions.create(
+        chatRequest('short output', {}, 'Third task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+      );
+      expect(fake.received.length).toBe(before + 1);
+      expect(fake.received[before]!.url).toBe('/v1/chat/completions');
+    } finally {
+      writeFileSync(file, text);
+    }
   });
 
   it('reports a taken port with the port and a suggestion, and keeps working', async () => {
+    await enableProxy();
     const taken = await freePort();
     const blocker: Server = createServer();
     await new Promise<void>((r) => blocker.listen(taken, '127.0.0.1', () => r()));
@@ -335,6 +395,7 @@ describe('the local proxy in a real VS Code', () => {
   });
 
   it('clears the terminal variables when configureTerminals is off, and stops when disabled', async () => {
+    await enableProxy();
     await setSetting('proxy.configureTerminals', false);
     await waitUntil('the variables to be cleared', async () => Object.keys((await terminalVariables()).vars).length === 0);
     await setSetting('proxy.configureTerminals', true);
@@ -350,6 +411,15 @@ describe('the local proxy in a real VS Code', () => {
   });
 
   it("Copy Agent Environment offers to enable the proxy when it is off (the notification's button, in the page)", async () => {
+    // the proxy set up to run at `port` once enabled, and off
+    await setSetting('proxy.openaiUpstream', `${fake.url}/v1`, 'user');
+    await setSetting('proxy.anthropicUpstream', fake.url, 'user');
+    await setSetting('proxy.port', port);
+    await setSetting('proxy.enabled', false);
+    await waitUntil(
+      'the proxy to be off',
+      async () => (await vs.page.locator('.statusbar-item', { hasText: 'Spillway proxy' }).count()) === 0,
+    );
     await vs.run(async ({ vscode }) => {
       await vscode.env.clipboard.writeText('nothing yet');
     });
@@ -368,17 +438,25 @@ describe('the local proxy in a real VS Code', () => {
   });
 
   it("prunes the recordings with the store's retention settings", async () => {
-    const old = join(sessionsDir, 's_old_session.jsonl');
+    await enableProxy();
+    const { session, dir } = await recordedCall('Keep this recording while old ones go.');
+    const old = join(dir, 's_old_session.jsonl');
     writeFileSync(old, '{"v":1}\n');
     const monthAgo = new Date(Date.now() - 30 * 24 * 3600 * 1000);
     utimesSync(old, monthAgo, monthAgo);
-    await setSetting('storage.retentionDays', 7);
-    await waitUntil('the old recording to be pruned', () => !existsSync(old), 15_000, 200);
-    expect(existsSync(join(sessionsDir, `${session}.jsonl`))).toBe(true);
-    await setSetting('storage.retentionDays', undefined);
+    try {
+      await setSetting('storage.retentionDays', 7);
+      await waitUntil('the old recording to be pruned', () => !existsSync(old), 15_000, 200);
+      expect(existsSync(join(dir, `${session}.jsonl`))).toBe(true);
+    } finally {
+      await setSetting('storage.retentionDays', undefined);
+    }
   });
 
   it('never writes the key: not in the recordings, not in the log', async () => {
+    // a call with the key recorded in this window, by a proxy started in this window
+    await enableProxy();
+    const { dir: sessionsDir } = await recordedCall('Keep the key out of every file.');
     const files: string[] = [];
     const walk = (d: string) => {
       for (const n of readdirSync(d)) {
