@@ -25,7 +25,8 @@ export type Origin = z.infer<typeof Origin>;
  * imports only zod; test/unit/handle-pattern.test.ts checks the two accept the same strings.
  */
 export const Handle = z.string().regex(/^sw_[0-9a-f]{24}$/);
-export const CapValue = z.union([z.number().int().positive(), z.literal('unlimited')]);
+/** the engine's largest cap (src/engine/config.ts MAX_CAP); test/unit/handle-pattern.test.ts pins the two together */
+export const CapValue = z.union([z.number().int().positive().max(1_000_000_000), z.literal('unlimited')]);
 export type CapValue = z.infer<typeof CapValue>;
 /** what the inspector may write for one tool: a cap, or `default` to remove the override */
 export const CapChoice = z.union([CapValue, z.literal('default')]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HANDLE_IN_TEXT, HANDLE_PATTERN, handleFor, isHandle } from '../../src/engine/handle';
-import { Handle } from '../../src/protocol';
+import { CapValue, Handle } from '../../src/protocol';
+import { parseConfig } from '../../src/engine/config';
 import { READ_TOOL_INPUT_SCHEMA } from '../../src/extension/pure/contributes';
 
 // The handle's shape is written once in the engine; the protocol (which may import only zod)
@@ -32,5 +33,14 @@ describe('the handle pattern', () => {
     const h = handleFor('x');
     expect(HANDLE_IN_TEXT.exec(`[spillway: … handle ${h}]`)?.[0]).toBe(h);
     expect(HANDLE_PATTERN.source).toBe(`^${HANDLE_IN_TEXT.source}$`);
+  });
+});
+
+describe("the inspector's cap values", () => {
+  it('are the caps the engine accepts, up to its largest', () => {
+    for (const cap of [1, 8_000, 1_000_000_000, 1_000_000_001, 0, -5, 2.5, 'unlimited']) {
+      const engine = parseConfig({ toolCaps: { bash: cap } }).problems.length === 0;
+      expect(CapValue.safeParse(cap).success, JSON.stringify(cap)).toBe(engine);
+    }
   });
 });

@@ -21,6 +21,7 @@ import { tokenCounter } from '../../src/engine';
 import { biggestClaudeCodeToolResult } from '../support/fixtures';
 import { filesUnder } from '../support/files';
 import { failing } from '../support/expect';
+import { HANDLE_IN_TEXT } from '../../src/engine/handle';
 
 const KEY = 'sk-spillway-test-0c5e7a1f9b2d4e6f8a0b';
 
@@ -265,7 +266,7 @@ async function lookAgain(api: Api): Promise<{ r: SendResult; first: string; body
 async function anotherLook(api: Api): Promise<{ r: SendResult; before: number }> {
   const before = seen.length;
   scripts.push((req, res, body) => {
-    const handle = /sw_[0-9a-f]{24}/.exec(body)![0];
+    const handle = HANDLE_IN_TEXT.exec(body)![0];
     answer(api, { id: `call_self_${api}`, name: 'spillway_read_output', args: { handle, lines: '1:5' } })(req, res, body);
   });
   scripts.push(textAnswer(api, 'Found it.'));
@@ -364,7 +365,7 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
       expect(api === 'anthropic' ? got.headers['x-api-key'] : got.headers.authorization).toBe(api === 'anthropic' ? KEY : `Bearer ${KEY}`);
       // projected: the big output is not there, a marker naming a handle is
       expect(got.body).not.toContain(BIG.slice(BIG.length / 2, BIG.length / 2 + 400));
-      const handle = /sw_[0-9a-f]{24}/.exec(got.body)?.[0];
+      const handle = HANDLE_IN_TEXT.exec(got.body)?.[0];
       expect(handle).toBeDefined();
       expect(got.body.length).toBeLessThan(BIG.length);
       const back = await vs.run(({ api: spillway }, h: string) => spillway.read(h).text, handle!);
@@ -378,7 +379,7 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
       const { r, first, body } = await lookAgain(api);
       expect(r.error).toBeUndefined();
       expect(r.parts.at(-1)).toMatchObject({ call: `call_read_${api}`, name: 'spillway_read_output' });
-      const handle = /sw_[0-9a-f]{24}/.exec(body)![0];
+      const handle = HANDLE_IN_TEXT.exec(body)![0];
       expect(handle).toBe(first);
       // the caller (Copilot) invokes the registered tool with the handle the marker names
       const part = await vs.run(async ({ vscode }, h: string) => {

@@ -17,6 +17,7 @@ import { DEMO_TRANSCRIPT, makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { ROOT } from './harness';
 import { failing } from '../support/expect';
 import { signedPercent } from '../../webview/format';
+import { formatInt } from '../../src/engine/format-number';
 
 let vs: Harness;
 let demo: DemoWorkspace;
@@ -112,7 +113,7 @@ describe('the demo workspace', () => {
     await item.waitFor({ state: 'visible' });
     const text = (await item.textContent()) ?? '';
     const saved = demo.replayed.originalTokens - demo.replayed.projectedTokens;
-    expect(text).toContain(`${saved.toLocaleString('en-US')} tokens saved`);
+    expect(text).toContain(`${formatInt(saved)} tokens saved`);
     expect(text).toMatch(/cost −[\d.]+%/);
     // the status bar's cost is Anthropic's, over the sessions: here the demo's alone
     const a = demo.replayed.cost['anthropic']!;

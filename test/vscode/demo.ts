@@ -18,6 +18,7 @@ import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { defaultArchiveDir, SessionArchive } from '../../src/extension/inspector/archive';
 import { archiveReplay } from '../../src/extension/inspector/replaySource';
+import { formatInt } from '../../src/engine/format-number';
 
 /** The session the demo replays (in the repo, with its source and license in test/fixtures/demo/README.md). */
 export const DEMO_FIXTURE = 'test/fixtures/demo/session-share__general-tool-calls.jsonl';
@@ -138,7 +139,7 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
       '',
       `This folder's Spillway store (\`.spillway/store\`, set in \`.vscode/settings.json\`) holds ${outputs} tool outputs`,
       `from a replayed agent session: ${source}, ${calls} model calls projected under the default settings,`,
-      `${savedTokens.toLocaleString('en-US')} tokens kept out of the model's context in total: input cost under prompt caching`,
+      `${formatInt(savedTokens)} tokens kept out of the model's context in total: input cost under prompt caching`,
       `${pct('anthropic')} (Anthropic prices) and ${pct('openai')} (OpenAI), miss rate ${(result.totals.missRate * 100).toFixed(1)}%.`,
       '',
       '`session/request.json` is the last request the agent sent; `session/projected.json` is what Spillway sent instead.',

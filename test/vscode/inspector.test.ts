@@ -15,6 +15,7 @@ import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, ROOT, launch, waitUntil, type Harness, inspectorFrame } from './harness';
 import { makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { anthropicRequest, testLog } from './requests';
+import { HANDLE_IN_TEXT, HANDLE_PATTERN } from '../../src/engine/handle';
 
 const FIXTURE = join(ROOT, 'test/fixtures/transcripts/mini-swe-agent__deepseek_bench1__django__django-14752.traj.json');
 let vs: Harness;
@@ -168,7 +169,7 @@ describe('the inspector in a real VS Code', () => {
     try {
       await expandDemoResult(frame);
       await expect.poll(() => frame.locator('.pager-original .pager-text').textContent()).toMatch(/^line 1: FAIL src\/module0\.test\.ts/);
-      await expect.poll(() => frame.locator('.pager-projected .pager-text').textContent()).toMatch(/sw_[0-9a-f]{24}/);
+      await expect.poll(() => frame.locator('.pager-projected .pager-text').textContent()).toMatch(HANDLE_IN_TEXT);
       await frame.getByRole('button', { name: 'Open stored output' }).click();
       const title = await vs.waitForTab('bash · toolu_demo_2');
       expect(title).toContain('toolu_demo_2');
@@ -248,7 +249,7 @@ describe('the inspector in a real VS Code', () => {
       await note.waitFor();
       expect(await note.textContent()).toMatch(/referred to \d+ things? it could no longer see/);
       expect(await note.locator('code').count()).toBeGreaterThan(0);
-      expect(await note.locator('button.link').first().textContent()).toMatch(/^sw_[0-9a-f]{24}$/);
+      expect(await note.locator('button.link').first().textContent()).toMatch(HANDLE_PATTERN);
     });
   });
 

@@ -20,6 +20,7 @@ import { freePort, launch, waitUntil, type Harness, inspectorFrame } from './har
 import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
 import { expectSome } from '../support/expect';
+import { HANDLE_IN_TEXT } from '../../src/engine/handle';
 
 let vs: Harness;
 let fake: FakeUpstream;
@@ -195,7 +196,7 @@ describe('the local proxy in a real VS Code', () => {
     const sent = lastBody();
     const original = chatRequest(LOG, {}, task) as { messages: ToolMessage[] } & Record<string, unknown>;
     const tool = sent.messages.find((m) => m.tool_call_id === 'call_tests')!;
-    expect(String(tool.content)).toMatch(/sw_[0-9a-f]{24}/);
+    expect(String(tool.content)).toMatch(HANDLE_IN_TEXT);
     expect(String(tool.content).length).toBeLessThan(LOG.length / 5);
     expect(sent.messages.filter((m) => m !== tool)).toEqual(original.messages.filter((m) => m.tool_call_id !== 'call_tests'));
     expect({ ...sent, messages: null }).toEqual({ ...original, messages: null });
@@ -224,7 +225,7 @@ describe('the local proxy in a real VS Code', () => {
     expect((turns[0]!.reductions as { callId: string }[]).map((r) => r.callId)).toEqual(['call_tests']);
 
     // the reduced output is in the window's store, readable through the extension API
-    const handle = /sw_[0-9a-f]{24}/.exec(String(tool.content))![0];
+    const handle = HANDLE_IN_TEXT.exec(String(tool.content))![0];
     const back = await vs.run(({ api }, h) => api.read(h).text, handle);
     expect(back).toBe(LOG);
   });
