@@ -22,7 +22,7 @@ import type { StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
 
 /** Tokens a message costs beyond its text (role, separators), as providers count them. */
-export const ITEM_OVERHEAD_TOKENS = 4;
+const ITEM_OVERHEAD_TOKENS = 4;
 /** A UTF-16 surrogate without its pair (JSON can carry one as a \ud800 escape). */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
