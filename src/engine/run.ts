@@ -1,6 +1,7 @@
 /**
- * One projection, as DESIGN.md's pipeline: read, recognise, recall, the four stages in order,
- * then apply their decisions.
+ * One projection, as DESIGN.md's pipeline: on a request read into the item model (formats/, by
+ * engine.ts, which reuses the session's parse), recognise, recall, the four stages in order, then
+ * apply their decisions.
  *
  * Why this module exists: it is the only place that changes state. Each stage (stages/*.ts) is a
  * function of the request's results, the ledger of decisions so far and the configuration, and
