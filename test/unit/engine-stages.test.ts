@@ -3,6 +3,9 @@
  * ledger of decisions so far and the configuration, and returns its decisions and the writes they
  * need without changing what it was given; the engine writes the store only after every stage.
  */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/engine/config';
 import { createEngine, MemorySink } from '../../src/engine/engine';
@@ -15,6 +18,7 @@ import { recognise } from '../../src/engine/stages/recognise';
 import { Results, type Decision, type Ledger } from '../../src/engine/stages/results';
 import { window } from '../../src/engine/stages/window';
 import type { OutputSink, StoredMeta } from '../../src/engine/types';
+import { FileStore } from '../../src/store';
 import { perChar } from '../support/run';
 import { build, transcript, type ToolStep } from '../support/wire';
 
@@ -151,5 +155,20 @@ describe('the engine', () => {
     const p = engine.project(body, 'openai-chat');
     expect(p.reductions.map((r) => r.stage)).toEqual(['offload']);
     expect(store.get(p.reductions[0]!.handle)).toBe(big('a'));
+  });
+
+  it("shows a file store's path in a new marker, though the output is written after the marker is made", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spillway-stages-'));
+    try {
+      const store = new FileStore(dir);
+      const engine = createEngine({ defaultCap: 1_000, previewChars: 100 }, { store });
+      const body = JSON.stringify(build(transcript('q', tool('bash', big('a'))), 'openai-chat'));
+      const p = engine.project(body, 'openai-chat');
+      const file = store.locate(p.reductions[0]!.handle)!;
+      expect(existsSync(file)).toBe(true);
+      expect(p.request).toContain(`; file ${file}]`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
