@@ -48,6 +48,7 @@ export async function hostBlockBench(calls: number, background: boolean): Promis
         puts++;
       },
       locate: (h) => store.locate(h),
+      pathFor: (h) => store.pathFor(h),
       has: (h) => store.has(h),
     };
     const engine = createEngine({ tokenizer: 'approximate' }, { store: timed });

@@ -1,7 +1,7 @@
 /**
  * When a clear pays for itself. Clearing old results shortens every later request, but it changes
  * the request in the middle, so everything after the first cleared result is written to the
- * provider's cache again instead of read from it. The clear stage (engine.ts) asks this module, at
+ * provider's cache again instead of read from it. The clear stage (stages/clear.ts) asks this module, at
  * each model call where it could fire, whether the saving over the likely rest of the session covers
  * that rewrite, under each provider's prices. It only looks at the call and the calls before it, so
  * a decision never depends on what came later and projections stay sticky.

@@ -6,7 +6,7 @@
  * the path (so the model still knows which file it changed) and the handle of the stored input (so
  * the exact input reads back).
  *
- * It sits in the offload stage of the engine (engine.ts): the decision is taken from the call's own
+ * It sits in the offload stage (stages/inputs.ts runs it): the decision is taken from the call's own
  * input and how many model calls followed it, never from later items, so a cleared input stays
  * cleared the same way in every later call (stickiness). With `inputs.keepRounds` 0 the input is
  * replaced in the first request that carries it back, where it is new, uncached text anyway, so the

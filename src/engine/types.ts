@@ -36,6 +36,13 @@ export interface OutputSink {
   /** The file that holds `handle`, if the sink has one, shown in markers as a read hint. */
   locate(handle: string): string | undefined;
   /**
+   * The file that will hold `handle` once it is put. The engine renders a marker before it writes
+   * the output (the store is written after every stage has decided), so a sink whose `locate`
+   * knows only what is already stored offers this to keep the read hint in new markers; without
+   * it, the engine asks `locate`.
+   */
+  pathFor?(handle: string): string | undefined;
+  /**
    * Whether `handle` is stored. The engine accepts a marker in a request as already reduced only
    * when its handle is stored here or was issued by the engine itself; without `has`, only the latter.
    */

@@ -188,6 +188,7 @@ export class SpillwayHost implements vscode.Disposable {
     return {
       put: (handle, text, meta) => this.store.put(handle, text, meta),
       locate: (handle) => this.store.locate(handle),
+      pathFor: (handle) => this.store.pathFor(handle),
       has: (handle) => this.store.has(handle),
     };
   }

@@ -204,6 +204,11 @@ export class FileStore implements OutputStore {
     return fs.existsSync(output) ? output : undefined;
   }
 
+  /** Where `handle`'s output is, or will be once put: the engine renders a marker's file hint before it writes. */
+  pathFor(handle: string): string | undefined {
+    return isHandle(handle) ? this.outputPath(handle) : undefined;
+  }
+
   /** False for anything that is not a stored handle, including values that are not handles at all. */
   has(handle: string): boolean {
     return this.locate(handle) !== undefined;

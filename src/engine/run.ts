@@ -1,0 +1,226 @@
+/**
+ * One projection, as DESIGN.md's pipeline: on a request read into the item model (formats/, by
+ * engine.ts, which reuses the session's parse), recognise, recall, the four stages in order, then
+ * apply their decisions.
+ *
+ * Why this module exists: it is the only place that changes state. Each stage (stages/*.ts) is a
+ * function of the request's results, the ledger of decisions so far and the configuration, and
+ * returns its decisions; the run applies them to the ledger between stages (a later stage only sees
+ * what earlier ones left), collects the store writes they need, and at the end turns the ledger into
+ * patches of the original text, the reductions list and the stats. The engine (engine.ts) writes the
+ * collected outputs to the store after every stage has decided, then patches the request.
+ *
+ * The chain, in order:
+ *   recognise (stages/recognise.ts)  markers and agent-saved outputs already in the request: left alone
+ *   recall    (session.ts)           decisions an earlier call of the session made: kept (stickiness)
+ *   inputs    (stages/inputs.ts)     file-writing calls' inputs, in offload's slot
+ *   offload   (stages/offload.ts)    over the cap: stored, marker with preview; custom reducers; dedupe
+ *   window    (stages/window.ts)     long results in old turns: preview
+ *   budget    (stages/budget.ts)     every result but the newest held to its cap
+ *   clear     (stages/clear.ts)      over the trigger: oldest results cleared (stale first: stages/stale.ts)
+ * Each reduction's marker and store write are made by stages/reduce.ts.
+ */
+import type { SpillwayConfig } from './config';
+import { contentPatch, type ParsedRequest } from './formats';
+import type { Patch } from './json';
+import { recall, remember, resultKeys, type SessionMemory } from './session';
+import { budget } from './stages/budget';
+import { clear } from './stages/clear';
+import { fileInputs } from './stages/inputs';
+import { offload } from './stages/offload';
+import { recognise } from './stages/recognise';
+import { Results, type Decision, type InputDecision, type Ledger, type StageOutcome, type StoreWrite } from './stages/results';
+import { window } from './stages/window';
+import type { TokenCounter } from './tokens';
+import {
+  STAGE_ORDER,
+  type CustomReducer,
+  type InputReduction,
+  type ProjectionStats,
+  type Reduction,
+  type SavedByAgent,
+  type StageName,
+} from './types';
+
+/** Token counts per item, original and projected, and of the parts sent before the items. */
+export interface ProjectionDetail {
+  fixedTokens: number;
+  originalItemTokens: number[];
+  projectedItemTokens: number[];
+}
+
+/** What a run needs from its engine. */
+export interface RunEnv {
+  cfg: SpillwayConfig;
+  counter: TokenCounter;
+  reducers: Record<string, CustomReducer>;
+  /** whether a handle is stored or was issued by this engine (a marker's handle must be) */
+  known: (handle: string) => boolean;
+  /** where the store keeps, or will keep, a handle's output (the file hint in markers) */
+  where: (handle: string) => string | undefined;
+}
+
+export class Run implements Ledger {
+  readonly results: Results;
+  readonly decisions: Array<Decision | undefined>;
+  /** true where this call made the decision, false where it was recalled from an earlier call */
+  readonly fresh: boolean[];
+  readonly noGain: boolean[];
+  readonly inputs = new Map<number, InputDecision>();
+  /** outputs the decisions need stored, in the order decided; the engine writes them */
+  readonly writes: StoreWrite[] = [];
+  private readonly keys: string[];
+
+  constructor(
+    readonly req: ParsedRequest,
+    private readonly env: RunEnv,
+    private readonly memory?: SessionMemory,
+    private readonly samePrefix = 0,
+  ) {
+    const recognised = recognise(req, env.cfg, env.known);
+    this.results = new Results(req, env.cfg, env.counter, recognised, env.where, memory ? { memory, samePrefix } : undefined);
+    this.keys = resultKeys(req.results);
+    const n = req.results.length;
+    this.decisions = memory
+      ? recall(req, this.keys, recognised.markers, memory, samePrefix)
+      : new Array<Decision | undefined>(n).fill(undefined);
+    this.fresh = new Array<boolean>(n).fill(false);
+    this.noGain = new Array<boolean>(n).fill(false);
+  }
+
+  /** Results that looked like markers but were not (too long, or an unknown handle): treated as text. */
+  get forged(): number {
+    return this.results.recognised.forged;
+  }
+
+  /** Runs the stages in DESIGN.md's order, each on what the earlier ones left. */
+  stages(): void {
+    const c = this.env.cfg;
+    const results = this.results;
+    for (const stage of STAGE_ORDER) {
+      if (stage === 'offload' && c.inputs.enabled) {
+        const out = fileInputs(results);
+        for (const d of out.inputs) this.inputs.set(d.start, d);
+        this.writes.push(...out.writes);
+      }
+      if (stage === 'offload' && (c.offload.enabled || Object.keys(this.env.reducers).length))
+        this.apply(offload(results, this, this.env.reducers));
+      if (stage === 'window' && c.window.enabled) this.apply(window(results, this));
+      if (stage === 'budget' && c.budget.enabled) this.apply(budget(results, this));
+      if (stage === 'clear' && c.clear.enabled) this.apply(clear(results, this));
+    }
+  }
+
+  private apply(outcome: StageOutcome): void {
+    for (const { result, decision } of outcome.decisions) {
+      this.decisions[result] = decision;
+      this.fresh[result] = true;
+    }
+    for (const i of outcome.noGain) this.noGain[i] = true;
+    this.writes.push(...outcome.writes);
+  }
+
+  /** The ledger as edits of the original text, and as the reductions callers see. */
+  finish(): { patches: Patch[]; reductions: Reduction[]; inputs: InputReduction[] } {
+    const req = this.req;
+    const patches: Patch[] = [];
+    const reductions: Reduction[] = [];
+    const inputs: InputReduction[] = [];
+    const inputsDone = new Set<number>();
+    for (const d of this.inputs.values()) {
+      inputsDone.add(d.start);
+      patches.push({ start: d.start, end: d.end, text: d.replacement });
+      inputs.push({
+        callId: d.callId,
+        tool: d.tool,
+        item: d.item,
+        reason: d.reason,
+        originalChars: d.originalChars,
+        projectedChars: d.replacement.length,
+        originalTokens: d.originalTokens,
+        projectedTokens: d.projectedTokens,
+        handle: d.handle,
+        // decided in an earlier call when the previous request already carried this call
+        fresh: !(this.memory && d.end <= this.samePrefix),
+      });
+    }
+    this.decisions.forEach((d, i) => {
+      if (!d) return;
+      const r = req.results[i]!;
+      patches.push(contentPatch(req, r, d.replacement));
+      const call = r.call ?? req.calls.get(r.callId);
+      if (d.inputReplacement && call?.input && !inputsDone.has(call.input.start)) {
+        inputsDone.add(call.input.start);
+        patches.push({ start: call.input.start, end: call.input.end, text: d.inputReplacement });
+      }
+      reductions.push({
+        result: r.n,
+        callId: d.callId,
+        tool: d.tool,
+        stage: d.stage,
+        reason: d.reason,
+        originalChars: d.originalChars,
+        projectedChars: d.replacement.length,
+        originalTokens: d.originalTokens,
+        projectedTokens: d.projectedTokens,
+        handle: d.handle,
+        fresh: this.fresh[i]!,
+        ...(d.inputReplacement ? { inputCleared: true } : {}),
+      });
+    });
+    return { patches, reductions, inputs };
+  }
+
+  /** What this call leaves for the next one of its session. */
+  remember(): SessionMemory {
+    return remember(this.results, this.keys, this.decisions);
+  }
+
+  detail(): ProjectionDetail {
+    return {
+      fixedTokens: this.results.fixedTokens(),
+      originalItemTokens: [...this.results.originalItemTokens()],
+      projectedItemTokens: this.results.projectedItemTokens(this),
+    };
+  }
+
+  stats(out: string): ProjectionStats {
+    const results = this.results;
+    const fixed = results.fixedTokens();
+    const original = results.originalItemTokens().reduce((a, b) => a + b, 0) + fixed;
+    const projected = results.projectedItemTokens(this).reduce((a, b) => a + b, 0) + fixed;
+    const byStage: Record<StageName, number> = { offload: 0, window: 0, budget: 0, clear: 0 };
+    let reduced = 0;
+    for (const d of this.decisions)
+      if (d) {
+        byStage[d.stage]++;
+        reduced++;
+      }
+    const saved = this.savedByAgent();
+    return {
+      format: this.req.format,
+      toolResults: results.length,
+      reducedResults: reduced,
+      originalTokens: original,
+      projectedTokens: projected,
+      savedTokens: original - projected,
+      originalChars: this.req.text.length,
+      projectedChars: out.length,
+      byStage,
+      markersSeen: results.recognised.markersSeen,
+      ...(saved.length ? { savedByAgent: saved } : {}),
+      unchanged: out === this.req.text,
+    };
+  }
+
+  private savedByAgent(): SavedByAgent[] {
+    const out: SavedByAgent[] = [];
+    const results = this.results;
+    results.recognised.agentSaved.forEach((file, i) => {
+      if (file === undefined) return;
+      const r = results.list[i]!;
+      out.push({ result: i, callId: r.callId, tool: r.tool, agent: 'claude-code', file, chars: results.text(i).length });
+    });
+    return out;
+  }
+}

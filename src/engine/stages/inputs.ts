@@ -1,0 +1,115 @@
+/**
+ * File inputs, in offload's slot: the input of a file-writing call (Write, Edit, apply_patch, ...)
+ * that `inputs.keepRounds` or more model calls have followed becomes a marker with the path and a
+ * handle (what the marker says and which inputs qualify: ../file-inputs.ts).
+ *
+ * Why here: the content is on disk once the call ran, yet the agent sends it again with every later
+ * call; in real Claude Code sessions such inputs are a quarter of the characters. The decision is
+ * taken from the call's own input and how many model calls followed it, never from what we project
+ * or from later items, so it is the same in every later call (stickiness), like offload's.
+ *
+ * Where it sits: first in the offload slot of the run (../run.ts), before offload; it decides on
+ * tool calls, not tool results, so no stage's decision depends on it except clear's accounting
+ * (clear.ts counts the projected tokens and leaves an input already replaced alone).
+ */
+import { toolListed } from '../config';
+import { fileInputMarker, isInputMarker, MIN_INPUT_CHARS, readFileInput } from '../file-inputs';
+import { formatInt as fmt } from '../format-number';
+import { CallMap, candidateNames } from '../formats';
+import { handleFor } from '../handle';
+import { decodeString } from '../json';
+import type { TokenCounter } from '../tokens';
+import { countLines, LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
+
+export interface InputsOutcome {
+  inputs: InputDecision[];
+  writes: StoreWrite[];
+}
+
+export function fileInputs(results: Results): InputsOutcome {
+  const out: InputsOutcome = { inputs: [], writes: [] };
+  const { req, cfg, counter } = results;
+  const { keepRounds, minTokens, tools } = cfg.inputs;
+  const kinds = req.kinds;
+  // tokens of the conversation before each item, as the agent sent it (never what we project, so
+  // the decision for a call cannot change when other reductions do)
+  const before: number[] = [];
+  if (minTokens > 0) {
+    const tok = results.originalItemTokens();
+    let run = results.fixedTokens();
+    for (let i = 0; i < tok.length; i++) {
+      before.push(run);
+      run += tok[i]!;
+    }
+  }
+  // assistant runs (model calls) that start after each item
+  const runsAfter = new Array<number>(kinds.length + 1).fill(0);
+  for (let i = kinds.length - 1; i >= 0; i--) {
+    const starts = kinds[i] === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant');
+    runsAfter[i] = runsAfter[i + 1]! + (starts && i > 0 ? 1 : 0);
+  }
+  const text = req.text;
+  const calls = req.calls instanceof CallMap ? req.calls.all : [...req.calls.values()];
+  for (const call of calls) {
+    const input = call.input;
+    if (!input || input.end - input.start < MIN_INPUT_CHARS) continue;
+    if (!toolListed(tools, candidateNames(call.name))) continue;
+    // the runs that began after the call's own assistant run
+    if (runsAfter[call.item + 1]! < keepRounds) continue;
+    if (minTokens > 0 && before[call.item]! <= minTokens) continue;
+    const original = input.kind === 'string' ? decodeString(text, input) : text.slice(input.start, input.end);
+    let value: unknown;
+    try {
+      value = input.kind === 'string' && !original.trimStart().startsWith('{') ? original : JSON.parse(original);
+    } catch {
+      continue;
+    }
+    if (isInputMarker(value)) continue;
+    const f = readFileInput(value);
+    if (!f || LONE_SURROGATE.test(original)) continue;
+    const handle = handleFor(original);
+    const marker = fileInputMarker(call.name, f, original.length, handle);
+    const markerText = typeof marker === 'string' ? marker : JSON.stringify(marker);
+    const replacement = input.kind === 'string' ? JSON.stringify(markerText) : markerText;
+    if (replacement.length >= input.end - input.start) continue;
+    const originalTokens = results.countNode(input);
+    const projectedTokens =
+      typeof marker === 'string' || input.kind === 'string' ? counter.count(markerText) : stringValuesTokens(marker, counter);
+    if (projectedTokens >= originalTokens) continue;
+    out.writes.push({
+      handle,
+      text: original,
+      meta: {
+        tool: owned(call.name),
+        callId: owned(call.id),
+        stage: 'input',
+        chars: original.length,
+        bytes: Buffer.byteLength(original, 'utf8'),
+        lines: countLines(original),
+        tokens: counter.count(original),
+      },
+    });
+    out.inputs.push({
+      callId: owned(call.id),
+      tool: owned(call.name),
+      item: call.item,
+      start: input.start,
+      end: input.end,
+      replacement,
+      handle,
+      reason: `${fmt(original.length)} chars of ${owned(call.name)} input; the file on disk holds the content`,
+      originalChars: input.end - input.start,
+      originalTokens,
+      projectedTokens,
+    });
+  }
+  return out;
+}
+
+/** Tokens of the string values of a JSON value, as the engine counts an item (keys not counted). */
+function stringValuesTokens(v: unknown, counter: TokenCounter): number {
+  if (typeof v === 'string') return counter.count(v);
+  if (Array.isArray(v)) return v.reduce((a: number, x) => a + stringValuesTokens(x, counter), 0);
+  if (v && typeof v === 'object') return Object.values(v).reduce((a: number, x) => a + stringValuesTokens(x, counter), 0);
+  return 0;
+}

@@ -1,0 +1,111 @@
+/**
+ * Stage 1, offload: a tool result over its tool's cap is stored in full and replaced by a marker
+ * with a preview, the newest result too (seeds 002, 003 truncation, 004).
+ *
+ * Why first: it is the cheapest and least disruptive reduction. It is decided when a result
+ * arrives, from the result alone, so the decision never changes in a later call and the projected
+ * prefix stays byte-stable for the provider's prompt cache. Two more decisions live here because
+ * they are made on arrival too: a custom reducer (Eino's per-tool handlers) gives the preview for
+ * its tool, and `offload.dedupe` turns a result identical to an earlier verbatim one into a short
+ * reference (agents re-run the same command, re-read the same file).
+ *
+ * Where it sits: after recognition and the session's recalled decisions, with file inputs
+ * (inputs.ts) in the same slot; window (window.ts) sees only what it leaves verbatim.
+ */
+import { toolListed } from '../config';
+import { formatInt as fmt } from '../format-number';
+import type { CustomReducer } from '../types';
+import { reduceOn } from './reduce';
+import { Draft, type Ledger, type Results, type StageOutcome } from './results';
+
+/** Results shorter than this are never replaced by a reference: the marker would not save much. */
+const DEDUPE_MIN_CHARS = 600;
+
+export function offload(results: Results, ledger: Ledger, reducers: Record<string, CustomReducer>): StageOutcome {
+  const draft = new Draft(results, ledger);
+  const cfg = results.cfg;
+  const unit = cfg.capUnit;
+  // first verbatim result per content key, for dedupe
+  const dedupe = cfg.offload.enabled && cfg.offload.dedupe ? new Map<string, number>() : undefined;
+  const latestCap = cfg.offload.latestCap;
+  const lastAssistant = results.req.kinds.lastIndexOf('assistant');
+  for (let i = 0; i < results.length; i++) {
+    if (!draft.open(i)) continue;
+    const r = results.list[i]!;
+    const cap = results.capOf(i);
+    const custom = reducerFor(reducers, r.names);
+    if (custom) {
+      const numericCap = cap === 'unlimited' ? Number.POSITIVE_INFINITY : cap;
+      const pv = custom({
+        tool: r.tool,
+        callId: r.callId,
+        text: results.text(i),
+        cap: numericCap,
+        previewChars: cfg.previewChars,
+        stage: 'offload',
+        isError: r.isError,
+      });
+      if (pv !== null && pv !== undefined) reduceOn(draft, i, 'offload', `custom reducer for ${r.tool}`, pv, numericCap);
+      continue;
+    }
+    if (!cfg.offload.enabled) continue;
+    // the latest round is what the model reads next: it may stay verbatim up to latestCap
+    const latest = r.item > lastAssistant && latestCap > 0 && cap !== 'unlimited' ? Math.max(cap, latestCap) : cap;
+    const size = results.overCap(i, latest);
+    if (size !== undefined) {
+      reduceOn(
+        draft,
+        i,
+        'offload',
+        `${fmt(size)} ${unit} over ${r.tool}'s cap of ${fmt(latest as number)}${latest !== cap ? ' for the latest round' : ''}`,
+        undefined,
+        cap as number,
+      );
+    } else if (
+      dedupe &&
+      cap !== 'unlimited' &&
+      results.rawLen[i]! >= DEDUPE_MIN_CHARS &&
+      results.text(i).length >= DEDUPE_MIN_CHARS &&
+      (latest === cap || results.overCap(i, cap) === undefined)
+    ) {
+      // (a latest-round result over the normal cap is offloaded next call; a reference now would
+      // change into an offload marker then)
+      // (rawLen only bounds the length from above: escapes such as \u00e9 make it longer)
+      dedupeOne(draft, i, dedupe);
+    }
+  }
+  return draft.outcome;
+}
+
+/** The reducer for a tool: by exact or bare name first, then the first `*` pattern that matches. */
+function reducerFor(reducers: Record<string, CustomReducer>, names: readonly string[]): CustomReducer | undefined {
+  for (const n of names) if (reducers[n]) return reducers[n];
+  const pattern = Object.keys(reducers).find((p) => p.includes('*') && toolListed([p], names));
+  return pattern ? reducers[pattern] : undefined;
+}
+
+/**
+ * A result identical to an earlier verbatim one becomes a reference to it: the second copy tells
+ * the model nothing new. Decided on arrival, so it never changes a prefix already sent.
+ */
+function dedupeOne(draft: Draft, i: number, seen: Map<string, number>): void {
+  const results = draft.results;
+  const text = results.text(i);
+  const key = `${text.length}:${text.slice(0, 64)}:${text.slice(-64)}`;
+  const first = seen.get(key);
+  if (first === undefined || draft.decisions[first] || results.text(first) !== text) {
+    if (first === undefined || draft.decisions[first]) seen.set(key, i);
+    return;
+  }
+  const f = results.list[first]!;
+  const note = `(identical to the ${f.tool} output of call ${f.callId} above; nothing new in it)`;
+  // the note is part of the preview budget, so markers stay bounded by previewChars + header
+  reduceOn(
+    draft,
+    i,
+    'offload',
+    `identical to the output of call ${f.callId}`,
+    note.length <= results.cfg.previewChars ? note : '',
+    undefined,
+  );
+}

@@ -1,0 +1,113 @@
+/**
+ * One reduction: the marker that replaces one tool result, and the store write that keeps it recoverable.
+ *
+ * Why: every stage ends the same way once it has picked a result: preview the text (or take a
+ * custom reducer's preview), name it by its handle, render the marker in the configured style, and
+ * give up when the marker would not be shorter than the result. Doing that in one place keeps
+ * every marker bounded (`previewChars` plus the header budget) and every reduction recoverable.
+ *
+ * Where it sits: called by the stages (offload.ts, window.ts, budget.ts, clear.ts) for each result
+ * they reduce. It decides and writes nothing itself: it returns the decision and the write, and
+ * the stage puts both in its outcome for the run (../run.ts) to apply.
+ */
+import { handleFor } from '../handle';
+import { renderMarker } from '../markers';
+import { cutBytes, preview } from '../preview';
+import { isEstimate } from '../tokens';
+import type { StageName } from '../types';
+import { countLines, LONE_SURROGATE, owned, type Decision, type Draft, type Results, type StoreWrite } from './results';
+
+export type Reduced = { decision: Decision; write: StoreWrite } | 'no-gain' | 'unstorable';
+
+/**
+ * The decision to replace result `i` by a marker. 'no-gain' when the marker would not be shorter
+ * than the result (no stage tries it again in this projection); 'unstorable' when the text holds a
+ * lone surrogate, which cannot be stored as UTF-8 and read back the same (kept verbatim).
+ */
+export function reduceResult(
+  results: Results,
+  i: number,
+  stage: StageName,
+  reasonText: string,
+  customPreview: string | undefined,
+  cap: number | undefined,
+  current: Decision | undefined,
+): Reduced {
+  const r = results.list[i]!;
+  const text = results.text(i);
+  // names and reasons outlive this call (sessions, stores, callers' reduction lists): copies, so
+  // they do not keep this request's whole body alive through V8's sliced strings
+  const tool = owned(r.tool),
+    callId = owned(r.callId),
+    reason = owned(reasonText);
+  if (LONE_SURROGATE.test(text)) return 'unstorable';
+  const cfg = results.cfg;
+  const counter = results.counter;
+  const unit = cfg.capUnit;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  let pv: string;
+  if (stage === 'clear') pv = '';
+  else if (customPreview !== undefined)
+    pv = customPreview.length > cfg.previewChars ? customPreview.slice(0, cfg.previewChars) : customPreview;
+  else
+    pv =
+      unit === 'bytes'
+        ? cutBytes(preview(cfg.preview, text, cfg.previewChars), cfg.previewChars)
+        : preview(cfg.preview, text, cfg.previewChars);
+  if (stage !== 'clear' && customPreview === undefined && pv.length > cfg.previewChars) pv = pv.slice(0, cfg.previewChars);
+  const handle = handleFor(text);
+  const tokens = counter.count(text);
+  const omitted = unit === 'bytes' ? bytes - Buffer.byteLength(pv, 'utf8') : text.length - pv.length;
+  const info = {
+    style: cfg.markerStyle,
+    language: cfg.language,
+    stage,
+    tool,
+    callId,
+    handle,
+    chars: text.length,
+    bytes,
+    lines: countLines(text),
+    tokens,
+    tokensEstimated: isEstimate(counter, text.length),
+    preview: pv,
+    omitted,
+    unit,
+    cap,
+  } as const;
+  // the path is only a hint: render once without it to know the marker is worth storing
+  const bare = renderMarker(info);
+  if (bare.length >= text.length) return 'no-gain';
+  const path = results.where(handle);
+  let replacement = path ? renderMarker({ ...info, path }) : bare;
+  if (replacement.length >= text.length) replacement = bare;
+  const decision: Decision = {
+    stage,
+    replacement,
+    handle,
+    reason,
+    tool,
+    callId,
+    originalChars: text.length,
+    originalTokens: tokens,
+    projectedTokens: counter.count(replacement),
+  };
+  decision.partsTokens = results.partsTokens(i, current);
+  return { decision, write: { handle, text, meta: { tool, callId, stage, chars: text.length, bytes, lines: info.lines, tokens } } };
+}
+
+/** Reduces result `i` on a stage's draft: records the decision, or that a marker would not pay. */
+export function reduceOn(
+  draft: Draft,
+  i: number,
+  stage: StageName,
+  reason: string,
+  customPreview: string | undefined,
+  cap: number | undefined,
+): boolean {
+  const out = reduceResult(draft.results, i, stage, reason, customPreview, cap, draft.decisions[i]);
+  if (out === 'no-gain') draft.refuse(i);
+  if (typeof out === 'string') return false;
+  draft.record(i, out.decision, [out.write]);
+  return true;
+}

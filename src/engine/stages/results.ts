@@ -1,0 +1,296 @@
+/**
+ * The tool results of one request as every stage sees them, and the ledger of what was decided.
+ *
+ * Why this module exists: the stages (offload, window, budget, clear) ask the same questions of a
+ * result: its text, its size in the cap's unit, its tokens, whether it is still open to a
+ * reduction. Answering them here, lazily and once per projection (a 200 KB output is decoded only
+ * when a cap could be exceeded; a count is made once), keeps each stage module down to its own rule.
+ *
+ * Where it sits: the run (../run.ts) reads the request, recognises markers already in it
+ * (recognise.ts), builds `Results`, recalls the session's decisions into a `Ledger`, then hands
+ * both to each stage in order. A stage never changes either: it works on a `Draft` (its own copy
+ * of the ledger's decisions) and returns a `StageOutcome`, which the run applies to the ledger
+ * before the next stage. What a decision needs stored is a `StoreWrite` in the outcome; the run
+ * writes them after every stage has decided. The memos in `Results` are caches of pure functions
+ * of the request (a decoded text, a token count), not decisions.
+ */
+import { capFor, type Cap, type SpillwayConfig } from '../config';
+import { resultRawLength, resultText, type ParsedRequest, type ToolResult } from '../formats';
+import { decodeString, forEachString, type JValue } from '../json';
+import type { TokenCounter } from '../tokens';
+import type { StageName, StoredMeta } from '../types';
+import type { Recognised } from './recognise';
+
+/** Tokens a message costs beyond its text (role, separators), as providers count them. */
+const ITEM_OVERHEAD_TOKENS = 4;
+/** A UTF-16 surrogate without its pair (JSON can carry one as a \ud800 escape). */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** A stage's decision on one tool result: what replaces it and what that costs and saves. */
+export interface Decision {
+  stage: StageName;
+  /** the marker that replaces the result's content */
+  replacement: string;
+  handle: string;
+  reason: string;
+  originalChars: number;
+  originalTokens: number;
+  projectedTokens: number;
+  /** the replacement for the tool call's input, when clear also cleared it */
+  inputReplacement?: string;
+  /** tokens of the original text parts, as counted into their item */
+  partsTokens?: number;
+  tool: string;
+  callId: string;
+}
+
+/** A file-writing call's input replaced by a marker (inputs.ts). */
+export interface InputDecision {
+  callId: string;
+  tool: string;
+  item: number;
+  start: number;
+  end: number;
+  replacement: string;
+  handle: string;
+  reason: string;
+  originalChars: number;
+  originalTokens: number;
+  projectedTokens: number;
+}
+
+/** A full text to keep in the store under its handle; the run writes it after the stages. */
+export interface StoreWrite {
+  handle: string;
+  text: string;
+  meta: StoredMeta;
+}
+
+/** What the stages have decided so far in this projection (read-only to a stage). */
+export interface Ledger {
+  /** the decision in force for each result: recalled from the session, or made by a stage */
+  readonly decisions: ReadonlyArray<Decision | undefined>;
+  /** results whose marker would not have been shorter: no stage tries them again */
+  readonly noGain: ReadonlyArray<boolean>;
+  /** file inputs replaced, by the input's start offset in the request text */
+  readonly inputs: ReadonlyMap<number, InputDecision>;
+}
+
+/** What one stage hands back to the run. */
+export interface StageOutcome {
+  /** the stage's decisions, in the order it made them (a later one may replace an earlier stage's) */
+  decisions: Array<{ result: number; decision: Decision }>;
+  /** results found not worth a marker */
+  noGain: number[];
+  /** the outputs its decisions need stored, in decision order */
+  writes: StoreWrite[];
+}
+
+/**
+ * A copy of a short string that shares no memory with the request text. Slices of a string are
+ * views of it in V8, so a tool name kept in a session would otherwise pin a whole request body.
+ */
+export function owned(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
+}
+
+export function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) if (i < text.length - 1) n++;
+  return n;
+}
+
+/** Token counts of a span of the request text, kept in session memory to skip recounting. */
+export interface Span {
+  start: number;
+  end: number;
+  tokens: number;
+}
+
+/** Token counts an earlier call of the session made, reusable where the text did not change. */
+export interface CountsMemory {
+  text: string;
+  items: Span[];
+  fixed: Span[];
+}
+
+/** The request's tool results and items, with what the stages ask of them, computed on demand. */
+export class Results {
+  readonly list: readonly ToolResult[];
+  /** raw (escaped) length of each result's content: an upper bound of its decoded length */
+  readonly rawLen: readonly number[];
+  private readonly texts: Array<string | undefined>;
+  private readonly parts: Array<number | undefined>;
+  private itemTokens?: number[];
+  private fixedSpans?: Span[];
+  private fixed = 0;
+
+  constructor(
+    readonly req: ParsedRequest,
+    readonly cfg: SpillwayConfig,
+    readonly counter: TokenCounter,
+    /** markers and agent-saved outputs found in the request before any stage (recognise.ts) */
+    readonly recognised: Recognised,
+    /** where the store keeps (or will keep) a handle's output: the file hint in markers */
+    readonly where: (handle: string) => string | undefined,
+    private readonly counts?: { memory: CountsMemory; samePrefix: number },
+  ) {
+    this.list = req.results;
+    this.rawLen = req.results.map(resultRawLength);
+    this.texts = new Array<string | undefined>(req.results.length);
+    this.parts = new Array<number | undefined>(req.results.length);
+  }
+
+  get length(): number {
+    return this.list.length;
+  }
+
+  /** The result's decoded text, as the agent sent it. */
+  text(i: number): string {
+    let t = this.texts[i];
+    if (t === undefined) this.texts[i] = t = resultText(this.req, this.list[i]!);
+    return t;
+  }
+
+  /** A result no stage may reduce: already a marker, reduced by the agent itself, or without text. */
+  fixedAsIs(i: number): boolean {
+    const r = this.list[i]!;
+    return !!this.recognised.markers[i] || this.recognised.agentSaved[i] !== undefined || !r.content || r.textParts.length === 0;
+  }
+
+  /** Results a stage may still decide on, given the decisions and no-gain findings so far. */
+  open(i: number, decisions: ReadonlyArray<Decision | undefined>, noGain: ReadonlyArray<boolean>): boolean {
+    return !decisions[i] && !noGain[i] && !this.fixedAsIs(i);
+  }
+
+  capOf(i: number): Cap {
+    return capFor(this.cfg, this.list[i]!.names);
+  }
+
+  /** Size of a result in the cap's unit when over `cap`; decodes only when the raw length could exceed it. */
+  overCap(i: number, cap: Cap): number | undefined {
+    if (cap === 'unlimited') return undefined;
+    const rawLen = this.rawLen[i]!;
+    if (this.cfg.capUnit === 'chars') {
+      if (rawLen <= cap) return undefined;
+      const n = this.text(i).length;
+      return n > cap ? n : undefined;
+    }
+    // UTF-8 is at most 3 bytes per UTF-16 unit
+    if (rawLen * 3 <= cap) return undefined;
+    const n = Buffer.byteLength(this.text(i), 'utf8');
+    return n > cap ? n : undefined;
+  }
+
+  // ---- token accounting ---------------------------------------------------------------------
+
+  countNode(node: JValue): number {
+    let n = 0;
+    forEachString(node, (s) => {
+      n += this.counter.count(decodeString(this.req.text, s));
+    });
+    return n;
+  }
+
+  /**
+   * Tokens of the result's text parts as sent (what its item's count includes). A decision in
+   * force carries the count it was made with, which spares a recount of a recalled result.
+   */
+  partsTokens(i: number, current?: Decision): number {
+    let n = this.parts[i];
+    if (n === undefined) {
+      const r = this.list[i]!;
+      if (current?.partsTokens !== undefined) n = current.partsTokens;
+      else if (r.observation) n = this.counter.count(this.text(i));
+      else {
+        n = 0;
+        for (const p of r.textParts) n += this.counter.count(decodeString(this.req.text, p));
+      }
+      this.parts[i] = n;
+    }
+    return n;
+  }
+
+  /** Tokens of the result as it stands under `current` (its marker, or its text). */
+  resultTokens(i: number, current: Decision | undefined): number {
+    return current ? current.projectedTokens : this.partsTokens(i);
+  }
+
+  /**
+   * Tokens of each item as originally sent. In a session, items that lie in the part of the
+   * request unchanged since the previous call keep their counts.
+   */
+  originalItemTokens(): readonly number[] {
+    if (!this.itemTokens) {
+      const m = this.counts?.memory;
+      const samePrefix = this.counts?.samePrefix ?? 0;
+      this.itemTokens = this.req.items.map((it, i) => {
+        const old = m?.items[i];
+        if (old && old.start === it.start && old.end === it.end && it.end <= samePrefix) return old.tokens;
+        return this.countNode(it) + ITEM_OVERHEAD_TOKENS;
+      });
+      this.fixedSpans = this.req.fixed.map((n, i) => {
+        const old = m?.fixed[i];
+        const same =
+          old && old.end - old.start === n.end - n.start && m!.text.slice(old.start, old.end) === this.req.text.slice(n.start, n.end);
+        return { start: n.start, end: n.end, tokens: same ? old.tokens : this.countNode(n) };
+      });
+      this.fixed = this.fixedSpans.reduce((a, f) => a + f.tokens, 0);
+    }
+    return this.itemTokens;
+  }
+
+  /** Tokens of the parts sent before the items (system prompt, tool definitions). */
+  fixedTokens(): number {
+    this.originalItemTokens();
+    return this.fixed;
+  }
+
+  /** The fixed parts' spans and counts, for the session memory. */
+  fixedSpanTokens(): Span[] {
+    this.originalItemTokens();
+    return this.fixedSpans!;
+  }
+
+  /** Tokens of each item as projected under the ledger's decisions. */
+  projectedItemTokens(ledger: Ledger): number[] {
+    const tokens = [...this.originalItemTokens()];
+    ledger.decisions.forEach((d, i) => {
+      if (!d) return;
+      tokens[this.list[i]!.item]! += this.resultTokens(i, d) - this.partsTokens(i, d);
+    });
+    for (const d of ledger.inputs.values()) tokens[d.item]! += d.projectedTokens - d.originalTokens;
+    return tokens;
+  }
+}
+
+/** A stage's working copy of the ledger: the decisions it was given, then its own, in order. */
+export class Draft {
+  readonly decisions: Array<Decision | undefined>;
+  readonly noGain: boolean[];
+  readonly outcome: StageOutcome = { decisions: [], noGain: [], writes: [] };
+
+  constructor(
+    readonly results: Results,
+    readonly ledger: Ledger,
+  ) {
+    this.decisions = ledger.decisions.slice();
+    this.noGain = ledger.noGain.slice();
+  }
+
+  open(i: number): boolean {
+    return this.results.open(i, this.decisions, this.noGain);
+  }
+
+  record(i: number, decision: Decision, writes: readonly StoreWrite[]): void {
+    this.decisions[i] = decision;
+    this.outcome.decisions.push({ result: i, decision });
+    this.outcome.writes.push(...writes);
+  }
+
+  refuse(i: number): void {
+    this.noGain[i] = true;
+    this.outcome.noGain.push(i);
+  }
+}
