@@ -21,6 +21,7 @@
 import { validateConfig, type SpillwayConfig, type TokenizerName } from './config';
 import { readRequest, type FormatOption, type ObservationMark, type ObservationOption } from './formats';
 import { applyPatches } from './json';
+import { MemorySink } from './memory-sink';
 import { Run, type ProjectionDetail } from './run';
 import type { StoreWrite } from './stages/results';
 import { commonPrefixLength, createSessionStore, type SessionMemory, type SessionStore } from './session';
@@ -35,7 +36,7 @@ import {
   type WireFormat,
 } from './types';
 
-export { commonPrefixLength, createSessionStore, type ProjectionDetail, type SessionStore };
+export { commonPrefixLength, createSessionStore, MemorySink, type ProjectionDetail, type SessionStore };
 
 export interface EngineOptions {
   /** where full outputs go; without one, an in-memory store is used */
@@ -97,24 +98,6 @@ const MAX_SESSIONS = 256;
  * forgotten first. 100k handles are about 6 MB.
  */
 const MAX_ISSUED = 100_000;
-
-/** A store that keeps outputs in memory: for tests and for hosts that keep their own. */
-export class MemorySink implements OutputSink {
-  readonly outputs = new Map<string, string>();
-  /** keeps a copy: the text may be a view of a whole request body */
-  put(handle: string, text: string): void {
-    if (!this.outputs.has(handle)) this.outputs.set(handle, Buffer.from(text, 'utf16le').toString('utf16le'));
-  }
-  locate(): string | undefined {
-    return undefined;
-  }
-  has(handle: string): boolean {
-    return this.outputs.has(handle);
-  }
-  get(handle: string): string | undefined {
-    return this.outputs.get(handle);
-  }
-}
 
 export function createEngine(config: unknown = {}, options: EngineOptions = {}): Engine {
   const cfg = validateConfig(config);

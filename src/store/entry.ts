@@ -7,6 +7,7 @@
  * same output (same handle) into one entry that lists every (tool, callId) that produced it.
  */
 import { HANDLE_HEX_DIGITS, HANDLE_PATTERN, HANDLE_PREFIX, handleFromDigest, isHandle, sha256Hex } from '../engine/handle';
+import { detached } from '../engine/memory-sink';
 import { SpillwayError, type OutputSink, type StageName, type StoredMeta } from '../engine/types';
 import type { ReadOptions, ReadResult } from './read';
 import { countLines } from './slice';
@@ -76,16 +77,6 @@ export function assertHandleOf(handle: string, text: string): string {
  * The entry after one more put of `text` by the call described in `meta`, and whether it differs
  * from `previous` (so the caller can skip rewriting an unchanged index entry).
  */
-/**
- * A copy of `s` that shares no memory with it. The engine hands the store slices of the request
- * text (the output, its tool and call id), and V8 keeps a slice's whole parent alive: a store that
- * kept the slices would pin the full request body of every call that stored something (1,000 calls
- * of a few MB each ran the benchmark out of heap).
- */
-export function detached(s: string): string {
-  return Buffer.from(s, 'utf16le').toString('utf16le');
-}
-
 export function recordPut(
   previous: StoreEntry | undefined,
   handle: string,

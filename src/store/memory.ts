@@ -8,13 +8,13 @@
  * so it never reports 'corrupt'. Unlike the file store it keeps unpaired surrogates as they are.
  */
 import { isHandle } from '../engine/handle';
+import { MemorySink } from '../engine/memory-sink';
 import { SpillwayError, type StoredMeta } from '../engine/types';
 import {
   assertHandle,
   assertHandleOf,
   checkPruneOptions,
   choosePrunable,
-  detached,
   newestFirst,
   recordPut,
   type OutputStore,
@@ -29,50 +29,48 @@ export interface MemoryStoreOptions {
   clock?: () => Date;
 }
 
-export class MemoryStore implements OutputStore {
-  private readonly outputs = new Map<string, { text: string; entry: StoreEntry }>();
+/** The engine's in-memory map of texts (MemorySink) with the store's index, reads and retention. */
+export class MemoryStore extends MemorySink implements OutputStore {
+  private readonly entries = new Map<string, StoreEntry>();
   private readonly clock: () => Date;
 
   constructor(options: MemoryStoreOptions = {}) {
+    super();
     this.clock = options.clock ?? (() => new Date());
   }
 
-  put(handle: string, text: string, meta: StoredMeta): void {
+  override put(handle: string, text: string, meta: StoredMeta): void {
     const sha256 = assertHandleOf(handle, text);
-    const previous = this.outputs.get(handle);
-    const { entry, changed } = recordPut(previous?.entry, handle, text, meta, this.clock(), sha256);
-    // a copy of the text: the caller's string may be a view of a whole request body (see `detached`)
-    if (!previous || changed) this.outputs.set(handle, { text: previous?.text ?? detached(text), entry });
+    const { entry, changed } = recordPut(this.entries.get(handle), handle, text, meta, this.clock(), sha256);
+    if (!changed && this.texts.has(handle)) return;
+    // the sink keeps a copy of the text: the caller's string may be a view of a whole request body
+    super.put(handle, text);
+    this.entries.set(handle, entry);
   }
 
-  /** Always undefined: the memory store has no files to point a reader at. */
-  locate(_handle: string): string | undefined {
-    return undefined;
-  }
-
-  has(handle: string): boolean {
-    return isHandle(handle) && this.outputs.has(handle);
+  override has(handle: string): boolean {
+    return isHandle(handle) && super.has(handle);
   }
 
   meta(handle: string): StoreEntry | undefined {
-    return isHandle(handle) ? this.outputs.get(handle)?.entry : undefined;
+    return isHandle(handle) ? this.entries.get(handle) : undefined;
   }
 
   list(): StoreEntry[] {
-    return [...this.outputs.values()].map((o) => o.entry).sort(newestFirst);
+    return [...this.entries.values()].sort(newestFirst);
   }
 
   totalBytes(): number {
     let total = 0;
-    for (const { entry } of this.outputs.values()) total += entry.bytes;
+    for (const entry of this.entries.values()) total += entry.bytes;
     return total;
   }
 
-  get(handle: string): string {
+  override get(handle: string): string {
     assertHandle(handle);
-    const stored = this.outputs.get(handle);
-    if (!stored) throw new SpillwayError(`no stored output with handle ${handle} in memory`, 'not-found');
-    return stored.text;
+    const text = super.get(handle);
+    if (text === undefined) throw new SpillwayError(`no stored output with handle ${handle} in memory`, 'not-found');
+    return text;
   }
 
   read(handle: string, options: ReadOptions = {}): ReadResult {
@@ -81,7 +79,7 @@ export class MemoryStore implements OutputStore {
 
   prune(options: PruneOptions = {}): PruneResult {
     const limits = checkPruneOptions(options, this.clock);
-    const items = [...this.outputs.values()].map(({ entry }) => ({
+    const items = [...this.entries.values()].map((entry) => ({
       handle: entry.handle,
       bytes: entry.bytes,
       usedMs: Date.parse(entry.used),
@@ -89,7 +87,8 @@ export class MemoryStore implements OutputStore {
     let removed = 0;
     let freedBytes = 0;
     for (const item of choosePrunable(items, limits)) {
-      this.outputs.delete(item.handle);
+      this.entries.delete(item.handle);
+      this.texts.delete(item.handle);
       removed++;
       freedBytes += item.bytes;
     }
@@ -97,6 +96,7 @@ export class MemoryStore implements OutputStore {
   }
 
   clear(): void {
-    this.outputs.clear();
+    this.entries.clear();
+    this.texts.clear();
   }
 }
