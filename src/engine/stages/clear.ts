@@ -28,7 +28,8 @@ import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { renderMarker } from '../markers';
 import { reduceResult } from './reduce';
-import { countLines, Draft, owned, type Ledger, type Results, type StageOutcome, type StoreWrite } from './results';
+import { Draft, owned, type Ledger, type Results, type StageOutcome, type StoreWrite } from './results';
+import { countLines } from '../lines';
 import { staleAt as findStale } from './stale';
 
 export function clear(results: Results, ledger: Ledger): StageOutcome {

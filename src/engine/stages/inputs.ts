@@ -18,8 +18,9 @@ import { formatInt as fmt } from '../format-number';
 import { CallMap, candidateNames } from '../formats';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
-import type { TokenCounter } from '../tokens';
-import { countLines, LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
+import { stringTokens } from '../tokens';
+import { LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
+import { countLines } from '../lines';
 
 export interface InputsOutcome {
   inputs: InputDecision[];
@@ -74,7 +75,7 @@ export function fileInputs(results: Results): InputsOutcome {
     if (replacement.length >= input.end - input.start) continue;
     const originalTokens = results.countNode(input);
     const projectedTokens =
-      typeof marker === 'string' || input.kind === 'string' ? counter.count(markerText) : stringValuesTokens(marker, counter);
+      typeof marker === 'string' || input.kind === 'string' ? counter.count(markerText) : stringTokens(marker, counter);
     if (projectedTokens >= originalTokens) continue;
     out.writes.push({
       handle,
@@ -104,12 +105,4 @@ export function fileInputs(results: Results): InputsOutcome {
     });
   }
   return out;
-}
-
-/** Tokens of the string values of a JSON value, as the engine counts an item (keys not counted). */
-function stringValuesTokens(v: unknown, counter: TokenCounter): number {
-  if (typeof v === 'string') return counter.count(v);
-  if (Array.isArray(v)) return v.reduce((a: number, x) => a + stringValuesTokens(x, counter), 0);
-  if (v && typeof v === 'object') return Object.values(v).reduce((a: number, x) => a + stringValuesTokens(x, counter), 0);
-  return 0;
 }

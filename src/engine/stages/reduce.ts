@@ -15,7 +15,8 @@ import { renderMarker } from '../markers';
 import { cutBytes, preview } from '../preview';
 import { isEstimate } from '../tokens';
 import type { StageName } from '../types';
-import { countLines, LONE_SURROGATE, owned, type Decision, type Draft, type Results, type StoreWrite } from './results';
+import { LONE_SURROGATE, owned, type Decision, type Draft, type Results, type StoreWrite } from './results';
+import { countLines } from '../lines';
 
 export type Reduced = { decision: Decision; write: StoreWrite } | 'no-gain' | 'unstorable';
 

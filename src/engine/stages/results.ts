@@ -94,13 +94,6 @@ export function owned(s: string): string {
   return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
 
-export function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let n = 1;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) if (i < text.length - 1) n++;
-  return n;
-}
-
 /** Token counts of a span of the request text, kept in session memory to skip recounting. */
 export interface Span {
   start: number;
