@@ -29,7 +29,15 @@ import { clear } from './stages/clear';
 import { fileInputs } from './stages/inputs';
 import { offload } from './stages/offload';
 import { recognise } from './stages/recognise';
-import { Results, type Decision, type InputDecision, type Ledger, type StageOutcome, type StoreWrite } from './stages/results';
+import {
+  replacementFigures,
+  Results,
+  type Decision,
+  type InputDecision,
+  type Ledger,
+  type StageOutcome,
+  type StoreWrite,
+} from './stages/results';
 import { window } from './stages/window';
 import type { TokenCounter } from './tokens';
 import {
@@ -131,15 +139,8 @@ export class Run implements Ledger {
       inputsDone.add(d.start);
       patches.push({ start: d.start, end: d.end, text: d.replacement });
       inputs.push({
-        callId: d.callId,
-        tool: d.tool,
+        ...replacementFigures(d),
         item: d.item,
-        reason: d.reason,
-        originalChars: d.originalChars,
-        projectedChars: d.replacement.length,
-        originalTokens: d.originalTokens,
-        projectedTokens: d.projectedTokens,
-        handle: d.handle,
         // decided in an earlier call when the previous request already carried this call
         fresh: !(this.memory && d.end <= this.samePrefix),
       });
@@ -155,15 +156,8 @@ export class Run implements Ledger {
       }
       reductions.push({
         result: r.n,
-        callId: d.callId,
-        tool: d.tool,
+        ...replacementFigures(d),
         stage: d.stage,
-        reason: d.reason,
-        originalChars: d.originalChars,
-        projectedChars: d.replacement.length,
-        originalTokens: d.originalTokens,
-        projectedTokens: d.projectedTokens,
-        handle: d.handle,
         fresh: this.fresh[i]!,
         ...(d.inputReplacement ? { inputCleared: true } : {}),
       });

@@ -26,37 +26,47 @@ const ITEM_OVERHEAD_TOKENS = 4;
 /** A UTF-16 surrogate without its pair (JSON can carry one as a \ud800 escape). */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** A stage's decision on one tool result: what replaces it and what that costs and saves. */
-export interface Decision {
-  stage: StageName;
-  /** the marker that replaces the result's content */
+/** What replaces one piece of a request (a tool result or a call's input), and what that costs and saves. */
+export interface Replacement {
+  /** the marker that replaces the original text */
   replacement: string;
   handle: string;
   reason: string;
   originalChars: number;
   originalTokens: number;
   projectedTokens: number;
-  /** the replacement for the tool call's input, when clear also cleared it */
-  inputReplacement?: string;
-  /** tokens of the original text parts, as counted into their item */
-  partsTokens?: number;
   tool: string;
   callId: string;
 }
 
+/** A stage's decision on one tool result. */
+export interface Decision extends Replacement {
+  stage: StageName;
+  /** the replacement for the tool call's input, when clear also cleared it */
+  inputReplacement?: string;
+  /** tokens of the original text parts, as counted into their item */
+  partsTokens?: number;
+}
+
 /** A file-writing call's input replaced by a marker (inputs.ts). */
-export interface InputDecision {
-  callId: string;
-  tool: string;
+export interface InputDecision extends Replacement {
   item: number;
   start: number;
   end: number;
-  replacement: string;
-  handle: string;
-  reason: string;
-  originalChars: number;
-  originalTokens: number;
-  projectedTokens: number;
+}
+
+/** The figures of a replacement as the projection reports them (a Reduction or an InputReduction). */
+export function replacementFigures(d: Replacement) {
+  return {
+    callId: d.callId,
+    tool: d.tool,
+    reason: d.reason,
+    originalChars: d.originalChars,
+    projectedChars: d.replacement.length,
+    originalTokens: d.originalTokens,
+    projectedTokens: d.projectedTokens,
+    handle: d.handle,
+  };
 }
 
 /** A full text to keep in the store under its handle; the run writes it after the stages. */
