@@ -342,7 +342,12 @@ describe('Spillway in a real VS Code', () => {
     const handle = await storedLog();
     const lost = testLog(450, 'SKIP');
     const h = (await project(anthropicRequest('bash', 'toolu_lost', lost))).reductions[0]!.handle;
-    const storeDir = await vs.run(({ host }) => host.storeDir);
+    // the outputs are written in the background: let them land before the folder goes, or a
+    // pending write would put the lost output back after the delete (nothing lost, but not this test)
+    const storeDir = await vs.run(async ({ host }) => {
+      await host.flush();
+      return host.storeDir;
+    });
     rmSync(storeDir, { recursive: true, force: true });
     const out = await vs.run(async ({ vscode, api, host }, hh) => {
       const before = host.notices.length;
