@@ -28,15 +28,7 @@ import type { CapChoice, CapValue, SessionInfo, TurnSummary } from '../src/proto
 import { formatInt } from '../src/engine/format-number';
 
 export const ROOT = resolve(__dirname, '..');
-export const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+export { CHROMIUM, CHROMIUM_ARGS } from './chromium';
 
 const TOOLS = ['bash', 'read_file', 'grep', 'sql'];
 

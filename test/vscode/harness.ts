@@ -24,6 +24,7 @@ import type { SpillwayApi } from '../../src/extension/extension';
 import type { SpillwayHost } from '../../src/extension/host';
 import type { Inspector } from '../../src/extension/inspector/panel';
 import { filesUnder } from '../support/files';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../bench/chromium';
 
 export const ROOT = resolve(__dirname, '../..');
 export const HARNESS_DIR = join(ROOT, '.harness');
@@ -46,16 +47,6 @@ const CHAT_CODE_SERVER_VERSION = /^cs_version=\$\{CODE_SERVER_VERSION:-(\S+?)\}/
 const CHAT_NODE_VERSION = /^node_version=\$\{SPILLWAY_NODE_VERSION:-(\S+?)\}/m.exec(chatScript)?.[1] ?? 'unknown';
 const CHAT_CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CHAT_CODE_SERVER_VERSION}`);
 const CHAT_NODE = join(CACHE_DIR, `node-${CHAT_NODE_VERSION}`, 'bin/node');
-const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
-/** Flags that keep Chromium quiet on a closed network (see ../shared/vscode-harness/README.md). */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /** What a test function sees inside the extension host. */
 export interface HostContext {
