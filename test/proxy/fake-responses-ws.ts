@@ -164,6 +164,18 @@ export async function startFakeResponsesWs(): Promise<FakeResponsesWs> {
         fake.sent.push({ data, binary });
         ws.send(data, { binary });
       };
+      // the error event OpenAI sends for a rate limit: asked for by a test.error message or the "error-model" model
+      const sendRateLimited = () =>
+        send(
+          Buffer.from(
+            wire({
+              type: 'error',
+              status: 429,
+              error: { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'Slow down.' },
+            }),
+          ),
+          false,
+        );
       ws.on('message', (raw, binary) => {
         const data = raw as Buffer;
         fake.received.push({ data, binary });
@@ -186,31 +198,13 @@ export async function startFakeResponsesWs(): Promise<FakeResponsesWs> {
           return;
         }
         if (msg.type === 'test.error') {
-          send(
-            Buffer.from(
-              wire({
-                type: 'error',
-                status: 429,
-                error: { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'Slow down.' },
-              }),
-            ),
-            false,
-          );
+          sendRateLimited();
           return;
         }
         if (msg.type !== 'response.create') return;
         // model "error-model" is answered with an error event, "silent" not at all
         if (msg.model === 'error-model') {
-          send(
-            Buffer.from(
-              wire({
-                type: 'error',
-                status: 429,
-                error: { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'Slow down.' },
-              }),
-            ),
-            false,
-          );
+          sendRateLimited();
           return;
         }
         if (msg.model === 'silent') return;
