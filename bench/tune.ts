@@ -8,17 +8,13 @@
  *
  * `npm run bench:tune` prints the table as Markdown; it does not touch the README or bench/results.
  */
+import type { SweepPoint } from './frontier';
 import { runSpillway, strategyRow, type Row } from './metrics';
 import { fixturesDir, fixtureFiles, poolRows, sessionName, type Session } from './peers';
 import { readTranscript } from '../src/replay/readers';
 
-interface TunePoint {
-  name: string;
-  over: Record<string, unknown>;
-}
-
 /** What was tried, grouped by the mechanism it tunes; the first row is the default itself. */
-const POINTS: TunePoint[] = [
+const POINTS: SweepPoint[] = [
   { name: '**default** (clear 20,000 / 10,000 / keep 3, file inputs from 60,000)', over: {} },
   {
     name: 'previous default (clear 40,000 / 20,000 / keep 10, no file inputs)',
