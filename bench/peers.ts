@@ -101,13 +101,13 @@ function generatedTranscript(calls: number, maxToolChars: number, seed: number, 
 }
 
 /**
- * Where the real sessions are: `SPILLWAY_FIXTURES`, else the shared fixtures beside the repository
- * (`../shared/fixtures`: the short sessions by format and the long development set in `long/`).
+ * Where the real sessions are: `SPILLWAY_FIXTURES`, else the repository's corpus
+ * (`test/fixtures/sessions`: the short sessions by format, `long/` and `dev/`).
  */
 export function fixturesDir(root = process.cwd()): string {
-  const dir = process.env.SPILLWAY_FIXTURES ?? join(root, '..', 'shared', 'fixtures');
+  const dir = process.env.SPILLWAY_FIXTURES ?? join(root, 'test', 'fixtures', 'sessions');
   if (!existsSync(join(dir, 'long')))
-    throw new Error(`bench: no fixtures at ${dir} (expected the shared fixtures with a long/ folder; set SPILLWAY_FIXTURES)`);
+    throw new Error(`bench: no fixtures at ${dir} (expected the corpus with a long/ folder; set SPILLWAY_FIXTURES)`);
   return dir;
 }
 
@@ -415,7 +415,7 @@ function report(
   );
   const parts: string[] = [];
   parts.push(
-    `Made by \`npm run bench${meta.quick ? ' -- --quick' : ''}\` (node ${meta.node}, ${meta.quick ? 'quick' : 'full'} run, ${meta.seconds.toFixed(0)} s) over every session of \`../shared/fixtures/\` (${long.length} long, ${real.length - long.length} short) and generated ones. Tokens are o200k_base counts; costs are per call from the longest prefix shared with the previous call's request, under the replay's cost model for Anthropic and OpenAI prices, relative to the raw requests priced the same way. Times are ratios taken side by side in this run.`,
+    `Made by \`npm run bench${meta.quick ? ' -- --quick' : ''}\` (node ${meta.node}, ${meta.quick ? 'quick' : 'full'} run, ${meta.seconds.toFixed(0)} s) over every session of \`test/fixtures/sessions/\` (${long.length} long, ${real.length - long.length} short) and generated ones. Tokens are o200k_base counts; costs are per call from the longest prefix shared with the previous call's request, under the replay's cost model for Anthropic and OpenAI prices, relative to the raw requests priced the same way. Times are ratios taken side by side in this run.`,
   );
   parts.push(`### Aims for \`spillway\` (${long.length} long sessions pooled)\n\n${aimsTable(aims)}`);
   parts.push(

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: builds Spillway and opens it in a real VS Code with a demo workspace whose store
 // already holds the outputs of a replayed agent session (test/vscode/demo.ts: a long real Claude
-// Code session from test/fixtures/demo/, under the default settings).
+// Code session from the corpus, test/fixtures/sessions/long/, under the default settings).
 //
 // - With a `code` command on PATH: installs the .vsix with `code --install-extension` and opens the
 //   demo workspace in it.

@@ -220,7 +220,7 @@ describe('the inspector bundle in Chromium', () => {
   }
 
   it('shows the real long Claude Code session (the README screenshot, test-results/inspector-long-session.png)', async () => {
-    const file = join(ROOT, '../shared/fixtures/long/claude-code/session-share__general-tool-calls.jsonl');
+    const file = join(ROOT, 'test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl');
     const config = parseConfig({}).config;
     const store = new MemoryStore();
     const t = await readTranscript(file);

@@ -18,6 +18,7 @@ import { OPENAI_KEY, ORG_SECRET, SECRETS, SYSTEM, bigLog, until } from './suppor
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as MARKER } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
+import { SHORT_SESSIONS } from '../support/corpus';
 
 const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-ws-'));
 const storeDir = join(root, 'store');
@@ -393,7 +394,7 @@ describe("the official openai SDK's ResponsesWS client", () => {
 
 /** The Codex rollout fixture's Responses items, cut into model calls as Codex sends them over the WebSocket. */
 function codexCalls(): { input: Record<string, any>[]; output: Record<string, any>[] }[] {
-  const file = join(__dirname, '../../../shared/fixtures/responses/ai-sessions__codex-pomodor-timer.jsonl');
+  const file = SHORT_SESSIONS['ai-sessions__codex-pomodor-timer.jsonl']!;
   const items = fs
     .readFileSync(file, 'utf8')
     .split('\n')

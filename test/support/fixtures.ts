@@ -1,9 +1,8 @@
-/** Texts taken from the shared real-session fixtures, for tests that want real tool output. */
+/** Texts taken from the real sessions of the corpus, for tests that want real tool output. */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { SHORT_SESSIONS } from './corpus';
 
-const SHARED_FIXTURES = join(__dirname, '../../../shared/fixtures');
-const CLAUDE_CODE_VIEWER = join(SHARED_FIXTURES, 'anthropic/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
+const CLAUDE_CODE_VIEWER = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
 
 /** The biggest tool result of a real Claude Code session (about 10 k characters, over the default cap). */
 export function biggestClaudeCodeToolResult(): string {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { frontierSvg, frontierTable, markFrontier, sweepPoints } from '../../bench/frontier';
 import type { Row } from '../../bench/metrics';
 import { aimsFor, fixtureFiles, poolRows, sessionName } from '../../bench/peers';
+import { CORPUS } from '../support/corpus';
 
 function row(strategy: string, a: number, o: number, missed: number, referenced = 100, extra: Partial<Row> = {}): Row {
   return {
@@ -38,9 +39,9 @@ function row(strategy: string, a: number, o: number, missed: number, referenced 
 }
 
 describe('bench sessions', () => {
-  it('runs every session of the shared fixtures, the five long ones marked long', () => {
-    const files = fixtureFiles(join(__dirname, '../../../shared/fixtures'));
-    expect(files).toHaveLength(9);
+  it('runs every session of the corpus (28), the five long ones marked long', () => {
+    const files = fixtureFiles(CORPUS);
+    expect(files).toHaveLength(28);
     expect(files.filter((f) => f.long)).toHaveLength(5);
     expect(files.filter((f) => f.long).map((f) => sessionName(f.file, true))).toContain('long: mini-swe-agent psf__requests-1142');
   });

@@ -14,6 +14,7 @@ import { runDriver, runSpillway, Shaper, strategyRow } from '../../bench/metrics
 import { PRICE_MODELS } from '../../src/replay/metrics';
 import { expectSome } from '../support/expect';
 import { HANDLE_PATTERN } from '../../src/engine/handle';
+import { SHORT_SESSIONS } from '../support/corpus';
 
 // Approximate tokens: ceil(chars / 4) per string value, plus 4 per item.
 //   item 0 user "task"                         1 + 1 + 4            =   6
@@ -126,10 +127,9 @@ describe('bench metrics on a tiny session with a known answer', () => {
 });
 
 describe('one way of counting for every strategy', () => {
-  const dir = join(__dirname, '../fixtures/transcripts');
-  const files = readdirSync(dir).filter((f) => !f.endsWith('.md') && f !== 'small');
+  const files = Object.keys(SHORT_SESSIONS);
   it.each(files)('%s: the bench shaper counts raw and projected requests exactly as the engine does', async (f) => {
-    const tr = await readTranscript(join(dir, f));
+    const tr = await readTranscript(SHORT_SESSIONS[f]!);
     const counter = newTokenCounter('o200k_base');
     const shaper = new Shaper(tr.wire, tr.base, counter);
     const key = tr.wire === 'openai-responses' ? 'input' : 'messages';

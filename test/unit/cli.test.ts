@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
+import { SHORT_SESSIONS } from '../support/corpus';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'spillway-cli-'));
@@ -184,11 +185,10 @@ describe('spillway read', () => {
 });
 
 describe('spillway replay', () => {
-  const fixtures = join(__dirname, '../fixtures/transcripts');
   it('replays a real Claude Code session and prints per-call figures and totals', () => {
     const r = run([
       'replay',
-      join(fixtures, 'claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'),
+      SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!,
       '--preset',
       'oracle-offload',
     ]);
@@ -225,7 +225,7 @@ describe('spillway replay', () => {
     expect(out.totals.costWithReadBacks.openai.relative).toBeGreaterThanOrEqual(out.totals.cost.openai.relative);
   });
   it('is deterministic', () => {
-    const f = join(fixtures, 'SWE-agent__ctf_crypto_katy.traj');
+    const f = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
     expect(run(['replay', f, '--preset', 'oracle-offload']).out).toBe(run(['replay', f, '--preset', 'oracle-offload']).out);
   });
   it('refuses a missing transcript argument', () => {
@@ -235,7 +235,10 @@ describe('spillway replay', () => {
     expectOneLineError(run(['replay', join(dir, 'nope.jsonl')]), /nope\.jsonl/);
   });
   it('refuses an unknown transcript format', () => {
-    expectOneLineError(run(['replay', join(fixtures, 'SWE-agent__ctf_crypto_katy.traj'), '--format', 'gemini']), /unknown --format gemini/);
+    expectOneLineError(
+      run(['replay', SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!, '--format', 'gemini']),
+      /unknown --format gemini/,
+    );
   });
   it('refuses a file in no known format, naming it', () => {
     const f = join(dir, 'notes.txt');
@@ -256,7 +259,6 @@ describe('spillway itself', () => {
 });
 
 describe('the CLI keeps its promises (issue 14, point 6)', () => {
-  const fixtures = join(__dirname, '../fixtures/transcripts');
   const handleOf = (text: string) => HANDLE_IN_TEXT.exec(text)![0];
   const stored = () => handleOf(run(['project', '--store', store], chat).out);
 
@@ -297,7 +299,7 @@ describe('the CLI keeps its promises (issue 14, point 6)', () => {
 
   it('replay --format that reads 0 calls from a file is status 2, with the skipped count and a hint', () => {
     expectOneLineError(
-      run(['replay', join(fixtures, 'SWE-agent__ctf_crypto_katy.traj'), '--format', 'codex']),
+      run(['replay', SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!, '--format', 'codex']),
       /gave 0 calls as codex \(368 record\(s\) skipped.*try --format auto/,
     );
   });

@@ -14,6 +14,7 @@ const content = (tag: string) => Array.from({ length: 60 }, (_, i) => `line ${i}
 /** an earlier conversation of about `n` characters (one char = one token with the perChar counter) */
 const filler = (n: number) => 'x'.repeat(n);
 import { perChar } from '../support/run';
+import { LONG_CLAUDE_CODE } from '../support/corpus';
 
 function anthropic(opts: { history: number; calls: Array<{ id: string; name: string; input: Record<string, unknown> }>; after?: number }) {
   const messages: unknown[] = [{ role: 'user', content: filler(opts.history) }];
@@ -178,8 +179,8 @@ describe('file inputs: idempotence and stickiness', () => {
 
 describe('file inputs on the long real Claude Code session', () => {
   it('replaces the Write and Edit inputs late in the session, each reading back exactly', async () => {
-    const file = join(__dirname, '../../../shared/fixtures/long/claude-code/session-share__general-tool-calls.jsonl');
-    readFileSync(file); // the shared fixture is part of the development set: fail loudly when missing
+    const file = LONG_CLAUDE_CODE;
+    readFileSync(file); // the long session is part of the corpus: fail loudly when missing
     const t = await readTranscript(file);
     const store = new MemorySink();
     // this session's context peaks near 72k tokens and its edits come early: from 20k on, not the default 60k

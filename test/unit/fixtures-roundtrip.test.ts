@@ -1,5 +1,5 @@
 /**
- * The engine on real agent sessions (test/fixtures/transcripts, copied from public repositories):
+ * The engine on real agent sessions (test/fixtures/sessions, copied from public repositories):
  * every model call of every session, in the wire format the agent used, through every preset.
  */
 import { readdirSync } from 'node:fs';
@@ -16,12 +16,12 @@ import {
 } from '../../src/engine';
 import { CallMap } from '../../src/engine/formats';
 import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
+import { SHORT_SESSIONS } from '../support/corpus';
 
-const dir = join(__dirname, '../fixtures/transcripts');
-const files = readdirSync(dir).filter((f) => !f.endsWith('.md') && !f.startsWith('small'));
+const files = Object.keys(SHORT_SESSIONS);
 const transcripts = new Map<string, Transcript>();
 beforeAll(async () => {
-  for (const f of files) transcripts.set(f, await readTranscript(join(dir, f)));
+  for (const f of files) transcripts.set(f, await readTranscript(SHORT_SESSIONS[f]!));
 });
 
 function isUserTurn(m: unknown): boolean {

@@ -13,7 +13,7 @@ import { MemoryStore } from '../../src/store';
 
 const FILE = join(
   __dirname,
-  '../../../shared/fixtures/long/mini-swe-agent-text/gruckion-mini-swe-agent__gemini-3-pro__pylint-dev__pylint-6528.traj.json',
+  '../fixtures/sessions/long/mini-swe-agent-text/gruckion-mini-swe-agent__gemini-3-pro__pylint-dev__pylint-6528.traj.json',
 );
 
 describe('inspector: a replayed mini-swe-agent text-mode session', () => {

@@ -1,5 +1,5 @@
 /**
- * Observations on the four long real mini-swe-agent text-mode sessions (../shared/fixtures/long,
+ * Observations on the four long real mini-swe-agent text-mode sessions (test/fixtures/sessions/long,
  * 71-129 calls each) and the SWE-agent text-mode session: the readers' marks and the `auto`
  * recognition agree on every call; on every call every reduced observation reads back exact and
  * nothing outside the reduced bodies changes; and `spillway replay` now saves on these sessions.
@@ -10,11 +10,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, MemorySink, readRequest, resultText, type ParsedRequest } from '../../src/engine';
 import { replay } from '../../src/replay/replay';
 import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
+import { LONG as CORPUS_LONG, SHORT_SESSIONS } from '../support/corpus';
 
-const LONG = join(__dirname, '../../../shared/fixtures/long/mini-swe-agent-text');
-const SWE = join(__dirname, '../fixtures/transcripts/SWE-agent__ctf_crypto_katy.traj');
-if (!existsSync(LONG))
-  throw new Error(`the long real sessions are missing: expected them in ${LONG} (../shared/fixtures/long next to the repository)`);
+const LONG = join(CORPUS_LONG, 'mini-swe-agent-text');
+const SWE = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
+if (!existsSync(LONG)) throw new Error(`the long real sessions are missing: expected them in ${LONG} (test/fixtures/sessions/long)`);
 const files = readdirSync(LONG)
   .filter((f) => f.endsWith('.traj.json'))
   .sort();

@@ -1,5 +1,5 @@
 /**
- * Transcript readers against the four real agent sessions in test/fixtures/transcripts/ (see the
+ * Transcript readers against the four real agent sessions in test/fixtures/sessions/ (see the
  * README there for where each comes from). Expected counts and ids were read off the files.
  */
 import { readFileSync } from 'node:fs';
@@ -8,12 +8,12 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { detectTranscriptFormat, readTranscript, requestForCall, type Transcript } from '../../src/replay/readers/index';
 import { toolResults, wireProblems } from './readers-wire-checks';
 import { failing } from '../support/expect';
+import { SHORT_SESSIONS } from '../support/corpus';
 
-const DIR = join(__dirname, '..', 'fixtures', 'transcripts');
-const CLAUDE = join(DIR, 'claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
-const CODEX = join(DIR, 'ai-sessions__codex-pomodor-timer.jsonl');
-const MINI = join(DIR, 'mini-swe-agent__deepseek_bench1__django__django-14752.traj.json');
-const SWE = join(DIR, 'SWE-agent__ctf_crypto_katy.traj');
+const CLAUDE = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
+const CODEX = SHORT_SESSIONS['ai-sessions__codex-pomodor-timer.jsonl']!;
+const MINI = SHORT_SESSIONS['mini-swe-agent__deepseek_bench1__django__django-14752.traj.json']!;
+const SWE = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
 
 type Json = Record<string, any>;
 

@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers/index';
 import { toolResults, wireProblems } from './readers-wire-checks';
 import { expectSome } from '../support/expect';
+import { LONG_CLAUDE_CODE } from '../support/corpus';
 
 const small = (name: string) => join(__dirname, '..', 'fixtures', 'transcripts', 'small', name);
 type Json = Record<string, any>;
@@ -170,7 +171,7 @@ describe('Claude Code records', () => {
   });
 
   test('the long real Claude Code session is 54 model calls, not its history read twice', async () => {
-    const t = await readTranscript(join(__dirname, '../../../shared/fixtures/long/claude-code/session-share__general-tool-calls.jsonl'));
+    const t = await readTranscript(LONG_CLAUDE_CODE);
     expect(t.calls).toHaveLength(54);
     expect(t.skipped.byReason['resumed-copy']).toBe(171);
   });

@@ -16,6 +16,7 @@ import {
 import { imageSize } from '../../src/replay/images';
 import type { Transcript } from '../../src/replay/readers';
 import { poolReplays, replay, type ReplayTotals } from '../../src/replay/replay';
+import { LONG_CLAUDE_CODE } from '../support/corpus';
 
 const quiet = { tokenizer: 'approximate', defaultCap: 1_000_000, clear: { enabled: false } };
 
@@ -269,7 +270,7 @@ describe('the long Claude Code session, default config', () => {
   it('bills less than its engine token count says (earlier thinking and signatures are not input), and read-backs add to the cost', async () => {
     const { readTranscript } = await import('../../src/replay/readers');
     const { join } = await import('node:path');
-    const t = await readTranscript(join(__dirname, '../../../shared/fixtures/long/claude-code/session-share__general-tool-calls.jsonl'));
+    const t = await readTranscript(LONG_CLAUDE_CODE);
     const r = replay(t, { config: {} });
     expect(r.totals.calls).toBe(54); // 56 API calls, 2 of them synthetic lines Claude Code wrote itself; its resumed copy is not read twice
     expect(r.totals.recoverable).toBe(true);

@@ -1,14 +1,14 @@
 /**
  * What the miss rate counts as an identifier: something an agent would have to read back. Each
  * category is pinned positively and negatively, with strings taken from the real fixtures in
- * ../shared/fixtures/ (the long Claude Code session and the mini-swe-agent text-mode trajectories).
+ * test/fixtures/sessions/ (the long Claude Code session and the mini-swe-agent text-mode trajectories).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { identifiersIn, identifiersWithCategory, isIdentifierWord, missedIdentifiers } from '../../src/replay/metrics';
+import { LONG } from '../support/corpus';
 
-const LONG = join(__dirname, '../../../shared/fixtures/long');
 const categoryOf = (text: string, id: string) => identifiersWithCategory(text).find((x) => x.id === id)?.category;
 
 describe('plain words are not identifiers, however long', () => {

@@ -6,6 +6,7 @@ import { ANTHROPIC_PRICES, callCost, identifiersIn, missedIdentifiers, OPENAI_PR
 import { readTranscript, type Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { HANDLE_PATTERN } from '../../src/engine/handle';
+import { SHORT_SESSIONS } from '../support/corpus';
 
 describe('metrics', () => {
   it('bills a cached prefix at the read price and the rest at the cache-write price', () => {
@@ -104,10 +105,9 @@ describe('replay of a tiny session with a known answer', () => {
 });
 
 describe('replay of the real fixtures', () => {
-  const dir = join(__dirname, '../fixtures/transcripts');
-  const files = readdirSync(dir).filter((f) => !f.endsWith('.md') && f !== 'small');
+  const files = Object.keys(SHORT_SESSIONS);
   it.each(files)('%s replays deterministically, never sends more than the original, and loses nothing', async (f) => {
-    const t = await readTranscript(join(dir, f));
+    const t = await readTranscript(SHORT_SESSIONS[f]!);
     const config = { defaultCap: 400, previewChars: 300, clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000 } };
     const a = replay(t, { config });
     const b = replay(t, { config });
@@ -123,7 +123,7 @@ describe('replay of the real fixtures', () => {
 });
 
 describe('replayAsync', () => {
-  const file = join(__dirname, '../fixtures/transcripts/mini-swe-agent__deepseek_bench1__django__django-14752.traj.json');
+  const file = SHORT_SESSIONS['mini-swe-agent__deepseek_bench1__django__django-14752.traj.json']!;
   it('gives the same result as replay', async () => {
     const { replayAsync } = await import('../../src/replay/replay');
     const t = await readTranscript(file);

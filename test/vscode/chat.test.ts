@@ -5,7 +5,7 @@
  * Three `spillway` models point at a scripted endpoint on 127.0.0.1 (OpenAI Responses, Chat
  * Completions, Anthropic Messages, each streaming). The calls go through `vscode.lm` exactly as
  * Copilot makes them: `selectChatModels({ vendor: 'spillway' })`, then `model.sendRequest` with a
- * conversation whose tool results are big (a real Claude Code tool output from ../shared/fixtures).
+ * conversation whose tool results are big (a real Claude Code tool output from the corpus in test/fixtures/sessions).
  * Functions passed to `vs.run` run in the extension host and may only use their arguments and `t`.
  *
  * A test that needs an earlier conversation (the second call of one, the inspector's sessions) sends

@@ -72,7 +72,7 @@ async function closeOtherTabs(): Promise<void> {
 
 describe('the demo workspace', () => {
   it('replays a long real session where the default saves: cost down at both price models, few misses', () => {
-    // `spillway replay test/fixtures/demo/session-share__general-tool-calls.jsonl` gives the same figures
+    // `spillway replay test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl` gives the same figures
     expect(demo.replayed.calls).toBe(54);
     for (const [model, c] of Object.entries(demo.replayed.cost)) expect(c.projected, `${model} cost`).toBeLessThan(c.raw);
     expect(demo.replayed.projectedTokens).toBeLessThan(demo.replayed.originalTokens);

@@ -2,8 +2,9 @@
  * The demo workspace `npm start` opens: a small folder whose Spillway store already holds the
  * outputs of a replayed agent session, so every command has something to show on first open.
  *
- * The session is a real, long one kept in the repo (test/fixtures/demo/: a Claude Code session of
- * 54 model calls, MIT, source in that folder's README), so a fresh clone needs nothing else. It is
+ * The session is a real, long one from the repository's corpus (test/fixtures/sessions/long/: a
+ * Claude Code session of 54 model calls, MIT, source in that folder's README), so a fresh clone
+ * needs nothing else. It is
  * replayed model call by model call through the engine under the DEFAULT settings (the `spillway`
  * preset; the demo workspace sets no cap), into the store folder the workspace's settings point
  * Spillway at (`spillway.storage.folder`), and kept as the inspector keeps replays, so the window
@@ -20,8 +21,8 @@ import { defaultArchiveDir, SessionArchive } from '../../src/extension/inspector
 import { archiveReplay } from '../../src/extension/inspector/replaySource';
 import { formatInt } from '../../src/engine/format-number';
 
-/** The session the demo replays (in the repo, with its source and license in test/fixtures/demo/README.md). */
-export const DEMO_FIXTURE = 'test/fixtures/demo/session-share__general-tool-calls.jsonl';
+/** The session the demo replays (in the corpus, with its source and license in test/fixtures/sessions/long/README.md). */
+export const DEMO_FIXTURE = 'test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl';
 /** Marks a folder this module made, so it never deletes anything else. */
 const MARK = '.spillway-demo';
 

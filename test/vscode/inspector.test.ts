@@ -17,7 +17,7 @@ import { makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { anthropicRequest, testLog } from './requests';
 import { HANDLE_IN_TEXT, HANDLE_PATTERN } from '../../src/engine/handle';
 
-const FIXTURE = join(ROOT, 'test/fixtures/transcripts/mini-swe-agent__deepseek_bench1__django__django-14752.traj.json');
+const FIXTURE = join(ROOT, 'test/fixtures/sessions/openai-chat/mini-swe-agent__deepseek_bench1__django__django-14752.traj.json');
 let vs: Harness;
 let demo: DemoWorkspace;
 
@@ -117,10 +117,10 @@ function fakeHome(): { home: string; claude: string; codex: string } {
   const claudeDir = join(home, '.claude/projects', demo.dir.replace(/[^A-Za-z0-9]/g, '-'));
   mkdirSync(claudeDir, { recursive: true });
   const claude = join(claudeDir, 'abc.jsonl');
-  cpSync(join(ROOT, 'test/fixtures/transcripts/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'), claude);
+  cpSync(join(ROOT, 'test/fixtures/sessions/anthropic/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'), claude);
   const codexDir = join(home, '.codex/sessions/2025/10/21');
   mkdirSync(codexDir, { recursive: true });
-  const codexText = readFileSync(join(ROOT, 'test/fixtures/transcripts/ai-sessions__codex-pomodor-timer.jsonl'), 'utf8').replace(
+  const codexText = readFileSync(join(ROOT, 'test/fixtures/sessions/responses/ai-sessions__codex-pomodor-timer.jsonl'), 'utf8').replace(
     '"cwd":"/Users/yoavfarhi/dev/pomodoro/codex"',
     JSON.stringify({ cwd: demo.dir }).slice(1, -1),
   );
@@ -128,7 +128,7 @@ function fakeHome(): { home: string; claude: string; codex: string } {
   writeFileSync(codex, codexText);
   writeFileSync(
     join(codexDir, 'rollout-2025-10-21T21-00-00-other.jsonl'),
-    readFileSync(join(ROOT, 'test/fixtures/transcripts/ai-sessions__codex-pomodor-timer.jsonl')),
+    readFileSync(join(ROOT, 'test/fixtures/sessions/responses/ai-sessions__codex-pomodor-timer.jsonl')),
   );
   utimesSync(claude, new Date('2025-01-01'), new Date('2025-01-01'));
   return { home, claude, codex };

@@ -16,9 +16,9 @@ import { ReplaySource, replayRecords } from '../../src/extension/inspector/repla
 import { costOf } from '../../src/extension/inspector/session';
 import { sessionsStatus } from '../../src/extension/inspector/status';
 import { failing } from '../support/expect';
+import { LONG_CLAUDE_CODE, SHORT_SESSIONS } from '../support/corpus';
 
-const FIXTURES = join(__dirname, '../fixtures/transcripts');
-const LONG = join(__dirname, '../../../shared/fixtures/long/claude-code/session-share__general-tool-calls.jsonl');
+const LONG = LONG_CLAUDE_CODE;
 const config = parseConfig({ defaultCap: 1200, previewChars: 400 }).config;
 const temps: string[] = [];
 const temp = () => {
@@ -125,7 +125,7 @@ describe('sessions that survive a reload', () => {
   it('a replayed session lists its real turn count after a reload and opens without replaying again', async () => {
     const dir = temp();
     const store = new MemoryStore();
-    const file = join(FIXTURES, 'SWE-agent__ctf_crypto_katy.traj');
+    const file = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
     const t = await readTranscript(file);
     const ctx = { store: () => store, config: () => config };
     new ReplaySource(ctx, undefined, new SessionArchive(() => dir)).add(file, t, replay(t, { config, store, detail: true }), 1, 'x');
@@ -146,7 +146,7 @@ describe('sessions that survive a reload', () => {
 
 describe('cost under caching per turn', () => {
   it('prices raw history and projection with their cached prefixes, under both price models', async () => {
-    const t = await readTranscript(join(FIXTURES, 'mini-swe-agent__deepseek_bench1__django__django-14752.traj.json'));
+    const t = await readTranscript(SHORT_SESSIONS['mini-swe-agent__deepseek_bench1__django__django-14752.traj.json']!);
     const result = replay(t, { config, store: new MemoryStore(), detail: true });
     const turns = replayRecords(result).map((r) => r.summary);
     const c = result.calls[5]!;
@@ -177,7 +177,7 @@ describe('cost under caching per turn', () => {
 describe("a turn's own results", () => {
   it('lists every result of a replayed turn, reduced or whole, and search finds a result only in the turn that brought it', async () => {
     const store = new MemoryStore();
-    const t = await readTranscript(join(FIXTURES, 'mini-swe-agent__deepseek_bench1__django__django-14752.traj.json'));
+    const t = await readTranscript(SHORT_SESSIONS['mini-swe-agent__deepseek_bench1__django__django-14752.traj.json']!);
     const s = new ReplaySource({ store: () => store, config: () => config }).add(
       '/x/t.traj.json',
       t,

@@ -19,9 +19,9 @@ import { contentSecurityPolicy, inspectorHtml } from '../../src/extension/inspec
 import { Host } from '../../webview/host';
 import { SyntheticSession, SyntheticSource } from '../../bench/inspector-fixture';
 import { expectSome, failing } from '../support/expect';
+import { SHORT_SESSIONS } from '../support/corpus';
 
 const HANDLE = 'sw_0123456789abcdef01234567';
-const FIXTURES = join(__dirname, '../fixtures/transcripts');
 const config = parseConfig({ defaultCap: 1200, previewChars: 400 }).config;
 const temps: string[] = [];
 const temp = () => {
@@ -153,7 +153,7 @@ describe('InspectorService', () => {
 describe('session sources', () => {
   it('replays a transcript: details, both texts, search, and a dry run under other caps', async () => {
     const store = new MemoryStore();
-    const t = await readTranscript(join(FIXTURES, 'mini-swe-agent__deepseek_bench1__django__django-14752.traj.json'));
+    const t = await readTranscript(SHORT_SESSIONS['mini-swe-agent__deepseek_bench1__django__django-14752.traj.json']!);
     const source = new ReplaySource({ store: () => store, config: () => config });
     const s = source.add('/x/t.traj.json', t, replay(t, { config, store, detail: true }), 1, '2026-01-01T00:00:00Z');
     expect(source.list()[0]!.turns).toBe(31);
@@ -180,7 +180,7 @@ describe('session sources', () => {
     let paths: string[] = [];
     const memory = { get: () => paths, set: (p: string[]) => void (paths = p) };
     const store = new MemoryStore();
-    const file = join(FIXTURES, 'SWE-agent__ctf_crypto_katy.traj');
+    const file = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
     const t = await readTranscript(file);
     new ReplaySource({ store: () => store, config: () => config }, memory).add(file, t, replay(t, { config, store, detail: true }), 1, 'x');
     expect(paths).toEqual([file]);
