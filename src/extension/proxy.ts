@@ -142,6 +142,7 @@ export class ProxyController implements vscode.Disposable {
     const key = proxyRunKey(this.settings, this.sessionsDir) ?? '';
     if (key === this.key) {
       this.proxy?.setWebsockets(this.settings.websockets);
+      this.proxy?.setAnswerReads(this.settings.answerReads);
       this.updateTerminals();
       this.updateStatus();
       return this.queue;
@@ -173,6 +174,8 @@ export class ProxyController implements vscode.Disposable {
         engine: this.host.engine,
         sessionsDir,
         websockets: s.websockets,
+        answerReads: s.answerReads,
+        read: (handle, options) => this.host.read(handle, options),
         // problems start with "proxy:", turns with "turn"; neither ever holds a header
         log: (line) => (line.startsWith('proxy:') ? this.host.log.warn(line) : this.host.log.info(line)),
       });

@@ -56,6 +56,15 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
       'change, so window, budget and clear cannot act). `refuse`: answer 426 so the client falls back to HTTP, where every stage applies.',
   },
   {
+    key: 'proxy.answerReads',
+    schema: z.boolean(),
+    default: false,
+    description:
+      'Let the proxy answer read-backs itself, for agents with neither a shell nor MCP (most SDK-built agents): it adds the ' +
+      '`spillway_read_output` tool to each request and, when the model asks only for that, answers from the store and asks again ' +
+      'within the same request; the agent sees only the final answer, with the usage of every round summed. See docs/answer-reads.md.',
+  },
+  {
     key: 'proxy.configureTerminals',
     schema: z.boolean(),
     default: true,
@@ -93,6 +102,7 @@ export interface ProxySettings {
   anthropicUpstream: string;
   configureTerminals: boolean;
   websockets: 'project' | 'refuse';
+  answerReads: boolean;
 }
 
 /** Reads and checks `spillway.proxy.*`; a bad value is a problem naming the setting, and its default is used. */
@@ -143,6 +153,7 @@ export function readProxySettings(inspect: (key: string) => InspectedValue | und
       openaiUpstream: read<string>('proxy.openaiUpstream', url('the OpenAI upstream')),
       anthropicUpstream: read<string>('proxy.anthropicUpstream', url('the Anthropic upstream')),
       configureTerminals: read<boolean>('proxy.configureTerminals', bool),
+      answerReads: read<boolean>('proxy.answerReads', bool),
       websockets: read<'project' | 'refuse'>('proxy.websockets', (v) =>
         WEBSOCKETS.safeParse(v).success
           ? undefined

@@ -74,6 +74,8 @@ export interface Turn {
   responseId?: string;
   /** results over their cap that went upstream verbatim because no stage could act on them, and why */
   unprojected?: string;
+  /** read-back rounds the proxy answered itself within this call (`--answer-reads`), each one more paid model call */
+  readRounds?: number;
 }
 
 export interface SessionInfo {

@@ -49,6 +49,9 @@ import {
 import { readOpening, sessionFromHeader } from './session';
 import { UsageTap, type TurnUsage } from './usage';
 import { createUpgradeHandler, DEFAULT_WEBSOCKET_MODE, type WebSocketMode } from './websocket';
+import { answerReads as runAnswerReads, sendResult } from './answerReads';
+import type { Reader } from './readLoop';
+import type { ReadOptions } from '../store/read';
 import { formatInt } from '../engine/format-number';
 
 /** The port `spillway proxy` and the extension use unless told otherwise. */
@@ -93,6 +96,14 @@ export interface ProxyOptions {
    * projects each `response.create`; `refuse` answers 426 so clients fall back to HTTP (websocket.ts).
    */
   websockets?: WebSocketMode;
+  /**
+   * Answer the model's read-backs here (answerReads.ts): the read tool is added to each projected
+   * request, and answers holding only calls to it are answered from the store within the same
+   * request (default false: the agent reads back by its own means).
+   */
+  answerReads?: boolean;
+  /** how read-backs are read (default: the engine's store) */
+  read?: Reader;
 }
 
 export interface RunningProxy {
@@ -106,6 +117,9 @@ export interface RunningProxy {
   /** how WebSocket upgrades on /v1/responses are answered (later upgrades; open connections stay) */
   readonly websockets: WebSocketMode;
   setWebsockets(mode: WebSocketMode): void;
+  /** whether later calls get their read-backs answered by the proxy */
+  readonly answerReads: boolean;
+  setAnswerReads(on: boolean): void;
   readonly openaiUpstream: string;
   readonly anthropicUpstream: string;
   /** where turns are recorded, when they are */
@@ -187,6 +201,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   };
   const pending = new Set<Promise<void>>();
   let websockets: WebSocketMode = options.websockets ?? DEFAULT_WEBSOCKET_MODE;
+  let answering = options.answerReads ?? false;
+  const read: Reader =
+    options.read ??
+    ((handle: string, readOptions: ReadOptions) => {
+      const store = engine.store as { read?: Reader };
+      if (typeof store.read !== 'function') throw new Error('this proxy has no store to read from');
+      return store.read.call(engine.store, handle, readOptions);
+    });
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -288,8 +310,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     // unchanged one goes as the original bytes, encoding and all
     const headers = forwardHeaders(req.rawHeaders, projected ? ['content-length', 'content-encoding'] : ['content-length']);
     const out = projected ?? body;
+    let readRounds: number | undefined;
+    let outcome: Outcome | undefined;
+    if (answering && !failOpen && originalBytes) {
+      const answered = await answerReadsFor(ex, headers, projected ?? originalBytes, route.format, `${session}${turn ? `#${turn}` : ''}`);
+      if (answered) ({ outcome, readRounds } = answered);
+    }
     headers['content-length'] = String(out.length);
-    const outcome = await forward(ex, headers, { bytes: out });
+    outcome ??= await forward(ex, headers, { bytes: out });
 
     if (!route.record) return;
     record(
@@ -308,6 +336,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         ...(stats ? { stats } : {}),
         ...result(outcome, started),
         ...(failOpen ? { failOpen } : {}),
+        ...(readRounds ? { readRounds } : {}),
         headers: safeHeaders(req.headers, RECORDED_REQUEST_HEADERS),
       },
       originalBytes,
@@ -342,6 +371,43 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         e instanceof SpillwayError ? `the engine cannot read the body: ${e.message}` : `engine error: ${(e as Error).message}`;
       return { failOpen, session, model, originalBytes: decoded.bytes, reductions: [] };
     }
+  }
+
+  /**
+   * The read-back loop for one call (answerReads.ts). Undefined when it does not apply or failed
+   * before the client got a byte: the caller then forwards the projected request as usual (fail open).
+   */
+  async function answerReadsFor(
+    ex: Exchange,
+    headers: OutgoingHeaders,
+    bytes: Buffer,
+    format: WireFormat,
+    call: string,
+  ): Promise<{ outcome: Outcome; readRounds?: number } | undefined> {
+    let answered;
+    try {
+      answered = await runAnswerReads({
+        format,
+        body: bytes.toString('utf8'),
+        target: ex.target,
+        method: ex.req.method ?? 'POST',
+        headers,
+        agent: agents[ex.target.protocol as 'http:' | 'https:'],
+        signal: ex.abort.signal,
+        read,
+        log,
+      });
+    } catch (e) {
+      if (ex.abort.signal.aborted) return { outcome: { status: 0, error: 'the client closed the connection' } };
+      log(`proxy: answer-reads failed on ${call} (${describeError(e)}); forwarding the projected request without the read tool`);
+      return undefined;
+    }
+    if (!answered) return undefined;
+    sendResult(ex.res, answered);
+    return {
+      outcome: { status: answered.status, ...(answered.usage ? { usage: answered.usage } : {}) },
+      ...(answered.rounds > 1 ? { readRounds: answered.rounds - 1 } : {}),
+    };
   }
 
   function result(o: Outcome, started: number): Pick<Turn, 'status' | 'durationMs' | 'usage' | 'error'> {
@@ -523,6 +589,12 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     get websockets() {
       return websockets;
     },
+    get answerReads() {
+      return answering;
+    },
+    setAnswerReads(on) {
+      answering = on;
+    },
     setWebsockets(mode) {
       websockets = mode;
     },
@@ -573,6 +645,7 @@ function describeTurn(t: Turn): string {
     `turn ${t.session}#${t.turn} ${t.path}${t.transport === 'websocket' ? ' (WebSocket)' : ''} ${t.status || t.error || 'no response'} in ${Math.round(t.durationMs)} ms`,
   ];
   if (t.failOpen) parts.push(`failed open (${t.failOpen})`);
+  if (t.readRounds) parts.push(`${t.readRounds} read-back round(s) answered by the proxy`);
   if (t.unprojected) parts.push('results over their cap went upstream verbatim (see above)');
   else if (t.stats)
     parts.push(

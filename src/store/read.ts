@@ -292,3 +292,27 @@ export function readStored(handle: string, options: ReadOptions, get: (handle: s
   const plan = planRead(options);
   return applyPlan(handle, get(handle), plan);
 }
+
+/** Longest answer a read tool gives a model in one call; the model asks again for other parts. */
+const MAX_TOOL_ANSWER_CHARS = 8_000;
+
+/**
+ * A read's answer to a model (the LM tool, the proxy's and the chat provider's read-back loop): a
+ * one-line header saying which part of how much is shown, then the text, clipped to `max`
+ * characters with a note on how to ask for the rest.
+ */
+export function boundedAnswer(
+  r: Pick<ReadResult, 'handle' | 'text' | 'totalChars' | 'totalLines' | 'shown'>,
+  max = MAX_TOOL_ANSWER_CHARS,
+): string {
+  const whole = `${lineCount(r.totalLines)}, ${formatInt(r.totalChars)} chars`;
+  let body = r.text;
+  let note = '';
+  if (body.length > max) {
+    body = body.slice(0, max);
+    note =
+      `\n[clipped: showing the first ${formatInt(max)} of these ${formatInt(r.text.length)} chars (about ${lineCount(countLines(body))}); ` +
+      `ask for a narrower part with lines "A:B", grep, or offset and limit]`;
+  }
+  return `[spillway ${r.handle}: ${r.shown ? r.shown + ' of ' : ''}${whole}]\n${body}${note}`;
+}
