@@ -10,6 +10,7 @@ import { SpillwayHost, type ProjectOptions, type ReadOptions } from './host';
 import { StoredOutputFileSystem } from './documents';
 import { registerCommands } from './commands';
 import { registerReadTool } from './readTool';
+import { registerExtractTool } from './extractTool';
 import { Inspector } from './inspector/panel';
 import { ProxyController } from './proxy';
 import { registerChat } from './chat';
@@ -50,6 +51,7 @@ export function start(context: vscode.ExtensionContext): Started {
     vscode.workspace.registerFileSystemProvider(SCHEME, new StoredOutputFileSystem(host), { isCaseSensitive: true, isReadonly: true }),
     ...registerCommands(host),
     registerReadTool(host),
+    registerExtractTool(host),
   );
   const inspector = new Inspector(host);
   context.subscriptions.push(inspector);

@@ -7,6 +7,7 @@
  */
 import { CONFIG_KEYS, DEFAULT_CONFIG, configValue } from '../../engine/config';
 import { READ_TOOL_INPUT_SCHEMA } from '../../proxy/readLoop';
+import { EXTRACT_DESCRIPTION, EXTRACT_INPUT_SCHEMA } from '../../extract/extract';
 import { configurationContribution } from './settings';
 import { PROXY_EXTRA_SCHEMA, PROXY_KEYS } from '../proxyConfig';
 import { MODELS_SETTING, VENDOR, modelsSettingSchema } from '../chat/models';
@@ -127,6 +128,16 @@ export function contributes(): Record<string, unknown> {
           '(a regex, with `context` lines around each match) or `offset`/`limit` (characters). Answers are capped at ' +
           '8,000 characters and start with a line saying which part of how much is shown; ask again for other parts.',
         inputSchema: READ_TOOL_INPUT_SCHEMA,
+      },
+      {
+        name: 'spillway_extract',
+        displayName: 'Ask About Spillway Output',
+        toolReferenceName: 'spillwayExtract',
+        canBeReferencedInPrompt: true,
+        icon: '$(search)',
+        userDescription: 'Answers a question about a stored tool output with your language model, reading it in chunks or grepping first.',
+        modelDescription: EXTRACT_DESCRIPTION,
+        inputSchema: EXTRACT_INPUT_SCHEMA,
       },
     ],
   };
