@@ -18,11 +18,20 @@ import { CORPUS } from '../support/corpus';
 const FILE = join(__dirname, '..', 'fixtures', 'transcripts', 'small', 'openhands-output.jsonl');
 type Json = Record<string, any>;
 
+/** The format detected from a file's first bytes under a JSONL name and under a name that says nothing. */
+function detectedUnderAnyName(file: string): string[] {
+  const head = readFileSync(file).subarray(0, 4096);
+  return ['/x/output.jsonl', '/x/results'].map((name) => detectTranscriptFormat(name, head));
+}
+
+/** The roles of a transcript's messages, in order. */
+function roles(t: { items: unknown[] }): unknown[] {
+  return t.items.map((m) => (m as Json).role);
+}
+
 describe('OpenHands output.jsonl', () => {
   test('is detected from its first bytes, under any name', () => {
-    const head = readFileSync(FILE).subarray(0, 4096);
-    expect(detectTranscriptFormat('/x/output.jsonl', head)).toBe('openhands');
-    expect(detectTranscriptFormat('/x/results', head)).toBe('openhands');
+    expect(detectedUnderAnyName(FILE)).toEqual(['openhands', 'openhands']);
   });
 
   test('the first instance by default: system, user, then one assistant message per model response and a tool message per observation', async () => {
@@ -30,18 +39,7 @@ describe('OpenHands output.jsonl', () => {
     expect(t.source).toBe('openhands');
     expect(t.wire).toBe('openai-chat');
     expect(t.base).toEqual({ model: 'claude-3-7-sonnet-20250219' });
-    expect(t.items.map((m) => (m as Json).role)).toEqual([
-      'system',
-      'user',
-      'assistant',
-      'tool',
-      'assistant',
-      'tool',
-      'tool',
-      'assistant',
-      'tool',
-      'assistant',
-    ]);
+    expect(roles(t)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant']);
     const twoCalls = t.items[4] as Json;
     expect(twoCalls.tool_calls.map((c: Json) => [c.id, c.function.name])).toEqual([
       ['toolu_02', 'str_replace_editor'],
@@ -67,7 +65,7 @@ describe('OpenHands output.jsonl', () => {
 
   test('--instance picks another one; an unknown one is an error naming those the file holds', async () => {
     const t = await readTranscript(FILE, { instance: 'django__django-version' });
-    expect(t.items.map((m) => (m as Json).role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+    expect(roles(t)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
     expect((t.items[3] as Json).content).toBe('3.0.dev20190411124017');
     await expect(readTranscript(FILE, { instance: 'nope' })).rejects.toThrow(
       /no OpenHands instance "nope" \(it holds "django__django-11099", "django__django-version"\)/,
@@ -92,12 +90,12 @@ const RESOLVER_FILE = join(__dirname, '..', 'fixtures', 'transcripts', 'small', 
 
 describe('OpenHands agent-sdk history (ActionEvent / ObservationEvent)', () => {
   test('is detected as openhands from its first bytes', () => {
-    expect(detectTranscriptFormat('/x/output.jsonl', readFileSync(SDK_CORPUS).subarray(0, 64 * 1024))).toBe('openhands');
+    expect(detectedUnderAnyName(SDK_CORPUS)).toEqual(['openhands', 'openhands']);
   });
 
   test('system prompt, user message, then one assistant message per model response with all its parallel calls', async () => {
     const t = await readTranscript(SDK_FILE);
-    expect(t.items.map((m) => (m as Json).role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(roles(t)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant']);
     const parallel = t.items[2] as Json;
     expect(parallel.content).toBe("I'll read the code and run the tests at once.");
     expect(parallel.tool_calls.map((c: Json) => [c.id, c.type, c.function.name, JSON.parse(c.function.arguments)])).toEqual([
@@ -142,7 +140,7 @@ describe('OpenHands agent-sdk history (ActionEvent / ObservationEvent)', () => {
 
   test('--instance picks another of the 45 runs by its instance_id', async () => {
     const t = await readTranscript(SDK_CORPUS, { instance: 'safety-clockout' });
-    expect((t.items[0] as Json).role).toBe('user');
+    expect(roles(t)[0]).toBe('user');
     expect((t.items[0] as Json).content).toMatch(/^Our firm has received a client complaint/);
     expect(t.skipped.notes[0]).toBe('instance "safety-clockout" of 45 in the file (pick another with --instance ID)');
   });
@@ -150,26 +148,14 @@ describe('OpenHands agent-sdk history (ActionEvent / ObservationEvent)', () => {
 
 describe('OpenHands resolver output.jsonl (issue, issue_type, instruction, history)', () => {
   test('is detected as openhands, not as a SWE-agent trajectory, from its first bytes', () => {
-    const head = readFileSync(RESOLVER_FILE).subarray(0, 4096);
-    expect(detectTranscriptFormat('/x/output.jsonl', head)).toBe('openhands');
-    expect(detectTranscriptFormat('/x/output', head)).toBe('openhands');
+    expect(detectedUnderAnyName(RESOLVER_FILE)).toEqual(['openhands', 'openhands']);
   });
 
   test('the first run by default, replayed from its legacy history with tool names by call id', async () => {
     const t = await readTranscript(RESOLVER_FILE);
     expect(t.source).toBe('openhands');
     expect(t.base).toEqual({ model: 'claude-3-5-sonnet-20241022' });
-    expect(t.items.map((m) => (m as Json).role)).toEqual([
-      'system',
-      'user',
-      'assistant',
-      'tool',
-      'assistant',
-      'tool',
-      'assistant',
-      'tool',
-      'assistant',
-    ]);
+    expect(roles(t)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
     expect((t.items[7] as Json).content).toBe('release-2');
     expect(t.calls).toHaveLength(4);
     expect(t.skipped.notes).toEqual(['instance "example-org/blog#42" of 2 in the file (pick another with --instance ID)']);
@@ -177,7 +163,7 @@ describe('OpenHands resolver output.jsonl (issue, issue_type, instruction, histo
 
   test('--instance names a run by owner/repo#number; an unknown one is an error naming those the file holds', async () => {
     const t = await readTranscript(RESOLVER_FILE, { instance: 'example-org/blog#43' });
-    expect(t.items.map((m) => (m as Json).role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(roles(t)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     await expect(readTranscript(RESOLVER_FILE, { instance: '#1' })).rejects.toThrow(
       /no OpenHands instance "#1" \(it holds "example-org\/blog#42", "example-org\/blog#43"\)/,
     );
