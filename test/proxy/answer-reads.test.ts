@@ -14,7 +14,7 @@ import { startProxy, type RunningProxy } from '../../src/proxy';
 import { MAX_READ_ROUNDS, READ_TOOL } from '../../src/proxy/readLoop';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
 import { defaultReply, sseOf, startFakeUpstream, type FakeUpstream, type Received, type Reply } from './fake-upstream';
-import { ANTHROPIC_KEY, OPENAI_KEY, SECRETS, anthropicRequest, bigLog, chatRequest, responsesRequest } from './support';
+import { ANTHROPIC_KEY, OPENAI_KEY, SECRETS, anthropicRequest, bigLog, chatRequest, proxyInFrontOf, responsesRequest } from './support';
 import { filesUnder } from '../support/files';
 
 const root = fs.mkdtempSync(join(tmpdir(), 'spillway-answer-reads-'));
@@ -216,15 +216,7 @@ function readResultSent(r: Received): { text: string; isError: boolean } {
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  proxy = await startProxy({
-    port: 0,
-    storeDir: join(root, 'store'),
-    sessionsDir: join(root, 'sessions'),
-    openaiUpstream: `${upstream.url}/v1`,
-    anthropicUpstream: upstream.url,
-    answerReads: true,
-    log: (l) => logLines.push(l),
-  });
+  proxy = await startProxy(proxyInFrontOf(upstream.url, root, logLines, { answerReads: true }));
   openai = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${proxy.url}/v1`, maxRetries: 0, timeout: 20_000 });
   anthropic = new Anthropic({ apiKey: ANTHROPIC_KEY, baseURL: proxy.url, maxRetries: 0, timeout: 20_000 });
 });
