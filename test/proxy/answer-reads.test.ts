@@ -410,6 +410,16 @@ describe('the proxy answering read-backs, Anthropic Messages', () => {
   });
 });
 
+describe('counting tokens with answer-reads', () => {
+  it('counts the request with the read tool in it, as the model call will be sent', async () => {
+    const n = upstream.received.length;
+    const count = await anthropic.messages.countTokens(anthropicRequest(LOG) as unknown as Anthropic.MessageCountTokensParams);
+    expect(count.input_tokens).toBe(1234);
+    const sent = bodyOf(since(n)[0]!) as { tools: { name: string }[] };
+    expect(sent.tools.map((t) => t.name)).toEqual(['Bash', READ_TOOL]);
+  });
+});
+
 describe('later requests after answered read-backs', () => {
   it('keep the cached prefix: the same tools, every earlier item byte for byte, and none of the read rounds', async () => {
     const n = upstream.received.length;
