@@ -3,6 +3,7 @@
  * (src/proxy/readLoop.ts), with a scripted model and an in-memory store.
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { readRequest, resultText } from '../../src/engine';
 import { MemoryStore } from '../../src/store';
 import {
@@ -71,6 +72,12 @@ describe('answerRead', () => {
     expect(answerRead(readCall({ lines: '1:2' }), read).content).toMatch(/handle is missing/);
     expect(answerRead(readCall({ _unparsedArguments: '{"handle":' }), read).content).toMatch(/not valid JSON/);
   });
+
+  it('refuses a handle that tries to leave the store, as a tool error', () => {
+    const a = answerRead(readCall({ handle: '../../etc/passwd' }), read);
+    expect(a.isError).toBe(true);
+    expect(a.content).toMatch(/^spillway_read_output could not read "..\/..\/etc\/passwd": /);
+  });
 });
 
 describe('appendReadRound', () => {
@@ -86,6 +93,21 @@ describe('appendReadRound', () => {
       expect([last.callId, last.tool, resultText(req, last)]).toEqual(['r1', READ_TOOL, 'the part']);
     },
   );
+
+  it('leaves every item before the round as it was, byte for byte, whatever the body holds (the cached prefix)', () => {
+    const item = fc.jsonValue();
+    fc.assert(
+      fc.property(fc.constantFrom('openai-chat', 'openai-responses', 'anthropic-messages' as const), fc.array(item), (format, items) => {
+        const key = format === 'openai-responses' ? 'input' : 'messages';
+        const next = appendReadRound(format, { [key]: items, tools: [] }, { text: 't', calls: [readCall({ handle: HANDLE })] }, [
+          { callId: 'r1', content: 'x', isError: false },
+        ]);
+        const after = next[key] as unknown[];
+        expect(JSON.stringify(after.slice(0, items.length))).toBe(JSON.stringify(items));
+        expect(after.length).toBeGreaterThan(items.length);
+      }),
+    );
+  });
 
   it('sends the model output items back verbatim when it has them', () => {
     const thinking = { type: 'thinking', thinking: 'hm', signature: 'sig' };
