@@ -21,6 +21,7 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as zlib from 'node:zlib';
 import type { WireFormat } from '../engine/types';
 import { READ_TOOL, runReadLoop, withReadTool, type Reader, type RoundOutput, type ToolCall } from './readLoop';
 import { responseHeaders, type OutgoingHeaders } from './routes';
@@ -159,14 +160,19 @@ function post(x: AnswerReadsExchange, text: string): Promise<Buffered> {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 502,
-          ...(res.statusMessage ? { statusMessage: res.statusMessage } : {}),
-          rawHeaders: res.rawHeaders,
-          body: Buffer.concat(chunks),
-        }),
-      );
+      res.on('end', () => {
+        try {
+          resolve({
+            status: res.statusCode ?? 502,
+            ...(res.statusMessage ? { statusMessage: res.statusMessage } : {}),
+            rawHeaders: res.rawHeaders,
+            // an upstream that compresses although asked not to: the client gets the answer decoded (sendResult drops the header)
+            body: decode(Buffer.concat(chunks), headerOf(res.rawHeaders, 'content-encoding')),
+          });
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      });
     });
     req.on('error', reject);
     req.end(bytes);
@@ -392,6 +398,15 @@ function stripReadCalls(format: WireFormat, bytes: Buffer, sse: boolean): Buffer
     if (dropped.has(v.index)) return null;
     return { ...v, index: renumber(v.index) };
   });
+}
+
+function decode(body: Buffer, encoding: string | undefined): Buffer {
+  const e = encoding?.trim().toLowerCase();
+  if (!e || e === 'identity') return body;
+  if (e === 'gzip' || e === 'x-gzip') return zlib.gunzipSync(body);
+  if (e === 'br') return zlib.brotliDecompressSync(body);
+  if (e === 'deflate') return zlib.inflateSync(body);
+  throw new Error(`the upstream answered in an encoding the proxy cannot read (${e})`);
 }
 
 function headerOf(raw: readonly string[], name: string): string | undefined {

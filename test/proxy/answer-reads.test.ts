@@ -9,6 +9,7 @@ import OpenAI from 'openai';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from '../../src/proxy';
 import { MAX_READ_ROUNDS, READ_TOOL } from '../../src/proxy/readLoop';
@@ -333,6 +334,19 @@ describe('the proxy answering read-backs, OpenAI Chat Completions', () => {
     const retried = bodyOf(since(n)[1]!);
     expect((retried.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['bash']);
     expect(logLines.slice(before).join('\n')).toMatch(/answer-reads failed .*forwarding the projected request without the read tool/);
+  });
+
+  it('reads an answer the upstream compressed although asked not to, and hands it on decoded', async () => {
+    const n = upstream.received.length;
+    const gzipped = (reply: Reply): Reply =>
+      reply.kind === 'json' ? { kind: 'raw', body: gzipSync(JSON.stringify(reply.body)), headers: { 'content-encoding': 'gzip' } } : reply;
+    script(
+      (r) => gzipped(askToRead(r)),
+      (r) => gzipped(defaultReply(r)),
+    );
+    const res = await openai.chat.completions.create(chatRequest(LOG) as unknown as ChatParams);
+    expect(res.choices[0]!.message.content).toBe('All tests pass.');
+    expect(since(n).map((r) => r.headers['accept-encoding'])).toEqual(['identity', 'identity']);
   });
 
   it("hands the client the upstream's error from a later round unchanged", async () => {
