@@ -33,7 +33,6 @@ export interface ExtractModel {
 }
 
 const EXTRACT_MODES = ['auto', 'full-chunked', 'read-grep'] as const;
-type ExtractMode = (typeof EXTRACT_MODES)[number];
 
 /**
  * Chunks asked at most for one question: each is a model call the user pays for, and a question
