@@ -38,6 +38,8 @@ export const EXTRACT_TOOL = {
 export interface McpToolResult {
   content: { type: 'text'; text: string }[];
   isError?: boolean;
+  /** MCP results are open objects (`_meta` and the like) */
+  [key: string]: unknown;
 }
 
 /** The client's model, through sampling; throws the reason when the client offers none. */
