@@ -102,11 +102,14 @@ function toolName(t: unknown): string | undefined {
 
 /**
  * The body with the read tool appended last to its tools, or undefined when the body already offers
- * a tool of that name (the caller answers it: nothing for the loop to do) or its `tools` is not a
- * list. Appending, always last and always the same bytes, keeps the tool list (the head of every
- * provider's cache prefix) identical from one request of the agent to the next.
+ * a tool of that name (the caller answers it: nothing for the loop to do), its `tools` is not a
+ * list, or it declares legacy Chat `functions`. Appending, always last and always the same bytes,
+ * keeps the tool list (the head of every provider's cache prefix) identical from one request of the
+ * agent to the next.
  */
 export function withReadTool(format: WireFormat, body: Body): Body | undefined {
+  // a Chat body with the legacy `functions` may not have `tools` too
+  if (format === 'openai-chat' && body.functions !== undefined) return undefined;
   const tools = body.tools === undefined ? [] : body.tools;
   if (!Array.isArray(tools) || tools.some((t) => toolName(t) === READ_TOOL)) return undefined;
   return { ...body, tools: [...tools, toolFor(format)] };

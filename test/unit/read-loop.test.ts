@@ -41,6 +41,10 @@ describe('withReadTool', () => {
     expect(withReadTool('anthropic-messages', { tools: [{ name: READ_TOOL }] })).toBeUndefined();
   });
 
+  it('adds nothing to a Chat body that declares legacy functions, which may not be mixed with tools', () => {
+    expect(withReadTool('openai-chat', { functions: [{ name: 'f' }] })).toBeUndefined();
+  });
+
   it('adds the same bytes every time, so the tool list stays cache-stable across requests', () => {
     const body = { tools: [{ name: 'Bash' }] };
     expect(JSON.stringify(withReadTool('anthropic-messages', body))).toBe(JSON.stringify(withReadTool('anthropic-messages', body)));
