@@ -3,7 +3,8 @@
  * nor MCP (most agents built on the providers' SDKs), which otherwise have no way back to what a
  * marker hides.
  *
- * It adds the read tool to the request (readLoop.ts), sends it, and reads the whole answer before the
+ * server.ts adds the read tool to the request before the engine projects it (readLoop.ts), so the
+ * markers can name it; this module sends the projection and reads the whole answer before the
  * client sees any of it: an answer whose tool calls are all read-backs is answered from the store
  * and the model is asked again (bounded rounds), within the one client request; the answer that ends
  * the loop goes to the client with the usage of every round summed into its usage fields, so what
@@ -17,13 +18,13 @@
  * the next request. The last round allowed is handed on as it is.
  *
  * The caller (server.ts) fails open: anything this module throws before the client got a byte
- * sends the projected request upstream as plain forwarding would.
+ * sends the agent's original request upstream, as plain forwarding would.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as zlib from 'node:zlib';
 import type { WireFormat } from '../engine/types';
-import { READ_TOOL, runReadLoop, withReadTool, type Reader, type RoundOutput, type ToolCall } from './readLoop';
+import { READ_TOOL, runReadLoop, type Reader, type RoundOutput, type ToolCall } from './readLoop';
 import { responseHeaders, type OutgoingHeaders } from './routes';
 import { SseParser, StreamDecoder, type StreamApi } from './streams';
 import { mergeUsage, type TurnUsage } from './usage';
@@ -48,7 +49,7 @@ interface Round extends RoundOutput {
 
 export interface AnswerReadsExchange {
   format: WireFormat;
-  /** the request as it goes upstream (projected) */
+  /** the request as it goes upstream: projected, the read tool already in it (server.ts adds it before projecting) */
   body: string;
   target: URL;
   method: string;
@@ -81,15 +82,10 @@ const STREAM_API: Record<WireFormat, StreamApi> = {
   'anthropic-messages': 'anthropic',
 };
 
-/**
- * Runs the loop for one client request. Returns undefined when there is nothing to do (the body is
- * not a JSON object, or already offers a tool of the read tool's name): the caller forwards as usual.
- */
-export async function answerReads(x: AnswerReadsExchange): Promise<AnswerReadsResult | undefined> {
-  const parsed: unknown = JSON.parse(x.body);
-  if (!isObj(parsed)) return undefined;
-  const body = withReadTool(x.format, parsed);
-  if (!body) return undefined;
+/** Runs the loop for one client request, whose body (projected, the read tool in it) is `x.body`. */
+export async function answerReads(x: AnswerReadsExchange): Promise<AnswerReadsResult> {
+  const body: unknown = JSON.parse(x.body);
+  if (!isObj(body)) throw new Error('the projected request is not a JSON object');
   let reads = 0;
   const rounds = await runReadLoop<Round>({
     format: x.format,

@@ -50,7 +50,7 @@ import { readOpening, sessionFromHeader } from './session';
 import { UsageTap, type TurnUsage } from './usage';
 import { createUpgradeHandler, DEFAULT_WEBSOCKET_MODE, type WebSocketMode } from './websocket';
 import { answerReads as runAnswerReads, sendResult } from './answerReads';
-import type { Reader } from './readLoop';
+import { withReadTool, type Reader } from './readLoop';
 import type { ReadOptions } from '../store/read';
 import { formatInt } from '../engine/format-number';
 
@@ -159,6 +159,8 @@ interface Prepared {
   projected?: Buffer;
   stats?: ProjectionStats;
   reductions: Reduction[];
+  /** the read tool was added before projecting (answer-reads): the proxy answers the model's read-backs */
+  readTool?: boolean;
 }
 
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
@@ -298,7 +300,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
     const body = collected.body;
     const prepared = await prepare(body, req, route.format, namedSession);
-    const { failOpen, originalBytes, model, projected, stats, reductions } = prepared;
+    const { failOpen, originalBytes, model, projected, stats, reductions, readTool } = prepared;
     const session = prepared.session ?? UNREADABLE_SESSION;
     const turn = route.record ? nextTurn(session) : 0;
     if (failOpen)
@@ -312,9 +314,15 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     const out = projected ?? body;
     let readRounds: number | undefined;
     let outcome: Outcome | undefined;
-    if (answering && !failOpen && originalBytes) {
-      const answered = await answerReadsFor(ex, headers, projected ?? originalBytes, route.format, `${session}${turn ? `#${turn}` : ''}`);
+    if (readTool && projected) {
+      const answered = await answerReadsFor(ex, headers, projected, route.format, `${session}${turn ? `#${turn}` : ''}`);
       if (answered) ({ outcome, readRounds } = answered);
+      else {
+        // fail open: the agent's own request, as it sent it
+        const original = forwardHeaders(req.rawHeaders, ['content-length']);
+        original['content-length'] = String(body.length);
+        outcome = await forward(ex, original, { bytes: body });
+      }
     }
     headers['content-length'] = String(out.length);
     outcome ??= await forward(ex, headers, { bytes: out });
@@ -357,14 +365,17 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       const opening = readOpening(decoded.text, format);
       session ??= opening.session;
       model = opening.model;
-      const projection = engine.project(decoded.text, format, { session });
+      // answer-reads: the tool goes in before the engine runs, so the projection (and the markers) know the way back
+      const withTool = answering ? addReadTool(decoded.text, format) : undefined;
+      const projection = engine.project(withTool ?? decoded.text, format, { session });
       return {
+        ...(withTool !== undefined ? { readTool: true } : {}),
         session,
         model,
         originalBytes: decoded.bytes,
         stats: projection.stats,
         reductions: projection.reductions,
-        ...(projection.stats.unchanged ? {} : { projected: Buffer.from(projection.request, 'utf8') }),
+        ...(projection.stats.unchanged && withTool === undefined ? {} : { projected: Buffer.from(projection.request, 'utf8') }),
       };
     } catch (e) {
       const failOpen =
@@ -374,8 +385,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   }
 
   /**
-   * The read-back loop for one call (answerReads.ts). Undefined when it does not apply or failed
-   * before the client got a byte: the caller then forwards the projected request as usual (fail open).
+   * The read-back loop for one call (answerReads.ts). Undefined when it failed before the client got
+   * a byte: the caller then forwards the agent's original request (fail open).
    */
   async function answerReadsFor(
     ex: Exchange,
@@ -384,7 +395,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     format: WireFormat,
     call: string,
   ): Promise<{ outcome: Outcome; readRounds?: number } | undefined> {
-    let answered;
+    let answered: Awaited<ReturnType<typeof runAnswerReads>>;
     try {
       answered = await runAnswerReads({
         format,
@@ -399,10 +410,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       });
     } catch (e) {
       if (ex.abort.signal.aborted) return { outcome: { status: 0, error: 'the client closed the connection' } };
-      log(`proxy: answer-reads failed on ${call} (${describeError(e)}); forwarding the projected request without the read tool`);
+      log(`proxy: answer-reads failed on ${call} (${describeError(e)}); forwarding the original request`);
       return undefined;
     }
-    if (!answered) return undefined;
     sendResult(ex.res, answered);
     return {
       outcome: { status: answered.status, ...(answered.usage ? { usage: answered.usage } : {}) },
@@ -622,6 +632,19 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     },
   };
   return running;
+}
+
+/** The body as JSON text with the read tool added (readLoop.ts), or undefined when it is not a JSON object or already offers the tool. */
+function addReadTool(text: string, format: WireFormat): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined; // the engine says what it cannot read
+  }
+  const withTool =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? withReadTool(format, body as Record<string, unknown>) : undefined;
+  return withTool ? JSON.stringify(withTool) : undefined;
 }
 
 function describeError(e: unknown): string {
