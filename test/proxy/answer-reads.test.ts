@@ -377,6 +377,23 @@ describe('the proxy answering read-backs, OpenAI Responses', () => {
     const input = bodyOf(since(n)[1]!).input as Record<string, unknown>[];
     expect(input.at(-2)).toMatchObject({ type: 'function_call', id: 'fc_0', call_id: 'call_read', name: READ_TOOL });
   });
+  it('answers a read-back in a JSON response, sending the function_call item back verbatim, usage summed', async () => {
+    const n = upstream.received.length;
+    script(askToRead, defaultReply);
+    const res = await openai.responses.create(responsesRequest(LOG) as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    expect(res.output_text).toBe('Fixed it.');
+    expect(res.usage).toMatchObject({ input_tokens: 4300, output_tokens: 39 });
+    const input = bodyOf(since(n)[1]!).input as Record<string, unknown>[];
+    expect(input.at(-2)).toEqual({
+      id: 'fc_0',
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_read',
+      name: READ_TOOL,
+      arguments: expect.any(String),
+    });
+    expect(readResultSent(since(n)[1]!).text).toContain(EXPECTED_LINES);
+  });
 });
 
 describe('the proxy answering read-backs, Anthropic Messages', () => {
