@@ -51,4 +51,11 @@ export function signedPercent(part: number, whole: number): string {
   return `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(1)}%`;
 }
 
-export const PRICE_LABEL: Record<string, string> = { anthropic: 'Anthropic', openai: 'OpenAI' };
+/** The replay's price models (src/replay/metrics.ts PRICE_MODELS) as the panel names them. */
+export const PRICE_LABEL: Record<string, string> = {
+  anthropic: 'Anthropic',
+  openai: 'OpenAI',
+  'openai-4o': 'OpenAI GPT-4o',
+  deepseek: 'DeepSeek',
+  gemini: 'Gemini',
+};

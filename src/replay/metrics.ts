@@ -4,15 +4,17 @@
  * which identifiers the agent used next that the projection had hidden from it. Pure functions, so
  * the replay, the benchmarks and the inspector compute them the same way.
  *
- * Billing follows the providers' documented rules (README, "Replay" says what is counted and what
- * is left out): Anthropic caches up to cache breakpoints, reads at 0.1x, writes the new part at
- * 1.25x (5-minute cache), and caches nothing under 1,024 tokens; OpenAI caches the longest prefix it
- * has seen automatically, from 1,024 tokens in steps of 128, with no write premium. Thinking and
+ * Billing follows the providers' documented rules (docs/replay-and-cost.md says what is counted and
+ * what is left out, and cites every price): Anthropic caches up to cache breakpoints, reads at 0.1x,
+ * writes the new part at 1.25x (5-minute cache), and caches nothing under 1,024 tokens; OpenAI,
+ * DeepSeek and Gemini cache the longest prefix they have seen automatically (OpenAI from 1,024 tokens
+ * in steps of 128) with no write premium. The rates come from src/replay/prices.ts. Thinking and
  * reasoning of earlier turns is not billed as input; images are billed by their pixels.
  */
 import { stringTokens, type TokenCounter } from '../engine/tokens';
 import type { WireFormat } from '../engine/types';
 import { dataUrlBase64, imageSize, type ImageSize } from './images';
+import { familyReference } from './prices';
 
 /** How a provider bills a call, in units of one uncached input token at its base price. */
 export interface PriceModel {
@@ -38,44 +40,57 @@ export interface PriceModel {
   images: 'anthropic' | 'openai-tiles';
 }
 
+/** Price ratios are kept to six decimals: enough for any published price, and exact for the round ones. */
+const RATIO_DIGITS = 1e6;
+
+/** A family's price model from its reference model's dollars (src/replay/prices.ts): every rate over the input price. */
+function familyPrices(family: string, rules: Pick<PriceModel, 'caching' | 'cacheIncrement' | 'images'>): PriceModel {
+  const ref = familyReference(family);
+  if (!ref) throw new Error(`no reference model for the price family ${family}`);
+  // dollars divide into binary fractions (0.3 / 3 is 0.09999…); the ratios are round by design
+  const ratio = (dollars: number) => Math.round((dollars / ref.inputPerMTok) * RATIO_DIGITS) / RATIO_DIGITS;
+  return {
+    name: family,
+    cachedRead: ratio(ref.cachedInputPerMTok),
+    cacheWrite: ratio(ref.cacheWritePerMTok),
+    uncached: 1,
+    output: ratio(ref.outputPerMTok),
+    minCacheableTokens: ref.minCacheableTokens,
+    ...rules,
+  };
+}
+
 /**
- * Anthropic (Claude Sonnet and Opus 4.x): cache reads 0.1x, 5-minute cache writes 1.25x, output 5x
- * ($3 / $3.75 / $0.30 / $15 per million for Sonnet), minimum cacheable prompt 1,024 tokens.
+ * Anthropic (Claude Sonnet 4.5, the reference): cache reads 0.1x, 5-minute cache writes 1.25x, output
+ * 5x; caches up to breakpoints, from 1,024 tokens (Opus 4.5 and Haiku 4.5: 4,096; see prices.ts).
  */
-export const ANTHROPIC_PRICES: PriceModel = {
-  name: 'anthropic',
-  cachedRead: 0.1,
-  cacheWrite: 1.25,
-  uncached: 1,
-  output: 5,
-  minCacheableTokens: 1024,
-  caching: 'breakpoints',
-  cacheIncrement: 1,
-  images: 'anthropic',
-};
-/** Anthropic with the 1-hour cache: writes at 2x. @public (module API, README "Cost model"; nothing here bills with it) */
+export const ANTHROPIC_PRICES: PriceModel = familyPrices('anthropic', { caching: 'breakpoints', cacheIncrement: 1, images: 'anthropic' });
+/** Anthropic with the 1-hour cache: writes at 2x. @public (module API, docs/replay-and-cost.md; nothing here bills with it) */
 export const ANTHROPIC_1H_PRICES: PriceModel = { ...ANTHROPIC_PRICES, name: 'anthropic-1h', cacheWrite: 2 };
+/** OpenAI caches the longest prefix it has seen, from 1,024 tokens in steps of 128, and bills images in 512 px tiles. */
+const OPENAI_RULES = { caching: 'automatic', cacheIncrement: 128, images: 'openai-tiles' } as const;
 /**
- * OpenAI, the gpt-4o family (the default): cached input 0.5x, no write premium, output 4x ($2.50 /
- * $1.25 / $10 per million), caching from 1,024 tokens in 128-token steps, images in 512 px tiles.
+ * OpenAI, the GPT-5 family (GPT-5, GPT-5.1, their Codex models: what Codex and most agents use now):
+ * cached input 0.1x, no write premium, output 8x ($1.25 / $0.125 / $10 per million).
  */
-export const OPENAI_PRICES: PriceModel = {
-  name: 'openai',
-  cachedRead: 0.5,
-  cacheWrite: 1,
-  uncached: 1,
-  output: 4,
-  minCacheableTokens: 1024,
-  caching: 'automatic',
-  cacheIncrement: 128,
-  images: 'openai-tiles',
-};
-/** OpenAI gpt-4.1 family: cached input 0.25x, output 4x. @public (module API, README "Cost model") */
-export const OPENAI_GPT41_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-gpt-4.1', cachedRead: 0.25 };
-/** OpenAI gpt-5 family: cached input 0.1x, output 8x. @public (module API, README "Cost model") */
-export const OPENAI_GPT5_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-gpt-5', cachedRead: 0.1, output: 8 };
-/** The price models replay reports by default. */
-export const PRICE_MODELS: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES];
+export const OPENAI_PRICES: PriceModel = familyPrices('openai', OPENAI_RULES);
+/** OpenAI, the GPT-4o generation (kept for comparison): cached input 0.5x, output 4x ($2.50 / $1.25 / $10). */
+export const OPENAI_4O_PRICES: PriceModel = familyPrices('openai-4o', OPENAI_RULES);
+/** OpenAI gpt-4.1 family: cached input 0.25x, output 4x. @public (module API, docs/replay-and-cost.md) */
+export const OPENAI_GPT41_PRICES: PriceModel = { ...OPENAI_4O_PRICES, name: 'openai-gpt-4.1', cachedRead: 0.25 };
+/**
+ * DeepSeek (deepseek-chat and deepseek-reasoner, V3.2): cache hits 0.1x, no write premium, output 1.5x;
+ * the disk cache keeps prefixes in 64-token units. Images do not occur (the models take none).
+ */
+export const DEEPSEEK_PRICES: PriceModel = familyPrices('deepseek', { caching: 'automatic', cacheIncrement: 64, images: 'openai-tiles' });
+/**
+ * Google Gemini 3 Pro (preview): implicit caching of a shared prefix from 4,096 tokens, cached input
+ * 0.1x, no write premium (implicit caching stores nothing billable), output 6x. Images are billed as
+ * OpenAI tiles, an approximation (Gemini bills them by media resolution).
+ */
+export const GEMINI_PRICES: PriceModel = familyPrices('gemini', { caching: 'automatic', cacheIncrement: 1, images: 'openai-tiles' });
+/** The price models replay reports: the three the corpus is judged by first, then the other families it can name. */
+export const PRICE_MODELS: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES, OPENAI_4O_PRICES, DEEPSEEK_PRICES, GEMINI_PRICES];
 
 /** What a call's input costs: tokens read from the cache, written to it, and neither. */
 export interface InputBill {

@@ -38,6 +38,7 @@ import {
   type PriceModel,
   type PromptShape,
 } from './metrics';
+import { familyOf } from './prices';
 
 export interface ReplayCall {
   index: number;
@@ -90,6 +91,10 @@ export interface ReplayTotals {
 export interface ReplayResult {
   format: Transcript['source'];
   wire: WireFormat;
+  /** the model the session called, as the transcript names it (absent when it does not) */
+  model?: string;
+  /** the price model (a key of `cost`) that bills that model (src/replay/prices.ts), when known */
+  family?: string;
   calls: ReplayCall[];
   totals: ReplayTotals;
   skipped: Transcript['skipped'];
@@ -527,9 +532,13 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
   }
   if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
 
+  const model = typeof t.base.model === 'string' ? t.base.model : undefined;
+  const family = familyOf(model);
   return {
     format: t.source,
     wire: t.wire,
+    ...(model !== undefined ? { model } : {}),
+    ...(family !== undefined ? { family } : {}),
     calls: meter.calls,
     skipped: t.skipped,
     totals: meter.totals(t.skipped.total, unrecoverable),

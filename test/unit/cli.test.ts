@@ -214,7 +214,7 @@ describe('spillway replay', () => {
     expect(out.totals.skippedRecords).toBeGreaterThan(0);
     expect(out.totals.cost.anthropic.relative).toBeGreaterThan(0);
     // cost with read-backs: the projection's cost plus what its misses cost to read back, per call and in total
-    expect(Object.keys(out.calls[0].cost)).toEqual(['anthropic', 'openai']);
+    expect(Object.keys(out.calls[0].cost)).toEqual(['anthropic', 'openai', 'openai-4o', 'deepseek', 'gemini']);
     expect(Object.keys(out.calls[0].cost.openai)).toEqual(['raw', 'projected', 'readBack']);
     const withReads = out.calls.reduce(
       (a: number, c: { cost: { anthropic: { projected: number; readBack: number } } }) =>
