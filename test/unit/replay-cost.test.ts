@@ -202,6 +202,9 @@ describe('poolReplays', () => {
       referencedIds: referenced,
       missedIds: missed,
       missRate: referenced ? missed / referenced : 0,
+      referencedIdsBefore: referenced * 2,
+      missedIdsBefore: missed * 3,
+      missRateBefore: referenced ? (missed * 3) / (referenced * 2) : 0,
       cost: { anthropic: { raw, projected, relative: projected / raw, output: 10 } },
       costWithReadBacks: { anthropic: { projected: projected + readBack, relative: (projected + readBack) / raw } },
       outputTokens: 2,
@@ -218,6 +221,7 @@ describe('poolReplays', () => {
     expect(p.costWithReadBacks.anthropic).toEqual({ projected: 700, relative: 700 / 1100 });
     expect(p.referencedIds).toBe(100);
     expect(p.missRate).toBe(0.01);
+    expect(p).toMatchObject({ referencedIdsBefore: 200, missedIdsBefore: 3, missRateBefore: 0.015 });
     expect(p.cacheStableShare).toBeCloseTo((10 * 1 + 2 * 0.5) / 12, 12);
     expect(p.maxOriginalTokens).toBe(500);
     expect(p.skippedRecords).toBe(2);
@@ -288,7 +292,10 @@ describe('the long Claude Code session, default config', () => {
       const perCall = r.calls.reduce((a, c) => a + c.cost[k]!.projected + c.cost[k]!.readBack, 0);
       expect(r.totals.costWithReadBacks[k]!.projected).toBeCloseTo(perCall, 6);
     }
-    expect(r.totals.referencedIds).toBeGreaterThan(500);
+    // the previous definition also counted tool-call keys, builtins and short numbers (src/replay/identifiers.ts)
+    expect(r.totals.referencedIdsBefore).toBeGreaterThan(500);
+    expect(r.totals.referencedIds).toBeGreaterThan(300);
+    expect(r.totals.referencedIds).toBeLessThan(r.totals.referencedIdsBefore);
     for (const c of r.calls) for (const m of c.missed) expect(m.id).not.toMatch(/^(?:[a-z]+|[A-Z][a-z]+)$/);
   }, 60_000);
 });

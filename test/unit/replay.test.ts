@@ -3,12 +3,11 @@ import { describe, expect, it } from 'vitest';
 import {
   ANTHROPIC_PRICES,
   callCost,
-  identifiersIn,
-  missedIdentifiers,
   OPENAI_4O_PRICES,
   OPENAI_PRICES,
   sharedPrefix,
 } from '../../src/replay/metrics';
+import { identifiersIn, missedIdentifiers } from '../../src/replay/identifiers';
 import { readTranscript, type Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { HANDLE_PATTERN } from '../../src/engine/handle';
