@@ -57,7 +57,7 @@ export function signedPercent(part: number, whole: number): string {
  * in the session's figures for whoever wants them, but two columns of percentages are what a header
  * line holds.
  */
-export const SHOWN_PRICE_MODELS: readonly string[] = ['anthropic', 'openai'];
+const SHOWN_PRICE_MODELS: readonly string[] = ['anthropic', 'openai'];
 
 /** Only the shown price models of a cost record, in its own order. */
 export function shownCosts<T>(cost: Record<string, T>): [string, T][] {

@@ -1,12 +1,6 @@
 /** Replay and its metrics: known answers on a tiny session, and the real fixtures end to end. */
 import { describe, expect, it } from 'vitest';
-import {
-  ANTHROPIC_PRICES,
-  callCost,
-  OPENAI_4O_PRICES,
-  OPENAI_PRICES,
-  sharedPrefix,
-} from '../../src/replay/metrics';
+import { ANTHROPIC_PRICES, callCost, OPENAI_4O_PRICES, OPENAI_PRICES, sharedPrefix } from '../../src/replay/metrics';
 import { identifiersIn, missedIdentifiers } from '../../src/replay/identifiers';
 import { readTranscript, type Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
