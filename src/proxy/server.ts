@@ -23,8 +23,9 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Duplex, Readable } from 'node:stream';
-import { createEngine, SpillwayError, type Engine, type ProjectionStats, type Reduction, type WireFormat } from '../engine';
+import { createEngine, SpillwayError, whenStored, type Engine, type ProjectionStats, type Reduction, type WireFormat } from '../engine';
 import { FileStore } from '../store';
+import { tightenPrivate } from '../store/private';
 import { collectBody, decodeBody, DEFAULT_MAX_BODY_BYTES } from './body';
 import { agentEnvironmentLines, type Shell } from './env';
 import { refuseForeignRequest } from './guard';
@@ -171,6 +172,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     options.sessionsDir === false
       ? undefined
       : (options.sessionsDir ?? (options.storeDir ? defaultSessionsDir(options.storeDir) : undefined));
+  // owner-only before anything is written: a store or recordings an older version left readable by others are tightened
+  await tightenPrivate([...(options.storeDir ? [options.storeDir] : []), ...(sessionsDir ? [sessionsDir] : [])], log);
   const recorder = sessionsDir ? new Recorder(sessionsDir, { bodies: options.recordBodies ?? true }) : undefined;
   const memoryTurns = new Map<string, number>();
   const nextTurn = (session: string): number => {
@@ -324,11 +327,26 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     if ('failOpen' in decoded) return { failOpen: decoded.failOpen, session: namedSession, reductions: [] };
     let session = namedSession;
     let model: string | undefined;
+    // the engine in force now projects and stores this call, even if settings swap it meanwhile
+    const current = engine;
     try {
       const opening = readOpening(decoded.text, format);
       session ??= opening.session;
       model = opening.model;
-      const projection = engine.project(decoded.text, format, { session });
+      const projection = current.project(decoded.text, format, { session });
+      // durable before sent: nothing goes upstream until the outputs its markers point at are on disk
+      const stored = await whenStored(current.store, projection).then(
+        () => undefined,
+        (e: unknown) => (e as Error).message,
+      );
+      if (stored !== undefined)
+        return {
+          failOpen: `the store could not write this call's outputs: ${stored}`,
+          session,
+          model,
+          originalBytes: decoded.bytes,
+          reductions: [],
+        };
       return {
         session,
         model,
