@@ -12,7 +12,7 @@ import { CONFIG_KEYS, createEngine, createSessionStore, parseConfig } from '../e
 import type { Engine, Projection, SpillwayConfig } from '../engine/index';
 import { isHandle } from '../engine/handle';
 import { SpillwayError, whenStored, type OutputSink, type Reduction, type WireFormat } from '../engine/types';
-import { FileStore } from '../store/store';
+import { openBackgroundStore, type FileStore } from '../store/store';
 import { mkdirPrivate, PRIVATE_FILE_MODE, tightenPrivate } from '../store/private';
 import {
   configInputFromSettings,
@@ -132,12 +132,9 @@ export class SpillwayHost implements vscode.Disposable {
     if (!this.storeInstance || (!this.storeInstance.unflushed && !existsSync(this.storeDir))) {
       if (this.storeInstance) this.log.warn(`the store folder ${this.storeDir} was deleted; starting an empty store`);
       mkdirPrivate(this.storeDir);
-      // writes happen off the hot path: put returns at once, files follow asynchronously (see store.ts)
-      this.storeInstance = new FileStore(this.storeDir, {
-        background: true,
-        onWriteError: (handle, e, attempt) =>
-          this.log.warn(`writing stored output ${handle} failed (try ${attempt}): ${errorText(e)}; it stays readable from memory`),
-      });
+      // writes happen off the hot path: put returns at once, files follow asynchronously, and a
+      // projection is released once its own are on disk (project awaits whenStored)
+      this.storeInstance = openBackgroundStore(this.storeDir, (line) => this.log.warn(line));
     }
     return this.storeInstance;
   }

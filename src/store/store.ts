@@ -598,6 +598,20 @@ export class FileStore implements OutputStore {
   }
 }
 
+/**
+ * The store as the VS Code extension keeps it: written in the background so a write never holds the
+ * extension host's thread, each new file flushed before its rename (`durable`), every failed write
+ * reported through `warn`. Whoever sends a projection made over it awaits `written` first.
+ */
+export function openBackgroundStore(root: string, warn: (line: string) => void): FileStore {
+  return new FileStore(root, {
+    background: true,
+    durable: true,
+    onWriteError: (handle, e, attempt) =>
+      warn(`writing stored output ${handle} failed (try ${attempt}): ${reason(e)}; it stays readable from memory`),
+  });
+}
+
 /** Tells everyone waiting for `p` that it is on disk, or (with `error`) that it could not be written. */
 function settle(p: Pending, error?: Error): void {
   for (const w of p.waiters.splice(0)) {
