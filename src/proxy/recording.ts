@@ -75,6 +75,12 @@ export interface Turn {
   responseId?: string;
   /** results over their cap that went upstream verbatim because no stage could act on them, and why */
   unprojected?: string;
+  /**
+   * Observe mode: the request went upstream byte for byte, and the projection figures of this turn
+   * (`projectedBytes`, `projectedTokens`, `stats`, `reductions`, `projectionRef`) are what Spillway
+   * would have sent.
+   */
+  observed?: true;
 }
 
 export interface SessionInfo {

@@ -57,6 +57,7 @@ import {
 import { readOpening, sessionFromHeader } from './session';
 import { mergeUsage, type TurnUsage } from './usage';
 import { formatInt } from '../engine/format-number';
+import { observingEngine } from './observe';
 
 export type WebSocketMode = 'project' | 'refuse';
 export const WEBSOCKET_MODES: readonly WebSocketMode[] = ['project', 'refuse'];
@@ -106,6 +107,8 @@ const HANDSHAKE_HEADERS = [
 export interface WebSocketContext {
   mode(): WebSocketMode;
   engine(): Engine;
+  /** observe mode: every message goes upstream as it came; the turn records what would have been sent */
+  observe?(): boolean;
   bases: Record<Provider, URL>;
   maxBody: number;
   log(line: string): void;
@@ -366,6 +369,7 @@ interface PendingTurn {
   responseId?: string;
   original?: Buffer;
   projected?: Buffer;
+  observed?: true;
 }
 
 /**
@@ -624,6 +628,7 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
         ...(t.previousResponseId ? { previousResponseId: t.previousResponseId } : {}),
         ...(t.responseId ? { responseId: t.responseId } : {}),
         ...(t.unprojected ? { unprojected: t.unprojected } : {}),
+        ...(t.observed ? { observed: t.observed } : {}),
       };
       recording = recording.then(() => ctx.record(turn, t.original, t.projected));
     };
@@ -648,6 +653,7 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
 
     const onCreate = (data: Buffer, text: string, root: JValue): Buffer | Promise<Buffer> => {
       let arrival: Engine | undefined;
+      let observed = false;
       const started = performance.now();
       const time = new Date().toISOString();
       const prevNode = get(root, 'previous_response_id');
@@ -665,7 +671,8 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
         if (data.length > ctx.maxBody) {
           failOpen = `the message is over ${ctx.maxBody} bytes: forwarded unchanged`;
         } else {
-          arrival = arrivalEngine(ctx.engine(), log);
+          observed = ctx.observe?.() === true;
+          arrival = arrivalEngine(observed ? observingEngine(ctx.engine()) : ctx.engine(), log);
           result = projectCreate(arrival, text, contextOf(session));
         }
       } catch (e) {
@@ -687,7 +694,9 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
           'set spillway.proxy.websockets to refuse (or --websockets refuse) so this client uses HTTP, where every stage applies';
         log(`proxy: WebSocket ${info.path} (session ${session}, turn ${turn}): ${unprojected}`);
       }
-      const out = result?.changed ? Buffer.from(result.text, 'utf8') : data;
+      const wouldSend = result?.changed ? Buffer.from(result.text, 'utf8') : data;
+      // observe mode: the message goes exactly as it came; the turn keeps what would have gone
+      const out = observed ? data : wouldSend;
       const t: PendingTurn = {
         session,
         turn,
@@ -695,18 +704,19 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
         started,
         ...(model !== undefined ? { model } : {}),
         originalBytes: data.length,
-        projectedBytes: out.length,
+        projectedBytes: wouldSend.length,
         reductions: result?.reductions ?? [],
         ...(result ? { stats: result.stats } : {}),
         ...(failOpen ? { failOpen } : {}),
         ...(unprojected ? { unprojected } : {}),
         ...(previousResponseId ? { previousResponseId } : {}),
         ...(data.length <= ctx.maxBody ? { original: data } : {}),
-        ...(result?.changed ? { projected: out } : {}),
+        ...(result?.changed ? { projected: wouldSend } : {}),
+        ...(observed ? { observed: true as const } : {}),
       };
       pending.push(t);
       const store = arrival?.store;
-      if (!result?.changed || !result.handles.length || !store?.written) return out;
+      if (observed || !result?.changed || !result.handles.length || !store?.written) return out;
       return store.written(result.handles).then(
         () => out,
         (e: unknown) => {

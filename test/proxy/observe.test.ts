@@ -1,0 +1,144 @@
+/**
+ * Observe mode (issue 21): the proxy forwards every request byte for byte, over HTTP and over the
+ * Responses WebSocket, and records what Spillway would have sent; switching to project mode while
+ * it runs projects the next call.
+ */
+import * as fs from 'node:fs';
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { HANDLE_IN_TEXT } from '../../src/engine/handle';
+import { readBody, startProxy, type RunningProxy, type Turn } from '../../src/proxy';
+import { FileStore } from '../../src/store/store';
+import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
+import { startFakeResponsesWs, type FakeResponsesWs } from './fake-responses-ws';
+import { OPENAI_KEY, SYSTEM, anthropicRequest, bigLog, rawRequest, until } from './support';
+
+const TIMEOUT = 10_000;
+const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-observe-'));
+const storeDir = join(root, 'store');
+const sessionsDir = join(root, 'sessions');
+const turns: Turn[] = [];
+let upstream: FakeUpstream;
+let fakeWs: FakeResponsesWs;
+let proxy: RunningProxy;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  fakeWs = await startFakeResponsesWs();
+  proxy = await startProxy({
+    port: 0,
+    storeDir,
+    mode: 'observe',
+    openaiUpstream: `${fakeWs.url}/v1`,
+    anthropicUpstream: upstream.url,
+  });
+  proxy.on('turn', (t) => turns.push(t));
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await upstream?.close();
+  await fakeWs?.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+async function send(body: Buffer, headers: Record<string, string> = {}) {
+  const before = upstream.received.length;
+  const turnsBefore = turns.length;
+  const res = await rawRequest(`${proxy.url}/v1/messages`, {
+    headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01', ...headers },
+    body,
+  });
+  expect(res.status).toBe(200);
+  await until(() => turns.length > turnsBefore, TIMEOUT, 'the turn');
+  return { got: upstream.received[before]!, turn: turns[turns.length - 1]! };
+}
+
+describe('observe mode over HTTP', () => {
+  it('forwards a request byte for byte, compressed bodies and headers included', async () => {
+    const body = gzipSync(Buffer.from(JSON.stringify(anthropicRequest(bigLog(1500, 'observe-gzip')))));
+    const { got } = await send(body, { 'content-encoding': 'gzip', 'x-custom': 'kept' });
+    expect(got.bodySha256).toBe(sha(body));
+    expect(got.headers['content-encoding']).toBe('gzip');
+    expect(got.headers['content-length']).toBe(String(body.length));
+    expect(got.headers['x-custom']).toBe('kept');
+  });
+
+  it('records what Spillway would have sent: an observed turn whose projection holds the marker', async () => {
+    const output = bigLog(1500, 'observe-record');
+    const body = Buffer.from(JSON.stringify(anthropicRequest(output)));
+    const { got, turn } = await send(body);
+    expect(got.body!.equals(body)).toBe(true);
+    expect(turn.observed).toBe(true);
+    expect(turn.reductions.map((r) => r.tool)).toEqual(['Bash']);
+    expect(turn.projectedBytes).toBeLessThan(turn.originalBytes / 5);
+    expect(turn.stats!.projectedTokens).toBeLessThan(turn.stats!.originalTokens);
+    expect(readBody(sessionsDir, turn.requestRef!)).toBe(body.toString('utf8'));
+    const wouldSend = readBody(sessionsDir, turn.projectionRef!);
+    expect(wouldSend).toMatch(HANDLE_IN_TEXT);
+    expect(wouldSend).not.toContain(output);
+  });
+
+  it('writes no output to the store: nothing it observed was sent as a handle', async () => {
+    await send(Buffer.from(JSON.stringify(anthropicRequest(bigLog(1500, 'observe-store')))));
+    expect(new FileStore(storeDir).list()).toEqual([]);
+  });
+
+  it('projects the next call once switched to project mode, and observes again once switched back', async () => {
+    const body = Buffer.from(JSON.stringify(anthropicRequest(bigLog(1500, 'observe-switch'))));
+    proxy.setMode('project');
+    try {
+      const projected = await send(body);
+      expect(projected.turn.observed).toBeUndefined();
+      expect(projected.got.body!.length).toBeLessThan(body.length / 5);
+      expect(projected.got.body!.toString('utf8')).toMatch(HANDLE_IN_TEXT);
+    } finally {
+      proxy.setMode('observe');
+    }
+    const observed = await send(body);
+    expect(observed.got.body!.equals(body)).toBe(true);
+    expect(observed.turn.observed).toBe(true);
+  });
+});
+
+describe('observe mode over the Responses WebSocket', () => {
+  it('forwards a response.create byte for byte and records the projection it would have sent', async () => {
+    const ws = new WebSocket(`${proxy.url.replace('http:', 'ws:')}/v1/responses`, {
+      headers: { Authorization: `Bearer ${OPENAI_KEY}`, 'OpenAI-Beta': 'responses_websockets=2026-02-06' },
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no WebSocket within the time limit')), TIMEOUT);
+      ws.once('open', () => (clearTimeout(timer), resolve()));
+      ws.once('error', (e) => (clearTimeout(timer), reject(e)));
+    });
+    const message = JSON.stringify({
+      type: 'response.create',
+      model: 'gpt-5-codex',
+      instructions: SYSTEM,
+      store: false,
+      stream: true,
+      input: [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Build it.' }] },
+        { type: 'function_call', call_id: 'call_obs', name: 'shell', arguments: '{"command":["make"]}' },
+        { type: 'function_call_output', call_id: 'call_obs', output: bigLog(1500, 'observe-ws') },
+      ],
+    });
+    const before = fakeWs.received.length;
+    const turnsBefore = turns.length;
+    ws.send(message);
+    await until(() => turns.length > turnsBefore, TIMEOUT, 'the WebSocket turn');
+    ws.close();
+    expect(fakeWs.received[before]!.data.toString('utf8')).toBe(message);
+    const turn = turns[turns.length - 1]!;
+    expect(turn.transport).toBe('websocket');
+    expect(turn.observed).toBe(true);
+    expect(turn.reductions).toHaveLength(1);
+    expect(readBody(sessionsDir, turn.projectionRef!)).toMatch(HANDLE_IN_TEXT);
+  });
+});
