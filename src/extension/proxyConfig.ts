@@ -14,6 +14,8 @@ export const DEFAULT_PORT = 8417;
 
 const PORT = z.number().int().min(0).max(65535);
 const WEBSOCKETS = z.enum(['project', 'refuse']);
+/** the proxy's modes (src/proxy/observe.ts PROXY_MODES; test/unit/proxy-config.test.ts pins the two together) */
+const MODE = z.enum(['project', 'observe']);
 
 /** `spillway.proxy.*`, in the order the Settings UI shows them. */
 export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
@@ -45,6 +47,15 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
     schema: z.string(),
     default: DEFAULT_ANTHROPIC_UPSTREAM,
     description: 'Where Anthropic-style calls go, as you would give the Anthropic SDK its base URL (without `/v1`).',
+  },
+  {
+    key: 'proxy.mode',
+    schema: MODE,
+    default: 'project',
+    description:
+      '`project`: model calls through the proxy are sent projected. `observe`: every request goes upstream byte for byte, and the ' +
+      'inspector shows each session with what Spillway would have sent and saved: the safe way to try Spillway on your own work. ' +
+      'Switching takes effect at the next call (the proxy is not restarted); see docs/trust.md for what the provider cache sees.',
   },
   {
     key: 'proxy.websockets',
@@ -93,6 +104,7 @@ export interface ProxySettings {
   anthropicUpstream: string;
   configureTerminals: boolean;
   websockets: 'project' | 'refuse';
+  mode: 'project' | 'observe';
 }
 
 /** Reads and checks `spillway.proxy.*`; a bad value is a problem naming the setting, and its default is used. */
@@ -143,15 +155,18 @@ export function readProxySettings(inspect: (key: string) => InspectedValue | und
       openaiUpstream: read<string>('proxy.openaiUpstream', url('the OpenAI upstream')),
       anthropicUpstream: read<string>('proxy.anthropicUpstream', url('the Anthropic upstream')),
       configureTerminals: read<boolean>('proxy.configureTerminals', bool),
-      websockets: read<'project' | 'refuse'>('proxy.websockets', (v) =>
-        WEBSOCKETS.safeParse(v).success
-          ? undefined
-          : `expected ${WEBSOCKETS.options.map((o) => JSON.stringify(o)).join(' or ')}, got ${JSON.stringify(v)}`,
-      ),
+      websockets: read<'project' | 'refuse'>('proxy.websockets', (v) => enumProblem(WEBSOCKETS, v)),
+      mode: read<'project' | 'observe'>('proxy.mode', (v) => enumProblem(MODE, v)),
     },
     problems,
     ignored,
   };
+}
+
+function enumProblem(schema: z.ZodEnum<Record<string, string>>, v: unknown): string | undefined {
+  return schema.safeParse(v).success
+    ? undefined
+    : `expected ${schema.options.map((o) => JSON.stringify(o)).join(' or ')}, got ${JSON.stringify(v)}`;
 }
 
 /**
