@@ -13,6 +13,8 @@ import { WebSocket } from 'ws';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
 import { readBody, startProxy, type RunningProxy, type Turn } from '../../src/proxy';
 import { FileStore } from '../../src/store/store';
+import { ProxySource } from '../../src/extension/inspector/proxySource';
+import { parseConfig } from '../../src/engine/config';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
 import { startFakeResponsesWs, type FakeResponsesWs } from './fake-responses-ws';
 import { OPENAI_KEY, SYSTEM, anthropicRequest, bigLog, rawRequest, until } from './support';
@@ -140,5 +142,21 @@ describe('observe mode over the Responses WebSocket', () => {
     expect(turn.observed).toBe(true);
     expect(turn.reductions).toHaveLength(1);
     expect(readBody(sessionsDir, turn.projectionRef!)).toMatch(HANDLE_IN_TEXT);
+  });
+});
+
+describe('an observed session in the inspector', () => {
+  it('is marked observed, each turn noted as sent unchanged, with the tokens Spillway would have sent', async () => {
+    const config = parseConfig({}).config;
+    const source = new ProxySource({ store: () => new FileStore(storeDir), config: () => config }, () => sessionsDir, 60_000);
+    try {
+      const observed = source.list().filter((s) => s.observed);
+      expect(observed.length).toBeGreaterThan(0);
+      const s = (await source.open(observed[0]!.id))!;
+      for (const t of s.turns()) expect(t.note).toMatch(/^observed: sent upstream unchanged/);
+      expect(observed[0]!.totals!.projectedTokens).toBeLessThan(observed[0]!.totals!.originalTokens);
+    } finally {
+      source.dispose();
+    }
   });
 });

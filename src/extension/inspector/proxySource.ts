@@ -44,7 +44,11 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
     missed: 0,
     time: t.time,
     ...(t.model ? { model: t.model } : {}),
-    ...(t.failOpen || t.error ? { note: t.failOpen ?? t.error } : {}),
+    ...(t.failOpen || t.error
+      ? { note: t.failOpen ?? t.error }
+      : t.observed
+        ? { note: 'observed: sent upstream unchanged; the projection is what Spillway would have sent' }
+        : {}),
     // the provider's own cached tokens price both sides: the raw history would have shared that prefix too
     cost: costOf(original, t.usage?.cachedTokens ?? 0, t.projectedTokens ?? original, t.usage?.cachedTokens ?? 0),
     ...(t.usage?.cachedTokens !== undefined ? { providerCachedTokens: t.usage.cachedTokens } : {}),
@@ -95,6 +99,8 @@ export class ProxySession extends RecordSession {
       modified: last?.time ?? this.info.modified,
       bytes,
       totals: infoTotals(this.records.map((r) => r.summary)),
+      // observe mode: what went upstream was the original; the figures are what would have been sent
+      ...(turns.length && turns.every((t) => t.observed) ? { observed: true } : {}),
       detail: `${this.origin === 'copilot' ? 'Copilot chat' : 'proxy recording'}${models ? ` · ${models}` : ''} · ${this.file}`,
     };
     return turns.length > before ? this.records.slice(before).map((r) => r.summary) : [];
