@@ -23,7 +23,7 @@ const SHARED_BITS = 0o077;
 const TIGHTEN_SLICE = 256;
 
 /** POSIX modes mean something here (everywhere but Windows, which keeps its profile ACLs). */
-export const POSIX_MODES = process.platform !== 'win32';
+const POSIX_MODES = process.platform !== 'win32';
 
 /** Creates `dir` (and missing parents) owner-only. */
 export function mkdirPrivate(dir: string): void {
