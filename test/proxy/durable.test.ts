@@ -11,14 +11,14 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { createEngine } from '../../src/engine/engine';
 import type { OutputSink } from '../../src/engine/types';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
 import { startProxy, type RunningProxy, type Turn } from '../../src/proxy';
 import { defaultReply, startFakeUpstream, type FakeUpstream } from './fake-upstream';
 import { startFakeResponsesWs, type FakeResponsesWs } from './fake-responses-ws';
-import { OPENAI_KEY, SYSTEM, bigLog, rawRequest, until } from './support';
+import { OPENAI_KEY, SYSTEM, bigLog, openResponsesWebSocket, rawRequest, until } from './support';
 
 /** How long the slow disk takes to make outputs durable: long enough that a call sent without waiting arrives first. */
 const WRITE_DELAY_MS = 150;
@@ -147,17 +147,10 @@ describe('durable before sent, over HTTP', () => {
 
 describe('durable before sent, over the Responses WebSocket', () => {
   async function open(): Promise<{ ws: WebSocket; completions: () => number }> {
-    const ws = new WebSocket(`${proxy.url.replace('http:', 'ws:')}/v1/responses`, {
-      headers: { Authorization: `Bearer ${OPENAI_KEY}`, 'OpenAI-Beta': 'responses_websockets=2026-02-06' },
-    });
+    const ws = await openResponsesWebSocket(proxy.url, OPENAI_KEY, TIMEOUT);
     let completed = 0;
     ws.on('message', (d: Buffer) => {
       if (d.includes('"response.completed"')) completed++;
-    });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no WebSocket within the time limit')), TIMEOUT);
-      ws.once('open', () => (clearTimeout(timer), resolve()));
-      ws.once('error', (e) => (clearTimeout(timer), reject(e)));
     });
     // the upstream's side of each connection checks every message on arrival
     for (const s of fakeWs.sockets) {

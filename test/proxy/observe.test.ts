@@ -9,7 +9,6 @@ import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
 import { readBody, startProxy, type RunningProxy, type Turn } from '../../src/proxy';
 import { FileStore } from '../../src/store/store';
@@ -17,7 +16,7 @@ import { ProxySource } from '../../src/extension/inspector/proxySource';
 import { parseConfig } from '../../src/engine/config';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
 import { startFakeResponsesWs, type FakeResponsesWs } from './fake-responses-ws';
-import { OPENAI_KEY, SYSTEM, anthropicRequest, bigLog, rawRequest, until } from './support';
+import { OPENAI_KEY, SYSTEM, anthropicRequest, bigLog, openResponsesWebSocket, rawRequest, until } from './support';
 
 const TIMEOUT = 10_000;
 const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-observe-'));
@@ -111,14 +110,7 @@ describe('observe mode over HTTP', () => {
 
 describe('observe mode over the Responses WebSocket', () => {
   it('forwards a response.create byte for byte and records the projection it would have sent', async () => {
-    const ws = new WebSocket(`${proxy.url.replace('http:', 'ws:')}/v1/responses`, {
-      headers: { Authorization: `Bearer ${OPENAI_KEY}`, 'OpenAI-Beta': 'responses_websockets=2026-02-06' },
-    });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no WebSocket within the time limit')), TIMEOUT);
-      ws.once('open', () => (clearTimeout(timer), resolve()));
-      ws.once('error', (e) => (clearTimeout(timer), reject(e)));
-    });
+    const ws = await openResponsesWebSocket(proxy.url, OPENAI_KEY, TIMEOUT);
     const message = JSON.stringify({
       type: 'response.create',
       model: 'gpt-5-codex',

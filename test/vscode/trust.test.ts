@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { freePort, launch, waitUntil, type Harness } from './harness';
+import { freePort, launch, setSpillwaySetting, waitUntil, type Harness } from './harness';
 import { anthropicRequest, testLog } from './requests';
 import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
@@ -27,18 +27,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-function setSetting(key: string, value: unknown, where: 'workspace' | 'user' = 'workspace') {
-  return vs.run(
-    async ({ vscode }, k, v, w) => {
-      await vscode.workspace
-        .getConfiguration('spillway')
-        .update(k, v === null ? undefined : v, w === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
-    },
-    key,
-    value,
-    where,
-  );
-}
+const setSetting = (key: string, value: unknown, where: 'workspace' | 'user' = 'workspace') => setSpillwaySetting(vs, key, value, where);
 
 describe('durable before sent, in the extension', () => {
   it('resolves api.project only once every output its markers point at is on disk, owner-only', async () => {
