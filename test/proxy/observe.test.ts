@@ -152,3 +152,37 @@ describe('an observed session in the inspector', () => {
     }
   });
 });
+
+describe('an observed conversation in the inspector', () => {
+  it('is measured like a replay, with what reading back its misses would cost, per turn', async () => {
+    const opened = anthropicRequest(bigLog(1500, 'observe-conversation')) as { messages: unknown[] } & Record<string, unknown>;
+    // a conversation of its own: the proxy tells sessions apart by their opening
+    const first = { ...opened, messages: [{ role: 'user', content: 'Measure this conversation.' }, ...opened.messages.slice(1)] };
+    // the agent's next call: its reply to the first, then the next tool result
+    const second = {
+      ...first,
+      messages: [
+        ...first.messages,
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_next', name: 'Bash', input: { command: 'ls' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_next', content: 'package.json\nsrc' }] },
+      ],
+    };
+    const a = await send(Buffer.from(JSON.stringify(first)));
+    const b = await send(Buffer.from(JSON.stringify(second)));
+    expect(b.turn.session).toBe(a.turn.session);
+    const config = parseConfig({}).config;
+    const source = new ProxySource({ store: () => new FileStore(storeDir), config: () => config }, () => sessionsDir, 60_000);
+    try {
+      const s = (await source.open(`proxy:${a.turn.session}`))!;
+      expect(s.info.observed).toBe(true);
+      const turns = s.turns();
+      expect(turns).toHaveLength(2);
+      // replay's figures carry what reading back a miss would cost; the recording's estimates do not
+      for (const t of turns) for (const c of Object.values(t.cost!)) expect(c.readBack).toBeDefined();
+      const total = s.info.totals!.cost!.anthropic!;
+      expect(total.projected).toBeLessThan(total.raw);
+    } finally {
+      source.dispose();
+    }
+  });
+});
