@@ -206,6 +206,7 @@ export class ProxyController implements vscode.Disposable {
     const p = this.proxy;
     if (!p || p.mode === this.settings.mode) return;
     p.setMode(this.settings.mode);
+    this.updateStatus();
     this.host.log.info(
       this.settings.mode === 'observe'
         ? 'proxy: observe mode: requests go upstream byte for byte; the inspector shows what Spillway would have sent'
@@ -266,6 +267,7 @@ export class ProxyController implements vscode.Disposable {
       savedTokens: this.savedTokens,
       openaiUpstream: this.settings.openaiUpstream,
       anthropicUpstream: this.settings.anthropicUpstream,
+      observe: this.proxy?.mode === 'observe',
     });
     this.status.text = s.text;
     this.status.tooltip = s.tooltip;

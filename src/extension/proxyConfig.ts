@@ -221,6 +221,8 @@ export interface ProxyStatusState {
   savedTokens: number;
   openaiUpstream: string;
   anthropicUpstream: string;
+  /** observe mode: requests go upstream unchanged (the status bar says so, so nobody mistakes it for savings made) */
+  observe?: boolean;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
@@ -234,13 +236,13 @@ export function proxyStatus(s: ProxyStatusState): { text: string; tooltip: strin
     };
   }
   const lines = [
-    `Spillway proxy at ${s.url}`,
+    `Spillway proxy at ${s.url}${s.observe ? ' (observe mode: requests go upstream unchanged; the inspector shows what Spillway would have saved)' : ''}`,
     `${plural(s.turns, 'turn')} recorded in this window (${plural(s.sessions, 'session')}), ${formatCount(s.savedTokens)} tokens kept out of model calls`,
     `OpenAI upstream: ${displayUrl(s.openaiUpstream)}`,
     `Anthropic upstream: ${displayUrl(s.anthropicUpstream)}`,
     'Click to copy the agent environment (OPENAI_BASE_URL, ANTHROPIC_BASE_URL).',
   ];
-  return { text: `$(radio-tower) Spillway proxy :${s.port}`, tooltip: lines.join('\n') };
+  return { text: `$(radio-tower) Spillway proxy :${s.port}${s.observe ? ' (observe)' : ''}`, tooltip: lines.join('\n') };
 }
 
 /** The warning for a proxy that could not start: which port, what to do. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contributes, WALKTHROUGH } from '../../src/extension/pure/contributes';
 import type { InspectedValue } from '../../src/extension/pure/settings';
-import { PROXY_KEYS, readProxySettings } from '../../src/extension/proxyConfig';
+import { PROXY_KEYS, proxyStatus, readProxySettings } from '../../src/extension/proxyConfig';
 import { PROXY_MODES } from '../../src/proxy/observe';
 
 const inspectOf =
@@ -42,5 +42,21 @@ describe('spillway.proxy.mode', () => {
     const page = fs.readFileSync(join(__dirname, '../..', first.media.markdown), 'utf8');
     expect(page).toMatch(/byte for byte/);
     expect(page).toMatch(/would have saved/);
+  });
+
+  it('is shown in the status bar, so observed figures are never mistaken for savings made', () => {
+    const state = {
+      url: 'http://127.0.0.1:8417',
+      port: 8417,
+      wantedPort: 8417,
+      turns: 0,
+      sessions: 0,
+      savedTokens: 0,
+      openaiUpstream: 'https://api.openai.com/v1',
+      anthropicUpstream: 'https://api.anthropic.com',
+    };
+    expect(proxyStatus({ ...state, observe: true }).text).toBe('$(radio-tower) Spillway proxy :8417 (observe)');
+    expect(proxyStatus({ ...state, observe: true }).tooltip).toMatch(/observe mode: requests go upstream unchanged/);
+    expect(proxyStatus(state).text).toBe('$(radio-tower) Spillway proxy :8417');
   });
 });
