@@ -15,9 +15,10 @@ import type { WebSocket } from 'ws';
 import { createEngine } from '../../src/engine/engine';
 import type { OutputSink } from '../../src/engine/types';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
-import { startProxy, type RunningProxy, type Turn } from '../../src/proxy';
-import { defaultReply, startFakeUpstream, type FakeUpstream } from './fake-upstream';
-import { startFakeResponsesWs, type FakeResponsesWs } from './fake-responses-ws';
+import type { RunningProxy, Turn } from '../../src/proxy';
+import { defaultReply, type FakeUpstream } from './fake-upstream';
+import type { FakeResponsesWs } from './fake-responses-ws';
+import { proxyBetweenFakes, type ProxyBetweenFakes } from './between-fakes';
 import { OPENAI_KEY, SYSTEM, bigLog, openResponsesWebSocket, rawRequest, until } from './support';
 
 /** How long the slow disk takes to make outputs durable: long enough that a call sent without waiting arrives first. */
@@ -63,34 +64,22 @@ const disk = new SlowDisk(join(root, 'store'));
 /** handles that reached an upstream while their output was not on disk (must stay empty) */
 const early: string[] = [];
 const logLines: string[] = [];
-const turns: Turn[] = [];
+let fakes: ProxyBetweenFakes;
+let turns: Turn[];
 let upstream: FakeUpstream;
 let fakeWs: FakeResponsesWs;
 let proxy: RunningProxy;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream({
-    respond: (r) => {
-      early.push(...disk.missing(r.body?.toString('utf8') ?? ''));
-      return defaultReply(r);
-    },
+  fakes = await proxyBetweenFakes({ engine: createEngine({}, { store: disk }), sessionsDir: false, log: (l) => logLines.push(l) }, (r) => {
+    early.push(...disk.missing(r.body?.toString('utf8') ?? ''));
+    return defaultReply(r);
   });
-  fakeWs = await startFakeResponsesWs();
-  proxy = await startProxy({
-    port: 0,
-    engine: createEngine({}, { store: disk }),
-    sessionsDir: false,
-    openaiUpstream: `${fakeWs.url}/v1`,
-    anthropicUpstream: upstream.url,
-    log: (l) => logLines.push(l),
-  });
-  proxy.on('turn', (t) => turns.push(t));
+  ({ proxy, upstream, fakeWs, turns } = fakes);
 });
 
 afterAll(async () => {
-  await proxy?.close();
-  await upstream?.close();
-  await fakeWs?.close();
+  await fakes?.close();
   fs.rmSync(root, { recursive: true, force: true });
 });
 

@@ -10,40 +10,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
-import { readBody, startProxy, type RunningProxy, type Turn } from '../../src/proxy';
+import { readBody, type RunningProxy, type Turn } from '../../src/proxy';
 import { FileStore } from '../../src/store/store';
 import { ProxySource } from '../../src/extension/inspector/proxySource';
 import { parseConfig } from '../../src/engine/config';
-import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
-import { startFakeResponsesWs, type FakeResponsesWs } from './fake-responses-ws';
+import type { FakeUpstream } from './fake-upstream';
+import type { FakeResponsesWs } from './fake-responses-ws';
+import { proxyBetweenFakes, type ProxyBetweenFakes } from './between-fakes';
 import { OPENAI_KEY, SYSTEM, anthropicRequest, bigLog, openResponsesWebSocket, rawRequest, until } from './support';
 
 const TIMEOUT = 10_000;
 const root = fs.mkdtempSync(join(tmpdir(), 'spillway-proxy-observe-'));
 const storeDir = join(root, 'store');
 const sessionsDir = join(root, 'sessions');
-const turns: Turn[] = [];
+let fakes: ProxyBetweenFakes;
+let turns: Turn[];
 let upstream: FakeUpstream;
 let fakeWs: FakeResponsesWs;
 let proxy: RunningProxy;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  fakeWs = await startFakeResponsesWs();
-  proxy = await startProxy({
-    port: 0,
-    storeDir,
-    mode: 'observe',
-    openaiUpstream: `${fakeWs.url}/v1`,
-    anthropicUpstream: upstream.url,
-  });
-  proxy.on('turn', (t) => turns.push(t));
+  fakes = await proxyBetweenFakes({ storeDir, mode: 'observe' });
+  ({ proxy, upstream, fakeWs, turns } = fakes);
 });
 
 afterAll(async () => {
-  await proxy?.close();
-  await upstream?.close();
-  await fakeWs?.close();
+  await fakes?.close();
   fs.rmSync(root, { recursive: true, force: true });
 });
 
