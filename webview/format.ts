@@ -72,3 +72,24 @@ export const PRICE_LABEL: Record<string, string> = {
   deepseek: 'DeepSeek',
   gemini: 'Gemini',
 };
+
+/**
+ * What an observed session (nothing was changed) would have saved: the first price model's cost
+ * under caching with read-backs, else the tokens.
+ */
+export function wouldHaveSaved(t: {
+  originalTokens: number;
+  projectedTokens: number;
+  cost?: Record<string, { raw: number; projected: number; readBack?: number }>;
+}): string {
+  const first = shownCosts(t.cost ?? {})[0];
+  if (first) {
+    const [name, c] = first;
+    const paid = c.projected + (c.readBack ?? 0);
+    const what = `of the cost under caching (${PRICE_LABEL[name] ?? name} prices${c.readBack !== undefined ? ', read-backs included' : ''})`;
+    return paid <= c.raw
+      ? `would have saved ${percent(c.raw - paid, c.raw)} ${what}`
+      : `would have cost ${percent(paid - c.raw, c.raw)} more ${what}`;
+  }
+  return `would have saved ${percent(t.originalTokens - t.projectedTokens, t.originalTokens)} of the tokens sent`;
+}

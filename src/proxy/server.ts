@@ -23,8 +23,9 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Duplex, Readable } from 'node:stream';
-import { createEngine, SpillwayError, type Engine, type ProjectionStats, type Reduction, type WireFormat } from '../engine';
+import { createEngine, SpillwayError, whenStored, type Engine, type ProjectionStats, type Reduction, type WireFormat } from '../engine';
 import { FileStore } from '../store';
+import { tightenPrivate } from '../store/private';
 import { collectBody, decodeBody, DEFAULT_MAX_BODY_BYTES } from './body';
 import { agentEnvironmentLines, type Shell } from './env';
 import { refuseForeignRequest } from './guard';
@@ -53,6 +54,7 @@ import { answerReads as runAnswerReads, sendResult } from './answerReads';
 import { withReadTool, type Reader } from './readLoop';
 import type { ReadOptions } from '../store/read';
 import { formatInt } from '../engine/format-number';
+import { observingEngine, type ProxyMode } from './observe';
 
 /** The port `spillway proxy` and the extension use unless told otherwise. */
 export const DEFAULT_PROXY_PORT = 8417;
@@ -97,9 +99,15 @@ export interface ProxyOptions {
    */
   websockets?: WebSocketMode;
   /**
-   * Answer the model's read-backs here (answerReads.ts): the read tool is added to each projected
-   * request, and answers holding only calls to it are answered from the store within the same
-   * request (default false: the agent reads back by its own means).
+   * `project` (default) sends each model call projected; `observe` forwards every request byte for
+   * byte and records what Spillway would have sent (the turn's `observed`), so a session can be
+   * measured before anything is changed. It can be switched while the proxy runs (`setMode`).
+   */
+  mode?: ProxyMode;
+  /**
+   * Answer the model's read-backs here (answerReads.ts): the read tool is added to each request
+   * before it is projected, and answers holding only calls to it are answered from the store within
+   * the same request (default false: the agent reads back by its own means; never in observe mode).
    */
   answerReads?: boolean;
   /** how read-backs are read (default: the engine's store) */
@@ -117,6 +125,9 @@ export interface RunningProxy {
   /** how WebSocket upgrades on /v1/responses are answered (later upgrades; open connections stay) */
   readonly websockets: WebSocketMode;
   setWebsockets(mode: WebSocketMode): void;
+  /** project or observe (later calls; a call in flight finishes as it started) */
+  readonly mode: ProxyMode;
+  setMode(mode: ProxyMode): void;
   /** whether later calls get their read-backs answered by the proxy */
   readonly answerReads: boolean;
   setAnswerReads(on: boolean): void;
@@ -155,8 +166,9 @@ interface Prepared {
   failOpen?: string;
   /** the request's UTF-8 bytes, for the recording (absent when it could not be decoded) */
   originalBytes?: Buffer;
-  /** the projection's bytes, when it differs from the request */
+  /** the projection's bytes, when it differs from the request (in observe mode: what would have been sent) */
   projected?: Buffer;
+  observed?: true;
   stats?: ProjectionStats;
   reductions: Reduction[];
   /** the read tool was added before projecting (answer-reads): the proxy answers the model's read-backs */
@@ -187,6 +199,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     options.sessionsDir === false
       ? undefined
       : (options.sessionsDir ?? (options.storeDir ? defaultSessionsDir(options.storeDir) : undefined));
+  // owner-only before anything is written: a store or recordings an older version left readable by others are tightened
+  await tightenPrivate([...(options.storeDir ? [options.storeDir] : []), ...(sessionsDir ? [sessionsDir] : [])], log);
   const recorder = sessionsDir ? new Recorder(sessionsDir, { bodies: options.recordBodies ?? true }) : undefined;
   const memoryTurns = new Map<string, number>();
   const nextTurn = (session: string): number => {
@@ -203,6 +217,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   };
   const pending = new Set<Promise<void>>();
   let websockets: WebSocketMode = options.websockets ?? DEFAULT_WEBSOCKET_MODE;
+  let mode: ProxyMode = options.mode ?? 'project';
   let answering = options.answerReads ?? false;
   const read: Reader =
     options.read ??
@@ -225,6 +240,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const upgrades = createUpgradeHandler({
     mode: () => websockets,
     engine: () => engine,
+    observe: () => mode === 'observe',
     bases,
     maxBody,
     log,
@@ -300,7 +316,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
     const body = collected.body;
     const prepared = await prepare(body, req, route.format, namedSession);
-    const { failOpen, originalBytes, model, projected, stats, reductions, readTool } = prepared;
+    const { failOpen, originalBytes, model, projected, stats, reductions, observed, readTool } = prepared;
     const session = prepared.session ?? UNREADABLE_SESSION;
     const turn = route.record ? nextTurn(session) : 0;
     if (failOpen)
@@ -310,12 +326,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
     // a changed body goes as plain UTF-8 (a decoded gzip/br body is not compressed again); an
     // unchanged one goes as the original bytes, encoding and all
-    const headers = forwardHeaders(req.rawHeaders, projected ? ['content-length', 'content-encoding'] : ['content-length']);
-    const out = projected ?? body;
+    // observe mode: the request goes exactly as it came, whatever Spillway would have sent
+    const sent = observed ? undefined : projected;
+    const headers = forwardHeaders(req.rawHeaders, sent ? ['content-length', 'content-encoding'] : ['content-length']);
+    const out = sent ?? body;
     let readRounds: number | undefined;
     let outcome: Outcome | undefined;
-    if (readTool && projected) {
-      const answered = await answerReadsFor(ex, headers, projected, route.format, `${session}${turn ? `#${turn}` : ''}`);
+    if (readTool && sent) {
+      const answered = await answerReadsFor(ex, headers, sent, route.format, `${session}${turn ? `#${turn}` : ''}`);
       if (answered) ({ outcome, readRounds } = answered);
       else {
         // fail open: the agent's own request, as it sent it
@@ -338,7 +356,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         format: route.format,
         ...(model !== undefined ? { model } : {}),
         originalBytes: body.length,
-        projectedBytes: out.length,
+        projectedBytes: observed ? (projected ?? body).length : out.length,
         ...(stats ? { originalTokens: stats.originalTokens, projectedTokens: stats.projectedTokens } : {}),
         reductions,
         ...(stats ? { stats } : {}),
@@ -346,6 +364,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         ...(failOpen ? { failOpen } : {}),
         ...(readRounds ? { readRounds } : {}),
         headers: safeHeaders(req.headers, RECORDED_REQUEST_HEADERS),
+        ...(observed ? { observed } : {}),
       },
       originalBytes,
       projected,
@@ -361,13 +380,29 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     if ('failOpen' in decoded) return { failOpen: decoded.failOpen, session: namedSession, reductions: [] };
     let session = namedSession;
     let model: string | undefined;
+    // the engine in force now projects and stores this call, even if settings swap it meanwhile
+    const observing = mode === 'observe';
+    const current = observing ? observingEngine(engine) : engine;
     try {
       const opening = readOpening(decoded.text, format);
       session ??= opening.session;
       model = opening.model;
       // answer-reads: the tool goes in before the engine runs, so the projection (and the markers) know the way back
-      const withTool = answering ? addReadTool(decoded.text, format) : undefined;
-      const projection = engine.project(withTool ?? decoded.text, format, { session });
+      const withTool = answering && !observing ? addReadTool(decoded.text, format) : undefined;
+      const projection = current.project(withTool ?? decoded.text, format, { session });
+      // durable before sent: nothing goes upstream until the outputs its markers point at are on disk
+      const stored = await whenStored(current.store, projection).then(
+        () => undefined,
+        (e: unknown) => (e as Error).message,
+      );
+      if (stored !== undefined)
+        return {
+          failOpen: `the store could not write this call's outputs: ${stored}`,
+          session,
+          model,
+          originalBytes: decoded.bytes,
+          reductions: [],
+        };
       return {
         ...(withTool !== undefined ? { readTool: true } : {}),
         session,
@@ -376,6 +411,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         stats: projection.stats,
         reductions: projection.reductions,
         ...(projection.stats.unchanged && withTool === undefined ? {} : { projected: Buffer.from(projection.request, 'utf8') }),
+        ...(observing ? { observed: true as const } : {}),
       };
     } catch (e) {
       const failOpen =
@@ -599,14 +635,20 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     get websockets() {
       return websockets;
     },
+    setWebsockets(next) {
+      websockets = next;
+    },
+    get mode() {
+      return mode;
+    },
+    setMode(next) {
+      mode = next;
+    },
     get answerReads() {
       return answering;
     },
     setAnswerReads(on) {
       answering = on;
-    },
-    setWebsockets(mode) {
-      websockets = mode;
     },
     ...(sessionsDir ? { sessionsDir } : {}),
     environment: (shell) => agentEnvironmentLines(url, shell),

@@ -349,6 +349,18 @@ describe('the proxy answering read-backs, OpenAI Chat Completions', () => {
     expect(since(n).map((r) => r.headers['accept-encoding'])).toEqual(['identity', 'identity']);
   });
 
+  it('adds nothing in observe mode: the request goes byte for byte', async () => {
+    const n = upstream.received.length;
+    proxy.setMode('observe');
+    try {
+      await openai.chat.completions.create(chatRequest(LOG) as unknown as ChatParams);
+    } finally {
+      proxy.setMode('project');
+    }
+    expect(since(n)).toHaveLength(1);
+    expect(bodyOf(since(n)[0]!)).toEqual(chatRequest(LOG));
+  });
+
   it("hands the client the upstream's error from a later round unchanged", async () => {
     script(askToRead, () => ({ kind: 'json', status: 429, body: { error: { message: 'slow down', type: 'rate_limit_error' } } }));
     await expect(openai.chat.completions.create(chatRequest(LOG) as unknown as ChatParams)).rejects.toMatchObject({ status: 429 });

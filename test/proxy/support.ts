@@ -4,6 +4,7 @@
  * test credentials that must never reach the disk or the log.
  */
 import * as http from 'node:http';
+import { WebSocket } from 'ws';
 import { join } from 'node:path';
 import type { ProxyOptions } from '../../src/proxy';
 
@@ -180,4 +181,17 @@ export async function until(check: () => boolean, timeoutMs = 5000, what = 'cond
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Opens the Responses WebSocket on the proxy at `url` as Codex does (auth and beta headers), bounded in time. */
+export async function openResponsesWebSocket(url: string, key: string, timeoutMs = 10_000): Promise<WebSocket> {
+  const ws = new WebSocket(`${url.replace('http:', 'ws:')}/v1/responses`, {
+    headers: { Authorization: `Bearer ${key}`, 'OpenAI-Beta': 'responses_websockets=2026-02-06' },
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no WebSocket within the time limit')), timeoutMs);
+    ws.once('open', () => (clearTimeout(timer), resolve()));
+    ws.once('error', (e) => (clearTimeout(timer), reject(e)));
+  });
+  return ws;
 }

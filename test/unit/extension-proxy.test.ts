@@ -61,6 +61,7 @@ describe('spillway.proxy.* settings', () => {
       anthropicUpstream: 'https://api.anthropic.com',
       configureTerminals: true,
       websockets: 'project',
+      mode: 'project',
       answerReads: false,
     });
   });
@@ -76,6 +77,7 @@ describe('spillway.proxy.* settings', () => {
             'proxy.anthropicUpstream': { globalValue: 'https://gw.example/anthropic' },
             'proxy.configureTerminals': { globalValue: false },
             'proxy.websockets': { globalValue: 'project', workspaceValue: 'refuse' },
+            'proxy.mode': { globalValue: 'project', workspaceValue: 'observe' },
             'proxy.answerReads': { globalValue: true },
           }) as Record<string, InspectedValue>
         )[key],
@@ -88,6 +90,7 @@ describe('spillway.proxy.* settings', () => {
       anthropicUpstream: 'https://gw.example/anthropic',
       configureTerminals: false,
       websockets: 'refuse',
+      mode: 'observe',
       answerReads: true,
     });
     expect(readProxySettings(inspectOf({ 'proxy.port': 0 })).settings.port).toBe(0);
