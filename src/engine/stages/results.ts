@@ -138,6 +138,8 @@ export class Results {
     /** where the store keeps (or will keep) a handle's output: the file hint in markers */
     readonly where: (handle: string) => string | undefined,
     private readonly counts?: { memory: CountsMemory; samePrefix: number },
+    /** Spillway's read tool as the agent names it, when the session offers it (../read-tool.ts): markers name it */
+    readonly readTool?: string,
   ) {
     this.list = req.results;
     this.rawLen = req.results.map(resultRawLength);

@@ -1,0 +1,141 @@
+/**
+ * Markers name the way back the agent has (issue 20, item 3): when a request offers Spillway's MCP
+ * read tool, under whatever name its client gives it, new markers say to call it with the handle;
+ * otherwise they say `spillway read`. Per session, once offered, always named; a marker already
+ * sent never changes.
+ */
+import { describe, expect, it } from 'vitest';
+import { createEngine, MemorySink } from '../../src/engine/engine';
+import { readRequest } from '../../src/engine/formats';
+import { recogniseMarker } from '../../src/engine/markers';
+import { findReadTool, isReadToolName } from '../../src/engine/read-tool';
+import type { WireFormat } from '../../src/engine/types';
+import { build, contentsOf, contentText, transcript, type ToolStep } from '../support/wire';
+
+const big = (tag: string) => Array.from({ length: 2_000 }, (_, i) => `${tag} line ${i}: something happened`).join('\n');
+
+/** The tools array of `format` naming each tool in `names`. */
+function toolsOf(format: WireFormat, names: string[]): unknown[] {
+  if (format === 'openai-chat') return names.map((name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }));
+  if (format === 'openai-responses') return names.map((name) => ({ type: 'function', name, parameters: { type: 'object' } }));
+  return names.map((name) => ({ name, input_schema: { type: 'object' } }));
+}
+
+function request(format: WireFormat, steps: ToolStep[], tools: string[]): string {
+  return JSON.stringify({ ...build(transcript('go', ...steps), format), tools: toolsOf(format, tools) });
+}
+
+function markers(projected: string, format: WireFormat): string[] {
+  return contentsOf(projected, format).map(contentText);
+}
+
+const FORMATS: WireFormat[] = ['anthropic-messages', 'openai-chat', 'openai-responses'];
+
+describe('isReadToolName', () => {
+  it.each([
+    'mcp__spillway__read_output',
+    'mcp_spillway_read_output',
+    'spillway__read_output',
+    'spillway.read_output',
+    'spillway/read_output',
+    'spillway_read_output',
+  ])('matches %s', (name) => expect(isReadToolName(name)).toBe(true));
+
+  it.each([
+    'read_output',
+    'mcp__other__read_output',
+    'mcp__spillway__find_outputs',
+    'mcp__spillway__read_output2',
+    'xspillway.read_output',
+  ])('does not match %s', (name) => expect(isReadToolName(name)).toBe(false));
+});
+
+describe('findReadTool', () => {
+  for (const format of FORMATS) {
+    it(`finds the tool among a ${format} request's tools under the name its client gave it`, () => {
+      const text = request(format, [{ tool: 'bash', output: 'ok' }], ['Bash', 'mcp__spillway__read_output']);
+      expect(findReadTool(readRequest(text, format))).toBe('mcp__spillway__read_output');
+    });
+  }
+
+  it('finds it among legacy chat functions', () => {
+    const text = JSON.stringify({ ...build(transcript('go'), 'openai-chat'), functions: [{ name: 'spillway.read_output' }] });
+    expect(findReadTool(readRequest(text, 'openai-chat'))).toBe('spillway.read_output');
+  });
+
+  it('finds nothing in a request without the tool', () => {
+    expect(findReadTool(readRequest(request('anthropic-messages', [], ['Bash']), 'anthropic-messages'))).toBeUndefined();
+  });
+});
+
+describe('markers name the read tool', () => {
+  const config = { preset: 'spillway', tokenizer: 'approximate' };
+
+  for (const format of FORMATS) {
+    it(`says to call the tool with the handle, and gives no file path, when a ${format} request offers it`, () => {
+      const engine = createEngine(config, { store: new MemorySink() });
+      const p = engine.project(request(format, [{ tool: 'bash', output: big('a') }], ['mcp__spillway__read_output']), format);
+      const [marker] = markers(p.request, format);
+      expect(marker).toContain(`call \`mcp__spillway__read_output\` with handle ${p.reductions[0]!.handle}`);
+      expect(marker).not.toContain('spillway read');
+      expect(recogniseMarker(marker!)).toBe(p.reductions[0]!.handle);
+    });
+  }
+
+  it('says spillway read when the request does not offer the tool', () => {
+    const engine = createEngine(config, { store: new MemorySink() });
+    const p = engine.project(request('anthropic-messages', [{ tool: 'bash', output: big('a') }], ['Bash']), 'anthropic-messages');
+    expect(markers(p.request, 'anthropic-messages')[0]).toContain(`spillway read ${p.reductions[0]!.handle}`);
+  });
+
+  it('leaves a projection with tool-naming markers unchanged when projected again', () => {
+    const engine = createEngine(config, { store: new MemorySink() });
+    const p = engine.project(request('anthropic-messages', [{ tool: 'bash', output: big('a') }], ['mcp__spillway__read_output']));
+    expect(engine.project(p.request).request).toBe(p.request);
+  });
+
+  for (const markerStyle of ['trimmer', 'clark', 'ai-agent', 'eino', 'oracle'] as const) {
+    it(`names the tool in the ${markerStyle} style and still recognises the marker`, () => {
+      const engine = createEngine({ ...config, markerStyle }, { store: new MemorySink() });
+      const p = engine.project(request('openai-chat', [{ tool: 'bash', output: big('a') }], ['spillway__read_output']), 'openai-chat');
+      const [marker] = markers(p.request, 'openai-chat');
+      expect(marker).toContain(`spillway__read_output with handle ${p.reductions[0]!.handle}`);
+      expect(recogniseMarker(marker!)).toBe(p.reductions[0]!.handle);
+      expect(engine.project(p.request, 'openai-chat').request).toBe(p.request);
+    });
+  }
+});
+
+describe('the way back is decided per session and sticky', () => {
+  const config = { preset: 'spillway', tokenizer: 'approximate' };
+  const format: WireFormat = 'anthropic-messages';
+
+  it('keeps a marker sent before the tool appeared byte for byte, and names the tool in markers made after', () => {
+    const engine = createEngine(config, { store: new MemorySink() });
+    const first: ToolStep = { tool: 'bash', output: big('first') };
+    const second: ToolStep = { tool: 'bash', output: big('second') };
+    const p1 = engine.project(request(format, [first], []), format, { session: 's' });
+    const [before] = markers(p1.request, format);
+    expect(before).toContain('spillway read');
+    const p2 = engine.project(request(format, [first, second], ['mcp__spillway__read_output']), format, { session: 's' });
+    const [again, after] = markers(p2.request, format);
+    expect(again).toBe(before);
+    expect(after).toContain('call `mcp__spillway__read_output`');
+  });
+
+  it('keeps naming the tool in a session that offered it, on a request that does not list it', () => {
+    const engine = createEngine(config, { store: new MemorySink() });
+    const first: ToolStep = { tool: 'bash', output: big('first') };
+    const second: ToolStep = { tool: 'bash', output: big('second') };
+    engine.project(request(format, [first], ['mcp__spillway__read_output']), format, { session: 's' });
+    const p2 = engine.project(request(format, [first, second], []), format, { session: 's' });
+    for (const marker of markers(p2.request, format)) expect(marker).toContain('call `mcp__spillway__read_output`');
+  });
+
+  it('decides for each session on its own', () => {
+    const engine = createEngine(config, { store: new MemorySink() });
+    engine.project(request(format, [{ tool: 'bash', output: big('a') }], ['mcp__spillway__read_output']), format, { session: 'with' });
+    const p = engine.project(request(format, [{ tool: 'bash', output: big('b') }], []), format, { session: 'without' });
+    expect(markers(p.request, format)[0]).toContain('spillway read');
+  });
+});
