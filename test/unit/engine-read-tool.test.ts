@@ -106,6 +106,25 @@ describe('markers name the read tool', () => {
   }
 });
 
+describe("the read tool's own answers", () => {
+  for (const tool of ['mcp__spillway__read_output', 'spillway_read_output']) {
+    it(`are never reduced (${tool}), however long: a marker there would send the model to read the read`, () => {
+      const engine = createEngine({ preset: 'spillway', tokenizer: 'approximate' }, { store: new MemorySink() });
+      const answer = `[spillway sw_${'0'.repeat(24)}: chars 0–8,000 of 30,000; next: offset 8000, limit 8000]\n${'x'.repeat(8_000)}`;
+      const text = request('anthropic-messages', [{ tool, output: answer }], [tool]);
+      const p = engine.project(text, 'anthropic-messages');
+      expect(p.reductions).toEqual([]);
+      expect(p.request).toBe(text);
+    });
+  }
+
+  it('leave other tools of the same length reduced', () => {
+    const engine = createEngine({ preset: 'spillway', tokenizer: 'approximate' }, { store: new MemorySink() });
+    const p = engine.project(request('anthropic-messages', [{ tool: 'bash', output: 'x'.repeat(9_000) }], []), 'anthropic-messages');
+    expect(p.reductions).toHaveLength(1);
+  });
+});
+
 describe('the way back is decided per session and sticky', () => {
   const config = { preset: 'spillway', tokenizer: 'approximate' };
   const format: WireFormat = 'anthropic-messages';
