@@ -26,7 +26,7 @@ import {
   type CodexEdit,
 } from '../proxy/codexConfig';
 import { errorText, type SpillwayHost } from './host';
-import { mcpLaunch } from './mcp';
+import { launchFor } from './mcp';
 
 const ROUTE_CODEX = 'spillway.routeCodex';
 const UNROUTE_CODEX = 'spillway.unrouteCodex';
@@ -117,7 +117,7 @@ export class CodexRoute implements vscode.Disposable {
    */
   private withMcpServer(edit: CodexEdit, file: string): CodexEdit {
     try {
-      const server = addCodexMcpServer(edit.text, mcpLaunch(this.host.context.extensionPath, this.host.storeDir), file);
+      const server = addCodexMcpServer(edit.text, launchFor(this.host), file);
       return { ...server, changed: edit.changed || server.changed, warnings: edit.warnings };
     } catch (e) {
       if (!(e instanceof CodexConfigError) || e.reason !== 'user-value') throw e;

@@ -10,13 +10,11 @@
  *   Claude Code's own VS Code extension, which never sees the integrated terminal's environment.
  *   Each has a Stop twin that removes only what Spillway wrote; the edits are src/proxy/claudeConfig.ts.
  *
- * The server is the CLI bundled in the extension (dist/cli.js, shipped in the .vsix), run by the
- * extension host's own executable as Node (`ELECTRON_RUN_AS_NODE=1`, as VS Code documents for
- * Node-based servers), so no Node install is needed.
+ * The server is the CLI bundled in the extension, launched as pure/mcpLaunch.ts says.
  */
 import * as vscode from 'vscode';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import {
   addMcpJsonServer,
   allowMcpTools,
@@ -31,6 +29,7 @@ import {
 import { MCP_SERVER_NAME } from '../engine/read-tool';
 import { errorText, type SpillwayHost } from './host';
 import { MCP_PROVIDER_ID } from './pure/contributes';
+import { mcpLaunch } from './pure/mcpLaunch';
 
 const ADD_CLAUDE_MCP = 'spillway.addClaudeMcpServer';
 const REMOVE_CLAUDE_MCP = 'spillway.removeClaudeMcpServer';
@@ -39,13 +38,9 @@ const UNROUTE_CLAUDE = 'spillway.unrouteClaudeCode';
 /** workspaceState: the base URLs Spillway wrote into settings.local.json, and whether it added ENABLE_TOOL_SEARCH. */
 const CLAUDE_ROUTE_STATE = 'spillway.claudeRoute';
 
-/** How this extension starts `spillway mcp` on `storeDir`. */
-export function mcpLaunch(extensionPath: string, storeDir: string): McpLaunch {
-  return {
-    command: process.execPath,
-    args: [join(extensionPath, 'dist', 'cli.js'), 'mcp', '--store', storeDir],
-    env: { ELECTRON_RUN_AS_NODE: '1' },
-  };
+/** How this extension starts `spillway mcp` on `storeDir` (pure/mcpLaunch.ts). */
+export function launchFor(host: SpillwayHost): McpLaunch {
+  return mcpLaunch(process.execPath, host.context.extensionPath, host.storeDir);
 }
 
 /** The parts of VS Code's MCP API (1.101+) used here; absent from older `vscode` typings and editors. */
@@ -65,7 +60,26 @@ export function registerMcpProvider(host: SpillwayHost): vscode.Disposable {
     host.log.info('this VS Code has no MCP server definition API; agents in the editor read back through spillway_read_output');
     return new vscode.Disposable(() => undefined);
   }
+  // VS Code 1.100 has a preview of this API that wants another contribution point and throws: fail open
+  // to the language model tool, as on editors without the API, and say why
+  let registration: vscode.Disposable;
   const changed = new vscode.EventEmitter<void>();
+  try {
+    registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+      onDidChangeMcpServerDefinitions: changed.event,
+      provideMcpServerDefinitions: () => {
+        const launch = launchFor(host);
+        const version = String((host.context.extension?.packageJSON as { version?: unknown } | undefined)?.version ?? '');
+        return [new Definition('Spillway', launch.command, launch.args, launch.env, version)];
+      },
+    });
+  } catch (e) {
+    changed.dispose();
+    host.log.warn(
+      `this VS Code refused the MCP server definition provider (${errorText(e)}); agents in the editor read back through spillway_read_output`,
+    );
+    return new vscode.Disposable(() => undefined);
+  }
   let served = host.storeDir;
   // the store folder follows settings and workspace folders: a new one is a new server definition
   const watch = host.onDidChangeEngine(() => {
@@ -73,14 +87,6 @@ export function registerMcpProvider(host: SpillwayHost): vscode.Disposable {
       served = host.storeDir;
       changed.fire();
     }
-  });
-  const registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
-    onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => {
-      const launch = mcpLaunch(host.context.extensionPath, host.storeDir);
-      const version = String((host.context.extension?.packageJSON as { version?: unknown } | undefined)?.version ?? '');
-      return [new Definition('Spillway', launch.command, launch.args, launch.env, version)];
-    },
   });
   host.log.info(`registered the MCP server definition provider ${MCP_PROVIDER_ID} (spillway mcp on ${host.storeDir})`);
   return vscode.Disposable.from(registration, watch, changed);
@@ -153,7 +159,7 @@ export class ClaudeCodeSetup implements vscode.Disposable {
   addMcpServer(): ClaudeEditResult | undefined {
     const ws = this.workspace();
     if (!ws) return this.noFolder();
-    const launch = mcpLaunch(this.host.context.extensionPath, this.host.storeDir);
+    const launch = launchFor(this.host);
     const r = this.apply([
       [mcpJsonPath(ws), (t) => addMcpJsonServer(t, launch, mcpJsonPath(ws))],
       [claudeSettingsPath(ws), (t) => allowMcpTools(t, claudeSettingsPath(ws))],

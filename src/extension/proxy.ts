@@ -20,7 +20,7 @@ import { errorText, type SpillwayHost } from './host';
 import { problemWarning, SECTION, type SettingProblem } from './pure/settings';
 import { formatCount } from './pure/format';
 import { CodexRoute } from './codexRoute';
-import { ClaudeCodeSetup, mcpLaunch } from './mcp';
+import { ClaudeCodeSetup, launchFor } from './mcp';
 import {
   displayUrl,
   proxyRunKey,
@@ -305,7 +305,7 @@ export class ProxyController implements vscode.Disposable {
     }
     const proxy = this.proxy;
     const shell = opts?.shell ?? this.shell();
-    const launch = mcpLaunch(this.context.extensionPath, this.host.storeDir);
+    const launch = launchFor(this.host);
     const lines = [...proxy.environment(shell), ...codexShellLines(proxy.url, shell), ...mcpShellLines(launch, shell)];
     await vscode.env.clipboard.writeText(lines.join('\n') + '\n');
     this.host.notify(
