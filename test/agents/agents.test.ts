@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { CLAUDE_CODE, CODEX, ensureAgent } from './install';
 import { startScriptedProvider, type ScriptedProvider } from './provider';
 import { addCodexBaseUrl, codexBaseUrl } from '../../src/proxy/codexConfig';
+import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
@@ -270,6 +271,115 @@ describe('Claude Code through spillway proxy', () => {
 
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Claude Code');
+  });
+});
+
+describe('Claude Code reads back through spillway mcp, with only the MCP tool allowed', () => {
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  const key = `sk-ant-api03-spillway-test-${process.pid}-MCP-SECRET`;
+  const READ_TOOL = CLAUDE_MCP_TOOLS[0]!;
+  const PAGE = 8_000;
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({
+      commands: [COMMANDS[0]!],
+      finalAnswer: 'CLAUDE-MCP-DONE: read back.',
+      readBack: { tool: READ_TOOL, page: PAGE },
+    });
+    proxy = await startProxy(provider, join(root, 'claude-mcp'));
+    const home = join(root, 'claude-mcp', 'home');
+    const work = join(root, 'claude-mcp', 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(join(work, '.claude'), { recursive: true });
+    // the files Spillway: Add Spillway's MCP Server for Claude Code writes: the server, and the allow-once
+    writeFileSync(
+      join(work, '.mcp.json'),
+      addMcpJsonServer('', { command: process.execPath, args: [CLI, 'mcp', '--store', proxy.store] }).text,
+    );
+    writeFileSync(join(work, '.claude', 'settings.local.json'), allowMcpTools('').text);
+    run = await runAgent(
+      claudeBin,
+      // the one shell command the script runs is allowed by name; no other Bash, so a read-back can only be the MCP tool
+      [
+        '-p',
+        'Run the shell command you are asked for, read its output back, then report.',
+        '--allowedTools',
+        'Bash(seq:*)',
+        '--output-format',
+        'json',
+      ],
+      {
+        PATH: process.env.PATH,
+        HOME: home,
+        IS_SANDBOX: '1',
+        ANTHROPIC_BASE_URL: proxy.url,
+        ANTHROPIC_API_KEY: key,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_ERROR_REPORTING: '1',
+      },
+      work,
+    );
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  /** The last request of the main conversation, as the provider received it. */
+  const lastMain = () =>
+    provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!.json;
+  /** [tool name, text] of every tool result in the last request. */
+  const results = (): Array<[string, string]> => {
+    const names = new Map<string, string>();
+    const out: Array<[string, string]> = [];
+    for (const m of lastMain().messages as any[]) {
+      if (!Array.isArray(m.content)) continue;
+      for (const b of m.content) {
+        if (b?.type === 'tool_use') names.set(b.id, b.name);
+        if (b?.type === 'tool_result')
+          out.push([
+            names.get(b.tool_use_id) ?? '',
+            typeof b.content === 'string' ? b.content : b.content.map((c: any) => c.text ?? '').join(''),
+          ]);
+      }
+    }
+    return out;
+  };
+
+  it("finishes with the provider's final answer, nothing denied", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean; permission_denials?: unknown[] };
+    expect(out.is_error, ctx).toBe(false);
+    expect(out.result, ctx).toBe('CLAUDE-MCP-DONE: read back.');
+    expect(out.permission_denials ?? [], ctx).toEqual([]);
+  });
+
+  it('offered the MCP read tool, and the marker told the model to call it', () => {
+    expect(lastMain().tools.map((t: any) => t.name)).toContain(READ_TOOL);
+    const [tool, marker] = results()[0]!;
+    expect(tool).toBe('Bash');
+    expect(marker).toContain(`call \`${READ_TOOL}\` with handle`);
+  });
+
+  it('received the exact output back, page by page, through the MCP tool', () => {
+    const [, marker] = results()[0]!;
+    const handle = HANDLE.exec(marker)![0];
+    const pages = results().slice(1);
+    expect(pages.length).toBeGreaterThan(2);
+    for (const [tool] of pages) expect(tool).toBe(READ_TOOL);
+    const whole = pages.map(([, text]) => text.slice(text.indexOf('\n') + 1)).join('');
+    expect(whole).toBe(spillwayRead(handle, proxy.store));
+    expect(whole.trimEnd()).toBe(expected[0]!.trimEnd());
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    checkNoKey(key, proxy, 'Claude Code (MCP)');
   });
 });
 
