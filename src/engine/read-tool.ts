@@ -38,7 +38,31 @@ function toolName(text: string, tool: JValue): string | undefined {
   return getString(text, tool, 'name') ?? getString(text, get(tool, 'function'), 'name');
 }
 
-/** The name the request's tools give Spillway's read tool, or undefined when it offers none. */
+/** The longest name of the read tool in any client's form (see READ_TOOL_NAME): where to look back for its line's start. */
+const MAX_NAME = 40;
+
+/**
+ * A deferred tool: Claude Code (with tool search) sends MCP tools' schemas only on demand and lists
+ * their names, one a line, in a system message ("…load tool schemas before calling them:\n…\n
+ * mcp__spillway__read_output\n…"). In the JSON text those line breaks are `\n` escapes, so a listed
+ * name runs from just after an escaped newline to just before another one (or the string's end).
+ * Found with `indexOf`, so a request of megabytes costs one native scan.
+ */
+function listedReadTool(text: string): string | undefined {
+  for (let at = text.indexOf(MCP_READ_TOOL); at >= 0; at = text.indexOf(MCP_READ_TOOL, at + 1)) {
+    const end = at + MCP_READ_TOOL.length;
+    // only the few chars a name can span are looked at, whatever the length of the line
+    const from = Math.max(0, at - MAX_NAME);
+    const lineStart = text.slice(from, at).lastIndexOf('\\n');
+    if (lineStart < 0) continue;
+    const name = text.slice(from + lineStart + 2, end);
+    const after = text.slice(end, end + 2);
+    if ((after === '\\n' || after[0] === '"') && isReadToolName(name)) return name;
+  }
+  return undefined;
+}
+
+/** The name the request gives Spillway's read tool (among its tools, or listed as a deferred tool), or undefined. */
 export function findReadTool(req: ParsedRequest): string | undefined {
   for (const key of ['tools', 'functions']) {
     const list = get(req.root, key);
@@ -48,5 +72,5 @@ export function findReadTool(req: ParsedRequest): string | undefined {
       if (name !== undefined && isReadToolName(name)) return name;
     }
   }
-  return undefined;
+  return listedReadTool(req.text);
 }

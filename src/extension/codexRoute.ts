@@ -11,8 +11,7 @@
  * A file that does not parse as TOML is reported, never rewritten. Writes are atomic (temp + rename).
  */
 import * as vscode from 'vscode';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   addCodexBaseUrl,
   addCodexMcpServer,
@@ -26,6 +25,7 @@ import {
   type CodexEdit,
 } from '../proxy/codexConfig';
 import { errorText, type SpillwayHost } from './host';
+import { writeAtomic } from './pure/writeAtomic';
 import { launchFor } from './mcp';
 
 const ROUTE_CODEX = 'spillway.routeCodex';
@@ -39,12 +39,6 @@ export interface CodexRouteResult {
   changed: boolean;
 }
 
-function writeAtomic(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.spillway-${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
 
 export class CodexRoute implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];

@@ -13,8 +13,7 @@
  * The server is the CLI bundled in the extension, launched as pure/mcpLaunch.ts says.
  */
 import * as vscode from 'vscode';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   addMcpJsonServer,
   allowMcpTools,
@@ -28,6 +27,7 @@ import {
 } from '../proxy/claudeConfig';
 import { MCP_SERVER_NAME } from '../engine/read-tool';
 import { errorText, type SpillwayHost } from './host';
+import { writeAtomic } from './pure/writeAtomic';
 import { MCP_PROVIDER_ID } from './pure/contributes';
 import { mcpLaunch } from './pure/mcpLaunch';
 
@@ -92,12 +92,6 @@ export function registerMcpProvider(host: SpillwayHost): vscode.Disposable {
   return vscode.Disposable.from(registration, watch, changed);
 }
 
-function writeAtomic(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.spillway-${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
 
 function readOrEmpty(file: string): string {
   return existsSync(file) ? readFileSync(file, 'utf8') : '';

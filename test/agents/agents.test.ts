@@ -21,6 +21,8 @@ import { CLAUDE_CODE, CODEX, ensureAgent } from './install';
 import { startScriptedProvider, type ScriptedProvider } from './provider';
 import { addCodexBaseUrl, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
+import { findReadTool } from '../../src/engine/read-tool';
+import { readRequest } from '../../src/engine/formats';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
@@ -210,6 +212,21 @@ function checkNoKey(key: string, proxy: Proxy, agent: string): void {
   expect(proxy.out().includes(key), `${agent}: the API key is in spillway proxy's output`).toBe(false);
 }
 
+/** Claude Code's environment in these runs: a fresh HOME, the proxy as its base URL, a fake key, no traffic of its own. */
+function claudeEnv(home: string, baseUrl: string, key: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    IS_SANDBOX: '1',
+    ANTHROPIC_BASE_URL: baseUrl,
+    ANTHROPIC_API_KEY: key,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  };
+}
+
 describe('Claude Code through spillway proxy', () => {
   let provider: ScriptedProvider;
   let proxy: Proxy;
@@ -227,17 +244,7 @@ describe('Claude Code through spillway proxy', () => {
     run = await runAgent(
       claudeBin,
       ['-p', 'Run the twelve shell commands you are asked for, then report.', '--allowedTools', 'Bash', '--output-format', 'json'],
-      {
-        PATH: process.env.PATH,
-        HOME: home,
-        IS_SANDBOX: '1',
-        ANTHROPIC_BASE_URL: proxy.url,
-        ANTHROPIC_API_KEY: key,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_ERROR_REPORTING: '1',
-      },
+      claudeEnv(home, proxy.url, key),
       work,
     );
   }, AGENT_TIMEOUT_MS + 30_000);
@@ -310,17 +317,7 @@ describe('Claude Code reads back through spillway mcp, with only the MCP tool al
         '--output-format',
         'json',
       ],
-      {
-        PATH: process.env.PATH,
-        HOME: home,
-        IS_SANDBOX: '1',
-        ANTHROPIC_BASE_URL: proxy.url,
-        ANTHROPIC_API_KEY: key,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_ERROR_REPORTING: '1',
-      },
+      claudeEnv(home, proxy.url, key),
       work,
     );
   }, AGENT_TIMEOUT_MS + 30_000);
@@ -360,8 +357,9 @@ describe('Claude Code reads back through spillway mcp, with only the MCP tool al
     expect(out.permission_denials ?? [], ctx).toEqual([]);
   });
 
-  it('offered the MCP read tool, and the marker told the model to call it', () => {
-    expect(lastMain().tools.map((t: any) => t.name)).toContain(READ_TOOL);
+  it('offered the MCP read tool (as a deferred tool, with tool search on), and the marker told the model to call it', () => {
+    const last = provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!;
+    expect(findReadTool(readRequest(last.body, 'anthropic-messages'))).toBe(READ_TOOL);
     const [tool, marker] = results()[0]!;
     expect(tool).toBe('Bash');
     expect(marker).toContain(`call \`${READ_TOOL}\` with handle`);

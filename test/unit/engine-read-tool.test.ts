@@ -63,6 +63,21 @@ describe('findReadTool', () => {
     expect(findReadTool(readRequest(text, 'openai-chat'))).toBe('spillway.read_output');
   });
 
+  it('finds it listed as a deferred tool, one name a line, as Claude Code lists MCP tools with tool search on', () => {
+    const body = {
+      ...build(transcript('go'), 'anthropic-messages'),
+      system:
+        'Use ToolSearch with query "select:<name>" to load tool schemas before calling them:\nWebFetch\nmcp__spillway__find_outputs\nmcp__spillway__read_output\n\nMore.',
+      tools: toolsOf('anthropic-messages', ['Bash', 'ToolSearch']),
+    };
+    expect(findReadTool(readRequest(JSON.stringify(body), 'anthropic-messages'))).toBe('mcp__spillway__read_output');
+  });
+
+  it('does not take a mention inside a sentence for a listed tool', () => {
+    const body = { ...build(transcript('please call mcp__spillway__read_output later'), 'anthropic-messages'), tools: [] };
+    expect(findReadTool(readRequest(JSON.stringify(body), 'anthropic-messages'))).toBeUndefined();
+  });
+
   it('finds nothing in a request without the tool', () => {
     expect(findReadTool(readRequest(request('anthropic-messages', [], ['Bash']), 'anthropic-messages'))).toBeUndefined();
   });

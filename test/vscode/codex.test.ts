@@ -9,10 +9,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, launch, waitUntil, type Harness } from './harness';
+import { freePort, launch, proxyOnAt, setSpillwaySetting, waitUntil, type Harness } from './harness';
 import { expectSome } from '../support/expect';
 import { addCodexMcpServer, codexLine } from '../../src/proxy/codexConfig';
 import { mcpLaunch } from '../../src/extension/pure/mcpLaunch';
@@ -23,27 +22,7 @@ const codexHome = mkdtempSync(join(tmpdir(), 'sw-codex-home-'));
 const config = join(codexHome, 'config.toml');
 const ORIGINAL = '# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\n';
 
-/** Whether something accepts connections on 127.0.0.1:port. */
-function listening(p: number): Promise<boolean> {
-  return new Promise((res) => {
-    const sock = connect(p, '127.0.0.1');
-    sock.once('connect', () => {
-      sock.destroy();
-      res(true);
-    });
-    sock.once('error', () => res(false));
-  });
-}
-
-function setSetting(key: string, value: unknown) {
-  return vs.run(
-    async ({ vscode }, k, v) => {
-      await vscode.workspace.getConfiguration('spillway').update(k, v, vscode.ConfigurationTarget.Workspace);
-    },
-    key,
-    value,
-  );
-}
+const setSetting = (key: string, value: unknown) => setSpillwaySetting(vs, key, value);
 
 /** Starts the command without waiting (its modal blocks), so the test can answer the dialog in the page. */
 function startRoute() {
@@ -62,12 +41,7 @@ beforeAll(async () => {
   }, codexHome);
 });
 
-/** The proxy running at `port`, which the routed line points at. */
-async function proxyOn(): Promise<void> {
-  await setSetting('proxy.port', port);
-  await setSetting('proxy.enabled', true);
-  await waitUntil('the proxy to listen', () => listening(port), 20_000);
-}
+const proxyOn = () => proxyOnAt(vs, port);
 
 afterAll(async () => {
   if (vs) await vs.screenshot('codex-last');

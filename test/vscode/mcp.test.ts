@@ -13,9 +13,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
-import { freePort, launch, waitUntil, type Harness } from './harness';
+import { freePort, launch, proxyOnAt, setSpillwaySetting, waitUntil, type Harness } from './harness';
 import { expectSome } from '../support/expect';
 import { addMcpJsonServer, allowMcpTools } from '../../src/proxy/claudeConfig';
 import { mcpLaunch } from '../../src/extension/pure/mcpLaunch';
@@ -29,32 +28,9 @@ const file = (name: string) => join(vs.workspace!, name);
 const mcpJson = () => file('.mcp.json');
 const settings = () => file('.claude/settings.local.json');
 
-function listening(p: number): Promise<boolean> {
-  return new Promise((res) => {
-    const sock = connect(p, '127.0.0.1');
-    sock.once('connect', () => {
-      sock.destroy();
-      res(true);
-    });
-    sock.once('error', () => res(false));
-  });
-}
+const setSetting = (key: string, value: unknown) => setSpillwaySetting(vs, key, value);
 
-function setSetting(key: string, value: unknown) {
-  return vs.run(
-    async ({ vscode }, k, v) => {
-      await vscode.workspace.getConfiguration('spillway').update(k, v, vscode.ConfigurationTarget.Workspace);
-    },
-    key,
-    value,
-  );
-}
-
-async function proxyOn(): Promise<void> {
-  await setSetting('proxy.port', port);
-  await setSetting('proxy.enabled', true);
-  await waitUntil('the proxy to listen', () => listening(port), 20_000);
-}
+const proxyOn = () => proxyOnAt(vs, port);
 
 const command = (id: string) => vs.run(({ vscode }, c) => vscode.commands.executeCommand(c as string), id);
 
