@@ -12,7 +12,8 @@
  * list it (a side request for a title, a sub-agent), and markers already sent are recalled as they
  * were, so the projected prefix never changes.
  *
- * Clients name an MCP tool their own way: Claude Code and Codex `mcp__spillway__read_output`,
+ * Clients name an MCP tool their own way: Claude Code `mcp__spillway__read_output`, Codex
+ * `read_output` in the Responses namespace `mcp__spillway` (`mcp__spillway.read_output`),
  * VS Code `mcp_spillway_read_output`, others `spillway__read_output`, `spillway.read_output` or
  * `spillway/read_output`; the VS Code language model tool is `spillway_read_output`. All of them
  * are the same tool over the same store, and are matched here.
@@ -70,6 +71,13 @@ export function findReadTool(req: ParsedRequest): string | undefined {
     for (const tool of list.items) {
       const name = toolName(req.text, tool);
       if (name !== undefined && isReadToolName(name)) return name;
+      // a Responses namespace (Codex groups each MCP server's tools in one: `mcp__spillway` holding `read_output`)
+      const inner = get(tool, 'tools');
+      if (name === undefined || getString(req.text, tool, 'type') !== 'namespace' || inner?.kind !== 'array') continue;
+      for (const t of inner.items) {
+        const full = `${name}.${toolName(req.text, t) ?? ''}`;
+        if (isReadToolName(full)) return full;
+      }
     }
   }
   return listedReadTool(req.text);

@@ -18,8 +18,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CLAUDE_CODE, CODEX, ensureAgent } from './install';
-import { startScriptedProvider, type ScriptedProvider } from './provider';
-import { addCodexBaseUrl, codexBaseUrl } from '../../src/proxy/codexConfig';
+import { outputText, startScriptedProvider, type ScriptedProvider } from './provider';
+import { addCodexBaseUrl, addCodexMcpServer, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
@@ -378,6 +378,88 @@ describe('Claude Code reads back through spillway mcp, with only the MCP tool al
 
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Claude Code (MCP)');
+  });
+});
+
+describe('Codex reads back through spillway mcp, the server added as Route Codex Through Spillway adds it', () => {
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let configText = '';
+  const key = `sk-proj-spillway-test-${process.pid}-MCP-SECRET`;
+  // Codex puts each MCP server's tools in a Responses namespace: `read_output` in `mcp__spillway`
+  const READ_TOOL = 'mcp__spillway.read_output';
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({
+      commands: [COMMANDS[0]!],
+      finalAnswer: 'CODEX-MCP-DONE: read back.',
+      readBack: { tool: READ_TOOL, page: 8_000 },
+    });
+    proxy = await startProxy(provider, join(root, 'codex-mcp'), ['--websockets', 'refuse']);
+    const codexHome = join(root, 'codex-mcp', 'codex-home');
+    const work = join(root, 'codex-mcp', 'work');
+    mkdirSync(codexHome, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    const user = '# my settings\nmodel = "gpt-5.2-codex"\ntool_output_token_limit = 20000\n\n[shell_environment_policy]\ninherit = "all"\n';
+    const routed = addCodexBaseUrl(user, codexBaseUrl(proxy.url), 'config.toml').text;
+    configText = addCodexMcpServer(routed, { command: process.execPath, args: [CLI, 'mcp', '--store', proxy.store] }).text;
+    writeFileSync(join(codexHome, 'config.toml'), configText);
+    run = await runAgent(
+      codexBin,
+      [
+        'exec',
+        '--skip-git-repo-check',
+        '--dangerously-bypass-approvals-and-sandbox',
+        'Run the shell command you are asked for, read its output back, then report.',
+      ],
+      { PATH: process.env.PATH, HOME: join(root, 'codex-mcp'), CODEX_HOME: codexHome, OPENAI_API_KEY: key, RUST_LOG: 'warn' },
+      work,
+    );
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  /** [tool name, text] of every tool output in the last Responses request. */
+  const results = (): Array<[string, string]> => {
+    const last = provider.received.filter((r) => r.path.endsWith('/responses') && r.json).pop()!;
+    const names = new Map<string, string>();
+    const out: Array<[string, string]> = [];
+    for (const i of last.json.input as any[]) {
+      if (i?.type === 'function_call') names.set(i.call_id, i.namespace ? `${i.namespace}.${i.name}` : i.name);
+      if (i?.type === 'function_call_output') out.push([names.get(i.call_id) ?? '', outputText(i.output)]);
+    }
+    return out;
+  };
+
+  it("finishes with the provider's final answer", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nconfig.toml:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\ntools: ${JSON.stringify(
+      provider.received
+        .filter((r) => r.json?.tools)
+        .pop()
+        ?.json.tools.map((t: any) => t.name ?? t.type),
+    )}`;
+    expect(run.code, ctx).toBe(0);
+    expect(run.stdout.trim().split('\n').pop(), ctx).toBe('CODEX-MCP-DONE: read back.');
+  });
+
+  it('offered the MCP read tool, and the marker told the model to call it', () => {
+    const last = provider.received.filter((r) => r.path.endsWith('/responses') && r.json).pop()!;
+    expect(findReadTool(readRequest(last.body, 'openai-responses'))).toBe(READ_TOOL);
+    expect(results()[0]![1]).toContain(`call \`${READ_TOOL}\` with handle`);
+  });
+
+  it('received the stored output back byte for byte, page by page, through the MCP tool', () => {
+    const handle = HANDLE.exec(results()[0]![1])![0];
+    const pages = results().slice(1);
+    expect(pages.length).toBeGreaterThan(2);
+    for (const [tool] of pages) expect(tool).toBe(READ_TOOL);
+    const whole = pages.map(([, text]) => text.slice(text.indexOf('\n') + 1)).join('');
+    expect(whole).toBe(spillwayRead(handle, proxy.store));
+    expect(whole.endsWith(expected[0]!.trimEnd() + '\n') || whole.endsWith(expected[0]!.trimEnd())).toBe(true);
   });
 });
 

@@ -9,7 +9,7 @@
  * The script is stateless over HTTP: the step is the number of tool results in the request (over the
  * WebSocket, in the conversation the request continues). Step k < N asks the
  * agent to run `commands[k]` with its shell tool; step N answers with the final text, or first, with
- * `readBack`, reads the first output back through Spillway's MCP tool page by page (Anthropic side). Requests that
+ * `readBack`, reads the first output back through Spillway's MCP tool page by page. Requests that
  * offer no shell tool (Claude Code's side calls: titles, topic checks) get a short text answer.
  * Every request body is kept for the assertions.
  */
@@ -213,13 +213,57 @@ function shellCall(tools: any[], command: string): { name: string; arguments: st
   return undefined;
 }
 
+/**
+ * The text of a Responses tool output: a string (maybe the JSON of content parts), or an array of
+ * parts. Codex sends an MCP tool's answer as parts, its own "Wall time: …\nOutput:" first and the
+ * tool's content last: the tool's text is the last part.
+ */
+export function outputText(output: unknown): string {
+  if (Array.isArray(output)) {
+    const texts = output.filter((p: any) => typeof p?.text === 'string').map((p: any) => p.text as string);
+    return texts[texts.length - 1] ?? '';
+  }
+  if (typeof output === 'string') {
+    try {
+      const parts = JSON.parse(output) as unknown;
+      if (Array.isArray(parts) && parts.every((p: any) => typeof p?.text === 'string')) return parts.map((p: any) => p.text).join('');
+      const content = (parts as any)?.content;
+      if (Array.isArray(content)) return content.map((p: any) => (typeof p?.text === 'string' ? p.text : '')).join('');
+    } catch {
+      /* plain text */
+    }
+    return output;
+  }
+  return resultText(output);
+}
+
+/** Tool outputs of a Responses request, in order, with the name of the tool each answers. */
+function responsesResults(body: any): Array<{ tool: string; text: string }> {
+  const names = new Map<string, string>();
+  const out: Array<{ tool: string; text: string }> = [];
+  for (const i of Array.isArray(body.input) ? body.input : []) {
+    if (i?.type === 'function_call' || i?.type === 'custom_tool_call')
+      names.set(i.call_id, i.namespace ? `${i.namespace}.${i.name}` : i.name);
+    if (i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output')
+      out.push({ tool: names.get(i.call_id) ?? '', text: outputText(i.output) });
+  }
+  return out;
+}
+
 /** The events of one scripted response (the same over SSE and WebSocket), and the response itself. */
 function responseEvents(body: any, script: Script): { events: Array<{ event: string; data: any }>; response: any } {
   const respId = id('resp');
   const step = responsesStep(body);
-  const call = step < script.commands.length ? shellCall(Array.isArray(body.tools) ? body.tools : [], script.commands[step]!) : undefined;
+  let call = step < script.commands.length ? shellCall(Array.isArray(body.tools) ? body.tools : [], script.commands[step]!) : undefined;
+  if (script.readBack && step >= script.commands.length) {
+    const read = nextRead(responsesResults(body), script);
+    if (read !== 'done') call = { name: script.readBack.tool, arguments: JSON.stringify(read) };
+  }
+  // a tool in a namespace (`mcp__spillway.read_output`) is called by its own name, with the namespace beside it
+  const dot = call ? call.name.lastIndexOf('.') : -1;
+  const named = call && dot > 0 ? { name: call.name.slice(dot + 1), namespace: call.name.slice(0, dot) } : call ? { name: call.name } : {};
   const item = call
-    ? { type: 'function_call', id: id('fc'), call_id: id('call'), name: call.name, arguments: call.arguments, status: 'completed' }
+    ? { type: 'function_call', id: id('fc'), call_id: id('call'), ...named, arguments: call.arguments, status: 'completed' }
     : {
         type: 'message',
         id: id('msg'),

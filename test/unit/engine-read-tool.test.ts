@@ -58,6 +58,23 @@ describe('findReadTool', () => {
     });
   }
 
+  it("finds it inside a Responses namespace, as Codex groups an MCP server's tools, named namespace.tool", () => {
+    const body = {
+      ...build(transcript('go'), 'openai-responses'),
+      tools: [
+        {
+          type: 'namespace',
+          name: 'mcp__spillway',
+          tools: [
+            { type: 'function', name: 'find_outputs' },
+            { type: 'function', name: 'read_output' },
+          ],
+        },
+      ],
+    };
+    expect(findReadTool(readRequest(JSON.stringify(body), 'openai-responses'))).toBe('mcp__spillway.read_output');
+  });
+
   it('finds it among legacy chat functions', () => {
     const text = JSON.stringify({ ...build(transcript('go'), 'openai-chat'), functions: [{ name: 'spillway.read_output' }] });
     expect(findReadTool(readRequest(text, 'openai-chat'))).toBe('spillway.read_output');
