@@ -7,6 +7,10 @@
  *   - Codex: a `CODEX_HOME` whose config.toml was written by src/proxy/codexConfig.ts (the code behind
  *     Spillway: Route Codex Through Spillway), `codex exec --skip-git-repo-check
  *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`.
+ * Read-backs over MCP: Claude Code with the `.mcp.json` and `.claude/settings.local.json` Spillway's
+ * command writes (its read tools allowed there, Bash only for the one `seq` it runs), and Codex with
+ * the `[mcp_servers.spillway]` table Route Codex Through Spillway adds; the scripted provider reads
+ * the first output back through `read_output`, page by page, and the pages must be the stored bytes.
  * Asserted: the agent finishes with the provider's final answer; every big output reached the provider
  * as a marker whose handle reads back (`spillway read`) the exact output; the fake key is in nothing
  * Spillway wrote (store, recordings, its own output). Codex's transport: WebSocket when the proxy
