@@ -39,7 +39,6 @@ export interface CodexRouteResult {
   changed: boolean;
 }
 
-
 export class CodexRoute implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];
 

@@ -92,7 +92,6 @@ export function registerMcpProvider(host: SpillwayHost): vscode.Disposable {
   return vscode.Disposable.from(registration, watch, changed);
 }
 
-
 function readOrEmpty(file: string): string {
   return existsSync(file) ? readFileSync(file, 'utf8') : '';
 }

@@ -386,7 +386,7 @@ export async function inspectorFrame(page: Page): Promise<Frame> {
 }
 
 /** Whether something accepts connections on 127.0.0.1:port. */
-export function listening(port: number): Promise<boolean> {
+function listening(port: number): Promise<boolean> {
   return new Promise((res) => {
     const sock = connect(port, '127.0.0.1');
     sock.once('connect', () => {
