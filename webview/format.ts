@@ -50,5 +50,3 @@ export function signedPercent(part: number, whole: number): string {
   if (Math.abs(v) < 0.05) return '±0%';
   return `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(1)}%`;
 }
-
-export const PRICE_LABEL: Record<string, string> = { anthropic: 'Anthropic', openai: 'OpenAI' };

@@ -89,7 +89,7 @@ describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
     // the change per tool and in total, in tokens and cost
     await waitFor(() =>
       expect(screen.getByTestId('dry-delta').textContent).toMatch(
-        /^dry run: \+[\d.]+k tokens, \+[\d.]+% · cost \+[\d.]+% \(Anthropic\), \+[\d.]+% \(OpenAI\)$/,
+        /^dry run: \+[\d.]+k tokens, \+[\d.]+% · cost −[\d.]+% → [−+][\d.]+% \(\+\$[\d.]+\)$/,
       ),
     );
     expect(screen.getByTestId('cap-effect-bash').textContent).toMatch(/^\+[\d.]+k tokens/);
@@ -163,10 +163,10 @@ describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
     await waitFor(() => expect(screen.getByRole('button', { expanded: true }).textContent).toContain('call_0_ls'));
   });
 
-  it('leads the header with cost under caching at both price models', async () => {
+  it('leads the header with the cost with read-backs in dollars, the figure before read-backs beside it', async () => {
     const s = stubHost([40]);
     render(<App host={s.host} />);
     const cost = await screen.findByTestId('totals-cost');
-    expect(cost.textContent).toMatch(/^Cost under caching Anthropic −[\d.]+% · OpenAI −[\d.]+%$/);
+    expect(cost.textContent).toMatch(/^Input cost \$[\d.]+ → \$[\d.]+ −[\d.]+% with read-backs \(−[\d.]+% before\)$/);
   });
 });

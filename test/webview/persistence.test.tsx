@@ -273,8 +273,30 @@ describe('the status bar', () => {
     ]);
     expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −10.0%');
     expect(s.tooltip).toMatch(
-      /1 replayed, 1 API sessions\): 1,100 → 700 tokens sent; input cost under caching 10\.0% lower \(Anthropic prices\)\. Click to open the inspector\./,
+      /1 replayed, 1 API sessions\): 1,100 → 700 tokens sent; input cost under caching with read-backs −10\.0% \(\$0\.0030 → \$0\.0027, claude-sonnet-4-5 prices where the model is unknown\)\. Click to open the inspector\./,
     );
     expect(sessionsStatus([]).text).toBe('$(fold) Spillway: 0 tokens saved');
+  });
+
+  it('leads with the cost with read-backs, priced at the session model, the same figure as the inspector header', () => {
+    const s = sessionsStatus([
+      {
+        id: 'replay:a',
+        origin: 'replay',
+        title: 'a',
+        detail: '',
+        turns: 3,
+        modified: 'x',
+        live: false,
+        model: 'claude-opus-4-5-20251101',
+        totals: {
+          originalTokens: 1000,
+          projectedTokens: 600,
+          cost: { anthropic: { raw: 1_000_000, projected: 700_000, readBack: 100_000 } },
+        },
+      },
+    ]);
+    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −20.0%');
+    expect(s.tooltip).toContain('with read-backs −20.0% ($5.00 → $4.00)');
   });
 });

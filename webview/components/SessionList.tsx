@@ -1,6 +1,6 @@
 /** The sessions the inspector knows: proxy recordings, replayed transcripts and API sessions, newest first. */
 import * as React from 'react';
-import type { SessionInfo } from '../../src/protocol';
+import { DEFAULT_COST_MODEL, formatChange, headline, type SessionInfo } from '../../src/protocol';
 import { count, signedPercent } from '../format';
 
 const ORIGIN_LABEL: Record<SessionInfo['origin'], string> = { proxy: 'proxy', replay: 'replay', api: 'API', copilot: 'Copilot' };
@@ -39,12 +39,11 @@ export function SessionList(props: { sessions: readonly SessionInfo[]; selected?
               {s.totals && s.totals.originalTokens > 0 && (
                 <span className="session-saved">
                   tokens {signedPercent(s.totals.projectedTokens - s.totals.originalTokens, s.totals.originalTokens)}
-                  {s.totals.cost?.['anthropic'] && s.totals.cost['anthropic'].raw > 0 && (
-                    <>
+                  {s.totals.cost?.[DEFAULT_COST_MODEL] && s.totals.cost[DEFAULT_COST_MODEL].raw > 0 && (
+                    <span title="input cost under caching with read-backs, against raw history (Anthropic's cache prices)">
                       {' '}
-                      · cost{' '}
-                      {signedPercent(s.totals.cost['anthropic'].projected - s.totals.cost['anthropic'].raw, s.totals.cost['anthropic'].raw)}
-                    </>
+                      · cost {formatChange(headline(s.totals.cost[DEFAULT_COST_MODEL]).change)}
+                    </span>
                   )}
                 </span>
               )}

@@ -64,6 +64,12 @@ function ownByCall(transcript: Transcript): OwnResultRecord[][] {
   return out;
 }
 
+/** The model the transcript's agent called, when the reader found one. */
+function modelOf(transcript: Transcript): { model?: string } {
+  const m = transcript.base['model'];
+  return typeof m === 'string' && m ? { model: m } : {};
+}
+
 export class ReplaySession extends RecordSession {
   info: SessionInfo;
   private readonly markers = new Map<string, string>();
@@ -90,7 +96,8 @@ export class ReplaySession extends RecordSession {
         modified,
         bytes,
         live: false,
-        totals: infoTotals(this.turns()),
+        ...modelOf(transcript),
+        totals: infoTotals(this.records.map((r) => r.summary)),
       };
     } else {
       this.records = replayRecords(result);
@@ -115,8 +122,23 @@ export class ReplaySession extends RecordSession {
       modified: this.modified,
       bytes: this.bytes,
       live: false,
+      ...modelOf(this.transcript),
       totals: infoTotals(replayRecords(result).map((r) => r.summary)),
     };
+  }
+
+  /** The summaries, each with the tools of its own new results (the tool filter: turns with that tool, reduced or not). */
+  override turns(): TurnSummary[] {
+    let own: OwnResultRecord[][] | undefined;
+    try {
+      own = this.own ??= ownByCall(this.transcript);
+    } catch (e) {
+      this.ctx.log?.(`the results of ${this.path} could not be listed by call: ${String(e)}`);
+    }
+    return this.records.map((r, i) => {
+      const list = own?.[i];
+      return list ? { ...r.summary, resultTools: [...new Set(list.map((o) => o.tool))].sort() } : r.summary;
+    });
   }
 
   /** Replays again under `config` (a settings change) and keeps the new figures. */

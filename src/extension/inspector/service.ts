@@ -22,6 +22,7 @@ import {
   type ToolCap,
   type WebviewMessage,
 } from '../../protocol';
+import { priceChoices } from './prices';
 import { totalsOf, type InspectorSession, type SessionSource } from './session';
 
 /** Most turns a search names; the webview says when there were more. */
@@ -188,6 +189,7 @@ export class InspectorService {
         const config = this.actions.config();
         const view: SessionView = {
           session: s.info,
+          prices: priceChoices(s.info.model),
           turns: s.turns(),
           caps: this.caps(s),
           defaultCap: config.defaultCap,

@@ -1,0 +1,22 @@
+/**
+ * The models the inspector can price a session's cost at, in dollars: the session's own model first
+ * when its price is known (src/replay/prices.ts), then a few common ones for the picker, so a session
+ * whose model is unknown (or priced differently) can still be read in money.
+ */
+import type { Price } from '../../protocol';
+import { modelPrice } from '../../replay/prices';
+
+/** The picker's choices beyond the session's own model: the current models of both price families. */
+const PICKER_MODELS = ['claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5', 'gpt-5', 'gpt-4.1', 'gpt-4o'] as const;
+
+export function priceChoices(sessionModel: string | undefined): Price[] {
+  const out: Price[] = [];
+  const seen = new Set<string>();
+  for (const name of [sessionModel, ...PICKER_MODELS]) {
+    const p = modelPrice(name);
+    if (!p || seen.has(p.model)) continue;
+    seen.add(p.model);
+    out.push({ model: p.model, family: p.family, inputPerMTok: p.inputPerMTok, source: p.source });
+  }
+  return out;
+}
