@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import { createEngine, handleFor, readRequest, resultText, type SpillwayConfig } from '../../engine';
 import { listSessions, readBody, readSession, type Turn } from '../../proxy/recording';
 import { markerTextFor } from '../pure/documents';
+import { sessionTitle } from '../pure/sessionTitle';
 import type { SessionInfo, TurnSummary } from '../../protocol';
 import {
   costOf,
@@ -29,6 +30,13 @@ import {
 /** File events are coalesced over this long: an agent call writes its body files and its line together. */
 const WATCH_DEBOUNCE_MS = 150;
 
+/** Why a recorded call failed, in the upstream's words: unreachable, broken off, or an error status with its message. */
+function failure(t: Turn): string | undefined {
+  if (t.error) return t.status ? `HTTP ${t.status}: ${t.error}` : t.error;
+  if (t.status >= 400) return `HTTP ${t.status}${t.upstreamMessage ? `: ${t.upstreamMessage}` : ''}`;
+  return undefined;
+}
+
 export function proxyRecord(t: Turn, index: number): TurnRecord {
   const original = t.originalTokens ?? 0;
   const summary: TurnSummary = {
@@ -44,7 +52,8 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
     missed: 0,
     time: t.time,
     ...(t.model ? { model: t.model } : {}),
-    ...(t.failOpen || t.error ? { note: t.failOpen ?? t.error } : {}),
+    ...(t.failOpen ? { note: t.failOpen } : {}),
+    ...(failure(t) ? { error: failure(t) } : {}),
     // the provider's own cached tokens price both sides: the raw history would have shared that prefix too
     cost: costOf(original, t.usage?.cachedTokens ?? 0, t.projectedTokens ?? original, t.usage?.cachedTokens ?? 0),
     ...(t.usage?.cachedTokens !== undefined ? { providerCachedTokens: t.usage.cachedTokens } : {}),
@@ -56,6 +65,9 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
 export class ProxySession extends RecordSession {
   info: SessionInfo;
   private raw: Turn[] = [];
+  /** the session's title, and the first turn's time it was made from (a rewritten file is titled again) */
+  private title: string | undefined;
+  private titled: string | undefined;
 
   constructor(
     ctx: InspectorContext,
@@ -83,6 +95,17 @@ export class ProxySession extends RecordSession {
     this.records = turns.map(proxyRecord);
     const last = turns[turns.length - 1];
     const models = [...new Set(turns.map((t) => t.model).filter(Boolean))].join(', ');
+    const first = turns[0];
+    if (first && this.titled !== first.time) {
+      this.titled = first.time;
+      let body: string | undefined;
+      try {
+        body = first.requestRef ? readBody(this.dir, first.requestRef) : undefined;
+      } catch {
+        /* pruned: the title goes without the folder */
+      }
+      this.title = sessionTitle({ origin: this.origin, userAgent: first.headers?.['user-agent'], firstBody: body, start: first.time });
+    }
     let bytes = 0;
     try {
       bytes = fs.statSync(this.file).size;
@@ -94,8 +117,10 @@ export class ProxySession extends RecordSession {
       turns: turns.length,
       modified: last?.time ?? this.info.modified,
       bytes,
+      title: this.title ?? this.name,
+      ...(turns.find((t) => t.model)?.model ? { model: turns.find((t) => t.model)!.model! } : {}),
       totals: infoTotals(this.records.map((r) => r.summary)),
-      detail: `${this.origin === 'copilot' ? 'Copilot chat' : 'proxy recording'}${models ? ` · ${models}` : ''} · ${this.file}`,
+      detail: `${this.origin === 'copilot' ? 'Copilot chat' : 'proxy recording'} ${this.name}${models ? ` · ${models}` : ''} · ${this.file}`,
     };
     return turns.length > before ? this.records.slice(before).map((r) => r.summary) : [];
   }
