@@ -66,6 +66,21 @@ describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
     for (const row of container.querySelectorAll('.vrow .turn-tools')) expect(row.textContent).toContain('sql');
   });
 
+  it('filters by tool whether or not its results were reduced, and by reduced with the second filter', async () => {
+    const s = stubHost([40]);
+    const { container } = render(<App host={s.host} />);
+    fireEvent.click(await screen.findByRole('button', { name: /^synthetic 40 turns/ }));
+    await screen.findByRole('heading', { name: 'Turn 1' });
+    // every turn ran `ls`, whose small result was never reduced
+    typeInto(container.querySelector('.toolbar vscode-dropdown')!, 'ls', 'change');
+    await waitFor(() => expect(screen.getByTestId('filter-count').textContent).toBe('40 of 40 turns'));
+    fireEvent.click(screen.getByTestId('reduced-only'));
+    await waitFor(() => expect(screen.getByTestId('filter-count').textContent).toBe('0 of 40 turns'));
+    typeInto(container.querySelector('.toolbar vscode-dropdown')!, 'sql', 'change');
+    await waitFor(() => expect(Number(screen.getByTestId('filter-count').textContent!.split(' ')[0])).toBeGreaterThan(0));
+    for (const row of container.querySelectorAll('.vrow .turn-tools')) expect(row.textContent).toContain('sql');
+  });
+
   it('searches the text of the results in the host', async () => {
     const s = stubHost([40]);
     render(<App host={s.host} />);

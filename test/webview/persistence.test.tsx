@@ -243,6 +243,10 @@ describe("a turn's own results", () => {
     ).toEqual([]);
     const own = turns.reduce((a, _, i) => a + (s.detail(i).whole?.length ?? 0) + (s.detail(i).own?.length ?? 0), 0);
     expect(own).toBeGreaterThan(turns.length / 2);
+    // the tool filter finds the turns that ran Bash, not only the few whose Bash results were reduced
+    const ranBash = turns.filter((x) => x.resultTools?.includes('Bash')).length;
+    expect(ranBash).toBeGreaterThan(turns.filter((x) => x.tools.includes('Bash')).length);
+    expect(s.info.model).toMatch(/^claude-/);
   }, 120_000);
 });
 
