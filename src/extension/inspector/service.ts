@@ -33,7 +33,8 @@ const MAX_PER_TOOL_DRY_RUNS = 4;
 /** What the service asks of its host (VS Code, or a test stub). */
 export interface InspectorActions {
   config(): SpillwayConfig;
-  openStored(handle: string, session: InspectorSession | undefined): Promise<unknown>;
+  /** `find`: open at the first line holding it (a missed identifier) */
+  openStored(handle: string, session: InspectorSession | undefined, find?: string): Promise<unknown>;
   compare(handle: string, session: InspectorSession | undefined): Promise<unknown>;
   copyHandle(handle: string): Promise<unknown>;
   /** writes spillway.toolCaps; resolves with the caps now in force, or undefined when the user cancelled (`ask`) */
@@ -154,7 +155,7 @@ export class InspectorService {
       } else if (isCommand(m, 'webview/log')) {
         this.actions.log(m.params.level, `inspector webview: ${m.params.message}`);
       } else if (isCommand(m, 'result/openStored')) {
-        await this.actions.openStored(m.params.handle, this.current);
+        await this.actions.openStored(m.params.handle, this.current, m.params.find);
       } else if (isCommand(m, 'result/compare')) {
         await this.actions.compare(m.params.handle, this.current);
       } else if (isCommand(m, 'result/copyHandle')) {

@@ -34,7 +34,10 @@ export function folderOf(body: string | undefined): string | undefined {
   for (const re of CWD_PATTERNS) {
     const m = re.exec(text);
     // a JSON-escaped Windows path writes each backslash twice
-    const dir = m?.[1]?.replace(/\\\\/g, '\\').trim().replace(/[\\/]+$/, '');
+    const dir = m?.[1]
+      ?.replace(/\\\\/g, '\\')
+      .trim()
+      .replace(/[\\/]+$/, '');
     if (dir) return dir.split(/[\\/]/).pop() || dir;
   }
   return undefined;
