@@ -48,7 +48,7 @@ function startOf(time: string | undefined): string | undefined {
   if (!time) return undefined;
   const d = new Date(time);
   if (Number.isNaN(d.getTime())) return undefined;
-  return d.toLocaleString('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false });
+  return d.toLocaleString('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 }
 
 export function sessionTitle(p: {
