@@ -9,7 +9,7 @@ import { createEngine, parseConfig, type Projection } from '../../src/engine';
 import { MemoryStore } from '../../src/store';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
-import { totalsOf } from '../../src/protocol';
+import { totalsOf, type SessionInfo } from '../../src/protocol';
 import { SessionArchive, fileNameFor } from '../../src/extension/inspector/archive';
 import { ApiSource } from '../../src/extension/inspector/apiSource';
 import { ReplaySource, replayRecords } from '../../src/extension/inspector/replaySource';
@@ -251,18 +251,21 @@ describe("a turn's own results", () => {
 });
 
 describe('the status bar', () => {
+  /** a replayed session of three turns, with `over` */
+  const replayed = (over: Partial<SessionInfo>): SessionInfo => ({
+    id: 'replay:a',
+    origin: 'replay',
+    title: 'a',
+    detail: '',
+    turns: 3,
+    modified: 'x',
+    live: false,
+    ...over,
+  });
+
   it('sums what the sessions saved, tokens and cost, and says a click opens the inspector', () => {
     const s = sessionsStatus([
-      {
-        id: 'replay:a',
-        origin: 'replay',
-        title: 'a',
-        detail: '',
-        turns: 3,
-        modified: 'x',
-        live: false,
-        totals: { originalTokens: 1000, projectedTokens: 600, cost: { anthropic: { raw: 500, projected: 400 } } },
-      },
+      replayed({ totals: { originalTokens: 1000, projectedTokens: 600, cost: { anthropic: { raw: 500, projected: 400 } } } }),
       {
         id: 'api:b',
         origin: 'api',
@@ -284,21 +287,14 @@ describe('the status bar', () => {
 
   it('leads with the cost with read-backs, priced at the session model, the same figure as the inspector header', () => {
     const s = sessionsStatus([
-      {
-        id: 'replay:a',
-        origin: 'replay',
-        title: 'a',
-        detail: '',
-        turns: 3,
-        modified: 'x',
-        live: false,
+      replayed({
         model: 'claude-opus-4-5-20251101',
         totals: {
           originalTokens: 1000,
           projectedTokens: 600,
           cost: { anthropic: { raw: 1_000_000, projected: 700_000, readBack: 100_000 } },
         },
-      },
+      }),
     ]);
     expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −20.0%');
     expect(s.tooltip).toContain('with read-backs −20.0% ($5.00 → $4.00)');

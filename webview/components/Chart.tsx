@@ -98,6 +98,15 @@ const DEFAULT_LENS: CostLens = { costModel: 'anthropic' };
 
 const MARK_KINDS: MarkKind[] = ['clears', 'missed', 'savings'];
 
+/** One legend entry: its swatch and its word, wrapping together. */
+function Key(props: { kind: string; children: React.ReactNode }) {
+  return (
+    <span className="legend-entry">
+      <span className={`key key-${props.kind}`} /> {props.children}
+    </span>
+  );
+}
+
 export function Chart(props: ChartProps) {
   const { turns, dry, selected, onSelect, marks } = props;
   const lens = props.lens ?? DEFAULT_LENS;
@@ -154,31 +163,15 @@ export function Chart(props: ChartProps) {
           />
         )}
         <span className="legend">
-          <span className="legend-entry">
-            <span className="key key-original" /> original
-          </span>
-          <span className="legend-entry">
-            <span className="key key-projected" /> projected
-          </span>
-          {dry && (
-            <span className="legend-entry">
-              <span className="key key-dry" /> dry run
-            </span>
-          )}
-          <span className="legend-entry">
-            <span className="key key-stable" /> cache-stable ({count(stableCount)})
-          </span>
+          <Key kind="original">original</Key>
+          <Key kind="projected">projected</Key>
+          {dry && <Key kind="dry">dry run</Key>}
+          <Key kind="stable">cache-stable ({count(stableCount)})</Key>
           {marks && (
             <>
-              <span className="legend-entry">
-                <span className="key key-clear" /> clear
-              </span>
-              <span className="legend-entry">
-                <span className="key key-missed" /> missed
-              </span>
-              <span className="legend-entry">
-                <span className="key key-saving" /> top saving
-              </span>
+              <Key kind="clear">clear</Key>
+              <Key kind="missed">missed</Key>
+              <Key kind="saving">top saving</Key>
             </>
           )}
           <span className="legend-max legend-entry">max {maxText}</span>
