@@ -132,7 +132,7 @@ describe('Spillway in a real VS Code', () => {
     expect(back.reductions).toHaveLength(0);
   });
 
-  it('opens a stored output as a spillway: document, byte for byte, titled by tool and call', async () => {
+  it('opens a stored output as a spillway: document, byte for byte, titled by the command that printed it', async () => {
     const handle = await storedLog();
     const doc = await vs.run(async ({ vscode, api }, h) => {
       const uri = api.documentUri(h);
