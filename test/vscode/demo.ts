@@ -121,11 +121,15 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
     writeFileSync(join(dir, 'session/request.json'), JSON.stringify(last.request, null, 2) + '\n');
     writeFileSync(join(dir, 'session/projected.json'), JSON.stringify(last.projected, null, 2) + '\n');
   }
-  archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config);
-  const cost: DemoWorkspace['replayed']['cost'] = {};
-  for (const [model, c] of Object.entries(result.totals.cost))
-    cost[model] = { raw: c.raw, projected: c.projected, withReadBacks: result.totals.costWithReadBacks[model]?.projected ?? c.projected };
   const model = typeof transcript.base['model'] === 'string' ? transcript.base['model'] : undefined;
+  archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config, model);
+  const cost: DemoWorkspace['replayed']['cost'] = {};
+  for (const [priceModel, c] of Object.entries(result.totals.cost))
+    cost[priceModel] = {
+      raw: c.raw,
+      projected: c.projected,
+      withReadBacks: result.totals.costWithReadBacks[priceModel]?.projected ?? c.projected,
+    };
   const replayed: DemoWorkspace['replayed'] = {
     path,
     calls,

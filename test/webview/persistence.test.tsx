@@ -248,6 +248,23 @@ describe("a turn's own results", () => {
     expect(ranBash).toBeGreaterThan(turns.filter((x) => x.tools.includes('Bash')).length);
     expect(s.info.model).toMatch(/^claude-/);
   }, 120_000);
+
+  it('keeps the model of a replayed session, so the status bar prices it before it is opened again', async () => {
+    const dir = temp();
+    const store = new MemoryStore();
+    const t = await readTranscript(LONG);
+    const ctx = { store: () => store, config: () => parseConfig({}).config };
+    new ReplaySource(ctx, undefined, new SessionArchive(() => dir)).add(
+      LONG,
+      t,
+      replay(t, { config: ctx.config(), store, detail: true }),
+      1,
+      'x',
+    );
+    const [listed] = new ReplaySource(ctx, undefined, new SessionArchive(() => dir)).list();
+    expect(listed!.model).toBe(t.base['model']);
+    expect(listed!.model).toMatch(/^claude-/);
+  }, 120_000);
 });
 
 describe('the status bar', () => {

@@ -212,6 +212,7 @@ export function archiveReplay(
   result: ReplayResult,
   bytes: number,
   config: SpillwayConfig | Record<string, unknown>,
+  model?: string,
 ): void {
   const records = replayRecords(result);
   archive.writeAll(
@@ -225,6 +226,7 @@ export function archiveReplay(
       path,
       bytes,
       config: configKey(config),
+      ...(model ? { model } : {}),
     },
     records.map((r) => ({ summary: r.summary, reductions: [...r.reductions], missed: [...r.missed] })),
   );
@@ -272,7 +274,7 @@ export class ReplaySource implements SessionSource {
     const s = new ReplaySession(this.ctx, id, path, transcript, result, bytes, modified);
     this.sessions.set(id, s);
     this.remember(path);
-    if (this.archive) archiveReplay(this.archive, path, result, bytes, this.ctx.config());
+    if (this.archive) archiveReplay(this.archive, path, result, bytes, this.ctx.config(), modelOf(transcript).model);
     if (announce) this.listeners.fire({ sessionId: id, reloaded: true });
     return s;
   }
@@ -282,7 +284,8 @@ export class ReplaySource implements SessionSource {
     for (const s of this.sessions.values()) {
       try {
         s.rerun(this.ctx.config());
-        if (this.archive && s.lastResult) archiveReplay(this.archive, s.path, s.lastResult, s.bytes, this.ctx.config());
+        if (this.archive && s.lastResult)
+          archiveReplay(this.archive, s.path, s.lastResult, s.bytes, this.ctx.config(), modelOf(s.transcript).model);
         this.listeners.fire({ sessionId: s.id, reloaded: true });
       } catch (e) {
         this.ctx.log?.(`re-running the replay of ${s.path} failed: ${String(e)}`);
@@ -306,6 +309,7 @@ export class ReplaySource implements SessionSource {
                 origin: 'replay',
                 title: a.header.title,
                 detail: a.header.detail,
+                ...(a.header.model ? { model: a.header.model } : {}),
                 turns: a.turns.length,
                 modified: st.mtime.toISOString(),
                 bytes: st.size,
