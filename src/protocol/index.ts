@@ -48,6 +48,8 @@ export const SessionInfo = z.object({
   live: z.boolean(),
   /** the model the session's agent called, when known (prices its cost in dollars) */
   model: z.string().optional(),
+  /** the cost record (price model) the model's family bills under, when the model is known */
+  costModel: z.string().optional(),
   /** what the session saved, when its turns are known: tokens sent, and input cost under caching per price model */
   totals: z
     .object({

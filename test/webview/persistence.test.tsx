@@ -316,4 +316,20 @@ describe('the status bar', () => {
     expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −20.0%');
     expect(s.tooltip).toContain('with read-backs −20.0% ($5.00 → $4.00)');
   });
+
+  it("prices an OpenAI session under OpenAI's cache rules and its model's price", () => {
+    const s = sessionsStatus([
+      replayed({
+        model: 'gpt-5',
+        costModel: 'openai',
+        totals: {
+          originalTokens: 1000,
+          projectedTokens: 600,
+          cost: { anthropic: { raw: 1_000_000, projected: 1_000_000 }, openai: { raw: 1_000_000, projected: 500_000 } },
+        },
+      }),
+    ]);
+    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −50.0%');
+    expect(s.tooltip).toContain('($1.25 → $0.63)');
+  });
 });

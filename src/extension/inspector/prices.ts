@@ -3,8 +3,15 @@
  * when its price is known (src/replay/prices.ts), then a few common ones for the picker, so a session
  * whose model is unknown (or priced differently) can still be read in money.
  */
-import type { Price } from '../../protocol';
-import { modelPrice } from '../../replay/prices';
+import { costModelFor, type Price, type SessionInfo } from '../../protocol';
+import { familyOf, modelPrice } from '../../replay/prices';
+
+/** A session's model and the cost record its family bills under, for its SessionInfo (nothing when unknown). */
+export function modelFields(model: string | undefined): Pick<SessionInfo, 'model' | 'costModel'> {
+  if (!model) return {};
+  const family = familyOf(model);
+  return { model, ...(family ? { costModel: costModelFor(family) } : {}) };
+}
 
 /** The picker's choices beyond the session's own model: the current models of both price families. */
 const PICKER_MODELS = ['claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5', 'gpt-5', 'gpt-4.1', 'gpt-4o'] as const;

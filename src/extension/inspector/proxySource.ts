@@ -10,6 +10,7 @@ import { createEngine, handleFor, readRequest, resultText, type SpillwayConfig }
 import { listSessions, readBody, readSession, type Turn } from '../../proxy/recording';
 import { markerTextFor } from '../pure/documents';
 import { sessionTitle } from '../pure/sessionTitle';
+import { modelFields } from './prices';
 import type { SessionInfo, TurnSummary } from '../../protocol';
 import {
   costOf,
@@ -118,7 +119,7 @@ export class ProxySession extends RecordSession {
       modified: last?.time ?? this.info.modified,
       bytes,
       title: this.title ?? this.name,
-      ...(turns.find((t) => t.model)?.model ? { model: turns.find((t) => t.model)!.model! } : {}),
+      ...modelFields(turns.find((t) => t.model)?.model),
       totals: infoTotals(this.records.map((r) => r.summary)),
       detail: `${this.origin === 'copilot' ? 'Copilot chat' : 'proxy recording'} ${this.name}${models ? ` · ${models}` : ''} · ${this.file}`,
     };

@@ -11,6 +11,7 @@ import { createEngine, readRequest, resultText, type SpillwayConfig } from '../.
 import { replay, type ReplayResult } from '../../replay/replay';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
 import { markerTextFor } from '../pure/documents';
+import { modelFields } from './prices';
 import type { SessionInfo, TurnDetail, TurnSummary } from '../../protocol';
 import type { SessionArchive, ArchivedSession } from './archive';
 import {
@@ -65,9 +66,9 @@ function ownByCall(transcript: Transcript): OwnResultRecord[][] {
 }
 
 /** The model the transcript's agent called, when the reader found one. */
-function modelOf(transcript: Transcript): { model?: string } {
+function modelOf(transcript: Transcript): Pick<SessionInfo, 'model' | 'costModel'> {
   const m = transcript.base['model'];
-  return typeof m === 'string' && m ? { model: m } : {};
+  return modelFields(typeof m === 'string' ? m : undefined);
 }
 
 export class ReplaySession extends RecordSession {
@@ -309,7 +310,7 @@ export class ReplaySource implements SessionSource {
                 origin: 'replay',
                 title: a.header.title,
                 detail: a.header.detail,
-                ...(a.header.model ? { model: a.header.model } : {}),
+                ...modelFields(a.header.model),
                 turns: a.turns.length,
                 modified: st.mtime.toISOString(),
                 bytes: st.size,

@@ -5,8 +5,8 @@
  * the demo's and replayed sessions as well as live ones, and the same in dollars at each session's
  * own model's price. A click opens the inspector.
  */
-import { costModelFor, formatChange, formatDollars, headline, dollars, type SessionInfo } from '../../protocol';
-import { familyOf, modelPrice } from '../../replay/prices';
+import { DEFAULT_COST_MODEL, formatChange, formatDollars, headline, dollars, type SessionInfo } from '../../protocol';
+import { modelPrice } from '../../replay/prices';
 import { formatCount } from '../pure/format';
 
 const ORIGIN_NAME: Record<string, string> = { proxy: 'proxy', replay: 'replayed', api: 'API' };
@@ -26,7 +26,7 @@ export function sessionsStatus(sessions: readonly SessionInfo[]): { text: string
     if (!s.totals) continue;
     original += s.totals.originalTokens;
     projected += s.totals.projectedTokens;
-    const c = s.totals.cost?.[costModelFor(familyOf(s.model))] ?? s.totals.cost?.[costModelFor(undefined)];
+    const c = s.totals.cost?.[s.costModel ?? DEFAULT_COST_MODEL] ?? s.totals.cost?.[DEFAULT_COST_MODEL];
     if (c) {
       const h = headline(c);
       raw += h.raw;
