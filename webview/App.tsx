@@ -21,7 +21,7 @@ import {
   type TurnSummary,
 } from '../src/protocol';
 import type { Host } from './host';
-import { compact, count, percent } from './format';
+import { compact, count, percent, wouldHaveSaved } from './format';
 import { money, sessionSentence, explainTurnCost, type CostLens } from './cost';
 import { Glossary, Term } from './components/Glossary';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
@@ -352,6 +352,15 @@ export function App(props: { host: Host }) {
               <span className="muted session-detail" title={session.detail}>
                 {session.detail}
               </span>
+              {session.observed && (
+                <p
+                  className="observed"
+                  data-testid="would-have-saved"
+                  title="Observe mode: every request went upstream byte for byte; the figures are what Spillway would have sent"
+                >
+                  Observed, sent unchanged: {wouldHaveSaved(totals)}
+                </p>
+              )}
               <div className="totals" data-testid="totals">
                 {totals.cost?.[lens.costModel] && (
                   <HeadlineCost cost={totals.cost[lens.costModel]!} lens={lens} prices={prices} own={session.model} onModel={setModel} />

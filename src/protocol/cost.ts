@@ -43,14 +43,15 @@ export function headline(c: CostFigure): Headline {
   };
 }
 
-/** The price models the cost records are kept under (src/replay/metrics.ts PRICE_MODELS). */
-const COST_MODEL_BY_FAMILY: Record<string, string> = { anthropic: 'anthropic', openai: 'openai' };
 /** Anthropic's, when the family is unknown: its cache writes (1.25x) make savings hardest to claim. */
 export const DEFAULT_COST_MODEL = 'anthropic';
 
-/** The cost record a model family is billed under. */
+/**
+ * The cost record a model family is billed under: a family (src/replay/prices.ts `familyOf`) is the
+ * name of the price model whose caching rules bill it (src/replay/metrics.ts PRICE_MODELS).
+ */
 export function costModelFor(family: string | undefined): string {
-  return (family && COST_MODEL_BY_FAMILY[family]) || DEFAULT_COST_MODEL;
+  return family || DEFAULT_COST_MODEL;
 }
 
 /** Price lists quote dollars per million tokens. */

@@ -50,6 +50,11 @@ export const SessionInfo = z.object({
   model: z.string().optional(),
   /** the cost record (price model) the model's family bills under, when the model is known */
   costModel: z.string().optional(),
+  /**
+   * Recorded by the proxy in observe mode: every request went upstream byte for byte, and the
+   * projection figures are what Spillway would have sent (the inspector says "would have saved").
+   */
+  observed: z.boolean().optional(),
   /** what the session saved, when its turns are known: tokens sent, and input cost under caching per price model */
   totals: z
     .object({

@@ -13,8 +13,17 @@ export function modelFields(model: string | undefined): Pick<SessionInfo, 'model
   return { model, ...(family ? { costModel: costModelFor(family) } : {}) };
 }
 
-/** The picker's choices beyond the session's own model: the current models of both price families. */
-const PICKER_MODELS = ['claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5', 'gpt-5', 'gpt-4.1', 'gpt-4o'] as const;
+/** The picker's choices beyond the session's own model: current models of each price family the replay bills. */
+const PICKER_MODELS = [
+  'claude-sonnet-4-5',
+  'claude-opus-4-5',
+  'claude-haiku-4-5',
+  'gpt-5',
+  'gpt-5-mini',
+  'gpt-4o',
+  'deepseek-chat',
+  'gemini-3-pro-preview',
+] as const;
 
 export function priceChoices(sessionModel: string | undefined): Price[] {
   const out: Price[] = [];
