@@ -231,6 +231,10 @@ describe('the local proxy in a real VS Code', () => {
     const button = frame.locator(`button.session[data-session="proxy:${session}"]`);
     await button.waitFor({ timeout: 15_000 });
     expect(await button.textContent()).toMatch(/proxy.*1 turns/);
+    // named by the agent (the official client's User-Agent) and the start time, not by the proxy's fingerprint
+    const title = (await button.locator('.session-title').textContent()) ?? '';
+    expect(title).toMatch(/^OpenAI SDK · \w{3} \d{1,2}, \d\d:\d\d$/);
+    expect(title).not.toContain(session);
     await button.click();
     await frame.locator('.timeline .vrow').first().waitFor();
     expect(await frame.locator('.timeline .vrow').count()).toBe(1);
@@ -242,6 +246,33 @@ describe('the local proxy in a real VS Code', () => {
     await waitUntil('the second turn in the inspector', async () => (await frame.locator('.timeline .vrow').count()) === 2, 15_000, 200);
     await frame.locator('.totals', { hasText: '2 turns' }).waitFor();
     await frame.locator(`button.session[data-session="proxy:${session}"]`, { hasText: '2 turns' }).waitFor();
+  });
+
+  it("shows a call the upstream refused as an error with the upstream's message (checked in the page)", async () => {
+    await enableProxy();
+    const task = 'A call the provider is too busy for.';
+    const refused = fake.respond;
+    fake.respond = () => ({ kind: 'json', status: 529, body: { error: { type: 'overloaded_error', message: 'Overloaded' } } });
+    let session: string;
+    try {
+      await client()
+        .chat.completions.create(chatRequest(LOG, {}, task) as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)
+        .catch(() => undefined);
+      const dir = await sessionsDir();
+      session = await waitUntil('the refused call recorded', () =>
+        recordings(dir)
+          .map((n) => n.replace(/\.jsonl$/, ''))
+          .find((s) => readFileSync(join(dir, `${s}.jsonl`), 'utf8').includes('"status":529')),
+      );
+    } finally {
+      fake.respond = refused;
+    }
+    await vs.runCommand('Spillway: Open Inspector');
+    const frame = await inspectorFrame(vs.page);
+    await frame.locator(`button.session[data-session="proxy:${session}"]`).click();
+    await frame.locator('.timeline .vrow .mark-error').first().waitFor({ timeout: 15_000 });
+    await frame.locator('.timeline .vrow').first().click();
+    expect(await frame.locator('[data-testid="turn-error"]').textContent()).toContain('HTTP 529: overloaded_error: Overloaded');
   });
 
   it('projects later calls with the engine rebuilt from changed settings, without a restart', async () => {
