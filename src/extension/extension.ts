@@ -11,6 +11,7 @@ import { StoredOutputFileSystem } from './documents';
 import { registerCommands } from './commands';
 import { registerReadTool } from './readTool';
 import { registerExtractTool } from './extractTool';
+import { registerMcpProvider } from './mcp';
 import { Inspector } from './inspector/panel';
 import { ProxyController } from './proxy';
 import { registerChat } from './chat';
@@ -56,6 +57,8 @@ export function start(context: vscode.ExtensionContext): Started {
     ...registerCommands(host),
     registerReadTool(host),
     registerExtractTool(host),
+    // VS Code 1.101+: `spillway mcp` for every MCP client in the editor (the read tool above stays for older ones)
+    registerMcpProvider(host),
   );
   const inspector = new Inspector(host);
   context.subscriptions.push(inspector);
