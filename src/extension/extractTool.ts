@@ -14,6 +14,7 @@
 import * as vscode from 'vscode';
 import { errorText, type SpillwayHost } from './host';
 import { extract, ExtractInput, type ExtractModel } from '../extract/extract';
+import { LINE_BREAK } from '../engine/lines';
 
 const EXTRACT_TOOL = 'spillway_extract';
 
@@ -28,7 +29,7 @@ async function userModel(token: vscode.CancellationToken): Promise<ExtractModel>
   return {
     async ask({ system, user }) {
       const res = await model.sendRequest(
-        [vscode.LanguageModelChatMessage.User(`${system}\n\n${user}`)],
+        [vscode.LanguageModelChatMessage.User([system, '', user].join(LINE_BREAK))],
         { justification: 'Spillway answers a question about a stored tool output with your model.' },
         token,
       );

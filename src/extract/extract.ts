@@ -24,6 +24,7 @@
  */
 import { z } from 'zod';
 import { formatInt } from '../engine/format-number';
+import { LINE_BREAK as NL } from '../engine/lines';
 import type { ReadOptions, ReadResult } from '../store/read';
 import { chunkText, DEFAULT_CHUNK_CHARS, DEFAULT_OVERLAP_PERCENT, MAX_OVERLAP_PERCENT, type Chunk } from './chunks';
 
@@ -184,7 +185,7 @@ function describeChunk(c: Chunk, totalLines: number): string {
 }
 
 function chunkPrompt(question: string, handle: string, part: string, text: string): string {
-  return `Question: ${question}\n\nThis is ${part} of the stored output ${handle}:\n<output>\n${text}\n</output>`;
+  return [`Question: ${question}`, '', `This is ${part} of the stored output ${handle}:`, '<output>', text, '</output>'].join(NL);
 }
 
 /** Merges the chunks' answers: those that found nothing are dropped; one left needs no model call. */
@@ -192,13 +193,18 @@ async function merge(question: string, partial: readonly string[], ask: (user: s
   const found = partial.filter((a) => a !== '' && a.toUpperCase() !== NOTHING);
   if (found.length === 0) return 'Nothing in the part read answers the question.';
   if (found.length === 1) return found[0]!;
-  const listed = found.map((a, i) => `<answer part="${i + 1}">\n${a}\n</answer>`).join('\n');
+  const listed = found.map((a, i) => [`<answer part="${i + 1}">`, a, '</answer>'].join(NL)).join(NL);
   return ask(
-    `Question: ${question}\n\nThese answers were given for consecutive, overlapping parts of one output, in order. ` +
-      `Merge them into one answer to the question: keep every distinct item in order, drop the duplicates the overlaps caused.\n${listed}`,
+    [
+      `Question: ${question}`,
+      '',
+      'These answers were given for consecutive, overlapping parts of one output, in order. ' +
+        'Merge them into one answer to the question: keep every distinct item in order, drop the duplicates the overlaps caused.',
+      listed,
+    ].join(NL),
   );
 }
 
 function done(handle: string, mode: ExtractAnswer['mode'], read: string, answer: string, calls: number): ExtractAnswer {
-  return { handle, mode, read, calls, text: `[spillway extract ${handle}, ${mode}: read ${read}]\n${answer}` };
+  return { handle, mode, read, calls, text: [`[spillway extract ${handle}, ${mode}: read ${read}]`, answer].join(NL) };
 }

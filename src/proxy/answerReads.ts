@@ -24,6 +24,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as zlib from 'node:zlib';
 import type { WireFormat } from '../engine/types';
+import { LINE_BREAK } from '../engine/lines';
 import { READ_TOOL, runReadLoop, type Reader, type RoundOutput, type ToolCall } from './readLoop';
 import { responseHeaders, type OutgoingHeaders } from './routes';
 import { SseParser, StreamDecoder, type StreamApi } from './streams';
@@ -334,14 +335,14 @@ function rewriteEvents(bytes: Buffer, edit: (v: Json) => Json | null | undefined
     const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, ''));
     let v: unknown;
     try {
-      v = data.length ? JSON.parse(data.join('\n')) : undefined;
+      v = data.length ? JSON.parse(data.join(LINE_BREAK)) : undefined;
     } catch {
       v = undefined;
     }
     const next = isObj(v) ? edit(v) : undefined;
     if (next === null) continue;
     if (next === undefined) out += block + sep;
-    else out += [...lines.filter((l) => !l.startsWith('data:')), `data: ${JSON.stringify(next)}`].join('\n') + sep;
+    else out += [...lines.filter((l) => !l.startsWith('data:')), `data: ${JSON.stringify(next)}`].join(LINE_BREAK) + sep;
   }
   return Buffer.from(out, 'utf8');
 }

@@ -23,6 +23,7 @@ import { SpillwayError } from '../engine/types';
 import { assertHandle } from './entry';
 import { countLines, cutAtLimit, grepLines, lineSpans, selectLines, sliceChars } from './slice';
 import { formatInt } from '../engine/format-number';
+import { LINE_BREAK } from '../engine/lines';
 
 export interface ReadOptions {
   /** "A:B" (1-based, inclusive), "A:" (to the end), ":B" (from the start), "N" (one line), or [A, B] */
@@ -362,8 +363,8 @@ export function boundedAnswer(
   if (body.length > max) {
     body = body.slice(0, max);
     note =
-      `\n[clipped: showing the first ${formatInt(max)} of these ${formatInt(r.text.length)} chars (about ${lineCount(countLines(body))}); ` +
+      `${LINE_BREAK}[clipped: showing the first ${formatInt(max)} of these ${formatInt(r.text.length)} chars (about ${lineCount(countLines(body))}); ` +
       `ask for a narrower part with lines "A:B", grep, or offset and limit]`;
   }
-  return `[spillway ${r.handle}: ${r.shown ? r.shown + ' of ' : ''}${whole}]\n${body}${note}`;
+  return `[spillway ${r.handle}: ${r.shown ? r.shown + ' of ' : ''}${whole}]${LINE_BREAK}${body}${note}`;
 }
