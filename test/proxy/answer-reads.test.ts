@@ -453,6 +453,18 @@ describe('the proxy answering read-backs, Anthropic Messages', () => {
   });
 });
 
+describe('markers with answer-reads', () => {
+  it('name the read tool the proxy offers, so an agent with no shell is told its way back', async () => {
+    const n = upstream.received.length;
+    await openai.chat.completions.create(chatRequest(LOG, {}, 'Markers name the tool.') as unknown as ChatParams);
+    const sent = (bodyOf(since(n)[0]!).messages as { tool_call_id?: string; content: string }[]).find(
+      (m) => m.tool_call_id === 'call_tests',
+    )!;
+    expect(sent.content).toMatch(HANDLE_IN_TEXT);
+    expect(sent.content).toContain(READ_TOOL);
+  });
+});
+
 describe('counting tokens with answer-reads', () => {
   it('counts the request with the read tool in it, as the model call will be sent', async () => {
     const n = upstream.received.length;
