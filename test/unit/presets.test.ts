@@ -462,7 +462,8 @@ describe('spillway preset (the default)', () => {
     // twenty distinct 1,500-token results: outside the last 3 there is enough to free 10,000 once 14 are in
     const steps: Step[] = ['q'];
     for (let i = 0; i < 20; i++) steps.push(tool('bash', String.fromCharCode(65 + i).repeat(1_500)));
-    const { p, texts } = run(spillway, transcript(...steps), 'openai-chat', perChar);
+    // the batch the trigger takes; the default's payback schedule waits until the session can pay for it (next test)
+    const { p, texts } = run({ ...spillway, 'clear.schedule': 'trigger' }, transcript(...steps), 'openai-chat', perChar);
     const cleared = p.reductions.filter((r) => r.stage === 'clear').map((r) => r.result);
     expect(
       failing(p.reductions, (r) => r.stage === 'clear'),
@@ -472,6 +473,12 @@ describe('spillway preset (the default)', () => {
     expect(cleared.length).toBeGreaterThanOrEqual(7);
     expect(p.reductions.reduce((a, r) => a + r.originalTokens - r.projectedTokens, 0)).toBeGreaterThanOrEqual(10_000);
     expect(texts.slice(17)).toEqual(Array.from({ length: 3 }, (_, i) => String.fromCharCode(82 + i).repeat(1_500)));
+  });
+
+  it('does not clear a session that has saved nothing yet to pay for the rewrite (the guarantee)', () => {
+    const steps: Step[] = ['q'];
+    for (let i = 0; i < 20; i++) steps.push(tool('bash', String.fromCharCode(65 + i).repeat(1_500)));
+    expect(run(spillway, transcript(...steps), 'openai-chat', perChar).p.reductions).toEqual([]);
   });
 
   it('does not clear below 20,000 tokens', () => {
