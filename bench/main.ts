@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { incrementalBench, sizeBench, type IncrementalRow, type SizeRow } from './engine';
 import { runPeers } from './peers';
-import { updateReadme } from './readme';
+import { updateBenchmarksPage } from './readme';
 
 const quick = process.argv.includes('--quick');
 const out = join(process.cwd(), 'bench', 'results');
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   writeFileSync(join(out, 'engine.json'), JSON.stringify({ quick, node: process.version, sizes: rows, incremental: inc }, null, 2) + '\n');
   writeFileSync(join(out, 'engine.md'), table + '\n');
   if (!quick) {
-    updateReadme(
+    updateBenchmarksPage(
       'engine',
       `Made by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}). Bodies are generated coding-agent sessions (bench/generate.ts) in the Chat Completions format, projected with the \`spillway\` preset and an in-memory store. *Cold*: a fresh engine and token cache; *in session*: the same body projected again in its session; *incremental*: each call of a session projected in order, call k+1 after call k.\n\n${table}`,
     );
@@ -69,11 +69,11 @@ async function main(): Promise<void> {
   const peersStarted = Date.now();
   const peers = await runPeers({ quick, out, log: (line) => process.stderr.write(line + '\n') });
   if (!quick) {
-    updateReadme(
+    updateBenchmarksPage(
       'peers',
-      `${peers.markdown}\n![Tokens sent per call, generated session](bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](bench/results/tokens-per-call-real.svg)`,
+      `${peers.markdown}\n![Tokens sent per call, generated session](../bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](../bench/results/tokens-per-call-real.svg)`,
     );
-    updateReadme('frontier', `${peers.frontier}\n\n![Cost against miss rate, long sessions pooled](bench/results/frontier.svg)`);
+    updateBenchmarksPage('frontier', `${peers.frontier}\n\n![Cost against miss rate, long sessions pooled](../bench/results/frontier.svg)`);
   }
   const met = peers.aims.filter((a) => a.met).length;
   process.stdout.write(
