@@ -6,10 +6,13 @@
  * relative to raw, before and with read-backs, under every price model.
  *
  * `npm run bench:tune` prints the table as Markdown; `-- --points 0,3` runs only those rows (by
- * index), `-- --sessions` adds one line per session for the first point. It writes nothing.
+ * index), `-- --sessions` adds one line per session for the first point. It writes nothing, except
+ * with `-- --lengths`: then it rewrites src/engine/session-lengths.ts (the calls per corpus session
+ * that the payback schedule learns from) and measures nothing.
  * Sessions run one after another in this one process (the machine is shared).
  */
-import { basename, relative } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { newTokenCounter } from '../src/engine';
 import { MemoryStore } from '../src/store';
 import { readTranscript, type Transcript } from '../src/replay/readers';
@@ -31,6 +34,11 @@ const POINTS: SweepPoint[] = [
   { name: 'reduce after use off (offload on arrival)', over: { 'offload.afterUseCap': 0 } },
   { name: 'reduce after use up to 20,000 chars', over: { 'offload.afterUseCap': 20_000 } },
   { name: 'reduce after use up to 100,000 chars', over: { 'offload.afterUseCap': 100_000 } },
+  {
+    // what the proxy's Responses WebSocket mode can do (src/proxy/websocket.ts, arrivalEngine): items live upstream
+    name: 'WebSocket route: offload on arrival only',
+    over: { 'clear.enabled': false, 'offload.afterUseCap': 0, 'inputs.enabled': false },
+  },
   { name: 'superseded results not cleared first', over: { 'clear.staleFirst': false } },
   { name: 'clear on the trigger alone (no payback rule)', over: { 'clear.schedule': 'trigger' } },
   { name: 'file inputs off', over: { 'inputs.enabled': false } },
@@ -83,6 +91,10 @@ async function main(): Promise<void> {
       process.stderr.write(`bench:tune: skipped ${basename(file)}: ${e instanceof Error ? e.message : String(e)}\n`);
     }
   }
+  if (argv.includes('--lengths')) {
+    writeLengths(sessions.map((s) => s.t.calls.length));
+    return;
+  }
   const agents = [...new Set(sessions.map((s) => s.agent))].sort();
   const calls = sessions.reduce((a, s) => a + s.t.calls.length, 0);
   process.stderr.write(`bench:tune: ${sessions.length} sessions, ${calls} calls, agents ${agents.join(', ')}\n`);
@@ -111,6 +123,16 @@ async function main(): Promise<void> {
     process.stderr.write(`  ${p.name}: ${((Date.now() - started) / 1000).toFixed(1)} s\n${lines.slice(-1 - agents.length).join('\n')}\n`);
   }
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** Rewrites src/engine/session-lengths.ts, the data the payback schedule learns remaining calls from. */
+function writeLengths(lengths: number[]): void {
+  const file = join(process.cwd(), 'src', 'engine', 'session-lengths.ts');
+  const text = readFileSync(file, 'utf8');
+  const sorted = lengths.sort((a, b) => a - b).join(', ');
+  const next = text.replace(/(CORPUS_SESSION_LENGTHS: readonly number\[\] = \[)[^\]]*(\])/, `$1\n  ${sorted},\n$2`);
+  writeFileSync(file, next);
+  process.stderr.write(`bench:tune: wrote ${lengths.length} session lengths to ${file}\n`);
 }
 
 main().catch((e: unknown) => {
