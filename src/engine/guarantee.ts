@@ -25,6 +25,13 @@ function callCost(c: CallTokens, pm: CachePrices): number {
   return read * pm.cachedRead + (c.total - read) * pm.cacheWrite;
 }
 
+/**
+ * How far over raw a session may be, at any call, on the strength of a saving still expected: the
+ * aim's bound with read-backs (105%). Without it the first clear of a session that has banked
+ * nothing (small outputs, none offloaded) could never be taken, however surely it would pay back.
+ */
+export const MAX_OVERRUN = 0.05;
+
 export class CostLedger {
   private readonly raw: number[];
   private readonly projected: number[];
@@ -43,6 +50,20 @@ export class CostLedger {
       (pm, i) =>
         this.projected[i]! + callCost(projected, pm) + rewriteNext * (pm.cacheWrite - pm.cachedRead) <= this.raw[i]! + callCost(raw, pm),
     );
+  }
+
+  /**
+   * True when a decision that costs this call `projected` (against raw's `raw`) and saves
+   * `expectedSaving(pm)` over the calls the session can be expected to still make leaves the
+   * projection no dearer than raw by then, and no more than MAX_OVERRUN dearer even if the session
+   * ended right after this call, under every price model.
+   */
+  paysBack(raw: CallTokens, projected: CallTokens, expectedSaving: (pm: CachePrices) => number): boolean {
+    return this.prices.every((pm, i) => {
+      const rawAfter = this.raw[i]! + callCost(raw, pm);
+      const projectedAfter = this.projected[i]! + callCost(projected, pm);
+      return projectedAfter - expectedSaving(pm) <= rawAfter && projectedAfter <= rawAfter * (1 + MAX_OVERRUN);
+    });
   }
 
   charge(raw: CallTokens, projected: CallTokens): void {

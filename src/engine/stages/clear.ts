@@ -22,7 +22,7 @@
  * decision, file inputs (inputs.ts) included.
  */
 import { toolListed, type SpillwayConfig } from '../config';
-import { clearPaysBack } from '../clear-schedule';
+import { clearPaysBack, expectedRemainingCalls } from '../clear-schedule';
 import { CostLedger } from '../guarantee';
 import { formatInt as fmt } from '../format-number';
 import { handleFor } from '../handle';
@@ -225,15 +225,17 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       }
     }
     // payback schedule: plan the clear first, fire only when it pays back its cache rewrite within
-    // the calls the session can be expected to still make, and the session's ledger can pay for it now
+    // the calls the session can be expected to still make, counting what the session has banked,
+    // and leaves the session at most MAX_OVERRUN over raw should it end now (../guarantee.ts)
     if (c.schedule === 'payback') {
       stale ??= c.staleFirst ? findStale(results.req) : undefined;
       const plan = planClear(cursor, protectedFrom, cp, running, stale);
       const kept = plan ? fixed + sums.before(list[plan.first]!.item) : 0;
+      const remaining = expectedRemainingCalls(callNo + 1);
       if (
         !plan ||
         !clearPaysBack({ running, before: kept, freed: plan.freed, calls: callNo + 1 }) ||
-        !costs.affords(raw, { read: Math.min(readNow, kept), total: running - plan.freed })
+        !costs.paysBack(raw, { read: Math.min(readNow, kept), total: running - plan.freed }, (pm) => plan.freed * pm.cachedRead * remaining)
       ) {
         settle(running, readNow);
         continue;
