@@ -88,8 +88,8 @@ describe('CostLedger', () => {
       rewrite = { read: 98_000, total: 101_000 };
     expect(ledger.paysBack(raw, rewrite, () => 0)).toBe(false);
     expect(ledger.paysBack(raw, rewrite, () => 5_000)).toBe(true);
-    // a rewrite of 20,000 tokens is 11% over raw: no expected saving takes it past MAX_OVERRUN
-    expect(ledger.paysBack(raw, { read: 80_000, total: 101_000 }, () => 1e9)).toBe(false);
-    expect(MAX_OVERRUN).toBeLessThan(0.11);
+    // rewriting all 100,000 cached tokens is 84% over raw under Anthropic: no expected saving takes it past MAX_OVERRUN
+    expect(ledger.paysBack(raw, { read: 0, total: 101_000 }, () => 1e9)).toBe(false);
+    expect(MAX_OVERRUN).toBeLessThan(0.84);
   });
 });
