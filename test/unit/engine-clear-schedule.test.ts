@@ -81,9 +81,11 @@ describe('clear stage with schedule payback', () => {
   });
   const outputs = Array.from({ length: 6 }, (_, i) => ({ cmd: `cat f${i}`, out: String.fromCharCode(65 + i).repeat(2_000) }));
 
-  it('trigger clears as soon as the request is over the trigger; payback waits while the session is young', () => {
-    const trig = createEngine(cfg('trigger'), { tokenizer: perChar }).project(chat(outputs), 'openai-chat');
-    const pay = createEngine(cfg('payback'), { tokenizer: perChar }).project(chat(outputs), 'openai-chat');
+  it('trigger clears as soon as the request is over the trigger; payback waits while the rewrite is too large a share of what the session has cost', () => {
+    // three calls in: rewriting two of three outputs would put the session over raw by more than MAX_OVERRUN
+    const young = outputs.slice(0, 3);
+    const trig = createEngine(cfg('trigger'), { tokenizer: perChar }).project(chat(young), 'openai-chat');
+    const pay = createEngine(cfg('payback'), { tokenizer: perChar }).project(chat(young), 'openai-chat');
     expect(trig.reductions.length).toBeGreaterThan(0);
     expect(pay.reductions).toEqual([]);
   });
