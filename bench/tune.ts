@@ -16,17 +16,13 @@ import { basename, join, relative } from 'node:path';
 import { newTokenCounter } from '../src/engine';
 import { MemoryStore } from '../src/store';
 import { readTranscript, type Transcript } from '../src/replay/readers';
-import { ANTHROPIC_PRICES, OPENAI_GPT5_PRICES, OPENAI_PRICES, type PriceModel } from '../src/replay/metrics';
+import { ANTHROPIC_PRICES, OPENAI_4O_PRICES, OPENAI_PRICES, type PriceModel } from '../src/replay/metrics';
 import { poolReplays, replay, type ReplayTotals } from '../src/replay/replay';
 import type { SweepPoint } from './frontier';
 import { fixturesDir, fixtureFiles } from './peers';
 
 /** The price models every point is judged under, named as the table names them. */
-const PRICES: readonly PriceModel[] = [
-  { ...ANTHROPIC_PRICES, name: 'anthropic' },
-  { ...OPENAI_GPT5_PRICES, name: 'openai' },
-  { ...OPENAI_PRICES, name: 'openai-4o' },
-];
+const PRICES: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES, OPENAI_4O_PRICES];
 
 /** What was tried, grouped by the mechanism it tunes; the first row is the default itself. */
 const POINTS: SweepPoint[] = [

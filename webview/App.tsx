@@ -18,7 +18,7 @@ import {
   type TurnSummary,
 } from '../src/protocol';
 import type { Host } from './host';
-import { compact, count, percent, PRICE_LABEL, signedPercent } from './format';
+import { compact, count, percent, PRICE_LABEL, shownCosts, signedPercent } from './format';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
 import { firstInteresting, MARK_LABEL, marksOf, type MarkKind } from './marks';
 import { CapsPanel } from './components/CapsPanel';
@@ -320,7 +320,7 @@ export function App(props: { host: Host }) {
                 {totals.cost && (
                   <span className="totals-cost" data-testid="totals-cost">
                     <b>Cost under caching</b>{' '}
-                    {Object.entries(totals.cost).map(([name, c], i) => {
+                    {shownCosts(totals.cost).map(([name, c], i) => {
                       const withReads = c.readBack !== undefined ? c.projected + c.readBack : undefined;
                       return (
                         <span

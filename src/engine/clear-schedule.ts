@@ -22,10 +22,12 @@ export interface CachePrices {
 }
 
 /**
- * The price models a decision must pay back under, each as the provider bills cached input today:
- * Anthropic reads at 0.1x and writes the 5-minute cache at 1.25x; OpenAI's GPT-5 family reads at
- * 0.1x with no write premium; the GPT-4o generation read at 0.5x. A rewrite is dearest under
- * Anthropic and a saving smallest under the 0.1x readers, so every model has its say.
+/**
+ * The price models a decision must pay back under, each as the provider bills cached input today
+ * (src/replay/prices.ts has the sources; the engine imports nothing of ours, so they are repeated
+ * here): Anthropic reads 0.1x and writes the 5-minute cache at 1.25x; OpenAI's GPT-5 family,
+ * DeepSeek and Gemini read 0.1x with no write premium; the GPT-4o generation reads 0.5x. A rewrite
+ * is dearest under Anthropic and a saving smallest under the 0.1x readers, so every model has its say.
  */
 export const CACHE_PRICES: readonly CachePrices[] = [
   { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 },
