@@ -1,9 +1,10 @@
 /**
  * The guarantee (docs/savings.md): under the `spillway` default, no session costs more than raw
- * history before read-backs, under any price model. Checked with fast-check on generated sessions
- * of any length and shape (long and short outputs, repeated commands, re-read files, bursts of
- * parallel calls), replayed with the same meter as the corpus figures, under Anthropic prices,
- * OpenAI's GPT-5 (cached input 0.1x) and the GPT-4o generation's (0.5x).
+ * history before read-backs by more than the bounded overrun (MAX_OVERRUN, for a session that ends
+ * right after a clear), under any price model. Checked with fast-check on generated sessions of any
+ * length and shape (long and short outputs, repeated commands, re-read files, bursts of parallel
+ * calls), replayed with the same meter as the corpus figures, under every price model the replay
+ * knows (Anthropic, OpenAI GPT-5 and GPT-4o, DeepSeek, Gemini).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
