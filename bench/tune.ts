@@ -27,7 +27,8 @@ const PRICES: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES, OPENAI_4
 /** What was tried, grouped by the mechanism it tunes; the first row is the default itself. */
 const POINTS: SweepPoint[] = [
   { name: '**default**', over: {} },
-  { name: 'reduce after use off (offload on arrival)', over: { 'offload.afterUseCap': 0 } },
+  { name: 'no back-off on read-backs', over: { 'offload.backoff': false } },
+  { name: 'reduce after use up to 40,000 chars', over: { 'offload.afterUseCap': 40_000 } },
   { name: 'reduce after use up to 20,000 chars', over: { 'offload.afterUseCap': 20_000 } },
   { name: 'reduce after use up to 100,000 chars', over: { 'offload.afterUseCap': 100_000 } },
   {

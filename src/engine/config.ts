@@ -282,7 +282,7 @@ const SPILLWAY: SpillwayConfig = {
   language: 'en',
   tokenizer: 'o200k_base',
   observations: 'auto',
-  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 40_000, backoff: true },
+  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
   inputs: { enabled: true, keepRounds: 0, minTokens: 60_000, tools: [...FILE_WRITE_TOOLS] },

@@ -58,10 +58,13 @@ function session(steps: Array<Array<{ tool: string; arg: number; size: number }>
 }
 
 describe('the guarantee', () => {
-  it('no generated session, of any length, costs more than raw history plus the bounded overrun, under any price model', () => {
+  it.each([
+    ['the default', {}],
+    ['reduce after use on', { 'offload.afterUseCap': 40_000 }],
+  ])('no generated session, of any length, costs more than raw history plus the bounded overrun, under any price model (%s)', (_, over) => {
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 1, maxLength: 80 }), (steps) => {
-        const r = replay(session(steps), { config: { preset: 'spillway' }, tokenizer: perChar, prices: PRICE_MODELS });
+        const r = replay(session(steps), { config: { preset: 'spillway', ...over }, tokenizer: perChar, prices: PRICE_MODELS });
         for (const pm of PRICE_MODELS) expect(r.totals.cost[pm.name]!.relative).toBeLessThanOrEqual(1 + MAX_OVERRUN + METER_SLACK);
       }),
       { numRuns: RUNS },

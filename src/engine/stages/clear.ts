@@ -71,6 +71,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     const d = draft.decisions[i];
     if (d?.afterUse) afterUse.set(r.item, (afterUse.get(r.item) ?? 0) + results.partsTokens(i, d) - d.projectedTokens);
   });
+  const afterUseItems = [...afterUse.keys()].sort((a, b) => a - b);
+  let nextAfterUse = 0;
   const costs = new CostLedger();
   let rawTotal = fixed;
   let rawPrev = 0; // raw tokens the previous call sent (what this one reads from the cache)
@@ -156,11 +158,12 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     const roundStart = lastAssistant + 1;
     let unseen = 0, // tokens that results reduced after use had, verbatim, in this call
       firstAfterUse = -1;
-    for (const [item, extra] of afterUse) {
-      if (item >= roundStart && item < cp) {
-        unseen += extra;
-        if (firstAfterUse < 0 || item < firstAfterUse) firstAfterUse = item;
-      }
+    // rounds only move forward: one pass over the items reduced after use, in item order
+    while (nextAfterUse < afterUseItems.length && afterUseItems[nextAfterUse]! < roundStart) nextAfterUse++;
+    for (let k = nextAfterUse; k < afterUseItems.length && afterUseItems[k]! < cp; k++) {
+      const item = afterUseItems[k]!;
+      unseen += afterUse.get(item)!;
+      if (firstAfterUse < 0) firstAfterUse = item;
     }
     if (cp < kinds.length) lastAssistant = lastAssistantFrom(kinds, cp);
     const raw = { read: callNo === 0 ? 0 : rawPrev, total: rawTotal };
