@@ -148,7 +148,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'offload.backoff',
     schema: z.boolean(),
     description:
-      "Back off on read-backs: when the agent reads back an output Spillway reduced (`spillway read`, the store file, or a read tool with its handle), that tool's cap is raised for the rest of the session (4x per read-back, unlimited from the third) and its results are no longer cleared from that call on. Markers already sent never change.",
+      "Back off on read-backs: when the agent reads back an output Spillway reduced (`spillway read`, the store file, or a read tool with its handle), that tool's cap is raised for the rest of the session (4x per read-back, unlimited from the third). Markers already sent never change.",
   },
   {
     key: 'offload.dedupe',

@@ -99,7 +99,7 @@ export class Run implements Ledger {
     this.backoff = new Map([...(memory?.backoff ?? [])].map(([tool, calls]) => [tool, [...calls]]));
     this.readBack = new Set(memory?.readBack);
     if (memory && env.cfg.offload.backoff) this.findReadBacks(memory);
-    if (env.cfg.offload.backoff) this.results.backoff = { record: this.backoff, call: this.call };
+    if (env.cfg.offload.backoff) this.results.backoff = { record: this.backoff };
   }
 
   /** This call's place in the session: the model calls the request shows before it. */

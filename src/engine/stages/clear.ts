@@ -45,12 +45,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   /** tokens clearing result i would free, estimated before deciding */
   const gain = (i: number): number => (gains[i] ??= Math.max(0, tokensNow(i) - clearedMarkerTokens(results, i)));
   const clearable = (i: number): boolean =>
-    !results.fixedAsIs(i) &&
-    !draft.noGain[i] &&
-    draft.decisions[i]?.stage !== 'clear' &&
-    !toolListed(c.excludeTools, list[i]!.names) &&
-    // a tool read back by this call is not cleared from it on (../backoff.ts)
-    !results.clearBackedOff(i, callNo);
+    !results.fixedAsIs(i) && !draft.noGain[i] && draft.decisions[i]?.stage !== 'clear' && !toolListed(c.excludeTools, list[i]!.names);
   // every model call the transcript shows: before each run of assistant items, and this one
   const checkpoints: number[] = [];
   kinds.forEach((k, i) => {

@@ -14,7 +14,7 @@
  * writes them after every stage has decided. The memos in `Results` are caches of pure functions
  * of the request (a decoded text, a token count), not decisions.
  */
-import { BACKOFF_NO_CLEAR_AFTER, backedOffCap, readBacks, type BackoffRecord } from '../backoff';
+import { backedOffCap, readBacks, type BackoffRecord } from '../backoff';
 import { capFor, type Cap, type SpillwayConfig } from '../config';
 import { resultRawLength, resultText, type ParsedRequest, type ToolResult } from '../formats';
 import { decodeString, forEachString, type JValue } from '../json';
@@ -173,19 +173,14 @@ export class Results {
     return !decisions[i] && !noGain[i] && !this.fixedAsIs(i);
   }
 
-  /** Read-backs per tool in this session, and this call's place in it, when backing off (backoff.ts). */
-  backoff?: { record: BackoffRecord; call: number };
+  /** Read-backs per tool in this session, when backing off (backoff.ts). */
+  backoff?: { record: BackoffRecord };
 
   /** The cap in force for result `i`: its tool's, raised for the session's read-backs of that tool. */
   capOf(i: number): Cap {
     const cap = capFor(this.cfg, this.list[i]!.names);
     if (cap === 'unlimited' || !this.backoff) return cap;
     return backedOffCap(cap, readBacks(this.backoff.record, this.list[i]!.tool));
-  }
-
-  /** Whether result `i`'s tool was read back by call `call` enough that its results are no longer cleared. */
-  clearBackedOff(i: number, call: number): boolean {
-    return !!this.backoff && readBacks(this.backoff.record, this.list[i]!.tool, call) >= BACKOFF_NO_CLEAR_AFTER;
   }
 
   /** Size of a result in the cap's unit when over `cap`; decodes only when the raw length could exceed it. */
