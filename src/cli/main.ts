@@ -27,7 +27,7 @@ export const COMMAND_USAGE: Record<string, string> = {
   replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands]
                   [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
-                 [--config FILE] [--preset NAME] [--websockets project|refuse]`,
+                 [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe]`,
 };
 const STORE_NOTE = 'the store defaults to $SPILLWAY_STORE, else ~/.spillway/store';
 const STATUS_NOTE = 'exit status: 0 done, 2 bad input (one line on stderr), 3 read --grep found no match, 1 a bug in spillway';
@@ -287,6 +287,7 @@ async function proxy(argv: string[]): Promise<void> {
       preset: { kind: 'string' },
       sessions: { kind: 'string' },
       websockets: { kind: 'string' },
+      observe: { kind: 'bool' },
     },
     'proxy',
   );
@@ -306,6 +307,8 @@ async function proxy(argv: string[]): Promise<void> {
       storeDir: resolve(str(a, 'store') ?? defaultStoreDir()),
       ...(sessions !== undefined ? { sessionsDir: resolve(sessions) } : {}),
       ...(websockets !== undefined ? { websockets: websockets as WebSocketMode } : {}),
+      // forward every request byte for byte; record what Spillway would have sent
+      ...(a.flags.get('observe') === true ? { mode: 'observe' as const } : {}),
       ...(str(a, 'openai-upstream') !== undefined ? { openaiUpstream: str(a, 'openai-upstream') } : {}),
       ...(str(a, 'anthropic-upstream') !== undefined ? { anthropicUpstream: str(a, 'anthropic-upstream') } : {}),
     });

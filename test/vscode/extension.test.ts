@@ -26,8 +26,8 @@ afterAll(async () => {
 
 /** Projects `request` through the extension API (in the extension host). */
 function project(request: object) {
-  return vs.run(({ api }, req) => {
-    const r = api.project(req);
+  return vs.run(async ({ api }, req) => {
+    const r = await api.project(req);
     return { reductions: r.reductions, stats: r.stats, request: r.request };
   }, request);
 }
@@ -132,7 +132,7 @@ describe('Spillway in a real VS Code', () => {
     expect(back.reductions).toHaveLength(0);
   });
 
-  it('opens a stored output as a spillway: document, byte for byte, titled by tool and call', async () => {
+  it('opens a stored output as a spillway: document, byte for byte, titled by the command that printed it', async () => {
     const handle = await storedLog();
     const doc = await vs.run(async ({ vscode, api }, h) => {
       const uri = api.documentUri(h);
@@ -150,10 +150,12 @@ describe('Spillway in a real VS Code', () => {
     expect(doc.text).toBe(LOG);
     expect(Buffer.from(doc.bytes, 'base64').equals(Buffer.from(LOG, 'utf8'))).toBe(true);
     expect(doc.languageId).toBe('log');
-    expect(doc.path.split('/').pop()).toBe('bash · toolu_01.log');
+    // titled by the command that printed it; the call id is in the path the tab's tooltip shows
+    expect(doc.path.split('/').pop()).toBe('$ npm test.log');
+    expect(doc.path).toContain('/toolu_01/');
 
-    // in the page: the tab names the tool and the call, the editor shows the output
-    const title = await vs.waitForTab('bash · toolu_01');
+    // in the page: the tab names the command, the editor shows the output
+    const title = await vs.waitForTab('$ npm test');
     expect(title).not.toContain('sw_');
     const shown = await vs.activeEditorText();
     expect(shown.split('\n').slice(0, 5)).toEqual(LOG.split('\n').slice(0, 5));
@@ -174,7 +176,7 @@ describe('Spillway in a real VS Code', () => {
     const languages = await vs.run(async ({ vscode, api }, reqs) => {
       const out: Record<string, string> = {};
       for (const req of reqs) {
-        const r = api.project(req);
+        const r = await api.project(req);
         for (const red of r.reductions) out[red.callId] = (await vscode.workspace.openTextDocument(api.documentUri(red.handle))).languageId;
       }
       return out;
@@ -211,7 +213,7 @@ describe('Spillway in a real VS Code', () => {
     });
     await vs.runCommand('Spillway: Open Stored Output');
     await vs.pickQuickItem('bash · toolu_01', 'toolu_01');
-    await vs.waitForTab('bash · toolu_01');
+    await vs.waitForTab('$ npm test');
     const shown = await vs.activeEditorText();
     expect(shown).toContain('line 1: PASS src/module0.test.ts (0 ms)');
     const active = await vs.run(({ vscode }) => vscode.window.activeTextEditor?.document.uri.scheme ?? null);
@@ -418,7 +420,7 @@ describe('Spillway in a real VS Code', () => {
       const handles: string[] = [];
       for (let i = 0; i < 3; i++) {
         const text = `output ${i}\n` + `${i}`.repeat(600_000) + '\n';
-        const r = api.project({
+        const r = await api.project({
           model: 'm',
           max_tokens: 1,
           messages: [

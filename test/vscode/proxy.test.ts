@@ -16,7 +16,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, wr
 import { createServer, type Server } from 'node:net';
 import { join, relative, isAbsolute } from 'node:path';
 import OpenAI from 'openai';
-import { freePort, launch, waitUntil, type Harness, inspectorFrame } from './harness';
+import { freePort, launch, setSpillwaySetting, waitUntil, type Harness, inspectorFrame } from './harness';
 import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
 import { expectSome } from '../support/expect';
@@ -43,17 +43,7 @@ afterAll(async () => {
 
 /** Writes `spillway.<key>` into the workspace settings, or the user settings (in the extension host). */
 function setSetting(key: string, value: unknown, where: 'workspace' | 'user' = 'workspace') {
-  return vs.run(
-    async ({ vscode }, k, v, w) => {
-      // undefined (remove the setting) travels as null
-      await vscode.workspace
-        .getConfiguration('spillway')
-        .update(k, v === null ? undefined : v, w === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
-    },
-    key,
-    value,
-    where,
-  );
+  return setSpillwaySetting(vs, key, value, where);
 }
 
 /** The variables in Spillway's environment variable collection, as the API reports them. */
@@ -239,6 +229,10 @@ describe('the local proxy in a real VS Code', () => {
     const button = frame.locator(`button.session[data-session="proxy:${session}"]`);
     await button.waitFor({ timeout: 15_000 });
     expect(await button.textContent()).toMatch(/proxy.*1 turns/);
+    // named by the agent (the official client's User-Agent) and the start time, not by the proxy's fingerprint
+    const title = (await button.locator('.session-title').textContent()) ?? '';
+    expect(title).toMatch(/^OpenAI SDK · \w{3} \d{1,2}, \d\d:\d\d$/);
+    expect(title).not.toContain(session);
     await button.click();
     await frame.locator('.timeline .vrow').first().waitFor();
     expect(await frame.locator('.timeline .vrow').count()).toBe(1);
@@ -250,6 +244,33 @@ describe('the local proxy in a real VS Code', () => {
     await waitUntil('the second turn in the inspector', async () => (await frame.locator('.timeline .vrow').count()) === 2, 15_000, 200);
     await frame.locator('.totals', { hasText: '2 turns' }).waitFor();
     await frame.locator(`button.session[data-session="proxy:${session}"]`, { hasText: '2 turns' }).waitFor();
+  });
+
+  it("shows a call the upstream refused as an error with the upstream's message (checked in the page)", async () => {
+    await enableProxy();
+    const task = 'A call the provider is too busy for.';
+    const refused = fake.respond;
+    fake.respond = () => ({ kind: 'json', status: 529, body: { error: { type: 'overloaded_error', message: 'Overloaded' } } });
+    let session: string;
+    try {
+      await client()
+        .chat.completions.create(chatRequest(LOG, {}, task) as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)
+        .catch(() => undefined);
+      const dir = await sessionsDir();
+      session = await waitUntil('the refused call recorded', () =>
+        recordings(dir)
+          .map((n) => n.replace(/\.jsonl$/, ''))
+          .find((s) => readFileSync(join(dir, `${s}.jsonl`), 'utf8').includes('"status":529')),
+      );
+    } finally {
+      fake.respond = refused;
+    }
+    await vs.runCommand('Spillway: Open Inspector');
+    const frame = await inspectorFrame(vs.page);
+    await frame.locator(`button.session[data-session="proxy:${session}"]`).click();
+    await frame.locator('.timeline .vrow .mark-error').first().waitFor({ timeout: 15_000 });
+    await frame.locator('.timeline .vrow').first().click();
+    expect(await frame.locator('[data-testid="turn-error"]').textContent()).toContain('HTTP 529: overloaded_error: Overloaded');
   });
 
   it('projects later calls with the engine rebuilt from changed settings, without a restart', async () => {

@@ -8,7 +8,11 @@
 import * as fs from 'node:fs';
 import { createEngine, handleFor, readRequest, resultText, type SpillwayConfig } from '../../engine';
 import { listSessions, readBody, readSession, type Turn } from '../../proxy/recording';
+import { replayAsync } from '../../replay/replay';
+import { apiTranscript } from '../../replay/readers/api';
 import { markerTextFor } from '../pure/documents';
+import { sessionTitle } from '../pure/sessionTitle';
+import { modelFields } from './prices';
 import type { SessionInfo, TurnSummary } from '../../protocol';
 import {
   costOf,
@@ -29,6 +33,13 @@ import {
 /** File events are coalesced over this long: an agent call writes its body files and its line together. */
 const WATCH_DEBOUNCE_MS = 150;
 
+/** Why a recorded call failed, in the upstream's words: unreachable, broken off, or an error status with its message. */
+function failure(t: Turn): string | undefined {
+  if (t.error) return t.status ? `HTTP ${t.status}: ${t.error}` : t.error;
+  if (t.status >= 400) return `HTTP ${t.status}${t.upstreamMessage ? `: ${t.upstreamMessage}` : ''}`;
+  return undefined;
+}
+
 export function proxyRecord(t: Turn, index: number): TurnRecord {
   const original = t.originalTokens ?? 0;
   const summary: TurnSummary = {
@@ -44,7 +55,12 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
     missed: 0,
     time: t.time,
     ...(t.model ? { model: t.model } : {}),
-    ...(t.failOpen || t.error ? { note: t.failOpen ?? t.error } : {}),
+    ...(t.failOpen
+      ? { note: t.failOpen }
+      : t.observed
+        ? { note: 'observed: sent upstream unchanged; the projection is what Spillway would have sent' }
+        : {}),
+    ...(failure(t) ? { error: failure(t) } : {}),
     // the provider's own cached tokens price both sides: the raw history would have shared that prefix too
     cost: costOf(original, t.usage?.cachedTokens ?? 0, t.projectedTokens ?? original, t.usage?.cachedTokens ?? 0),
     ...(t.usage?.cachedTokens !== undefined ? { providerCachedTokens: t.usage.cachedTokens } : {}),
@@ -56,6 +72,11 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
 export class ProxySession extends RecordSession {
   info: SessionInfo;
   private raw: Turn[] = [];
+  /** the session's title, and the first turn's time it was made from (a rewritten file is titled again) */
+  private title: string | undefined;
+  private titled: string | undefined;
+  /** turns measured by `measureObserved` (its figures stand until a turn is added) */
+  private measured = 0;
 
   constructor(
     ctx: InspectorContext,
@@ -79,10 +100,22 @@ export class ProxySession extends RecordSession {
     }
     const before = this.raw.length;
     this.raw = turns;
+    this.measured = 0;
     this.ownCache.clear();
     this.records = turns.map(proxyRecord);
     const last = turns[turns.length - 1];
     const models = [...new Set(turns.map((t) => t.model).filter(Boolean))].join(', ');
+    const first = turns[0];
+    if (first && this.titled !== first.time) {
+      this.titled = first.time;
+      let body: string | undefined;
+      try {
+        body = first.requestRef ? readBody(this.dir, first.requestRef) : undefined;
+      } catch {
+        /* pruned: the title goes without the folder */
+      }
+      this.title = sessionTitle({ origin: this.origin, userAgent: first.headers?.['user-agent'], firstBody: body, start: first.time });
+    }
     let bytes = 0;
     try {
       bytes = fs.statSync(this.file).size;
@@ -94,10 +127,58 @@ export class ProxySession extends RecordSession {
       turns: turns.length,
       modified: last?.time ?? this.info.modified,
       bytes,
+      title: this.title ?? this.name,
+      ...modelFields(turns.find((t) => t.model)?.model),
       totals: infoTotals(this.records.map((r) => r.summary)),
-      detail: `${this.origin === 'copilot' ? 'Copilot chat' : 'proxy recording'}${models ? ` · ${models}` : ''} · ${this.file}`,
+      // observe mode: what went upstream was the original; the figures are what would have been sent
+      ...(turns.length && turns.every((t) => t.observed) ? { observed: true } : {}),
+      detail: `${this.origin === 'copilot' ? 'Copilot chat' : 'proxy recording'} ${this.name}${models ? ` · ${models}` : ''} · ${this.file}`,
     };
     return turns.length > before ? this.records.slice(before).map((r) => r.summary) : [];
+  }
+
+  /**
+   * An observed session's cost under caching, read-backs and misses, measured the way `spillway
+   * replay` measures a transcript: the newest recorded request holds the whole conversation, so it
+   * is replayed call by call with the current settings (asynchronously, yielding to the editor).
+   * The recorded turns are the replay's last calls (the proxy may have started mid-conversation),
+   * and their figures replace the recording's estimates; when the replay has fewer calls than turns
+   * (the agent sent calls of another shape) the estimates stay and the log says why.
+   */
+  async measureObserved(): Promise<void> {
+    if (!this.info.observed || this.measured === this.raw.length) return;
+    const last = [...this.raw].reverse().find((t) => t.requestRef);
+    if (!last?.requestRef) return;
+    const turns = this.raw.length;
+    try {
+      const doc = JSON.parse(readBody(this.dir, last.requestRef)) as unknown;
+      const r = await replayAsync(apiTranscript(doc, this.file, last.format), { config: this.ctx.config() });
+      const offset = r.calls.length - turns;
+      if (offset < 0 || this.raw.length !== turns) {
+        this.ctx.log?.(
+          `inspector: observed session ${this.name}: the replay has ${r.calls.length} calls for ${turns} recorded turns; showing the recording's estimates`,
+        );
+        return;
+      }
+      this.records = this.records.map((rec, i) => {
+        const c = r.calls[offset + i]!;
+        return {
+          ...rec,
+          summary: {
+            ...rec.summary,
+            cost: c.cost,
+            missed: c.missedIds,
+            cachedPrefixTokens: c.cachedPrefixTokens,
+            cacheStable: c.cacheStable,
+          },
+          missed: c.missed,
+        };
+      });
+      this.info = { ...this.info, totals: infoTotals(this.records.map((x) => x.summary)) };
+      this.measured = turns;
+    } catch (e) {
+      this.ctx.log?.(`inspector: could not measure observed session ${this.name}: ${(e as Error).message}`);
+    }
   }
 
   private readonly ownCache = new Map<number, OwnResultRecord[]>();
@@ -260,7 +341,9 @@ export class ProxySource implements SessionSource {
 
   async open(id: string): Promise<InspectorSession | undefined> {
     if (!this.sessions.has(id)) this.refresh();
-    return this.sessions.get(id);
+    const s = this.sessions.get(id);
+    await s?.measureObserved();
+    return s;
   }
 
   onDidChange(listener: (e: SessionChange) => void): () => void {
