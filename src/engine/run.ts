@@ -25,6 +25,7 @@ import { contentPatch, type ParsedRequest } from './formats';
 import type { Patch } from './json';
 import { handlesIn, noteReadBack, type BackoffRecord } from './backoff';
 import { recall, remember, resultKeys, toolOfHandle, type SessionMemory } from './session';
+import { findReadTool } from './read-tool';
 import { budget } from './stages/budget';
 import { clear } from './stages/clear';
 import { fileInputs } from './stages/inputs';
@@ -87,7 +88,9 @@ export class Run implements Ledger {
     private readonly samePrefix = 0,
   ) {
     const recognised = recognise(req, env.cfg, env.known);
-    this.results = new Results(req, env.cfg, env.counter, recognised, env.where, memory ? { memory, samePrefix } : undefined);
+    // once a session has offered the read tool, its markers keep naming it (read-tool.ts)
+    const readTool = memory?.readTool ?? findReadTool(req);
+    this.results = new Results(req, env.cfg, env.counter, recognised, env.where, memory ? { memory, samePrefix } : undefined, readTool);
     this.keys = resultKeys(req.results);
     const n = req.results.length;
     this.decisions = memory

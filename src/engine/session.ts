@@ -38,6 +38,8 @@ export interface SessionMemory {
   /** read-backs per tool, and the handles already counted as read back (backoff.ts) */
   backoff: BackoffRecord;
   readBack: Set<string>;
+  /** Spillway's read tool as the session's agent names it, once a request offered it (sticky: ../read-tool.ts) */
+  readTool?: string;
 }
 
 /**
@@ -114,7 +116,16 @@ export function remember(
   });
   const tokens = results.originalItemTokens();
   const items = req.items.map((it, i) => ({ start: it.start, end: it.end, tokens: tokens[i]! }));
-  return { text: req.text, decisions: kept, items, fixed: results.fixedSpanTokens(), nodes: reusableNodes(req.root, 2), ...session };
+  const memory: SessionMemory = {
+    text: req.text,
+    decisions: kept,
+    items,
+    fixed: results.fixedSpanTokens(),
+    nodes: reusableNodes(req.root, 2),
+    ...session,
+  };
+  if (results.readTool) memory.readTool = results.readTool;
+  return memory;
 }
 
 /** The tool whose output `handle` holds, as this session reduced it (undefined when it did not). */

@@ -16,6 +16,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, wr
 import { createServer, type Server } from 'node:net';
 import { join, relative, isAbsolute } from 'node:path';
 import OpenAI from 'openai';
+import { mcpShellLines } from '../../src/proxy/env';
+import { mcpLaunch } from '../../src/extension/pure/mcpLaunch';
 import { freePort, launch, setSpillwaySetting, waitUntil, type Harness, inspectorFrame } from './harness';
 import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
@@ -305,6 +307,16 @@ describe('the local proxy in a real VS Code', () => {
     const clipboard = await readClipboard();
     expect(clipboard).toBe(r.result.lines.join('\n') + '\n');
     if (r.result.shell === 'posix') {
+      // and, since issue 20, the one-time `claude mcp add` for the extension's bundled server on this window's store
+      const where = (await vs.run(({ context, host }) => ({
+        exec: process.execPath,
+        ext: context.extensionPath,
+        store: host.storeDir,
+      }))) as {
+        exec: string;
+        ext: string;
+        store: string;
+      };
       expect(clipboard).toBe(
         [
           `export OPENAI_BASE_URL=http://127.0.0.1:${port}/v1`,
@@ -312,8 +324,10 @@ describe('the local proxy in a real VS Code', () => {
           `export ANTHROPIC_BASE_URL=http://127.0.0.1:${port}`,
           '# Codex reads openai_base_url, not OPENAI_BASE_URL (or run Spillway: Route Codex Through Spillway)',
           `alias codex='command codex -c openai_base_url="http://127.0.0.1:${port}/v1"'`,
+          ...mcpShellLines(mcpLaunch(where.exec, where.ext, where.store), 'posix'),
         ].join('\n') + '\n',
       );
+      expect(clipboard).toContain("\n# Claude Code reads back through Spillway's MCP server after, once: claude mcp add spillway ");
     }
     const notices = await vs.run(({ host }) => host.notices.map((n) => n.message));
     expectSome(notices, (m) => m.includes('copied the agent environment'));
