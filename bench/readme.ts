@@ -1,12 +1,18 @@
 /**
- * Writes benchmark tables into README.md between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`,
+ * Writes benchmark tables into README.md (or a file of docs/) between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`,
  * so no figure in the README is typed by hand: a full `npm run bench` rewrites them all.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function updateReadme(name: string, markdown: string, root = process.cwd()): boolean {
-  const file = join(root, 'README.md');
+  return updateDoc('README.md', name, markdown, root);
+}
+
+/** The same for any Markdown file of the repository (`docs/benchmarks.md`, `docs/previews.md`); false when it has no such section. */
+export function updateDoc(path: string, name: string, markdown: string, root = process.cwd()): boolean {
+  const file = join(root, path);
+  if (!existsSync(file)) return false;
   const text = readFileSync(file, 'utf8');
   const open = `<!-- bench:${name} -->`,
     close = `<!-- /bench:${name} -->`;

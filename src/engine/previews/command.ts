@@ -67,7 +67,8 @@ export function mainProgram(command: string): string {
   for (let c = chain.length - 1; c >= 0; c--) {
     const stages = chain[c]!.split(/\|(?!\|)/).map(programOf);
     const first = stages[0] ?? '';
-    if (!first || SETUP.has(first)) continue;
+    // setup, and what is left of a quoted or substituted command once split (`)"`), is not the command
+    if (!/^[\w.]/.test(first) || SETUP.has(first)) continue;
     const search = stages.slice(1).find((p) => SEARCHERS.has(p));
     if (search && (FILTERS.has(first) || first === 'find' || first === 'ls' || first === 'git log')) return search;
     return first;

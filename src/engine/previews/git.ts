@@ -18,6 +18,8 @@ const STAT = /^ \S.* \| +\d+|^ \d+ files? changed/;
 const STATUS_HEADER =
   /^(On branch|HEAD detached|Your branch|Changes to be committed|Changes not staged|Untracked files|Unmerged paths|nothing to commit|no changes added)/;
 const STATUS_PATH = /^\t\S|^[ MADRCU?!]{2} \S/;
+/** git's advice under a status section: never what the agent needs. */
+const STATUS_HINT = /^\s*\(use "git /;
 const COMMIT = /^commit [0-9a-f]{7,40}\b/;
 const ONELINE = /^(\* )?[0-9a-f]{7,12} \S/;
 const TROUBLE = /^(CONFLICT|error|fatal|hint: |Automatic merge failed|! \[rejected\]|warning)/i;
@@ -38,7 +40,8 @@ function diffPreview(lines: readonly string[], budget: number): string | null {
 }
 
 function statusPreview(lines: readonly string[], budget: number): string | null {
-  return selectLines(lines, [...matching(lines, STATUS_HEADER), ...matching(lines, STATUS_PATH)], budget);
+  const paths = matching(lines, STATUS_PATH).filter((i) => !STATUS_HINT.test(lines[i]!));
+  return selectLines(lines, [...matching(lines, STATUS_HEADER), ...paths], budget);
 }
 
 function logPreview(lines: readonly string[], budget: number): string | null {

@@ -28,7 +28,7 @@ function commandOf(v: unknown): string | undefined {
 }
 
 /** The hint of a call to `tool` with `input` (a plain value: an object, or the JSON text of one). */
-export function hintFromInput(tool: string, input: unknown): PreviewHint {
+function hintFromInput(tool: string, input: unknown): PreviewHint {
   let v = input;
   if (typeof v === 'string' && v.length <= MAX_HINT_COMMAND * 4 && v.trimStart().startsWith('{')) {
     try {

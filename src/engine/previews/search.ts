@@ -14,8 +14,8 @@ const NUMBERED = /^(?=\S)((?:[A-Za-z]:)?[^:\n]*?[./][^\s:]*?)(?::\d+:|-\d+-)/;
 /** A hit without a line number (`grep -r`): a path with an extension, then a colon. */
 const UNNUMBERED = /^((?:[A-Za-z]:)?[^\s:]+\.\w{1,8}):/;
 const HIT = new RegExp(`${NUMBERED.source}|${UNNUMBERED.source}`);
-/** How many files the opening summary names at most before saying how many more. */
-const SUMMARY_FILES = 12;
+/** The share of the budget the opening line (files and counts) may take: the hits need the rest. */
+const SUMMARY_SHARE = 0.4;
 
 function fileOf(line: string): string | undefined {
   return (NUMBERED.exec(line) ?? UNNUMBERED.exec(line))?.[1];
@@ -40,11 +40,17 @@ export const searchKind: OutputKind = {
     if (byFile.size === 0) return null;
     const files = [...byFile.entries()];
     const hits = files.reduce((a, [, h]) => a + h.length, 0);
-    const named = files
-      .slice(0, SUMMARY_FILES)
-      .map(([f, h]) => `${f} (${h.length})`)
-      .join(', ');
-    const more = files.length > SUMMARY_FILES ? `, +${files.length - SUMMARY_FILES} more files` : '';
+    // the files and their counts, as many as fit in a share of the budget
+    const room = Math.floor(budget * SUMMARY_SHARE);
+    let named = '';
+    let shown = 0;
+    for (const [f, h] of files) {
+      const next = `${named ? ', ' : ''}${f} (${h.length})`;
+      if (named.length + next.length > room) break;
+      named += next;
+      shown++;
+    }
+    const more = shown < files.length ? `, +${files.length - shown} more files` : '';
     const lead = [`[${hits} lines in ${files.length} files: ${named}${more}]`];
     // every file's first hit, then every file's second, ...
     return selectLines(lines, [...headIndices(lines.length, 1), ...roundRobin(files.map(([, h]) => h))], budget, lead);

@@ -12,14 +12,14 @@
 import { formatInt } from '../format-number';
 
 /** A line longer than this is cut in a preview: one minified line must not eat the whole budget. */
-export const MAX_PREVIEW_LINE = 240;
+const MAX_PREVIEW_LINE = 240;
 
 /** Lines worth keeping in any preview: errors, failures, stack frames and file locations. */
 export const IMPORTANT =
   /error|fail|exception|traceback|panic|fatal|warning|denied|not found|cannot|undefined|assert|expected|✗|✘|\bE\s{2,}|^\s*at\s|\.\w{1,5}:\d+|line \d+/i;
 
 /** The line written where lines were left out (the generic preview writes the same). */
-export function gapLine(count: number): string {
+function gapLine(count: number): string {
   return `[… ${formatInt(count)} lines omitted …]`;
 }
 
@@ -29,7 +29,7 @@ function gapCost(count: number): number {
 }
 
 /** A line as it appears in a preview: cut at MAX_PREVIEW_LINE (never inside a surrogate pair). */
-export function clipLine(line: string, max = MAX_PREVIEW_LINE): string {
+function clipLine(line: string, max = MAX_PREVIEW_LINE): string {
   if (line.length <= max) return line;
   const c = line.charCodeAt(max - 1);
   return line.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max) + '…';
@@ -54,7 +54,7 @@ export function selectLines(
   const leadLines: string[] = [];
   let used = 0;
   for (const l of lead) {
-    const c = clipLine(l);
+    const c = clipLine(l, Math.max(MAX_PREVIEW_LINE, Math.floor(budget / 2) - 1));
     if (used + c.length + 1 > budget / 2) break;
     leadLines.push(c);
     used += c.length + 1;

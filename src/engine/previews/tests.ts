@@ -16,9 +16,9 @@ const SUMMARY =
 /** A failing test's headline. */
 const FAILURE =
   /^(FAILED|ERROR) \S|^(FAIL|ERROR): \S|^_{3,} .+ _{3,}$|^--- FAIL: |^\s*(✕|×|✗|●) |^\s*FAIL\s+\S|^test \S+ \.\.\. (FAILED|ERROR)|panicked at|^---- \S+ stdout ----/;
-/** What a failure says and where: assertion lines, error lines, stack frames with a file and line. */
+/** What a failure says and where: pytest's `E` lines, error lines, frames with a file and line. */
 const DETAIL =
-  /^E\s{2,}|^\s*File ".+", line \d+|^[\w./\\-]+\.\w{1,5}:\d+(:\d+)?[: ]|\(\S+\.\w{1,5}:\d+:\d+\)|^\s*at \S|\b\w*(Error|Exception)\b:|\bassert(ion)?\b|^\s*(Expected|Received|expected|actual|left|right)\b/;
+  /^E\s{2,}|^\s*File ".+", line \d+|^[\w./\\-]+\.\w{1,5}:\d+(:\d+)?[: ]|\(\S+\.\w{1,5}:\d+:\d+\)|^\s*at \S|^\w*(Error|Exception)\b:|^\s*(Expected|Received|expected|actual|left|right)\b/;
 /** Signs of a test run in the output itself. */
 const SIGNS =
   /^=+ (test session starts|FAILURES|ERRORS|short test summary info)|^=+ .*\b(passed|failed)\b.* in [\d.]+s|^Ran \d+ tests? in |^test result: (ok|FAILED)\.|^--- FAIL: |^\s*Test (Files|Suites):\s+\d|^collected \d+ items?/;
