@@ -18,6 +18,8 @@ const ERROR = /\berror\b|^[^\s:][^:]*:\d+(:\d+)?: *[EF]\d{2,4}\b/i;
 const LOCATION = /^\s*--> \S+:\d+/;
 /** The eslint style: diagnostics indented under a line naming the file. */
 const INDENTED = /^\s+\d+:\d+\s/;
+/** The first diagnostics stay first, whatever their severity: they are the ones an agent fixes first. */
+const FIRST_DIAGNOSTICS = 3;
 const SUMMARY =
   /^Found \d+ errors?|^✖ \d+ problems?|^\d+ problems?|could not compile|aborting due to|^\d+ (errors?|warnings?) generated|^Success: no issues found|^Found \d+ errors? in \d+ files?|^error: Recipe|^(warning|error): .* generated \d+ warnings?|^Errors? +Files?$|^Your code has been rated/;
 
@@ -64,6 +66,7 @@ export const diagnosticsKind: OutputKind = {
       lines,
       [
         ...headIndices(n, 1),
+        ...diags.slice(0, FIRST_DIAGNOSTICS).flatMap(withContext),
         ...errors,
         ...summary.slice(-1),
         ...tailIndices(n, 1),
