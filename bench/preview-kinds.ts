@@ -14,8 +14,12 @@ import { readRequest, resultText } from '../src/engine/formats';
 import { genericPreview, preview } from '../src/engine/preview';
 import { classifyOutput, hintForResult, OUTPUT_KINDS, type OutputKindName, type PreviewHint } from '../src/engine/previews';
 import { identifiersIn } from '../src/replay/metrics';
-import { requestForCall, type Transcript } from '../src/replay/readers';
+import { readTranscript, requestForCall, type Transcript } from '../src/replay/readers';
 import { formatInt } from '../src/engine/format-number';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { updateDoc } from './readme';
+import { fixtureFiles, fixturesDir } from './peers';
 
 /** One tool result of a session, as the last request of the session holds it. */
 export interface SessionResult {
@@ -111,4 +115,29 @@ export function kindTable(rows: readonly KindRow[]): string {
     ...rows.map((r) => line(r.kind, r)),
     line('**all**', total),
   ].join('\n');
+}
+
+/** The command that makes the table, quoted beside it. */
+const KINDS_COMMAND = 'npm run bench:kinds';
+
+/** The table over every session of the corpus, written to `out` (preview-kinds.md, .json) and into docs/previews.md. */
+export async function runKinds(out: string, root = process.cwd()): Promise<string> {
+  const files = fixtureFiles(fixturesDir(root));
+  const sessions = [];
+  for (const { file } of files) sessions.push(await readTranscript(file));
+  const rows = kindRows(sessions);
+  const table = kindTable(rows);
+  const text = `Made by \`${KINDS_COMMAND}\` over the ${sessions.length} sessions of \`test/fixtures/sessions/\`, previews of ${formatBudget()} characters (the default \`previewChars\`).\n\n${table}`;
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'preview-kinds.md'), text + '\n');
+  writeFileSync(
+    join(out, 'preview-kinds.json'),
+    JSON.stringify({ sessions: sessions.length, budget: DEFAULT_CONFIG.previewChars, rows }, null, 2) + '\n',
+  );
+  updateDoc('docs/previews.md', 'preview-kinds', text, root);
+  return text;
+}
+
+function formatBudget(): string {
+  return DEFAULT_CONFIG.previewChars.toLocaleString('en-US');
 }

@@ -9,11 +9,19 @@ export function updateReadme(name: string, markdown: string, root = process.cwd(
   return updateDoc('README.md', name, markdown, root);
 }
 
-/** The same for any Markdown file of the repository (`docs/benchmarks.md`, `docs/previews.md`); false when it has no such section. */
-export function updateDoc(path: string, name: string, markdown: string, root = process.cwd()): boolean {
+/**
+ * The same for any Markdown file of the repository (`docs/benchmarks.md`, `docs/previews.md`).
+ * With `heading`, a file or section that is missing is made (the section appended under that
+ * heading), so the generator owns its sections wherever the prose around them comes from; without
+ * it, false when there is no such section.
+ */
+export function updateDoc(path: string, name: string, markdown: string, root = process.cwd(), heading?: string): boolean {
   const file = join(root, path);
-  if (!existsSync(file)) return false;
-  const text = readFileSync(file, 'utf8');
+  if (!existsSync(file) && !heading) return false;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  if (heading && !text.includes(`<!-- bench:${name} -->`)) {
+    text = `${text.replace(/\n*$/, text ? '\n\n' : '')}${heading}\n\n<!-- bench:${name} -->\n<!-- /bench:${name} -->\n`;
+  }
   const open = `<!-- bench:${name} -->`,
     close = `<!-- /bench:${name} -->`;
   const a = text.indexOf(open),
