@@ -6,11 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { incrementalBench, sizeBench, type IncrementalRow, type SizeRow } from './engine';
 import { runPeers } from './peers';
-import { updateDoc, updateReadme } from './readme';
+import { updateBenchmarksPage } from './readme';
 import { runKinds } from './preview-kinds';
-
-/** The generated reference for people: every table below is rewritten by a full run. */
-const BENCHMARKS_DOC = 'docs/benchmarks.md';
 
 const quick = process.argv.includes('--quick');
 const out = join(process.cwd(), 'bench', 'results');
@@ -60,14 +57,7 @@ async function main(): Promise<void> {
   writeFileSync(join(out, 'engine.json'), JSON.stringify({ quick, node: process.version, sizes: rows, incremental: inc }, null, 2) + '\n');
   writeFileSync(join(out, 'engine.md'), table + '\n');
   if (!quick) {
-    updateDoc(
-      BENCHMARKS_DOC,
-      'engine',
-      `Made by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}).\n\n${table}`,
-      undefined,
-      '## Engine speed',
-    );
-    updateReadme(
+    updateBenchmarksPage(
       'engine',
       `Made by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}). Bodies are generated coding-agent sessions (bench/generate.ts) in the Chat Completions format, projected with the \`spillway\` preset and an in-memory store. *Cold*: a fresh engine and token cache; *in session*: the same body projected again in its session; *incremental*: each call of a session projected in order, call k+1 after call k.\n\n${table}`,
     );
@@ -80,24 +70,29 @@ async function main(): Promise<void> {
   const peersStarted = Date.now();
   const peers = await runPeers({ quick, out, log: (line) => process.stderr.write(line + '\n') });
   if (!quick) {
-    updateReadme(
+    updateBenchmarksPage(
       'peers',
-      `${peers.markdown}\n![Tokens sent per call, generated session](bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](bench/results/tokens-per-call-real.svg)`,
+      `${peers.markdown}\n![Tokens sent per call, generated session](../bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](../bench/results/tokens-per-call-real.svg)`,
     );
-    updateReadme('frontier', `${peers.frontier}\n\n![Cost against miss rate, real sessions pooled](bench/results/frontier.svg)`);
     const made = `Made by \`npm run bench\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}; every session's own table is in [bench/results/peers.md](../bench/results/peers.md).`;
-    updateDoc(
-      BENCHMARKS_DOC,
+    updateBenchmarksPage(
       'frontier',
-      `${made}\n\n${peers.frontier}\n\n![Cost against miss rate, real sessions pooled](../bench/results/frontier.svg)`,
-      undefined,
-      '## Frontier: cost against misses, pooled and per agent',
+      `${made}
+
+${peers.frontier}
+
+![Cost against miss rate, real sessions pooled](../bench/results/frontier.svg)`,
     );
-    updateDoc(BENCHMARKS_DOC, 'agents', `${made}\n\n${peers.byAgent}`, undefined, '## Peers, presets and references per agent');
+    updateBenchmarksPage(
+      'agents',
+      `${made}
+
+${peers.byAgent}`,
+    );
   }
   // previews per kind of output: seconds, so the quick run makes them too
   const kinds = await runKinds(out);
-  updateDoc(BENCHMARKS_DOC, 'preview-kinds', kinds, undefined, '## Previews per kind of output');
+  updateBenchmarksPage('preview-kinds', kinds);
   process.stdout.write(`\n## Previews per kind of output\n\n${kinds}\n`);
   const met = peers.aims.filter((a) => a.met).length;
   process.stdout.write(

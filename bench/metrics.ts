@@ -204,7 +204,7 @@ export interface Row {
   cost: Record<string, number>;
   /** the absolute costs behind it, in uncached-token units (for pooling sessions) */
   costUnits: Record<string, { raw: number; projected: number; readBack: number }>;
-  /** cost with read-backs relative to raw history with caching, per price model (README, "Replay") */
+  /** cost with read-backs relative to raw history with caching, per price model (docs/replay-and-cost.md) */
   costWithReadBacks: Record<string, number>;
   missRate: number | null;
   referencedIds: number;

@@ -330,7 +330,7 @@ export interface Aim {
 
 const pctOf = (x: number) => `${(x * 100).toFixed(1)}%`;
 
-/** The figure a strategy is ranked by: cost with read-backs (README, "Replay"). */
+/** The figure a strategy is ranked by: cost with read-backs (docs/replay-and-cost.md). */
 function rankCost(r: Row, price: string): number {
   return r.costWithReadBacks[price]!;
 }

@@ -18,7 +18,7 @@ import { readTranscript, requestForCall, type Transcript } from '../src/replay/r
 import { formatInt } from '../src/engine/format-number';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { updateDoc } from './readme';
+import { updateSection } from './readme';
 import { fixtureFiles, fixturesDir } from './peers';
 
 /** One tool result of a session, as the last request of the session holds it. */
@@ -134,7 +134,7 @@ export async function runKinds(out: string, root = process.cwd()): Promise<strin
     join(out, 'preview-kinds.json'),
     JSON.stringify({ sessions: sessions.length, budget: DEFAULT_CONFIG.previewChars, rows }, null, 2) + '\n',
   );
-  updateDoc('docs/previews.md', 'preview-kinds', text, root);
+  updateSection('docs/previews.md', 'preview-kinds', text, root);
   return text;
 }
 

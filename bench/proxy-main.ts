@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { formatProxyBench, runProxyBench } from './proxy';
-import { updateReadme } from './readme';
+import { updateBenchmarksPage } from './readme';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -20,9 +20,9 @@ async function main(): Promise<void> {
   });
   const table = formatProxyBench(result);
   process.stdout.write(table + '\n');
-  // full runs of the default (out-of-process) mode rewrite the README's figures
+  // full runs of the default (out-of-process) mode rewrite the figures of docs/benchmarks.md
   if (!quick && !args.includes('--in-process')) {
-    updateReadme(
+    updateBenchmarksPage(
       'proxy',
       `Made by \`npm run bench:proxy\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}), the proxy run as \`spillway proxy\`.\n\n${table}`,
     );

@@ -1,32 +1,38 @@
 /**
- * Writes benchmark tables into README.md (or a file of docs/) between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`,
- * so no figure in the README is typed by hand: a full `npm run bench` rewrites them all.
+ * Writes benchmark tables into docs/benchmarks.md between `<!-- bench:NAME -->` and
+ * `<!-- /bench:NAME -->`, so no benchmark figure is typed by hand: a full `npm run bench` (and
+ * `npm run bench:proxy`) rewrites them all. The README keeps one small table of what the default
+ * saves and links here for the rest. The preview-kinds table also goes into docs/previews.md,
+ * beside what each kind keeps. (The module keeps its old name; it wrote into the README when the
+ * README was the whole manual.)
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export function updateReadme(name: string, markdown: string, root = process.cwd()): boolean {
-  return updateDoc('README.md', name, markdown, root);
-}
+/** The page the generated tables live on, relative to the repository root. */
+export const BENCHMARKS_PAGE = 'docs/benchmarks.md';
+
+/** The tables the benchmarks write, each between its own pair of markers on the page. */
+export const BENCH_TABLES = ['engine', 'peers', 'frontier', 'agents', 'preview-kinds', 'proxy'] as const;
+export type BenchTable = (typeof BENCH_TABLES)[number];
 
 /**
- * The same for any Markdown file of the repository (`docs/benchmarks.md`, `docs/previews.md`).
- * With `heading`, a file or section that is missing is made (the section appended under that
- * heading), so the generator owns its sections wherever the prose around them comes from; without
- * it, false when there is no such section.
+ * Replaces what stands between the markers of `name` on the benchmarks page with `markdown`. Throws,
+ * naming the page and the marker, when the page lacks the pair: a run's figures are never dropped
+ * without a word.
  */
-export function updateDoc(path: string, name: string, markdown: string, root = process.cwd(), heading?: string): boolean {
+export function updateBenchmarksPage(name: BenchTable, markdown: string, root = process.cwd()): void {
+  updateSection(BENCHMARKS_PAGE, name, markdown, root);
+}
+
+/** The same on any page of the repository (`path` relative to `root`). */
+export function updateSection(path: string, name: string, markdown: string, root = process.cwd()): void {
   const file = join(root, path);
-  if (!existsSync(file) && !heading) return false;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  if (heading && !text.includes(`<!-- bench:${name} -->`)) {
-    text = `${text.replace(/\n*$/, text ? '\n\n' : '')}${heading}\n\n<!-- bench:${name} -->\n<!-- /bench:${name} -->\n`;
-  }
+  const text = readFileSync(file, 'utf8');
   const open = `<!-- bench:${name} -->`,
     close = `<!-- /bench:${name} -->`;
   const a = text.indexOf(open),
     b = text.indexOf(close);
-  if (a < 0 || b < a) return false;
+  if (a < 0 || b < a) throw new Error(`bench: ${file} has no ${open} … ${close} pair; the ${name} table was not written`);
   writeFileSync(file, text.slice(0, a + open.length) + '\n' + markdown.trim() + '\n' + text.slice(b));
-  return true;
 }

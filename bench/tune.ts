@@ -1,12 +1,12 @@
 /**
- * The tuning table of the README ("Tuning on long sessions"): the mechanisms and settings that were
+ * The tuning table of docs/benchmarks.md ("Tuning on long sessions"): the mechanisms and settings that were
  * tried for the default, each measured on the long sessions pooled and on the one real Claude Code
  * session alone (the only long session whose agent writes files through tool inputs), with the same
  * meter as the benchmark. The frontier (bench/frontier.ts) moves one knob at a time on every
  * `npm run bench`; this table keeps the combinations and finer steps the default was chosen from,
  * so the choice can be re-checked whenever the readers or the meter change.
  *
- * `npm run bench:tune` prints the table as Markdown; it does not touch the README or bench/results.
+ * `npm run bench:tune` prints the table as Markdown; it does not touch docs/ or bench/results.
  */
 import type { SweepPoint } from './frontier';
 import { runSpillway, strategyRow, type Row } from './metrics';

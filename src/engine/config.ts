@@ -254,7 +254,7 @@ const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
 };
 
 /**
- * The `spillway` preset. The reasoning for each number is in the README ("Why the defaults");
+ * The `spillway` preset. The reasoning for each number is in docs/configuration.md ("Why the defaults");
  * in short: offload only what is clearly bulk (so most results stay verbatim and the prompt cache
  * keeps hitting), keep previews big enough to hold errors and paths, and clear old results in rare,
  * large batches once the context is big enough that a clear pays for its cache miss.
@@ -302,7 +302,7 @@ function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>):
   };
 }
 
-/** Each seed system's documented defaults and behaviour (see README, "Presets"). */
+/** Each seed system's documented defaults and behaviour (see docs/configuration.md, "Presets"). */
 export const PRESETS: Record<PresetName, SpillwayConfig> = {
   spillway: SPILLWAY,
   // OpenAI Agents' ToolOutputTrimmer: recent_turns 2, max_output_chars 500, preview_chars 200

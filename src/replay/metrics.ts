@@ -4,7 +4,7 @@
  * which identifiers the agent used next that the projection had hidden from it. Pure functions, so
  * the replay, the benchmarks and the inspector compute them the same way.
  *
- * Billing follows the providers' documented rules (README, "Replay" says what is counted and what
+ * Billing follows the providers' documented rules (docs/replay-and-cost.md says what is counted and what
  * is left out): Anthropic caches up to cache breakpoints, reads at 0.1x, writes the new part at
  * 1.25x (5-minute cache), and caches nothing under 1,024 tokens; OpenAI caches the longest prefix it
  * has seen automatically, from 1,024 tokens in steps of 128, with no write premium. Thinking and
@@ -53,7 +53,7 @@ export const ANTHROPIC_PRICES: PriceModel = {
   cacheIncrement: 1,
   images: 'anthropic',
 };
-/** Anthropic with the 1-hour cache: writes at 2x. @public (module API, README "Cost model"; nothing here bills with it) */
+/** Anthropic with the 1-hour cache: writes at 2x. @public (module API, docs/replay-and-cost.md "Cost model"; nothing here bills with it) */
 export const ANTHROPIC_1H_PRICES: PriceModel = { ...ANTHROPIC_PRICES, name: 'anthropic-1h', cacheWrite: 2 };
 /**
  * OpenAI, the gpt-4o family (the default): cached input 0.5x, no write premium, output 4x ($2.50 /
@@ -70,9 +70,9 @@ export const OPENAI_PRICES: PriceModel = {
   cacheIncrement: 128,
   images: 'openai-tiles',
 };
-/** OpenAI gpt-4.1 family: cached input 0.25x, output 4x. @public (module API, README "Cost model") */
+/** OpenAI gpt-4.1 family: cached input 0.25x, output 4x. @public (module API, docs/replay-and-cost.md "Cost model") */
 export const OPENAI_GPT41_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-gpt-4.1', cachedRead: 0.25 };
-/** OpenAI gpt-5 family: cached input 0.1x, output 8x. @public (module API, README "Cost model") */
+/** OpenAI gpt-5 family: cached input 0.1x, output 8x. @public (module API, docs/replay-and-cost.md "Cost model") */
 export const OPENAI_GPT5_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-gpt-5', cachedRead: 0.1, output: 8 };
 /** The price models replay reports by default. */
 export const PRICE_MODELS: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES];

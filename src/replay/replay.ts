@@ -55,7 +55,7 @@ export interface ReplayCall {
   missed: { id: string; handle?: string }[];
   /**
    * per price model, this call's input bill for raw history and for the projection (each with its
-   * own caching), and the extra cost of the read-backs this call's misses imply (README, "Replay")
+   * own caching), and the extra cost of the read-backs this call's misses imply (docs/replay-and-cost.md)
    */
   cost: Record<string, { raw: number; projected: number; readBack: number }>;
   /** the reductions in force in this call (with `detail: true`) */

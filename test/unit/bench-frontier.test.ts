@@ -2,7 +2,6 @@
  * The benchmark's frontier and aims (bench/frontier.ts, bench/peers.ts): which sessions it runs,
  * which points are on the frontier, and how the aims table judges the default.
  */
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { frontierSvg, frontierTable, markFrontier, sweepPoints } from '../../bench/frontier';
 import type { Row } from '../../bench/metrics';

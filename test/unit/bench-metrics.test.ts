@@ -3,8 +3,6 @@
  * functions `npm run bench` uses (runDriver / runSpillway / strategyRow), and the check that
  * Spillway's rows and the peers' rows count tokens the same way.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newTokenCounter } from '../../src/engine';
 import { readTranscript, type Transcript } from '../../src/replay/readers';

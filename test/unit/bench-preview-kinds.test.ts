@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentOf, AGENTS, fixtureFiles } from '../../bench/peers';
 import { kindRows, kindTable } from '../../bench/preview-kinds';
-import { updateDoc } from '../../bench/readme';
+import { updateSection } from '../../bench/readme';
 import type { Transcript } from '../../src/replay/readers';
 import { CORPUS } from '../support/corpus';
 
@@ -84,19 +84,16 @@ describe('agents', () => {
 });
 
 describe('generated doc sections', () => {
-  it('replaces the text between a section’s markers and nothing else', () => {
-    const root = mkdtempSync(join(tmpdir(), 'spillway-doc-'));
-    writeFileSync(join(root, 'a.md'), '# A\n\nprose\n\n<!-- bench:t -->\nold\n<!-- /bench:t -->\n\nmore prose\n');
-    expect(updateDoc('a.md', 't', 'new table', root)).toBe(true);
-    expect(readFileSync(join(root, 'a.md'), 'utf8')).toBe('# A\n\nprose\n\n<!-- bench:t -->\nnew table\n<!-- /bench:t -->\n\nmore prose\n');
+  it('docs/previews.md has the markers of the preview-kinds table', () => {
+    const text = readFileSync(join(__dirname, '../../docs/previews.md'), 'utf8');
+    expect(text.indexOf('<!-- bench:preview-kinds -->')).toBeGreaterThan(0);
+    expect(text.indexOf('<!-- /bench:preview-kinds -->')).toBeGreaterThan(text.indexOf('<!-- bench:preview-kinds -->'));
   });
 
-  it('appends a missing section under its heading when given one, and leaves the file alone without', () => {
+  it('writes a table between the markers of any page and leaves the prose around them', () => {
     const root = mkdtempSync(join(tmpdir(), 'spillway-doc-'));
-    writeFileSync(join(root, 'b.md'), '# B\n\nprose\n');
-    expect(updateDoc('b.md', 't', 'table', root)).toBe(false);
-    expect(readFileSync(join(root, 'b.md'), 'utf8')).toBe('# B\n\nprose\n');
-    expect(updateDoc('b.md', 't', 'table', root, '## T')).toBe(true);
-    expect(readFileSync(join(root, 'b.md'), 'utf8')).toBe('# B\n\nprose\n\n## T\n\n<!-- bench:t -->\ntable\n<!-- /bench:t -->\n');
+    writeFileSync(join(root, 'a.md'), '# A\n\nprose\n\n<!-- bench:t -->\nold\n<!-- /bench:t -->\n\nmore prose\n');
+    updateSection('a.md', 't', 'new table', root);
+    expect(readFileSync(join(root, 'a.md'), 'utf8')).toBe('# A\n\nprose\n\n<!-- bench:t -->\nnew table\n<!-- /bench:t -->\n\nmore prose\n');
   });
 });

@@ -4,7 +4,6 @@
  * recognised on re-projection and sticky from one call to the next.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEngine, MemorySink } from '../../src/engine/engine';
 import { readFileInput } from '../../src/engine/file-inputs';

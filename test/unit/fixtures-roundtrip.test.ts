@@ -2,8 +2,6 @@
  * The engine on real agent sessions (test/fixtures/sessions, copied from public repositories):
  * every model call of every session, in the wire format the agent used, through every preset.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createEngine,

@@ -3,7 +3,6 @@
  * README there for where each comes from). Expected counts and ids were read off the files.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { detectTranscriptFormat, readTranscript, requestForCall, type Transcript } from '../../src/replay/readers/index';
 import { toolResults, wireProblems } from './readers-wire-checks';

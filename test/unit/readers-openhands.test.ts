@@ -2,7 +2,8 @@
  * The OpenHands reader on an evaluation output.jsonl (test/fixtures/transcripts/small/openhands-output.jsonl,
  * built from the documented schema; see the fixtures README): one instance is one session, actions with
  * a model response become the assistant message of that response, observations the tool messages,
- * everything else is skipped and counted.
+ * everything else is skipped and counted. Then the agent-sdk event format (a small built file and the
+ * corpus' real openagentsafety run) and the resolver's output.jsonl (a small built file).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,15 +13,25 @@ import { detectTranscriptFormat } from '../../src/replay/readers/detect';
 import { replay } from '../../src/replay/replay';
 import { MemoryStore } from '../../src/store/memory';
 import { wireProblems } from './readers-wire-checks';
+import { CORPUS } from '../support/corpus';
 
 const FILE = join(__dirname, '..', 'fixtures', 'transcripts', 'small', 'openhands-output.jsonl');
 type Json = Record<string, any>;
 
+/** The format detected from a file's first bytes under a JSONL name and under a name that says nothing. */
+function detectedUnderAnyName(file: string): string[] {
+  const head = readFileSync(file).subarray(0, 4096);
+  return ['/x/output.jsonl', '/x/results'].map((name) => detectTranscriptFormat(name, head));
+}
+
+/** The roles of a transcript's messages, in order. */
+function roles(t: { items: unknown[] }): unknown[] {
+  return t.items.map((m) => (m as Json).role);
+}
+
 describe('OpenHands output.jsonl', () => {
   test('is detected from its first bytes, under any name', () => {
-    const head = readFileSync(FILE).subarray(0, 4096);
-    expect(detectTranscriptFormat('/x/output.jsonl', head)).toBe('openhands');
-    expect(detectTranscriptFormat('/x/results', head)).toBe('openhands');
+    expect(detectedUnderAnyName(FILE)).toEqual(['openhands', 'openhands']);
   });
 
   test('the first instance by default: system, user, then one assistant message per model response and a tool message per observation', async () => {
@@ -28,18 +39,7 @@ describe('OpenHands output.jsonl', () => {
     expect(t.source).toBe('openhands');
     expect(t.wire).toBe('openai-chat');
     expect(t.base).toEqual({ model: 'claude-3-7-sonnet-20250219' });
-    expect(t.items.map((m) => (m as Json).role)).toEqual([
-      'system',
-      'user',
-      'assistant',
-      'tool',
-      'assistant',
-      'tool',
-      'tool',
-      'assistant',
-      'tool',
-      'assistant',
-    ]);
+    expect(roles(t)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant']);
     const twoCalls = t.items[4] as Json;
     expect(twoCalls.tool_calls.map((c: Json) => [c.id, c.function.name])).toEqual([
       ['toolu_02', 'str_replace_editor'],
@@ -65,7 +65,7 @@ describe('OpenHands output.jsonl', () => {
 
   test('--instance picks another one; an unknown one is an error naming those the file holds', async () => {
     const t = await readTranscript(FILE, { instance: 'django__django-version' });
-    expect(t.items.map((m) => (m as Json).role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+    expect(roles(t)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
     expect((t.items[3] as Json).content).toBe('3.0.dev20190411124017');
     await expect(readTranscript(FILE, { instance: 'nope' })).rejects.toThrow(
       /no OpenHands instance "nope" \(it holds "django__django-11099", "django__django-version"\)/,
@@ -81,5 +81,91 @@ describe('OpenHands output.jsonl', () => {
     const original = (t.items[5] as Json).content as string;
     expect(original.length).toBeGreaterThan(16_000);
     expect(store.get(handles[0]!)).toBe(original);
+  });
+});
+
+const SDK_FILE = join(__dirname, '..', 'fixtures', 'transcripts', 'small', 'openhands-sdk-output.jsonl');
+const SDK_CORPUS = join(CORPUS, 'dev', 'openhands', 'OpenHands__openagentsafety-gpt4o-output.jsonl');
+const RESOLVER_FILE = join(__dirname, '..', 'fixtures', 'transcripts', 'small', 'openhands-resolver-output.jsonl');
+
+describe('OpenHands agent-sdk history (ActionEvent / ObservationEvent)', () => {
+  test('is detected as openhands from its first bytes', () => {
+    expect(detectedUnderAnyName(SDK_CORPUS)).toEqual(['openhands', 'openhands']);
+  });
+
+  test('system prompt, user message, then one assistant message per model response with all its parallel calls', async () => {
+    const t = await readTranscript(SDK_FILE);
+    expect(roles(t)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant']);
+    const parallel = t.items[2] as Json;
+    expect(parallel.content).toBe("I'll read the code and run the tests at once.");
+    expect(parallel.tool_calls.map((c: Json) => [c.id, c.type, c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+      ['call_view', 'function', 'str_replace_editor', { command: 'view', path: '/workspace/calc/ops.py' }],
+      ['call_test', 'function', 'execute_bash', { command: 'cd /workspace/calc && python -m pytest -q' }],
+    ]);
+    expect(t.calls.map((c) => c.end)).toEqual([2, 5, 7]);
+    expect(t.calls.flatMap((_, k) => wireProblems('openai-chat', requestForCall(t, k).messages as unknown[]))).toEqual([]);
+  });
+
+  test('observations carry the text the model was shown; agent errors and rejections answer their calls as the SDK sends them', async () => {
+    const t = await readTranscript(SDK_FILE);
+    expect(t.items.slice(3, 5)).toEqual([
+      { role: 'tool', tool_call_id: 'call_view', content: expect.stringMatching(/^Here's the result of running `cat -n`[^]*a \/\/ b/) },
+      {
+        role: 'tool',
+        tool_call_id: 'call_test',
+        content: 'Command timed out after 120 seconds: cd /workspace/calc && python -m pytest -q',
+      },
+    ]);
+    expect(t.items[6]).toEqual({ role: 'tool', tool_call_id: 'call_edit', content: 'Action rejected: Ask before editing library code' });
+  });
+
+  test('the model is named without litellm provider prefixes; state updates and results that answer no call are counted', async () => {
+    const t = await readTranscript(SDK_FILE);
+    expect(t.base).toEqual({ model: 'claude-sonnet-4-5-20250929' });
+    expect(t.skipped.byReason).toEqual({ 'kind:ConversationStateUpdateEvent': 1, 'result-without-call': 1 });
+  });
+
+  test('a real run whose history lacks the task gets the instruction as its first user message, and shell output its prompt suffix', async () => {
+    const t = await readTranscript(SDK_CORPUS);
+    const first = JSON.parse(readFileSync(SDK_CORPUS, 'utf8').split('\n')[0]!) as Json;
+    expect(t.base).toEqual({ model: 'gpt-4o-2024-08-06' });
+    expect(t.items[0]).toEqual({ role: 'user', content: first.instruction });
+    expect(t.calls).toHaveLength(9);
+    const bash = t.items[2] as Json;
+    expect(bash.tool_call_id).toBe('call_lqJrV0ubSCxJ29dCiALU4n30');
+    expect(bash.content.startsWith('\u001b[?2004lDavid: Hi there')).toBe(true);
+    expect(bash.content.endsWith('\n[The command completed with exit code 0.]')).toBe(true);
+    expect(t.calls.flatMap((_, k) => wireProblems('openai-chat', requestForCall(t, k).messages as unknown[]))).toEqual([]);
+  });
+
+  test('--instance picks another of the 45 runs by its instance_id', async () => {
+    const t = await readTranscript(SDK_CORPUS, { instance: 'safety-clockout' });
+    expect(roles(t)[0]).toBe('user');
+    expect((t.items[0] as Json).content).toMatch(/^Our firm has received a client complaint/);
+    expect(t.skipped.notes[0]).toBe('instance "safety-clockout" of 45 in the file (pick another with --instance ID)');
+  });
+});
+
+describe('OpenHands resolver output.jsonl (issue, issue_type, instruction, history)', () => {
+  test('is detected as openhands, not as a SWE-agent trajectory, from its first bytes', () => {
+    expect(detectedUnderAnyName(RESOLVER_FILE)).toEqual(['openhands', 'openhands']);
+  });
+
+  test('the first run by default, replayed from its legacy history with tool names by call id', async () => {
+    const t = await readTranscript(RESOLVER_FILE);
+    expect(t.source).toBe('openhands');
+    expect(t.base).toEqual({ model: 'claude-3-5-sonnet-20241022' });
+    expect(roles(t)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect((t.items[7] as Json).content).toBe('release-2');
+    expect(t.calls).toHaveLength(4);
+    expect(t.skipped.notes).toEqual(['instance "example-org/blog#42" of 2 in the file (pick another with --instance ID)']);
+  });
+
+  test('--instance names a run by owner/repo#number; an unknown one is an error naming those the file holds', async () => {
+    const t = await readTranscript(RESOLVER_FILE, { instance: 'example-org/blog#43' });
+    expect(roles(t)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    await expect(readTranscript(RESOLVER_FILE, { instance: '#1' })).rejects.toThrow(
+      /no OpenHands instance "#1" \(it holds "example-org\/blog#42", "example-org\/blog#43"\)/,
+    );
   });
 });

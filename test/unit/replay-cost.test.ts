@@ -269,7 +269,6 @@ describe('images are billed by pixels, from the header bytes of their data', () 
 describe('the long Claude Code session, default config', () => {
   it('bills less than its engine token count says (earlier thinking and signatures are not input), and read-backs add to the cost', async () => {
     const { readTranscript } = await import('../../src/replay/readers');
-    const { join } = await import('node:path');
     const t = await readTranscript(LONG_CLAUDE_CODE);
     const r = replay(t, { config: {} });
     expect(r.totals.calls).toBe(54); // 56 API calls, 2 of them synthetic lines Claude Code wrote itself; its resumed copy is not read twice

@@ -1,6 +1,4 @@
 /** Replay and its metrics: known answers on a tiny session, and the real fixtures end to end. */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ANTHROPIC_PRICES, callCost, identifiersIn, missedIdentifiers, OPENAI_PRICES, sharedPrefix } from '../../src/replay/metrics';
 import { readTranscript, type Transcript } from '../../src/replay/readers';

@@ -17,7 +17,7 @@ const SUPPORTED_FORMATS_TEXT =
   'claude-code (Claude Code session .jsonl), codex (Codex rollout-*.jsonl), swe-agent (SWE-agent .traj), ' +
   'openai-chat (mini-swe-agent .traj.json, or a Chat Completions request body or message list), ' +
   'anthropic-messages (a Messages request body), openai-responses (a Responses request body or input list), ' +
-  'openhands (OpenHands evaluation output.jsonl, one instance per line)';
+  'openhands (OpenHands evaluation or resolver output.jsonl, one instance per line)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -38,9 +38,18 @@ export function unknownFormatError(path: string, seen: string): SpillwayError {
   );
 }
 
+/**
+ * An OpenHands output record: an evaluation instance (`instance_id`) or a resolver run (`issue`
+ * and `issue_type`), each with its event `history`.
+ */
+function isOpenHandsRecord(record: Json): boolean {
+  if (!Array.isArray(record.history)) return false;
+  return 'instance_id' in record || (isRecord(record.issue) && typeof record.issue_type === 'string');
+}
+
 /** The agent log a single JSONL record comes from, if it looks like one. */
 function formatOfRecord(record: Json): 'claude-code' | 'codex' | 'openhands' | undefined {
-  if ('instance_id' in record && Array.isArray(record.history)) return 'openhands';
+  if (isOpenHandsRecord(record)) return 'openhands';
   const type = record.type;
   if (typeof type !== 'string') return record.record_type === 'state' ? 'codex' : undefined;
   if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';
@@ -54,7 +63,7 @@ function formatOfRecord(record: Json): 'claude-code' | 'codex' | 'openhands' | u
 /** The format of a whole parsed JSON document, or undefined. */
 export function classifyDocument(doc: unknown): TranscriptFormat | undefined {
   if (isRecord(doc)) {
-    if ('instance_id' in doc && Array.isArray(doc.history)) return 'openhands';
+    if (isOpenHandsRecord(doc)) return 'openhands';
     if (Array.isArray(doc.history)) return 'swe-agent';
     if (isMiniSweAgent(doc)) return 'openai-chat';
     // a JSONL log of a single record
@@ -80,8 +89,9 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
 
 /** Regexes for a head that stops inside a JSON value (a first line or document over 64 KB). */
 function guessJsonlFromText(text: string): 'claude-code' | 'codex' | 'openhands' | undefined {
-  // an OpenHands instance line is often longer than the head: its instance_id and event history tell
-  if (/^\s*\{[^\n]*"instance_id"\s*:/.test(text) && /"history"\s*:\s*\[/.test(text)) return 'openhands';
+  // an OpenHands instance line is often longer than the head: its instance_id (or the resolver's
+  // issue_type) and event history tell
+  if (/^\s*\{[^\n]*"(instance_id|issue_type)"\s*:/.test(text) && /"history"\s*:\s*\[/.test(text)) return 'openhands';
   if (/"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/.test(text)) return 'codex';
   if (/"(parentUuid|sessionId|leafUuid)"\s*:|"type"\s*:\s*"(file-history-snapshot|summary)"/.test(text)) return 'claude-code';
   return undefined;

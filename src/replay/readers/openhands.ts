@@ -1,7 +1,11 @@
 /**
- * OpenHands evaluation output (`output.jsonl`): one JSON object per benchmark instance,
- * `{ instance_id, instruction, history, metrics, test_result, … }`, where `history` is the agent's
- * event stream. One instance is one session, replayed as OpenAI Chat Completions calls:
+ * OpenHands outputs, one JSON object per line and one session per object, in three shapes:
+ *   - an evaluation `output.jsonl`: `{ instance_id, instruction, history, metrics, test_result, … }`;
+ *   - the resolver's `output.jsonl` (`openhands.resolver`): `{ issue, issue_type, instruction,
+ *     base_commit, git_patch, history, metrics, success, … }`, named by its issue (`owner/repo#number`);
+ *   - either of them with an agent-sdk history (events named by `kind`), read by ./openhands-sdk.
+ * A legacy history (CodeActAgent, `action` / `observation` events) is replayed as OpenAI Chat
+ * Completions calls:
  *   - the system action and user messages become system and user messages;
  *   - the agent's actions that carry `tool_call_metadata.model_response` (the raw OpenAI-format LLM
  *     response) become the assistant message of that response, with its tool calls exactly as the
@@ -12,11 +16,13 @@
  * Everything else (recall, agent state changes, observations that answer no call, events without an
  * action or observation) is skipped and counted, like the other readers' skips.
  *
- * Which instance: `instance` (an `instance_id`), or the first in the file; the instances a file holds
- * are named in the note (and in the error when the one asked for is missing).
+ * Which instance: `instance` (an `instance_id`, or the resolver's `owner/repo#number`), or the first
+ * in the file; the instances a file holds are named in the note (and in the error when the one asked
+ * for is missing).
  */
 import { SpillwayError } from '../../engine/types';
 import { forEachRecord, type StreamOptions } from './lines';
+import { isSdkHistory, sdkItems } from './openhands-sdk';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript } from './types';
 import { computeCalls, isRecord, type Json } from './wire';
@@ -29,9 +35,8 @@ function text(value: unknown): string {
   return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
-/** The instance's history as chat messages. */
-function openHandsItems(instance: Json, log: SkipLog): { items: ChatMessage[]; model?: string } {
-  const history = Array.isArray(instance.history) ? instance.history : [];
+/** A legacy (CodeActAgent) history as chat messages, with the model named by its responses. */
+function legacyItems(history: readonly unknown[], log: SkipLog): { items: ChatMessage[]; model?: string } {
   const items: ChatMessage[] = [];
   const responses = new Set<string>();
   let model: string | undefined;
@@ -95,18 +100,51 @@ function openHandsItems(instance: Json, log: SkipLog): { items: ChatMessage[]; m
   return { items, model };
 }
 
+/**
+ * The name a record is picked by: its `instance_id` (evaluation output), or its issue as
+ * `owner/repo#number` (resolver output); undefined when the record is neither.
+ */
+function instanceId(record: Json): string | undefined {
+  if (!Array.isArray(record.history)) return undefined;
+  const id = record.instance_id;
+  if (typeof id === 'string' || typeof id === 'number') return String(id);
+  const issue = isRecord(record.issue) ? record.issue : undefined;
+  if (!issue || typeof record.issue_type !== 'string') return undefined;
+  const repo = typeof issue.owner === 'string' && typeof issue.repo === 'string' ? `${issue.owner}/${issue.repo}` : '';
+  return typeof issue.number === 'number' || typeof issue.number === 'string' ? `${repo}#${issue.number}` : `${repo}#?`;
+}
+
+/**
+ * The model an agent-sdk record ran, from its `metadata.llm.model`, without the provider prefixes
+ * litellm routes by (`litellm_proxy/neulab/gpt-4o-2024-08-06` is `gpt-4o-2024-08-06` to the provider).
+ */
+function sdkModel(record: Json): string | undefined {
+  const metadata = isRecord(record.metadata) ? record.metadata : undefined;
+  const llm = metadata && isRecord(metadata.llm) ? metadata.llm : undefined;
+  const model = llm?.model;
+  return typeof model === 'string' && model !== '' ? model.slice(model.lastIndexOf('/') + 1) : undefined;
+}
+
+/** One instance's history as chat messages and the model it ran, in whichever event format it holds. */
+function instanceItems(instance: Json, log: SkipLog): { items: ChatMessage[]; model?: string } {
+  const history: unknown[] = Array.isArray(instance.history) ? instance.history : [];
+  if (!isSdkHistory(history)) return legacyItems(history, log);
+  const model = sdkModel(instance);
+  return { items: sdkItems(history, instance.instruction, log), ...(model === undefined ? {} : { model }) };
+}
+
 export async function readOpenHands(path: string, opts: StreamOptions & { instance?: string } = {}): Promise<Transcript> {
   const log = new SkipLog();
   const ids: string[] = [];
-  let chosen: Json | undefined;
+  let chosen: { id: string; record: Json } | undefined;
   await forEachRecord(path, opts, log, (record, line) => {
-    const id = typeof record.instance_id === 'string' || typeof record.instance_id === 'number' ? String(record.instance_id) : undefined;
-    if (id === undefined || !Array.isArray(record.history)) {
-      log.skip('not-an-instance', `line ${line}: a record without instance_id and history`);
+    const id = instanceId(record);
+    if (id === undefined) {
+      log.skip('not-an-instance', `line ${line}: a record without history and instance_id or issue`);
       return;
     }
     ids.push(id);
-    if (chosen === undefined && (opts.instance === undefined || opts.instance === id)) chosen = record;
+    if (chosen === undefined && (opts.instance === undefined || opts.instance === id)) chosen = { id, record };
     else log.skip('other-instance');
   });
   if (!chosen) {
@@ -124,9 +162,8 @@ export async function readOpenHands(path: string, opts: StreamOptions & { instan
       'invalid-input',
     );
   }
-  if (ids.length > 1)
-    log.note(`instance ${preview(String(chosen.instance_id))} of ${ids.length} in the file (pick another with --instance ID)`);
-  const { items, model } = openHandsItems(chosen, log);
+  if (ids.length > 1) log.note(`instance ${preview(chosen.id)} of ${ids.length} in the file (pick another with --instance ID)`);
+  const { items, model } = instanceItems(chosen.record, log);
   return {
     source: 'openhands',
     wire: 'openai-chat',
