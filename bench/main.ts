@@ -83,9 +83,8 @@ async function main(): Promise<void> {
     `${made}\n\n${peers.frontier}\n\n![Cost against miss rate, real sessions pooled](../bench/results/frontier.svg)`,
   );
   updateBenchmarksPage('agents', `${made}\n\n${peers.byAgent}`);
-  // previews per kind of output: seconds, so the quick run makes them too
+  // previews per kind of output (docs/previews.md): seconds, so the quick run makes them too
   const kinds = await runKinds(out);
-  updateBenchmarksPage('preview-kinds', kinds);
   process.stdout.write(`\n## Previews per kind of output\n\n${kinds}\n`);
   const met = peers.aims.filter((a) => a.met).length;
   process.stdout.write(
@@ -93,7 +92,7 @@ async function main(): Promise<void> {
   );
   process.stdout.write(`Aims for the \`spillway\` default on the long sessions pooled: ${met} of ${peers.aims.length} met\n`);
   for (const a of peers.aims) process.stdout.write(`  [${a.met ? 'MET' : 'NOT MET'}] ${a.aim}: ${a.value}\n`);
-  if (peers.frontier) process.stdout.write(`\n## Frontier (long sessions pooled)\n\n${peers.frontier}\n`);
+  if (peers.frontier) process.stdout.write(`\n## Frontier (real sessions pooled, then per agent)\n\n${peers.frontier}\n`);
   process.stdout.write(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
 }
 
