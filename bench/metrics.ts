@@ -209,6 +209,10 @@ export interface Row {
   missRate: number | null;
   referencedIds: number;
   missedIds: number;
+  /** references and misses under the previous definition of an identifier (src/replay/identifiers.ts) */
+  referencedIdsBefore: number;
+  missedIdsBefore: number;
+  missRateBefore: number | null;
   msPerCall: number;
   /** strategy time over JSON.parse time of the same bodies (calls parse-timed) */
   overParse: number;
@@ -217,6 +221,89 @@ export interface Row {
   sampledParseMs: number;
   removedTokens: number;
   recoverableTokens: number;
+}
+
+/** The figures of a row that come from replay totals, one session's or several pooled (`poolReplays`). */
+type TotalsFigures = Pick<
+  Row,
+  | 'calls'
+  | 'inputTokens'
+  | 'rawTokens'
+  | 'reduction'
+  | 'largest'
+  | 'rawLargest'
+  | 'cacheStableShare'
+  | 'cost'
+  | 'costUnits'
+  | 'costWithReadBacks'
+  | 'missRate'
+  | 'referencedIds'
+  | 'missedIds'
+  | 'referencedIdsBefore'
+  | 'missedIdsBefore'
+  | 'missRateBefore'
+>;
+
+export function totalsFigures(t: ReplayTotals): TotalsFigures {
+  return {
+    calls: t.calls,
+    inputTokens: t.projectedTokens,
+    rawTokens: t.originalTokens,
+    reduction: t.originalTokens ? 1 - t.projectedTokens / t.originalTokens : 0,
+    largest: t.maxProjectedTokens,
+    rawLargest: t.maxOriginalTokens,
+    cacheStableShare: t.cacheStableShare,
+    cost: Object.fromEntries(Object.entries(t.cost).map(([k, v]) => [k, v.relative])),
+    costUnits: Object.fromEntries(
+      Object.entries(t.cost).map(([k, v]) => [
+        k,
+        { raw: v.raw, projected: v.projected, readBack: t.costWithReadBacks[k]!.projected - v.projected },
+      ]),
+    ),
+    costWithReadBacks: Object.fromEntries(Object.entries(t.costWithReadBacks).map(([k, v]) => [k, v.relative])),
+    missRate: t.referencedIds ? t.missRate : null,
+    referencedIds: t.referencedIds,
+    missedIds: t.missedIds,
+    referencedIdsBefore: t.referencedIdsBefore,
+    missedIdsBefore: t.missedIdsBefore,
+    missRateBefore: t.referencedIdsBefore ? t.missRateBefore : null,
+  };
+}
+
+/**
+ * A row's figures back as the replay totals they came from, for pooling rows with `poolReplays`
+ * (what a row does not keep, such as output cost or skipped records, is zero: no pooled figure of a
+ * row uses it).
+ */
+export function rowTotals(r: Row): ReplayTotals {
+  const names = Object.keys(r.costUnits);
+  return {
+    calls: r.calls,
+    originalTokens: r.rawTokens,
+    projectedTokens: r.inputTokens,
+    cacheStableShare: r.cacheStableShare,
+    maxOriginalTokens: r.rawLargest,
+    maxProjectedTokens: r.largest,
+    recoverable: true,
+    skippedRecords: 0,
+    referencedIds: r.referencedIds,
+    missedIds: r.missedIds,
+    missRate: r.missRate ?? 0,
+    referencedIdsBefore: r.referencedIdsBefore,
+    missedIdsBefore: r.missedIdsBefore,
+    missRateBefore: r.missRateBefore ?? 0,
+    cost: Object.fromEntries(
+      names.map((k) => {
+        const u = r.costUnits[k]!;
+        return [k, { raw: u.raw, projected: u.projected, relative: r.cost[k]!, output: 0 }];
+      }),
+    ),
+    costWithReadBacks: Object.fromEntries(
+      names.map((k) => [k, { projected: r.costUnits[k]!.projected + r.costUnits[k]!.readBack, relative: r.costWithReadBacks[k]! }]),
+    ),
+    outputTokens: 0,
+    unrecoverable: [],
+  };
 }
 
 /** One row: every figure of the table, from a run and the session's parse times. */
@@ -231,26 +318,9 @@ export function strategyRow(strategy: string, kind: StrategyKind, run: StrategyR
   return {
     strategy,
     kind,
-    calls: t.calls,
-    inputTokens: t.projectedTokens,
-    rawTokens: t.originalTokens,
-    reduction: t.originalTokens ? 1 - t.projectedTokens / t.originalTokens : 0,
-    largest: t.maxProjectedTokens,
-    rawLargest: t.maxOriginalTokens,
+    ...totalsFigures(t),
     largestRel: t.maxOriginalTokens ? t.maxProjectedTokens / t.maxOriginalTokens : 1,
     recoverableShare: run.removedTokens > 0 ? run.recoverableTokens / run.removedTokens : null,
-    cacheStableShare: t.cacheStableShare,
-    cost: Object.fromEntries(Object.entries(t.cost).map(([k, v]) => [k, v.relative])),
-    costUnits: Object.fromEntries(
-      Object.entries(t.cost).map(([k, v]) => [
-        k,
-        { raw: v.raw, projected: v.projected, readBack: t.costWithReadBacks[k]!.projected - v.projected },
-      ]),
-    ),
-    costWithReadBacks: Object.fromEntries(Object.entries(t.costWithReadBacks).map(([k, v]) => [k, v.relative])),
-    missRate: t.referencedIds ? t.missRate : null,
-    referencedIds: t.referencedIds,
-    missedIds: t.missedIds,
     msPerCall: run.engineMs.length ? run.engineMs.reduce((a, b) => a + b, 0) / run.engineMs.length : 0,
     overParse: par > 0 ? eng / par : 0,
     sampledEngineMs: eng,

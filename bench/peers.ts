@@ -8,9 +8,20 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { tokenCounter } from '../src/engine';
 import { readTranscript, type Transcript } from '../src/replay/readers';
+import { poolReplays } from '../src/replay/replay';
 import { aiSdkDriver, langchainDriver, maskingDriver, rawDriver, type DriverFactory } from './drivers';
 import { generateSession } from './generate';
-import { parseTimes, runDriver, runSpillway, strategyRow, type Row, type StrategyKind, type StrategyRun } from './metrics';
+import {
+  parseTimes,
+  rowTotals,
+  runDriver,
+  runSpillway,
+  strategyRow,
+  totalsFigures,
+  type Row,
+  type StrategyKind,
+  type StrategyRun,
+} from './metrics';
 import { tokensPerCallSvg } from './svg';
 import {
   frontierSvg,
@@ -254,50 +265,23 @@ function pooled(results: SessionResult[], strategy: string, pool: Pool = 'real')
   );
 }
 
+/**
+ * Rows pooled with `poolReplays` (src/replay/replay.ts), the function `spillway replay DIR` pools
+ * with, so the benchmark's pooled figures and the CLI's are the same sums; the bench's own figures
+ * (timings, what is readable back, the worst largest context) are pooled here.
+ */
 function pooledOf(strategy: string, rows: Row[]): Row {
   const sum = (f: (r: Row) => number) => rows.reduce((a, r) => a + f(r), 0);
-  const priceNames = Object.keys(rows[0]!.costUnits);
-  const costUnits = Object.fromEntries(
-    priceNames.map((p) => [
-      p,
-      {
-        raw: sum((r) => r.costUnits[p]!.raw),
-        projected: sum((r) => r.costUnits[p]!.projected),
-        readBack: sum((r) => r.costUnits[p]!.readBack),
-      },
-    ]),
-  );
-  const referenced = sum((r) => r.referencedIds),
-    missed = sum((r) => r.missedIds);
   const removed = sum((r) => r.removedTokens);
-  const calls = sum((r) => r.calls);
+  const figures = totalsFigures(poolReplays(rows.map((r) => ({ totals: rowTotals(r) }))));
   return {
     strategy,
     kind: rows[0]!.kind,
-    calls,
-    inputTokens: sum((r) => r.inputTokens),
-    rawTokens: sum((r) => r.rawTokens),
-    reduction: 1 - sum((r) => r.inputTokens) / sum((r) => r.rawTokens),
-    largest: Math.max(...rows.map((r) => r.largest)),
-    rawLargest: Math.max(...rows.map((r) => r.rawLargest)),
+    ...figures,
     // the worst session decides whether the largest context stays under half of raw's
     largestRel: Math.max(...rows.map((r) => r.largestRel)),
     recoverableShare: removed > 0 ? sum((r) => r.recoverableTokens) / removed : null,
-    cacheStableShare:
-      sum((r) => r.cacheStableShare * Math.max(0, r.calls - 1)) /
-      Math.max(
-        1,
-        sum((r) => Math.max(0, r.calls - 1)),
-      ),
-    cost: Object.fromEntries(priceNames.map((p) => [p, costUnits[p]!.projected / costUnits[p]!.raw])),
-    costUnits,
-    costWithReadBacks: Object.fromEntries(
-      priceNames.map((p) => [p, (costUnits[p]!.projected + costUnits[p]!.readBack) / costUnits[p]!.raw]),
-    ),
-    missRate: referenced ? missed / referenced : null,
-    referencedIds: referenced,
-    missedIds: missed,
-    msPerCall: sum((r) => r.msPerCall * r.calls) / calls,
+    msPerCall: sum((r) => r.msPerCall * r.calls) / figures.calls,
     overParse: sum((r) => r.sampledEngineMs) / sum((r) => r.sampledParseMs),
     sampledEngineMs: sum((r) => r.sampledEngineMs),
     sampledParseMs: sum((r) => r.sampledParseMs),
@@ -309,15 +293,17 @@ function pooledOf(strategy: string, rows: Row[]): Row {
 // ---- aims ----------------------------------------------------------------------------------------
 
 /**
- * Issue 10's aims for the `spillway` default, pooled over the long sessions: at a miss rate of at
- * most 3%, cost at most 75% (Anthropic prices) and 65% (OpenAI prices) of raw-with-cache, with the
- * ambition 60% / 50%; cost with read-backs below every peer's and preset's; and, from issue 7, all
- * removed content readable back and engine time under half a JSON.parse.
+ * The aims for the `spillway` default, pooled over the long sessions: at a miss rate of at most 3%
+ * (issue 10), cost at most 75% of raw-with-cache at Anthropic and at OpenAI's GPT-5 prices, with the
+ * ambition 60% at both (issue 19: OpenAI's cached input is now 0.1x, as Anthropic's reads, so the
+ * 65% / 50% that issue 10 set for the 0.5x GPT-4o prices no longer apply); cost with read-backs below
+ * every peer's and preset's; and, from issue 7, all removed content readable back and engine time
+ * under half a JSON.parse.
  */
 const AIMS = {
   maxMiss: 0.03,
-  cost: { anthropic: 0.75, openai: 0.65 },
-  ambition: { anthropic: 0.6, openai: 0.5 },
+  cost: { anthropic: 0.75, openai: 0.75 },
+  ambition: { anthropic: 0.6, openai: 0.6 },
   recoverable: 1,
   maxOverParse: 0.5,
 } as const;
@@ -346,13 +332,16 @@ export function aimsFor(row: Row, others: Row[], short?: Row): Aim[] {
   const aims: Aim[] = [
     {
       aim: 'miss rate ≤ 3%',
-      value: row.missRate === null ? 'n/a (no identifiers)' : `${pctOf(miss)} (${row.missedIds}/${row.referencedIds})`,
+      value:
+        row.missRate === null
+          ? 'n/a (no identifiers)'
+          : `${pctOf(miss)} (${row.missedIds}/${row.referencedIds}; previous definition ${row.missedIdsBefore}/${row.referencedIdsBefore})`,
       met: miss <= AIMS.maxMiss,
     },
     { aim: 'cost ≤ 75% of raw-with-cache (Anthropic prices)', value: pctOf(a), met: a <= AIMS.cost.anthropic && miss <= AIMS.maxMiss },
-    { aim: 'cost ≤ 65% of raw-with-cache (OpenAI prices)', value: pctOf(o), met: o <= AIMS.cost.openai && miss <= AIMS.maxMiss },
+    { aim: 'cost ≤ 75% of raw-with-cache (OpenAI GPT-5 prices)', value: pctOf(o), met: o <= AIMS.cost.openai && miss <= AIMS.maxMiss },
     {
-      aim: 'ambition: cost ≤ 60% / 50% (Anthropic / OpenAI)',
+      aim: 'ambition: cost ≤ 60% / 60% (Anthropic / OpenAI)',
       value: `${pctOf(a)} / ${pctOf(o)}`,
       met: a <= AIMS.ambition.anthropic && o <= AIMS.ambition.openai && miss <= AIMS.maxMiss,
     },

@@ -18,7 +18,7 @@ import {
   type TurnSummary,
 } from '../src/protocol';
 import type { Host } from './host';
-import { compact, count, percent, PRICE_LABEL, signedPercent } from './format';
+import { compact, count, percent, PRICE_LABEL, shownCosts, signedPercent, wouldHaveSaved } from './format';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
 import { firstInteresting, MARK_LABEL, marksOf, type MarkKind } from './marks';
 import { CapsPanel } from './components/CapsPanel';
@@ -316,11 +316,20 @@ export function App(props: { host: Host }) {
               <span className="muted session-detail" title={session.detail}>
                 {session.detail}
               </span>
+              {session.observed && (
+                <p
+                  className="observed"
+                  data-testid="would-have-saved"
+                  title="Observe mode: every request went upstream byte for byte; the figures are what Spillway would have sent"
+                >
+                  Observed, sent unchanged: {wouldHaveSaved(totals)}
+                </p>
+              )}
               <div className="totals" data-testid="totals">
                 {totals.cost && (
                   <span className="totals-cost" data-testid="totals-cost">
                     <b>Cost under caching</b>{' '}
-                    {Object.entries(totals.cost).map(([name, c], i) => {
+                    {shownCosts(totals.cost).map(([name, c], i) => {
                       const withReads = c.readBack !== undefined ? c.projected + c.readBack : undefined;
                       return (
                         <span

@@ -51,4 +51,45 @@ export function signedPercent(part: number, whole: number): string {
   return `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(1)}%`;
 }
 
-export const PRICE_LABEL: Record<string, string> = { anthropic: 'Anthropic', openai: 'OpenAI' };
+/**
+ * The price models the panel shows cost under: Anthropic's and OpenAI's current (GPT-5) prices. The
+ * replay reports more (the GPT-4o generation, DeepSeek, Gemini; docs/replay-and-cost.md); they stay
+ * in the session's figures for whoever wants them, but two columns of percentages are what a header
+ * line holds.
+ */
+const SHOWN_PRICE_MODELS: readonly string[] = ['anthropic', 'openai'];
+
+/** Only the shown price models of a cost record, in its own order. */
+export function shownCosts<T>(cost: Record<string, T>): [string, T][] {
+  return Object.entries(cost).filter(([name]) => SHOWN_PRICE_MODELS.includes(name));
+}
+
+/** The replay's price models (src/replay/metrics.ts PRICE_MODELS) as the panel names them. */
+export const PRICE_LABEL: Record<string, string> = {
+  anthropic: 'Anthropic',
+  openai: 'OpenAI',
+  'openai-4o': 'OpenAI GPT-4o',
+  deepseek: 'DeepSeek',
+  gemini: 'Gemini',
+};
+
+/**
+ * What an observed session (nothing was changed) would have saved: the first price model's cost
+ * under caching with read-backs, else the tokens.
+ */
+export function wouldHaveSaved(t: {
+  originalTokens: number;
+  projectedTokens: number;
+  cost?: Record<string, { raw: number; projected: number; readBack?: number }>;
+}): string {
+  const first = shownCosts(t.cost ?? {})[0];
+  if (first) {
+    const [name, c] = first;
+    const paid = c.projected + (c.readBack ?? 0);
+    const what = `of the cost under caching (${PRICE_LABEL[name] ?? name} prices${c.readBack !== undefined ? ', read-backs included' : ''})`;
+    return paid <= c.raw
+      ? `would have saved ${percent(c.raw - paid, c.raw)} ${what}`
+      : `would have cost ${percent(paid - c.raw, c.raw)} more ${what}`;
+  }
+  return `would have saved ${percent(t.originalTokens - t.projectedTokens, t.originalTokens)} of the tokens sent`;
+}

@@ -5,14 +5,18 @@
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createEngine, isWireFormat, PRESET_NAMES, SpillwayError, validateConfig, type FormatOption } from '../engine';
 import { FileStore, MemoryStore } from '../store';
 import { readTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../replay/readers';
-import { replay } from '../replay/replay';
+import { poolReplays, replay, type ReplayOptions, type ReplayResult, type ReplayTotals } from '../replay/replay';
+import { sessionFilesIn } from '../replay/sessions-folder';
+import type { OutputStore } from '../store/entry';
 import { DEFAULT_PROXY_PORT, runStandaloneProxy } from '../proxy';
 import { WEBSOCKET_MODES, type WebSocketMode } from '../proxy/websocket';
 import { int, parseArgs, str, type ParsedArgs } from './args';
+import { progressLine, type Progress } from './progress';
+import { folderSummary, ReductionCollector, sessionSummary, type FolderSession } from './replay-summary';
 
 /** Each command's usage, printed by `spillway COMMAND --help`; together they are `USAGE`. */
 export const COMMAND_USAGE: Record<string, string> = {
@@ -20,10 +24,10 @@ export const COMMAND_USAGE: Record<string, string> = {
                    [--store DIR] [--report FILE] [--session ID] < request.json`,
   read: `  spillway read HANDLE [--store DIR] [--lines A:B] [--grep REGEX] [--context N] [--ignore-case]
                        [--offset N --limit N] [--json]`,
-  replay: `  spillway replay TRANSCRIPT [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands]
-                  [--config FILE] [--preset NAME] [--store DIR] [--instance ID]`,
+  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands]
+                  [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
-                 [--config FILE] [--preset NAME] [--websockets project|refuse]`,
+                 [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe]`,
 };
 const STORE_NOTE = 'the store defaults to $SPILLWAY_STORE, else ~/.spillway/store';
 const STATUS_NOTE = 'exit status: 0 done, 2 bad input (one line on stderr), 3 read --grep found no match, 1 a bug in spillway';
@@ -283,6 +287,7 @@ async function proxy(argv: string[]): Promise<void> {
       preset: { kind: 'string' },
       sessions: { kind: 'string' },
       websockets: { kind: 'string' },
+      observe: { kind: 'bool' },
     },
     'proxy',
   );
@@ -302,6 +307,8 @@ async function proxy(argv: string[]): Promise<void> {
       storeDir: resolve(str(a, 'store') ?? defaultStoreDir()),
       ...(sessions !== undefined ? { sessionsDir: resolve(sessions) } : {}),
       ...(websockets !== undefined ? { websockets: websockets as WebSocketMode } : {}),
+      // forward every request byte for byte; record what Spillway would have sent
+      ...(a.flags.get('observe') === true ? { mode: 'observe' as const } : {}),
       ...(str(a, 'openai-upstream') !== undefined ? { openaiUpstream: str(a, 'openai-upstream') } : {}),
       ...(str(a, 'anthropic-upstream') !== undefined ? { anthropicUpstream: str(a, 'anthropic-upstream') } : {}),
     });
@@ -311,44 +318,53 @@ async function proxy(argv: string[]): Promise<void> {
   }
 }
 
-async function replayCommand(argv: string[]): Promise<void> {
-  const a = parseArgs(
-    argv,
-    {
-      format: { kind: 'string' },
-      config: { kind: 'string' },
-      preset: { kind: 'string' },
-      store: { kind: 'string' },
-      instance: { kind: 'string' },
-    },
-    'replay',
-  );
-  const [file, extra] = a.positional;
-  if (!file) throw new SpillwayError('replay: missing TRANSCRIPT, e.g. spillway replay ~/.claude/projects/my-app/1234.jsonl', 'usage');
-  if (extra !== undefined) throw new SpillwayError(`replay: unexpected argument ${JSON.stringify(extra)} after the transcript`, 'usage');
-  const format = str(a, 'format') ?? 'auto';
-  if (format !== 'auto' && !(TRANSCRIPT_FORMATS as readonly string[]).includes(format)) {
-    throw new SpillwayError(`replay: unknown --format ${format} (known: auto, ${TRANSCRIPT_FORMATS.join(', ')})`, 'usage');
-  }
-  const config = configFrom(a, 'replay');
-  const instance = str(a, 'instance');
+/** The flags of `spillway replay`. */
+const REPLAY_FLAGS = {
+  format: { kind: 'string' },
+  config: { kind: 'string' },
+  preset: { kind: 'string' },
+  store: { kind: 'string' },
+  instance: { kind: 'string' },
+  json: { kind: 'bool' },
+} as const;
+
+/** One session read and replayed, with what the summary needs of its reductions. */
+async function replayOne(
+  file: string,
+  opts: { format: string; instance?: string; config: ReplayOptions['config']; store: OutputStore },
+  progress: Progress,
+  label: string,
+): Promise<{ result: ReplayResult; figures: ReductionCollector }> {
   const transcript = await readTranscript(file, {
-    format: format as TranscriptFormat | 'auto',
-    ...(instance !== undefined ? { instance } : {}),
+    format: opts.format as TranscriptFormat | 'auto',
+    ...(opts.instance !== undefined ? { instance: opts.instance } : {}),
+    onProgress: (read, total) => progress.update(`${label}: reading ${total ? Math.round((read / total) * 100) : 0}%`),
   });
   if (transcript.calls.length === 0 && transcript.skipped.total > 0) {
-    const hint = format === 'auto' ? '' : `; is it really ${format}? try --format auto`;
+    const hint = opts.format === 'auto' ? '' : `; is it really ${opts.format}? try --format auto`;
     throw new SpillwayError(
       `replay: ${file} gave 0 calls as ${transcript.source} (${transcript.skipped.total} record(s) skipped, e.g. ${transcript.skipped.notes[0] ?? 'none'})${hint}`,
       'usage',
     );
   }
-  const store = str(a, 'store') ? new FileStore(resolve(str(a, 'store')!)) : new MemoryStore();
-  const r = replay(transcript, { config, store });
-  process.stdout.write(
+  const figures = new ReductionCollector();
+  const result = replay(transcript, {
+    config: opts.config,
+    store: opts.store,
+    onProjection: (k, c) => figures.add(k, c.projection),
+    onCall: (k, n) => progress.update(`${label}: call ${k + 1} of ${n}`),
+  });
+  return { result, figures };
+}
+
+/** Today's machine output of one replay (`--json`), with the session's model and family. */
+function replayJson(r: ReplayResult): string {
+  return (
     JSON.stringify(
       {
         format: r.format,
+        ...(r.model !== undefined ? { model: r.model } : {}),
+        ...(r.family !== undefined ? { family: r.family } : {}),
         calls: r.calls.map((c) => ({
           index: c.index,
           originalTokens: c.originalTokens,
@@ -358,6 +374,8 @@ async function replayCommand(argv: string[]): Promise<void> {
           cacheStable: c.cacheStable,
           referencedIds: c.referencedIds,
           missedIds: c.missedIds,
+          referencedIdsBefore: c.referencedIdsBefore,
+          missedIdsBefore: c.missedIdsBefore,
           missed: c.missed,
           cost: c.cost,
         })),
@@ -366,8 +384,85 @@ async function replayCommand(argv: string[]): Promise<void> {
       },
       null,
       2,
-    ) + '\n',
+    ) + '\n'
   );
+}
+
+async function replayCommand(argv: string[]): Promise<void> {
+  const a = parseArgs(argv, REPLAY_FLAGS, 'replay');
+  const [target, extra] = a.positional;
+  if (!target)
+    throw new SpillwayError('replay: missing TRANSCRIPT or DIR, e.g. spillway replay ~/.claude/projects/my-app/1234.jsonl', 'usage');
+  if (extra !== undefined) throw new SpillwayError(`replay: unexpected argument ${JSON.stringify(extra)} after the transcript`, 'usage');
+  const format = str(a, 'format') ?? 'auto';
+  if (format !== 'auto' && !(TRANSCRIPT_FORMATS as readonly string[]).includes(format)) {
+    throw new SpillwayError(`replay: unknown --format ${format} (known: auto, ${TRANSCRIPT_FORMATS.join(', ')})`, 'usage');
+  }
+  const config = configFrom(a, 'replay');
+  const instance = str(a, 'instance');
+  const store = str(a, 'store') ? new FileStore(resolve(str(a, 'store')!)) : new MemoryStore();
+  const json = a.flags.get('json') === true;
+  let isFolder = false;
+  try {
+    isFolder = statSync(target).isDirectory();
+  } catch {
+    /* not there: readTranscript says so, naming it */
+  }
+  const progress = progressLine(process.stderr);
+  try {
+    if (!isFolder) {
+      const { result, figures } = await replayOne(
+        target,
+        { format, ...(instance !== undefined ? { instance } : {}), config, store },
+        progress,
+        basename(target),
+      );
+      progress.done();
+      process.stdout.write(json ? replayJson(result) : sessionSummary(target, result, figures));
+      return;
+    }
+    if (instance !== undefined)
+      throw new SpillwayError('replay: --instance picks one OpenHands instance of one file, not of a folder', 'usage');
+    const found = sessionFilesIn(target);
+    if (found.files.length === 0) {
+      throw new SpillwayError(
+        `replay: ${target} holds no transcript (${found.skipped.length} file(s) in no known format, Markdown not counted)`,
+        'usage',
+      );
+    }
+    const sessions: FolderSession[] = [];
+    const results: { totals: ReplayTotals }[] = [];
+    for (const [i, file] of found.files.entries()) {
+      const name = relative(target, file);
+      try {
+        const { result } = await replayOne(file, { format, config, store }, progress, `session ${i + 1} of ${found.files.length}, ${name}`);
+        sessions.push({
+          file: name,
+          format: result.format,
+          ...(result.model !== undefined ? { model: result.model } : {}),
+          totals: result.totals,
+        });
+        results.push(result);
+      } catch (err) {
+        // a session that cannot be read is a row that says why; the others still count
+        if (!(err instanceof SpillwayError)) throw err;
+        if (err.code === 'unknown-format') {
+          found.skipped.push(name);
+          continue;
+        }
+        sessions.push({ file: name, error: err.message.split('\n')[0]!.replace(/^replay: /, '') });
+      }
+    }
+    progress.done();
+    const pooled = poolReplays(results);
+    process.stdout.write(
+      json
+        ? JSON.stringify({ dir: target, sessions, pooled, skippedFiles: found.skipped }, null, 2) + '\n'
+        : folderSummary(target, sessions, pooled, found.skipped.length),
+    );
+  } finally {
+    progress.done();
+  }
 }
 
 export type Command = (argv: string[]) => void | Promise<void>;

@@ -18,10 +18,16 @@ export interface CachePrices {
   cacheWrite: number;
 }
 
-/** Anthropic: reads 0.1x, writes 1.25x; OpenAI: cached input 0.5x, no write premium. */
+/**
+ * The replay's price models' cache rates (src/replay/prices.ts has the sources; the engine imports
+ * nothing of ours, so they are repeated here): Anthropic reads 0.1x and writes 1.25x; OpenAI's GPT-5
+ * family, DeepSeek and Gemini read 0.1x with no write premium; the GPT-4o generation reads 0.5x.
+ * Anthropic's is the strictest: a clear that pays back there pays back under the others.
+ */
 const CACHE_PRICES: readonly CachePrices[] = [
   { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 },
-  { name: 'openai', cachedRead: 0.5, cacheWrite: 1 },
+  { name: 'openai', cachedRead: 0.1, cacheWrite: 1 },
+  { name: 'openai-4o', cachedRead: 0.5, cacheWrite: 1 },
 ];
 
 /** The remaining-calls guess never exceeds this: past it the guess is more hope than evidence. */

@@ -47,6 +47,27 @@ export interface OutputSink {
    * when its handle is stored here or was issued by the engine itself; without `has`, only the latter.
    */
   has?(handle: string): boolean;
+  /**
+   * Resolves once the outputs of `handles` are durably stored; rejects when one cannot be. A sink
+   * that writes in the background offers this so a host can hold a projection back until its
+   * handles are safe (see `whenStored`); a sink that writes inside `put` needs none.
+   */
+  written?(handles: Iterable<string>): Promise<void>;
+}
+
+/**
+ * Resolves once every output a projection's markers point at is stored, so the projection may be
+ * sent: a handle must never reach a model while a crash could still lose its output. Carried-over
+ * reductions are included (their write may still be pending or have failed). Rejects, with the
+ * store's reason, when an output cannot be written: the caller then sends the original request.
+ */
+export function whenStored(
+  store: OutputSink,
+  projection: { reductions: readonly { handle: string }[]; inputs?: readonly { handle: string }[] },
+): Promise<void> {
+  if (!store.written) return Promise.resolve();
+  const handles = [...projection.reductions, ...(projection.inputs ?? [])].map((r) => r.handle);
+  return handles.length ? store.written(handles) : Promise.resolve();
 }
 
 /** One decision of one stage on one tool result. */

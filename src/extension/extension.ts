@@ -17,7 +17,11 @@ import { SCHEME } from './pure/documents';
 import type { WireFormat } from '../engine/types';
 
 export interface SpillwayApi {
-  /** Projects a request (JSON text or object) the way Spillway would before a model call. */
+  /**
+   * Projects a request (JSON text or object) the way Spillway would before a model call. Resolves
+   * once the outputs its markers point at are on disk; if they cannot be written, with the original
+   * request unchanged and `failOpen` saying why.
+   */
   project(request: string | object, format?: WireFormat | 'auto', options?: ProjectOptions): ReturnType<SpillwayHost['project']>;
   /** Reads a stored output, whole or in part (`lines: "A:B"`, `grep`, `context`, `offset`/`limit`). */
   read(handle: string, options?: ReadOptions): ReturnType<SpillwayHost['read']>;

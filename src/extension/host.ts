@@ -6,13 +6,14 @@
  * this one object, so a settings change that rebuilds the engine is seen by all of them at once.
  */
 import * as vscode from 'vscode';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { CONFIG_KEYS, createEngine, createSessionStore, parseConfig } from '../engine/index';
 import type { Engine, Projection, SpillwayConfig } from '../engine/index';
 import { isHandle } from '../engine/handle';
-import { SpillwayError, type OutputSink, type Reduction, type WireFormat } from '../engine/types';
-import { FileStore } from '../store/store';
+import { SpillwayError, whenStored, type OutputSink, type Reduction, type WireFormat } from '../engine/types';
+import { openBackgroundStore, type FileStore } from '../store/store';
+import { mkdirPrivate, PRIVATE_FILE_MODE, tightenPrivate } from '../store/private';
 import {
   configInputFromSettings,
   problemWarning,
@@ -23,6 +24,8 @@ import {
   type SettingProblem,
   type StorageSettings,
 } from './pure/settings';
+import { defaultSessionsDir } from '../proxy/recording';
+import { defaultArchiveDir } from './inspector/archive';
 import { documentExtension, documentPath, SCHEME } from './pure/documents';
 import { PROJECTED_DIR, projectedRecords, type ProjectedRecord } from './pure/records';
 import { formatCount, statusText } from './pure/format';
@@ -34,6 +37,12 @@ export interface ProjectOptions {
   /** not shown as an API session: the caller records the turn in its own source (Copilot's chat turns) */
   silent?: boolean;
 }
+
+/**
+ * A projection that was not released: its outputs could not be stored, so the original request
+ * goes instead (fail open) and `failOpen` says why.
+ */
+export type HostProjection = Projection & { failOpen?: string };
 
 export interface ProjectEvent {
   request: string | object;
@@ -70,6 +79,8 @@ export class SpillwayHost implements vscode.Disposable {
     return join(this.storeDir, PROJECTED_DIR);
   }
   private storeInstance: FileStore | undefined;
+  /** the owner-only pass over the store folder in force (tests await it) */
+  tightening: Promise<unknown> = Promise.resolve();
   private readonly records = new Map<string, ProjectedRecord>();
   private loaded = false;
   /** document extension (language) per handle */
@@ -120,13 +131,10 @@ export class SpillwayHost implements vscode.Disposable {
     // (a store with writes still pending recreates its folder itself when it writes them)
     if (!this.storeInstance || (!this.storeInstance.unflushed && !existsSync(this.storeDir))) {
       if (this.storeInstance) this.log.warn(`the store folder ${this.storeDir} was deleted; starting an empty store`);
-      mkdirSync(this.storeDir, { recursive: true });
-      // writes happen off the hot path: put returns at once, files follow asynchronously (see store.ts)
-      this.storeInstance = new FileStore(this.storeDir, {
-        background: true,
-        onWriteError: (handle, e, attempt) =>
-          this.log.warn(`writing stored output ${handle} failed (try ${attempt}): ${errorText(e)}; it stays readable from memory`),
-      });
+      mkdirPrivate(this.storeDir);
+      // writes happen off the hot path: put returns at once, files follow asynchronously, and a
+      // projection is released once its own are on disk (project awaits whenStored)
+      this.storeInstance = openBackgroundStore(this.storeDir, (line) => this.log.warn(line));
     }
     return this.storeInstance;
   }
@@ -155,6 +163,10 @@ export class SpillwayHost implements vscode.Disposable {
       this.loadRecords();
       this.loaded = true;
       this.log.info(`store: ${this.storeDir}`);
+      // a store, recordings or archive an older version left readable by others become owner-only (one log line when they were)
+      this.tightening = tightenPrivate([this.storeDir, defaultSessionsDir(this.storeDir), defaultArchiveDir(this.storeDir)], (line) =>
+        this.log.info(line),
+      );
       this.changeEmitter.fire();
     }
     // one session store for every engine this host builds: a settings change keeps sessions sticky
@@ -190,17 +202,32 @@ export class SpillwayHost implements vscode.Disposable {
       locate: (handle) => this.store.locate(handle),
       pathFor: (handle) => this.store.pathFor(handle),
       has: (handle) => this.store.has(handle),
+      written: (handles) => this.store.written(handles),
     };
   }
 
-  /** Projects a request through the engine, records what was reduced, updates the status bar. */
-  project(request: string | object, format?: WireFormat | 'auto', options?: ProjectOptions) {
+  /**
+   * Projects a request through the engine, records what was reduced, updates the status bar.
+   * Resolves only once every output the projection's markers point at is on disk (durable before
+   * sent): the writes are asynchronous, so the extension host's thread is never held by them. When
+   * an output cannot be written, the projection is not released: the result is the original request,
+   * unchanged, with `failOpen` saying why (and the log too).
+   */
+  async project(request: string | object, format?: WireFormat | 'auto', options?: ProjectOptions): Promise<HostProjection> {
     let result: ReturnType<Engine['project']>;
+    const engine = this.engine;
     try {
-      result = this.engine.project(request, format ?? 'auto', options?.session ? { session: options.session } : undefined);
+      result = engine.project(request, format ?? 'auto', options?.session ? { session: options.session } : undefined);
     } catch (e) {
       this.log.error(`projection failed: ${errorText(e)}`);
       throw e;
+    }
+    try {
+      await whenStored(engine.store, result);
+    } catch (e) {
+      const failOpen = `the store could not write the outputs this projection points at (${errorText(e)}); the original request goes unchanged`;
+      this.log.error(`projection ${this.projections + 1}: ${failOpen}`);
+      return unreleased(request, result, failOpen);
     }
     this.projections++;
     this.savedTokens += Math.max(0, result.stats.savedTokens);
@@ -233,10 +260,10 @@ export class SpillwayHost implements vscode.Disposable {
 
   private saveRecord(record: ProjectedRecord): void {
     try {
-      mkdirSync(this.projectedDir, { recursive: true });
+      mkdirPrivate(this.projectedDir);
       const file = join(this.projectedDir, `${record.handle}.json`);
       const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(record));
+      writeFileSync(tmp, JSON.stringify(record), { mode: PRIVATE_FILE_MODE });
       renameSync(tmp, file); // atomic: a crash never leaves half a record
     } catch (e) {
       this.log.error(`could not save the projected text of ${record.handle}: ${errorText(e)}`);
@@ -393,6 +420,27 @@ export class SpillwayHost implements vscode.Disposable {
     for (const d of this.disposables.splice(0)) d.dispose();
     void this.flush();
   }
+}
+
+/** What goes in place of a projection that could not be made durable: the request as it came. */
+function unreleased(request: string | object, p: Projection, failOpen: string): HostProjection {
+  const s = p.stats;
+  return {
+    request,
+    format: p.format,
+    reductions: [],
+    inputs: [],
+    stats: {
+      ...s,
+      reducedResults: 0,
+      projectedTokens: s.originalTokens,
+      savedTokens: 0,
+      projectedChars: s.originalChars,
+      byStage: { offload: 0, window: 0, budget: 0, clear: 0 },
+      unchanged: true,
+    },
+    failOpen,
+  };
 }
 
 export function errorText(e: unknown): string {

@@ -142,6 +142,7 @@ export class ProxyController implements vscode.Disposable {
     const key = proxyRunKey(this.settings, this.sessionsDir) ?? '';
     if (key === this.key) {
       this.proxy?.setWebsockets(this.settings.websockets);
+      this.setMode();
       this.updateTerminals();
       this.updateStatus();
       return this.queue;
@@ -173,6 +174,7 @@ export class ProxyController implements vscode.Disposable {
         engine: this.host.engine,
         sessionsDir,
         websockets: s.websockets,
+        mode: s.mode,
         // problems start with "proxy:", turns with "turn"; neither ever holds a header
         log: (line) => (line.startsWith('proxy:') ? this.host.log.warn(line) : this.host.log.info(line)),
       });
@@ -197,6 +199,19 @@ export class ProxyController implements vscode.Disposable {
     this.updateTerminals();
     this.updateStatus();
     this.stateEmitter.fire();
+  }
+
+  /** Observe or project from the next call on (no restart: calls in flight and open WebSockets carry on). */
+  private setMode(): void {
+    const p = this.proxy;
+    if (!p || p.mode === this.settings.mode) return;
+    p.setMode(this.settings.mode);
+    this.updateStatus();
+    this.host.log.info(
+      this.settings.mode === 'observe'
+        ? 'proxy: observe mode: requests go upstream byte for byte; the inspector shows what Spillway would have sent'
+        : 'proxy: project mode: requests go upstream projected',
+    );
   }
 
   private async stop(): Promise<void> {
@@ -252,6 +267,7 @@ export class ProxyController implements vscode.Disposable {
       savedTokens: this.savedTokens,
       openaiUpstream: this.settings.openaiUpstream,
       anthropicUpstream: this.settings.anthropicUpstream,
+      observe: this.proxy?.mode === 'observe',
     });
     this.status.text = s.text;
     this.status.tooltip = s.tooltip;

@@ -14,6 +14,8 @@ export const DEFAULT_PORT = 8417;
 
 const PORT = z.number().int().min(0).max(65535);
 const WEBSOCKETS = z.enum(['project', 'refuse']);
+/** the proxy's modes (src/proxy/observe.ts PROXY_MODES; test/unit/proxy-config.test.ts pins the two together) */
+const MODE = z.enum(['project', 'observe']);
 
 /** `spillway.proxy.*`, in the order the Settings UI shows them. */
 export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
@@ -45,6 +47,15 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
     schema: z.string(),
     default: DEFAULT_ANTHROPIC_UPSTREAM,
     description: 'Where Anthropic-style calls go, as you would give the Anthropic SDK its base URL (without `/v1`).',
+  },
+  {
+    key: 'proxy.mode',
+    schema: MODE,
+    default: 'project',
+    description:
+      '`project`: model calls through the proxy are sent projected. `observe`: every request goes upstream byte for byte, and the ' +
+      'inspector shows each session with what Spillway would have sent and saved: the safe way to try Spillway on your own work. ' +
+      'Switching takes effect at the next call (the proxy is not restarted); see docs/trust.md for what the provider cache sees.',
   },
   {
     key: 'proxy.websockets',
@@ -93,6 +104,7 @@ export interface ProxySettings {
   anthropicUpstream: string;
   configureTerminals: boolean;
   websockets: 'project' | 'refuse';
+  mode: 'project' | 'observe';
 }
 
 /** Reads and checks `spillway.proxy.*`; a bad value is a problem naming the setting, and its default is used. */
@@ -143,15 +155,18 @@ export function readProxySettings(inspect: (key: string) => InspectedValue | und
       openaiUpstream: read<string>('proxy.openaiUpstream', url('the OpenAI upstream')),
       anthropicUpstream: read<string>('proxy.anthropicUpstream', url('the Anthropic upstream')),
       configureTerminals: read<boolean>('proxy.configureTerminals', bool),
-      websockets: read<'project' | 'refuse'>('proxy.websockets', (v) =>
-        WEBSOCKETS.safeParse(v).success
-          ? undefined
-          : `expected ${WEBSOCKETS.options.map((o) => JSON.stringify(o)).join(' or ')}, got ${JSON.stringify(v)}`,
-      ),
+      websockets: read<'project' | 'refuse'>('proxy.websockets', (v) => enumProblem(WEBSOCKETS, v)),
+      mode: read<'project' | 'observe'>('proxy.mode', (v) => enumProblem(MODE, v)),
     },
     problems,
     ignored,
   };
+}
+
+function enumProblem(schema: z.ZodEnum<Record<string, string>>, v: unknown): string | undefined {
+  return schema.safeParse(v).success
+    ? undefined
+    : `expected ${schema.options.map((o) => JSON.stringify(o)).join(' or ')}, got ${JSON.stringify(v)}`;
 }
 
 /**
@@ -206,6 +221,8 @@ export interface ProxyStatusState {
   savedTokens: number;
   openaiUpstream: string;
   anthropicUpstream: string;
+  /** observe mode: requests go upstream unchanged (the status bar says so, so nobody mistakes it for savings made) */
+  observe?: boolean;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
@@ -219,13 +236,13 @@ export function proxyStatus(s: ProxyStatusState): { text: string; tooltip: strin
     };
   }
   const lines = [
-    `Spillway proxy at ${s.url}`,
+    `Spillway proxy at ${s.url}${s.observe ? ' (observe mode: requests go upstream unchanged; the inspector shows what Spillway would have saved)' : ''}`,
     `${plural(s.turns, 'turn')} recorded in this window (${plural(s.sessions, 'session')}), ${formatCount(s.savedTokens)} tokens kept out of model calls`,
     `OpenAI upstream: ${displayUrl(s.openaiUpstream)}`,
     `Anthropic upstream: ${displayUrl(s.anthropicUpstream)}`,
     'Click to copy the agent environment (OPENAI_BASE_URL, ANTHROPIC_BASE_URL).',
   ];
-  return { text: `$(radio-tower) Spillway proxy :${s.port}`, tooltip: lines.join('\n') };
+  return { text: `$(radio-tower) Spillway proxy :${s.port}${s.observe ? ' (observe)' : ''}`, tooltip: lines.join('\n') };
 }
 
 /** The warning for a proxy that could not start: which port, what to do. */

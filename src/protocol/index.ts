@@ -44,6 +44,11 @@ export const SessionInfo = z.object({
   bytes: z.number().nonnegative().optional(),
   /** still being written (proxy recordings, API sessions) */
   live: z.boolean(),
+  /**
+   * Recorded by the proxy in observe mode: every request went upstream byte for byte, and the
+   * projection figures are what Spillway would have sent (the inspector says "would have saved").
+   */
+  observed: z.boolean().optional(),
   /** what the session saved, when its turns are known: tokens sent, and input cost under caching per price model */
   totals: z
     .object({

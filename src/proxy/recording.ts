@@ -27,6 +27,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { handleFromDigest, isHandle, SpillwayError, type ProjectionStats, type Reduction, type WireFormat } from '../engine';
 import type { TurnUsage } from './usage';
+import { mkdirPrivate, mkdirPrivateAsync, PRIVATE_FILE_MODE } from '../store/private';
 
 export const TURN_VERSION = 1;
 export const SESSION_SUFFIX = '.jsonl';
@@ -74,6 +75,12 @@ export interface Turn {
   responseId?: string;
   /** results over their cap that went upstream verbatim because no stage could act on them, and why */
   unprojected?: string;
+  /**
+   * Observe mode: the request went upstream byte for byte, and the projection figures of this turn
+   * (`projectedBytes`, `projectedTokens`, `stats`, `reductions`, `projectionRef`) are what Spillway
+   * would have sent.
+   */
+  observed?: true;
 }
 
 export interface SessionInfo {
@@ -135,10 +142,10 @@ export class Recorder {
       await fs.promises.utimes(file, now, now).catch(() => {});
       return handle;
     }
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    await mkdirPrivateAsync(path.dirname(file));
     const temp = path.join(path.dirname(file), `.${handle}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      await fs.promises.writeFile(temp, bytes, { flag: 'wx' });
+      await fs.promises.writeFile(temp, bytes, { flag: 'wx', mode: PRIVATE_FILE_MODE });
       await fs.promises.rename(temp, file);
     } catch (e) {
       await fs.promises.rm(temp, { force: true });
@@ -154,14 +161,14 @@ export class Recorder {
 
   append(turn: Turn): void {
     const file = this.sessionFile(turn.session);
-    fs.mkdirSync(this.dir, { recursive: true });
+    mkdirPrivate(this.dir);
     let prefix = '';
     if (!this.opened.has(file)) {
       this.opened.add(file);
       // a crash mid-append left a partial line: start on a fresh one so this turn stays readable
       if (!endsWithNewline(file)) prefix = '\n';
     }
-    fs.appendFileSync(file, prefix + JSON.stringify(turn) + '\n');
+    fs.appendFileSync(file, prefix + JSON.stringify(turn) + '\n', { mode: PRIVATE_FILE_MODE });
   }
 }
 

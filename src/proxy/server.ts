@@ -23,8 +23,9 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Duplex, Readable } from 'node:stream';
-import { createEngine, SpillwayError, type Engine, type ProjectionStats, type Reduction, type WireFormat } from '../engine';
+import { createEngine, SpillwayError, whenStored, type Engine, type ProjectionStats, type Reduction, type WireFormat } from '../engine';
 import { FileStore } from '../store';
+import { tightenPrivate } from '../store/private';
 import { collectBody, decodeBody, DEFAULT_MAX_BODY_BYTES } from './body';
 import { agentEnvironmentLines, type Shell } from './env';
 import { refuseForeignRequest } from './guard';
@@ -50,6 +51,7 @@ import { readOpening, sessionFromHeader } from './session';
 import { UsageTap, type TurnUsage } from './usage';
 import { createUpgradeHandler, DEFAULT_WEBSOCKET_MODE, type WebSocketMode } from './websocket';
 import { formatInt } from '../engine/format-number';
+import { observingEngine, type ProxyMode } from './observe';
 
 /** The port `spillway proxy` and the extension use unless told otherwise. */
 export const DEFAULT_PROXY_PORT = 8417;
@@ -93,6 +95,12 @@ export interface ProxyOptions {
    * projects each `response.create`; `refuse` answers 426 so clients fall back to HTTP (websocket.ts).
    */
   websockets?: WebSocketMode;
+  /**
+   * `project` (default) sends each model call projected; `observe` forwards every request byte for
+   * byte and records what Spillway would have sent (the turn's `observed`), so a session can be
+   * measured before anything is changed. It can be switched while the proxy runs (`setMode`).
+   */
+  mode?: ProxyMode;
 }
 
 export interface RunningProxy {
@@ -106,6 +114,9 @@ export interface RunningProxy {
   /** how WebSocket upgrades on /v1/responses are answered (later upgrades; open connections stay) */
   readonly websockets: WebSocketMode;
   setWebsockets(mode: WebSocketMode): void;
+  /** project or observe (later calls; a call in flight finishes as it started) */
+  readonly mode: ProxyMode;
+  setMode(mode: ProxyMode): void;
   readonly openaiUpstream: string;
   readonly anthropicUpstream: string;
   /** where turns are recorded, when they are */
@@ -141,8 +152,9 @@ interface Prepared {
   failOpen?: string;
   /** the request's UTF-8 bytes, for the recording (absent when it could not be decoded) */
   originalBytes?: Buffer;
-  /** the projection's bytes, when it differs from the request */
+  /** the projection's bytes, when it differs from the request (in observe mode: what would have been sent) */
   projected?: Buffer;
+  observed?: true;
   stats?: ProjectionStats;
   reductions: Reduction[];
 }
@@ -171,6 +183,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     options.sessionsDir === false
       ? undefined
       : (options.sessionsDir ?? (options.storeDir ? defaultSessionsDir(options.storeDir) : undefined));
+  // owner-only before anything is written: a store or recordings an older version left readable by others are tightened
+  await tightenPrivate([...(options.storeDir ? [options.storeDir] : []), ...(sessionsDir ? [sessionsDir] : [])], log);
   const recorder = sessionsDir ? new Recorder(sessionsDir, { bodies: options.recordBodies ?? true }) : undefined;
   const memoryTurns = new Map<string, number>();
   const nextTurn = (session: string): number => {
@@ -187,6 +201,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   };
   const pending = new Set<Promise<void>>();
   let websockets: WebSocketMode = options.websockets ?? DEFAULT_WEBSOCKET_MODE;
+  let mode: ProxyMode = options.mode ?? 'project';
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -201,6 +216,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const upgrades = createUpgradeHandler({
     mode: () => websockets,
     engine: () => engine,
+    observe: () => mode === 'observe',
     bases,
     maxBody,
     log,
@@ -276,7 +292,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
     const body = collected.body;
     const prepared = await prepare(body, req, route.format, namedSession);
-    const { failOpen, originalBytes, model, projected, stats, reductions } = prepared;
+    const { failOpen, originalBytes, model, projected, stats, reductions, observed } = prepared;
     const session = prepared.session ?? UNREADABLE_SESSION;
     const turn = route.record ? nextTurn(session) : 0;
     if (failOpen)
@@ -286,8 +302,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
     // a changed body goes as plain UTF-8 (a decoded gzip/br body is not compressed again); an
     // unchanged one goes as the original bytes, encoding and all
-    const headers = forwardHeaders(req.rawHeaders, projected ? ['content-length', 'content-encoding'] : ['content-length']);
-    const out = projected ?? body;
+    // observe mode: the request goes exactly as it came, whatever Spillway would have sent
+    const sent = observed ? undefined : projected;
+    const headers = forwardHeaders(req.rawHeaders, sent ? ['content-length', 'content-encoding'] : ['content-length']);
+    const out = sent ?? body;
     headers['content-length'] = String(out.length);
     const outcome = await forward(ex, headers, { bytes: out });
 
@@ -302,13 +320,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         format: route.format,
         ...(model !== undefined ? { model } : {}),
         originalBytes: body.length,
-        projectedBytes: out.length,
+        projectedBytes: observed ? (projected ?? body).length : out.length,
         ...(stats ? { originalTokens: stats.originalTokens, projectedTokens: stats.projectedTokens } : {}),
         reductions,
         ...(stats ? { stats } : {}),
         ...result(outcome, started),
         ...(failOpen ? { failOpen } : {}),
         headers: safeHeaders(req.headers, RECORDED_REQUEST_HEADERS),
+        ...(observed ? { observed } : {}),
       },
       originalBytes,
       projected,
@@ -324,11 +343,27 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     if ('failOpen' in decoded) return { failOpen: decoded.failOpen, session: namedSession, reductions: [] };
     let session = namedSession;
     let model: string | undefined;
+    // the engine in force now projects and stores this call, even if settings swap it meanwhile
+    const observing = mode === 'observe';
+    const current = observing ? observingEngine(engine) : engine;
     try {
       const opening = readOpening(decoded.text, format);
       session ??= opening.session;
       model = opening.model;
-      const projection = engine.project(decoded.text, format, { session });
+      const projection = current.project(decoded.text, format, { session });
+      // durable before sent: nothing goes upstream until the outputs its markers point at are on disk
+      const stored = await whenStored(current.store, projection).then(
+        () => undefined,
+        (e: unknown) => (e as Error).message,
+      );
+      if (stored !== undefined)
+        return {
+          failOpen: `the store could not write this call's outputs: ${stored}`,
+          session,
+          model,
+          originalBytes: decoded.bytes,
+          reductions: [],
+        };
       return {
         session,
         model,
@@ -336,6 +371,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         stats: projection.stats,
         reductions: projection.reductions,
         ...(projection.stats.unchanged ? {} : { projected: Buffer.from(projection.request, 'utf8') }),
+        ...(observing ? { observed: true as const } : {}),
       };
     } catch (e) {
       const failOpen =
@@ -523,8 +559,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     get websockets() {
       return websockets;
     },
-    setWebsockets(mode) {
-      websockets = mode;
+    setWebsockets(next) {
+      websockets = next;
+    },
+    get mode() {
+      return mode;
+    },
+    setMode(next) {
+      mode = next;
     },
     ...(sessionsDir ? { sessionsDir } : {}),
     environment: (shell) => agentEnvironmentLines(url, shell),

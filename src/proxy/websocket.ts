@@ -57,6 +57,7 @@ import {
 import { readOpening, sessionFromHeader } from './session';
 import { mergeUsage, type TurnUsage } from './usage';
 import { formatInt } from '../engine/format-number';
+import { observingEngine } from './observe';
 
 export type WebSocketMode = 'project' | 'refuse';
 export const WEBSOCKET_MODES: readonly WebSocketMode[] = ['project', 'refuse'];
@@ -106,6 +107,8 @@ const HANDSHAKE_HEADERS = [
 export interface WebSocketContext {
   mode(): WebSocketMode;
   engine(): Engine;
+  /** observe mode: every message goes upstream as it came; the turn records what would have been sent */
+  observe?(): boolean;
   bases: Record<Provider, URL>;
   maxBody: number;
   log(line: string): void;
@@ -175,6 +178,8 @@ export interface CreateProjection {
   stats: ProjectionStats;
   /** results over their cap that still go upstream verbatim (offload off, or their cap only applies later) */
   overCap: { callId: string; tool: string; chars: number }[];
+  /** every stored output the message's markers point at (results and tool inputs): on disk before it is sent */
+  handles: string[];
 }
 
 /** Engines restricted to the stages that act on arrival, by the engine they derive from. */
@@ -258,7 +263,9 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
   }
   const contextResults = answered.length ? ctx.outputs.length : 0;
 
-  let projected: { text: string; reductions: Reduction[]; stats: ProjectionStats } | undefined;
+  let projected: { text: string; reductions: Reduction[]; stats: ProjectionStats; handles: string[] } | undefined;
+  const handlesOf = (p: { reductions: readonly Reduction[]; inputs: readonly { handle: string }[] }) =>
+    [...p.reductions, ...p.inputs].map((r) => r.handle);
   if (context.length && input?.kind === 'array' && items.length) {
     const at = input.start + 1;
     const joined = context.join(',') + ',';
@@ -273,6 +280,7 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
       const projectedTokens = p.stats.projectedTokens - sum(d.projectedItemTokens);
       projected = {
         text: out,
+        handles: handlesOf(p),
         reductions: p.reductions.map((r) => ({ ...r, result: r.result - contextResults })),
         stats: {
           ...p.stats,
@@ -289,7 +297,7 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
   }
   if (!projected) {
     const p = engine.project(text, 'openai-responses');
-    projected = { text: p.request, reductions: p.reductions, stats: p.stats };
+    projected = { text: p.request, reductions: p.reductions, stats: p.stats, handles: handlesOf(p) };
   }
 
   // what this message teaches about the session: its calls, and its outputs that stayed verbatim
@@ -327,7 +335,14 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
     ctx.outputChars += item.length;
     while (ctx.outputs.length > CONTEXT_OUTPUTS || ctx.outputChars > CONTEXT_CHARS) ctx.outputChars -= ctx.outputs.shift()!.item.length;
   }
-  return { text: projected.text, changed: !projected.stats.unchanged, reductions: projected.reductions, stats: projected.stats, overCap };
+  return {
+    text: projected.text,
+    changed: !projected.stats.unchanged,
+    reductions: projected.reductions,
+    stats: projected.stats,
+    overCap,
+    handles: projected.handles,
+  };
 }
 
 function remember<K, V>(map: Map<K, V>, key: K, value: V, max = CONTEXT_CALLS): void {
@@ -354,6 +369,7 @@ interface PendingTurn {
   responseId?: string;
   original?: Buffer;
   projected?: Buffer;
+  observed?: true;
 }
 
 /**
@@ -612,11 +628,32 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
         ...(t.previousResponseId ? { previousResponseId: t.previousResponseId } : {}),
         ...(t.responseId ? { responseId: t.responseId } : {}),
         ...(t.unprojected ? { unprojected: t.unprojected } : {}),
+        ...(t.observed ? { observed: t.observed } : {}),
       };
       recording = recording.then(() => ctx.record(turn, t.original, t.projected));
     };
 
-    const onCreate = (data: Buffer, text: string, root: JValue): Buffer => {
+    // Messages go upstream in the order they came. A projected message waits until the outputs its
+    // markers point at are on disk (durable before sent), and holds back the messages behind it.
+    let held: Promise<void> | undefined;
+    const sendInOrder = (out: Buffer | Promise<Buffer>, binary: boolean) => {
+      if (!held && Buffer.isBuffer(out)) {
+        send(upstream, client, out, binary);
+        return;
+      }
+      const mine = (held ?? Promise.resolve())
+        .then(() => out)
+        .then((b) => send(upstream, client, b, binary))
+        .catch((e: unknown) => log(`proxy: WebSocket ${info.path}: could not relay a message upstream: ${(e as Error).message}`));
+      held = mine;
+      void mine.then(() => {
+        if (held === mine) held = undefined;
+      });
+    };
+
+    const onCreate = (data: Buffer, text: string, root: JValue): Buffer | Promise<Buffer> => {
+      let arrival: Engine | undefined;
+      let observed = false;
       const started = performance.now();
       const time = new Date().toISOString();
       const prevNode = get(root, 'previous_response_id');
@@ -634,7 +671,9 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
         if (data.length > ctx.maxBody) {
           failOpen = `the message is over ${ctx.maxBody} bytes: forwarded unchanged`;
         } else {
-          result = projectCreate(arrivalEngine(ctx.engine(), log), text, contextOf(session));
+          observed = ctx.observe?.() === true;
+          arrival = arrivalEngine(observed ? observingEngine(ctx.engine()) : ctx.engine(), log);
+          result = projectCreate(arrival, text, contextOf(session));
         }
       } catch (e) {
         failOpen =
@@ -655,33 +694,53 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
           'set spillway.proxy.websockets to refuse (or --websockets refuse) so this client uses HTTP, where every stage applies';
         log(`proxy: WebSocket ${info.path} (session ${session}, turn ${turn}): ${unprojected}`);
       }
-      const out = result?.changed ? Buffer.from(result.text, 'utf8') : data;
-      pending.push({
+      const wouldSend = result?.changed ? Buffer.from(result.text, 'utf8') : data;
+      // observe mode: the message goes exactly as it came; the turn keeps what would have gone
+      const out = observed ? data : wouldSend;
+      const t: PendingTurn = {
         session,
         turn,
         time,
         started,
         ...(model !== undefined ? { model } : {}),
         originalBytes: data.length,
-        projectedBytes: out.length,
+        projectedBytes: wouldSend.length,
         reductions: result?.reductions ?? [],
         ...(result ? { stats: result.stats } : {}),
         ...(failOpen ? { failOpen } : {}),
         ...(unprojected ? { unprojected } : {}),
         ...(previousResponseId ? { previousResponseId } : {}),
         ...(data.length <= ctx.maxBody ? { original: data } : {}),
-        ...(result?.changed ? { projected: out } : {}),
-      });
-      return out;
+        ...(result?.changed ? { projected: wouldSend } : {}),
+        ...(observed ? { observed: true as const } : {}),
+      };
+      pending.push(t);
+      const store = arrival?.store;
+      if (observed || !result?.changed || !result.handles.length || !store?.written) return out;
+      return store.written(result.handles).then(
+        () => out,
+        (e: unknown) => {
+          // fail open: the original message goes, and the turn says why
+          t.failOpen = `the store could not write this message's outputs: ${(e as Error).message}`;
+          t.projectedBytes = data.length;
+          t.reductions = [];
+          delete t.projected;
+          delete t.stats;
+          log(
+            `proxy: fail open on WebSocket ${info.path} response.create (session ${t.session}, turn ${t.turn}): ${t.failOpen}; forwarding the original message`,
+          );
+          return data;
+        },
+      );
     };
 
     client.on('message', (raw, isBinary) => {
       const data = toBuffer(raw);
       if (isBinary || !info.responses) {
-        send(upstream, client, data, isBinary);
+        sendInOrder(data, isBinary);
         return;
       }
-      let out = data;
+      let out: Buffer | Promise<Buffer> = data;
       const first = data.subarray(0, 64).toString('utf8').trimStart();
       let root: JValue | undefined;
       let text: string | undefined;
@@ -709,7 +768,7 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
           log(`proxy: WebSocket ${info.path}: ${type ? `"${type}"` : 'untyped'} messages are not projected; forwarded unchanged`);
         }
       }
-      send(upstream, client, out, false);
+      sendInOrder(out, false);
     });
 
     upstream.on('message', (raw, isBinary) => {
@@ -789,7 +848,9 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       });
     };
     client.on('close', (code, reason) => {
-      closeWith(upstream, code, reason);
+      // messages still waiting for their outputs to be on disk go first
+      if (held) void held.then(() => closeWith(upstream, code, reason));
+      else closeWith(upstream, code, reason);
       end(
         `the client closed the WebSocket (${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 120)}` : ''}) before the response completed`,
       );

@@ -4,15 +4,17 @@
  * which identifiers the agent used next that the projection had hidden from it. Pure functions, so
  * the replay, the benchmarks and the inspector compute them the same way.
  *
- * Billing follows the providers' documented rules (docs/replay-and-cost.md says what is counted and what
- * is left out): Anthropic caches up to cache breakpoints, reads at 0.1x, writes the new part at
- * 1.25x (5-minute cache), and caches nothing under 1,024 tokens; OpenAI caches the longest prefix it
- * has seen automatically, from 1,024 tokens in steps of 128, with no write premium. Thinking and
+ * Billing follows the providers' documented rules (docs/replay-and-cost.md says what is counted and
+ * what is left out, and cites every price): Anthropic caches up to cache breakpoints, reads at 0.1x,
+ * writes the new part at 1.25x (5-minute cache), and caches nothing under 1,024 tokens; OpenAI,
+ * DeepSeek and Gemini cache the longest prefix they have seen automatically (OpenAI from 1,024 tokens
+ * in steps of 128) with no write premium. The rates come from src/replay/prices.ts. Thinking and
  * reasoning of earlier turns is not billed as input; images are billed by their pixels.
  */
 import { stringTokens, type TokenCounter } from '../engine/tokens';
 import type { WireFormat } from '../engine/types';
 import { dataUrlBase64, imageSize, type ImageSize } from './images';
+import { familyReference } from './prices';
 
 /** How a provider bills a call, in units of one uncached input token at its base price. */
 export interface PriceModel {
@@ -38,44 +40,57 @@ export interface PriceModel {
   images: 'anthropic' | 'openai-tiles';
 }
 
+/** Price ratios are kept to six decimals: enough for any published price, and exact for the round ones. */
+const RATIO_DIGITS = 1e6;
+
+/** A family's price model from its reference model's dollars (src/replay/prices.ts): every rate over the input price. */
+function familyPrices(family: string, rules: Pick<PriceModel, 'caching' | 'cacheIncrement' | 'images'>): PriceModel {
+  const ref = familyReference(family);
+  if (!ref) throw new Error(`no reference model for the price family ${family}`);
+  // dollars divide into binary fractions (0.3 / 3 is 0.09999…); the ratios are round by design
+  const ratio = (dollars: number) => Math.round((dollars / ref.inputPerMTok) * RATIO_DIGITS) / RATIO_DIGITS;
+  return {
+    name: family,
+    cachedRead: ratio(ref.cachedInputPerMTok),
+    cacheWrite: ratio(ref.cacheWritePerMTok),
+    uncached: 1,
+    output: ratio(ref.outputPerMTok),
+    minCacheableTokens: ref.minCacheableTokens,
+    ...rules,
+  };
+}
+
 /**
- * Anthropic (Claude Sonnet and Opus 4.x): cache reads 0.1x, 5-minute cache writes 1.25x, output 5x
- * ($3 / $3.75 / $0.30 / $15 per million for Sonnet), minimum cacheable prompt 1,024 tokens.
+ * Anthropic (Claude Sonnet 4.5, the reference): cache reads 0.1x, 5-minute cache writes 1.25x, output
+ * 5x; caches up to breakpoints, from 1,024 tokens (Opus 4.5 and Haiku 4.5: 4,096; see prices.ts).
  */
-export const ANTHROPIC_PRICES: PriceModel = {
-  name: 'anthropic',
-  cachedRead: 0.1,
-  cacheWrite: 1.25,
-  uncached: 1,
-  output: 5,
-  minCacheableTokens: 1024,
-  caching: 'breakpoints',
-  cacheIncrement: 1,
-  images: 'anthropic',
-};
-/** Anthropic with the 1-hour cache: writes at 2x. @public (module API, docs/replay-and-cost.md "Cost model"; nothing here bills with it) */
+export const ANTHROPIC_PRICES: PriceModel = familyPrices('anthropic', { caching: 'breakpoints', cacheIncrement: 1, images: 'anthropic' });
+/** Anthropic with the 1-hour cache: writes at 2x. @public (module API, docs/replay-and-cost.md; nothing here bills with it) */
 export const ANTHROPIC_1H_PRICES: PriceModel = { ...ANTHROPIC_PRICES, name: 'anthropic-1h', cacheWrite: 2 };
+/** OpenAI caches the longest prefix it has seen, from 1,024 tokens in steps of 128, and bills images in 512 px tiles. */
+const OPENAI_RULES = { caching: 'automatic', cacheIncrement: 128, images: 'openai-tiles' } as const;
 /**
- * OpenAI, the gpt-4o family (the default): cached input 0.5x, no write premium, output 4x ($2.50 /
- * $1.25 / $10 per million), caching from 1,024 tokens in 128-token steps, images in 512 px tiles.
+ * OpenAI, the GPT-5 family (GPT-5, GPT-5.1, their Codex models: what Codex and most agents use now):
+ * cached input 0.1x, no write premium, output 8x ($1.25 / $0.125 / $10 per million).
  */
-export const OPENAI_PRICES: PriceModel = {
-  name: 'openai',
-  cachedRead: 0.5,
-  cacheWrite: 1,
-  uncached: 1,
-  output: 4,
-  minCacheableTokens: 1024,
-  caching: 'automatic',
-  cacheIncrement: 128,
-  images: 'openai-tiles',
-};
-/** OpenAI gpt-4.1 family: cached input 0.25x, output 4x. @public (module API, docs/replay-and-cost.md "Cost model") */
-export const OPENAI_GPT41_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-gpt-4.1', cachedRead: 0.25 };
-/** OpenAI gpt-5 family: cached input 0.1x, output 8x. @public (module API, docs/replay-and-cost.md "Cost model") */
-export const OPENAI_GPT5_PRICES: PriceModel = { ...OPENAI_PRICES, name: 'openai-gpt-5', cachedRead: 0.1, output: 8 };
-/** The price models replay reports by default. */
-export const PRICE_MODELS: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES];
+export const OPENAI_PRICES: PriceModel = familyPrices('openai', OPENAI_RULES);
+/** OpenAI, the GPT-4o generation (kept for comparison): cached input 0.5x, output 4x ($2.50 / $1.25 / $10). */
+export const OPENAI_4O_PRICES: PriceModel = familyPrices('openai-4o', OPENAI_RULES);
+/** OpenAI gpt-4.1 family: cached input 0.25x, output 4x. @public (module API, docs/replay-and-cost.md) */
+export const OPENAI_GPT41_PRICES: PriceModel = { ...OPENAI_4O_PRICES, name: 'openai-gpt-4.1', cachedRead: 0.25 };
+/**
+ * DeepSeek (deepseek-chat and deepseek-reasoner, V3.2): cache hits 0.1x, no write premium, output 1.5x;
+ * the disk cache keeps prefixes in 64-token units. Images do not occur (the models take none).
+ */
+export const DEEPSEEK_PRICES: PriceModel = familyPrices('deepseek', { caching: 'automatic', cacheIncrement: 64, images: 'openai-tiles' });
+/**
+ * Google Gemini 3 Pro (preview): implicit caching of a shared prefix from 4,096 tokens, cached input
+ * 0.1x, no write premium (implicit caching stores nothing billable), output 6x. Images are billed as
+ * OpenAI tiles, an approximation (Gemini bills them by media resolution).
+ */
+export const GEMINI_PRICES: PriceModel = familyPrices('gemini', { caching: 'automatic', cacheIncrement: 1, images: 'openai-tiles' });
+/** The price models replay reports: the three the corpus is judged by first, then the other families it can name. */
+export const PRICE_MODELS: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES, OPENAI_4O_PRICES, DEEPSEEK_PRICES, GEMINI_PRICES];
 
 /** What a call's input costs: tokens read from the cache, written to it, and neither. */
 export interface InputBill {
@@ -266,122 +281,6 @@ export function billedItemTokens(engineTokens: number, b: ItemBilling, prices: P
   for (const img of b.images) n += prices.images === 'anthropic' ? anthropicImageTokens(img.size) : openaiImageTokens(img.size, img.detail);
   if (inCurrentTurn) n += b.thinkingTextTokens;
   return Math.max(0, n);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Identifiers: what an agent would have to read back
-
-/** A path: segments joined by slashes (see `isPath`), or a file name with a common source extension. */
-const PATH =
-  /(?:~|\.{1,2})?\/?(?:[\w.@-]+\/)+[\w.@-]+|\b[\w-]{2,}\.(?:py|ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|sh|yml|yaml|toml|ini|cfg|txt|log|html|css|scss|sql|lock|xml|traj)\b/g;
-/** `file:line` or `file:line:column`, the file a path or a name with an extension. */
-const FILE_LINE = /(?:(?:~|\.{1,2})?\/?(?:[\w.@-]+\/)*[\w@-][\w.@-]*\.[A-Za-z][\w]{0,5}):\d+(?::\d+)?\b/g;
-/** Error codes: compiler and linter codes (E0425, TS2345, SC2086), errno names, HTTP statuses. */
-const ERROR_CODE =
-  /\b(?:[A-Z]{1,4}\d{3,5})\b|\bE(?:NOENT|ACCES|EXIST|ISDIR|NOTDIR|NOTEMPTY|PERM|PIPE|AGAIN|BUSY|INVAL|MFILE|NFILE|NOSPC|NOMEM|NOTSUP|ROFS|XDEV|ADDRINUSE|ADDRNOTAVAIL|CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|HOSTUNREACH|NETUNREACH|CANCELED|PROTO|NOTCONN|BADF|SRCH|CHILD|DEADLK|LOOP|NAMETOOLONG|OVERFLOW)\b|\bHTTP[ /]\d{3}\b/g;
-/** Dotted names: os.path.join, self.config, package.json. */
-const DOTTED = /(?<![\w.$])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+/g;
-/** Words of letters, digits and underscores: kept if camelCase, PascalCase with an inner capital, snake_case or letters with digits. */
-const WORD = /(?<![\w$])[A-Za-z_$][\w$]{2,}/g;
-/** A number of three or more digits. */
-const NUMBER = /(?<![\w.])\d{3,}(?![\w])/g;
-/** A quoted string on one line: '…', "…" or `…`. */
-const QUOTED = /(["'`])([^"'`\n\\]{3,120})\1/g;
-
-/** Abbreviations that look like dotted names. */
-const NOT_DOTTED = /^(?:e\.g|i\.e|etc|vs|a\.k\.a|cf|n\.b|p\.s)$/i;
-
-/** A slash path is an identifier unless it is two plain words (and/or, input/output, I/O). */
-function isPath(p: string): boolean {
-  if (p.includes('/') && !/^[~./]/.test(p)) {
-    const segs = p.split('/');
-    if (segs.length === 2 && segs.every((s) => /^[A-Za-z]+$/.test(s))) return false;
-  }
-  return true;
-}
-
-/** Is this word an identifier (not a plain word): an inner capital, an underscore, or letters mixed with digits? */
-export function isIdentifierWord(w: string): boolean {
-  if (w.includes('_') || w.includes('$')) return /[A-Za-z0-9]/.test(w) && w.replace(/_/g, '').length >= 2;
-  if (/[a-z][A-Z]/.test(w) || /[A-Z]{2}[a-z]{2}/.test(w)) return true; // camelCase, PascalCase, JSONDecoder
-  if (/\d/.test(w) && /[A-Za-z]/.test(w)) return !/^\d+(?:st|nd|rd|th)$/i.test(w) && w.length >= 3;
-  return false;
-}
-
-type Category = 'file-line' | 'path' | 'error-code' | 'dotted' | 'name' | 'number' | 'quoted';
-
-/**
- * The identifiers in a reply that a miss-rate check looks for (unique, in order of category then
- * appearance): things an agent would have to read back if it could no longer see them. A path, a
- * `file:line`, an error code (E0425, TS2345, ENOENT, HTTP 404), a dotted name, a camelCase,
- * PascalCase-with-inner-capital or snake_case name, a word mixing letters and digits, a number of
- * three or more digits, and a quoted string that is not a single plain word. Plain words (lowercase
- * or Capitalised, no digits, underscores, dots or inner capitals) and all-capital words (API, JSON)
- * are not identifiers however long. A match inside a path, `file:line` or dotted name already taken
- * is part of it, not a second identifier.
- */
-export function identifiersIn(text: string): string[] {
-  return identifiersWithCategory(text).map((x) => x.id);
-}
-
-/** `identifiersIn` with the category each identifier was found as (tests and reports use it). */
-export function identifiersWithCategory(text: string): { id: string; category: Category }[] {
-  const out: { id: string; category: Category }[] = [];
-  const seen = new Set<string>();
-  const spans: [number, number][] = [];
-  const inside = (s: number, e: number) => spans.some(([a, b]) => s >= a && e <= b);
-  const add = (id: string, category: Category, s: number, e: number, claims: boolean) => {
-    if (inside(s, e)) return;
-    if (claims) spans.push([s, e]);
-    if (!seen.has(id)) {
-      seen.add(id);
-      out.push({ id, category });
-    }
-  };
-  for (const m of text.matchAll(FILE_LINE)) add(m[0], 'file-line', m.index, m.index + m[0].length, true);
-  for (const m of text.matchAll(PATH)) {
-    const id = m[0].replace(/[.,:;]+$/, '');
-    if (id.length < 3 || /^[./]+$/.test(id) || !isPath(id)) continue;
-    add(id, 'path', m.index, m.index + id.length, true);
-  }
-  for (const m of text.matchAll(ERROR_CODE)) add(m[0], 'error-code', m.index, m.index + m[0].length, true);
-  for (const m of text.matchAll(DOTTED)) {
-    const id = m[0].replace(/\.+$/, '');
-    if (id.length < 4 || NOT_DOTTED.test(id) || !id.includes('.')) continue;
-    add(id, 'dotted', m.index, m.index + id.length, true);
-  }
-  for (const m of text.matchAll(WORD)) if (isIdentifierWord(m[0])) add(m[0], 'name', m.index, m.index + m[0].length, false);
-  for (const m of text.matchAll(NUMBER)) add(m[0], 'number', m.index, m.index + m[0].length, false);
-  for (const m of text.matchAll(QUOTED)) {
-    const inner = m[2]!.trim();
-    // a single plain word in quotes is still a plain word; a JSON key is not a string the agent read
-    if (inner.length < 3 || /^[A-Za-z]+$/.test(inner) || text[m.index + m[0].length] === ':') continue;
-    if (!seen.has(inner)) {
-      seen.add(inner);
-      out.push({ id: inner, category: 'quoted' });
-    }
-  }
-  return out;
-}
-
-export interface MissCheck {
-  referenced: string[];
-  missed: string[];
-}
-
-/**
- * Of the identifiers the agent wrote in its reply, those it could have taken from its context
- * (they occur in the original request) and, of those, the ones the projection no longer shows.
- */
-export function missedIdentifiers(reply: string, original: string, projected: string): MissCheck {
-  const referenced: string[] = [];
-  const missed: string[] = [];
-  for (const id of identifiersIn(reply)) {
-    if (!original.includes(id)) continue;
-    referenced.push(id);
-    if (!projected.includes(id)) missed.push(id);
-  }
-  return { referenced, missed };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,7 +27,6 @@ import {
   billedItemTokens,
   billInput,
   itemBilling,
-  missedIdentifiers,
   PRICE_MODELS,
   readBackCall,
   readBackCost,
@@ -38,6 +37,8 @@ import {
   type PriceModel,
   type PromptShape,
 } from './metrics';
+import { missedIdentifiers } from './identifiers';
+import { familyOf } from './prices';
 
 export interface ReplayCall {
   index: number;
@@ -52,6 +53,9 @@ export interface ReplayCall {
   rawCachedPrefixTokens: number;
   referencedIds: number;
   missedIds: number;
+  /** the same two counts under the previous definition of an identifier (src/replay/identifiers.ts) */
+  referencedIdsBefore: number;
+  missedIdsBefore: number;
   missed: { id: string; handle?: string }[];
   /**
    * per price model, this call's input bill for raw history and for the projection (each with its
@@ -74,6 +78,10 @@ export interface ReplayTotals {
   referencedIds: number;
   missedIds: number;
   missRate: number;
+  /** references, misses and miss rate under the previous definition of an identifier, for comparison */
+  referencedIdsBefore: number;
+  missedIdsBefore: number;
+  missRateBefore: number;
   /**
    * input cost under each price model: projected relative to raw history, both with caching;
    * `output` is what the replies cost (the same with or without Spillway, so not in `relative`)
@@ -90,6 +98,10 @@ export interface ReplayTotals {
 export interface ReplayResult {
   format: Transcript['source'];
   wire: WireFormat;
+  /** the model the session called, as the transcript names it (absent when it does not) */
+  model?: string;
+  /** the price model (a key of `cost`) that bills that model (src/replay/prices.ts), when known */
+  family?: string;
   calls: ReplayCall[];
   totals: ReplayTotals;
   skipped: Transcript['skipped'];
@@ -277,7 +289,9 @@ export class ReplayMeter {
     const rawCached = sharedPrefix(this.prevOriginal, c.originalShape);
     this.prevProjected = c.projectedShape;
     this.prevOriginal = c.originalShape;
-    const ids = c.reply ? missedIdentifiers(c.reply, c.original(), c.projected()) : { referenced: [], missed: [] };
+    const ids = c.reply
+      ? missedIdentifiers(c.reply, c.original(), c.projected())
+      : { referenced: [], missed: [], referencedBefore: 0, missedBefore: 0 };
     const missed = ids.missed.map((id) => {
       for (const r of c.reductions) if (this.storedText(r.handle).includes(id)) return { id, handle: r.handle };
       return { id } as { id: string; handle?: string };
@@ -326,6 +340,8 @@ export class ReplayMeter {
       rawCachedPrefixTokens: rawCached.tokens,
       referencedIds: ids.referenced.length,
       missedIds: ids.missed.length,
+      referencedIdsBefore: ids.referencedBefore,
+      missedIdsBefore: ids.missedBefore,
       missed,
       cost,
       ...(reductionList ? { reductionList } : {}),
@@ -345,6 +361,8 @@ export class ReplayMeter {
     }
     const referenced = calls.reduce((a, c) => a + c.referencedIds, 0);
     const missedN = calls.reduce((a, c) => a + c.missedIds, 0);
+    const referencedBefore = calls.reduce((a, c) => a + c.referencedIdsBefore, 0);
+    const missedBefore = calls.reduce((a, c) => a + c.missedIdsBefore, 0);
     // the first call has no predecessor, so it cannot be cache-stable; share over the others
     const stableOf = calls.slice(1);
     return {
@@ -359,6 +377,9 @@ export class ReplayMeter {
       referencedIds: referenced,
       missedIds: missedN,
       missRate: referenced ? missedN / referenced : 0,
+      referencedIdsBefore: referencedBefore,
+      missedIdsBefore: missedBefore,
+      missRateBefore: referencedBefore ? missedBefore / referencedBefore : 0,
       cost: this.cost,
       costWithReadBacks,
       outputTokens: this.outputTokens,
@@ -397,6 +418,8 @@ export function poolReplays(results: readonly { totals: ReplayTotals }[]): Poole
   const stableCalls = sum((t) => Math.max(0, t.calls - 1));
   const referencedIds = sum((t) => t.referencedIds);
   const missedIds = sum((t) => t.missedIds);
+  const referencedIdsBefore = sum((t) => t.referencedIdsBefore);
+  const missedIdsBefore = sum((t) => t.missedIdsBefore);
   const unrecoverable = ts.flatMap((t) => t.unrecoverable);
   return {
     sessions: ts.length,
@@ -411,6 +434,9 @@ export function poolReplays(results: readonly { totals: ReplayTotals }[]): Poole
     referencedIds,
     missedIds,
     missRate: referencedIds ? missedIds / referencedIds : 0,
+    referencedIdsBefore,
+    missedIdsBefore,
+    missRateBefore: referencedIdsBefore ? missedIdsBefore / referencedIdsBefore : 0,
     cost,
     costWithReadBacks,
     outputTokens: sum((t) => t.outputTokens ?? 0),
@@ -527,9 +553,13 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
   }
   if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
 
+  const model = typeof t.base.model === 'string' ? t.base.model : undefined;
+  const family = familyOf(model);
   return {
     format: t.source,
     wire: t.wire,
+    ...(model !== undefined ? { model } : {}),
+    ...(family !== undefined ? { family } : {}),
     calls: meter.calls,
     skipped: t.skipped,
     totals: meter.totals(t.skipped.total, unrecoverable),

@@ -27,10 +27,15 @@
  * `get`, `read`, `has`, `locate`, `meta` and `list` serve it from memory, so a reader never sees a
  * handle the engine gave out go missing. A failed write is reported (`onWriteError`) and retried
  * (WRITE_TRIES times, backing off); if it keeps failing the output stays in memory, still readable,
- * and the next `flush()` tries again. `flush()` resolves once everything put so far is on disk (the
- * extension awaits it on dispose and deactivate). fsync policy: as for synchronous writes,
+ * and the next `flush()` or `written()` tries again. `flush()` resolves once everything put so far is
+ * on disk (the extension awaits it on dispose and deactivate); `written(handles)` resolves once the
+ * given outputs are, and every path that sends a projection awaits it first (durable before sent),
+ * so the thread is never held by a write and a model is never shown a handle that is only in memory. fsync policy: as for synchronous writes,
  * `durable` (default true) flushes each new file before its rename; the rename alone already makes
  * a crash of the process leave the old file or the new one, never part of one.
+ *
+ * Privacy: folders are created 0700 and files 0600 on POSIX (private.ts), since outputs hold
+ * whatever the agent printed, secrets included.
  *
  * Texts with unpaired UTF-16 surrogates cannot be written as UTF-8: like any UTF-8 writer the store
  * keeps U+FFFD in their place, and `handleFor` hashes the same bytes, so the handle still matches.
@@ -54,6 +59,7 @@ import {
   type RetentionItem,
   type StoreEntry,
 } from './entry';
+import { mkdirPrivate, mkdirPrivateAsync, PRIVATE_FILE_MODE } from './private';
 import { readStored, type ReadOptions, type ReadResult } from './read';
 
 /** The folder under the root this store owns; nothing else under the root is ever touched. */
@@ -108,8 +114,10 @@ interface Pending {
   /** the puts not yet recorded in the index entry on disk, with when they happened */
   puts: Array<{ meta: StoredMeta; at: Date }>;
   attempts: number;
-  /** gave up after WRITE_TRIES; kept in memory, retried by flush() */
+  /** gave up after WRITE_TRIES; kept in memory, retried by flush() and written() */
   failed?: boolean;
+  /** callers of `written` waiting for this output to reach the disk */
+  waiters: Array<{ resolve: () => void; reject: (error: Error) => void }>;
 }
 
 /** What `check` found in the folder: the things `list` and `get` quietly work around. */
@@ -176,7 +184,7 @@ export class FileStore implements OutputStore {
         }
       } else {
         // the bytes are a copy: the engine's text may be a view of a whole request body
-        this.pending.set(handle, { bytes: Buffer.from(text, 'utf8'), sha256, puts: [{ meta, at }], attempts: 0 });
+        this.pending.set(handle, { bytes: Buffer.from(text, 'utf8'), sha256, puts: [{ meta, at }], attempts: 0, waiters: [] });
         this.queue.push(handle);
       }
       this.drainSoon();
@@ -184,7 +192,7 @@ export class FileStore implements OutputStore {
     }
     const output = this.outputPath(handle);
     try {
-      fs.mkdirSync(path.dirname(output), { recursive: true });
+      mkdirPrivate(path.dirname(output));
       const bytes = Buffer.byteLength(text, 'utf8');
       // Same handle, same text: skip the write unless the file is plainly damaged (wrong size),
       // in which case this put repairs it.
@@ -314,6 +322,8 @@ export class FileStore implements OutputStore {
 
   /** Removes every stored output and index entry (the `objects/` folder), and nothing else. */
   clear(): void {
+    for (const [handle, p] of this.pending)
+      settle(p, new SpillwayError(`the store ${this.root} was cleared before ${handle} was written`, 'io'));
     this.pending.clear();
     this.queue.length = 0;
     fs.rmSync(this.objects, { recursive: true, force: true });
@@ -338,6 +348,30 @@ export class FileStore implements OutputStore {
     return { failed: [...this.pending.keys()] };
   }
 
+  /**
+   * Resolves once the outputs of `handles` are on disk (at once for those already there, or never
+   * put here); rejects with the write's error when one of them cannot be written after WRITE_TRIES
+   * tries. A projection awaits this before it is released (durable before sent): a marker's handle
+   * never reaches a model while a crash could still lose its output. An output a failed write kept
+   * in memory is tried again, so one bad moment does not fail every later call that repeats it.
+   */
+  async written(handles: Iterable<string>): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const handle of new Set(handles)) {
+      const p = this.pending.get(handle);
+      if (!p) continue;
+      if (p.failed) {
+        p.failed = false;
+        p.attempts = 0;
+        if (!this.queue.includes(handle)) this.queue.push(handle);
+      }
+      waits.push(new Promise<void>((resolve, reject) => p.waiters.push({ resolve, reject })));
+    }
+    if (!waits.length) return;
+    this.drainSoon();
+    await Promise.all(waits);
+  }
+
   private drainSoon(): void {
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
@@ -356,6 +390,7 @@ export class FileStore implements OutputStore {
       const recorded = p.puts.length;
       try {
         await this.writePending(handle, p, recorded);
+        settle(p);
         this.queue.shift();
         p.puts.splice(0, recorded);
         p.attempts = 0;
@@ -368,6 +403,7 @@ export class FileStore implements OutputStore {
         if (p.attempts >= WRITE_TRIES) {
           this.queue.shift();
           p.failed = true;
+          settle(p, new SpillwayError(`could not write stored output ${handle} to ${this.root}: ${reason(error)}`, 'io'));
         } else {
           await new Promise((r) => setTimeout(r, this.retryMs * p.attempts));
         }
@@ -377,7 +413,7 @@ export class FileStore implements OutputStore {
 
   private async writePending(handle: string, p: Pending, recorded: number): Promise<void> {
     const output = this.outputPath(handle);
-    await fs.promises.mkdir(path.dirname(output), { recursive: true });
+    await mkdirPrivateAsync(path.dirname(output));
     const size = await fs.promises.stat(output).then(
       (st) => (st.isFile() ? st.size : undefined),
       () => undefined,
@@ -563,6 +599,28 @@ export class FileStore implements OutputStore {
 }
 
 /**
+ * The store as the VS Code extension keeps it: written in the background so a write never holds the
+ * extension host's thread, each new file flushed before its rename (`durable`), every failed write
+ * reported through `warn`. Whoever sends a projection made over it awaits `written` first.
+ */
+export function openBackgroundStore(root: string, warn: (line: string) => void): FileStore {
+  return new FileStore(root, {
+    background: true,
+    durable: true,
+    onWriteError: (handle, e, attempt) =>
+      warn(`writing stored output ${handle} failed (try ${attempt}): ${reason(e)}; it stays readable from memory`),
+  });
+}
+
+/** Tells everyone waiting for `p` that it is on disk, or (with `error`) that it could not be written. */
+function settle(p: Pending, error?: Error): void {
+  for (const w of p.waiters.splice(0)) {
+    if (error) w.reject(error);
+    else w.resolve();
+  }
+}
+
+/**
  * Writes `data` to `file` so that `file` is either absent/old or complete: temp file in the same
  * folder (same file system, so the rename is atomic), flushed to disk when `durable`, then renamed.
  */
@@ -572,7 +630,7 @@ function writeAtomic(file: string, data: string, durable: boolean): void {
     `.${path.basename(file)}.${process.pid}.${randomBytes(TEMP_RANDOM_BYTES).toString('hex')}${TEMP_SUFFIX}`,
   );
   try {
-    const fd = fs.openSync(temp, 'wx');
+    const fd = fs.openSync(temp, 'wx', PRIVATE_FILE_MODE);
     try {
       fs.writeFileSync(fd, data, 'utf8');
       if (durable) fs.fsyncSync(fd);
@@ -593,7 +651,7 @@ async function writeAtomicAsync(file: string, data: Buffer | string, durable: bo
     `.${path.basename(file)}.${process.pid}.${randomBytes(TEMP_RANDOM_BYTES).toString('hex')}${TEMP_SUFFIX}`,
   );
   try {
-    const fh = await fs.promises.open(temp, 'wx');
+    const fh = await fs.promises.open(temp, 'wx', PRIVATE_FILE_MODE);
     try {
       await fh.writeFile(data);
       if (durable) await fh.sync();

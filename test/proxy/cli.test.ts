@@ -152,6 +152,30 @@ describe('spillway proxy', () => {
     for (const s of SECRETS) expect(out() + err()).not.toContain(s);
   });
 
+  it('--observe forwards the request byte for byte and says so at start-up', async () => {
+    const { child, url, out } = await startCli([
+      '--store',
+      join(root, 'store-observe'),
+      '--openai-upstream',
+      `${upstream.url}/v1`,
+      '--observe',
+    ]);
+    try {
+      expect(out()).toMatch(/mode: +observe \(requests go upstream byte for byte/);
+      const body = JSON.stringify(chatRequest(bigLog(1500, 'cli-observe')));
+      const before = upstream.received.length;
+      const res = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${OPENAI_KEY}` },
+        body,
+      });
+      await res.arrayBuffer();
+      expect(upstream.received[before]!.body!.toString('utf8')).toBe(body);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   it('exits 2 with one line on bad flags', () => {
     expectOneLineError(runSync(['--port', 'abc']), /--port must be a whole number/);
     expectOneLineError(runSync(['--port', '70000']), /at most 65535/);
@@ -161,6 +185,7 @@ describe('spillway proxy', () => {
     expectOneLineError(runSync(['--preset', 'nope']), /unknown --preset nope/);
     expectOneLineError(runSync(['extra']), /unexpected argument "extra"/);
     expectOneLineError(runSync(['--websockets', 'off']), /unknown --websockets off \(known: project, refuse\)/);
+    expectOneLineError(runSync(['--observe=yes']), /--observe takes no value/);
   });
 
   it('exits 2 with one line when the port is taken', async () => {

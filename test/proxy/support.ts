@@ -4,6 +4,7 @@
  * test credentials that must never reach the disk or the log.
  */
 import * as http from 'node:http';
+import { WebSocket } from 'ws';
 
 export const OPENAI_KEY = 'sk-test-OPENAIKEY-2f9c81d0a7e64b1f9d3c';
 export const ANTHROPIC_KEY = 'sk-ant-test-ANTHROPICKEY-77e1c0b4a2d94e';
@@ -165,4 +166,17 @@ export async function until(check: () => boolean, timeoutMs = 5000, what = 'cond
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Opens the Responses WebSocket on the proxy at `url` as Codex does (auth and beta headers), bounded in time. */
+export async function openResponsesWebSocket(url: string, key: string, timeoutMs = 10_000): Promise<WebSocket> {
+  const ws = new WebSocket(`${url.replace('http:', 'ws:')}/v1/responses`, {
+    headers: { Authorization: `Bearer ${key}`, 'OpenAI-Beta': 'responses_websockets=2026-02-06' },
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no WebSocket within the time limit')), timeoutMs);
+    ws.once('open', () => (clearTimeout(timer), resolve()));
+    ws.once('error', (e) => (clearTimeout(timer), reject(e)));
+  });
+  return ws;
 }

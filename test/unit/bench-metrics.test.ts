@@ -65,8 +65,9 @@ describe('bench metrics on a tiny session with a known answer', () => {
     expect(row.recoverableShare).toBeNull();
     // Anthropic: 6*1.25 + (6*0.1 + 118*1.25) + (124*0.1 + 19*1.25) = 7.5 + 148.1 + 36.15
     expect(row.costUnits.anthropic!.raw).toBeCloseTo(191.75, 9);
-    // OpenAI: 6 + (6*0.5 + 118) + (124*0.5 + 19)
-    expect(row.costUnits.openai!.raw).toBeCloseTo(208, 9);
+    // OpenAI GPT-5 (cached 0.1x): 6 + (6*0.1 + 118) + (124*0.1 + 19); GPT-4o (0.5x): 6 + (6*0.5 + 118) + (124*0.5 + 19)
+    expect(row.costUnits.openai!.raw).toBeCloseTo(156, 9);
+    expect(row.costUnits['openai-4o']!.raw).toBeCloseTo(208, 9);
     expect(row.cost.anthropic).toBeCloseTo(1, 12);
     expect(row.costWithReadBacks.anthropic).toBeCloseTo(1, 12); // nothing missed, nothing read back
     expect(row.missRate).toBe(0);
@@ -88,10 +89,12 @@ describe('bench metrics on a tiny session with a known answer', () => {
     expect(row.cacheStableShare).toBe(0.5);
     // Anthropic reads only up to a breakpoint: call 0's end (item 0, 6 tokens) is still a prefix,
     // call 1's end (after the masked item 2) is not: 7.5 + 148.1 + (6*0.1 + 47*1.25).
-    // OpenAI reads the shared prefix (items 0 and 1): 6 + 121 + (18*0.5 + 35)
+    // OpenAI reads the shared prefix (items 0 and 1): GPT-5 6 + 118.6 + (18*0.1 + 35), dearer than
+    // raw's 156 (the masked call loses 106 cached tokens); GPT-4o 6 + 121 + (18*0.5 + 35)
     expect(row.costUnits.anthropic!.projected).toBeCloseTo(214.95, 9);
     expect(row.cost.anthropic).toBeCloseTo(214.95 / 191.75, 12);
-    expect(row.cost.openai).toBeCloseTo(171 / 208, 12);
+    expect(row.cost.openai).toBeCloseTo(161.4 / 156, 12);
+    expect(row.cost['openai-4o']).toBeCloseTo(171 / 208, 12);
     // the miss is read back: one more call on top of the projection's cost
     expect(row.costUnits.anthropic!.readBack).toBeGreaterThan(0);
     expect(row.costWithReadBacks.anthropic).toBeCloseTo((214.95 + row.costUnits.anthropic!.readBack) / 191.75, 12);

@@ -3,7 +3,7 @@
  * every kind exits 2 with one line naming what was wrong, never a stack trace.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -185,16 +185,21 @@ describe('spillway read', () => {
 });
 
 describe('spillway replay', () => {
-  it('replays a real Claude Code session and prints per-call figures and totals', () => {
+  it('replays a real Claude Code session and prints per-call figures and totals as JSON with --json', () => {
     const r = run([
       'replay',
       SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!,
       '--preset',
       'oracle-offload',
+      '--json',
     ]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
     expect(out.format).toBe('claude-code');
+    expect(out).toMatchObject({ model: 'claude-sonnet-4-20250514', family: 'anthropic' });
+    expect(out.calls[0]).toHaveProperty('missedIdsBefore');
+    expect(out.totals).toHaveProperty('missedIdsBefore');
+    expect(out.totals).toHaveProperty('referencedIdsBefore');
     expect(out.calls).toHaveLength(10);
     expect(Object.keys(out.calls[0])).toEqual(
       expect.arrayContaining([
@@ -214,7 +219,7 @@ describe('spillway replay', () => {
     expect(out.totals.skippedRecords).toBeGreaterThan(0);
     expect(out.totals.cost.anthropic.relative).toBeGreaterThan(0);
     // cost with read-backs: the projection's cost plus what its misses cost to read back, per call and in total
-    expect(Object.keys(out.calls[0].cost)).toEqual(['anthropic', 'openai']);
+    expect(Object.keys(out.calls[0].cost)).toEqual(['anthropic', 'openai', 'openai-4o', 'deepseek', 'gemini']);
     expect(Object.keys(out.calls[0].cost.openai)).toEqual(['raw', 'projected', 'readBack']);
     const withReads = out.calls.reduce(
       (a: number, c: { cost: { anthropic: { projected: number; readBack: number } } }) =>
@@ -228,8 +233,63 @@ describe('spillway replay', () => {
     const f = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
     expect(run(['replay', f, '--preset', 'oracle-offload']).out).toBe(run(['replay', f, '--preset', 'oracle-offload']).out);
   });
+
+  it('prints a summary for people by default, every line within 100 columns', () => {
+    const f = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
+    const r = run(['replay', f, '--preset', 'oracle-offload']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe(''); // not a terminal: no progress
+    expect(() => JSON.parse(r.out)).toThrow();
+    const lines = r.out.trimEnd().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(100);
+    const json = JSON.parse(run(['replay', f, '--preset', 'oracle-offload', '--json']).out);
+    expect(r.out).toContain(`${json.totals.calls} calls`);
+    expect(r.out).toMatch(/miss rate .*; previous definition /);
+    // one cost line per price model, the session's own marked, with and without read-backs
+    for (const name of Object.keys(json.totals.cost))
+      expect(r.out).toMatch(new RegExp(`^${name}( \\*)? +\\S+ +\\S+ +[−+±][\\d.]+% +\\S+ +[−+±][\\d.]+%$`, 'm'));
+    expect(r.out).toMatch(/^anthropic \*/m);
+    expect(r.out).toMatch(/^\* claude-sonnet-4-20250514: input \$[\d.]+ raw → \$[\d.]+ sent/m);
+    expect(r.out).toMatch(/tokens saved by tool|nothing was reduced/);
+    expect(r.out).toMatch(/calls with clears|no clears/);
+  });
+
+  it('replays every session under a folder: a row each, the pooled row, files in no format counted and Markdown ignored', () => {
+    const folder = join(dir, 'sessions');
+    mkdirSync(join(folder, 'nested'), { recursive: true });
+    const a = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
+    const b = SHORT_SESSIONS['mini-swe-agent__deepseek_bench1__django__django-14752.traj.json']!;
+    copyFileSync(a, join(folder, 'katy.traj'));
+    copyFileSync(b, join(folder, 'nested', 'django.traj.json'));
+    writeFileSync(join(folder, 'README.md'), '# sessions\n');
+    writeFileSync(join(folder, 'notes.txt'), 'just some notes\n');
+    const r = run(['replay', folder]);
+    expect(r.code).toBe(0);
+    for (const line of r.out.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+    expect(r.out).toMatch(/2 sessions replayed, 1 file\(s\) in no transcript format skipped/);
+    expect(r.out).toMatch(/^katy +18 /m);
+    expect(r.out).toMatch(/^django-14752|^django +31 /m);
+    expect(r.out).toMatch(/^pooled \(2\) +49 /m);
+    // the pooled figures are the sums of the sessions' own, as the benchmark pools them
+    const json = JSON.parse(run(['replay', folder, '--json']).out);
+    expect(json.sessions.map((s: { file: string }) => s.file)).toEqual(['katy.traj', join('nested', 'django.traj.json')]);
+    expect(json.skippedFiles).toEqual(['notes.txt']);
+    const one = (f: string) => JSON.parse(run(['replay', f, '--json']).out).totals;
+    const [ta, tb] = [one(a), one(b)];
+    expect(json.pooled.calls).toBe(ta.calls + tb.calls);
+    expect(json.pooled.cost.anthropic.raw).toBeCloseTo(ta.cost.anthropic.raw + tb.cost.anthropic.raw, 6);
+    expect(json.pooled.missedIdsBefore).toBe(ta.missedIdsBefore + tb.missedIdsBefore);
+  });
+
+  it('refuses a folder with no transcript in it, and --instance with a folder', () => {
+    const empty = join(dir, 'no-sessions');
+    mkdirSync(empty, { recursive: true });
+    writeFileSync(join(empty, 'notes.txt'), 'nothing here\n');
+    expectOneLineError(run(['replay', empty]), /no-sessions holds no transcript \(1 file/);
+    expectOneLineError(run(['replay', dir, '--instance', 'x']), /--instance picks one OpenHands instance of one file/);
+  });
   it('refuses a missing transcript argument', () => {
-    expectOneLineError(run(['replay']), /missing TRANSCRIPT/);
+    expectOneLineError(run(['replay']), /missing TRANSCRIPT or DIR/);
   });
   it('refuses a transcript that does not exist', () => {
     expectOneLineError(run(['replay', join(dir, 'nope.jsonl')]), /nope\.jsonl/);

@@ -31,7 +31,7 @@ describe('package.json contributes', () => {
 
   it('declares the first-run walkthrough, each step with a Markdown page that exists and commands that exist', () => {
     const [w] = pkg.contributes.walkthroughs as { id: string; steps: { id: string; description: string; media: { markdown: string } }[] }[];
-    expect(w!.steps.map((s) => s.id)).toEqual(['inspect', 'route', 'cap', 'read']);
+    expect(w!.steps.map((s) => s.id)).toEqual(['observe', 'inspect', 'route', 'cap', 'read']);
     const commands = new Set(Object.keys(COMMAND_TITLES));
     for (const step of w!.steps) {
       expect(existsSync(join(__dirname, '../..', step.media.markdown)), step.media.markdown).toBe(true);

@@ -61,6 +61,7 @@ describe('spillway.proxy.* settings', () => {
       anthropicUpstream: 'https://api.anthropic.com',
       configureTerminals: true,
       websockets: 'project',
+      mode: 'project',
     });
   });
 
@@ -75,6 +76,7 @@ describe('spillway.proxy.* settings', () => {
             'proxy.anthropicUpstream': { globalValue: 'https://gw.example/anthropic' },
             'proxy.configureTerminals': { globalValue: false },
             'proxy.websockets': { globalValue: 'project', workspaceValue: 'refuse' },
+            'proxy.mode': { globalValue: 'project', workspaceValue: 'observe' },
           }) as Record<string, InspectedValue>
         )[key],
     );
@@ -86,6 +88,7 @@ describe('spillway.proxy.* settings', () => {
       anthropicUpstream: 'https://gw.example/anthropic',
       configureTerminals: false,
       websockets: 'refuse',
+      mode: 'observe',
     });
     expect(readProxySettings(inspectOf({ 'proxy.port': 0 })).settings.port).toBe(0);
   });

@@ -103,16 +103,21 @@ describe('a small Anthropic session priced by hand', () => {
   it('OpenAI: the image in 512 px tiles, cached tokens from 1,024 in steps of 128, no write premium', () => {
     // image: 2 × 2 tiles = 85 + 4 × 170 = 765, so item 2 is 27 - 18 + 765 = 774
     // call 0: 1,106 at 1; call 1: 1,993 tokens, 1,106 shared read as 1,024; call 2: 2,008, again 1,024
-    const calls = [1106, 1024 * 0.5 + 969, 1024 * 0.5 + 984];
+    // (the GPT-5 family reads cached input at 0.1x, the GPT-4o generation at 0.5x)
+    const calls = [1106, 1024 * 0.1 + 969, 1024 * 0.1 + 984];
     r.calls.forEach((c, i) => expect(c.cost.openai!.raw).toBeCloseTo(calls[i]!, 9));
-    expect(r.totals.cost.openai!.raw).toBeCloseTo(4083, 9);
+    expect(r.totals.cost.openai!.raw).toBeCloseTo(3263.8, 9);
+    const calls4o = [1106, 1024 * 0.5 + 969, 1024 * 0.5 + 984];
+    r.calls.forEach((c, i) => expect(c.cost['openai-4o']!.raw).toBeCloseTo(calls4o[i]!, 9));
+    expect(r.totals.cost['openai-4o']!.raw).toBeCloseTo(4083, 9);
   });
 
   it('prices the replies at the output price, apart from the input', () => {
     // replies: 24 chars (6 tokens), "Done." (2), "ok" (1)
     expect(r.totals.outputTokens).toBe(9);
     expect(r.totals.cost.anthropic!.output).toBe(45);
-    expect(r.totals.cost.openai!.output).toBe(36);
+    expect(r.totals.cost.openai!.output).toBe(72);
+    expect(r.totals.cost['openai-4o']!.output).toBe(36);
   });
 
   it('with nothing missed, cost with read-backs is the cost', () => {
@@ -165,7 +170,8 @@ describe('cost with read-backs', () => {
     expect(call.cost.anthropic!.readBack).toBeCloseTo(anthropic, 9);
     const total = p + callTokens + answer + 8;
     const cached = 1024 + Math.floor((p - 1024) / 128) * 128;
-    expect(call.cost.openai!.readBack).toBeCloseTo(cached * 0.5 + (total - cached) + callTokens * 4, 9);
+    expect(call.cost.openai!.readBack).toBeCloseTo(cached * 0.1 + (total - cached) + callTokens * 8, 9);
+    expect(call.cost['openai-4o']!.readBack).toBeCloseTo(cached * 0.5 + (total - cached) + callTokens * 4, 9);
     const c = r.totals.cost.anthropic!;
     expect(r.totals.costWithReadBacks.anthropic!.projected).toBeCloseTo(c.projected + anthropic, 9);
     expect(r.totals.costWithReadBacks.anthropic!.relative).toBeCloseTo((c.projected + anthropic) / c.raw, 12);
@@ -196,6 +202,9 @@ describe('poolReplays', () => {
       referencedIds: referenced,
       missedIds: missed,
       missRate: referenced ? missed / referenced : 0,
+      referencedIdsBefore: referenced * 2,
+      missedIdsBefore: missed * 3,
+      missRateBefore: referenced ? (missed * 3) / (referenced * 2) : 0,
       cost: { anthropic: { raw, projected, relative: projected / raw, output: 10 } },
       costWithReadBacks: { anthropic: { projected: projected + readBack, relative: (projected + readBack) / raw } },
       outputTokens: 2,
@@ -212,6 +221,7 @@ describe('poolReplays', () => {
     expect(p.costWithReadBacks.anthropic).toEqual({ projected: 700, relative: 700 / 1100 });
     expect(p.referencedIds).toBe(100);
     expect(p.missRate).toBe(0.01);
+    expect(p).toMatchObject({ referencedIdsBefore: 200, missedIdsBefore: 3, missRateBefore: 0.015 });
     expect(p.cacheStableShare).toBeCloseTo((10 * 1 + 2 * 0.5) / 12, 12);
     expect(p.maxOriginalTokens).toBe(500);
     expect(p.skippedRecords).toBe(2);
@@ -282,7 +292,10 @@ describe('the long Claude Code session, default config', () => {
       const perCall = r.calls.reduce((a, c) => a + c.cost[k]!.projected + c.cost[k]!.readBack, 0);
       expect(r.totals.costWithReadBacks[k]!.projected).toBeCloseTo(perCall, 6);
     }
-    expect(r.totals.referencedIds).toBeGreaterThan(500);
+    // the previous definition also counted tool-call keys, builtins and short numbers (src/replay/identifiers.ts)
+    expect(r.totals.referencedIdsBefore).toBeGreaterThan(500);
+    expect(r.totals.referencedIds).toBeGreaterThan(300);
+    expect(r.totals.referencedIds).toBeLessThan(r.totals.referencedIdsBefore);
     for (const c of r.calls) for (const m of c.missed) expect(m.id).not.toMatch(/^(?:[a-z]+|[A-Z][a-z]+)$/);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 /** Replay and its metrics: known answers on a tiny session, and the real fixtures end to end. */
 import { describe, expect, it } from 'vitest';
-import { ANTHROPIC_PRICES, callCost, identifiersIn, missedIdentifiers, OPENAI_PRICES, sharedPrefix } from '../../src/replay/metrics';
+import { ANTHROPIC_PRICES, callCost, OPENAI_4O_PRICES, OPENAI_PRICES, sharedPrefix } from '../../src/replay/metrics';
+import { identifiersIn, missedIdentifiers } from '../../src/replay/identifiers';
 import { readTranscript, type Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { HANDLE_PATTERN } from '../../src/engine/handle';
@@ -10,8 +11,10 @@ describe('metrics', () => {
   it('bills a cached prefix at the read price and the rest at the cache-write price', () => {
     expect(callCost(3000, 2000, ANTHROPIC_PRICES)).toBeCloseTo(2000 * 0.1 + 1000 * 1.25);
     // OpenAI counts cached tokens from 1,024 in steps of 128: 2,000 shared tokens read as 1,920
-    expect(callCost(3000, 2000, OPENAI_PRICES)).toBeCloseTo(1920 * 0.5 + 1080);
-    expect(callCost(1500, 5000, OPENAI_PRICES)).toBeCloseTo(1408 * 0.5 + 92);
+    // (GPT-5 family 0.1x, GPT-4o generation 0.5x)
+    expect(callCost(3000, 2000, OPENAI_PRICES)).toBeCloseTo(1920 * 0.1 + 1080);
+    expect(callCost(1500, 5000, OPENAI_PRICES)).toBeCloseTo(1408 * 0.1 + 92);
+    expect(callCost(3000, 2000, OPENAI_4O_PRICES)).toBeCloseTo(1920 * 0.5 + 1080);
   });
 
   it('caches nothing under the minimum prompt length: no read, no write premium', () => {

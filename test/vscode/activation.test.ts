@@ -42,8 +42,8 @@ describe('activation', () => {
 
   it('the first projection loads the o200k_base table and only it', async () => {
     const loaded = await vs.run(
-      ({ api, require }, req) => {
-        api.project(req);
+      async ({ api, require }, req) => {
+        await api.project(req);
         return Object.keys(require.cache)
           .filter((f) => f.includes('tokenizer-'))
           .map((f) => f.split('/').pop());

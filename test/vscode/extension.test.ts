@@ -26,8 +26,8 @@ afterAll(async () => {
 
 /** Projects `request` through the extension API (in the extension host). */
 function project(request: object) {
-  return vs.run(({ api }, req) => {
-    const r = api.project(req);
+  return vs.run(async ({ api }, req) => {
+    const r = await api.project(req);
     return { reductions: r.reductions, stats: r.stats, request: r.request };
   }, request);
 }
@@ -174,7 +174,7 @@ describe('Spillway in a real VS Code', () => {
     const languages = await vs.run(async ({ vscode, api }, reqs) => {
       const out: Record<string, string> = {};
       for (const req of reqs) {
-        const r = api.project(req);
+        const r = await api.project(req);
         for (const red of r.reductions) out[red.callId] = (await vscode.workspace.openTextDocument(api.documentUri(red.handle))).languageId;
       }
       return out;
@@ -418,7 +418,7 @@ describe('Spillway in a real VS Code', () => {
       const handles: string[] = [];
       for (let i = 0; i < 3; i++) {
         const text = `output ${i}\n` + `${i}`.repeat(600_000) + '\n';
-        const r = api.project({
+        const r = await api.project({
           model: 'm',
           max_tokens: 1,
           messages: [

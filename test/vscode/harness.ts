@@ -115,6 +115,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Writes `spillway.<key>` into the workspace (or user) settings from the extension host; null removes it. */
+export function setSpillwaySetting(vs: Harness, key: string, value: unknown, where: 'workspace' | 'user' = 'workspace') {
+  return vs.run(
+    async ({ vscode }, k, v, w) => {
+      // undefined (remove the setting) travels as null
+      await vscode.workspace
+        .getConfiguration('spillway')
+        .update(k, v === null ? undefined : v, w === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
+    },
+    key,
+    value,
+    where,
+  );
+}
+
 export async function waitUntil<T>(
   what: string,
   probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,

@@ -37,9 +37,9 @@ const API_SESSION = 'demo-session';
 /** Makes the API session unless this window already has it (it is kept on disk, so it survives a reload). */
 async function apiSession(): Promise<void> {
   await vs.run(
-    ({ api, inspector }, name, reqs) => {
+    async ({ api, inspector }, name, reqs) => {
       if (inspector.api.list().some((s) => s.id === `api:${name}`)) return;
-      for (const r of reqs) api.project(r, 'auto', { session: name });
+      for (const r of reqs) await api.project(r, 'auto', { session: name });
     },
     API_SESSION,
     [

@@ -20,7 +20,7 @@ describe('Spillway without a workspace folder', () => {
     const log = testLog(500);
     const r = await vs.run(
       async ({ vscode, api, host, context }, req) => {
-        const p = api.project(req);
+        const p = await api.project(req);
         const h = p.reductions[0]!.handle;
         const doc = await vscode.workspace.openTextDocument(api.documentUri(h));
         await host.flush(); // store files are written in the background

@@ -16,7 +16,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, wr
 import { createServer, type Server } from 'node:net';
 import { join, relative, isAbsolute } from 'node:path';
 import OpenAI from 'openai';
-import { freePort, launch, waitUntil, type Harness, inspectorFrame } from './harness';
+import { freePort, launch, setSpillwaySetting, waitUntil, type Harness, inspectorFrame } from './harness';
 import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
 import { expectSome } from '../support/expect';
@@ -43,17 +43,7 @@ afterAll(async () => {
 
 /** Writes `spillway.<key>` into the workspace settings, or the user settings (in the extension host). */
 function setSetting(key: string, value: unknown, where: 'workspace' | 'user' = 'workspace') {
-  return vs.run(
-    async ({ vscode }, k, v, w) => {
-      // undefined (remove the setting) travels as null
-      await vscode.workspace
-        .getConfiguration('spillway')
-        .update(k, v === null ? undefined : v, w === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
-    },
-    key,
-    value,
-    where,
-  );
+  return setSpillwaySetting(vs, key, value, where);
 }
 
 /** The variables in Spillway's environment variable collection, as the API reports them. */

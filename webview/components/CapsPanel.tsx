@@ -8,7 +8,7 @@
  */
 import * as React from 'react';
 import type { CapChoice, ToolCap, Totals } from '../../src/protocol';
-import { capText, compact, parseCap, PRICE_LABEL, signed, signedPercent } from '../format';
+import { capText, compact, parseCap, PRICE_LABEL, shownCosts, signed, signedPercent } from '../format';
 import { Button, TextField } from '../ui';
 
 export interface CapsPanelProps {
@@ -35,7 +35,7 @@ export interface CapsPanelProps {
 export function deltaText(base: Totals, dry: Totals): string {
   const d = dry.projectedTokens - base.projectedTokens;
   const parts = [`${signed(d)} tokens, ${signedPercent(d, base.projectedTokens)}`];
-  const costs = Object.entries(dry.cost ?? {})
+  const costs = shownCosts(dry.cost ?? {})
     .map(([name, c]) => {
       const b = base.cost?.[name];
       if (!b) return undefined;

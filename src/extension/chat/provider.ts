@@ -244,8 +244,11 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
     let projection: Projection | undefined;
     let failOpen: string | undefined;
     try {
-      projection = host.project(original, format, { session, silent: true });
-      projected = typeof projection.request === 'string' ? projection.request : JSON.stringify(projection.request);
+      // resolves once the outputs the markers point at are on disk (or with the original and why not)
+      const p = await host.project(original, format, { session, silent: true });
+      if (p.failOpen) failOpen = p.failOpen;
+      else projection = p;
+      projected = typeof p.request === 'string' ? p.request : JSON.stringify(p.request);
     } catch (e) {
       failOpen = `engine failed, sent the original: ${errorText(e)}`;
       host.log.error(`chat ${session}: ${failOpen}`);

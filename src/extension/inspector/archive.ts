@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Reduction } from '../../engine';
+import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
 import type { OwnResultRecord, TurnRecord } from './session';
 
@@ -79,7 +80,7 @@ export class SessionArchive {
   append(origin: string, name: string, turn: ArchivedTurn): void {
     const file = this.fileOf(origin, name);
     try {
-      fs.appendFileSync(file, JSON.stringify(turn) + '\n');
+      fs.appendFileSync(file, JSON.stringify(turn) + '\n', { mode: PRIVATE_FILE_MODE });
     } catch (e) {
       this.log?.(`inspector: could not keep a turn of ${origin} session ${name}: ${String(e)}`);
     }
@@ -89,9 +90,10 @@ export class SessionArchive {
   writeAll(header: ArchiveHeader, turns: readonly ArchivedTurn[]): void {
     const file = this.fileOf(header.origin, header.name);
     try {
-      fs.mkdirSync(dirname(file), { recursive: true });
+      mkdirPrivate(dirname(file));
       const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, [header, ...turns].map((x) => JSON.stringify(x)).join('\n') + '\n');
+      // owner-only, like the store: turns name handles, tools and the identifiers the agent used
+      fs.writeFileSync(tmp, [header, ...turns].map((x) => JSON.stringify(x)).join('\n') + '\n', { mode: PRIVATE_FILE_MODE });
       fs.renameSync(tmp, file);
     } catch (e) {
       this.log?.(`inspector: could not keep ${header.origin} session ${header.name}: ${String(e)}`);

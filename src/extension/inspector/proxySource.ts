@@ -8,6 +8,8 @@
 import * as fs from 'node:fs';
 import { createEngine, handleFor, readRequest, resultText, type SpillwayConfig } from '../../engine';
 import { listSessions, readBody, readSession, type Turn } from '../../proxy/recording';
+import { replayAsync } from '../../replay/replay';
+import { apiTranscript } from '../../replay/readers/api';
 import { markerTextFor } from '../pure/documents';
 import type { SessionInfo, TurnSummary } from '../../protocol';
 import {
@@ -44,7 +46,11 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
     missed: 0,
     time: t.time,
     ...(t.model ? { model: t.model } : {}),
-    ...(t.failOpen || t.error ? { note: t.failOpen ?? t.error } : {}),
+    ...(t.failOpen || t.error
+      ? { note: t.failOpen ?? t.error }
+      : t.observed
+        ? { note: 'observed: sent upstream unchanged; the projection is what Spillway would have sent' }
+        : {}),
     // the provider's own cached tokens price both sides: the raw history would have shared that prefix too
     cost: costOf(original, t.usage?.cachedTokens ?? 0, t.projectedTokens ?? original, t.usage?.cachedTokens ?? 0),
     ...(t.usage?.cachedTokens !== undefined ? { providerCachedTokens: t.usage.cachedTokens } : {}),
@@ -56,6 +62,8 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
 export class ProxySession extends RecordSession {
   info: SessionInfo;
   private raw: Turn[] = [];
+  /** turns measured by `measureObserved` (its figures stand until a turn is added) */
+  private measured = 0;
 
   constructor(
     ctx: InspectorContext,
@@ -79,6 +87,7 @@ export class ProxySession extends RecordSession {
     }
     const before = this.raw.length;
     this.raw = turns;
+    this.measured = 0;
     this.ownCache.clear();
     this.records = turns.map(proxyRecord);
     const last = turns[turns.length - 1];
@@ -95,9 +104,55 @@ export class ProxySession extends RecordSession {
       modified: last?.time ?? this.info.modified,
       bytes,
       totals: infoTotals(this.records.map((r) => r.summary)),
+      // observe mode: what went upstream was the original; the figures are what would have been sent
+      ...(turns.length && turns.every((t) => t.observed) ? { observed: true } : {}),
       detail: `${this.origin === 'copilot' ? 'Copilot chat' : 'proxy recording'}${models ? ` · ${models}` : ''} · ${this.file}`,
     };
     return turns.length > before ? this.records.slice(before).map((r) => r.summary) : [];
+  }
+
+  /**
+   * An observed session's cost under caching, read-backs and misses, measured the way `spillway
+   * replay` measures a transcript: the newest recorded request holds the whole conversation, so it
+   * is replayed call by call with the current settings (asynchronously, yielding to the editor).
+   * The recorded turns are the replay's last calls (the proxy may have started mid-conversation),
+   * and their figures replace the recording's estimates; when the replay has fewer calls than turns
+   * (the agent sent calls of another shape) the estimates stay and the log says why.
+   */
+  async measureObserved(): Promise<void> {
+    if (!this.info.observed || this.measured === this.raw.length) return;
+    const last = [...this.raw].reverse().find((t) => t.requestRef);
+    if (!last?.requestRef) return;
+    const turns = this.raw.length;
+    try {
+      const doc = JSON.parse(readBody(this.dir, last.requestRef)) as unknown;
+      const r = await replayAsync(apiTranscript(doc, this.file, last.format), { config: this.ctx.config() });
+      const offset = r.calls.length - turns;
+      if (offset < 0 || this.raw.length !== turns) {
+        this.ctx.log?.(
+          `inspector: observed session ${this.name}: the replay has ${r.calls.length} calls for ${turns} recorded turns; showing the recording's estimates`,
+        );
+        return;
+      }
+      this.records = this.records.map((rec, i) => {
+        const c = r.calls[offset + i]!;
+        return {
+          ...rec,
+          summary: {
+            ...rec.summary,
+            cost: c.cost,
+            missed: c.missedIds,
+            cachedPrefixTokens: c.cachedPrefixTokens,
+            cacheStable: c.cacheStable,
+          },
+          missed: c.missed,
+        };
+      });
+      this.info = { ...this.info, totals: infoTotals(this.records.map((x) => x.summary)) };
+      this.measured = turns;
+    } catch (e) {
+      this.ctx.log?.(`inspector: could not measure observed session ${this.name}: ${(e as Error).message}`);
+    }
   }
 
   private readonly ownCache = new Map<number, OwnResultRecord[]>();
@@ -260,7 +315,9 @@ export class ProxySource implements SessionSource {
 
   async open(id: string): Promise<InspectorSession | undefined> {
     if (!this.sessions.has(id)) this.refresh();
-    return this.sessions.get(id);
+    const s = this.sessions.get(id);
+    await s?.measureObserved();
+    return s;
   }
 
   onDidChange(listener: (e: SessionChange) => void): () => void {

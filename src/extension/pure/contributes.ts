@@ -61,7 +61,8 @@ export const INSPECTOR_SETTINGS = {
 } as const;
 
 /**
- * The first-run walkthrough (Help → Get Started): see a session of yours in the inspector, route an
+ * The first-run walkthrough (Help → Get Started): observe first (the proxy in observe mode changes
+ * nothing and shows what Spillway would have saved: the safe first step), see a session of yours in the inspector, route an
  * agent through Spillway, set a cap from a dry run, open a stored output. Each step's text is a
  * Markdown file under media/walkthrough/, so it renders in the Welcome page with its links.
  */
@@ -70,6 +71,14 @@ export const WALKTHROUGH = {
   title: 'Get started with Spillway',
   description: 'See what your coding agent sent and what it could have sent, route it through Spillway, and tune the caps.',
   steps: [
+    {
+      id: 'observe',
+      title: 'Try it safely: observe first',
+      description:
+        'In observe mode the local proxy sends every request exactly as your agent wrote it and shows, per session, what Spillway would have sent and saved. Nothing changes until you switch to project.\n[Set the Proxy Mode](command:workbench.action.openSettings?%5B%22spillway.proxy.mode%22%5D)',
+      media: { markdown: 'media/walkthrough/observe.md' },
+      completionEvents: ['onSettingChanged:spillway.proxy.mode'],
+    },
     {
       id: 'inspect',
       title: 'See a session of yours in the inspector',

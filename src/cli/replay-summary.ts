@@ -1,0 +1,206 @@
+/**
+ * What `spillway replay` prints for people: a replay's figures as a summary that reads in a
+ * 100-column terminal, and for a folder of sessions one row each and the pooled row. The JSON of
+ * `--json` is for programs; this is for someone deciding whether Spillway pays: what it sent, what
+ * that cost under each provider's caching with and without the read-backs its misses imply, how
+ * often it hid something the agent then used, which tools it saved most on, and where it cleared.
+ * Pure formatting: the command (main.ts) runs the replays and writes the text.
+ */
+import type { Projection } from '../engine';
+import { modelPrice } from '../replay/prices';
+import type { PooledTotals, ReplayResult, ReplayTotals } from '../replay/replay';
+
+/** The width every line fits in: a terminal of 100 columns. */
+const SUMMARY_WIDTH = 100;
+/** Tools listed by tokens saved; the rest are summed on one line. */
+const TOP_TOOLS = 5;
+/** Calls with clears listed one by one; past this, how many more. */
+const LISTED_CLEARS = 8;
+/** The price models the folder table shows per session (every one is in the pooled lines under it). */
+const TABLE_PRICE_MODELS = ['anthropic', 'openai'] as const;
+
+/** What the summary needs beyond the replay's totals: per tool, and the calls that cleared. */
+export interface ReductionFigures {
+  /** tool → tokens not sent, summed over the calls, and how many results it reduced */
+  tools: Map<string, { saved: number; results: number }>;
+  /** calls where the clear stage cleared results: how many and the tokens it freed there */
+  clears: { call: number; results: number; freed: number }[];
+}
+
+/** Collects `ReductionFigures` from each call's projection (pass `add` as the replay's `onProjection`). */
+export class ReductionCollector implements ReductionFigures {
+  readonly tools = new Map<string, { saved: number; results: number }>();
+  readonly clears: { call: number; results: number; freed: number }[] = [];
+
+  add(call: number, projection: Pick<Projection<string>, 'reductions'>): void {
+    let cleared = 0,
+      freed = 0;
+    for (const r of projection.reductions) {
+      const saved = Math.max(0, r.originalTokens - r.projectedTokens);
+      const t = this.tools.get(r.tool) ?? { saved: 0, results: 0 };
+      t.saved += saved;
+      if (r.fresh) t.results++;
+      this.tools.set(r.tool, t);
+      if (r.fresh && r.stage === 'clear') {
+        cleared++;
+        freed += saved;
+      }
+    }
+    if (cleared) this.clears.push({ call: call, results: cleared, freed });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers as people read them
+
+/** 2.6M, 61k, 1.2k, 830. */
+function compact(n: number): string {
+  const a = Math.abs(n);
+  if (a >= 1e6) return `${(n / 1e6).toFixed(a >= 1e7 ? 0 : 1)}M`;
+  if (a >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
+  if (a >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return String(Math.round(n));
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+/** A share of raw as a change: 0.697 → "−30.3%", 1.04 → "+4.0%". */
+const change = (relative: number) => {
+  const d = (relative - 1) * 100;
+  return Math.abs(d) < 0.05 ? '±0.0%' : `${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(1)}%`;
+};
+const dollars = (x: number) => (x >= 100 ? `$${x.toFixed(0)}` : x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(3)}`);
+
+/** Text cut to `width` with an ellipsis in the middle (the end of a file name says most). */
+function fit(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const head = Math.ceil((width - 1) / 2);
+  return `${text.slice(0, head)}…${text.slice(text.length - (width - 1 - head))}`;
+}
+
+/** A session's name in the table: its file name without the transcript extension. */
+function sessionName(file: string): string {
+  return (file.split(/[\\/]/).pop() ?? file).replace(/\.(traj\.json|traj|jsonl|json)$/, '');
+}
+
+/** The end of a name, which tells sessions of one agent apart (`…cosmic-applet-c7d2069e`). */
+function tail(text: string, width: number): string {
+  return text.length <= width ? text : `…${text.slice(text.length - width + 1)}`;
+}
+
+/** Columns: left-aligned first, the rest right-aligned, two spaces apart. */
+function row(cells: readonly string[], widths: readonly number[]): string {
+  return cells
+    .map((c, i) => (i === 0 ? fit(c, widths[i]!).padEnd(widths[i]!) : c.padStart(widths[i]!)))
+    .join('  ')
+    .trimEnd();
+}
+
+function missLine(t: ReplayTotals): string {
+  const before = t.referencedIdsBefore ? `${pct(t.missRateBefore)} (${t.missedIdsBefore} of ${t.referencedIdsBefore})` : 'n/a';
+  const now = t.referencedIds ? `${pct(t.missRate)} (${t.missedIds} of ${t.referencedIds} identifiers)` : 'n/a (no identifiers)';
+  return `miss rate ${now}; previous definition ${before}`;
+}
+
+/** The cost lines: one per price model, the session's own family marked. */
+function costLines(t: ReplayTotals, family: string | undefined): string[] {
+  const widths = [14, 12, 12, 9, 16, 9];
+  const out = [
+    'cost under caching, in units of one uncached input token (raw history with caching = 100%)',
+    row(['price model', 'raw', 'sent', 'vs raw', 'with read-backs', 'vs raw'], widths),
+  ];
+  for (const [name, c] of Object.entries(t.cost)) {
+    const rb = t.costWithReadBacks[name];
+    const label = name === family ? `${name} *` : name;
+    out.push(
+      row(
+        [label, compact(c.raw), compact(c.projected), change(c.relative), rb ? compact(rb.projected) : '—', rb ? change(rb.relative) : '—'],
+        widths,
+      ),
+    );
+  }
+  return out;
+}
+
+/** The session's input cost in dollars at its own model's list price, when the model is known. */
+function dollarLine(r: Pick<ReplayResult, 'model' | 'family' | 'totals'>): string | undefined {
+  const price = modelPrice(r.model);
+  const c = r.family ? r.totals.cost[r.family] : undefined;
+  const rb = r.family ? r.totals.costWithReadBacks[r.family] : undefined;
+  if (!price || !c || !rb) return undefined;
+  const usd = (units: number) => dollars((units * price.inputPerMTok) / 1e6);
+  const as = r.model!.toLowerCase().includes(price.model) ? '' : ` (priced as ${price.model})`;
+  return `* ${r.model}: input ${usd(c.raw)} raw → ${usd(c.projected)} sent, ${usd(rb.projected)} with read-backs${as}`;
+}
+
+/** The summary of one replayed session. */
+export function sessionSummary(file: string, r: ReplayResult, figures: ReductionFigures): string {
+  const t = r.totals;
+  const lines: string[] = [];
+  const about = ` (${r.format}${r.model ? `, ${r.model}` : ''})`;
+  lines.push(`${fit(file, Math.max(20, SUMMARY_WIDTH - about.length))}${about}`);
+  const saved = t.originalTokens ? 1 - t.projectedTokens / t.originalTokens : 0;
+  lines.push(
+    `${t.calls} calls · tokens ${compact(t.originalTokens)} raw → ${compact(t.projectedTokens)} sent (−${pct(saved)}) · ` +
+      `cache-stable calls ${pct(t.cacheStableShare)}`,
+    `largest context ${compact(t.maxOriginalTokens)} → ${compact(t.maxProjectedTokens)} tokens`,
+  );
+  lines.push(missLine(t));
+  if (!t.recoverable) lines.push(`NOT RECOVERABLE: ${t.unrecoverable.length} handle(s) did not read back equal to the original`);
+  lines.push('', ...costLines(t, r.family));
+  const dl = dollarLine(r);
+  if (dl) lines.push(fit(dl, SUMMARY_WIDTH));
+
+  const tools = [...figures.tools].sort((a, b) => b[1].saved - a[1].saved);
+  lines.push('', tools.length ? 'tokens saved by tool (summed over the calls)' : 'nothing was reduced');
+  const tw = [30, 12, 20];
+  for (const [tool, f] of tools.slice(0, TOP_TOOLS)) lines.push(row([`  ${tool}`, compact(f.saved), `${f.results} results reduced`], tw));
+  const rest = tools.slice(TOP_TOOLS);
+  if (rest.length) {
+    const s = rest.reduce((a, [, f]) => a + f.saved, 0);
+    lines.push(row([`  ${rest.length} more tools`, compact(s), ''], tw));
+  }
+
+  if (figures.clears.length) {
+    lines.push('', `calls with clears (${figures.clears.length}): the cache is rewritten from the first cleared result`);
+    for (const c of figures.clears.slice(0, LISTED_CLEARS))
+      lines.push(`  call ${c.call}: ${c.results} result${c.results === 1 ? '' : 's'} cleared, ${compact(c.freed)} tokens freed`);
+    if (figures.clears.length > LISTED_CLEARS) lines.push(`  and ${figures.clears.length - LISTED_CLEARS} more`);
+  } else lines.push('', 'no clears');
+  return lines.join('\n') + '\n';
+}
+
+/** One session of a folder: its file (relative to the folder), and its replay's totals or why it failed. */
+export type FolderSession = { file: string; format: string; model?: string; totals: ReplayTotals } | { file: string; error: string };
+
+/** The table of a folder: one row per session, then the pooled row, then the pooled cost at every price model. */
+export function folderSummary(dir: string, sessions: readonly FolderSession[], pooled: PooledTotals, skippedFiles: number): string {
+  const widths = [34, 6, 13, 13, 13, 11];
+  const cells = (name: string, t: ReplayTotals) => [
+    name,
+    String(t.calls),
+    `${compact(t.originalTokens)} → ${compact(t.projectedTokens)}`,
+    ...TABLE_PRICE_MODELS.map((p) =>
+      t.cost[p] ? `${pct(t.cost[p].relative)} ${pct(t.costWithReadBacks[p]?.relative ?? t.cost[p].relative)}` : '—',
+    ),
+    t.referencedIds ? `${pct(t.missRate)} ${pct(t.missRateBefore)}` : 'n/a',
+  ];
+  const replayed = sessions.filter((s) => 'totals' in s).length;
+  const lines = [
+    fit(
+      `${dir}: ${replayed} session${replayed === 1 ? '' : 's'} replayed${skippedFiles ? `, ${skippedFiles} file(s) in no transcript format skipped` : ''}`,
+      SUMMARY_WIDTH,
+    ),
+    'cost relative to raw history with caching: without / with read-backs; miss rate: now / previously',
+    '',
+    row(['session', 'calls', 'tokens', ...TABLE_PRICE_MODELS, 'miss rate'], widths),
+  ];
+  for (const s of sessions) {
+    const name = tail(sessionName(s.file), widths[0]!);
+    if ('totals' in s) lines.push(row(cells(name, s.totals), widths));
+    else lines.push(fit(`${name.padEnd(widths[0]!)}  not replayed: ${s.error}`, SUMMARY_WIDTH));
+  }
+  lines.push('-'.repeat(widths.reduce((a, w) => a + w, 0) + 2 * (widths.length - 1)));
+  lines.push(row(cells(`pooled (${pooled.sessions})`, pooled), widths));
+  lines.push('', missLine(pooled), '', ...costLines(pooled, undefined));
+  return lines.join('\n') + '\n';
+}

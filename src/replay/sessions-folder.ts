@@ -1,0 +1,54 @@
+/**
+ * The sessions under a folder: what `spillway replay DIR` replays. Every file below it, at any depth,
+ * whose name and first bytes a transcript reader recognises (readers/detect.ts), and every JSON
+ * document too long to classify from its head (a trajectory whose first 64 KB is one long string):
+ * the reader decides those when it parses them whole, and the caller counts one it refuses
+ * (`unknown-format`) as skipped. Markdown (the corpus's README and sources tables) and hidden files
+ * and folders are passed over without being opened; other files in no known format are counted.
+ */
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { SpillwayError } from '../engine/types';
+import { DETECT_HEAD_BYTES, sniffTranscript } from './readers/detect';
+
+export interface SessionFiles {
+  /** absolute paths, in name order (folders walked in name order too) */
+  files: string[];
+  /** files that were opened and recognised as no transcript format */
+  skipped: string[];
+}
+
+function head(path: string): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = new Uint8Array(DETECT_HEAD_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The transcript files under `dir` (see the module comment). */
+export function sessionFilesIn(dir: string): SessionFiles {
+  const out: SessionFiles = { files: [], skipped: [] };
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.name.startsWith('.')) continue;
+      const path = join(d, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (e.isFile() && !/\.md$/i.test(e.name) && !/^readme/i.test(e.name)) {
+        try {
+          const sniff = sniffTranscript(path, head(path));
+          if (sniff.format !== undefined || sniff.kind === 'document') out.files.push(path);
+          else out.skipped.push(relative(dir, path));
+        } catch (err) {
+          if (!(err instanceof SpillwayError)) throw err;
+          out.skipped.push(relative(dir, path));
+        }
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}

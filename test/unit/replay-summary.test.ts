@@ -1,0 +1,68 @@
+/** The replay summary for people: what the reductions collector counts, and how the summary lists tools and clears. */
+import { describe, expect, it } from 'vitest';
+import { ReductionCollector, sessionSummary } from '../../src/cli/replay-summary';
+import type { Reduction } from '../../src/engine';
+import { replay } from '../../src/replay/replay';
+import type { Transcript } from '../../src/replay/readers';
+
+const red = (tool: string, stage: Reduction['stage'], saved: number, fresh: boolean): Reduction => ({
+  result: 0,
+  callId: 'c',
+  tool,
+  stage,
+  reason: '',
+  originalChars: 0,
+  projectedChars: 0,
+  originalTokens: saved + 10,
+  projectedTokens: 10,
+  handle: 'sw_000000000000000000000000',
+  fresh,
+});
+
+describe('reductions collector', () => {
+  it('sums the tokens each tool saves over the calls, counts its results once, and records the calls that cleared', () => {
+    const c = new ReductionCollector();
+    c.add(0, { reductions: [red('Read', 'offload', 100, true)] });
+    c.add(1, { reductions: [red('Read', 'offload', 100, false), red('Bash', 'clear', 40, true), red('Grep', 'clear', 60, true)] });
+    expect(Object.fromEntries(c.tools)).toEqual({
+      Read: { saved: 200, results: 1 },
+      Bash: { saved: 40, results: 1 },
+      Grep: { saved: 60, results: 1 },
+    });
+    expect(c.clears).toEqual([{ call: 1, results: 2, freed: 100 }]);
+  });
+});
+
+describe('session summary', () => {
+  const t: Transcript = {
+    source: 'anthropic-messages',
+    wire: 'anthropic-messages',
+    base: { model: 'claude-haiku-4-5-20251001' },
+    items: [{ role: 'user', content: 'hello' }],
+    calls: [{ end: 1, reply: 'hi' }],
+    skipped: { total: 0, byReason: {}, notes: [] },
+  };
+  const r = replay(t, { config: { tokenizer: 'approximate' } });
+
+  it('lists the top five tools by tokens saved, sums the rest, and lists at most eight clears', () => {
+    const c = new ReductionCollector();
+    const tools = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    for (let k = 0; k < 10; k++) c.add(k, { reductions: tools.map((x, i) => red(x, 'clear', (i + 1) * 1000, true)) });
+    const out = sessionSummary('s.jsonl', r, c);
+    expect(out).toMatch(/^ {2}g +70k +10 results reduced$/m);
+    expect(out).toMatch(/^ {2}2 more tools +30k$/m);
+    expect(out).not.toMatch(/^ {2}a /m);
+    expect(out).toContain('calls with clears (10)');
+    expect(out).toMatch(/^ {2}call 7: 7 results cleared, 28k tokens freed$/m);
+    expect(out).not.toMatch(/^ {2}call 8:/m);
+    expect(out).toMatch(/^ {2}and 2 more$/m);
+  });
+
+  it('says the session model and prices its input in dollars at that model', () => {
+    const out = sessionSummary('s.jsonl', r, new ReductionCollector());
+    expect(out.split('\n')[0]).toBe('s.jsonl (anthropic-messages, claude-haiku-4-5-20251001)');
+    expect(out).toMatch(/^\* claude-haiku-4-5-20251001: input \$0\.000 raw → \$0\.000 sent/m);
+    expect(out).toContain('nothing was reduced');
+    expect(out).toContain('no clears');
+  });
+});
