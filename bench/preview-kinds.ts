@@ -4,7 +4,7 @@
  * identifiers the agent wrote in its later replies that came from that result, and how many of them
  * the per-kind preview keeps against the generic preview every result had before.
  *
- * Identifiers are `identifiersIn` of src/replay/metrics.ts (the miss rate's own definition, called,
+ * Identifiers are `identifiersIn` of src/replay/identifiers.ts (the miss rate's own definition, called,
  * not copied). A result's referenced identifiers are those of its text that the agent wrote in a
  * reply of a later call (from the first call that sent the result to the end of the session); an
  * identifier counts as kept when the preview's text contains it.
@@ -13,7 +13,7 @@ import { DEFAULT_CONFIG } from '../src/engine/config';
 import { readRequest, resultText } from '../src/engine/formats';
 import { genericPreview, preview } from '../src/engine/preview';
 import { classifyOutput, hintForResult, OUTPUT_KINDS, type OutputKindName, type PreviewHint } from '../src/engine/previews';
-import { identifiersIn } from '../src/replay/metrics';
+import { identifiersIn } from '../src/replay/identifiers';
 import { readTranscript, requestForCall, type Transcript } from '../src/replay/readers';
 import { formatInt } from '../src/engine/format-number';
 import { mkdirSync, writeFileSync } from 'node:fs';
