@@ -2,6 +2,7 @@
 // inspector webview and the benchmarks. One file so that `npm run build` is the only build step.
 import * as esbuild from 'esbuild';
 import { existsSync, chmodSync } from 'node:fs';
+import { mcpValidatorWithoutEval } from './scripts/esbuild-plugins.mjs';
 
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', legalComments: 'none' };
@@ -15,7 +16,13 @@ const builds = [
   // the extension host: `vscode` is provided by the editor at run time
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   // the CLI: a single file with a shebang, exposed as the `spillway` bin
-  { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  {
+    ...node,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    banner: { js: '#!/usr/bin/env node' },
+    plugins: [mcpValidatorWithoutEval],
+  },
   ...TOKENIZER_ENCODINGS.map((name) => ({
     ...node,
     entryPoints: [`src/engine/tokenizers/${name}.ts`],

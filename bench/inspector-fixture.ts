@@ -86,6 +86,8 @@ export class SyntheticSession extends RecordSession {
         cacheStable: i > 0 && i % 17 !== 0,
         reductions: reductions.length,
         tools: toolsOf(reductions),
+        // the turn's own results: the offloaded ones and the small `ls` sent whole (below)
+        resultTools: [...new Set([...reductions.filter((r) => r.stage !== 'clear').map((r) => r.tool), 'ls'])].sort(),
         missed: i % 29 === 28 ? 1 : 0,
         toolResults: 3,
         cachedPrefixTokens: cached,

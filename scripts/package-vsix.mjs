@@ -17,6 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mcpValidatorWithoutEval } from './esbuild-plugins.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -41,6 +42,13 @@ const builds = [
     outfile: join(stage, 'dist/extension.js'),
     external: ['vscode'],
     ...(testBridge ? { banner: { js: 'globalThis.__spillwayLoadStart = performance.now();' } } : {}),
+  }),
+  // the CLI: the extension launches its `mcp` command as the MCP server it registers (src/extension/mcp.ts)
+  esbuild.build({
+    ...node,
+    entryPoints: [join(root, 'src/cli/main.ts')],
+    outfile: join(stage, 'dist/cli.js'),
+    plugins: [mcpValidatorWithoutEval],
   }),
   ...['o200k_base', 'cl100k_base'].map((name) =>
     esbuild.build({

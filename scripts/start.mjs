@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: builds Spillway and opens it in a real VS Code with a demo workspace whose store
-// already holds the outputs of a replayed agent session (test/vscode/demo.ts: a long real Claude
-// Code session from the corpus, test/fixtures/sessions/long/, under the default settings).
+// already holds the outputs of a replayed agent session (test/vscode/demo.ts: a real 41-call Claude
+// Code session from the corpus, test/fixtures/sessions/dev/claude-code/, under the default settings,
+// chosen because it shows both previews with a handle and clears).
 //
 // - With a `code` command on PATH: installs the .vsix with `code --install-extension` and opens the
 //   demo workspace in it.
@@ -82,9 +83,9 @@ const demo = await makeDemoWorkspace(demoDir, root);
 console.log(
   `spillway start: demo workspace ${demo.dir}: ${demo.outputs} stored outputs from ${demo.projections} model calls of ${demo.source}`,
 );
-const pct = (c) => `${c.projected > c.raw ? '+' : '−'}${((Math.abs(c.raw - c.projected) / c.raw) * 100).toFixed(1)}%`;
+const pct = (c) => `${c.withReadBacks > c.raw ? '+' : '−'}${((Math.abs(c.raw - c.withReadBacks) / c.raw) * 100).toFixed(1)}%`;
 console.log(
-  `spillway start: under the default settings: input cost under caching ${pct(demo.replayed.cost.anthropic)} (Anthropic) and ${pct(demo.replayed.cost.openai)} (OpenAI), miss rate ${(demo.replayed.missRate * 100).toFixed(1)}%`,
+  `spillway start: under the default settings: input cost under caching with read-backs ${pct(demo.replayed.cost.anthropic)} (Anthropic) and ${pct(demo.replayed.cost.openai)} (OpenAI), miss rate ${(demo.replayed.missRate * 100).toFixed(1)}%`,
 );
 
 // 3a. the user's VS Code

@@ -8,6 +8,9 @@
  */
 import * as React from 'react';
 import {
+  costModelFor,
+  formatChange,
+  headline,
   totalsOf,
   type CapChoice,
   type SessionInfo,
@@ -18,7 +21,9 @@ import {
   type TurnSummary,
 } from '../src/protocol';
 import type { Host } from './host';
-import { compact, count, percent, PRICE_LABEL, shownCosts, signedPercent, wouldHaveSaved } from './format';
+import { compact, count, percent, wouldHaveSaved } from './format';
+import { money, sessionSentence, explainTurnCost, type CostLens } from './cost';
+import { Glossary, Term } from './components/Glossary';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
 import { firstInteresting, MARK_LABEL, marksOf, type MarkKind } from './marks';
 import { CapsPanel } from './components/CapsPanel';
@@ -29,6 +34,8 @@ import { TurnDetails } from './components/TurnDetails';
 
 /** Pause after the last keystroke before a dry run or a search is asked for. */
 const DEBOUNCE_MS = 300;
+/** A turn's details whose top is less than this far above the panel's bottom edge count as out of view (a heading alone is not "in view"). */
+const REVEAL_MARGIN_PX = 80;
 
 function useDebounced<T>(value: T, ms: number): T {
   const [v, setV] = React.useState(value);
@@ -51,6 +58,7 @@ export function App(props: { host: Host }) {
   const [detailError, setDetailError] = React.useState<string>();
   const [expanded, setExpanded] = React.useState<string | undefined>(initial.expanded);
   const [tool, setTool] = React.useState('');
+  const [reducedOnly, setReducedOnly] = React.useState(false);
   const [markFilter, setMarkFilter] = React.useState<MarkKind | ''>('');
   const [query, setQuery] = React.useState('');
   const [hits, setHits] = React.useState<Set<number> | null>(null);
@@ -58,6 +66,8 @@ export function App(props: { host: Host }) {
   const [dryResult, setDryResult] = React.useState<{ turns: TurnSummary[]; totals: Totals; perTool?: Record<string, Totals> }>();
   const [dryPending, setDryPending] = React.useState(false);
   const [chartMode, setChartMode] = React.useState<ChartMode>(initial.chart ?? 'tokens');
+  /** the model the cost is priced at, when the user picked one (else the session's own, else the first listed) */
+  const [model, setModel] = React.useState<string | undefined>(initial.model);
   const [capsOpen, setCapsOpen] = React.useState<boolean>(initial.capsOpen ?? false);
   const [progress, setProgress] = React.useState<string | null>(null);
   const [error, setError] = React.useState<string>();
@@ -77,6 +87,7 @@ export function App(props: { host: Host }) {
         setHits(null);
         setQuery('');
         setTool('');
+        setReducedOnly(false);
         setMarkFilter('');
         setChanges({});
         if (sessionRef.current !== undefined) setExpanded(undefined);
@@ -141,8 +152,9 @@ export function App(props: { host: Host }) {
       ...(expanded ? { expanded } : {}),
       chart: chartMode,
       capsOpen,
+      ...(model ? { model } : {}),
     });
-  }, [host, sessionId, selected, expanded, chartMode, capsOpen]);
+  }, [host, sessionId, selected, expanded, chartMode, capsOpen, model]);
 
   // the chosen turn's details, on demand
   React.useEffect(() => {
@@ -210,19 +222,24 @@ export function App(props: { host: Host }) {
 
   const dry = dryResult?.turns;
   const shown = dry && dry.length === turns.length ? dry : undefined;
-  const marks = React.useMemo(() => marksOf(turns), [turns]);
+  // one cost story: the headline (cost with read-backs against raw, src/protocol/cost.ts) priced at one model
+  const prices = view?.prices ?? [];
+  const price = prices.find((p) => p.model === model) ?? prices[0];
+  const lens: CostLens = React.useMemo(() => ({ costModel: costModelFor(price?.family), price }), [price]);
+  const marks = React.useMemo(() => marksOf(turns, lens.costModel), [turns, lens.costModel]);
   const visible = React.useMemo(() => {
     const out: number[] = [];
     const marked = markFilter ? new Set(marks[markFilter]) : undefined;
     for (const t of turns) {
       if (!t) continue;
-      if (tool && !t.tools.includes(tool)) continue;
+      if (tool && !(t.resultTools ?? t.tools).includes(tool)) continue;
+      if (reducedOnly && !(tool ? t.tools.includes(tool) : t.reductions > 0)) continue;
       if (hits && !hits.has(t.index)) continue;
       if (marked && !marked.has(t.index)) continue;
       out.push(t.index);
     }
     return out;
-  }, [turns, tool, hits, markFilter, marks]);
+  }, [turns, tool, reducedOnly, hits, markFilter, marks]);
   // a filter keeps the details in step with what is listed
   React.useEffect(() => {
     if (visible.length > 0 && !visible.includes(selected)) setSelected(visible[0]!);
@@ -239,7 +256,7 @@ export function App(props: { host: Host }) {
   }, [turns, shown]);
   const totals = React.useMemo(() => totalsOf(turns), [turns]);
   const dryTotals = React.useMemo(() => (shown ? totalsOf(shown) : undefined), [shown]);
-  const tools = React.useMemo(() => [...new Set(turns.flatMap((t) => t.tools))].sort(), [turns]);
+  const tools = React.useMemo(() => [...new Set(turns.flatMap((t) => [...t.tools, ...(t.resultTools ?? [])]))].sort(), [turns]);
   const providerCached = React.useMemo(() => {
     let n = 0;
     let any = false;
@@ -285,9 +302,25 @@ export function App(props: { host: Host }) {
     if (turn !== selectedRef.current) setExpanded(undefined);
     setSelected(turn);
   };
+  // a turn clicked (timeline, chart, marks) brings its details into view when they are below the fold
+  // (a narrow panel stacks them under the timeline); the arrow keys only select, so the list stays put
+  const detailsRef = React.useRef<HTMLDivElement>(null);
+  const reveal = React.useRef(false);
+  const openTurn = (turn: number) => {
+    selectTurn(turn);
+    reveal.current = true;
+  };
+  React.useEffect(() => {
+    const el = detailsRef.current;
+    if (!reveal.current || !el || !detail || detail.index !== selected) return;
+    reveal.current = false;
+    const box = el.getBoundingClientRect();
+    const viewport = window.innerHeight || document.documentElement.clientHeight;
+    if (box.top > viewport - REVEAL_MARGIN_PX || box.bottom < 0) el.scrollIntoView({ block: 'start', behavior: 'smooth' });
+  }, [detail, selected]);
 
   const session = sessions.find((s) => s.id === sessionId) ?? view?.session;
-  const filtered = !!(tool || hits || markFilter);
+  const filtered = !!(tool || hits || markFilter || reducedOnly);
   return (
     <div className="app">
       <SessionList sessions={sessions} selected={sessionId} onSelect={(id) => void open(id)} />
@@ -311,6 +344,9 @@ export function App(props: { host: Host }) {
           <p className="muted intro">{sessions.length ? (sessionId ? 'Opening the session…' : 'Choose a session.') : ''}</p>
         ) : (
           <>
+            <p className="story" data-testid="story">
+              {sessionSentence(turns)}
+            </p>
             <header className="session-head">
               <h1>{session.title}</h1>
               <span className="muted session-detail" title={session.detail}>
@@ -326,26 +362,8 @@ export function App(props: { host: Host }) {
                 </p>
               )}
               <div className="totals" data-testid="totals">
-                {totals.cost && (
-                  <span className="totals-cost" data-testid="totals-cost">
-                    <b>Cost under caching</b>{' '}
-                    {shownCosts(totals.cost).map(([name, c], i) => {
-                      const withReads = c.readBack !== undefined ? c.projected + c.readBack : undefined;
-                      return (
-                        <span
-                          key={name}
-                          className="cost-item"
-                          title={`input cost with prompt caching, ${PRICE_LABEL[name] ?? name} prices: raw history ${count(c.raw)} → projected ${count(c.projected)} uncached-token units`}
-                        >
-                          {i > 0 ? ' · ' : ''}
-                          {PRICE_LABEL[name] ?? name} <b>{signedPercent(c.projected - c.raw, c.raw)}</b>
-                          {withReads !== undefined && (
-                            <span data-testid="cost-readbacks"> ({signedPercent(withReads - c.raw, c.raw)} with read-backs)</span>
-                          )}
-                        </span>
-                      );
-                    })}
-                  </span>
+                {totals.cost?.[lens.costModel] && (
+                  <HeadlineCost cost={totals.cost[lens.costModel]!} lens={lens} prices={prices} own={session.model} onModel={setModel} />
                 )}
                 <span>
                   {compact(totals.originalTokens)} → <b>{compact(totals.projectedTokens)}</b> tokens (saved{' '}
@@ -356,9 +374,12 @@ export function App(props: { host: Host }) {
                   <span className="dry-text" data-testid="dry-totals">
                     dry run: {compact(dryTotals.projectedTokens)} tokens (saved{' '}
                     {percent(dryTotals.originalTokens - dryTotals.projectedTokens, dryTotals.originalTokens)})
+                    {dryTotals.cost?.[lens.costModel] && <>, cost {formatChange(headline(dryTotals.cost[lens.costModel]!).change)}</>}
                   </span>
                 )}
-                <span>cache-stable {percent(totals.cacheStableShare, 1)}</span>
+                <span>
+                  <Term word="cache-stable" /> {percent(totals.cacheStableShare, 1)}
+                </span>
                 {providerCached !== undefined && (
                   <span
                     data-testid="provider-cached"
@@ -367,17 +388,23 @@ export function App(props: { host: Host }) {
                     provider cached {compact(providerCached)} ({percent(providerCached, totals.projectedTokens)})
                   </span>
                 )}
-                {totals.missed > 0 && <Badge>{totals.missed} missed identifiers</Badge>}
+                {totals.missed > 0 && (
+                  <Badge>
+                    {totals.missed} <Term word="miss">missed identifiers</Term>
+                  </Badge>
+                )}
+                <Glossary />
               </div>
             </header>
             <Chart
               turns={turns}
               dry={shown}
               selected={selected}
-              onSelect={selectTurn}
+              onSelect={openTurn}
               mode={chartMode}
               onMode={setChartMode}
               marks={marks}
+              lens={lens}
             />
             <CapsPanel
               caps={view.caps}
@@ -391,6 +418,7 @@ export function App(props: { host: Host }) {
               {...(dryResult && shown ? { dry: dryResult.totals } : {})}
               {...(dryResult?.perTool ? { perTool: dryResult.perTool } : {})}
               pending={dryPending}
+              lens={lens}
               onChange={(t, cap) =>
                 setChanges((old) => {
                   const next = { ...old };
@@ -409,6 +437,15 @@ export function App(props: { host: Host }) {
                 options={[{ value: '', label: 'All tools' }, ...tools.map((t) => ({ value: t, label: t }))]}
                 onChange={setTool}
               />
+              <label className="check">
+                <input
+                  type="checkbox"
+                  data-testid="reduced-only"
+                  checked={reducedOnly}
+                  onChange={(e) => setReducedOnly(e.currentTarget.checked)}
+                />{' '}
+                reduced only
+              </label>
               <Dropdown
                 aria-label="Show turns"
                 data-testid="mark-filter"
@@ -431,33 +468,92 @@ export function App(props: { host: Host }) {
                   {count(visible.length)} of {count(turns.length)} turns
                 </span>
               )}
-              {(tool || query || markFilter) && (
-                <Button appearance="secondary" onClick={() => (setTool(''), setQuery(''), setMarkFilter(''))}>
+              {(tool || query || markFilter || reducedOnly) && (
+                <Button appearance="secondary" onClick={() => (setTool(''), setQuery(''), setMarkFilter(''), setReducedOnly(false))}>
                   Clear filter
                 </Button>
               )}
             </div>
             <div className="split">
-              <Timeline turns={turns} visible={visible} cumulative={cumulative} dry={shown} selected={selected} onSelect={selectTurn} />
-              <TurnDetails
-                detail={detail && detail.index === selected ? detail : undefined}
-                error={detailError}
-                loadText={loadText}
-                loadWhole={loadWhole}
-                expanded={expanded}
-                onExpanded={setExpanded}
-                {...(hits && debouncedQuery ? { highlight: debouncedQuery } : {})}
-                onOpen={(handle) => host.command('result/openStored', { handle })}
-                onCompare={(handle) => host.command('result/compare', { handle })}
-                onCopy={(handle) => {
-                  host.command('result/copyHandle', { handle });
-                  setNotice(`Copied ${handle}`);
-                }}
+              <Timeline
+                turns={turns}
+                visible={visible}
+                cumulative={cumulative}
+                dry={shown}
+                selected={selected}
+                onSelect={selectTurn}
+                onActivate={openTurn}
+                lens={lens}
               />
+              <div className="details-anchor" ref={detailsRef} data-testid="details-anchor">
+                <TurnDetails
+                  detail={detail && detail.index === selected ? detail : undefined}
+                  summary={turns[selected]}
+                  costText={explainTurnCost(shown ?? turns, selected, lens)}
+                  error={detailError}
+                  loadText={loadText}
+                  loadWhole={loadWhole}
+                  expanded={expanded}
+                  onExpanded={setExpanded}
+                  {...(hits && debouncedQuery ? { highlight: debouncedQuery } : {})}
+                  onOpen={(handle, find) => host.command('result/openStored', { handle, ...(find ? { find } : {}) })}
+                  onCompare={(handle) => host.command('result/compare', { handle })}
+                  onCopy={(handle) => {
+                    host.command('result/copyHandle', { handle });
+                    setNotice(`Copied ${handle}`);
+                  }}
+                />
+              </div>
             </div>
           </>
         )}
       </main>
     </div>
+  );
+}
+
+/**
+ * The headline cost: raw history → the projection with read-backs, in dollars at the chosen model,
+ * the change (the figure every other place shows), the change before read-backs beside it, and the
+ * model picker (the session's own model first when known).
+ */
+function HeadlineCost(props: {
+  cost: { raw: number; projected: number; readBack?: number | undefined };
+  lens: CostLens;
+  prices: readonly { model: string; inputPerMTok: number; source: string }[];
+  own: string | undefined;
+  onModel: (model: string) => void;
+}) {
+  const { cost, lens, prices, own } = props;
+  const h = headline(cost);
+  const p = lens.price;
+  return (
+    <span className="totals-cost-group">
+      {prices.length > 0 && (
+        <Dropdown
+          aria-label="Price at model"
+          data-testid="price-model"
+          value={p?.model ?? ''}
+          options={prices.map((x) => ({
+            value: x.model,
+            label: `${x.model} ($${x.inputPerMTok}/M)${own && own.toLowerCase().startsWith(x.model) ? ' · this session' : ''}`,
+          }))}
+          onChange={props.onModel}
+        />
+      )}{' '}
+      <span className="totals-cost" data-testid="totals-cost">
+        <b>Input cost</b>{' '}
+        <span
+          data-testid="cost-headline"
+          title={`input cost under prompt caching${p ? ` at ${p.model}'s list price (${p.source})` : ''}: raw history ${money(h.raw, lens)}, Spillway's projection ${money(h.withoutReadBacks, lens)}, plus ${money(h.withReadBacks - h.withoutReadBacks, lens)} for read-backs`}
+        >
+          {money(h.raw, lens)} → <b>{money(h.withReadBacks, lens)}</b> <b>{formatChange(h.change)}</b> with{' '}
+          <Term word="read-back">read-backs</Term>
+        </span>{' '}
+        <span className="muted" data-testid="cost-before-readbacks">
+          ({formatChange(h.changeWithout)} before)
+        </span>
+      </span>
+    </span>
   );
 }

@@ -60,12 +60,12 @@ export function signedPercent(part: number, whole: number): string {
 const SHOWN_PRICE_MODELS: readonly string[] = ['anthropic', 'openai'];
 
 /** Only the shown price models of a cost record, in its own order. */
-export function shownCosts<T>(cost: Record<string, T>): [string, T][] {
+function shownCosts<T>(cost: Record<string, T>): [string, T][] {
   return Object.entries(cost).filter(([name]) => SHOWN_PRICE_MODELS.includes(name));
 }
 
 /** The replay's price models (src/replay/metrics.ts PRICE_MODELS) as the panel names them. */
-export const PRICE_LABEL: Record<string, string> = {
+const PRICE_LABEL: Record<string, string> = {
   anthropic: 'Anthropic',
   openai: 'OpenAI',
   'openai-4o': 'OpenAI GPT-4o',

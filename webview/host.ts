@@ -38,6 +38,8 @@ export interface ViewState {
   chart?: 'tokens' | 'cost';
   /** the caps section is open */
   capsOpen?: boolean;
+  /** the model the cost is priced at, when the user picked one */
+  model?: string;
 }
 
 type Handler<M extends NotificationMethod> = (params: NotificationParams<M>) => void;

@@ -3,7 +3,7 @@
  * named something the projection had hidden, and where the reductions decided in the turn saved the
  * most. The chart marks them, the timeline filters on them, and the inspector opens on one.
  */
-import type { TurnSummary } from '../src/protocol';
+import { headline, type TurnSummary } from '../src/protocol';
 
 /** How many turns "the largest savings" names. */
 const TOP_SAVINGS = 10;
@@ -17,7 +17,12 @@ export interface Marks {
 export type MarkKind = keyof Marks;
 export const MARK_LABEL: Record<MarkKind, string> = { clears: 'Clears', missed: 'Missed identifiers', savings: 'Largest savings' };
 
-export function marksOf(turns: readonly TurnSummary[]): Marks {
+/**
+ * A turn is a saving when its reductions removed tokens and, where its cost is known, it did not cost
+ * more than raw history under `costModel` (a clear that rewrites the cache removes tokens and costs
+ * more this turn: listing it under "savings" contradicted its own cost).
+ */
+export function marksOf(turns: readonly TurnSummary[], costModel = 'anthropic'): Marks {
   const clears: number[] = [];
   const missed: number[] = [];
   const saving: { i: number; v: number }[] = [];
@@ -26,7 +31,9 @@ export function marksOf(turns: readonly TurnSummary[]): Marks {
     if ((t.clears ?? 0) > 0) clears.push(t.index);
     if (t.missed > 0) missed.push(t.index);
     const v = t.freshSaved ?? 0;
-    if (v > 0) saving.push({ i: t.index, v });
+    const c = t.cost?.[costModel];
+    const dearer = c ? headline(c).change > 0 : false;
+    if (v > 0 && !dearer) saving.push({ i: t.index, v });
   }
   saving.sort((a, b) => b.v - a.v || a.i - b.i);
   return {
@@ -39,9 +46,23 @@ export function marksOf(turns: readonly TurnSummary[]): Marks {
   };
 }
 
-/** The turn to open on: the largest saving, else the first clear or miss, else the first turn. */
+/**
+ * The turn to open on: the one whose outputs became previews with a handle and that saved the most
+ * (what Spillway is for, shown first), else the largest saving, else the first clear or miss, else
+ * the first turn.
+ */
 export function firstInteresting(turns: readonly TurnSummary[], marks: Marks = marksOf(turns)): number {
   if (turns.length === 0) return -1;
+  let preview = -1;
+  let previewSaved = -1;
+  for (const t of turns) {
+    if (!t || (t.previews ?? 0) === 0) continue;
+    if ((t.freshSaved ?? 0) > previewSaved) {
+      preview = t.index;
+      previewSaved = t.freshSaved ?? 0;
+    }
+  }
+  if (preview >= 0) return preview;
   let best = -1;
   let bestV = 0;
   for (const i of marks.savings) {
@@ -53,14 +74,4 @@ export function firstInteresting(turns: readonly TurnSummary[], marks: Marks = m
   }
   if (best >= 0) return best;
   return marks.clears[0] ?? marks.missed[0] ?? 0;
-}
-
-/** The input cost of a turn under one price model (first model when not named). */
-export function turnCost(
-  t: TurnSummary | undefined,
-  model = 'anthropic',
-): { raw: number; projected: number; readBack?: number } | undefined {
-  const c = t?.cost;
-  if (!c) return undefined;
-  return c[model] ?? Object.values(c)[0];
 }

@@ -15,6 +15,7 @@ import type { OutputStore } from '../store/entry';
 import { DEFAULT_PROXY_PORT, runStandaloneProxy } from '../proxy';
 import { WEBSOCKET_MODES, type WebSocketMode } from '../proxy/websocket';
 import { int, parseArgs, str, type ParsedArgs } from './args';
+import { serveMcp } from './mcp';
 import { progressLine, type Progress } from './progress';
 import { folderSummary, ReductionCollector, sessionSummary, type FolderSession } from './replay-summary';
 
@@ -28,6 +29,7 @@ export const COMMAND_USAGE: Record<string, string> = {
                   [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
                  [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe]`,
+  mcp: `  spillway mcp [--store DIR]    an MCP server over stdio: the read_output and find_outputs tools`,
 };
 const STORE_NOTE = 'the store defaults to $SPILLWAY_STORE, else ~/.spillway/store';
 const STATUS_NOTE = 'exit status: 0 done, 2 bad input (one line on stderr), 3 read --grep found no match, 1 a bug in spillway';
@@ -388,6 +390,13 @@ function replayJson(r: ReplayResult): string {
   );
 }
 
+/** Serves the store over MCP on stdin/stdout until the client closes it (see ./mcp.ts). */
+async function mcp(argv: string[]): Promise<void> {
+  const a = parseArgs(argv, { store: { kind: 'string' } }, 'mcp');
+  if (a.positional.length) throw new SpillwayError(`mcp: unexpected argument ${JSON.stringify(a.positional[0])}`, 'usage');
+  await serveMcp(storeFrom(a, 'mcp'));
+}
+
 async function replayCommand(argv: string[]): Promise<void> {
   const a = parseArgs(argv, REPLAY_FLAGS, 'replay');
   const [target, extra] = a.positional;
@@ -466,7 +475,7 @@ async function replayCommand(argv: string[]): Promise<void> {
 }
 
 export type Command = (argv: string[]) => void | Promise<void>;
-export const COMMANDS: Record<string, Command> = { project, read, replay: replayCommand, proxy };
+export const COMMANDS: Record<string, Command> = { project, read, replay: replayCommand, proxy, mcp };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

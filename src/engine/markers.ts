@@ -46,8 +46,13 @@ export interface MarkerInfo {
   lines: number;
   tokens: number;
   tokensEstimated: boolean;
-  /** the stored file, shown as a second way to read the output; dropped if it does not fit */
+  /** the stored file, shown as a second way to read the output; dropped if it does not fit, or when `readTool` is set */
   path?: string;
+  /**
+   * Spillway's MCP read tool as the agent names it (read-tool.ts), when its requests offer it: the
+   * marker then says to call it with the handle instead of running `spillway read`
+   */
+  readTool?: string;
   preview: string;
   /** chars (or bytes, with capUnit bytes) the preview leaves out */
   omitted: number;
@@ -68,7 +73,8 @@ export function renderMarker(m: MarkerInfo): string {
   const fmt = m.style === 'spillway' || m.style === 'eino' ? grouped : (n: number) => String(n);
   const tool = toolName(m.tool);
   const tokens = `${m.tokensEstimated ? '~' : ''}${fmt(m.tokens)}`;
-  const read = `spillway read ${m.handle}`;
+  // the way back: the agent's MCP read tool when it has one, else the command
+  const read = m.readTool ? `${m.readTool} with handle ${m.handle}` : `spillway read ${m.handle}`;
   const withBody = (header: string) => (m.preview ? `${header}\n${m.preview}` : header);
   const fit = (full: string, short: string) => (full.length <= HEADER_BUDGET ? full : short.slice(0, HEADER_BUDGET));
   switch (m.style) {
@@ -88,10 +94,16 @@ export function renderMarker(m: MarkerInfo): string {
           ? `以下为预览，省略 ${fmt(m.omitted)} ${m.unit === 'bytes' ? '字节' : '字符'}`
           : `preview below, ${fmt(m.omitted)} ${m.unit} left out`
         : '';
-      const hint = zh
-        ? `[${shown ? shown + '；' : ''}读取全部或部分：\`${read}\`（--lines A:B、--grep 正则）`
-        : `[${shown ? shown + '; ' : ''}read all or part: \`${read}\` (--lines A:B, --grep REGEX)`;
-      const file = m.path ? (zh ? `；文件 ${m.path}]` : `; file ${m.path}]`) : ']';
+      const how = m.readTool
+        ? zh
+          ? `调用 \`${m.readTool}\`，handle ${m.handle}（可加 lines "A:B"、grep 正则）`
+          : `call \`${m.readTool}\` with handle ${m.handle} (and lines "A:B" or grep "REGEX")`
+        : zh
+          ? `\`${read}\`（--lines A:B、--grep 正则）`
+          : `\`${read}\` (--lines A:B, --grep REGEX)`;
+      const hint = zh ? `[${shown ? shown + '；' : ''}读取全部或部分：${how}` : `[${shown ? shown + '; ' : ''}read all or part: ${how}`;
+      // with the tool, a file path would only invite a read outside the project (a permission prompt)
+      const file = m.path && !m.readTool ? (zh ? `；文件 ${m.path}]` : `; file ${m.path}]`) : ']';
       return withBody(fit(`${line1}\n${hint}${file}`, `${line1}\n${hint}]`));
     }
     case 'trimmer': {
@@ -108,7 +120,8 @@ export function renderMarker(m: MarkerInfo): string {
     }
     case 'ai-agent': {
       // ai-agent's handle message: bytes, lines and tokens, then how to extract
-      const header = `Tool output is too large (${fmt(m.bytes)} bytes, ${fmt(m.lines)} lines, ${tokens} tokens).\nRead it with \`${read}\` (--grep PATTERN, --lines A:B). Handle: ${m.handle}.`;
+      const options = m.readTool ? 'grep, lines "A:B"' : '--grep PATTERN, --lines A:B';
+      const header = `Tool output is too large (${fmt(m.bytes)} bytes, ${fmt(m.lines)} lines, ${tokens} tokens).\nRead it with \`${read}\` (${options}). Handle: ${m.handle}.`;
       return withBody(fit(header, header));
     }
     case 'eino': {
@@ -145,7 +158,9 @@ const PREFIXES = [
 ];
 /** The same prefixes as they may appear inside a JSON string (non-ASCII escaped, as Python does). */
 const RAW_PREFIXES = [...PREFIXES, '<\\u5de5\\u5177 '];
-const ORACLE_TAIL = new RegExp(String.raw`\.\.\.\[\+[\d,]+ (?:bytes|chars)\. full output: spillway read (${HANDLE_IN_TEXT.source})\]$`);
+const ORACLE_TAIL = new RegExp(
+  String.raw`\.\.\.\[\+[\d,]+ (?:bytes|chars)\. full output: (?:spillway read |[\w.:/-]+ with handle )(${HANDLE_IN_TEXT.source})\]$`,
+);
 
 /**
  * The handle of a marker, or undefined when `text` is not one. Checks the start (every style but

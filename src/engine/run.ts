@@ -24,6 +24,7 @@ import type { SpillwayConfig } from './config';
 import { contentPatch, type ParsedRequest } from './formats';
 import type { Patch } from './json';
 import { recall, remember, resultKeys, type SessionMemory } from './session';
+import { findReadTool } from './read-tool';
 import { budget } from './stages/budget';
 import { clear } from './stages/clear';
 import { fileInputs } from './stages/inputs';
@@ -86,7 +87,9 @@ export class Run implements Ledger {
     private readonly samePrefix = 0,
   ) {
     const recognised = recognise(req, env.cfg, env.known);
-    this.results = new Results(req, env.cfg, env.counter, recognised, env.where, memory ? { memory, samePrefix } : undefined);
+    // once a session has offered the read tool, its markers keep naming it (read-tool.ts)
+    const readTool = memory?.readTool ?? findReadTool(req);
+    this.results = new Results(req, env.cfg, env.counter, recognised, env.where, memory ? { memory, samePrefix } : undefined, readTool);
     this.keys = resultKeys(req.results);
     const n = req.results.length;
     this.decisions = memory

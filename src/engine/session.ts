@@ -32,6 +32,8 @@ export interface SessionMemory {
   fixed: Span[];
   /** the previous parse, for reuse where the text did not change */
   nodes: Map<number, JValue>;
+  /** Spillway's read tool as the session's agent names it, once a request offered it (sticky: ../read-tool.ts) */
+  readTool?: string;
 }
 
 /**
@@ -103,5 +105,13 @@ export function remember(results: Results, keys: readonly string[], decisions: R
   });
   const tokens = results.originalItemTokens();
   const items = req.items.map((it, i) => ({ start: it.start, end: it.end, tokens: tokens[i]! }));
-  return { text: req.text, decisions: kept, items, fixed: results.fixedSpanTokens(), nodes: reusableNodes(req.root, 2) };
+  const memory: SessionMemory = {
+    text: req.text,
+    decisions: kept,
+    items,
+    fixed: results.fixedSpanTokens(),
+    nodes: reusableNodes(req.root, 2),
+  };
+  if (results.readTool) memory.readTool = results.readTool;
+  return memory;
 }

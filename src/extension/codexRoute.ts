@@ -6,21 +6,27 @@
  * confirmation that shows the exact line and file; stopping (on demand, or when the proxy is turned
  * off) removes only the line Spillway added, recognised by its marker comment. The editing itself is
  * src/proxy/codexConfig.ts (no `vscode`), the same code the real-agent suite writes Codex's config with.
+ * Next to the line, under the same rules, goes Spillway's `[mcp_servers.spillway]` table, so Codex
+ * reads back what markers hide through `spillway mcp` (allowed once: no approval per read).
  * A file that does not parse as TOML is reported, never rewritten. Writes are atomic (temp + rename).
  */
 import * as vscode from 'vscode';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   addCodexBaseUrl,
+  addCodexMcpServer,
   codexBaseUrl,
   codexConfigPath,
   codexLine,
   CodexConfigError,
   removeCodexBaseUrl,
+  removeCodexMcpServer,
   spillwayCodexBaseUrl,
+  type CodexEdit,
 } from '../proxy/codexConfig';
 import { errorText, type SpillwayHost } from './host';
+import { writeAtomic } from './pure/writeAtomic';
+import { launchFor } from './mcp';
 
 const ROUTE_CODEX = 'spillway.routeCodex';
 const UNROUTE_CODEX = 'spillway.unrouteCodex';
@@ -31,13 +37,6 @@ export interface CodexRouteResult {
   /** the line added, or undefined when nothing was written */
   line?: string;
   changed: boolean;
-}
-
-function writeAtomic(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.spillway-${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
 }
 
 export class CodexRoute implements vscode.Disposable {
@@ -72,7 +71,7 @@ export class CodexRoute implements vscode.Disposable {
     }
     let edit;
     try {
-      edit = addCodexBaseUrl(text, base, file);
+      edit = this.withMcpServer(addCodexBaseUrl(text, base, file), file);
     } catch (e) {
       this.host.notify(e instanceof CodexConfigError ? 'warning' : 'error', `Spillway: ${errorText(e)}`);
       return { file, changed: false };
@@ -85,7 +84,7 @@ export class CodexRoute implements vscode.Disposable {
       `Add this line to ${file}? Codex started afterwards sends its model calls through the Spillway proxy.`,
       {
         modal: true,
-        detail: `${line}\n\nThe rest of the file stays as it is; Spillway: Stop Routing Codex Through Spillway (or turning the proxy off) removes the line.`,
+        detail: `${line}\n\nand, at the end, Spillway's [mcp_servers.spillway] table (read-backs through spillway mcp).\n\nThe rest of the file stays as it is; Spillway: Stop Routing Codex Through Spillway (or turning the proxy off) removes both.`,
       },
       ADD,
     );
@@ -93,7 +92,7 @@ export class CodexRoute implements vscode.Disposable {
     try {
       // read again: the file may have changed while the dialog was open
       const now = existsSync(file) ? readFileSync(file, 'utf8') : '';
-      const fresh = now === text ? edit : addCodexBaseUrl(now, base, file);
+      const fresh = now === text ? edit : this.withMcpServer(addCodexBaseUrl(now, base, file), file);
       writeAtomic(file, fresh.text);
     } catch (e) {
       this.host.notify(e instanceof CodexConfigError ? 'warning' : 'error', `Spillway: ${errorText(e)}`);
@@ -103,6 +102,20 @@ export class CodexRoute implements vscode.Disposable {
     this.host.log.info(`codex: added openai_base_url = "${base}" to ${file}`);
     this.host.notify('info', `Spillway: Codex now goes through Spillway (${file}).`);
     return { file, line, changed: true };
+  }
+
+  /**
+   * `edit` plus Spillway's MCP server table. A `spillway` server the user configured themselves stays
+   * theirs: the route goes ahead without the table, and a warning says why.
+   */
+  private withMcpServer(edit: CodexEdit, file: string): CodexEdit {
+    try {
+      const server = addCodexMcpServer(edit.text, launchFor(this.host), file);
+      return { ...server, changed: edit.changed || server.changed, warnings: edit.warnings };
+    } catch (e) {
+      if (!(e instanceof CodexConfigError) || e.reason !== 'user-value') throw e;
+      return { ...edit, warnings: [...edit.warnings, errorText(e)] };
+    }
   }
 
   /** Removes Spillway's line, if there is one. `quiet` when the proxy stops (no message unless something went wrong). */
@@ -115,7 +128,9 @@ export class CodexRoute implements vscode.Disposable {
       }
       const text = readFileSync(file, 'utf8');
       if (quiet && !text.includes('# added by Spillway')) return { file, changed: false };
-      const edit = removeCodexBaseUrl(text, file);
+      const lineGone = removeCodexBaseUrl(text, file);
+      const serverGone = removeCodexMcpServer(lineGone.text, file);
+      const edit = { text: serverGone.text, changed: lineGone.changed || serverGone.changed };
       if (edit.changed) {
         writeAtomic(file, edit.text);
         this.host.log.info(`codex: removed Spillway's openai_base_url line from ${file}`);

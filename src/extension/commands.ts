@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { errorText, type SpillwayHost } from './host';
 import { CAP_CHOICES, parseCapInput, updateToolCaps, SECTION, type CapChoice } from './pure/settings';
 import { formatCount, outputPickItem } from './pure/format';
+import { lineHolding } from './pure/documents';
 
 export const COMMANDS = {
   setToolCap: 'spillway.setToolCap',
@@ -145,8 +146,8 @@ async function setToolCap(
   return next;
 }
 
-/** `beside`: the inspector asks to open next to itself rather than over it. */
-type OpenOptions = { beside?: boolean };
+/** `beside`: the inspector asks to open next to itself rather than over it; `find`: put the cursor on the first line holding this text. */
+type OpenOptions = { beside?: boolean; find?: string };
 const column = (o?: OpenOptions) => (o?.beside ? { viewColumn: vscode.ViewColumn.Beside } : {});
 
 async function openStoredOutput(host: SpillwayHost, handle?: string, opts?: OpenOptions): Promise<string | undefined> {
@@ -168,7 +169,13 @@ async function openStoredOutput(host: SpillwayHost, handle?: string, opts?: Open
   // openTextDocument goes through the file system provider, which explains a missing output
   const doc = await vscode.workspace.openTextDocument(uri).then(undefined, () => undefined);
   if (!doc) return undefined;
-  await vscode.window.showTextDocument(doc, { preview: false, ...column(opts) });
+  const at = opts?.find ? lineHolding(doc.getText(), opts.find) : undefined;
+  const editor = await vscode.window.showTextDocument(doc, { preview: false, ...column(opts) });
+  if (at) {
+    const range = new vscode.Range(at.line, at.character, at.line, at.character + opts!.find!.length);
+    editor.selection = new vscode.Selection(range.start, range.end);
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
   return uri.toString();
 }
 

@@ -8,12 +8,14 @@
  * opens an empty tab.
  */
 import * as vscode from 'vscode';
-import { parseDocumentPath } from './pure/documents';
+import { parseDocumentPath, readToolText } from './pure/documents';
 import { errorCode, errorText, type SpillwayHost } from './host';
 import { toMillis } from './pure/format';
 
 /** The same failure is reported once per this many milliseconds (the editor stats a file repeatedly). */
 const REPEAT_NOTICE_MS = 5_000;
+/** Claude Code's file-reading tool, whose results number every line (`    12→text`). */
+const CLAUDE_CODE_READ = 'Read';
 
 export class StoredOutputFileSystem implements vscode.FileSystemProvider {
   private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
@@ -49,8 +51,9 @@ export class StoredOutputFileSystem implements vscode.FileSystemProvider {
         };
       }
       const meta = this.host.store.meta(handle);
-      // an output without a readable index entry is still served (the store checks it against its handle)
-      const size = meta ? meta.bytes : Buffer.byteLength(this.host.store.get(handle), 'utf8');
+      // an output without a readable index entry is still served (the store checks it against its handle);
+      // a Read result is shown without its line numbers, so its size is that of the text shown
+      const size = meta && meta.tool !== CLAUDE_CODE_READ ? meta.bytes : Buffer.byteLength(this.originalText(handle), 'utf8');
       const ctime = toMillis(meta?.time) ?? 0;
       const mtime = toMillis(meta?.used) ?? ctime;
       return { type: vscode.FileType.File, ctime, mtime, size, permissions: vscode.FilePermission.Readonly };
@@ -63,7 +66,7 @@ export class StoredOutputFileSystem implements vscode.FileSystemProvider {
     const { handle, projected, isDir } = this.resolve(uri);
     if (isDir) throw vscode.FileSystemError.FileIsADirectory(uri);
     try {
-      const text = projected ? this.projectedRecord(uri, handle).marker : this.host.store.get(handle);
+      const text = projected ? this.projectedRecord(uri, handle).marker : this.originalText(handle);
       return Buffer.from(text, 'utf8');
     } catch (e) {
       throw this.fail(uri, handle, e);
@@ -74,9 +77,11 @@ export class StoredOutputFileSystem implements vscode.FileSystemProvider {
     if (uri.path === '/' || uri.path === '') {
       return this.host.store.list().map((e) => [e.handle, vscode.FileType.Directory]);
     }
-    const { handle } = this.resolve(uri);
-    const name = this.host.documentUri(handle).path.split('/').pop() ?? 'output.log';
-    return [[name, vscode.FileType.File]];
+    const { handle, projected } = this.resolve(uri);
+    const path = this.host.documentUri(handle, projected).path.split('/');
+    const depth = uri.path.replace(/\/$/, '').split('/').length;
+    const name = path[depth] ?? 'output.log';
+    return [[name, depth === path.length - 1 ? vscode.FileType.File : vscode.FileType.Directory]];
   }
 
   private resolve(uri: vscode.Uri): { handle: string; projected: boolean; isDir: boolean } {
@@ -86,8 +91,14 @@ export class StoredOutputFileSystem implements vscode.FileSystemProvider {
       this.report(uri, 'error', message);
       throw vscode.FileSystemError.FileNotFound(message);
     }
-    const segments = uri.path.split('/').length;
-    return { handle: parsed.handle, projected: parsed.projected, isDir: segments === 2 || (parsed.projected && segments === 3) };
+    return { handle: parsed.handle, projected: parsed.projected, isDir: parsed.isDir };
+  }
+
+  /** The stored output as its document shows it: a Claude Code Read at the file's own line numbers, else as stored. */
+  private originalText(handle: string): string {
+    const text = this.host.store.get(handle);
+    const tool = this.host.record(handle)?.tool ?? this.host.store.meta(handle)?.tool;
+    return (tool === CLAUDE_CODE_READ && readToolText(text)) || text;
   }
 
   private projectedRecord(uri: vscode.Uri, handle: string) {

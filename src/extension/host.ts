@@ -331,7 +331,11 @@ export class SpillwayHost implements vscode.Disposable {
       /* a missing or damaged output still gets a URI; opening it explains what is wrong */
     }
     if (projected) ext = '.log';
-    return vscode.Uri.from({ scheme: SCHEME, path: documentPath({ handle, tool, callId, ext, projected }) });
+    const source = {
+      ...(record?.sourcePath ? { sourcePath: record.sourcePath } : {}),
+      ...(record?.command ? { command: record.command } : {}),
+    };
+    return vscode.Uri.from({ scheme: SCHEME, path: documentPath({ handle, tool, callId, ext, projected, ...source }) });
   }
 
   /** Deletes every stored output and projected record of this workspace. */

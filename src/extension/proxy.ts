@@ -14,12 +14,13 @@
  */
 import * as vscode from 'vscode';
 import { startProxy, type RunningProxy } from '../proxy/server';
-import { agentEnvironment, codexShellLines, type Shell } from '../proxy/env';
+import { agentEnvironment, codexShellLines, mcpShellLines, type Shell } from '../proxy/env';
 import { defaultSessionsDir, pruneRecordings, type Turn } from '../proxy/recording';
 import { errorText, type SpillwayHost } from './host';
 import { problemWarning, SECTION, type SettingProblem } from './pure/settings';
 import { formatCount } from './pure/format';
 import { CodexRoute } from './codexRoute';
+import { ClaudeCodeSetup, launchFor } from './mcp';
 import {
   displayUrl,
   proxyRunKey,
@@ -80,6 +81,8 @@ export class ProxyController implements vscode.Disposable {
   private readonly onTurn = (turn: Turn) => this.recorded(turn);
   /** Spillway: Route Codex Through Spillway (its config.toml line goes when the proxy is turned off) */
   readonly codex: CodexRoute;
+  /** Spillway: Route Claude Code Through Spillway and the .mcp.json server (its route goes with the proxy, like Codex's) */
+  readonly claude: ClaudeCodeSetup;
 
   constructor(
     private readonly host: SpillwayHost,
@@ -90,8 +93,10 @@ export class ProxyController implements vscode.Disposable {
     // a stale collection from a window that crashed with the proxy on would point at a dead port
     context.environmentVariableCollection.persistent = false;
     this.codex = new CodexRoute(host, () => this.proxy?.url);
+    this.claude = new ClaudeCodeSetup(host, () => this.proxy?.url);
     this.disposables.push(
       this.codex,
+      this.claude,
       this.status,
       this.turnEmitter,
       this.stateEmitter,
@@ -159,6 +164,7 @@ export class ProxyController implements vscode.Disposable {
     this.failure = undefined;
     if (!key) {
       this.codex.unroute(true);
+      this.claude.unroute(true);
       this.updateTerminals();
       this.updateStatus();
       this.stateEmitter.fire();
@@ -186,6 +192,7 @@ export class ProxyController implements vscode.Disposable {
       this.proxy = proxy;
       proxy.on('turn', this.onTurn);
       this.codex.follow(proxy.url);
+      this.claude.follow(proxy.url);
       this.host.log.info(
         `proxy: listening on ${proxy.url} (OpenAI upstream ${displayUrl(s.openaiUpstream)}, Anthropic upstream ${displayUrl(s.anthropicUpstream)}); ` +
           `recording turns in ${sessionsDir}`,
@@ -314,7 +321,8 @@ export class ProxyController implements vscode.Disposable {
     }
     const proxy = this.proxy;
     const shell = opts?.shell ?? this.shell();
-    const lines = [...proxy.environment(shell), ...codexShellLines(proxy.url, shell)];
+    const launch = launchFor(this.host);
+    const lines = [...proxy.environment(shell), ...codexShellLines(proxy.url, shell), ...mcpShellLines(launch, shell)];
     await vscode.env.clipboard.writeText(lines.join('\n') + '\n');
     this.host.notify(
       'info',
@@ -346,7 +354,11 @@ export class ProxyController implements vscode.Disposable {
 
   dispose(): void {
     this.disposed = true;
-    if (this.proxy) this.codex.unroute(true); // the proxy goes with the window: Codex must not point at a dead port
+    if (this.proxy) {
+      // the proxy goes with the window: no agent may point at a dead port
+      this.codex.unroute(true);
+      this.claude.unroute(true);
+    }
     this.key = '';
     for (const d of this.disposables.splice(0)) d.dispose();
     const p = this.proxy;

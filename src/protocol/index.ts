@@ -14,6 +14,8 @@
  */
 import { z } from 'zod';
 
+export * from './cost';
+
 // ---- shared shapes -------------------------------------------------------------------------
 
 const ORIGINS = ['proxy', 'replay', 'api', 'copilot'] as const;
@@ -44,6 +46,10 @@ export const SessionInfo = z.object({
   bytes: z.number().nonnegative().optional(),
   /** still being written (proxy recordings, API sessions) */
   live: z.boolean(),
+  /** the model the session's agent called, when known (prices its cost in dollars) */
+  model: z.string().optional(),
+  /** the cost record (price model) the model's family bills under, when the model is known */
+  costModel: z.string().optional(),
   /**
    * Recorded by the proxy in observe mode: every request went upstream byte for byte, and the
    * projection figures are what Spillway would have sent (the inspector says "would have saved").
@@ -54,7 +60,12 @@ export const SessionInfo = z.object({
     .object({
       originalTokens: z.number().nonnegative(),
       projectedTokens: z.number().nonnegative(),
-      cost: z.record(z.string(), z.object({ raw: z.number().nonnegative(), projected: z.number().nonnegative() })).optional(),
+      cost: z
+        .record(
+          z.string(),
+          z.object({ raw: z.number().nonnegative(), projected: z.number().nonnegative(), readBack: z.number().nonnegative().optional() }),
+        )
+        .optional(),
     })
     .optional(),
 });
@@ -86,20 +97,26 @@ export const TurnSummary = z.object({
   /** tool results in the request, when known, and how many the projection reduced */
   toolResults: z.number().int().nonnegative().optional(),
   reductions: z.number().int().nonnegative(),
-  /** tools whose results this turn reduced (for the tool filter) */
+  /** tools whose results this turn reduced */
   tools: z.array(z.string()),
+  /** tools of the turn's own new results, reduced or not (the tool filter); absent when not known */
+  resultTools: z.array(z.string()).optional(),
   /** identifiers the agent wrote next that the projection had hidden */
   missed: z.number().int().nonnegative(),
   time: z.string().optional(),
   model: z.string().optional(),
   /** why the turn was forwarded unchanged (proxy fail-open) */
   note: z.string().optional(),
+  /** the call failed (upstream unreachable, an error status): the upstream's message */
+  error: z.string().optional(),
   /** input cost under caching, per price model */
   cost: Cost.optional(),
   /** prompt tokens the provider reported as served from its cache (proxied turns) */
   providerCachedTokens: z.number().nonnegative().optional(),
   /** results this turn cleared (clear stage, decided in this turn) */
   clears: z.number().int().nonnegative().optional(),
+  /** outputs this turn replaced by a preview and a handle (offload, window, budget; decided in this turn) */
+  previews: z.number().int().nonnegative().optional(),
   /** tokens saved by the reductions decided in this turn */
   freshSaved: z.number().nonnegative().optional(),
 });
@@ -225,8 +242,20 @@ export function totalsOf(turns: readonly TurnSummary[]): Totals {
   };
 }
 
+/** A model's list price (src/replay/prices.ts), so the inspector can show cost in dollars. */
+export const Price = z.object({
+  model: z.string().min(1),
+  family: z.string(),
+  inputPerMTok: z.number().positive(),
+  /** where the price comes from (the provider's pricing page) */
+  source: z.string(),
+});
+export type Price = z.infer<typeof Price>;
+
 export const SessionView = z.object({
   session: SessionInfo,
+  /** the models the cost can be priced at (the session's own first, when known) */
+  prices: z.array(Price).optional(),
   turns: z.array(TurnSummary),
   caps: z.array(ToolCap),
   defaultCap: CapValue,
@@ -243,7 +272,8 @@ const SessionRef = z.object({ sessionId: z.string().min(1) });
 const commands = {
   'webview/ready': empty,
   'webview/log': z.object({ level: z.enum(['info', 'warn', 'error']), message: z.string().max(4000) }),
-  'result/openStored': z.object({ handle: Handle }),
+  /** `find`: open at the first line that holds this text (a missed identifier) */
+  'result/openStored': z.object({ handle: Handle, find: z.string().min(1).max(500).optional() }),
   'result/compare': z.object({ handle: Handle }),
   'result/copyHandle': z.object({ handle: Handle }),
 } as const;

@@ -263,3 +263,113 @@ export function spillwayCodexBaseUrl(text: string): string | undefined {
   const m = /"([^"\\]*)"/.exec(text.slice(s, e));
   return m?.[1];
 }
+
+/** The comments that open and close Spillway's MCP server table; only a block between them is ever replaced or removed. */
+const MCP_OPEN = "# Spillway's MCP server, added by Spillway (Spillway: Stop Routing Codex Through Spillway removes it)";
+const MCP_CLOSE = "# end of Spillway's MCP server";
+
+/** How Codex starts `spillway mcp` (see claudeConfig.ts's McpLaunch: the same launch for every agent). */
+interface CodexMcpLaunch {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/**
+ * Spillway's `[mcp_servers.spillway]` table as lines. `default_tools_approval_mode = "approve"`
+ * allows both tools once (they only read the store), so no read-back waits on an approval, which
+ * `codex exec` could not give at all.
+ */
+function codexMcpBlock(launch: CodexMcpLaunch, eol = '\n'): string {
+  const lines = [
+    MCP_OPEN,
+    '[mcp_servers.spillway]',
+    `command = ${JSON.stringify(launch.command)}`,
+    `args = [${launch.args.map((a) => JSON.stringify(a)).join(', ')}]`,
+    'default_tools_approval_mode = "approve"',
+  ];
+  const env = Object.entries(launch.env ?? {});
+  if (env.length) lines.push('[mcp_servers.spillway.env]', ...env.map(([k, v]) => `${JSON.stringify(k)} = ${JSON.stringify(v)}`));
+  lines.push(MCP_CLOSE);
+  return lines.join(eol) + eol;
+}
+
+/** [start, end) of Spillway's block, end including its last line ending; undefined without one. */
+function mcpBlock(text: string): [number, number] | undefined {
+  const start = text.indexOf(MCP_OPEN);
+  if (start < 0 || (start > 0 && text[start - 1] !== '\n')) return undefined;
+  const close = text.indexOf(MCP_CLOSE, start);
+  if (close < 0) return undefined;
+  const nl = text.indexOf('\n', close);
+  return [start, nl < 0 ? text.length : nl + 1];
+}
+
+function withoutServer(obj: Record<string, unknown>): Record<string, unknown> {
+  const servers = obj.mcp_servers;
+  // a copy either way: the parser's objects and a spread copy differ in prototype, which a deep compare sees
+  if (servers === null || typeof servers !== 'object') return { ...obj };
+  const rest = { ...(servers as Record<string, unknown>) };
+  delete rest.spillway;
+  const out: Record<string, unknown> = { ...obj, mcp_servers: rest };
+  if (Object.keys(rest).length === 0) delete out.mcp_servers;
+  return out;
+}
+
+function serverOf(obj: Record<string, unknown>): unknown {
+  const servers = obj.mcp_servers;
+  return servers !== null && typeof servers === 'object' ? (servers as Record<string, unknown>).spillway : undefined;
+}
+
+/**
+ * Adds (or replaces) Spillway's `[mcp_servers.spillway]` block at the end of the file, under the
+ * rules of the route line: a file that is not TOML, or a `spillway` server the user configured
+ * themselves, is refused, and the result must parse to the same values plus the one server.
+ */
+export function addCodexMcpServer(text: string, launch: CodexMcpLaunch, what = 'config.toml'): CodexEdit {
+  const before = parseToml(text, what);
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const block = codexMcpBlock(launch, eol);
+  const ours = mcpBlock(text);
+  let out: string;
+  if (ours) {
+    out = text.slice(0, ours[0]) + block + text.slice(ours[1]);
+  } else {
+    if (serverOf(before) !== undefined) {
+      throw new CodexConfigError(
+        `${what} already configures [mcp_servers.spillway] itself; Spillway leaves your own server alone`,
+        'user-value',
+      );
+    }
+    // a table must start on a line of its own: a file without a final newline gets one
+    out = text + (text === '' || text.endsWith('\n') ? '' : eol) + block;
+  }
+  const after = parseToml(out, `${what} as Spillway would write it`);
+  const server = serverOf(after) as { command?: unknown; args?: unknown } | undefined;
+  if (
+    server?.command !== launch.command ||
+    !isDeepStrictEqual(server.args, launch.args) ||
+    !isDeepStrictEqual(withoutServer(after), withoutServer(before))
+  ) {
+    throw new CodexConfigError(
+      `${what}: adding [mcp_servers.spillway] would change other settings; the file was left unchanged`,
+      'check-failed',
+    );
+  }
+  return { text: out, changed: out !== text, warnings: [] };
+}
+
+/** Removes Spillway's `[mcp_servers.spillway]` block; a user's own server and every other byte stay. */
+export function removeCodexMcpServer(text: string, what = 'config.toml'): CodexEdit {
+  const before = parseToml(text, what);
+  const ours = mcpBlock(text);
+  if (!ours) return { text, changed: false, warnings: [] };
+  const out = text.slice(0, ours[0]) + text.slice(ours[1]);
+  const after = parseToml(out, `${what} as Spillway would write it`);
+  if (serverOf(after) !== undefined || !isDeepStrictEqual(withoutServer(after), withoutServer(before))) {
+    throw new CodexConfigError(
+      `${what}: removing Spillway's MCP server would change other settings; the file was left unchanged`,
+      'check-failed',
+    );
+  }
+  return { text: out, changed: true, warnings: [] };
+}

@@ -5,6 +5,8 @@
  * key, and `OPENAI_API_BASE` for aider and other LiteLLM-based tools); Anthropic-style clients take
  * one without it (the official SDKs, Claude Code). See routes.ts for how the proxy maps both.
  */
+import { claudeMcpAddCommand, type McpLaunch } from './claudeConfig';
+
 export type Shell = 'posix' | 'fish' | 'powershell' | 'cmd';
 
 export interface EnvVar {
@@ -68,4 +70,23 @@ export function codexShellLines(url: string, shell: Shell = 'posix'): string[] {
     case 'cmd':
       return [`REM ${why}: codex -c ${arg}`];
   }
+}
+
+/**
+ * How agents read back over MCP (`spillway mcp`, docs/read-back.md): the `claude mcp add` line and
+ * Codex's table, for the proxy's start-up text. `launch` is how this install starts the server.
+ */
+export function mcpRouteText(launch: McpLaunch): string[] {
+  const args = launch.args.map((a) => JSON.stringify(a)).join(', ');
+  return [
+    'Read-backs over MCP (no shell, no prompt per read; docs/read-back.md):',
+    `  Claude Code: ${claudeMcpAddCommand(launch)}`,
+    `  Codex: [mcp_servers.spillway] command = ${JSON.stringify(launch.command)}, args = [${args}], default_tools_approval_mode = "approve"`,
+  ];
+}
+
+/** The `claude mcp add` line as a comment for a pasted environment block (run it once; it is not an environment variable). */
+export function mcpShellLines(launch: McpLaunch, shell: Shell = 'posix'): string[] {
+  const comment = shell === 'cmd' ? 'REM' : '#';
+  return [`${comment} Claude Code reads back through Spillway's MCP server after, once: ${claudeMcpAddCommand(launch)}`];
 }

@@ -63,6 +63,8 @@ export interface Turn {
   failOpen?: string;
   /** how the exchange broke off: client aborted, upstream unreachable or reset */
   error?: string;
+  /** an error status's message as the upstream wrote it (`error.message` of its JSON body), bounded */
+  upstreamMessage?: string;
   /** handles of the request as sent and as forwarded, in `<dir>/bodies` (absent when not kept) */
   requestRef?: string;
   projectionRef?: string;
@@ -81,6 +83,39 @@ export interface Turn {
    * would have sent.
    */
   observed?: true;
+}
+
+/** Bytes of an error response kept to read its message from: providers' error bodies are a few hundred bytes. */
+export const MAX_ERROR_BODY_BYTES = 8 * 1024;
+/** Longest upstream message recorded: enough for any provider's sentence, never a whole page. */
+const MAX_UPSTREAM_MESSAGE_CHARS = 500;
+
+/**
+ * The message of an upstream's error response, as the inspector shows it: `error.message` (and
+ * `error.type`) of a JSON body (Anthropic's and OpenAI's shapes), else the body's first line of text.
+ * Undefined for a compressed or empty body. Bounded, single-line.
+ */
+export function upstreamErrorMessage(body: Buffer, contentEncoding?: string): string | undefined {
+  if (contentEncoding && contentEncoding !== 'identity') return undefined;
+  const text = body.subarray(0, MAX_ERROR_BODY_BYTES).toString('utf8').trim();
+  if (!text) return undefined;
+  let message: string | undefined;
+  try {
+    const v = JSON.parse(text) as { error?: unknown; message?: unknown };
+    const e = v.error;
+    if (e && typeof e === 'object') {
+      const o = e as { message?: unknown; type?: unknown };
+      const m = typeof o.message === 'string' ? o.message : undefined;
+      const type = typeof o.type === 'string' ? o.type : undefined;
+      message = [type, m].filter(Boolean).join(': ') || undefined;
+    } else if (typeof e === 'string') message = e;
+    else if (typeof v.message === 'string') message = v.message;
+  } catch {
+    message = text.split('\n')[0];
+  }
+  if (!message) return undefined;
+  const line = message.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_UPSTREAM_MESSAGE_CHARS ? `${line.slice(0, MAX_UPSTREAM_MESSAGE_CHARS - 1)}…` : line;
 }
 
 export interface SessionInfo {

@@ -29,7 +29,7 @@ import { tightenPrivate } from '../store/private';
 import { collectBody, decodeBody, DEFAULT_MAX_BODY_BYTES } from './body';
 import { agentEnvironmentLines, type Shell } from './env';
 import { refuseForeignRequest } from './guard';
-import { defaultSessionsDir, Recorder, type Turn } from './recording';
+import { defaultSessionsDir, MAX_ERROR_BODY_BYTES, Recorder, upstreamErrorMessage, type Turn } from './recording';
 import {
   DEFAULT_ANTHROPIC_UPSTREAM,
   DEFAULT_OPENAI_UPSTREAM,
@@ -142,6 +142,8 @@ interface Outcome {
   status: number;
   usage?: TurnUsage;
   error?: string;
+  /** an error status's message, as the upstream wrote it */
+  upstreamMessage?: string;
 }
 
 type Body = { bytes: Buffer } | { stream: Readable; head: Buffer[] };
@@ -380,12 +382,13 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     }
   }
 
-  function result(o: Outcome, started: number): Pick<Turn, 'status' | 'durationMs' | 'usage' | 'error'> {
+  function result(o: Outcome, started: number): Pick<Turn, 'status' | 'durationMs' | 'usage' | 'error' | 'upstreamMessage'> {
     return {
       status: o.status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       ...(o.usage ? { usage: o.usage } : {}),
       ...(o.error ? { error: o.error } : {}),
+      ...(o.upstreamMessage ? { upstreamMessage: o.upstreamMessage } : {}),
     };
   }
 
@@ -462,6 +465,21 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
           broken ??= 'aborted';
         });
         if (tap) upRes.on('data', (chunk: Buffer) => tap.write(chunk));
+        // an error status: keep the start of its body, so the recording says what the upstream said
+        const errorBody: Buffer[] = [];
+        let errorBytes = 0;
+        if (route.record && status >= 400)
+          upRes.on('data', (chunk: Buffer) => {
+            if (errorBytes >= MAX_ERROR_BODY_BYTES) return;
+            errorBody.push(chunk);
+            errorBytes += chunk.length;
+          });
+        const said = (): Pick<Outcome, 'upstreamMessage'> => {
+          const m = errorBody.length
+            ? upstreamErrorMessage(Buffer.concat(errorBody), upRes.headers['content-encoding'] as string | undefined)
+            : undefined;
+          return m ? { upstreamMessage: m } : {};
+        };
         try {
           res.writeHead(status, upRes.statusMessage, responseHeaders(upRes.rawHeaders));
         } catch (e) {
@@ -475,12 +493,12 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         upRes.on('close', () => {
           const finish = (error?: string) => {
             if (!tap) {
-              done({ status, ...(error ? { error } : {}) });
+              done({ status, ...(error ? { error } : {}), ...said() });
               return;
             }
             void tap.finish().then(
-              (usage) => done({ status, ...(usage ? { usage } : {}), ...(error ? { error } : {}) }),
-              () => done({ status }),
+              (usage) => done({ status, ...(usage ? { usage } : {}), ...(error ? { error } : {}), ...said() }),
+              () => done({ status, ...said() }),
             );
           };
           if (upRes.complete && !broken) {

@@ -3,7 +3,7 @@
  * agents at it, logs to standard error, and runs until SIGINT or SIGTERM.
  */
 import { startProxy, type ProxyOptions } from './server';
-import { codexRouteText } from './env';
+import { codexRouteText, mcpRouteText } from './env';
 
 export interface StandaloneIO {
   out: (text: string) => void;
@@ -33,6 +33,7 @@ export async function runStandaloneProxy(options: ProxyOptions, io: StandaloneIO
       'point agents at it with (Claude Code: ANTHROPIC_BASE_URL; other OpenAI clients: OPENAI_BASE_URL):',
       ...proxy.environment().map((l) => '  ' + l),
       ...codexRouteText(proxy.url),
+      ...(options.storeDir !== undefined ? mcpRouteText({ command: 'spillway', args: ['mcp', '--store', options.storeDir] }) : []),
       '',
     ].join('\n'),
   );

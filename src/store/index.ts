@@ -14,5 +14,17 @@ export {
   type StoreEntry,
   type StoredCall,
 } from './entry';
-export { parseLineRange, planRead, readText, type ReadOptions, type ReadRange, type ReadResult } from './read';
+export {
+  MAX_ANSWER_CHARS,
+  answerText,
+  parseLineRange,
+  planRead,
+  readAnswer,
+  readText,
+  type ReadAnswer,
+  type ReadOptions,
+  type ReadRange,
+  type ReadResult,
+} from './read';
 export { countLines, cutAtLimit, grepLines, lineSpans, selectLines, sliceChars } from './slice';
+export { DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, findOutputs, type FindFilter, type FindResult } from './find';

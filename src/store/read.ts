@@ -292,3 +292,54 @@ export function readStored(handle: string, options: ReadOptions, get: (handle: s
   const plan = planRead(options);
   return applyPlan(handle, get(handle), plan);
 }
+
+/**
+ * Longest text one read-back answer carries (an MCP tool result, a proxy-answered read): 8,000 chars
+ * is about 2,000 tokens, small enough that a page never becomes the context problem the marker
+ * solved, large enough that a typical error log or stack trace comes back in one call.
+ */
+export const MAX_ANSWER_CHARS = 8_000;
+
+/** A capped read: a `ReadResult` no longer than the cap, with how to ask for what follows. */
+export interface ReadAnswer extends ReadResult {
+  /** the options that read the next part, when the text stops before the part asked for ends */
+  next?: { offset: number; limit: number } | { lines: string };
+}
+
+/**
+ * `readStored` for a model's tool call: the same answers as `spillway read`, held to `cap` chars.
+ * A read without `limit` is capped (a whole-output read of a long output becomes its first page of
+ * chars, a lines or grep read is cut at a line boundary) and `next` says how to continue; a `limit`
+ * over the cap is refused, so a model asking for pages learns the page size once. Pages read with
+ * `offset` and `limit` reassemble the output byte for byte.
+ */
+export function readAnswer(handle: string, options: unknown, get: (handle: string) => string, cap = MAX_ANSWER_CHARS): ReadAnswer {
+  assertHandle(handle);
+  const plan = planRead(options);
+  if (plan.kind !== 'all' && plan.limit !== undefined && plan.limit > cap) {
+    throw new SpillwayError(
+      `limit ${formatInt(plan.limit)} is over the cap of ${formatInt(cap)} chars per answer: read in pages of at most ${formatInt(cap)} (offset, limit), or narrow the read with lines or grep`,
+    );
+  }
+  const text = get(handle);
+  let capped: ReadPlan = plan;
+  if (plan.kind === 'all') capped = text.length <= cap ? plan : { kind: 'chars', offset: 0, limit: cap };
+  else if (plan.limit === undefined) capped = { ...plan, limit: cap };
+  const result: ReadAnswer = applyPlan(handle, text, capped);
+  const range = result.range;
+  if (range?.unit === 'chars' && range.end < result.totalChars) {
+    const page = plan.kind === 'chars' && plan.limit ? plan.limit : cap;
+    result.next = { offset: range.end, limit: page };
+  } else if (range?.unit === 'lines' && result.truncated && capped.kind === 'lines' && /[\r\n]$/.test(result.text)) {
+    // cut at a line boundary: the next read starts on the line after; a cut inside one line has no line-shaped next
+    const last = capped.range.last;
+    result.next = { lines: `${range.end + 1}:${last ?? ''}` };
+  }
+  return result;
+}
+
+/** The answer as one text for a model: a header line saying which part of how much, then the text exactly. */
+export function answerText(a: ReadAnswer): string {
+  const next = a.next ? `; next: ${'lines' in a.next ? `lines "${a.next.lines}"` : `offset ${a.next.offset}, limit ${a.next.limit}`}` : '';
+  return `[spillway ${a.handle}: ${a.shown}${next}]\n${a.text}`;
+}

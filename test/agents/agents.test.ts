@@ -7,6 +7,10 @@
  *   - Codex: a `CODEX_HOME` whose config.toml was written by src/proxy/codexConfig.ts (the code behind
  *     Spillway: Route Codex Through Spillway), `codex exec --skip-git-repo-check
  *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`.
+ * Read-backs over MCP: Claude Code with the `.mcp.json` and `.claude/settings.local.json` Spillway's
+ * command writes (its read tools allowed there, Bash only for the one `seq` it runs), and Codex with
+ * the `[mcp_servers.spillway]` table Route Codex Through Spillway adds; the scripted provider reads
+ * the first output back through `read_output`, page by page, and the pages must be the stored bytes.
  * Asserted: the agent finishes with the provider's final answer; every big output reached the provider
  * as a marker whose handle reads back (`spillway read`) the exact output; the fake key is in nothing
  * Spillway wrote (store, recordings, its own output). Codex's transport: WebSocket when the proxy
@@ -18,8 +22,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CLAUDE_CODE, CODEX, ensureAgent } from './install';
-import { startScriptedProvider, type ScriptedProvider } from './provider';
-import { addCodexBaseUrl, codexBaseUrl } from '../../src/proxy/codexConfig';
+import { outputText, startScriptedProvider, type ScriptedProvider } from './provider';
+import { addCodexBaseUrl, addCodexMcpServer, codexBaseUrl } from '../../src/proxy/codexConfig';
+import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
+import { findReadTool } from '../../src/engine/read-tool';
+import { readRequest } from '../../src/engine/formats';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
@@ -209,6 +216,21 @@ function checkNoKey(key: string, proxy: Proxy, agent: string): void {
   expect(proxy.out().includes(key), `${agent}: the API key is in spillway proxy's output`).toBe(false);
 }
 
+/** Claude Code's environment in these runs: a fresh HOME, the proxy as its base URL, a fake key, no traffic of its own. */
+function claudeEnv(home: string, baseUrl: string, key: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    IS_SANDBOX: '1',
+    ANTHROPIC_BASE_URL: baseUrl,
+    ANTHROPIC_API_KEY: key,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  };
+}
+
 describe('Claude Code through spillway proxy', () => {
   let provider: ScriptedProvider;
   let proxy: Proxy;
@@ -226,17 +248,7 @@ describe('Claude Code through spillway proxy', () => {
     run = await runAgent(
       claudeBin,
       ['-p', 'Run the twelve shell commands you are asked for, then report.', '--allowedTools', 'Bash', '--output-format', 'json'],
-      {
-        PATH: process.env.PATH,
-        HOME: home,
-        IS_SANDBOX: '1',
-        ANTHROPIC_BASE_URL: proxy.url,
-        ANTHROPIC_API_KEY: key,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_ERROR_REPORTING: '1',
-      },
+      claudeEnv(home, proxy.url, key),
       work,
     );
   }, AGENT_TIMEOUT_MS + 30_000);
@@ -270,6 +282,195 @@ describe('Claude Code through spillway proxy', () => {
 
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Claude Code');
+  });
+});
+
+/**
+ * The read-back pages of a run, checked: after the first result (a marker), every result answers the
+ * read tool, there are several, and the text after each answer's header line, joined, is the stored
+ * output byte for byte. Returns that text.
+ */
+function readBackPages(results: Array<[string, string]>, readTool: string, store: string): string {
+  const handle = HANDLE.exec(results[0]![1])![0];
+  const pages = results.slice(1);
+  expect(pages.length).toBeGreaterThan(2);
+  for (const [tool] of pages) expect(tool).toBe(readTool);
+  const whole = pages.map(([, text]) => text.slice(text.indexOf('\n') + 1)).join('');
+  expect(whole).toBe(spillwayRead(handle, store));
+  return whole;
+}
+
+describe('Claude Code reads back through spillway mcp, with only the MCP tool allowed', () => {
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  const key = `sk-ant-api03-spillway-test-${process.pid}-MCP-SECRET`;
+  const READ_TOOL = CLAUDE_MCP_TOOLS[0]!;
+  const PAGE = 8_000;
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({
+      commands: [COMMANDS[0]!],
+      finalAnswer: 'CLAUDE-MCP-DONE: read back.',
+      readBack: { tool: READ_TOOL, page: PAGE },
+    });
+    proxy = await startProxy(provider, join(root, 'claude-mcp'));
+    const home = join(root, 'claude-mcp', 'home');
+    const work = join(root, 'claude-mcp', 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(join(work, '.claude'), { recursive: true });
+    // the files Spillway: Add Spillway's MCP Server for Claude Code writes: the server, and the allow-once
+    writeFileSync(
+      join(work, '.mcp.json'),
+      addMcpJsonServer('', { command: process.execPath, args: [CLI, 'mcp', '--store', proxy.store] }).text,
+    );
+    writeFileSync(join(work, '.claude', 'settings.local.json'), allowMcpTools('').text);
+    run = await runAgent(
+      claudeBin,
+      // the one shell command the script runs is allowed by name; no other Bash, so a read-back can only be the MCP tool
+      [
+        '-p',
+        'Run the shell command you are asked for, read its output back, then report.',
+        '--allowedTools',
+        'Bash(seq:*)',
+        '--output-format',
+        'json',
+      ],
+      claudeEnv(home, proxy.url, key),
+      work,
+    );
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  /** The last request of the main conversation, as the provider received it. */
+  const lastMain = () =>
+    provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!.json;
+  /** [tool name, text] of every tool result in the last request. */
+  const results = (): Array<[string, string]> => {
+    const names = new Map<string, string>();
+    const out: Array<[string, string]> = [];
+    for (const m of lastMain().messages as any[]) {
+      if (!Array.isArray(m.content)) continue;
+      for (const b of m.content) {
+        if (b?.type === 'tool_use') names.set(b.id, b.name);
+        if (b?.type === 'tool_result')
+          out.push([
+            names.get(b.tool_use_id) ?? '',
+            typeof b.content === 'string' ? b.content : b.content.map((c: any) => c.text ?? '').join(''),
+          ]);
+      }
+    }
+    return out;
+  };
+
+  it("finishes with the provider's final answer, nothing denied", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean; permission_denials?: unknown[] };
+    expect(out.is_error, ctx).toBe(false);
+    expect(out.result, ctx).toBe('CLAUDE-MCP-DONE: read back.');
+    expect(out.permission_denials ?? [], ctx).toEqual([]);
+  });
+
+  it('offered the MCP read tool (as a deferred tool, with tool search on), and the marker told the model to call it', () => {
+    const last = provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!;
+    expect(findReadTool(readRequest(last.body, 'anthropic-messages'))).toBe(READ_TOOL);
+    const [tool, marker] = results()[0]!;
+    expect(tool).toBe('Bash');
+    expect(marker).toContain(`call \`${READ_TOOL}\` with handle`);
+  });
+
+  it('received the exact output back, page by page, through the MCP tool', () => {
+    expect(readBackPages(results(), READ_TOOL, proxy.store).trimEnd()).toBe(expected[0]!.trimEnd());
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    checkNoKey(key, proxy, 'Claude Code (MCP)');
+  });
+});
+
+describe('Codex reads back through spillway mcp, the server added as Route Codex Through Spillway adds it', () => {
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let configText = '';
+  const key = `sk-proj-spillway-test-${process.pid}-MCP-SECRET`;
+  // Codex puts each MCP server's tools in a Responses namespace: `read_output` in `mcp__spillway`
+  const READ_TOOL = 'mcp__spillway.read_output';
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({
+      commands: [COMMANDS[0]!],
+      finalAnswer: 'CODEX-MCP-DONE: read back.',
+      readBack: { tool: READ_TOOL, page: 8_000 },
+    });
+    proxy = await startProxy(provider, join(root, 'codex-mcp'), ['--websockets', 'refuse']);
+    const codexHome = join(root, 'codex-mcp', 'codex-home');
+    const work = join(root, 'codex-mcp', 'work');
+    mkdirSync(codexHome, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    const user = '# my settings\nmodel = "gpt-5.2-codex"\ntool_output_token_limit = 20000\n\n[shell_environment_policy]\ninherit = "all"\n';
+    const routed = addCodexBaseUrl(user, codexBaseUrl(proxy.url), 'config.toml').text;
+    configText = addCodexMcpServer(routed, { command: process.execPath, args: [CLI, 'mcp', '--store', proxy.store] }).text;
+    writeFileSync(join(codexHome, 'config.toml'), configText);
+    run = await runAgent(
+      codexBin,
+      [
+        'exec',
+        '--skip-git-repo-check',
+        '--dangerously-bypass-approvals-and-sandbox',
+        'Run the shell command you are asked for, read its output back, then report.',
+      ],
+      { PATH: process.env.PATH, HOME: join(root, 'codex-mcp'), CODEX_HOME: codexHome, OPENAI_API_KEY: key, RUST_LOG: 'warn' },
+      work,
+    );
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  /** [tool name, text] of every tool output in the last Responses request. */
+  const results = (): Array<[string, string]> => {
+    const last = provider.received.filter((r) => r.path.endsWith('/responses') && r.json).pop()!;
+    const names = new Map<string, string>();
+    const out: Array<[string, string]> = [];
+    for (const i of last.json.input as any[]) {
+      if (i?.type === 'function_call') names.set(i.call_id, i.namespace ? `${i.namespace}.${i.name}` : i.name);
+      if (i?.type === 'function_call_output') out.push([names.get(i.call_id) ?? '', outputText(i.output)]);
+    }
+    return out;
+  };
+
+  it("finishes with the provider's final answer", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nconfig.toml:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\ntools: ${JSON.stringify(
+      provider.received
+        .filter((r) => r.json?.tools)
+        .pop()
+        ?.json.tools.map((t: any) => t.name ?? t.type),
+    )}`;
+    expect(run.code, ctx).toBe(0);
+    expect(run.stdout.trim().split('\n').pop(), ctx).toBe('CODEX-MCP-DONE: read back.');
+  });
+
+  it('offered the MCP read tool, and the marker told the model to call it', () => {
+    const last = provider.received.filter((r) => r.path.endsWith('/responses') && r.json).pop()!;
+    expect(findReadTool(readRequest(last.body, 'openai-responses'))).toBe(READ_TOOL);
+    expect(results()[0]![1]).toContain(`call \`${READ_TOOL}\` with handle`);
+  });
+
+  it('received the stored output back byte for byte, page by page, through the MCP tool', () => {
+    // Codex puts a short header (chunk id, wall time, exit code) before the output it sends
+    expect(
+      readBackPages(results(), READ_TOOL, proxy.store)
+        .trimEnd()
+        .endsWith('\n' + expected[0]!.trimEnd()),
+    ).toBe(true);
   });
 });
 

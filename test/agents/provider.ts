@@ -8,7 +8,8 @@
  *
  * The script is stateless over HTTP: the step is the number of tool results in the request (over the
  * WebSocket, in the conversation the request continues). Step k < N asks the
- * agent to run `commands[k]` with its shell tool; step N answers with the final text. Requests that
+ * agent to run `commands[k]` with its shell tool; step N answers with the final text, or first, with
+ * `readBack`, reads the first output back through Spillway's MCP tool page by page. Requests that
  * offer no shell tool (Claude Code's side calls: titles, topic checks) get a short text answer.
  * Every request body is kept for the assertions.
  */
@@ -38,6 +39,12 @@ export interface ScriptedProvider {
 export interface Script {
   commands: string[];
   finalAnswer: string;
+  /**
+   * After the commands: read the first command's output back through this MCP tool (as the agent
+   * names it, e.g. `mcp__spillway__read_output`), page by page with `offset` and `limit`, following
+   * each answer's `next:` until there is none; then the final answer.
+   */
+  readBack?: { tool: string; page: number };
   /** speak the Responses WebSocket mode on the OpenAI side (otherwise upgrades get 426) */
   websockets?: boolean;
 }
@@ -64,10 +71,58 @@ function anthropicStep(body: any): number {
   return n;
 }
 
+/** A Spillway handle in a text. */
+const HANDLE = /sw_[0-9a-f]{24}/;
+/** The read tool's answer header: `[spillway sw_…: … ; next: offset N, limit M]`. */
+const NEXT_PAGE = /; next: offset (\d+), limit (\d+)\]$/;
+
+/** The text of a tool result block or item. */
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('');
+  return '';
+}
+
+/**
+ * The next read-back call, from the results so far (texts in order, with the tool each answered):
+ * the first read starts at 0 on the handle in the first result; each next one where the last
+ * answer's header says; undefined when the last answer has no next page.
+ */
+function nextRead(results: Array<{ tool: string; text: string }>, script: Script): Record<string, unknown> | 'done' {
+  const rb = script.readBack!;
+  const reads = results.filter((r) => r.tool === rb.tool);
+  const handle = HANDLE.exec(results[0]?.text ?? '')?.[0];
+  if (!handle) return 'done';
+  if (reads.length === 0) return { handle, offset: 0, limit: rb.page };
+  const header = reads[reads.length - 1]!.text.split('\n', 1)[0]!;
+  const next = NEXT_PAGE.exec(header);
+  return next ? { handle, offset: Number(next[1]), limit: Number(next[2]) } : 'done';
+}
+
+/** Tool results of an Anthropic request, in order, with the name of the tool each answers. */
+function anthropicResults(body: any): Array<{ tool: string; text: string }> {
+  const names = new Map<string, string>();
+  const out: Array<{ tool: string; text: string }> = [];
+  for (const m of body.messages ?? []) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content) {
+      if (b?.type === 'tool_use') names.set(b.id, b.name);
+      if (b?.type === 'tool_result') out.push({ tool: names.get(b.tool_use_id) ?? '', text: resultText(b.content) });
+    }
+  }
+  return out;
+}
+
 function anthropicReply(body: any, script: Script): { content: any[]; stop: string } {
   const hasShell = Array.isArray(body.tools) && body.tools.some((t: any) => t?.name === ANTHROPIC_SHELL);
   if (!hasShell) return { content: [{ type: 'text', text: 'Scripted side answer.' }], stop: 'end_turn' };
   const step = anthropicStep(body);
+  if (script.readBack && step >= script.commands.length) {
+    const read = nextRead(anthropicResults(body), script);
+    if (read !== 'done') {
+      return { content: [{ type: 'tool_use', id: id('toolu'), name: script.readBack.tool, input: read }], stop: 'tool_use' };
+    }
+  }
   if (step < script.commands.length) {
     return {
       content: [
@@ -158,13 +213,57 @@ function shellCall(tools: any[], command: string): { name: string; arguments: st
   return undefined;
 }
 
+/**
+ * The text of a Responses tool output: a string (maybe the JSON of content parts), or an array of
+ * parts. Codex sends an MCP tool's answer as parts, its own "Wall time: …\nOutput:" first and the
+ * tool's content last: the tool's text is the last part.
+ */
+export function outputText(output: unknown): string {
+  if (Array.isArray(output)) {
+    const texts = output.filter((p: any) => typeof p?.text === 'string').map((p: any) => p.text as string);
+    return texts[texts.length - 1] ?? '';
+  }
+  if (typeof output === 'string') {
+    try {
+      const parts = JSON.parse(output) as unknown;
+      if (Array.isArray(parts) && parts.every((p: any) => typeof p?.text === 'string')) return parts.map((p: any) => p.text).join('');
+      const content = (parts as any)?.content;
+      if (Array.isArray(content)) return content.map((p: any) => (typeof p?.text === 'string' ? p.text : '')).join('');
+    } catch {
+      /* plain text */
+    }
+    return output;
+  }
+  return resultText(output);
+}
+
+/** Tool outputs of a Responses request, in order, with the name of the tool each answers. */
+function responsesResults(body: any): Array<{ tool: string; text: string }> {
+  const names = new Map<string, string>();
+  const out: Array<{ tool: string; text: string }> = [];
+  for (const i of Array.isArray(body.input) ? body.input : []) {
+    if (i?.type === 'function_call' || i?.type === 'custom_tool_call')
+      names.set(i.call_id, i.namespace ? `${i.namespace}.${i.name}` : i.name);
+    if (i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output')
+      out.push({ tool: names.get(i.call_id) ?? '', text: outputText(i.output) });
+  }
+  return out;
+}
+
 /** The events of one scripted response (the same over SSE and WebSocket), and the response itself. */
 function responseEvents(body: any, script: Script): { events: Array<{ event: string; data: any }>; response: any } {
   const respId = id('resp');
   const step = responsesStep(body);
-  const call = step < script.commands.length ? shellCall(Array.isArray(body.tools) ? body.tools : [], script.commands[step]!) : undefined;
+  let call = step < script.commands.length ? shellCall(Array.isArray(body.tools) ? body.tools : [], script.commands[step]!) : undefined;
+  if (script.readBack && step >= script.commands.length) {
+    const read = nextRead(responsesResults(body), script);
+    if (read !== 'done') call = { name: script.readBack.tool, arguments: JSON.stringify(read) };
+  }
+  // a tool in a namespace (`mcp__spillway.read_output`) is called by its own name, with the namespace beside it
+  const dot = call ? call.name.lastIndexOf('.') : -1;
+  const named = call && dot > 0 ? { name: call.name.slice(dot + 1), namespace: call.name.slice(0, dot) } : call ? { name: call.name } : {};
   const item = call
-    ? { type: 'function_call', id: id('fc'), call_id: id('call'), name: call.name, arguments: call.arguments, status: 'completed' }
+    ? { type: 'function_call', id: id('fc'), call_id: id('call'), ...named, arguments: call.arguments, status: 'completed' }
     : {
         type: 'message',
         id: id('msg'),

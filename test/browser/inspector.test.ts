@@ -187,6 +187,34 @@ describe('the inspector bundle in Chromium', () => {
     await page.close();
   });
 
+  for (const [width, height] of [
+    [1000, 800],
+    [700, 800],
+  ] as const) {
+    it(`brings a clicked turn's details into view at ${width}×${height} (screenshot in test-results/)`, async () => {
+      const { page } = await openPage('dark', [120, 10_000], width);
+      await page.setViewportSize({ width, height });
+      await openSession(page, 120);
+      const inView = () =>
+        page.locator('[data-testid="details-anchor"]').evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          return r.top < window.innerHeight - 40 && r.bottom > 0;
+        });
+      // the arrows only select (the list stays where it is); a click brings the details up
+      await page.locator('.timeline .vrow').nth(3).click();
+      await page.locator('.details h2', { hasText: /^Turn 4$/ }).waitFor();
+      await expect.poll(inView).toBe(true);
+      await page.screenshot({ path: join(ARTIFACTS, `inspector-turn-in-view-${width}x${height}.png`) });
+      // the session list shows every session, none clipped
+      const clipped = await page.evaluate(() => {
+        const list = document.querySelector('.sessions')!;
+        return [...list.querySelectorAll('button.session')].some((b) => b.scrollHeight > b.clientHeight + 1);
+      });
+      expect(clipped).toBe(false);
+      await page.close();
+    });
+  }
+
   // every width in every theme: nothing may stick out of the panel
   for (const width of [1600, 900, 450]) {
     for (const theme of Object.keys(THEMES)) {
@@ -239,7 +267,10 @@ describe('the inspector bundle in Chromium', () => {
       });
     await page.locator('.details h2').waitFor();
     expect(await page.locator('.details h2').textContent()).not.toBe('Turn 1');
-    expect(await page.locator('[data-testid="totals-cost"]').textContent()).toMatch(/Anthropic [−+]/);
+    // the headline: the cost with read-backs, in dollars at the session's own model
+    expect(await page.locator('[data-testid="totals-cost"]').textContent()).toMatch(
+      /^Input cost \$[\d,.]+ → \$[\d,.]+ [−+±][\d.]+% with read-backs \([−+±][\d.]+% before\)$/,
+    );
     await page.locator('.result-head').first().click();
     await page.locator('.pager-projected .pager-text').waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-long-session.png') });

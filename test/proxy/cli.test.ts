@@ -125,6 +125,8 @@ describe('spillway proxy', () => {
     // Codex ignores OPENAI_BASE_URL: the start-up text gives its own route
     expect(out()).toContain(`  codex -c openai_base_url="${url}/v1"`);
     expect(out()).toContain(`  openai_base_url = "${url}/v1"`);
+    // and how agents read back over MCP, on the same store
+    expect(out()).toContain(`  Claude Code: claude mcp add spillway -- spillway mcp --store ${store}`);
     const client = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${url}/v1`, maxRetries: 0, timeout: 10_000 });
     const answer = await client.chat.completions.create(chatRequest(bigLog(1500, 'cli')) as any);
     expect(answer.choices[0]!.message.content).toBe('All tests pass.');

@@ -23,7 +23,7 @@ import {
   UsageTap,
   type Turn,
 } from '../../src/proxy';
-import { codexRouteText, codexShellLines } from '../../src/proxy/env';
+import { codexRouteText, codexShellLines, mcpRouteText, mcpShellLines } from '../../src/proxy/env';
 import { originForm } from '../../src/proxy/routes';
 import { handleFor } from '../../src/engine';
 import { anthropicRequest, chatRequest, responsesRequest } from './support';
@@ -348,6 +348,17 @@ describe('agent environment', () => {
     expect(agentEnvironmentLines('http://127.0.0.1:1/', 'powershell')[2]).toBe('$env:ANTHROPIC_BASE_URL = "http://127.0.0.1:1"');
     expect(agentEnvironmentLines('http://127.0.0.1:1', 'fish')[0]).toBe('set -gx OPENAI_BASE_URL http://127.0.0.1:1/v1');
     expect(agentEnvironmentLines('http://127.0.0.1:1', 'cmd')[0]).toBe('set OPENAI_BASE_URL=http://127.0.0.1:1/v1');
+  });
+
+  it('names the MCP read-back for Claude Code and Codex, and as a comment line to paste', () => {
+    const launch = { command: 'spillway', args: ['mcp', '--store', '/s'] };
+    expect(mcpRouteText(launch)).toEqual([
+      'Read-backs over MCP (no shell, no prompt per read; docs/read-back.md):',
+      '  Claude Code: claude mcp add spillway -- spillway mcp --store /s',
+      '  Codex: [mcp_servers.spillway] command = "spillway", args = ["mcp", "--store", "/s"], default_tools_approval_mode = "approve"',
+    ]);
+    expect(mcpShellLines(launch, 'cmd')[0]).toMatch(/^REM .*: claude mcp add spillway -- spillway mcp --store \/s$/);
+    expect(mcpShellLines(launch, 'posix')[0]).toMatch(/^# /);
   });
 
   it('gives Codex its own route: -c openai_base_url or the config.toml line, and an alias per shell', () => {

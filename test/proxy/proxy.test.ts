@@ -409,6 +409,18 @@ describe('errors reach the client as the upstream sent them', () => {
     }
   });
 
+  it("records an error status's message as the upstream wrote it", async () => {
+    const error = { error: { message: 'Overloaded', type: 'overloaded_error' } };
+    upstream.respond = () => ({ kind: 'json', status: 529, body: error });
+    try {
+      await anthropic.messages.create(anthropicRequest('x') as any).catch(() => undefined);
+      const t = await turnFor((x) => x.status === 529);
+      expect(t.upstreamMessage).toBe('overloaded_error: Overloaded');
+    } finally {
+      upstream.respond = defaultReply;
+    }
+  });
+
   it('relays 429 and 5xx with their headers (retry-after) to both SDKs', async () => {
     upstream.respond = (rec) =>
       rec.url.startsWith('/v1/messages')

@@ -354,8 +354,10 @@ describe('Copilot recordings', () => {
       );
       try {
         const [info] = source.list();
-        expect(info).toMatchObject({ id: 'copilot:copilot-abc', origin: 'copilot', title: 'copilot-abc', turns: 2 });
-        expect(info!.detail).toMatch(/^Copilot chat · claude/);
+        // named by the agent and the start time (issue 22), the recording's own name kept in the detail line
+        expect(info).toMatchObject({ id: 'copilot:copilot-abc', origin: 'copilot', turns: 2 });
+        expect(info!.title).toMatch(/^Copilot · \w{3} \d{1,2}, \d\d:\d\d$/);
+        expect(info!.detail).toMatch(/^Copilot chat copilot-abc · claude/);
         const s = (await source.open('copilot:copilot-abc'))!;
         const turns = s.turns();
         expect(turns[0]).toMatchObject({ cachedPrefixTokens: 300, reductions: 1, model: 'claude' });

@@ -426,4 +426,14 @@ describe('the CLI keeps its promises (issue 14, point 6)', () => {
       expect(missing, `flags of ${cmd} in docs/cli.md but not in its usage`).toEqual([]);
     }
   });
+
+  it('mcp with an extra argument exits 2 with one line naming it', () => {
+    expectOneLineError(run(['mcp', 'extra']), /mcp: unexpected argument "extra"/);
+  });
+
+  it('mcp on a store that is a file says so before serving anything', () => {
+    const file = join(dir, 'not-a-folder');
+    writeFileSync(file, 'x');
+    expectOneLineError(run(['mcp', '--store', file]), /mcp: the store .* is not a folder/);
+  });
 });

@@ -6,12 +6,14 @@ import { describe, expect, test } from 'vitest';
 import { parse } from 'smol-toml';
 import {
   addCodexBaseUrl,
+  addCodexMcpServer,
   codexBaseUrl,
   codexCommandArgs,
   codexConfigPath,
   codexLine,
   CodexConfigError,
   removeCodexBaseUrl,
+  removeCodexMcpServer,
   spillwayCodexBaseUrl,
 } from '../../src/proxy/codexConfig';
 
@@ -131,4 +133,43 @@ test('the command-line way and the paths', () => {
   expect(codexCommandArgs(URL_A)).toEqual(['-c', `openai_base_url="${URL_A}"`]);
   expect(codexConfigPath({ CODEX_HOME: '/x/ch' }, '/home/u')).toBe('/x/ch/config.toml');
   expect(codexConfigPath({}, '/home/u')).toBe('/home/u/.codex/config.toml');
+});
+
+describe("Spillway's MCP server table", () => {
+  const launch = { command: 'spillway', args: ['mcp', '--store', '/home/me/.spillway/store'] };
+
+  test('goes at the end as [mcp_servers.spillway], allowed once, the rest byte-identical', () => {
+    const r = addCodexMcpServer(REAL, launch);
+    expect(r.text.startsWith(REAL)).toBe(true);
+    const parsed = parse(r.text) as Record<string, any>;
+    expect(parsed.mcp_servers.spillway).toEqual({ ...launch, default_tools_approval_mode: 'approve' });
+    expect(parsed.mcp_servers.docs).toEqual({ command: 'npx', args: ['-y', 'docs-mcp'] });
+  });
+
+  test('comes back byte for byte when removed, also next to the route line', () => {
+    const both = addCodexBaseUrl(addCodexMcpServer(REAL, launch).text, URL_A).text;
+    expect(removeCodexBaseUrl(removeCodexMcpServer(both).text).text).toBe(REAL);
+  });
+
+  test('is replaced, not repeated, when added again with a new store', () => {
+    const once = addCodexMcpServer(REAL, launch).text;
+    const again = addCodexMcpServer(once, { ...launch, args: ['mcp', '--store', '/elsewhere'] }).text;
+    expect((parse(again) as Record<string, any>).mcp_servers.spillway.args).toEqual(['mcp', '--store', '/elsewhere']);
+    expect(removeCodexMcpServer(again).text).toBe(REAL);
+  });
+
+  test('carries the launch environment as its own table', () => {
+    const r = addCodexMcpServer('', { ...launch, env: { ELECTRON_RUN_AS_NODE: '1' } });
+    expect((parse(r.text) as Record<string, any>).mcp_servers.spillway.env).toEqual({ ELECTRON_RUN_AS_NODE: '1' });
+  });
+
+  test('refuses a [mcp_servers.spillway] the user wrote, and never removes it', () => {
+    const theirs = '[mcp_servers.spillway]\ncommand = "mine"\n';
+    expect(() => addCodexMcpServer(theirs, launch)).toThrow(CodexConfigError);
+    expect(removeCodexMcpServer(theirs).changed).toBe(false);
+  });
+
+  test('refuses a file that is not TOML', () => {
+    expect(() => addCodexMcpServer('model = ', launch)).toThrow(/not valid TOML/);
+  });
 });

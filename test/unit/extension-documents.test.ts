@@ -3,6 +3,8 @@ import {
   documentExtension,
   documentPath,
   documentTitle,
+  lineHolding,
+  readToolText,
   markerTextFor,
   parseDocumentPath,
   safeSegment,
@@ -13,15 +15,31 @@ import {
 const H = 'sw_0123456789abcdef01234567';
 
 describe('document names', () => {
-  it('titles a stored output by tool and call, not by hash', () => {
+  it('titles a stored output by tool and call when neither file nor command is known, not by hash', () => {
     expect(documentTitle({ tool: 'bash', callId: 'call_abc123', ext: '.log' })).toBe('bash · call_abc123.log');
     const path = documentPath({ handle: H, tool: 'bash', callId: 'call_abc123', ext: '.log' });
-    expect(path).toBe(`/${H}/bash · call_abc123.log`);
+    expect(path).toBe(`/${H}/call_abc123/bash · call_abc123.log`);
     expect(path.split('/').pop()).not.toContain('sw_');
   });
 
+  it('titles an output by the file it came from, the call id in the folder the tooltip shows', () => {
+    const name = { handle: H, tool: 'Read', callId: 'toolu_01CVk', ext: '.py', sourcePath: 'C:/Users/x/scripts/sync_raw_logs.py' };
+    expect(documentTitle(name)).toBe('sync_raw_logs.py');
+    expect(documentPath(name)).toBe(`/${H}/toolu_01CVk/sync_raw_logs.py`);
+    // the content decides the language: a JSON answer about a .ts file keeps both
+    expect(documentTitle({ ...name, sourcePath: 'src/a.ts', ext: '.json' })).toBe('a.ts.json');
+  });
+
+  it('titles an output by the command that printed it', () => {
+    expect(documentTitle({ tool: 'Bash', callId: 'toolu_2', ext: '.log', command: 'npm test -- --run\necho done' })).toBe(
+      '$ npm test -- --run.log',
+    );
+  });
+
   it('puts the projected text under /projected/', () => {
-    expect(documentPath({ handle: H, tool: 'bash', callId: 'c', ext: '.log', projected: true })).toBe(`/${H}/projected/bash · c.log`);
+    expect(documentPath({ handle: H, tool: 'bash', callId: 'c', ext: '.log', projected: true })).toBe(`/${H}/projected/c/bash · c.log`);
+    // a call id spelled like the folder cannot be taken for it
+    expect(documentPath({ handle: H, tool: 'bash', callId: 'projected', ext: '.log' })).toBe(`/${H}/_projected/bash · projected.log`);
   });
 
   it('keeps slashes, control characters and dot segments out of titles', () => {
@@ -34,9 +52,15 @@ describe('document names', () => {
 
   it('reads the handle back and round-trips', () => {
     const path = documentPath({ handle: H, tool: 'Read', callId: 'toolu_1', ext: '.ts' });
-    expect(parseDocumentPath(path)).toEqual({ ok: true, handle: H, projected: false });
-    expect(parseDocumentPath(documentPath({ handle: H, ext: '.log', projected: true }))).toEqual({ ok: true, handle: H, projected: true });
-    expect(parseDocumentPath(`/${H}`)).toEqual({ ok: true, handle: H, projected: false });
+    expect(parseDocumentPath(path)).toEqual({ ok: true, handle: H, projected: false, isDir: false });
+    expect(parseDocumentPath(documentPath({ handle: H, ext: '.log', projected: true }))).toEqual({
+      ok: true,
+      handle: H,
+      projected: true,
+      isDir: false,
+    });
+    expect(parseDocumentPath(`/${H}`)).toEqual({ ok: true, handle: H, projected: false, isDir: true });
+    expect(parseDocumentPath(`/${H}/toolu_1`)).toEqual({ ok: true, handle: H, projected: false, isDir: true });
   });
 
   it('refuses handles with .. or slashes and anything not shaped like a handle', () => {
@@ -52,6 +76,31 @@ describe('document names', () => {
     ]) {
       expect(parseDocumentPath(p).ok, p).toBe(false);
     }
+  });
+});
+
+describe("Claude Code's numbered Read output", () => {
+  it("is shown at the file's own line numbers, without the N→ prefixes", () => {
+    expect(readToolText('     1→import os\n     2→\n     3→print(1)')).toBe('import os\n\nprint(1)');
+  });
+
+  it('starts a read from line 40 on line 40, and keeps what follows the numbered lines', () => {
+    const text = readToolText('    40→def f():\n    41→    pass\n\n<system-reminder>x</system-reminder>')!;
+    const lines = text.split('\n');
+    expect(lines[39]).toBe('def f():');
+    expect(lines.slice(0, 39).every((l) => l === '')).toBe(true);
+    expect(text.endsWith('\n<system-reminder>x</system-reminder>')).toBe(true);
+  });
+
+  it('leaves text that is not numbered alone', () => {
+    expect(readToolText('total 8\n-rw-r--r-- a')).toBeUndefined();
+  });
+});
+
+describe('a missed identifier', () => {
+  it('opens at the line and column that hold it', () => {
+    expect(lineHolding('a\nbb sync_raw_logs\nc', 'sync_raw_logs')).toEqual({ line: 1, character: 3 });
+    expect(lineHolding('abc', 'zzz')).toBeUndefined();
   });
 });
 

@@ -37,7 +37,13 @@ const GLOBAL_LOOKUP = 'new Function("return this")';
 describe('the release .vsix', () => {
   it('holds the extension bundle the manifest names, and the webview', () => {
     expect([...files.keys()]).toEqual(
-      expect.arrayContaining(['extension/package.json', 'extension/dist/extension.js', 'extension/dist/webview.js']),
+      // cli.js: the extension launches its `mcp` command as the MCP server it registers
+      expect.arrayContaining([
+        'extension/package.json',
+        'extension/dist/extension.js',
+        'extension/dist/cli.js',
+        'extension/dist/webview.js',
+      ]),
     );
     expect(manifest.main).toBe('./dist/extension.js');
   });

@@ -1,7 +1,7 @@
 /**
  * Spillway: Route Codex Through Spillway in a real VS Code (code-server + Chromium), on a temporary
- * CODEX_HOME: the modal shows the exact line; after a click on its button the line is in config.toml
- * and every other byte of the file is as it was; Stop Routing removes it again, and so does turning
+ * CODEX_HOME: the modal shows the exact line; after a click on its button the line is in config.toml,
+ * with Spillway's [mcp_servers.spillway] table at the end, and every other byte of the file is as it was; Stop Routing removes it again, and so does turning
  * the proxy off. A config.toml that is not TOML is reported and left alone.
  *
  * Each test writes the config.toml it starts from and turns the proxy on (it needs it running), so
@@ -9,12 +9,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, launch, waitUntil, type Harness } from './harness';
+import { freePort, launch, proxyOnAt, setSpillwaySetting, waitUntil, type Harness } from './harness';
 import { expectSome } from '../support/expect';
-import { codexLine } from '../../src/proxy/codexConfig';
+import { addCodexMcpServer, codexLine } from '../../src/proxy/codexConfig';
+import { mcpLaunch } from '../../src/extension/pure/mcpLaunch';
 
 let vs: Harness;
 let port = 0;
@@ -22,27 +22,7 @@ const codexHome = mkdtempSync(join(tmpdir(), 'sw-codex-home-'));
 const config = join(codexHome, 'config.toml');
 const ORIGINAL = '# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\n';
 
-/** Whether something accepts connections on 127.0.0.1:port. */
-function listening(p: number): Promise<boolean> {
-  return new Promise((res) => {
-    const sock = connect(p, '127.0.0.1');
-    sock.once('connect', () => {
-      sock.destroy();
-      res(true);
-    });
-    sock.once('error', () => res(false));
-  });
-}
-
-function setSetting(key: string, value: unknown) {
-  return vs.run(
-    async ({ vscode }, k, v) => {
-      await vscode.workspace.getConfiguration('spillway').update(k, v, vscode.ConfigurationTarget.Workspace);
-    },
-    key,
-    value,
-  );
-}
+const setSetting = (key: string, value: unknown) => setSpillwaySetting(vs, key, value);
 
 /** Starts the command without waiting (its modal blocks), so the test can answer the dialog in the page. */
 function startRoute() {
@@ -61,12 +41,7 @@ beforeAll(async () => {
   }, codexHome);
 });
 
-/** The proxy running at `port`, which the routed line points at. */
-async function proxyOn(): Promise<void> {
-  await setSetting('proxy.port', port);
-  await setSetting('proxy.enabled', true);
-  await waitUntil('the proxy to listen', () => listening(port), 20_000);
-}
+const proxyOn = () => proxyOnAt(vs, port);
 
 afterAll(async () => {
   if (vs) await vs.screenshot('codex-last');
@@ -76,8 +51,19 @@ afterAll(async () => {
 describe('Route Codex Through Spillway', () => {
   const line = () => codexLine(`http://127.0.0.1:${port}/v1`);
 
-  /** config.toml as the user had it, or with the routed line added as the command adds it. */
-  const routed = () => '# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n' + line() + '\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\n';
+  /**
+   * config.toml with the routed line and Spillway's MCP server table added as the command adds them
+   * (the table launches the extension's cli.js mcp on the window's store, as src/extension/mcp.ts does).
+   */
+  const routed = async () => {
+    const where = (await vs.run(({ context, host }) => ({ exec: process.execPath, ext: context.extensionPath, store: host.storeDir }))) as {
+      exec: string;
+      ext: string;
+      store: string;
+    };
+    const withLine = '# my Codex settings\r\nmodel = "gpt-5.2-codex"\r\n' + line() + '\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\n';
+    return addCodexMcpServer(withLine, mcpLaunch(where.exec, where.ext, where.store)).text;
+  };
 
   it('shows the exact line in a modal, adds it after the click, keeps the rest byte for byte', async () => {
     await proxyOn();
@@ -92,12 +78,12 @@ describe('Route Codex Through Spillway', () => {
     await dialog.getByRole('button', { name: 'Add Line' }).click();
     const r = (await routeResult()) as { file: string; changed: boolean; line: string };
     expect(r).toEqual({ file: config, changed: true, line: line() });
-    expect(readFileSync(config, 'utf8')).toBe(routed());
+    expect(readFileSync(config, 'utf8')).toBe(await routed());
   });
 
-  it('Stop Routing Codex Through Spillway removes only that line', async () => {
+  it('Stop Routing Codex Through Spillway removes only that line and the table', async () => {
     await proxyOn();
-    writeFileSync(config, routed());
+    writeFileSync(config, await routed());
     const r = await vs.run(({ vscode }) => vscode.commands.executeCommand('spillway.unrouteCodex'));
     expect(r).toEqual({ file: config, changed: true });
     expect(readFileSync(config, 'utf8')).toBe(ORIGINAL);

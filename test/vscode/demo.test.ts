@@ -1,27 +1,46 @@
 /**
  * The quick-start demo workspace (`npm start`) in a real VS Code: its settings point Spillway at
- * the store the replayed session filled, the inspector opens on that session (a real 54-call Claude
- * Code session under the default settings) with the figures the replay gave, and every output and
- * projection in it opens. The expected figures come from the demo's own replay (`demo.replayed`),
- * the same numbers `spillway replay` prints for the session.
+ * the store the replayed session filled, the inspector opens on that session (a real 41-call Claude
+ * Code session under the default settings, with previews and clears) on a turn whose outputs became
+ * previews with a handle, says in one sentence what happened and in dollars what it cost, and every
+ * output and projection in it opens. The expected figures come from the demo's own replay
+ * (`demo.replayed`), the same numbers `spillway replay` prints for the session. Screenshots of what a
+ * new user sees (both themes, 1000×800, a half-width split) go to test-results/inspector/ and are
+ * attached to the run.
  *
  * Each test finds the panel on the demo session itself and closes the editors it opened, so any one
  * runs alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, launch, waitUntil, type Harness } from './harness';
 import { DEMO_TRANSCRIPT, makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { ROOT } from './harness';
 import { failing } from '../support/expect';
-import { signedPercent } from '../../webview/format';
+import { formatChange } from '../../src/protocol';
 import { formatInt } from '../../src/engine/format-number';
 
 let vs: Harness;
 let demo: DemoWorkspace;
 const TITLE = basename(DEMO_TRANSCRIPT);
+const SHOTS = join(ROOT, 'test-results', 'inspector');
+
+/** Saves a screenshot of the workbench to test-results/inspector/ and attaches it to the test. */
+async function shot(name: string, annotate: (message: string, attachment: { path: string }) => Promise<unknown>): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  const path = join(SHOTS, `${name}.png`);
+  // toasts (git's offer to open the parent repository) would cover the panel
+  await vs.run(async ({ vscode }) => {
+    await vscode.commands.executeCommand('notifications.clearAll');
+  });
+  await vs.page.screenshot({ path });
+  await annotate(name, { path });
+}
+
+/** The headline cost as the inspector writes it: with read-backs, against raw history. */
+const headlineChange = (c: { raw: number; withReadBacks: number }) => formatChange(c.withReadBacks / c.raw - 1);
 
 beforeAll(async () => {
   demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `demo-workspace-${process.pid}`), ROOT);
@@ -71,33 +90,165 @@ async function closeOtherTabs(): Promise<void> {
 }
 
 describe('the demo workspace', () => {
-  it('replays a long real session where the default saves: cost down at both price models, few misses', () => {
-    // `spillway replay test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl` gives the same figures
-    expect(demo.replayed.calls).toBe(54);
-    for (const [model, c] of Object.entries(demo.replayed.cost)) expect(c.projected, `${model} cost`).toBeLessThan(c.raw);
+  it('replays a real session where the default makes previews with a handle and clears, cost down at both price models', () => {
+    // `spillway replay test/fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl` gives the same figures
+    expect(demo.replayed.calls).toBe(41);
+    expect(demo.replayed.model).toMatch(/^claude-opus-4-5/);
+    for (const [model, c] of Object.entries(demo.replayed.cost)) expect(c.withReadBacks, `${model} cost`).toBeLessThan(c.raw);
     expect(demo.replayed.projectedTokens).toBeLessThan(demo.replayed.originalTokens);
     expect(demo.replayed.missRate).toBeLessThan(0.05);
+    expect(demo.replayed.previewTurns.length).toBeGreaterThan(0);
     expect(demo.replayed.clearTurns.length).toBeGreaterThan(0);
   });
 
-  it('opens on the inspector showing its replayed session, with no command typed', async () => {
+  it('opens on a turn whose outputs became previews, says what happened in one sentence and what it cost in dollars', async ({
+    annotate,
+  }) => {
     const calls = demo.replayed.calls;
     const frame = await inspectorFrame(vs.page);
     await frame.locator('.session-head h1', { hasText: TITLE }).waitFor({ timeout: 30_000 });
     await frame.locator('.totals', { hasText: `${calls} turns` }).waitFor();
-    // money first: cost under caching at both price models, as the replay priced them, then the tokens
-    const cost = (await frame.locator('[data-testid="totals-cost"]').textContent()) ?? '';
-    expect(cost).toMatch(
-      /^Cost under caching Anthropic [−+±][\d.]+%( \([−+±][\d.]+% with read-backs\))? · OpenAI [−+±][\d.]+%( \([−+±][\d.]+% with read-backs\))?/,
+    // one plain sentence above the header
+    const story = (await frame.locator('[data-testid="story"]').textContent()) ?? '';
+    expect(story).toMatch(
+      new RegExp(
+        `^The agent produced [\\d.]+[kM] tokens of context over ${calls} calls; Spillway sent [\\d.]+[kM]: \\d+ outputs? became previews? with a handle, \\d+ old results were cleared\\. Click a turn to see what the model saw\\.$`,
+      ),
     );
-    const { anthropic, openai } = demo.replayed.cost;
-    expect(cost).toContain(`Anthropic ${signedPercent(anthropic!.projected - anthropic!.raw, anthropic!.raw)}`);
-    expect(cost).toContain(`OpenAI ${signedPercent(openai!.projected - openai!.raw, openai!.raw)}`);
+    // money: the headline (with read-backs) in dollars at the session's own model, the figure before read-backs beside it
+    expect(await frame.locator('[data-testid="price-model"]').evaluate((el) => (el as HTMLSelectElement).value)).toBe('claude-opus-4-5');
+    const cost = (await frame.locator('[data-testid="totals-cost"]').textContent()) ?? '';
+    expect(cost).toMatch(/^Input cost \$[\d,.]+ → \$[\d,.]+ [−+±][\d.]+% with read-backs \([−+±][\d.]+% before\)$/);
+    expect(cost).toContain(headlineChange(demo.replayed.cost['anthropic']!));
     // the list says the real turn count of the kept replay, and the session is selected
     expect(await frame.locator('button.session.selected').textContent()).toMatch(new RegExp(`${calls} turns`));
-    // it opens on a turn where something happened, not on turn 1
-    const heading = await frame.locator('.details h2').textContent();
-    expect(heading).not.toBe('Turn 1');
+    // it opens on a turn where outputs became previews with a handle, and explains that turn's cost
+    const heading = (await frame.locator('.details h2').textContent()) ?? '';
+    expect(demo.replayed.previewTurns.map((n) => `Turn ${n}`)).toContain(heading);
+    expect(await frame.locator('.result[data-kind="own"] .stage-offload').count()).toBeGreaterThan(0);
+    expect(await frame.locator('[data-testid="turn-cost-explained"]').textContent()).toMatch(
+      /^[−+±][\d.]+% this turn \(\$[\d.]+ raw → \$[\d.]+\): \d+ outputs? became previews? with a handle/,
+    );
+    await shot('demo-opens-on-a-preview', annotate);
+  });
+
+  it('defines the words it uses, on hover and in a glossary', async ({ annotate }) => {
+    const frame = await showDemo();
+    expect(await frame.locator('.term[data-term="cache-stable"]').getAttribute('title')).toMatch(/prompt cache/);
+    await frame.getByText('What the words mean').click();
+    const words = await frame.locator('[data-testid="glossary"] dt').allTextContents();
+    expect(words).toEqual(['clear', 'preview', 'handle', 'cache-stable', 'read-back', 'miss']);
+    await shot('demo-glossary', annotate);
+    await frame.getByText('What the words mean').click();
+  });
+
+  it('filters by tool whether or not its results were reduced, and by reduced', async () => {
+    const frame = await showDemo();
+    const count = async () => Number(((await frame.locator('[data-testid="filter-count"]').textContent()) ?? '').split(' ')[0]);
+    try {
+      // the toolkit's dropdown is a web component: set its value and send the change it would
+      await frame.locator('vscode-dropdown[aria-label="Filter by tool"]').evaluate((el) => {
+        (el as HTMLSelectElement).value = 'Read';
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      await frame.locator('[data-testid="filter-count"]').waitFor();
+      const withRead = await count();
+      await frame.locator('[data-testid="reduced-only"]').check();
+      await expect.poll(count).toBeLessThan(withRead);
+      expect(await count()).toBeGreaterThan(0);
+    } finally {
+      await frame.getByRole('button', { name: 'Clear filter' }).click();
+    }
+  });
+
+  it('opens a missed identifier in its stored output at the line that holds it, titled by its file', async () => {
+    const frame = await showDemo();
+    const turn = demo.replayed.missedTurns[0]!;
+    try {
+      await frame.getByRole('button', { name: `Missed identifiers: turn ${turn}` }).click();
+      await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${turn}$`) }).waitFor();
+      const item = frame
+        .locator('.missed li')
+        .filter({ has: frame.locator('button.link') })
+        .first();
+      const id = (await item.locator('code').textContent())!;
+      await item.locator('button.link').click();
+      await waitUntil('the stored output to open at the identifier', async () =>
+        vs.run(({ vscode }, want) => {
+          const e = vscode.window.activeTextEditor;
+          return !!e && e.document.uri.scheme === 'spillway' && e.document.getText(e.selection) === want;
+        }, id),
+      );
+      const opened = await vs.run(({ vscode }) => {
+        const e = vscode.window.activeTextEditor!;
+        return { line: e.selection.active.line, title: e.document.uri.path.split('/').pop(), text: e.document.getText() };
+      });
+      expect(opened.line).toBeGreaterThan(0);
+      // a file the agent read: titled by its name, at its own line numbers (no `N→` prefixes)
+      expect(opened.title).toMatch(/\.py$/);
+      expect(opened.text).not.toMatch(/^ *\d+→/m);
+    } finally {
+      await closeOtherTabs();
+    }
+  });
+
+  it('brings a clicked turn into view at 1000×800 and in a half-width split, in the dark and the light theme', async ({ annotate }) => {
+    const frame = await showDemo();
+    const inView = () =>
+      frame.locator('[data-testid="details-anchor"]').evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top < window.innerHeight - 40 && r.bottom > 0;
+      });
+    const clickTurn = async (n: number) => {
+      await frame.locator('.timeline .vrow').nth(n).click();
+      await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${n + 1}$`) }).waitFor();
+    };
+    /** Switches the colour theme and waits until the inspector's webview has it. */
+    const theme = async (kind: 'dark' | 'light' | undefined) => {
+      const name = kind === 'dark' ? 'Default Dark Modern' : kind === 'light' ? 'Default Light Modern' : undefined;
+      await vs.run(async ({ vscode }, n) => {
+        await vscode.workspace.getConfiguration('workbench').update('colorTheme', n ?? undefined, vscode.ConfigurationTarget.Global);
+      }, name ?? null);
+      if (kind) await expect.poll(() => frame.evaluate((k) => document.body.classList.contains(`vscode-${k}`), kind)).toBe(true);
+    };
+    try {
+      await theme('dark');
+      await vs.page.setViewportSize({ width: 1000, height: 800 });
+      await clickTurn(2);
+      await expect.poll(inView).toBe(true);
+      await shot('narrow-1000x800-dark', annotate);
+      // the legend keeps each swatch with its word: an entry wraps whole, one line high
+      await expect
+        .poll(() =>
+          frame
+            .locator('.legend-entry')
+            .first()
+            .evaluate((el) => el.getBoundingClientRect().height < 30),
+        )
+        .toBe(true);
+      await theme('light');
+      await clickTurn(4);
+      await expect.poll(inView).toBe(true);
+      await shot('narrow-1000x800-light', annotate);
+      // the inspector in half the window: an editor beside it
+      await vs.page.setViewportSize({ width: 1400, height: 900 });
+      await vs.run(
+        async ({ vscode }, file) =>
+          vscode.window.showTextDocument(vscode.Uri.file(file), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }),
+        join(demo.dir, 'README.md'),
+      );
+      await clickTurn(6);
+      await expect.poll(inView).toBe(true);
+      await shot('split-half-width-light', annotate);
+      await theme('dark');
+      await clickTurn(8);
+      await expect.poll(inView).toBe(true);
+      await shot('split-half-width-dark', annotate);
+    } finally {
+      await theme(undefined);
+      await vs.page.setViewportSize({ width: 1400, height: 900 });
+      await closeOtherTabs();
+    }
   });
 
   it('marks the turns that matter: the clears and the missed identifiers the replay found', async () => {
@@ -114,10 +265,8 @@ describe('the demo workspace', () => {
     const text = (await item.textContent()) ?? '';
     const saved = demo.replayed.originalTokens - demo.replayed.projectedTokens;
     expect(text).toContain(`${formatInt(saved)} tokens saved`);
-    expect(text).toMatch(/cost −[\d.]+%/);
-    // the status bar's cost is Anthropic's, over the sessions: here the demo's alone
-    const a = demo.replayed.cost['anthropic']!;
-    expect(text).toContain(`cost −${(((a.raw - a.projected) / a.raw) * 100).toFixed(1)}%`);
+    // the status bar leads with the header's figure (with read-backs), at the session's price family: here the demo's alone
+    expect(text).toContain(`cost ${headlineChange(demo.replayed.cost['anthropic']!)}`);
     // put another editor in front, then the status bar brings the inspector back
     try {
       await vs.run(
@@ -196,20 +345,26 @@ describe('the demo workspace', () => {
   });
 
   it('lists every stored output in Open Stored Output… (checked in the page)', async () => {
-    // each row is titled by the tool and call of a reduction the replay recorded
+    // each row names the tool of a reduction the replay recorded and ends with its handle (outputs are
+    // content-addressed: two calls that returned the same text share one output, named by the first call)
     const dir = join(demo.storeDir, 'projected');
-    const labels = readdirSync(dir).map((n) => {
-      const r = JSON.parse(readFileSync(join(dir, n), 'utf8')) as { tool: string; callId: string };
-      return `${r.tool} · ${r.callId}`;
-    });
-    expect(labels.length).toBe(demo.outputs);
+    const recorded = new Map(
+      readdirSync(dir).map((n) => {
+        const r = JSON.parse(readFileSync(join(dir, n), 'utf8')) as { tool: string; handle: string };
+        return [r.handle, r.tool] as const;
+      }),
+    );
+    expect(recorded.size).toBe(demo.outputs);
     await vs.runCommand('Spillway: Open Stored Output');
     const rows = vs.page.locator('.quick-input-list .monaco-list-row:visible');
     await rows.first().waitFor({ state: 'visible' });
     const texts = await rows.allTextContents();
     expect(texts.length).toBe(Math.min(demo.outputs, texts.length));
     expect(
-      failing(texts, (t) => labels.some((l) => t.startsWith(l))),
+      failing(texts, (t) => {
+        const handle = /sw_[0-9a-f]{24}/.exec(t)?.[0];
+        return !!handle && t.startsWith(`${recorded.get(handle)} · `);
+      }),
       'rows that name no recorded reduction',
     ).toEqual([]);
     await vs.page.keyboard.press('Escape');

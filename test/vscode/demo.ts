@@ -2,9 +2,12 @@
  * The demo workspace `npm start` opens: a small folder whose Spillway store already holds the
  * outputs of a replayed agent session, so every command has something to show on first open.
  *
- * The session is a real, long one from the repository's corpus (test/fixtures/sessions/long/: a
- * Claude Code session of 54 model calls, MIT, source in that folder's README), so a fresh clone
- * needs nothing else. It is
+ * The session is a real one from the repository's corpus (test/fixtures/sessions/dev/claude-code/:
+ * a Claude Code session of 41 model calls on claude-opus-4-5, CC0, source in that folder's README),
+ * so a fresh clone needs nothing else. It was chosen because under the default it shows both things
+ * Spillway does: files the agent read become previews with a handle (turns 11, 17, 21) and old
+ * results are cleared (the long session of test/fixtures/sessions/long/ shows only clears under the
+ * default, so a new user never saw a preview). It is
  * replayed model call by model call through the engine under the DEFAULT settings (the `spillway`
  * preset; the demo workspace sets no cap), into the store folder the workspace's settings point
  * Spillway at (`spillway.storage.folder`), and kept as the inspector keeps replays, so the window
@@ -21,8 +24,8 @@ import { defaultArchiveDir, SessionArchive } from '../../src/extension/inspector
 import { archiveReplay } from '../../src/extension/inspector/replaySource';
 import { formatInt } from '../../src/engine/format-number';
 
-/** The session the demo replays (in the corpus, with its source and license in test/fixtures/sessions/long/README.md). */
-export const DEMO_FIXTURE = 'test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl';
+/** The session the demo replays (in the corpus, with its source and license in test/fixtures/sessions/dev/README.md). */
+export const DEMO_FIXTURE = 'test/fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl';
 /** Marks a folder this module made, so it never deletes anything else. */
 const MARK = '.spillway-demo';
 
@@ -49,10 +52,13 @@ export interface DemoWorkspace {
     originalTokens: number;
     projectedTokens: number;
     missRate: number;
-    /** input cost under caching per price model, raw history and projection (both with caching) */
-    cost: Record<string, { raw: number; projected: number }>;
-    /** the turns (1-based) where a clear fired, and where the agent named something the projection hid */
+    /** input cost under caching per price model, raw history and projection (both with caching), and the projection with read-backs (the headline) */
+    cost: Record<string, { raw: number; projected: number; withReadBacks: number }>;
+    /** the model the session's agent called */
+    model: string | undefined;
+    /** the turns (1-based) where a clear fired, where an output became a preview with a handle, and where the agent named something the projection hid */
     clearTurns: number[];
+    previewTurns: number[];
     missedTurns: number[];
   };
 }
@@ -84,6 +90,7 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
   let savedTokens = 0;
   const records: ProjectedRecord[][] = [];
   const clearTurns: number[] = [];
+  const previewTurns: number[] = [];
   let last: { request: unknown; projected: unknown } | undefined;
   const result = replay(transcript, {
     config,
@@ -94,6 +101,7 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
       const projected = JSON.parse(projection.request) as unknown;
       savedTokens += projection.stats.savedTokens;
       if (projection.reductions.some((x) => x.fresh && x.stage === 'clear')) clearTurns.push(i + 1);
+      if (projection.reductions.some((x) => x.fresh && x.stage !== 'clear')) previewTurns.push(i + 1);
       records[i] = projectedRecords(
         original,
         projected,
@@ -113,9 +121,15 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
     writeFileSync(join(dir, 'session/request.json'), JSON.stringify(last.request, null, 2) + '\n');
     writeFileSync(join(dir, 'session/projected.json'), JSON.stringify(last.projected, null, 2) + '\n');
   }
-  archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config);
+  const model = typeof transcript.base['model'] === 'string' ? transcript.base['model'] : undefined;
+  archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config, model);
   const cost: DemoWorkspace['replayed']['cost'] = {};
-  for (const [model, c] of Object.entries(result.totals.cost)) cost[model] = { raw: c.raw, projected: c.projected };
+  for (const [priceModel, c] of Object.entries(result.totals.cost))
+    cost[priceModel] = {
+      raw: c.raw,
+      projected: c.projected,
+      withReadBacks: result.totals.costWithReadBacks[priceModel]?.projected ?? c.projected,
+    };
   const replayed: DemoWorkspace['replayed'] = {
     path,
     calls,
@@ -123,12 +137,14 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
     projectedTokens: result.totals.projectedTokens,
     missRate: result.totals.missRate,
     cost,
+    model,
     clearTurns,
+    previewTurns,
     missedTurns: result.calls.filter((c) => c.missedIds > 0).map((c) => c.index + 1),
   };
   const pct = (model: string) => {
     const c = cost[model];
-    const v = c && c.raw > 0 ? ((c.projected - c.raw) / c.raw) * 100 : 0;
+    const v = c && c.raw > 0 ? ((c.withReadBacks - c.raw) / c.raw) * 100 : 0;
     return `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(1)}%`;
   };
   const outputs = store.list().length;
@@ -140,13 +156,14 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
       '',
       `This folder's Spillway store (\`.spillway/store\`, set in \`.vscode/settings.json\`) holds ${outputs} tool outputs`,
       `from a replayed agent session: ${source}, ${calls} model calls projected under the default settings,`,
-      `${formatInt(savedTokens)} tokens kept out of the model's context in total: input cost under prompt caching`,
-      `${pct('anthropic')} (Anthropic prices) and ${pct('openai')} (OpenAI), miss rate ${(result.totals.missRate * 100).toFixed(1)}%.`,
+      `${formatInt(savedTokens)} tokens kept out of the model's context in total: input cost under prompt caching, with the`,
+      `read-backs its misses would cost, ${pct('anthropic')} (Anthropic prices) and ${pct('openai')} (OpenAI), miss rate ${(result.totals.missRate * 100).toFixed(1)}%.`,
       '',
       '`session/request.json` is the last request the agent sent; `session/projected.json` is what Spillway sent instead.',
       '',
-      `The **Spillway Inspector** opened on the replayed session (\`${DEMO_TRANSCRIPT}\`): what each turn cost under`,
-      'prompt caching and what Spillway saved, with the clears, the missed identifiers and the largest savings marked.',
+      `The **Spillway Inspector** opened on the replayed session (\`${DEMO_TRANSCRIPT}\`), on a turn where files the agent`,
+      'read became previews with a handle: what each turn cost in dollars under prompt caching and why, with the clears, the',
+      'missed identifiers and the largest savings marked.',
       '',
       'Try, from the Command Palette (F1):',
       '- **Spillway: Open Stored Output…**: each output, newest first; it opens as a read-only `spillway:` document.',

@@ -132,7 +132,7 @@ describe('Spillway in a real VS Code', () => {
     expect(back.reductions).toHaveLength(0);
   });
 
-  it('opens a stored output as a spillway: document, byte for byte, titled by tool and call', async () => {
+  it('opens a stored output as a spillway: document, byte for byte, titled by the command that printed it', async () => {
     const handle = await storedLog();
     const doc = await vs.run(async ({ vscode, api }, h) => {
       const uri = api.documentUri(h);
@@ -150,10 +150,12 @@ describe('Spillway in a real VS Code', () => {
     expect(doc.text).toBe(LOG);
     expect(Buffer.from(doc.bytes, 'base64').equals(Buffer.from(LOG, 'utf8'))).toBe(true);
     expect(doc.languageId).toBe('log');
-    expect(doc.path.split('/').pop()).toBe('bash · toolu_01.log');
+    // titled by the command that printed it; the call id is in the path the tab's tooltip shows
+    expect(doc.path.split('/').pop()).toBe('$ npm test.log');
+    expect(doc.path).toContain('/toolu_01/');
 
-    // in the page: the tab names the tool and the call, the editor shows the output
-    const title = await vs.waitForTab('bash · toolu_01');
+    // in the page: the tab names the command, the editor shows the output
+    const title = await vs.waitForTab('$ npm test');
     expect(title).not.toContain('sw_');
     const shown = await vs.activeEditorText();
     expect(shown.split('\n').slice(0, 5)).toEqual(LOG.split('\n').slice(0, 5));
@@ -211,7 +213,7 @@ describe('Spillway in a real VS Code', () => {
     });
     await vs.runCommand('Spillway: Open Stored Output');
     await vs.pickQuickItem('bash · toolu_01', 'toolu_01');
-    await vs.waitForTab('bash · toolu_01');
+    await vs.waitForTab('$ npm test');
     const shown = await vs.activeEditorText();
     expect(shown).toContain('line 1: PASS src/module0.test.ts (0 ms)');
     const active = await vs.run(({ vscode }) => vscode.window.activeTextEditor?.document.uri.scheme ?? null);

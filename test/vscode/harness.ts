@@ -14,7 +14,7 @@
  * Every wait is bounded; `close()` kills the server's whole process group.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -398,4 +398,23 @@ export async function inspectorFrame(page: Page): Promise<Frame> {
     30_000,
     250,
   );
+}
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      res(true);
+    });
+    sock.once('error', () => res(false));
+  });
+}
+
+/** Turns the extension's proxy on at `port` and waits until it listens (the route commands need it running). */
+export async function proxyOnAt(vs: Harness, port: number): Promise<void> {
+  await setSpillwaySetting(vs, 'proxy.port', port);
+  await setSpillwaySetting(vs, 'proxy.enabled', true);
+  await waitUntil('the proxy to listen', () => listening(port), 20_000);
 }

@@ -171,8 +171,11 @@ describe('the inspector in a real VS Code', () => {
       await expect.poll(() => frame.locator('.pager-original .pager-text').textContent()).toMatch(/^line 1: FAIL src\/module0\.test\.ts/);
       await expect.poll(() => frame.locator('.pager-projected .pager-text').textContent()).toMatch(HANDLE_IN_TEXT);
       await frame.getByRole('button', { name: 'Open stored output' }).click();
-      const title = await vs.waitForTab('bash · toolu_demo_2');
-      expect(title).toContain('toolu_demo_2');
+      // titled by the command that printed it, the call id in the path (the tab's tooltip)
+      const title = await vs.waitForTab('$ npm test');
+      expect(title).toContain('npm test');
+      const path = await vs.run(({ vscode }) => vscode.window.activeTextEditor?.document.uri.path ?? '');
+      expect(path).toContain('/toolu_demo_2/');
       expect(await vs.activeEditorText()).toContain('line 1: FAIL src/module0.test.ts');
       // beside the inspector, not over it: the inspector is still the active tab of its own group
       const groups = await vs.run(({ vscode }) => vscode.window.tabGroups.all.map((g) => g.activeTab?.label ?? ''));

@@ -16,6 +16,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, wr
 import { createServer, type Server } from 'node:net';
 import { join, relative, isAbsolute } from 'node:path';
 import OpenAI from 'openai';
+import { mcpShellLines } from '../../src/proxy/env';
+import { mcpLaunch } from '../../src/extension/pure/mcpLaunch';
 import { freePort, launch, setSpillwaySetting, waitUntil, type Harness, inspectorFrame } from './harness';
 import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
@@ -229,6 +231,10 @@ describe('the local proxy in a real VS Code', () => {
     const button = frame.locator(`button.session[data-session="proxy:${session}"]`);
     await button.waitFor({ timeout: 15_000 });
     expect(await button.textContent()).toMatch(/proxy.*1 turns/);
+    // named by the agent (the official client's User-Agent) and the start time, not by the proxy's fingerprint
+    const title = (await button.locator('.session-title').textContent()) ?? '';
+    expect(title).toMatch(/^OpenAI SDK · \w{3} \d{1,2}, \d\d:\d\d$/);
+    expect(title).not.toContain(session);
     await button.click();
     await frame.locator('.timeline .vrow').first().waitFor();
     expect(await frame.locator('.timeline .vrow').count()).toBe(1);
@@ -240,6 +246,33 @@ describe('the local proxy in a real VS Code', () => {
     await waitUntil('the second turn in the inspector', async () => (await frame.locator('.timeline .vrow').count()) === 2, 15_000, 200);
     await frame.locator('.totals', { hasText: '2 turns' }).waitFor();
     await frame.locator(`button.session[data-session="proxy:${session}"]`, { hasText: '2 turns' }).waitFor();
+  });
+
+  it("shows a call the upstream refused as an error with the upstream's message (checked in the page)", async () => {
+    await enableProxy();
+    const task = 'A call the provider is too busy for.';
+    const refused = fake.respond;
+    fake.respond = () => ({ kind: 'json', status: 529, body: { error: { type: 'overloaded_error', message: 'Overloaded' } } });
+    let session: string;
+    try {
+      await client()
+        .chat.completions.create(chatRequest(LOG, {}, task) as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)
+        .catch(() => undefined);
+      const dir = await sessionsDir();
+      session = await waitUntil('the refused call recorded', () =>
+        recordings(dir)
+          .map((n) => n.replace(/\.jsonl$/, ''))
+          .find((s) => readFileSync(join(dir, `${s}.jsonl`), 'utf8').includes('"status":529')),
+      );
+    } finally {
+      fake.respond = refused;
+    }
+    await vs.runCommand('Spillway: Open Inspector');
+    const frame = await inspectorFrame(vs.page);
+    await frame.locator(`button.session[data-session="proxy:${session}"]`).click();
+    await frame.locator('.timeline .vrow .mark-error').first().waitFor({ timeout: 15_000 });
+    await frame.locator('.timeline .vrow').first().click();
+    expect(await frame.locator('[data-testid="turn-error"]').textContent()).toContain('HTTP 529: overloaded_error: Overloaded');
   });
 
   it('projects later calls with the engine rebuilt from changed settings, without a restart', async () => {
@@ -274,6 +307,16 @@ describe('the local proxy in a real VS Code', () => {
     const clipboard = await readClipboard();
     expect(clipboard).toBe(r.result.lines.join('\n') + '\n');
     if (r.result.shell === 'posix') {
+      // and, since issue 20, the one-time `claude mcp add` for the extension's bundled server on this window's store
+      const where = (await vs.run(({ context, host }) => ({
+        exec: process.execPath,
+        ext: context.extensionPath,
+        store: host.storeDir,
+      }))) as {
+        exec: string;
+        ext: string;
+        store: string;
+      };
       expect(clipboard).toBe(
         [
           `export OPENAI_BASE_URL=http://127.0.0.1:${port}/v1`,
@@ -281,8 +324,10 @@ describe('the local proxy in a real VS Code', () => {
           `export ANTHROPIC_BASE_URL=http://127.0.0.1:${port}`,
           '# Codex reads openai_base_url, not OPENAI_BASE_URL (or run Spillway: Route Codex Through Spillway)',
           `alias codex='command codex -c openai_base_url="http://127.0.0.1:${port}/v1"'`,
+          ...mcpShellLines(mcpLaunch(where.exec, where.ext, where.store), 'posix'),
         ].join('\n') + '\n',
       );
+      expect(clipboard).toContain("\n# Claude Code reads back through Spillway's MCP server after, once: claude mcp add spillway ");
     }
     const notices = await vs.run(({ host }) => host.notices.map((n) => n.message));
     expectSome(notices, (m) => m.includes('copied the agent environment'));

@@ -66,6 +66,21 @@ describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
     for (const row of container.querySelectorAll('.vrow .turn-tools')) expect(row.textContent).toContain('sql');
   });
 
+  it('filters by tool whether or not its results were reduced, and by reduced with the second filter', async () => {
+    const s = stubHost([40]);
+    const { container } = render(<App host={s.host} />);
+    fireEvent.click(await screen.findByRole('button', { name: /^synthetic 40 turns/ }));
+    await screen.findByRole('heading', { name: 'Turn 1' });
+    // every turn ran `ls`, whose small result was never reduced
+    typeInto(container.querySelector('.toolbar vscode-dropdown')!, 'ls', 'change');
+    await waitFor(() => expect(screen.getByTestId('filter-count').textContent).toBe('40 of 40 turns'));
+    fireEvent.click(screen.getByTestId('reduced-only'));
+    await waitFor(() => expect(screen.getByTestId('filter-count').textContent).toBe('0 of 40 turns'));
+    typeInto(container.querySelector('.toolbar vscode-dropdown')!, 'sql', 'change');
+    await waitFor(() => expect(Number(screen.getByTestId('filter-count').textContent!.split(' ')[0])).toBeGreaterThan(0));
+    for (const row of container.querySelectorAll('.vrow .turn-tools')) expect(row.textContent).toContain('sql');
+  });
+
   it('searches the text of the results in the host', async () => {
     const s = stubHost([40]);
     render(<App host={s.host} />);
@@ -89,7 +104,7 @@ describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
     // the change per tool and in total, in tokens and cost
     await waitFor(() =>
       expect(screen.getByTestId('dry-delta').textContent).toMatch(
-        /^dry run: \+[\d.]+k tokens, \+[\d.]+% · cost \+[\d.]+% \(Anthropic\), \+[\d.]+% \(OpenAI\)$/,
+        /^dry run: \+[\d.]+k tokens, \+[\d.]+% · cost −[\d.]+% → [−+][\d.]+% \(\+\$[\d.]+\)$/,
       ),
     );
     expect(screen.getByTestId('cap-effect-bash').textContent).toMatch(/^\+[\d.]+k tokens/);
@@ -163,10 +178,10 @@ describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
     await waitFor(() => expect(screen.getByRole('button', { expanded: true }).textContent).toContain('call_0_ls'));
   });
 
-  it('leads the header with cost under caching at both price models', async () => {
+  it('leads the header with the cost with read-backs in dollars, the figure before read-backs beside it', async () => {
     const s = stubHost([40]);
     render(<App host={s.host} />);
     const cost = await screen.findByTestId('totals-cost');
-    expect(cost.textContent).toMatch(/^Cost under caching Anthropic −[\d.]+% · OpenAI −[\d.]+%$/);
+    expect(cost.textContent).toMatch(/^Input cost \$[\d.]+ → \$[\d.]+ −[\d.]+% with read-backs \(−[\d.]+% before\)$/);
   });
 });

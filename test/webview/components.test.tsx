@@ -27,6 +27,7 @@ const turn = (index: number, over: Partial<TurnSummary> = {}): TurnSummary => ({
   ...over,
 });
 const HANDLE = 'sw_0123456789abcdef01234567';
+const OPUS = { model: 'claude-opus-4-5', family: 'anthropic', inputPerMTok: 5, source: 'https://www.anthropic.com/pricing#api' };
 
 describe('VirtualList', () => {
   const rows = (n: number, active = 0, onActive = vi.fn(), onActivate = vi.fn()) =>
@@ -210,14 +211,14 @@ describe('TurnDetails', () => {
     expect(onCopy).toHaveBeenCalledWith(HANDLE);
   });
 
-  it('marks what the agent referred to but could no longer see', () => {
+  it('marks what the agent referred to but could no longer see, and opens its output at the identifier', () => {
     const onOpen = vi.fn();
     render(<TurnDetails detail={detail} loadText={loadText} onOpen={onOpen} onCompare={() => undefined} onCopy={() => undefined} />);
     const note = screen.getByRole('note');
     expect(note.textContent).toMatch(/referred to 2 things it could no longer see/);
     expect(note.textContent).toMatch(/long_identifier_x \(not in a stored output\)/);
     fireEvent.click(screen.getByText(HANDLE, { selector: 'button' }));
-    expect(onOpen).toHaveBeenCalledWith(HANDLE);
+    expect(onOpen).toHaveBeenCalledWith(HANDLE, 'src/a.ts');
   });
 
   it('says when nothing was reduced', () => {
@@ -405,7 +406,19 @@ describe('Chart: marks, click and measure', () => {
     expect(onMode).toHaveBeenCalledWith('cost');
     rerender(<Chart turns={turns} selected={0} onSelect={() => undefined} mode="cost" onMode={onMode} />);
     expect(screen.getByTestId('chart').getAttribute('data-mode')).toBe('cost');
-    expect(screen.getByText(/max 200 cost units/)).toBeTruthy();
+    expect(screen.getByText(/max 200 units/)).toBeTruthy();
+    rerender(
+      <Chart
+        turns={turns}
+        selected={0}
+        onSelect={() => undefined}
+        mode="cost"
+        onMode={onMode}
+        lens={{ costModel: 'anthropic', price: OPUS }}
+      />,
+    );
+    // 200 units at $5 per million input tokens
+    expect(screen.getByText(/max \$0\.0010/)).toBeTruthy();
   });
 
   it('offers no cost measure when the turns carry no cost', () => {
@@ -581,8 +594,11 @@ describe("CapsPanel: folded, and the dry run's effect", () => {
   };
   const dry = { ...base, projectedTokens: 4_862_000, cost: { anthropic: { raw: 100, projected: 50.4, relative: 0.504 } } };
 
-  it('says the change in tokens and cost, per tool and in total', () => {
-    expect(deltaText(base, dry)).toBe('+62k tokens, +1.3% · cost +0.8% (Anthropic)');
+  it('says the change in tokens and in the headline cost (with read-backs, against raw), as the header does, in dollars', () => {
+    const lens = { costModel: 'anthropic', price: OPUS };
+    expect(deltaText(base, dry, lens)).toBe('+62k tokens, +1.3% · cost −50.0% → −49.6% (+$0.0000020)');
+    const big = { ...dry, cost: { anthropic: { raw: 100, projected: 50.4, relative: 0.504, readBack: 1_000_000 } } };
+    expect(deltaText(base, big, lens)).toMatch(/cost −50\.0% → \+[\d,.]+% \(\+\$5\.00\)$/);
     render(
       <CapsPanel
         caps={caps}
@@ -596,10 +612,11 @@ describe("CapsPanel: folded, and the dry run's effect", () => {
         onSave={() => undefined}
         onRevert={() => undefined}
         saving={false}
+        lens={lens}
       />,
     );
-    expect(screen.getByTestId('dry-delta').textContent).toBe('dry run: +62k tokens, +1.3% · cost +0.8% (Anthropic)');
-    expect(screen.getByTestId('cap-effect-bash').textContent).toBe('+62k tokens, +1.3% · cost +0.8% (Anthropic)');
+    expect(screen.getByTestId('dry-delta').textContent).toBe('dry run: +62k tokens, +1.3% · cost −50.0% → −49.6% (+$0.0000020)');
+    expect(screen.getByTestId('cap-effect-bash').textContent).toBe('+62k tokens, +1.3% · cost −50.0% → −49.6% (+$0.0000020)');
   });
 
   it('keeps Save and Revert in view when folded', () => {

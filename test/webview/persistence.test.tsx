@@ -9,7 +9,7 @@ import { createEngine, parseConfig, type Projection } from '../../src/engine';
 import { MemoryStore } from '../../src/store';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
-import { totalsOf } from '../../src/protocol';
+import { totalsOf, type SessionInfo } from '../../src/protocol';
 import { SessionArchive, fileNameFor } from '../../src/extension/inspector/archive';
 import { ApiSource } from '../../src/extension/inspector/apiSource';
 import { ReplaySource, replayRecords } from '../../src/extension/inspector/replaySource';
@@ -243,22 +243,46 @@ describe("a turn's own results", () => {
     ).toEqual([]);
     const own = turns.reduce((a, _, i) => a + (s.detail(i).whole?.length ?? 0) + (s.detail(i).own?.length ?? 0), 0);
     expect(own).toBeGreaterThan(turns.length / 2);
+    // the tool filter finds the turns that ran Bash, not only the few whose Bash results were reduced
+    const ranBash = turns.filter((x) => x.resultTools?.includes('Bash')).length;
+    expect(ranBash).toBeGreaterThan(turns.filter((x) => x.tools.includes('Bash')).length);
+    expect(s.info.model).toMatch(/^claude-/);
+  }, 120_000);
+
+  it('keeps the model of a replayed session, so the status bar prices it before it is opened again', async () => {
+    const dir = temp();
+    const store = new MemoryStore();
+    const t = await readTranscript(LONG);
+    const ctx = { store: () => store, config: () => parseConfig({}).config };
+    new ReplaySource(ctx, undefined, new SessionArchive(() => dir)).add(
+      LONG,
+      t,
+      replay(t, { config: ctx.config(), store, detail: true }),
+      1,
+      'x',
+    );
+    const [listed] = new ReplaySource(ctx, undefined, new SessionArchive(() => dir)).list();
+    expect(listed!.model).toBe(t.base['model']);
+    expect(listed!.model).toMatch(/^claude-/);
   }, 120_000);
 });
 
 describe('the status bar', () => {
+  /** a replayed session of three turns, with `over` */
+  const replayed = (over: Partial<SessionInfo>): SessionInfo => ({
+    id: 'replay:a',
+    origin: 'replay',
+    title: 'a',
+    detail: '',
+    turns: 3,
+    modified: 'x',
+    live: false,
+    ...over,
+  });
+
   it('sums what the sessions saved, tokens and cost, and says a click opens the inspector', () => {
     const s = sessionsStatus([
-      {
-        id: 'replay:a',
-        origin: 'replay',
-        title: 'a',
-        detail: '',
-        turns: 3,
-        modified: 'x',
-        live: false,
-        totals: { originalTokens: 1000, projectedTokens: 600, cost: { anthropic: { raw: 500, projected: 400 } } },
-      },
+      replayed({ totals: { originalTokens: 1000, projectedTokens: 600, cost: { anthropic: { raw: 500, projected: 400 } } } }),
       {
         id: 'api:b',
         origin: 'api',
@@ -273,8 +297,39 @@ describe('the status bar', () => {
     ]);
     expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −10.0%');
     expect(s.tooltip).toMatch(
-      /1 replayed, 1 API sessions\): 1,100 → 700 tokens sent; input cost under caching 10\.0% lower \(Anthropic prices\)\. Click to open the inspector\./,
+      /1 replayed, 1 API sessions\): 1,100 → 700 tokens sent; input cost under caching with read-backs −10\.0% \(\$0\.0030 → \$0\.0027, claude-sonnet-4-5 prices where the model is unknown\)\. Click to open the inspector\./,
     );
     expect(sessionsStatus([]).text).toBe('$(fold) Spillway: 0 tokens saved');
+  });
+
+  it('leads with the cost with read-backs, priced at the session model, the same figure as the inspector header', () => {
+    const s = sessionsStatus([
+      replayed({
+        model: 'claude-opus-4-5-20251101',
+        totals: {
+          originalTokens: 1000,
+          projectedTokens: 600,
+          cost: { anthropic: { raw: 1_000_000, projected: 700_000, readBack: 100_000 } },
+        },
+      }),
+    ]);
+    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −20.0%');
+    expect(s.tooltip).toContain('with read-backs −20.0% ($5.00 → $4.00)');
+  });
+
+  it("prices an OpenAI session under OpenAI's cache rules and its model's price", () => {
+    const s = sessionsStatus([
+      replayed({
+        model: 'gpt-5',
+        costModel: 'openai',
+        totals: {
+          originalTokens: 1000,
+          projectedTokens: 600,
+          cost: { anthropic: { raw: 1_000_000, projected: 1_000_000 }, openai: { raw: 1_000_000, projected: 500_000 } },
+        },
+      }),
+    ]);
+    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −50.0%');
+    expect(s.tooltip).toContain('($1.25 → $0.63)');
   });
 });

@@ -7,8 +7,9 @@
  * table's own scroll.
  */
 import * as React from 'react';
-import type { CapChoice, ToolCap, Totals } from '../../src/protocol';
-import { capText, compact, parseCap, PRICE_LABEL, shownCosts, signed, signedPercent } from '../format';
+import { formatChange, headline, type CapChoice, type ToolCap, type Totals } from '../../src/protocol';
+import { capText, compact, parseCap, signed, signedPercent } from '../format';
+import { money, type CostLens } from '../cost';
 import { Button, TextField } from '../ui';
 
 export interface CapsPanelProps {
@@ -29,22 +30,26 @@ export interface CapsPanelProps {
   perTool?: Record<string, Totals>;
   /** a dry run is under way */
   pending?: boolean;
+  /** how cost is priced (default: Anthropic's cost record, no dollar price) */
+  lens?: CostLens;
 }
 
-/** "+62k tokens, +1.3% · cost +0.8% (Anthropic), +0.5% (OpenAI)" */
-export function deltaText(base: Totals, dry: Totals): string {
+const DEFAULT_LENS: CostLens = { costModel: 'anthropic' };
+
+/**
+ * "+62k tokens, +1.3% · cost −18.9% → −20.3% (−$0.42)": the headline cost (with read-backs, against
+ * raw history) before and after the change, the very figure the header shows, and the difference in money.
+ */
+export function deltaText(base: Totals, dry: Totals, lens: CostLens = DEFAULT_LENS): string {
   const d = dry.projectedTokens - base.projectedTokens;
   const parts = [`${signed(d)} tokens, ${signedPercent(d, base.projectedTokens)}`];
-  const costs = shownCosts(dry.cost ?? {})
-    .map(([name, c]) => {
-      const b = base.cost?.[name];
-      if (!b) return undefined;
-      const bp = b.projected + (b.readBack ?? 0);
-      const dp = c.projected + (c.readBack ?? 0);
-      return `${signedPercent(dp - bp, bp)} (${PRICE_LABEL[name] ?? name})`;
-    })
-    .filter(Boolean);
-  if (costs.length) parts.push(`cost ${costs.join(', ')}`);
+  const b = base.cost?.[lens.costModel];
+  const c = dry.cost?.[lens.costModel];
+  if (b && c) {
+    const hb = headline(b);
+    const hd = headline(c);
+    parts.push(`cost ${formatChange(hb.change)} → ${formatChange(hd.change)} (${money(hd.withReadBacks - hb.withReadBacks, lens, true)})`);
+  }
   return parts.join(' · ');
 }
 
@@ -96,7 +101,8 @@ export function CapsPanel(props: CapsPanelProps) {
   const [localOpen, setLocalOpen] = React.useState(true);
   const open = props.open ?? localOpen;
   const toggle = () => (props.onToggle ? props.onToggle(!open) : setLocalOpen(!open));
-  const total = base && dry && changed ? deltaText(base, dry) : undefined;
+  const lens = props.lens ?? DEFAULT_LENS;
+  const total = base && dry && changed ? deltaText(base, dry, lens) : undefined;
   return (
     <section className={`caps${open ? ' open' : ''}`} aria-label="Caps per tool">
       <div className="caps-head">
@@ -144,7 +150,7 @@ export function CapsPanel(props: CapsPanelProps) {
                   c={c}
                   change={changes[c.tool]}
                   onChange={onChange}
-                  effect={changes[c.tool] !== undefined && base && perTool?.[c.tool] ? deltaText(base, perTool[c.tool]!) : undefined}
+                  effect={changes[c.tool] !== undefined && base && perTool?.[c.tool] ? deltaText(base, perTool[c.tool]!, lens) : undefined}
                 />
               ))}
             </tbody>

@@ -12,7 +12,8 @@
 import * as React from 'react';
 import type { TurnSummary } from '../../src/protocol';
 import { compact, count } from '../format';
-import { MARK_LABEL, turnCost, type MarkKind, type Marks } from '../marks';
+import { MARK_LABEL, type MarkKind, type Marks } from '../marks';
+import { money, turnHeadline, type CostLens } from '../cost';
 import { Segmented } from '../ui';
 
 const MAX_POINTS = 600;
@@ -33,27 +34,31 @@ interface Series {
 }
 
 /** The measure per turn: context size, or cumulative cost (with read-backs when known). */
-export function measure(turns: readonly TurnSummary[], mode: ChartMode): { original: number[]; projected: number[] } {
+export function measure(
+  turns: readonly TurnSummary[],
+  mode: ChartMode,
+  costModel = 'anthropic',
+): { original: number[]; projected: number[] } {
   if (mode === 'tokens') return { original: turns.map((t) => t.originalTokens), projected: turns.map((t) => t.projectedTokens) };
   const original: number[] = [];
   const projected: number[] = [];
   let o = 0;
   let p = 0;
   for (const t of turns) {
-    const c = turnCost(t);
-    o += c?.raw ?? 0;
-    p += (c?.projected ?? 0) + (c?.readBack ?? 0);
+    const h = turnHeadline(t, costModel);
+    o += h?.raw ?? 0;
+    p += h?.withReadBacks ?? 0;
     original.push(o);
     projected.push(p);
   }
   return { original, projected };
 }
 
-function bucket(turns: readonly TurnSummary[], dry: readonly TurnSummary[] | undefined, mode: ChartMode): Series {
+function bucket(turns: readonly TurnSummary[], dry: readonly TurnSummary[] | undefined, mode: ChartMode, costModel: string): Series {
   const n = turns.length;
   const cols = Math.min(n, MAX_POINTS);
-  const m = measure(turns, mode);
-  const md = dry ? measure(dry, mode) : undefined;
+  const m = measure(turns, mode, costModel);
+  const md = dry ? measure(dry, mode, costModel) : undefined;
   const s: Series = { original: [], projected: [], stable: [], start: [], ...(dry ? { dry: [] } : {}) };
   for (let c = 0; c < cols; c++) {
     const a = Math.floor((c * n) / cols);
@@ -85,15 +90,29 @@ export interface ChartProps {
   mode?: ChartMode;
   onMode?: (mode: ChartMode) => void;
   marks?: Marks;
+  /** how cost is priced (default: Anthropic's cost record, no dollar price) */
+  lens?: CostLens;
 }
+
+const DEFAULT_LENS: CostLens = { costModel: 'anthropic' };
 
 const MARK_KINDS: MarkKind[] = ['clears', 'missed', 'savings'];
 
+/** One legend entry: its swatch and its word, wrapping together. */
+function Key(props: { kind: string; children: React.ReactNode }) {
+  return (
+    <span className="legend-entry">
+      <span className={`key key-${props.kind}`} /> {props.children}
+    </span>
+  );
+}
+
 export function Chart(props: ChartProps) {
   const { turns, dry, selected, onSelect, marks } = props;
-  const hasCost = turns.some((t) => t?.cost);
+  const lens = props.lens ?? DEFAULT_LENS;
+  const hasCost = turns.some((t) => t?.cost?.[lens.costModel]);
   const mode: ChartMode = props.mode === 'cost' && hasCost ? 'cost' : 'tokens';
-  const s = React.useMemo(() => bucket(turns, dry, mode), [turns, dry, mode]);
+  const s = React.useMemo(() => bucket(turns, dry, mode, lens.costModel), [turns, dry, mode, lens.costModel]);
   const cols = s.original.length;
   const max = Math.max(1, ...s.original, ...s.projected, ...(s.dry ?? []));
   const x = (c: number) => (cols <= 1 ? W / 2 : (c / (cols - 1)) * W);
@@ -104,7 +123,7 @@ export function Chart(props: ChartProps) {
   const colOf = (turn: number) => (turns.length ? Math.min(cols - 1, Math.floor((turn * cols) / turns.length)) : -1);
   const selCol = colOf(selected);
   const stableCount = turns.filter((t, i) => i > 0 && t.cacheStable).length;
-  const unit = mode === 'tokens' ? 'tokens' : 'cost units';
+  const maxText = mode === 'tokens' ? `${compact(max)} tokens` : money(max, lens);
   const markPath = (kind: MarkKind) =>
     (marks?.[kind] ?? [])
       .map((i) => {
@@ -126,7 +145,7 @@ export function Chart(props: ChartProps) {
   const title =
     mode === 'tokens'
       ? `Tokens per call over ${turns.length} calls, up to ${compact(max)}; ${stableCount} cache-stable calls marked`
-      : `Cumulative input cost under caching over ${turns.length} calls (Anthropic prices, in uncached-token units), up to ${compact(max)}`;
+      : `Cumulative input cost under caching with read-backs over ${turns.length} calls${lens.price ? ` at ${lens.price.model}'s price` : ''}, up to ${maxText}`;
 
   return (
     <figure className="chart" aria-label={mode === 'tokens' ? 'Tokens sent per call' : 'Cumulative input cost'}>
@@ -144,24 +163,18 @@ export function Chart(props: ChartProps) {
           />
         )}
         <span className="legend">
-          <span className="key key-original" /> original
-          <span className="key key-projected" /> projected
-          {dry && (
-            <>
-              <span className="key key-dry" /> dry run
-            </>
-          )}
-          <span className="key key-stable" /> cache-stable ({count(stableCount)})
+          <Key kind="original">original</Key>
+          <Key kind="projected">projected</Key>
+          {dry && <Key kind="dry">dry run</Key>}
+          <Key kind="stable">cache-stable ({count(stableCount)})</Key>
           {marks && (
             <>
-              <span className="key key-clear" /> clear
-              <span className="key key-missed" /> missed
-              <span className="key key-saving" /> top saving
+              <Key kind="clear">clear</Key>
+              <Key kind="missed">missed</Key>
+              <Key kind="saving">top saving</Key>
             </>
           )}
-          <span className="legend-max">
-            max {compact(max)} {unit}
-          </span>
+          <span className="legend-max legend-entry">max {maxText}</span>
         </span>
       </div>
       <svg

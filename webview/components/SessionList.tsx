@@ -1,9 +1,27 @@
 /** The sessions the inspector knows: proxy recordings, replayed transcripts and API sessions, newest first. */
 import * as React from 'react';
-import type { SessionInfo } from '../../src/protocol';
+import { DEFAULT_COST_MODEL, formatChange, headline, type SessionInfo } from '../../src/protocol';
 import { count, signedPercent } from '../format';
 
 const ORIGIN_LABEL: Record<SessionInfo['origin'], string> = { proxy: 'proxy', replay: 'replay', api: 'API', copilot: 'Copilot' };
+
+/** What a session saved: tokens, and the headline cost (with read-backs, against raw) at its model's price family. */
+function Saved(props: { s: SessionInfo }) {
+  const { totals, costModel = DEFAULT_COST_MODEL } = props.s;
+  if (!totals || totals.originalTokens <= 0) return null;
+  const c = totals.cost?.[costModel];
+  return (
+    <span className="session-saved">
+      tokens {signedPercent(totals.projectedTokens - totals.originalTokens, totals.originalTokens)}
+      {c && c.raw > 0 && (
+        <span title={`input cost under caching with read-backs, against raw history (${costModel} cache prices)`}>
+          {' '}
+          · cost {formatChange(headline(c).change)}
+        </span>
+      )}
+    </span>
+  );
+}
 
 export function SessionList(props: { sessions: readonly SessionInfo[]; selected?: string; onSelect: (id: string) => void }) {
   const { sessions, selected, onSelect } = props;
@@ -36,18 +54,7 @@ export function SessionList(props: { sessions: readonly SessionInfo[]; selected?
                 <span className={`origin origin-${s.origin}`}>{ORIGIN_LABEL[s.origin]}</span>
                 {count(s.turns)} turns{s.live ? ' · live' : ''} · {new Date(s.modified).toLocaleString()}
               </span>
-              {s.totals && s.totals.originalTokens > 0 && (
-                <span className="session-saved">
-                  tokens {signedPercent(s.totals.projectedTokens - s.totals.originalTokens, s.totals.originalTokens)}
-                  {s.totals.cost?.['anthropic'] && s.totals.cost['anthropic'].raw > 0 && (
-                    <>
-                      {' '}
-                      · cost{' '}
-                      {signedPercent(s.totals.cost['anthropic'].projected - s.totals.cost['anthropic'].raw, s.totals.cost['anthropic'].raw)}
-                    </>
-                  )}
-                </span>
-              )}
+              <Saved s={s} />
             </button>
           </li>
         ))}

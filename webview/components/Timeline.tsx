@@ -5,8 +5,9 @@
  */
 import * as React from 'react';
 import type { TurnSummary } from '../../src/protocol';
-import { compact, count, signedPercent } from '../format';
-import { turnCost } from '../marks';
+import { formatChange } from '../../src/protocol';
+import { compact, count } from '../format';
+import { money, turnHeadline, type CostLens } from '../cost';
 import { VirtualList } from './VirtualList';
 
 const ROW_HEIGHT = 44;
@@ -21,23 +22,36 @@ export interface TimelineProps {
   dry?: readonly TurnSummary[];
   selected: number;
   onSelect: (turn: number) => void;
+  /** a turn clicked or chosen with Enter (the arrows only select) */
+  onActivate?: (turn: number) => void;
+  /** how cost is priced (default: Anthropic's cost record, no dollar price) */
+  lens?: CostLens;
 }
 
-/** The turn's input cost under caching (Anthropic prices), projected against raw history. */
-function TurnCost(props: { t: TurnSummary }) {
-  const c = turnCost(props.t);
-  if (!c) return <span className="turn-cost muted">—</span>;
-  const projected = c.projected + (c.readBack ?? 0);
-  const title = `input cost under caching, Anthropic prices: ${count(c.raw)} → ${count(projected)} uncached-token units${c.readBack ? ` (with ${count(c.readBack)} for read-backs)` : ''}`;
+const DEFAULT_LENS: CostLens = { costModel: 'anthropic' };
+
+/** The turn's headline cost (with read-backs, against raw history with caching), as in the header. */
+function TurnCost(props: { t: TurnSummary; lens: CostLens }) {
+  const { t, lens } = props;
+  if (t.error)
+    return (
+      <span className="turn-cost turn-error" title={t.error}>
+        failed
+      </span>
+    );
+  const h = turnHeadline(t, lens.costModel);
+  if (!h) return <span className="turn-cost muted">—</span>;
+  const title = `input cost under caching with read-backs: ${money(h.raw, lens)} raw → ${money(h.withReadBacks, lens)}${h.withReadBacks > h.withoutReadBacks ? ` (${money(h.withReadBacks - h.withoutReadBacks, lens)} of it read-backs)` : ''}; ${formatChange(h.changeWithout)} before read-backs`;
   return (
     <span className="turn-cost" title={title}>
-      cost {signedPercent(projected - c.raw, c.raw)}
+      cost {formatChange(h.change)}
     </span>
   );
 }
 
 export function Timeline(props: TimelineProps) {
   const { turns, visible, cumulative, dry, selected, onSelect } = props;
+  const lens = props.lens ?? DEFAULT_LENS;
   const max = React.useMemo(() => turns.reduce((m, t) => Math.max(m, t.originalTokens), 1), [turns]);
   const active = visible.indexOf(selected);
   return (
@@ -49,7 +63,7 @@ export function Timeline(props: TimelineProps) {
       rowHeight={ROW_HEIGHT}
       active={active}
       onActive={(i) => onSelect(visible[i]!)}
-      onActivate={(i) => onSelect(visible[i]!)}
+      onActivate={(i) => (props.onActivate ?? onSelect)(visible[i]!)}
       renderRow={(i) => {
         const t = turns[visible[i]!]!;
         const d = dry?.[t.index];
@@ -71,7 +85,7 @@ export function Timeline(props: TimelineProps) {
             <span className="turn-saved" title="tokens saved so far in this session">
               saved {compact(cumulative[t.index] ?? 0)}
             </span>
-            <TurnCost t={d ?? t} />
+            <TurnCost t={d ?? t} lens={lens} />
             <span className="turn-marks">
               {(t.clears ?? 0) > 0 && (
                 <span
@@ -103,6 +117,11 @@ export function Timeline(props: TimelineProps) {
               {t.missed > 0 && (
                 <span className="mark mark-missed" title="identifiers the agent wrote next that this projection had hidden">
                   ⚠ {t.missed} missed
+                </span>
+              )}
+              {t.error && (
+                <span className="mark mark-error" role="img" aria-label={`failed: ${t.error}`} title={t.error}>
+                  ✖ error
                 </span>
               )}
               {t.note && (

@@ -8,7 +8,7 @@
  * output that holds each. The arrow keys, Home and End move between results; Enter expands one.
  */
 import * as React from 'react';
-import type { ResultInfo, TextPage, TurnDetail, WholeResult } from '../../src/protocol';
+import type { ResultInfo, TextPage, TurnDetail, TurnSummary, WholeResult } from '../../src/protocol';
 import { compact, count } from '../format';
 import { Button } from '../ui';
 import { TextPager } from './TextPager';
@@ -16,10 +16,15 @@ import { TextPager } from './TextPager';
 export interface TurnDetailsProps {
   detail: TurnDetail | undefined;
   error?: string;
+  /** the turn's summary (its failure, when the call failed) */
+  summary?: TurnSummary | undefined;
+  /** the turn's cost explained (webview/cost.ts explainTurnCost) */
+  costText?: string | undefined;
   loadText: (handle: string, side: 'original' | 'projected', offset: number, limit: number) => Promise<TextPage>;
   /** a page of a result sent whole (no handle) */
   loadWhole?: (turn: number, callId: string, offset: number, limit: number) => Promise<TextPage>;
-  onOpen: (handle: string) => void;
+  /** opens the stored output; `find` puts the cursor on the first line that holds it */
+  onOpen: (handle: string, find?: string) => void;
   onCompare: (handle: string) => void;
   onCopy: (handle: string) => void;
   /** the key of the expanded result (kept by the App so it survives the tab being hidden) */
@@ -188,6 +193,16 @@ export function TurnDetails(props: TurnDetailsProps) {
   return (
     <section className="details" aria-label={`Turn ${detail.index + 1}`}>
       <h2>Turn {detail.index + 1}</h2>
+      {props.summary?.error && (
+        <div className="turn-failed" role="alert" data-testid="turn-error">
+          ✖ The call failed: {props.summary.error}
+        </div>
+      )}
+      {props.costText && (
+        <p className="turn-cost-explained" data-testid="turn-cost-explained">
+          {props.costText}
+        </p>
+      )}
       <p className="details-summary muted" data-testid="details-summary">
         {count(own.length + whole.length)} new tool result{own.length + whole.length === 1 ? '' : 's'}: {count(own.length)} reduced,{' '}
         {count(whole.length)} sent whole
@@ -217,8 +232,8 @@ export function TurnDetails(props: TurnDetailsProps) {
                     <button
                       type="button"
                       className="link"
-                      onClick={() => props.onOpen(m.handle!)}
-                      title="Open the stored output that holds it"
+                      onClick={() => props.onOpen(m.handle!, m.id)}
+                      title="Open the stored output at the line that holds it"
                     >
                       {m.handle}
                     </button>

@@ -223,6 +223,7 @@ function clearedMarkerTokens(results: Results, i: number): number {
       preview: '',
       omitted: rawLen,
       unit: cfg.capUnit,
+      ...(results.readTool ? { readTool: results.readTool } : {}),
     }),
   );
 }

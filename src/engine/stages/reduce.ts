@@ -77,6 +77,7 @@ export function reduceResult(
     omitted,
     unit,
     cap,
+    ...(results.readTool ? { readTool: results.readTool } : {}),
   } as const;
   // the path is only a hint: render once without it to know the marker is worth storing
   const bare = renderMarker(info);

@@ -20,6 +20,7 @@ import { decodeString, forEachString, type JValue } from '../json';
 import type { TokenCounter } from '../tokens';
 import type { StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
+import { isReadToolName } from '../read-tool';
 
 /** Tokens a message costs beyond its text (role, separators), as providers count them. */
 const ITEM_OVERHEAD_TOKENS = 4;
@@ -138,6 +139,8 @@ export class Results {
     /** where the store keeps (or will keep) a handle's output: the file hint in markers */
     readonly where: (handle: string) => string | undefined,
     private readonly counts?: { memory: CountsMemory; samePrefix: number },
+    /** Spillway's read tool as the agent names it, when the session offers it (../read-tool.ts): markers name it */
+    readonly readTool?: string,
   ) {
     this.list = req.results;
     this.rawLen = req.results.map(resultRawLength);
@@ -156,10 +159,20 @@ export class Results {
     return t;
   }
 
-  /** A result no stage may reduce: already a marker, reduced by the agent itself, or without text. */
+  /**
+   * A result no stage may reduce: already a marker, reduced by the agent itself, without text, or the
+   * answer of Spillway's own read tool (../read-tool.ts: already bounded by its cap; a marker in its
+   * place would send the model back to read the read, round and round).
+   */
   fixedAsIs(i: number): boolean {
     const r = this.list[i]!;
-    return !!this.recognised.markers[i] || this.recognised.agentSaved[i] !== undefined || !r.content || r.textParts.length === 0;
+    return (
+      !!this.recognised.markers[i] ||
+      this.recognised.agentSaved[i] !== undefined ||
+      !r.content ||
+      r.textParts.length === 0 ||
+      isReadToolName(r.tool)
+    );
   }
 
   /** Results a stage may still decide on, given the decisions and no-gain findings so far. */

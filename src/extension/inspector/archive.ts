@@ -36,6 +36,8 @@ export interface ArchiveHeader {
   bytes?: number;
   /** the configuration the figures were computed under (a replay is re-run when it changed) */
   config?: string;
+  /** the model the session's agent called (prices the session in the status bar before it is opened) */
+  model?: string;
 }
 
 export interface ArchivedTurn {

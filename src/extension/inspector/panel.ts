@@ -228,7 +228,8 @@ export class Inspector implements vscode.Disposable {
     return {
       config: () => host.config,
       // beside the inspector, never over it
-      openStored: async (handle) => vscode.commands.executeCommand(COMMANDS.openStoredOutput, handle, { beside: true }),
+      openStored: async (handle, _session, find) =>
+        vscode.commands.executeCommand(COMMANDS.openStoredOutput, handle, { beside: true, ...(find ? { find } : {}) }),
       compare: async (handle, session) => {
         if (!host.record(handle)) this.rememberProjection(handle, session);
         return vscode.commands.executeCommand(COMMANDS.compare, handle, { beside: true });

@@ -11,6 +11,8 @@ import { listSessions, readBody, readSession, type Turn } from '../../proxy/reco
 import { replayAsync } from '../../replay/replay';
 import { apiTranscript } from '../../replay/readers/api';
 import { markerTextFor } from '../pure/documents';
+import { sessionTitle } from '../pure/sessionTitle';
+import { modelFields } from './prices';
 import type { SessionInfo, TurnSummary } from '../../protocol';
 import {
   costOf,
@@ -31,6 +33,13 @@ import {
 /** File events are coalesced over this long: an agent call writes its body files and its line together. */
 const WATCH_DEBOUNCE_MS = 150;
 
+/** Why a recorded call failed, in the upstream's words: unreachable, broken off, or an error status with its message. */
+function failure(t: Turn): string | undefined {
+  if (t.error) return t.status ? `HTTP ${t.status}: ${t.error}` : t.error;
+  if (t.status >= 400) return `HTTP ${t.status}${t.upstreamMessage ? `: ${t.upstreamMessage}` : ''}`;
+  return undefined;
+}
+
 export function proxyRecord(t: Turn, index: number): TurnRecord {
   const original = t.originalTokens ?? 0;
   const summary: TurnSummary = {
@@ -46,11 +55,12 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
     missed: 0,
     time: t.time,
     ...(t.model ? { model: t.model } : {}),
-    ...(t.failOpen || t.error
-      ? { note: t.failOpen ?? t.error }
+    ...(t.failOpen
+      ? { note: t.failOpen }
       : t.observed
         ? { note: 'observed: sent upstream unchanged; the projection is what Spillway would have sent' }
         : {}),
+    ...(failure(t) ? { error: failure(t) } : {}),
     // the provider's own cached tokens price both sides: the raw history would have shared that prefix too
     cost: costOf(original, t.usage?.cachedTokens ?? 0, t.projectedTokens ?? original, t.usage?.cachedTokens ?? 0),
     ...(t.usage?.cachedTokens !== undefined ? { providerCachedTokens: t.usage.cachedTokens } : {}),
@@ -62,6 +72,9 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
 export class ProxySession extends RecordSession {
   info: SessionInfo;
   private raw: Turn[] = [];
+  /** the session's title, and the first turn's time it was made from (a rewritten file is titled again) */
+  private title: string | undefined;
+  private titled: string | undefined;
   /** turns measured by `measureObserved` (its figures stand until a turn is added) */
   private measured = 0;
 
@@ -92,6 +105,17 @@ export class ProxySession extends RecordSession {
     this.records = turns.map(proxyRecord);
     const last = turns[turns.length - 1];
     const models = [...new Set(turns.map((t) => t.model).filter(Boolean))].join(', ');
+    const first = turns[0];
+    if (first && this.titled !== first.time) {
+      this.titled = first.time;
+      let body: string | undefined;
+      try {
+        body = first.requestRef ? readBody(this.dir, first.requestRef) : undefined;
+      } catch {
+        /* pruned: the title goes without the folder */
+      }
+      this.title = sessionTitle({ origin: this.origin, userAgent: first.headers?.['user-agent'], firstBody: body, start: first.time });
+    }
     let bytes = 0;
     try {
       bytes = fs.statSync(this.file).size;
@@ -103,10 +127,12 @@ export class ProxySession extends RecordSession {
       turns: turns.length,
       modified: last?.time ?? this.info.modified,
       bytes,
+      title: this.title ?? this.name,
+      ...modelFields(turns.find((t) => t.model)?.model),
       totals: infoTotals(this.records.map((r) => r.summary)),
       // observe mode: what went upstream was the original; the figures are what would have been sent
       ...(turns.length && turns.every((t) => t.observed) ? { observed: true } : {}),
-      detail: `${this.origin === 'copilot' ? 'Copilot chat' : 'proxy recording'}${models ? ` · ${models}` : ''} · ${this.file}`,
+      detail: `${this.origin === 'copilot' ? 'Copilot chat' : 'proxy recording'} ${this.name}${models ? ` · ${models}` : ''} · ${this.file}`,
     };
     return turns.length > before ? this.records.slice(before).map((r) => r.summary) : [];
   }

@@ -11,6 +11,7 @@ import { createEngine, readRequest, resultText, type SpillwayConfig } from '../.
 import { replay, type ReplayResult } from '../../replay/replay';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
 import { markerTextFor } from '../pure/documents';
+import { modelFields } from './prices';
 import type { SessionInfo, TurnDetail, TurnSummary } from '../../protocol';
 import type { SessionArchive, ArchivedSession } from './archive';
 import {
@@ -64,6 +65,12 @@ function ownByCall(transcript: Transcript): OwnResultRecord[][] {
   return out;
 }
 
+/** The model the transcript's agent called, when the reader found one. */
+function modelOf(transcript: Transcript): Pick<SessionInfo, 'model' | 'costModel'> {
+  const m = transcript.base['model'];
+  return modelFields(typeof m === 'string' ? m : undefined);
+}
+
 export class ReplaySession extends RecordSession {
   info: SessionInfo;
   private readonly markers = new Map<string, string>();
@@ -90,7 +97,8 @@ export class ReplaySession extends RecordSession {
         modified,
         bytes,
         live: false,
-        totals: infoTotals(this.turns()),
+        ...modelOf(transcript),
+        totals: infoTotals(this.records.map((r) => r.summary)),
       };
     } else {
       this.records = replayRecords(result);
@@ -115,8 +123,23 @@ export class ReplaySession extends RecordSession {
       modified: this.modified,
       bytes: this.bytes,
       live: false,
+      ...modelOf(this.transcript),
       totals: infoTotals(replayRecords(result).map((r) => r.summary)),
     };
+  }
+
+  /** The summaries, each with the tools of its own new results (the tool filter: turns with that tool, reduced or not). */
+  override turns(): TurnSummary[] {
+    let own: OwnResultRecord[][] | undefined;
+    try {
+      own = this.own ??= ownByCall(this.transcript);
+    } catch (e) {
+      this.ctx.log?.(`the results of ${this.path} could not be listed by call: ${String(e)}`);
+    }
+    return this.records.map((r, i) => {
+      const list = own?.[i];
+      return list ? { ...r.summary, resultTools: [...new Set(list.map((o) => o.tool))].sort() } : r.summary;
+    });
   }
 
   /** Replays again under `config` (a settings change) and keeps the new figures. */
@@ -190,6 +213,7 @@ export function archiveReplay(
   result: ReplayResult,
   bytes: number,
   config: SpillwayConfig | Record<string, unknown>,
+  model?: string,
 ): void {
   const records = replayRecords(result);
   archive.writeAll(
@@ -203,6 +227,7 @@ export function archiveReplay(
       path,
       bytes,
       config: configKey(config),
+      ...(model ? { model } : {}),
     },
     records.map((r) => ({ summary: r.summary, reductions: [...r.reductions], missed: [...r.missed] })),
   );
@@ -250,7 +275,7 @@ export class ReplaySource implements SessionSource {
     const s = new ReplaySession(this.ctx, id, path, transcript, result, bytes, modified);
     this.sessions.set(id, s);
     this.remember(path);
-    if (this.archive) archiveReplay(this.archive, path, result, bytes, this.ctx.config());
+    if (this.archive) archiveReplay(this.archive, path, result, bytes, this.ctx.config(), modelOf(transcript).model);
     if (announce) this.listeners.fire({ sessionId: id, reloaded: true });
     return s;
   }
@@ -260,7 +285,8 @@ export class ReplaySource implements SessionSource {
     for (const s of this.sessions.values()) {
       try {
         s.rerun(this.ctx.config());
-        if (this.archive && s.lastResult) archiveReplay(this.archive, s.path, s.lastResult, s.bytes, this.ctx.config());
+        if (this.archive && s.lastResult)
+          archiveReplay(this.archive, s.path, s.lastResult, s.bytes, this.ctx.config(), modelOf(s.transcript).model);
         this.listeners.fire({ sessionId: s.id, reloaded: true });
       } catch (e) {
         this.ctx.log?.(`re-running the replay of ${s.path} failed: ${String(e)}`);
@@ -284,6 +310,7 @@ export class ReplaySource implements SessionSource {
                 origin: 'replay',
                 title: a.header.title,
                 detail: a.header.detail,
+                ...modelFields(a.header.model),
                 turns: a.turns.length,
                 modified: st.mtime.toISOString(),
                 bytes: st.size,

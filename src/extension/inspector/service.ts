@@ -22,6 +22,7 @@ import {
   type ToolCap,
   type WebviewMessage,
 } from '../../protocol';
+import { priceChoices } from './prices';
 import { totalsOf, type InspectorSession, type SessionSource } from './session';
 
 /** Most turns a search names; the webview says when there were more. */
@@ -32,7 +33,8 @@ const MAX_PER_TOOL_DRY_RUNS = 4;
 /** What the service asks of its host (VS Code, or a test stub). */
 export interface InspectorActions {
   config(): SpillwayConfig;
-  openStored(handle: string, session: InspectorSession | undefined): Promise<unknown>;
+  /** `find`: open at the first line holding it (a missed identifier) */
+  openStored(handle: string, session: InspectorSession | undefined, find?: string): Promise<unknown>;
   compare(handle: string, session: InspectorSession | undefined): Promise<unknown>;
   copyHandle(handle: string): Promise<unknown>;
   /** writes spillway.toolCaps; resolves with the caps now in force, or undefined when the user cancelled (`ask`) */
@@ -153,7 +155,7 @@ export class InspectorService {
       } else if (isCommand(m, 'webview/log')) {
         this.actions.log(m.params.level, `inspector webview: ${m.params.message}`);
       } else if (isCommand(m, 'result/openStored')) {
-        await this.actions.openStored(m.params.handle, this.current);
+        await this.actions.openStored(m.params.handle, this.current, m.params.find);
       } else if (isCommand(m, 'result/compare')) {
         await this.actions.compare(m.params.handle, this.current);
       } else if (isCommand(m, 'result/copyHandle')) {
@@ -188,6 +190,7 @@ export class InspectorService {
         const config = this.actions.config();
         const view: SessionView = {
           session: s.info,
+          prices: priceChoices(s.info.model),
           turns: s.turns(),
           caps: this.caps(s),
           defaultCap: config.defaultCap,

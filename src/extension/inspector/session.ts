@@ -56,16 +56,18 @@ export function costOf(originalTokens: number, rawCached: number, projectedToken
   return out;
 }
 
-/** What a turn's fresh reductions did: results cleared, tokens saved. */
-export function freshFigures(reductions: readonly Reduction[]): { clears: number; freshSaved: number } {
+/** What a turn's fresh reductions did: results cleared, outputs turned into a preview with a handle, tokens saved. */
+export function freshFigures(reductions: readonly Reduction[]): { clears: number; previews: number; freshSaved: number } {
   let clears = 0;
+  let previews = 0;
   let freshSaved = 0;
   for (const r of reductions) {
     if (!r.fresh) continue;
     if (r.stage === 'clear') clears++;
+    else previews++;
     freshSaved += Math.max(0, r.originalTokens - r.projectedTokens);
   }
-  return { clears, freshSaved };
+  return { clears, previews, freshSaved };
 }
 
 export interface InspectorSession {
@@ -368,6 +370,15 @@ export function infoTotals(turns: readonly TurnSummary[]): NonNullable<SessionIn
   return {
     originalTokens: t.originalTokens,
     projectedTokens: t.projectedTokens,
-    ...(t.cost ? { cost: Object.fromEntries(Object.entries(t.cost).map(([k, v]) => [k, { raw: v.raw, projected: v.projected }])) } : {}),
+    ...(t.cost
+      ? {
+          cost: Object.fromEntries(
+            Object.entries(t.cost).map(([k, v]) => [
+              k,
+              { raw: v.raw, projected: v.projected, ...(v.readBack !== undefined ? { readBack: v.readBack } : {}) },
+            ]),
+          ),
+        }
+      : {}),
   };
 }

@@ -13,6 +13,9 @@ import { MODELS_SETTING, VENDOR, modelsSettingSchema } from '../chat/models';
 
 export const CATEGORY = 'Spillway';
 
+/** The MCP server definition provider's id (src/extension/mcp.ts registers it under this). */
+export const MCP_PROVIDER_ID = 'spillway.mcp';
+
 export const COMMAND_TITLES = {
   'spillway.setToolCap': 'Set Cap for Tool…',
   'spillway.openStoredOutput': 'Open Stored Output…',
@@ -25,6 +28,10 @@ export const COMMAND_TITLES = {
   'spillway.copyAgentEnvironment': 'Copy Agent Environment',
   'spillway.routeCodex': 'Route Codex Through Spillway',
   'spillway.unrouteCodex': 'Stop Routing Codex Through Spillway',
+  'spillway.routeClaudeCode': 'Route Claude Code Through Spillway',
+  'spillway.unrouteClaudeCode': 'Stop Routing Claude Code Through Spillway',
+  'spillway.addClaudeMcpServer': "Add Spillway's MCP Server for Claude Code",
+  'spillway.removeClaudeMcpServer': "Remove Spillway's MCP Server for Claude Code",
   'spillway.addLanguageModel': 'Add Language Model…',
   'spillway.manageLanguageModels': 'Manage Language Models…',
 } as const;
@@ -138,6 +145,8 @@ export function contributes(): Record<string, unknown> {
     },
     // VS Code 1.104+: Spillway's models in the chat model picker (older versions ignore this)
     languageModelChatProviders: [{ vendor: VENDOR, displayName: 'Spillway', managementCommand: 'spillway.manageLanguageModels' }],
+    // VS Code 1.101+: `spillway mcp` on the workspace's store (src/extension/mcp.ts registers the provider)
+    mcpServerDefinitionProviders: [{ id: MCP_PROVIDER_ID, label: 'Spillway' }],
     walkthroughs: [WALKTHROUGH],
     languageModelTools: [
       {

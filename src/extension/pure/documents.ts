@@ -1,13 +1,17 @@
 /**
  * How stored outputs are named as documents, without `vscode`.
  *
- * A stored output opens as `spillway:/<handle>/<tool> · <call id><ext>`. The editor tab shows the
- * last segment, so the title names the tool and the call, never a hash; the handle sits in the
- * folder segment (shown as the tab's description) and is the only part the file system provider
- * trusts. The extension picks the language mode: `.json` when the output parses as JSON, `.diff`
- * for a unified diff, the source file's own extension when the tool call named a file, `.log`
- * otherwise. The projected (marker) text of the same result opens as
- * `spillway:/<handle>/projected/<tool> · <call id><ext>`, for the diff editor.
+ * A stored output opens as `spillway:/<handle>/<call id>/<title>`. The editor tab shows the last
+ * segment, so the title reads like the output's source: the file the tool call read
+ * (`sync_raw_logs.py`), else the command it ran (`$ npm test.log`), else `<tool> · <call id>`; the
+ * call id and the handle sit in the folder segments, so the tab's tooltip (the path) names them, and
+ * the handle is the only part the file system provider trusts. The extension picks the language
+ * mode: `.json` when the output parses as JSON, `.diff` for a unified diff, the source file's own
+ * extension when the tool call named a file, `.log` otherwise. The projected (marker) text of the
+ * same result opens as `spillway:/<handle>/projected/<call id>/<title>`, for the diff editor.
+ *
+ * Claude Code's Read tool numbers every line (`    12→text`); the editor numbers lines too, so the
+ * document shows the file's text at its own line numbers instead (`readToolText`), not both.
  */
 import { HANDLE_PATTERN } from '../../engine/handle';
 
@@ -19,12 +23,17 @@ export interface DocumentName {
   handle: string;
   tool?: string;
   callId?: string;
+  /** the file the tool call read, or the command it ran: the title when known */
+  sourcePath?: string;
+  command?: string;
   /** extension with its dot, e.g. `.json` */
   ext: string;
   projected?: boolean;
 }
 
-export type ParsedPath = { ok: true; handle: string; projected: boolean } | { ok: false; reason: string };
+export type ParsedPath = { ok: true; handle: string; projected: boolean; isDir: boolean } | { ok: false; reason: string };
+/** The folder of the projected texts; a call id spelled the same is renamed, so the two never collide. */
+const PROJECTED_SEGMENT = 'projected';
 
 /** Makes one path segment safe and short: no slashes, backslashes, control characters or `..`. */
 export function safeSegment(text: string | undefined, fallback: string): string {
@@ -35,14 +44,27 @@ export function safeSegment(text: string | undefined, fallback: string): string 
   return s;
 }
 
-/** The title a stored output's tab shows: `bash · call_abc123.log`. */
+/**
+ * The title a stored output's tab shows: the file it came from (`sync_raw_logs.py`, with the
+ * language's extension added when the content says otherwise), else the command (`$ npm test.log`),
+ * else `bash · call_abc123.log`.
+ */
 export function documentTitle(name: Omit<DocumentName, 'handle'>): string {
+  const file = name.sourcePath?.split(/[\\/]/).pop();
+  if (file) return `${safeSegment(file, 'output')}${file.toLowerCase().endsWith(name.ext) ? '' : name.ext}`;
+  const command = name.command?.trim().split('\n')[0]?.trim();
+  if (command) return `${safeSegment(`$ ${command}`, 'output')}${name.ext}`;
   return `${safeSegment(name.tool, 'tool')} · ${safeSegment(name.callId, 'output')}${name.ext}`;
+}
+
+function callSegment(callId: string | undefined): string {
+  const s = safeSegment(callId, 'output');
+  return s === PROJECTED_SEGMENT ? `_${s}` : s;
 }
 
 /** The URI path (without the scheme) of a stored output or of its projection. */
 export function documentPath(name: DocumentName): string {
-  return `/${name.handle}${name.projected ? '/projected' : ''}/${documentTitle(name)}`;
+  return `/${name.handle}${name.projected ? `/${PROJECTED_SEGMENT}` : ''}/${callSegment(name.callId)}/${documentTitle(name)}`;
 }
 
 /**
@@ -59,8 +81,10 @@ export function parseDocumentPath(path: string): ParsedPath {
   }
   const rest = parts.slice(2);
   if (rest.some((p) => p === '..' || p === '.')) return { ok: false, reason: 'the path may not contain . or .. segments' };
-  if (rest.length <= 1) return { ok: true, handle, projected: false };
-  if (rest.length === 2 && rest[0] === 'projected') return { ok: true, handle, projected: true };
+  const projected = rest[0] === PROJECTED_SEGMENT;
+  const below = projected ? rest.slice(1) : rest;
+  // <call id>/<title> is the document; anything shorter is one of its folders
+  if (below.length <= 2) return { ok: true, handle, projected, isDir: below.length < 2 };
   return { ok: false, reason: 'unexpected path below the handle' };
 }
 
@@ -167,15 +191,51 @@ export function documentExtension(text: string, sourcePath?: string): string {
   return sourceExtension(sourcePath) ?? '.log';
 }
 
+/** Claude Code's Read numbering: the line number right-aligned, then `→`. */
+const READ_LINE = /^ *(\d+)→/;
+/** A read starting further down than this keeps its numbers: that many blank lines would be no help. */
+const MAX_READ_OFFSET_LINES = 100_000;
+
+/**
+ * A Claude Code Read result as the file's own text at the file's own line numbers: the `N→`
+ * prefixes of its leading run of consecutive numbered lines removed, and, for a read that began at
+ * line N, N−1 empty lines before it so the editor's numbers are the file's. What follows the numbered
+ * run (Claude Code's `<system-reminder>`) is kept. Undefined when the text is not numbered that way.
+ */
+export function readToolText(text: string): string | undefined {
+  const lines = text.split('\n');
+  const first = READ_LINE.exec(lines[0] ?? '');
+  if (!first) return undefined;
+  const start = Number(first[1]);
+  if (start < 1 || start > MAX_READ_OFFSET_LINES) return undefined;
+  let n = 0;
+  for (; n < lines.length; n++) {
+    const m = READ_LINE.exec(lines[n]!);
+    if (!m || Number(m[1]) !== start + n) break;
+    lines[n] = lines[n]!.slice(m[0].length);
+  }
+  return '\n'.repeat(start - 1) + lines.join('\n');
+}
+
+/** Where `find` first occurs in `text` (0-based line and column), so a missed identifier opens at its line. */
+export function lineHolding(text: string, find: string): { line: number; character: number } | undefined {
+  const at = find ? text.indexOf(find) : -1;
+  if (at < 0) return undefined;
+  const before = text.slice(0, at);
+  const line = before.split('\n').length - 1;
+  return { line, character: at - (before.lastIndexOf('\n') + 1) };
+}
+
 /** Keys of tool-call inputs that name the file a tool read or wrote. */
 const PATH_KEYS = ['file_path', 'filePath', 'path', 'file', 'filename', 'target_file', 'notebook_path'];
 
 /**
  * Finds, for each call id, the file path its tool call names, by walking the request in any of the
  * three wire formats: Anthropic `tool_use` (`id`, `input`), OpenAI Chat (`id`, `function.arguments`)
- * and Responses `function_call` (`call_id`, `arguments`). Unknown shapes are skipped.
+ * and Responses `function_call` (`call_id`, `arguments`). Unknown shapes are skipped. `commands`,
+ * when given, receives the shell command of each call that ran one.
  */
-export function toolInputPaths(request: unknown): Map<string, string> {
+export function toolInputPaths(request: unknown, commands?: Map<string, string>): Map<string, string> {
   const found = new Map<string, string>();
   let root = request;
   if (typeof root === 'string') {
@@ -214,6 +274,7 @@ export function toolInputPaths(request: unknown): Map<string, string> {
           }
         }
         const cmd = typeof fields.command === 'string' ? fields.command : typeof fields.cmd === 'string' ? fields.cmd : undefined;
+        if (cmd && commands && cmd.length < 4096) commands.set(id, cmd);
         const shown = cmd && !found.has(id) ? fileShownBy(cmd) : undefined;
         if (shown) found.set(id, shown);
       }

@@ -16,6 +16,8 @@ export interface ProjectedRecord {
   marker: string;
   /** the file named by the tool call's input, if any (picks the document's language) */
   sourcePath?: string;
+  /** the shell command the tool call ran, if any (titles the document) */
+  command?: string;
   time: string;
 }
 
@@ -24,7 +26,8 @@ export const PROJECTED_DIR = 'projected';
 /** Records for the reductions of one projection; reductions whose marker cannot be found are skipped. */
 export function projectedRecords(request: unknown, projected: unknown, reductions: readonly Reduction[], time: string): ProjectedRecord[] {
   if (reductions.length === 0) return [];
-  const paths = toolInputPaths(request);
+  const commands = new Map<string, string>();
+  const paths = toolInputPaths(request, commands);
   const out: ProjectedRecord[] = [];
   for (const r of reductions) {
     const marker = markerTextFor(projected, r.handle);
@@ -32,6 +35,8 @@ export function projectedRecords(request: unknown, projected: unknown, reduction
     const record: ProjectedRecord = { handle: r.handle, tool: r.tool, callId: r.callId, stage: r.stage, reason: r.reason, marker, time };
     const sourcePath = paths.get(r.callId);
     if (sourcePath) record.sourcePath = sourcePath;
+    const command = commands.get(r.callId);
+    if (command) record.command = command;
     out.push(record);
   }
   return out;

@@ -1,0 +1,133 @@
+// @vitest-environment jsdom
+import './support';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as React from 'react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { formatDollars, headline, type TurnSummary } from '../../src/protocol';
+import { explainTurnCost, paybackTurn, sessionSentence } from '../../webview/cost';
+import { firstInteresting, marksOf } from '../../webview/marks';
+import { Glossary, GLOSSARY, Term } from '../../webview/components/Glossary';
+import { TurnDetails } from '../../webview/components/TurnDetails';
+
+afterEach(cleanup);
+
+const OPUS = { model: 'claude-opus-4-5', family: 'anthropic', inputPerMTok: 5, source: 'https://www.anthropic.com/pricing#api' };
+const lens = { costModel: 'anthropic', price: OPUS };
+/** a turn of `raw` cost units whose projection with read-backs costs `cost` */
+const t = (index: number, raw: number, cost: number, over: Partial<TurnSummary> = {}): TurnSummary => ({
+  index,
+  originalTokens: 10_000,
+  projectedTokens: 8_000,
+  cacheStable: true,
+  reductions: 0,
+  tools: [],
+  missed: 0,
+  cost: { anthropic: { raw, projected: cost } },
+  ...over,
+});
+
+describe('the headline cost', () => {
+  it('is the cost with read-backs relative to raw history, the cost before read-backs beside it', () => {
+    const h = headline({ raw: 100, projected: 70, readBack: 10 });
+    expect(h.withReadBacks).toBe(80);
+    expect(h.change).toBeCloseTo(-0.2);
+    expect(h.changeWithout).toBeCloseTo(-0.3);
+  });
+
+  it('writes dollars in cents from a dollar up and in two significant digits below', () => {
+    expect(formatDollars(1234.5)).toBe('$1,234.50');
+    expect(formatDollars(0.0421)).toBe('$0.042');
+    expect(formatDollars(-1.2, true)).toBe('−$1.20');
+  });
+});
+
+describe("a turn's cost explained", () => {
+  it('says what a clear that rewrites the cache costs and the turn by which it pays back', () => {
+    const turns = [
+      t(0, 100, 100),
+      t(1, 100, 400, { clears: 31, cacheStable: false, cachedPrefixTokens: 3_000, projectedTokens: 80_000 }),
+      t(2, 200, 50),
+      t(3, 200, 50),
+    ];
+    expect(paybackTurn(turns, 1, 'anthropic')).toBe(3);
+    expect(explainTurnCost(turns, 1, lens)).toBe(
+      '+300.0% this turn ($0.00050 raw → $0.0020): 31 results cleared, the cache is rewritten after its first 3.0k of 80k tokens; it pays back by turn 4.',
+    );
+  });
+
+  it('says when a dearer turn never pays back in the session', () => {
+    const turns = [t(0, 100, 100), t(1, 100, 400, { clears: 2, cacheStable: false, cachedPrefixTokens: 0 }), t(2, 100, 90)];
+    expect(explainTurnCost(turns, 1, lens)).toMatch(/; it never pays back in this session\.$/);
+  });
+
+  it('names previews, the held cache, the read-backs of missed identifiers and what the turn saved', () => {
+    const turns = [
+      t(0, 100, 100),
+      t(1, 1_000_000, 500_000, { previews: 2, missed: 1, cost: { anthropic: { raw: 1_000_000, projected: 400_000, readBack: 100_000 } } }),
+    ];
+    expect(explainTurnCost(turns, 1, lens)).toBe(
+      '−50.0% this turn ($5.00 raw → $2.50): 2 outputs became previews with a handle, the cached prefix held, $0.50 to read back 1 missed identifier; saves $2.50.',
+    );
+  });
+
+  it("gives a failed call's error instead of a cost", () => {
+    expect(explainTurnCost([t(0, 10, 10, { error: 'upstream unreachable: ECONNREFUSED' })], 0, lens)).toMatch(/failed.*ECONNREFUSED/);
+  });
+
+  it('is shown in the turn details with the failure of a failed call', () => {
+    const detail = { index: 0, results: [], missed: [], whole: [] };
+    render(
+      <TurnDetails
+        detail={detail}
+        summary={t(0, 1, 1, { error: 'HTTP 529 overloaded_error: Overloaded' })}
+        costText="+5.0% this turn"
+        loadText={async () => ({ text: '', offset: 0, total: 0 })}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
+    expect(screen.getByTestId('turn-error').textContent).toContain('HTTP 529 overloaded_error: Overloaded');
+    expect(screen.getByTestId('turn-cost-explained').textContent).toBe('+5.0% this turn');
+  });
+});
+
+describe('the session in one sentence', () => {
+  it('says how much context the agent produced, what Spillway sent, how many previews and clears', () => {
+    const turns = [t(0, 1, 1, { previews: 1 }), t(1, 1, 1, { previews: 2, clears: 26 }), t(2, 1, 1)];
+    expect(sessionSentence(turns)).toBe(
+      'The agent produced 30k tokens of context over 3 calls; Spillway sent 24k: 3 outputs became previews with a handle, 26 old results were cleared. Click a turn to see what the model saw.',
+    );
+  });
+
+  it('says when nothing needed reducing', () => {
+    expect(sessionSentence([t(0, 1, 1)])).toMatch(/Spillway sent 8.0k, every result whole/);
+  });
+});
+
+describe('the marked turns agree with the cost', () => {
+  it('never lists a turn that cost more than raw history among the largest savings', () => {
+    const turns = [t(0, 100, 50, { freshSaved: 10 }), t(1, 100, 480, { freshSaved: 50_000, clears: 31 })];
+    expect(marksOf(turns).savings).toEqual([0]);
+  });
+
+  it('opens on the turn whose outputs became previews with a handle', () => {
+    const turns = [t(0, 100, 50, { freshSaved: 90_000, clears: 3 }), t(1, 100, 50, { freshSaved: 5_000, previews: 1 })];
+    expect(firstInteresting(turns)).toBe(1);
+  });
+});
+
+describe('the glossary', () => {
+  it('defines each word the header uses, on hover and in a list', () => {
+    expect(Object.keys(GLOSSARY).sort()).toEqual(['cache-stable', 'clear', 'handle', 'miss', 'preview', 'read-back']);
+    render(
+      <>
+        <Term word="cache-stable" />
+        <Glossary />
+      </>,
+    );
+    expect(screen.getByText('cache-stable', { selector: '.term' }).getAttribute('title')).toBe(GLOSSARY['cache-stable']);
+    fireEvent.click(screen.getByText('What the words mean'));
+    expect(screen.getByTestId('glossary').textContent).toContain(GLOSSARY['read-back']);
+  });
+});

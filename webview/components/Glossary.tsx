@@ -1,0 +1,45 @@
+/**
+ * The words the inspector uses, defined once: each use of one is a `Term` whose hover (and screen
+ * reader description) gives the definition, and the header links to the whole list. A new user
+ * should not need the README to read the header (issue 22: "cache-stable", "read-backs" were jargon).
+ */
+import * as React from 'react';
+
+export const GLOSSARY = {
+  clear: 'An old tool result replaced by a short notice with its handle, once the context grew past the trigger. The full text is kept.',
+  preview:
+    'The start and end of a large tool output, sent to the model in its place with a header and the handle, so the model sees what matters and can read the rest back.',
+  handle: 'The id of a stored output (sw_…). The agent, or you, can read it back in part or in whole; nothing reduced is lost.',
+  'cache-stable':
+    "The call's request starts with the whole previous request, so the provider's prompt cache serves that part at a fraction of the price.",
+  'read-back':
+    'A call the agent would make to read a stored output again, because what the model was sent hid something it needed. Its price is added to the cost.',
+  miss: 'An identifier (a path, a name, a code) the agent wrote in its next reply that was in its full context but not in what Spillway sent.',
+} as const;
+export type GlossaryWord = keyof typeof GLOSSARY;
+
+/** A word of the glossary, underlined, its definition on hover. */
+export function Term(props: { word: GlossaryWord; children?: React.ReactNode }) {
+  return (
+    <span className="term" title={GLOSSARY[props.word]} data-term={props.word}>
+      {props.children ?? props.word}
+    </span>
+  );
+}
+
+/** The whole glossary, folded under a link-sized summary. */
+export function Glossary() {
+  return (
+    <details className="glossary" data-testid="glossary">
+      <summary>What the words mean</summary>
+      <dl>
+        {(Object.keys(GLOSSARY) as GlossaryWord[]).map((w) => (
+          <React.Fragment key={w}>
+            <dt>{w}</dt>
+            <dd>{GLOSSARY[w]}</dd>
+          </React.Fragment>
+        ))}
+      </dl>
+    </details>
+  );
+}
