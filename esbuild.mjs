@@ -51,6 +51,9 @@ if (existsSync('bench/proxy-main.ts')) {
 if (existsSync('bench/hostblock.ts')) {
   builds.push({ ...node, entryPoints: ['bench/hostblock.ts'], outfile: 'dist/bench-hostblock.js' });
 }
+if (existsSync('bench/kinds-main.ts')) {
+  builds.push({ ...node, entryPoints: ['bench/kinds-main.ts'], outfile: 'dist/bench-kinds.js' });
+}
 if (existsSync('bench/tune.ts')) {
   builds.push({ ...node, entryPoints: ['bench/tune.ts'], outfile: 'dist/bench-tune.js' });
 }

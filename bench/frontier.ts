@@ -1,10 +1,11 @@
 /**
- * The frontier (issue 10): cost against miss rate on the long sessions, pooled, for the default, the
+ * The frontier (issues 10, 19): cost against miss rate on the corpus, pooled and per agent, for the default, the
  * presets, the peers and a sweep of the default's main knobs, one knob moved at a time. A point is on
  * the frontier when no other point is at least as cheap and misses at most as much, and better in
  * one of the two. Written as a table and a hand-drawn SVG (two panels: Anthropic and OpenAI prices).
  */
 import { configValue, PRESETS } from '../src/engine/config';
+import { tokenCounter } from '../src/engine';
 import { runSpillway, strategyRow, type Row } from './metrics';
 import { poolRows, type Session } from './peers';
 
@@ -52,23 +53,30 @@ export interface FrontierPoint {
   frontier: { anthropic: boolean; openai: boolean };
 }
 
-/** Runs every sweep point over the sessions and pools it. */
-export function runSweep(
-  sessions: Session[],
-  points: SweepPoint[],
-  log: (line: string) => void = () => {},
-): Array<{ point: SweepPoint; row: Row }> {
+/** One sweep point's rows, one per session (in the order of the sessions given), and pooled. */
+export interface SweepResult {
+  point: SweepPoint;
+  row: Row;
+  rows: Row[];
+}
+
+/**
+ * Runs every sweep point over the sessions and pools it. The runs share one token counter (the
+ * sweep reports no timings, so a warm cache only saves the time of counting the same texts again).
+ */
+export function runSweep(sessions: Session[], points: SweepPoint[], log: (line: string) => void = () => {}): SweepResult[] {
   // a point that only restates the default is left out (the default itself is a point)
   const moved = points.filter((p) =>
     Object.entries(p.over).some(([k, v]) => JSON.stringify(configValue(PRESETS.spillway, k)) !== JSON.stringify(v)),
   );
+  const counter = tokenCounter('o200k_base');
   return moved.map((point) => {
     const started = Date.now();
     const rows = sessions.map((s) =>
-      strategyRow(point.name, 'spillway', runSpillway(s.transcript, { preset: 'spillway', ...point.over }), new Map()),
+      strategyRow(point.name, 'spillway', runSpillway(s.transcript, { preset: 'spillway', ...point.over }, counter), new Map()),
     );
     log(`  sweep ${point.name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return { point, row: poolRows(point.name, rows) };
+    return { point, row: poolRows(point.name, rows), rows };
   });
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { incrementalBench, sizeBench, type IncrementalRow, type SizeRow } from './engine';
 import { runPeers } from './peers';
 import { updateBenchmarksPage } from './readme';
+import { runKinds } from './preview-kinds';
 
 const quick = process.argv.includes('--quick');
 const out = join(process.cwd(), 'bench', 'results');
@@ -73,15 +74,25 @@ async function main(): Promise<void> {
       'peers',
       `${peers.markdown}\n![Tokens sent per call, generated session](../bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](../bench/results/tokens-per-call-real.svg)`,
     );
-    updateBenchmarksPage('frontier', `${peers.frontier}\n\n![Cost against miss rate, long sessions pooled](../bench/results/frontier.svg)`);
   }
+  // the real sessions run whole in a quick run too (only generated sessions and the sweep shrink),
+  // so the frontier and per-agent tables are written by both, naming the command that made them
+  const made = `Made by \`npm run bench${quick ? ' -- --quick' : ''}\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}${quick ? ', the sweep cut to three points' : ''}; every session's own table is in [bench/results/peers.md](../bench/results/peers.md).`;
+  updateBenchmarksPage(
+    'frontier',
+    `${made}\n\n${peers.frontier}\n\n![Cost against miss rate, real sessions pooled](../bench/results/frontier.svg)`,
+  );
+  updateBenchmarksPage('agents', `${made}\n\n${peers.byAgent}`);
+  // previews per kind of output (docs/previews.md): seconds, so the quick run makes them too
+  const kinds = await runKinds(out);
+  process.stdout.write(`\n## Previews per kind of output\n\n${kinds}\n`);
   const met = peers.aims.filter((a) => a.met).length;
   process.stdout.write(
     `\n## Spillway against its peers (${((Date.now() - peersStarted) / 1000).toFixed(0)} s; bench/results/peers.md)\n\n`,
   );
   process.stdout.write(`Aims for the \`spillway\` default on the long sessions pooled: ${met} of ${peers.aims.length} met\n`);
   for (const a of peers.aims) process.stdout.write(`  [${a.met ? 'MET' : 'NOT MET'}] ${a.aim}: ${a.value}\n`);
-  if (peers.frontier) process.stdout.write(`\n## Frontier (long sessions pooled)\n\n${peers.frontier}\n`);
+  if (peers.frontier) process.stdout.write(`\n## Frontier (real sessions pooled, then per agent)\n\n${peers.frontier}\n`);
   process.stdout.write(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
 }
 

@@ -130,7 +130,7 @@ export async function runDriver(
 export function runSpillway(
   t: Transcript,
   config: Record<string, unknown>,
-  tokenizer: 'o200k_base' | 'approximate' = 'o200k_base',
+  tokenizer: 'o200k_base' | 'approximate' | TokenCounter = 'o200k_base',
 ): StrategyRun {
   const engineMs: number[] = [];
   // per call, tokens the reductions in force removed; per handle, the same summed over calls (kept
@@ -139,7 +139,8 @@ export function runSpillway(
   const byHandle = new Map<string, number>();
   const r = replay(t, {
     config,
-    tokenizer: newTokenCounter(tokenizer),
+    // a fresh counter by default, so the engine times include counting as a live session's first call does
+    tokenizer: typeof tokenizer === 'string' ? newTokenCounter(tokenizer) : tokenizer,
     store: new MemoryStore(),
     onProjection: (_k, c) => {
       engineMs.push(c.engineMs);

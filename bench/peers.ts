@@ -31,7 +31,7 @@ import {
   sweepPoints,
   type FrontierPoint,
   type PointKind,
-  type SweepPoint,
+  type SweepResult,
 } from './frontier';
 import { formatInt } from '../src/engine/format-number';
 
@@ -79,6 +79,12 @@ const STRATEGIES: Strategy[] = [
     config: { preset: 'spillway' },
   },
   {
+    name: 'mask last 1 turn (reference)',
+    kind: 'reference',
+    how: "reference, not a peer: the Complexity Trap's observation masking with a window of one, tool results older than the last model call replaced by a one-line placeholder, no store",
+    driver: maskingDriver(1),
+  },
+  {
     name: 'mask last 10 turns (reference)',
     kind: 'reference',
     how: 'reference, not a peer: tool results older than the last 10 model calls replaced by a one-line placeholder, no store',
@@ -91,8 +97,28 @@ export interface Session {
   real: boolean;
   /** a real session of `long/`: the set the default is tuned and judged on */
   long: boolean;
+  /** the agent that made a real session */
+  agent?: Agent;
   transcript: Transcript;
   note: string;
+}
+
+/** The agents of the corpus, each pooled on its own. */
+export const AGENTS = ['claude-code', 'codex', 'mini-swe-agent', 'swe-agent', 'openhands'] as const;
+export type Agent = (typeof AGENTS)[number];
+
+/**
+ * The agent that made a corpus file, from its path (the corpus files sessions by agent or by
+ * format, and names the agent in the folder or the file name); undefined when none is named.
+ */
+export function agentOf(path: string): Agent | undefined {
+  const p = path.toLowerCase().replace(/\\/g, '/');
+  if (p.includes('mini-swe-agent')) return 'mini-swe-agent';
+  if (p.includes('openhands')) return 'openhands';
+  if (p.includes('codex')) return 'codex';
+  if (p.includes('claude-code')) return 'claude-code';
+  if (p.includes('swe-agent')) return 'swe-agent';
+  return undefined;
 }
 
 /** A generated session as a transcript (replies unknown, so no miss rate). */
@@ -136,12 +162,17 @@ export function fixtureFiles(dir: string): Array<{ file: string; long: boolean }
   return out;
 }
 
-/** A short name for a fixture file: the part before `__`, or the task id of a mini-swe-agent run. */
+/** A short name for a fixture file: its source and the session's own name, or the task id of a long mini-swe-agent run. */
 export function sessionName(file: string, long: boolean): string {
   const base = basename(file).replace(/\.(traj\.json|traj|jsonl|json)$/, '');
   const parts = base.split('__');
   const name =
-    long && parts.length > 2 ? `${parts[0]!.replace(/^gruckion-/, '')} ${parts.slice(2).join('__')}` : long ? parts.join(' ') : parts[0]!;
+    long && parts.length > 2
+      ? `${parts[0]!.replace(/^gruckion-/, '')} ${parts.slice(2).join('__')}`
+      : long
+        ? parts.join(' ')
+        : // the part before `__` names the source, which several sessions share (seven Claude Code sessions of one person)
+          parts.slice(0, 2).join(' ');
   return long ? `long: ${name}` : name;
 }
 
@@ -149,10 +180,12 @@ async function loadSessions(quick: boolean, dir = fixturesDir()): Promise<Sessio
   const out: Session[] = [];
   for (const { file, long } of fixtureFiles(dir)) {
     const t = await readTranscript(file);
+    const agent = agentOf(relative(dir, file));
     out.push({
       name: sessionName(file, long),
       real: true,
       long,
+      ...(agent ? { agent } : {}),
       transcript: t,
       note: `${relative(dir, file)}: ${t.source}, ${t.calls.length} calls`,
     });
@@ -183,6 +216,7 @@ interface SessionResult {
   session: string;
   real: boolean;
   long: boolean;
+  agent?: Agent;
   note: string;
   calls: number;
   rows: Row[];
@@ -190,12 +224,17 @@ interface SessionResult {
   perCall: Record<string, number[]>;
 }
 
-async function runSession(s: Session, strategies: Strategy[] = STRATEGIES, log: (line: string) => void = () => {}): Promise<SessionResult> {
+async function runSession(
+  s: Session,
+  strategies: Strategy[] = STRATEGIES,
+  log: (line: string) => void = () => {},
+  quick = false,
+): Promise<SessionResult> {
   const t = s.transcript;
   const counter = tokenCounter('o200k_base');
   const n = t.calls.length;
   const stride = Math.max(1, Math.ceil(n / 40));
-  const parse = parseTimes(t, (k) => k % stride === 0 || k === n - 1, s.real ? 5 : 1);
+  const parse = parseTimes(t, (k) => k % stride === 0 || k === n - 1, s.real && !quick ? 5 : 1);
   const rows: Row[] = [];
   const perCall: Record<string, number[]> = {};
   for (const st of strategies) {
@@ -205,12 +244,13 @@ async function runSession(s: Session, strategies: Strategy[] = STRATEGIES, log: 
     perCall[st.name] = run.calls.map((c) => c.projectedTokens);
     log(`  ${s.name}: ${st.name} ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  return { session: s.name, real: s.real, long: s.long, note: s.note, calls: n, rows, perCall };
+  return { session: s.name, real: s.real, long: s.long, ...(s.agent ? { agent: s.agent } : {}), note: s.note, calls: n, rows, perCall };
 }
 
-/** Which sessions a pooled figure covers. */
-type Pool = 'long' | 'short' | 'real';
-const inPool: Record<Pool, (r: SessionResult) => boolean> = { long: (r) => r.long, short: (r) => r.real && !r.long, real: (r) => r.real };
+/** Which sessions a pooled figure covers: the long ones, the short ones, all real ones, or one agent's. */
+type Pool = 'long' | 'short' | 'real' | Agent;
+const inPool = (pool: Pool) => (r: { real: boolean; long: boolean; agent?: Agent }) =>
+  pool === 'long' ? r.long : pool === 'short' ? r.real && !r.long : pool === 'real' ? r.real : r.agent === pool;
 
 /** Pools the rows of one strategy, one per session (costs, tokens and misses summed). */
 export function poolRows(strategy: string, rows: Row[]): Row {
@@ -221,7 +261,7 @@ export function poolRows(strategy: string, rows: Row[]): Row {
 function pooled(results: SessionResult[], strategy: string, pool: Pool = 'real'): Row {
   return pooledOf(
     strategy,
-    results.filter(inPool[pool]).map((r) => r.rows.find((x) => x.strategy === strategy)!),
+    results.filter(inPool(pool)).map((r) => r.rows.find((x) => x.strategy === strategy)!),
   );
 }
 
@@ -362,13 +402,15 @@ function aimsTable(aims: Aim[]): string {
 export interface PeersReport {
   markdown: string;
   frontier: string;
+  /** every strategy pooled per agent, one table each */
+  byAgent: string;
   aims: Aim[];
   json: unknown;
   svgs: Record<string, string>;
 }
 
-/** The frontier points: every strategy pooled over the long sessions, and the sweep. */
-function frontierPoints(results: SessionResult[], strategies: Strategy[], sweep: Array<{ point: SweepPoint; row: Row }>): FrontierPoint[] {
+/** The frontier points of a pool: every strategy pooled over its sessions, and the sweep over the same sessions. */
+function frontierPoints(results: SessionResult[], strategies: Strategy[], sweep: SweepResult[], pool: Pool): FrontierPoint[] {
   const kindOf = (s: Strategy): PointKind =>
     s.kind === 'spillway'
       ? 'default'
@@ -379,9 +421,20 @@ function frontierPoints(results: SessionResult[], strategies: Strategy[], sweep:
           : s.name.startsWith('preset ')
             ? 'preset'
             : 'peer';
+  // the sweep ran over the real sessions, in the order of `results`
+  const real = results.filter((r) => r.real);
+  const member = real.map(inPool(pool));
   return markFrontier([
-    ...strategies.map((s) => ({ name: s.name, kind: kindOf(s), row: pooled(results, s.name, 'long') })),
-    ...sweep.map(({ point, row }) => ({ name: point.name, kind: 'sweep' as const, over: point.over, row })),
+    ...strategies.map((s) => ({ name: s.name, kind: kindOf(s), row: pooled(results, s.name, pool) })),
+    ...sweep.map(({ point, rows }) => ({
+      name: point.name,
+      kind: 'sweep' as const,
+      over: point.over,
+      row: poolRows(
+        point.name,
+        rows.filter((_, i) => member[i]),
+      ),
+    })),
   ]);
 }
 
@@ -389,7 +442,7 @@ function report(
   results: SessionResult[],
   meta: { quick: boolean; node: string; seconds: number },
   strategies: Strategy[] = STRATEGIES,
-  sweep: Array<{ point: SweepPoint; row: Row }> = [],
+  sweep: SweepResult[] = [],
 ): PeersReport {
   const real = results.filter((r) => r.real);
   const long = results.filter((r) => r.long);
@@ -414,10 +467,22 @@ function report(
   parts.push(`### All real sessions pooled\n\n${rowsTable(pool('real'))}`);
   for (const r of results) parts.push(`### ${r.session}\n\n${r.note}\n\n${rowsTable(r.rows)}`);
   parts.push(`### How each strategy is driven\n\n${strategies.map((s) => `- **${s.name}**: ${s.how}`).join('\n')}`);
-  const points = long.length ? frontierPoints(results, strategies, sweep) : [];
+  const points = real.length ? frontierPoints(results, strategies, sweep, 'real') : [];
+  const agents = AGENTS.filter((a) => real.some(inPool(a)));
+  const sessionsOf = (pool: Pool) => real.filter(inPool(pool)).length;
+  const callsOf = (pool: Pool) => real.filter(inPool(pool)).reduce((a, r) => a + r.calls, 0);
   const frontier = points.length
-    ? `Cost against miss rate, pooled over the ${long.length} long sessions: the default, the presets, the peers and the default with one knob moved (the sweep). A point is on the frontier when no other point is at least as cheap with at most as many misses.\n\n${frontierTable(points)}`
+    ? [
+        `Cost against miss rate over the ${real.length} real sessions of the corpus (${formatInt(callsOf('real'))} model calls) pooled, then per agent: the default, the presets, the peers, masking after one turn and after ten (references), and the default with one knob moved (the sweep). A point is on the frontier when no other point is at least as cheap with at most as many misses.`,
+        `#### All real sessions pooled\n\n${frontierTable(points)}`,
+        ...agents.map(
+          (a) =>
+            `#### ${a} (${sessionsOf(a)} session${sessionsOf(a) === 1 ? '' : 's'}, ${formatInt(callsOf(a))} calls)\n\n${frontierTable(frontierPoints(results, strategies, sweep, a))}`,
+        ),
+      ].join('\n\n')
     : '';
+  const byAgent = agents.map((a) => `#### ${a}\n\n${rowsTable(pool(a))}`).join('\n\n');
+  if (byAgent) parts.push(`### Per agent, pooled\n\n${byAgent}`);
   if (frontier) parts.push(`### Frontier\n\n${frontier}`);
   const chartSession = results.find((r) => !r.real && r.calls <= 150) ?? results.find((r) => !r.real);
   const realChart = [...real].sort((a, b) => b.calls - a.calls)[0];
@@ -435,7 +500,7 @@ function report(
       realChart.perCall,
       strategies,
     );
-  if (points.length) svgs['frontier.svg'] = frontierSvg(`Cost against miss rate, ${long.length} long sessions pooled`, points, AIMS.cost);
+  if (points.length) svgs['frontier.svg'] = frontierSvg(`Cost against miss rate, ${real.length} real sessions pooled`, points, AIMS.cost);
   const json = {
     quick: meta.quick,
     node: meta.node,
@@ -456,17 +521,18 @@ function report(
       missedIds: row.missedIds,
       referencedIds: row.referencedIds,
     })),
-    sessions: results.map(({ session, real: isReal, long: isLong, note, calls, rows, perCall }) => ({
+    sessions: results.map(({ session, real: isReal, long: isLong, agent, note, calls, rows, perCall }) => ({
       session,
       real: isReal,
       long: isLong,
+      agent: agent ?? null,
       note,
       calls,
       rows,
       projectedTokensPerCall: perCall,
     })),
   };
-  return { markdown: parts.join('\n\n') + '\n', frontier, aims, json, svgs };
+  return { markdown: parts.join('\n\n') + '\n', frontier, byAgent, aims, json, svgs };
 }
 
 export async function runPeers(opts: { quick: boolean; out: string; log?: (line: string) => void }): Promise<PeersReport> {
@@ -474,9 +540,9 @@ export async function runPeers(opts: { quick: boolean; out: string; log?: (line:
   const log = opts.log ?? (() => {});
   const sessions = await loadSessions(opts.quick);
   const results: SessionResult[] = [];
-  for (const s of sessions) results.push(await runSession(s, STRATEGIES, log));
+  for (const s of sessions) results.push(await runSession(s, STRATEGIES, log, opts.quick));
   const sweep = runSweep(
-    sessions.filter((s) => s.long),
+    sessions.filter((s) => s.real),
     sweepPoints(opts.quick),
     log,
   );

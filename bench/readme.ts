@@ -2,8 +2,9 @@
  * Writes benchmark tables into docs/benchmarks.md between `<!-- bench:NAME -->` and
  * `<!-- /bench:NAME -->`, so no benchmark figure is typed by hand: a full `npm run bench` (and
  * `npm run bench:proxy`) rewrites them all. The README keeps one small table of what the default
- * saves and links here for the rest. (The module keeps its old name; it wrote into the README when
- * the README was the whole manual.)
+ * saves and links here for the rest. The preview-kinds table goes into docs/previews.md, beside
+ * what each kind keeps (one page per figure: this page links to it). (The module keeps its old name; it wrote into the README when the
+ * README was the whole manual.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 export const BENCHMARKS_PAGE = 'docs/benchmarks.md';
 
 /** The tables the benchmarks write, each between its own pair of markers on the page. */
-export const BENCH_TABLES = ['engine', 'peers', 'frontier', 'proxy'] as const;
+export const BENCH_TABLES = ['engine', 'peers', 'frontier', 'agents', 'proxy'] as const;
 export type BenchTable = (typeof BENCH_TABLES)[number];
 
 /**
@@ -21,7 +22,12 @@ export type BenchTable = (typeof BENCH_TABLES)[number];
  * without a word.
  */
 export function updateBenchmarksPage(name: BenchTable, markdown: string, root = process.cwd()): void {
-  const file = join(root, BENCHMARKS_PAGE);
+  updateSection(BENCHMARKS_PAGE, name, markdown, root);
+}
+
+/** The same on any page of the repository (`path` relative to `root`). */
+export function updateSection(path: string, name: string, markdown: string, root = process.cwd()): void {
+  const file = join(root, path);
   const text = readFileSync(file, 'utf8');
   const open = `<!-- bench:${name} -->`,
     close = `<!-- /bench:${name} -->`;

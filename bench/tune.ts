@@ -1,80 +1,135 @@
 /**
- * The tuning table of docs/benchmarks.md ("Tuning on long sessions"): the mechanisms and settings that were
- * tried for the default, each measured on the long sessions pooled and on the one real Claude Code
- * session alone (the only long session whose agent writes files through tool inputs), with the same
- * meter as the benchmark. The frontier (bench/frontier.ts) moves one knob at a time on every
- * `npm run bench`; this table keeps the combinations and finer steps the default was chosen from,
- * so the choice can be re-checked whenever the readers or the meter change.
+ * The tuning table of docs/savings.md: the mechanisms and settings that were tried for the default,
+ * each measured on the whole corpus (every session in test/fixtures/sessions), pooled and per agent,
+ * with read-backs priced, under Anthropic prices, OpenAI's current (GPT-5, cached input 0.1x) and the
+ * GPT-4o generation's (0.5x). It also reports the guarantee per point: the worst session's cost
+ * relative to raw, before and with read-backs, under every price model.
  *
- * `npm run bench:tune` prints the table as Markdown; it does not touch docs/ or bench/results.
+ * `npm run bench:tune` prints the table as Markdown; `-- --points 0,3` runs only those rows (by
+ * index), `-- --sessions` adds one line per session for the first point. It writes nothing, except
+ * with `-- --lengths`: then it rewrites src/engine/session-lengths.ts (the calls per corpus session
+ * that the payback schedule learns from) and measures nothing.
+ * Sessions run one after another in this one process (the machine is shared).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { newTokenCounter } from '../src/engine';
+import { MemoryStore } from '../src/store';
+import { readTranscript, type Transcript } from '../src/replay/readers';
+import { ANTHROPIC_PRICES, OPENAI_4O_PRICES, OPENAI_PRICES, type PriceModel } from '../src/replay/metrics';
+import { poolReplays, replay, type ReplayTotals } from '../src/replay/replay';
 import type { SweepPoint } from './frontier';
-import { runSpillway, strategyRow, type Row } from './metrics';
-import { fixturesDir, fixtureFiles, poolRows, sessionName, type Session } from './peers';
-import { readTranscript } from '../src/replay/readers';
+import { fixturesDir, fixtureFiles } from './peers';
+
+/** The price models every point is judged under, named as the table names them. */
+const PRICES: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES, OPENAI_4O_PRICES];
 
 /** What was tried, grouped by the mechanism it tunes; the first row is the default itself. */
 const POINTS: SweepPoint[] = [
-  { name: '**default** (clear 20,000 / 10,000 / keep 3, file inputs from 60,000)', over: {} },
+  { name: '**default**', over: {} },
+  { name: 'no back-off on read-backs', over: { 'offload.backoff': false } },
+  { name: 'reduce after use up to 40,000 chars', over: { 'offload.afterUseCap': 40_000 } },
+  { name: 'reduce after use up to 20,000 chars', over: { 'offload.afterUseCap': 20_000 } },
+  { name: 'reduce after use up to 100,000 chars', over: { 'offload.afterUseCap': 100_000 } },
   {
-    name: 'previous default (clear 40,000 / 20,000 / keep 10, no file inputs)',
-    over: { 'clear.triggerTokens': 40_000, 'clear.clearAtLeastTokens': 20_000, 'clear.keep': 10, 'inputs.enabled': false },
+    // what the proxy's Responses WebSocket mode can do (src/proxy/websocket.ts, arrivalEngine): items live upstream
+    name: 'WebSocket route: offload on arrival only',
+    over: { 'clear.enabled': false, 'offload.afterUseCap': 0, 'inputs.enabled': false },
   },
+  { name: 'superseded results not cleared first', over: { 'clear.staleFirst': false } },
+  { name: 'clear on the trigger alone (no payback rule)', over: { 'clear.schedule': 'trigger' } },
   { name: 'file inputs off', over: { 'inputs.enabled': false } },
-  { name: 'file inputs from 30,000 tokens', over: { 'inputs.minTokens': 30_000 } },
-  { name: 'file inputs from 15,000 tokens', over: { 'inputs.minTokens': 15_000 } },
-  { name: 'file inputs from the first call', over: { 'inputs.minTokens': 0 } },
-  { name: 'file inputs from the first call, kept whole 2 calls', over: { 'inputs.minTokens': 0, 'inputs.keepRounds': 2 } },
-  { name: 'file inputs from the first call, kept whole 8 calls', over: { 'inputs.minTokens': 0, 'inputs.keepRounds': 8 } },
-  { name: 'clear keep 2', over: { 'clear.keep': 2 } },
-  { name: 'clear keep 5', over: { 'clear.keep': 5 } },
-  { name: 'clear keep 8', over: { 'clear.keep': 8 } },
-  { name: 'clear at least 5,000', over: { 'clear.clearAtLeastTokens': 5_000 } },
-  { name: 'clear at least 15,000', over: { 'clear.clearAtLeastTokens': 15_000 } },
-  { name: 'clear trigger 30,000', over: { 'clear.triggerTokens': 30_000 } },
-  { name: 'payback schedule', over: { 'clear.schedule': 'payback' } },
-  { name: 'payback schedule, clear at least "all"', over: { 'clear.schedule': 'payback', 'clear.clearAtLeastTokens': 'all' } },
   { name: 'offload cap 4,000', over: { defaultCap: 4_000 } },
-  { name: 'offload cap 6,000 + newest whole to 40,000', over: { defaultCap: 6_000, 'offload.latestCap': 40_000 } },
-  { name: 'stale re-runs not cleared first', over: { 'clear.staleFirst': false } },
+  { name: 'offload cap 16,000', over: { defaultCap: 16_000 } },
+  { name: 'clear keep 5', over: { 'clear.keep': 5 } },
+  { name: 'clear at least 20,000', over: { 'clear.clearAtLeastTokens': 20_000 } },
+  { name: 'clear trigger 40,000', over: { 'clear.triggerTokens': 40_000 } },
 ];
 
-const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);
-const cells = (r: Row) =>
-  `${pct(r.cost.anthropic)} / ${pct(r.cost.openai)}, miss ${pct(r.missRate)} | ${pct(r.costWithReadBacks.anthropic)} / ${pct(r.costWithReadBacks.openai)}`;
+/** The agent a fixture comes from, by the folder the corpus keeps it in. */
+export function agentOf(file: string, t: Transcript): string {
+  const parts = file.split(/[\\/]/);
+  for (const a of ['claude-code', 'codex', 'mini-swe-agent', 'swe-agent', 'openhands']) {
+    if (parts.includes(a) || parts.includes(`${a}-text`)) return a;
+  }
+  if (t.source === 'openai-chat') return 'mini-swe-agent';
+  if (t.source === 'openai-responses') return 'codex';
+  if (t.source === 'anthropic-messages') return 'claude-code';
+  return t.source;
+}
+
+interface Loaded {
+  name: string;
+  agent: string;
+  t: Transcript;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const names = PRICES.map((p) => p.name);
+/** `cost A / O / 4o` cells: before read-backs, then with them. */
+const cells = (t: ReplayTotals) =>
+  `${names.map((n) => pct(t.cost[n]!.relative)).join(' / ')} | ${names.map((n) => pct(t.costWithReadBacks[n]!.relative)).join(' / ')} | ${pct(t.missRate)}`;
+
+function worst(totals: ReplayTotals[], f: (t: ReplayTotals, n: string) => number): string {
+  return names.map((n) => pct(Math.max(...totals.map((t) => f(t, n))))).join(' / ');
+}
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const pick = argv.includes('--points') ? argv[argv.indexOf('--points') + 1]!.split(',').map(Number) : undefined;
+  const perSession = argv.includes('--sessions');
   const dir = fixturesDir();
-  const sessions: Session[] = [];
-  for (const { file, long } of fixtureFiles(dir)) {
-    if (!long) continue;
-    const transcript = await readTranscript(file);
-    sessions.push({ name: sessionName(file, long), real: true, long, transcript, note: file });
+  const sessions: Loaded[] = [];
+  for (const { file } of fixtureFiles(dir)) {
+    try {
+      const t = await readTranscript(file);
+      if (t.calls.length) sessions.push({ name: relative(dir, file), agent: agentOf(file, t), t });
+    } catch (e) {
+      process.stderr.write(`bench:tune: skipped ${basename(file)}: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
   }
-  const claude = sessions.find((s) => s.transcript.source === 'claude-code');
-  process.stderr.write(
-    `bench:tune: ${sessions.length} long sessions (${sessions.map((s) => `${s.name} ${s.transcript.calls.length} calls`).join(', ')})\n`,
-  );
-  const lines = [
-    `| setting | long sessions pooled: cost vs raw-with-cache A / O, miss | with read-backs A / O | ${claude ? 'Claude Code session: cost A / O, miss' : ''} |`,
-    `| --- | --- | --- | --- |`,
-  ];
-  for (const p of POINTS) {
+  if (argv.includes('--lengths')) {
+    writeLengths(sessions.map((s) => s.t.calls.length));
+    return;
+  }
+  const agents = [...new Set(sessions.map((s) => s.agent))].sort();
+  const calls = sessions.reduce((a, s) => a + s.t.calls.length, 0);
+  process.stderr.write(`bench:tune: ${sessions.length} sessions, ${calls} calls, agents ${agents.join(', ')}\n`);
+  const head = `cost vs raw-with-cache ${names.join(' / ')} | with read-backs | miss`;
+  const lines = [`| setting | pool | ${head} | worst session (before / with read-backs) |`, `| --- | --- | --- | --- | --- | --- |`];
+  const counter = newTokenCounter('o200k_base');
+  const points = POINTS.map((p, i) => ({ p, i })).filter(({ i }) => !pick || pick.includes(i));
+  for (const { p, i } of points) {
     const started = Date.now();
-    const rows = sessions.map((s) => ({
+    const results = sessions.map((s) => ({
       s,
-      row: strategyRow(p.name, 'spillway', runSpillway(s.transcript, { preset: 'spillway', ...p.over }), new Map()),
+      r: replay(s.t, { config: { preset: 'spillway', ...p.over }, tokenizer: counter, store: new MemoryStore(), prices: PRICES }),
     }));
-    const pooledRow = poolRows(
-      p.name,
-      rows.map((r) => r.row),
+    const all = results.map((x) => x.r.totals);
+    const pooled = poolReplays(results.map((x) => x.r));
+    lines.push(
+      `| ${p.name} | all ${sessions.length} | ${cells(pooled)} | ${worst(all, (t, n) => t.cost[n]!.relative)}; ${worst(all, (t, n) => t.costWithReadBacks[n]!.relative)} |`,
     );
-    const own = rows.find((r) => r.s === claude)?.row;
-    const ownCells = own ? `${pct(own.cost.anthropic)} / ${pct(own.cost.openai)}, miss ${pct(own.missRate)}` : '';
-    lines.push(`| ${p.name} | ${cells(pooledRow)} | ${ownCells} |`);
-    process.stderr.write(`  ${p.name}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    for (const a of agents) {
+      const mine = results.filter((x) => x.s.agent === a);
+      lines.push(`| | ${a} (${mine.length}) | ${cells(poolReplays(mine.map((x) => x.r)))} | |`);
+    }
+    if (perSession && i === points[0]!.i) {
+      for (const x of results) lines.push(`| | ${x.s.name} (${x.r.totals.calls} calls) | ${cells(x.r.totals)} | |`);
+    }
+    process.stderr.write(`  ${p.name}: ${((Date.now() - started) / 1000).toFixed(1)} s\n${lines.slice(-1 - agents.length).join('\n')}\n`);
   }
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** Rewrites src/engine/session-lengths.ts, the data the payback schedule learns remaining calls from. */
+function writeLengths(lengths: number[]): void {
+  const file = join(process.cwd(), 'src', 'engine', 'session-lengths.ts');
+  const text = readFileSync(file, 'utf8');
+  const sorted = lengths.sort((a, b) => a - b).join(', ');
+  const next = text.replace(/(CORPUS_SESSION_LENGTHS: readonly number\[\] = \[)[^\]]*(\])/, `$1\n  ${sorted},\n$2`);
+  writeFileSync(file, next);
+  process.stderr.write(`bench:tune: wrote ${lengths.length} session lengths to ${file}\n`);
 }
 
 main().catch((e: unknown) => {

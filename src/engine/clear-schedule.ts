@@ -1,17 +1,20 @@
 /**
- * When a clear pays for itself. Clearing old results shortens every later request, but it changes
- * the request in the middle, so everything after the first cleared result is written to the
- * provider's cache again instead of read from it. The clear stage (stages/clear.ts) asks this module, at
- * each model call where it could fire, whether the saving over the likely rest of the session covers
- * that rewrite, under each provider's prices. It only looks at the call and the calls before it, so
- * a decision never depends on what came later and projections stay sticky.
+ * When a cache-breaking reduction pays for itself. Clearing old results shortens every later
+ * request, but it changes the request in the middle, so everything after the first cleared result
+ * is written to the provider's cache again instead of read from it. The clear stage
+ * (stages/clear.ts) asks this module, at each model call where it could fire, whether the saving
+ * over the calls the session can still be expected to make covers that rewrite, under every price
+ * model. It only looks at the call and the calls before it, so a decision never depends on what
+ * came later and projections stay sticky.
  *
- * The rest of the session is unknown; the estimate is that it lasts as long again as it has so far
- * (a session 40 calls in has, on that guess, 40 more), capped so one long session does not justify
- * clearing on any trifle.
+ * The rest of the session is unknown. How many calls remain is learned from the corpus
+ * (session-lengths.ts): of the corpus sessions that got as far as this one, the number of calls
+ * they still made, at a low quantile, so a clear pays back in most sessions that reach it rather
+ * than on average (a few very long sessions would otherwise justify clearing in every short one).
  */
+import { CORPUS_SESSION_LENGTHS } from './session-lengths';
 
-/** Cache prices relative to an uncached input token (as the replay's cost model prices them). */
+/** Cache prices relative to an uncached input token. */
 export interface CachePrices {
   name: string;
   cachedRead: number;
@@ -19,19 +22,53 @@ export interface CachePrices {
 }
 
 /**
- * The replay's price models' cache rates (src/replay/prices.ts has the sources; the engine imports
- * nothing of ours, so they are repeated here): Anthropic reads 0.1x and writes 1.25x; OpenAI's GPT-5
- * family, DeepSeek and Gemini read 0.1x with no write premium; the GPT-4o generation reads 0.5x.
- * Anthropic's is the strictest: a clear that pays back there pays back under the others.
+/**
+ * The price models a decision must pay back under, each as the provider bills cached input today
+ * (src/replay/prices.ts has the sources; the engine imports nothing of ours, so they are repeated
+ * here): Anthropic reads 0.1x and writes the 5-minute cache at 1.25x; OpenAI's GPT-5 family,
+ * DeepSeek and Gemini read 0.1x with no write premium; the GPT-4o generation reads 0.5x. A rewrite
+ * is dearest under Anthropic and a saving smallest under the 0.1x readers, so every model has its say.
  */
-const CACHE_PRICES: readonly CachePrices[] = [
+export const CACHE_PRICES: readonly CachePrices[] = [
   { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 },
   { name: 'openai', cachedRead: 0.1, cacheWrite: 1 },
   { name: 'openai-4o', cachedRead: 0.5, cacheWrite: 1 },
 ];
 
-/** The remaining-calls guess never exceeds this: past it the guess is more hope than evidence. */
-export const MAX_REMAINING_CALLS = 50;
+/**
+ * The quantile of the remaining calls that the schedule counts on: a quarter of the corpus sessions
+ * that reached this call ended sooner, three quarters went on at least this long.
+ */
+const REMAINING_QUANTILE = 0.25;
+/** Fewer sessions than this that reached a call say too little: past it the last estimate holds. */
+const MIN_SESSIONS = 4;
+
+/**
+ * For each number of calls made so far (index k, 1-based; index 0 unused), the calls a session can
+ * still be expected to make, learned from `lengths` as described above.
+ */
+export function remainingCallsTable(lengths: readonly number[]): number[] {
+  const sorted = [...lengths].sort((a, b) => a - b);
+  const max = sorted.length ? sorted[sorted.length - 1]! : 0;
+  const table = [0];
+  for (let k = 1; k <= max; k++) {
+    const left = sorted.filter((n) => n >= k).map((n) => n - k);
+    if (left.length < MIN_SESSIONS) break;
+    const at = REMAINING_QUANTILE * (left.length - 1);
+    const lo = Math.floor(at);
+    const v = left[lo]! + (left[Math.min(lo + 1, left.length - 1)]! - left[lo]!) * (at - lo);
+    table.push(Math.round(v * 10) / 10);
+  }
+  return table;
+}
+
+const REMAINING = remainingCallsTable(CORPUS_SESSION_LENGTHS);
+
+/** The calls a session that has made `calls` calls (this one included) can still be expected to make. */
+export function expectedRemainingCalls(calls: number, table: readonly number[] = REMAINING): number {
+  if (table.length < 2) return 0;
+  return table[Math.max(1, Math.min(calls, table.length - 1))]!;
+}
 
 export interface ClearPlan {
   /** tokens of the request at this call before the clear */
@@ -46,7 +83,7 @@ export interface ClearPlan {
 
 /** What a clear saves and costs under one price model, in uncached-token units. */
 export function clearBalance(p: ClearPlan, prices: CachePrices): { saving: number; rewrite: number } {
-  const remaining = Math.min(p.calls, MAX_REMAINING_CALLS);
+  const remaining = expectedRemainingCalls(p.calls);
   const rewritten = Math.max(0, p.running - p.before - p.freed);
   return { saving: p.freed * prices.cachedRead * remaining, rewrite: rewritten * (prices.cacheWrite - prices.cachedRead) };
 }

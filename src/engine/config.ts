@@ -38,7 +38,7 @@ export interface SpillwayConfig {
   tokenizer: TokenizerName;
   /** which user messages are observations (a command's output, text-mode agents): see formats/observations.ts */
   observations: ObservationMode;
-  offload: { enabled: boolean; dedupe: boolean; latestCap: number };
+  offload: { enabled: boolean; dedupe: boolean; latestCap: number; afterUseCap: number; backoff: boolean };
   window: { enabled: boolean; recentTurns: number; maxOutputChars: number; tools: string[] };
   budget: { enabled: boolean };
   inputs: { enabled: boolean; keepRounds: number; minTokens: number; tools: string[] };
@@ -139,6 +139,18 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
       'Offload stage: results of the latest round (what the model is about to read) stay verbatim up to this size and are offloaded to the normal cap from the next call on; 0 applies the normal cap at once.',
   },
   {
+    key: 'offload.afterUseCap',
+    schema: z.number().int().min(0).max(MAX_CAP),
+    description:
+      "Reduce after use: a result over its tool's cap but not over this size reaches the model whole in the call it arrives in and is offloaded from the next call on, where the rewrite touches only the end of the request, when the session's savings so far pay for that rewrite (else it is offloaded on arrival). Needs `clear.enabled` with `clear.schedule: payback`; 0 offloads on arrival.",
+  },
+  {
+    key: 'offload.backoff',
+    schema: z.boolean(),
+    description:
+      "Back off on read-backs: when the agent reads back an output Spillway reduced (`spillway read`, the store file, or a read tool with its handle), that tool's cap is raised for the rest of the session (4x per read-back, unlimited from the third). Markers already sent never change.",
+  },
+  {
     key: 'offload.dedupe',
     schema: z.boolean(),
     description:
@@ -212,7 +224,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'clear.schedule',
     schema: z.enum(['trigger', 'payback']),
     description:
-      'Clear stage: `trigger` clears whenever the request is over `clear.triggerTokens` and enough is clearable; `payback` also waits until the saving over the likely rest of the session (as long again as so far) pays back the prompt-cache rewrite, under Anthropic and OpenAI prices.',
+      'Clear stage: `trigger` clears whenever the request is over `clear.triggerTokens` and enough is clearable; `payback` (the guarantee) also waits until the saving over the calls the session can still be expected to make (learned from real sessions), with what the session has saved so far, pays back the prompt-cache rewrite under Anthropic, OpenAI GPT-5 and GPT-4o prices, and never leaves the session more than 25% over sending everything should it end right after (see docs/savings.md).',
   },
   {
     key: 'inputs.enabled',
@@ -270,7 +282,7 @@ const SPILLWAY: SpillwayConfig = {
   language: 'en',
   tokenizer: 'o200k_base',
   observations: 'auto',
-  offload: { enabled: true, dedupe: true, latestCap: 0 },
+  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
   inputs: { enabled: true, keepRounds: 0, minTokens: 60_000, tools: [...FILE_WRITE_TOOLS] },
@@ -283,7 +295,7 @@ const SPILLWAY: SpillwayConfig = {
     excludeTools: [],
     clearToolInputs: false,
     staleFirst: true,
-    schedule: 'trigger',
+    schedule: 'payback',
   },
 };
 
@@ -293,7 +305,7 @@ function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>):
     // the seed systems reduce tool results only; a text-mode agent's output is a user message to them
     observations: 'off',
     toolCaps: {},
-    offload: { enabled: false, dedupe: false, latestCap: 0 },
+    offload: { enabled: false, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
     window: { ...SPILLWAY.window, enabled: false },
     budget: { enabled: false },
     inputs: { ...SPILLWAY.inputs, enabled: false, tools: [...FILE_WRITE_TOOLS] },
@@ -332,7 +344,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
     previewChars: 0,
     preview: 'head',
     markerStyle: 'ai-agent',
-    offload: { enabled: true, dedupe: false, latestCap: 0 },
+    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
   }),
   // Eino ToolReduction: truncate over 50,000 chars and store; clear over 30,000 tokens (chars/4),
   // keeping the most recent round
@@ -343,7 +355,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
     preview: 'cut',
     markerStyle: 'eino',
     tokenizer: 'approximate',
-    offload: { enabled: true, dedupe: false, latestCap: 0 },
+    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
     clear: { ...DEFAULT_CLEAR, enabled: true, triggerTokens: 30_000, keep: 1, keepUnit: 'rounds', clearAtLeastTokens: 'all' },
   }),
   // the offload-and-fetch pattern: outputs over 600 bytes keep a 600-byte preview, then the number
@@ -355,7 +367,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
     previewChars: 600,
     preview: 'cut',
     markerStyle: 'oracle',
-    offload: { enabled: true, dedupe: false, latestCap: 0 },
+    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
   }),
 };
 

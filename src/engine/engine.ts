@@ -24,7 +24,8 @@ import { applyPatches } from './json';
 import { MemorySink } from './memory-sink';
 import { Run, type ProjectionDetail } from './run';
 import type { StoreWrite } from './stages/results';
-import { commonPrefixLength, createSessionStore, type SessionMemory, type SessionStore } from './session';
+import { noteReadBack } from './backoff';
+import { commonPrefixLength, createSessionStore, toolOfHandle, type SessionMemory, type SessionStore } from './session';
 import { tokenCounter, type TokenCounter } from './tokens';
 import {
   SpillwayError,
@@ -87,6 +88,13 @@ export interface Engine {
   readonly config: SpillwayConfig;
   readonly store: OutputSink;
   project<T extends string | object>(request: T, format?: FormatOption, options?: ProjectOptions): Projection<T>;
+  /**
+   * Tells the engine the agent read back `handle` in `session` (a host that sees read-backs the
+   * engine cannot: the replay's miss check, a read through the store). That tool backs off from the
+   * session's next call on (backoff.ts). False when the session is unknown, back-off is off, the
+   * handle was not reduced in this session or was already counted.
+   */
+  noteReadBack(session: string, handle: string): boolean;
   /** forgets what a session remembered */
   endSession(session: string): void;
 }
@@ -166,6 +174,15 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     config: cfg,
     store,
     project,
+    noteReadBack: (session, handle) => {
+      const memory = sessions.get(session);
+      if (!memory || !cfg.offload.backoff || memory.readBack.has(handle)) return false;
+      const tool = toolOfHandle(memory, handle);
+      if (tool === undefined) return false;
+      memory.readBack.add(handle);
+      noteReadBack(memory.backoff, tool, memory.call + 1);
+      return true;
+    },
     endSession: (s) => {
       sessions.delete(s);
     },

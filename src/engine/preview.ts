@@ -11,6 +11,8 @@
 import type { PreviewKind } from './config';
 import { formatInt } from './format-number';
 import { countNewlines } from './lines';
+import { kindPreview, type PreviewHint } from './previews';
+import { IMPORTANT } from './previews/select';
 
 /** A line longer than this inside a smart preview is cut; one minified line must not eat it all. */
 const MAX_IMPORTANT_LINE = 240;
@@ -20,11 +22,15 @@ const SMART_TAIL_SHARE = 0.35;
 /** Texts above this are not parsed for a JSON skeleton (parsing costs more than it is worth). */
 const JSON_PREVIEW_MAX_CHARS = 20_000_000;
 
-/** Lines worth keeping in a preview: errors, failures, stack frames and file locations. */
-const IMPORTANT =
-  /error|fail|exception|traceback|panic|fatal|warning|denied|not found|cannot|undefined|assert|expected|✗|✘|\bE\s{2,}|^\s*at\s|\.\w{1,5}:\d+|line \d+/i;
+/** How Codex's shell tool wraps an output in JSON: previewed by its kind (previews/envelope.ts), not as JSON. */
+const JSON_ENVELOPE = '{"output":';
 
-export function preview(kind: PreviewKind, text: string, budget: number): string {
+/**
+ * The preview of `text` in `budget` characters. `smart` first tries the preview of the output's
+ * kind (previews/: test runs, diagnostics, git, search, listings, file reads, builds), found from
+ * `hint` (the call's tool and command) or the output, and falls back to the generic one.
+ */
+export function preview(kind: PreviewKind, text: string, budget: number, hint?: PreviewHint): string {
   if (budget <= 0) return '';
   if (text.length <= budget) return text;
   switch (kind) {
@@ -37,8 +43,19 @@ export function preview(kind: PreviewKind, text: string, budget: number): string
     case 'json':
       return jsonPreview(text, budget) ?? headTail(text, budget);
     case 'smart':
-      return (looksLikeJson(text) ? jsonPreview(text, budget) : null) ?? smart(text, budget);
+      if (looksLikeJson(text) && !text.startsWith(JSON_ENVELOPE)) return genericPreview(text, budget);
+      return kindPreview(text, budget, hint) ?? genericPreview(text, budget);
   }
+}
+
+/**
+ * The preview of an output no kind claims (and of every output before per-kind previews): a JSON
+ * skeleton for JSON, else head, important lines and tail. The bench compares the kinds against it.
+ */
+export function genericPreview(text: string, budget: number): string {
+  if (budget <= 0) return '';
+  if (text.length <= budget) return text;
+  return (looksLikeJson(text) ? jsonPreview(text, budget) : null) ?? smart(text, budget);
 }
 
 /** Cuts at `n` without splitting a surrogate pair. */

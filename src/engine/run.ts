@@ -23,7 +23,8 @@
 import type { SpillwayConfig } from './config';
 import { contentPatch, type ParsedRequest } from './formats';
 import type { Patch } from './json';
-import { recall, remember, resultKeys, type SessionMemory } from './session';
+import { handlesIn, noteReadBack, type BackoffRecord } from './backoff';
+import { recall, remember, resultKeys, toolOfHandle, type SessionMemory } from './session';
 import { findReadTool } from './read-tool';
 import { budget } from './stages/budget';
 import { clear } from './stages/clear';
@@ -97,6 +98,35 @@ export class Run implements Ledger {
       : new Array<Decision | undefined>(n).fill(undefined);
     this.fresh = new Array<boolean>(n).fill(false);
     this.noGain = new Array<boolean>(n).fill(false);
+    this.call = req.kinds.filter((k, i) => k === 'assistant' && (i === 0 || req.kinds[i - 1] !== 'assistant')).length;
+    this.backoff = new Map([...(memory?.backoff ?? [])].map(([tool, calls]) => [tool, [...calls]]));
+    this.readBack = new Set(memory?.readBack);
+    if (memory && env.cfg.offload.backoff) this.findReadBacks(memory);
+    if (env.cfg.offload.backoff) this.results.backoff = { record: this.backoff };
+  }
+
+  /** This call's place in the session: the model calls the request shows before it. */
+  readonly call: number;
+  /** read-backs per tool so far in the session, this request's included (backoff.ts) */
+  readonly backoff: BackoffRecord;
+  private readonly readBack: Set<string>;
+
+  /**
+   * Read-backs in the items new since the previous call: an assistant item that names a handle
+   * this session issued (a read tool's input, `spillway read`, a read of the store file).
+   */
+  private findReadBacks(memory: SessionMemory): void {
+    const req = this.req;
+    req.items.forEach((it, i) => {
+      if (req.kinds[i] !== 'assistant' || it.end <= this.samePrefix) return;
+      for (const handle of handlesIn(req.text.slice(it.start, it.end))) {
+        if (this.readBack.has(handle)) continue;
+        const tool = toolOfHandle(memory, handle);
+        if (tool === undefined) continue;
+        this.readBack.add(handle);
+        noteReadBack(this.backoff, tool, this.call);
+      }
+    });
   }
 
   /** Results that looked like markers but were not (too long, or an unknown handle): treated as text. */
@@ -170,7 +200,7 @@ export class Run implements Ledger {
 
   /** What this call leaves for the next one of its session. */
   remember(): SessionMemory {
-    return remember(this.results, this.keys, this.decisions);
+    return remember(this.results, this.keys, this.decisions, { call: this.call, backoff: this.backoff, readBack: this.readBack });
   }
 
   detail(): ProjectionDetail {

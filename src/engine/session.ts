@@ -10,6 +10,7 @@
  * first stage, so stages only decide on results no earlier call decided; after the projection, the
  * engine (engine.ts) remembers this call's decisions for the next.
  */
+import type { BackoffRecord } from './backoff';
 import type { ParsedRequest, ToolResult } from './formats';
 import { reusableNodes, type JValue } from './json';
 import type { Decision, Results, Span } from './stages/results';
@@ -32,6 +33,11 @@ export interface SessionMemory {
   fixed: Span[];
   /** the previous parse, for reuse where the text did not change */
   nodes: Map<number, JValue>;
+  /** this call's place in the session (0-based: the model calls the request shows before it) */
+  call: number;
+  /** read-backs per tool, and the handles already counted as read back (backoff.ts) */
+  backoff: BackoffRecord;
+  readBack: Set<string>;
   /** Spillway's read tool as the session's agent names it, once a request offered it (sticky: ../read-tool.ts) */
   readTool?: string;
 }
@@ -96,7 +102,12 @@ export function recall(
 }
 
 /** What this call leaves for the next one of its session. */
-export function remember(results: Results, keys: readonly string[], decisions: ReadonlyArray<Decision | undefined>): SessionMemory {
+export function remember(
+  results: Results,
+  keys: readonly string[],
+  decisions: ReadonlyArray<Decision | undefined>,
+  session: Pick<SessionMemory, 'call' | 'backoff' | 'readBack'>,
+): SessionMemory {
   const req = results.req;
   const kept = new Map<string, { decision: Decision; start: number; end: number }>();
   decisions.forEach((decision, i) => {
@@ -111,7 +122,14 @@ export function remember(results: Results, keys: readonly string[], decisions: R
     items,
     fixed: results.fixedSpanTokens(),
     nodes: reusableNodes(req.root, 2),
+    ...session,
   };
   if (results.readTool) memory.readTool = results.readTool;
   return memory;
+}
+
+/** The tool whose output `handle` holds, as this session reduced it (undefined when it did not). */
+export function toolOfHandle(memory: SessionMemory, handle: string): string | undefined {
+  for (const { decision } of memory.decisions.values()) if (decision.handle === handle) return decision.tool;
+  return undefined;
 }

@@ -453,6 +453,9 @@ export function replay(t: Transcript, opts: ReplayOptions): ReplayResult {
   }
 }
 
+/** The session the replay's engine keeps its memory under. */
+const REPLAY_SESSION = 'replay';
+
 /** Longest stretch of replay work between two yields to the event loop in `replayAsync`. */
 const SLICE_MS = 20;
 
@@ -492,7 +495,7 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
     const started = opts.onProjection ? performance.now() : 0;
     // observations are what the reader marked (the agent's own rules), not the `auto` recognition
     const p = engine.project(text, t.wire, {
-      session: 'replay',
+      session: REPLAY_SESSION,
       detail: true,
       ...(t.observations ? { observations: t.observations } : {}),
     });
@@ -535,7 +538,7 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
       }
     }
 
-    meter.add(
+    const metered = meter.add(
       {
         originalTokens: p.stats.originalTokens,
         projectedTokens: p.stats.projectedTokens,
@@ -548,6 +551,8 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
       },
       opts.detail ? p.reductions : undefined,
     );
+    // the loop the proxy runs live: a miss the agent would have read back makes that tool back off
+    for (const m of metered.missed) if (m.handle) engine.noteReadBack(REPLAY_SESSION, m.handle);
     opts.onCall?.(k, t.calls.length);
     yield k;
   }

@@ -48,6 +48,11 @@ describe('bench sessions', () => {
     expect(files.filter((f) => f.long)).toHaveLength(5);
     expect(files.filter((f) => f.long).map((f) => sessionName(f.file, true))).toContain('long: mini-swe-agent psf__requests-1142');
   });
+
+  it('gives every session its own name', () => {
+    const names = fixtureFiles(CORPUS).map((f) => sessionName(f.file, f.long));
+    expect(new Set(names).size).toBe(names.length);
+  });
 });
 
 describe('frontier', () => {

@@ -62,7 +62,11 @@ describe('tokenizer encodings load on demand, one file each', () => {
       const text = readFileSync(join(DIST, bundle), 'utf8');
       // a few of o200k_base's rank-table entries would be there if the table were inlined
       expect(statSync(join(DIST, bundle)).size, bundle).toBeLessThan(1_500_000);
-      expect(text.split('\n').length, `${bundle} lines (minified bundles are a few long lines)`).toBeLessThan(200);
+      // minified bundles are long lines: the newlines left are inside template literals (zod's compiled
+      // checks carry a few hundred), so the check is the mean line length, not a line count; an
+      // unminified bundle averages under 50 characters a line
+      const lines = text.split('\n').length;
+      expect(text.length / lines, `${bundle}: ${lines} lines, mean length`).toBeGreaterThan(2_000);
     }
     expect(statSync(join(DIST, 'tokenizer-o200k_base.js')).size).toBeGreaterThan(1_000_000);
     expect(statSync(join(DIST, 'tokenizer-cl100k_base.js')).size).toBeGreaterThan(500_000);

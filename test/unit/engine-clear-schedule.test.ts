@@ -4,38 +4,58 @@
  * rewrite, and an output superseded by a later run of the same command is cleared first.
  */
 import { describe, expect, it } from 'vitest';
-import { clearBalance, clearPaysBack, MAX_REMAINING_CALLS } from '../../src/engine/clear-schedule';
+import { clearBalance, clearPaysBack, expectedRemainingCalls, remainingCallsTable } from '../../src/engine/clear-schedule';
 import { createEngine } from '../../src/engine/engine';
 import { perChar } from '../support/run';
 
 describe('clearPaysBack', () => {
-  it('prices the saving as freed tokens read from cache on each remaining call, and the rewrite as what follows the first cleared result', () => {
+  it('prices the saving as freed tokens read from cache on each call the session can still be expected to make, and the rewrite as what follows the first cleared result', () => {
     const b = clearBalance(
       { running: 50_000, before: 10_000, freed: 20_000, calls: 30 },
       { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 },
     );
-    expect(b.saving).toBeCloseTo(20_000 * 0.1 * 30);
+    expect(b.saving).toBeCloseTo(20_000 * 0.1 * expectedRemainingCalls(30));
     expect(b.rewrite).toBeCloseTo(20_000 * 1.15);
   });
 
-  it('fires late in a session and waits early in it, when the same clear is made', () => {
-    const plan = { running: 60_000, before: 5_000, freed: 20_000 };
-    expect(clearPaysBack({ ...plan, calls: 3 })).toBe(false);
-    expect(clearPaysBack({ ...plan, calls: 40 })).toBe(true);
+  it('fires when the saving over the expected rest of the session covers the rewrite, and waits when it does not', () => {
+    const calls = 30;
+    const remaining = expectedRemainingCalls(calls);
+    // Anthropic is the dearest rewrite: freed * 0.1 * remaining against rewritten * 1.15
+    const freed = 10_000;
+    const fits = Math.floor((freed * 0.1 * remaining) / 1.15);
+    expect(clearPaysBack({ running: freed + fits, before: 0, freed, calls })).toBe(true);
+    expect(clearPaysBack({ running: freed + fits + 100, before: 0, freed, calls })).toBe(false);
   });
 
-  it('must pay back under both price models: a rewrite Anthropic would not recover blocks the clear', () => {
-    // OpenAI: 0.5 * 10,000 * 5 = 25,000 >= 0.5 * 30,000; Anthropic: 0.1 * 10,000 * 5 = 5,000 < 1.15 * 30,000
-    expect(
-      clearPaysBack({ running: 40_000, before: 0, freed: 10_000, calls: 5 }, [{ name: 'openai', cachedRead: 0.5, cacheWrite: 1 }]),
-    ).toBe(true);
-    expect(clearPaysBack({ running: 40_000, before: 0, freed: 10_000, calls: 5 })).toBe(false);
+  it('must pay back under every price model: a rewrite Anthropic would not recover blocks the clear', () => {
+    const plan = { running: 40_000, before: 0, freed: 10_000, calls: 5 };
+    expect(clearPaysBack(plan, [{ name: 'openai-4o', cachedRead: 0.5, cacheWrite: 1 }])).toBe(true);
+    expect(clearPaysBack(plan)).toBe(false);
   });
 
-  it('caps the guess of remaining calls, and never fires when nothing is freed', () => {
-    const a = clearBalance({ running: 1e6, before: 0, freed: 1, calls: 10_000 }, { name: 'x', cachedRead: 1, cacheWrite: 2 });
-    expect(a.saving).toBe(MAX_REMAINING_CALLS);
+  it('never fires when nothing is freed', () => {
     expect(clearPaysBack({ running: 10, before: 0, freed: 0, calls: 100 })).toBe(false);
+  });
+});
+
+describe('remainingCallsTable', () => {
+  it('learns, per call so far, a low quantile of the calls the sessions that got that far still made', () => {
+    // four sessions of 10, 20, 30 and 40 calls: at call 10 they have 0, 10, 20 and 30 left; a quarter
+    // of the way up that list is 7.5
+    const table = remainingCallsTable([10, 20, 30, 40]);
+    expect(table[10]).toBe(7.5);
+    expect(table[1]).toBe(16.5);
+  });
+
+  it('stops where fewer than four sessions got that far, and the last estimate holds past it', () => {
+    const table = remainingCallsTable([10, 20, 30, 40]);
+    expect(table.length).toBe(11);
+    expect(expectedRemainingCalls(500, table)).toBe(table[10]);
+  });
+
+  it('expects nothing when it has learned nothing', () => {
+    expect(expectedRemainingCalls(5, remainingCallsTable([]))).toBe(0);
   });
 });
 
@@ -61,9 +81,11 @@ describe('clear stage with schedule payback', () => {
   });
   const outputs = Array.from({ length: 6 }, (_, i) => ({ cmd: `cat f${i}`, out: String.fromCharCode(65 + i).repeat(2_000) }));
 
-  it('trigger clears as soon as the request is over the trigger; payback waits while the session is young', () => {
-    const trig = createEngine(cfg('trigger'), { tokenizer: perChar }).project(chat(outputs), 'openai-chat');
-    const pay = createEngine(cfg('payback'), { tokenizer: perChar }).project(chat(outputs), 'openai-chat');
+  it('trigger clears as soon as the request is over the trigger; payback waits while the rewrite is too large a share of what the session has cost', () => {
+    // three calls in: rewriting two of three outputs would put the session over raw by more than MAX_OVERRUN
+    const young = outputs.slice(0, 3);
+    const trig = createEngine(cfg('trigger'), { tokenizer: perChar }).project(chat(young), 'openai-chat');
+    const pay = createEngine(cfg('payback'), { tokenizer: perChar }).project(chat(young), 'openai-chat');
     expect(trig.reductions.length).toBeGreaterThan(0);
     expect(pay.reductions).toEqual([]);
   });
@@ -91,7 +113,7 @@ describe('stale results: the same command run again', () => {
       {
         offload: { enabled: false },
         inputs: { enabled: false },
-        clear: { enabled: true, triggerTokens: 7_000, keep: 1, clearAtLeastTokens: 0, staleFirst: true },
+        clear: { enabled: true, triggerTokens: 7_000, keep: 1, clearAtLeastTokens: 0, staleFirst: true, schedule: 'trigger' },
       },
       { tokenizer: perChar },
     ).project(chat(outputs), 'openai-chat');

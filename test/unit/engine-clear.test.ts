@@ -25,6 +25,8 @@ const clear = (over: Record<string, unknown> = {}) => ({
     clearAtLeastTokens: 0,
     excludeTools: [],
     clearToolInputs: false,
+    // the trigger's mechanics; the payback schedule that the default adds is tested in engine-clear-schedule.test.ts
+    schedule: 'trigger',
     ...over,
   },
 });

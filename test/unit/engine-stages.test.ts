@@ -26,7 +26,8 @@ const tool = (name: string, output: string): ToolStep => ({ tool: name, output }
 const big = (c: string) => c.repeat(2_000);
 
 function resultsOf(config: Record<string, unknown>, ...steps: Parameters<typeof transcript>) {
-  const cfg = validateConfig(config);
+  // each stage on its own: offload decides on arrival (reduce after use is the clear stage's walk)
+  const cfg = validateConfig({ 'offload.afterUseCap': 0, ...config });
   const req = readRequest(JSON.stringify(build(transcript(...steps), 'openai-chat')), 'openai-chat');
   return new Results(
     req,

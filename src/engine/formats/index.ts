@@ -69,6 +69,18 @@ function contentOf(req: ParsedRequest, i: number): JValue | undefined {
   return get(it, 'content');
 }
 
+/**
+ * The command of the text-mode action an observation answers: the last fenced block of the
+ * assistant message before it (previews use it to tell a test run from a file read). Undefined for
+ * a result that is not an observation, or when that message has no action.
+ */
+export function observationCommand(req: ParsedRequest, r: ToolResult): string | undefined {
+  if (!r.observation) return undefined;
+  const callItems = new Set([...req.calls.values()].map((c) => c.item));
+  const action = actionMessageText(req, r.item - 1, callItems);
+  return action === undefined ? undefined : actionOf(action)?.command;
+}
+
 /** The text of an assistant message without tool calls (a text-mode action), or undefined. */
 function actionMessageText(req: ParsedRequest, i: number, callItems: ReadonlySet<number>): string | undefined {
   if (i < 0 || req.kinds[i] !== 'assistant' || callItems.has(i)) return undefined;

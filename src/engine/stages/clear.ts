@@ -21,13 +21,14 @@
  * Where it sits: after budget (budget.ts), last; it counts tokens as projected by every earlier
  * decision, file inputs (inputs.ts) included.
  */
-import { toolListed } from '../config';
-import { clearPaysBack } from '../clear-schedule';
+import { toolListed, type SpillwayConfig } from '../config';
+import { clearPaysBack, expectedRemainingCalls } from '../clear-schedule';
+import { CostLedger } from '../guarantee';
 import { formatInt as fmt } from '../format-number';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { renderMarker } from '../markers';
-import { reduceResult } from './reduce';
+import { reduceResult, type Reduced } from './reduce';
 import { Draft, owned, type Ledger, type Results, type StageOutcome, type StoreWrite } from './results';
 import { countLines } from '../lines';
 import { staleAt as findStale } from './stale';
@@ -54,8 +55,24 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   // a round is one model call (a run of assistant items: a Responses turn is a message plus one
   // function_call item per parallel call), not each assistant item
   const rounds = checkpoints.slice(0, -1);
-  let running = results.fixedTokens();
-  let upTo = 0; // items counted into `running`
+  const fixed = results.fixedTokens();
+  const originalTok = results.originalItemTokens();
+  // projected tokens per item, as decided so far; prefix sums answer "tokens before item x"
+  const sums = new PrefixSums(itemTok);
+  // what the model saw of a result reduced after use: verbatim in the call whose latest round it
+  // was in, so that call is counted (and walked) as it was made live
+  const afterUse = new Map<number, number>();
+  list.forEach((r, i) => {
+    const d = draft.decisions[i];
+    if (d?.afterUse) afterUse.set(r.item, (afterUse.get(r.item) ?? 0) + results.partsTokens(i, d) - d.projectedTokens);
+  });
+  const afterUseItems = [...afterUse.keys()].sort((a, b) => a - b);
+  let nextAfterUse = 0;
+  const costs = new CostLedger();
+  let rawTotal = fixed;
+  let rawPrev = 0; // raw tokens the previous call sent (what this one reads from the cache)
+  let projPrev = 0; // projected tokens of the previous call that this one still shares
+  let upTo = 0; // items counted into `rawTotal`
   let before = 0; // results in items before the checkpoint (results are in item order)
   let roundsBefore = 0;
   let cursor = 0; // every result before it is cleared, ineligible or already tried
@@ -65,14 +82,117 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     freeTo = 0;
   const counted = new Uint8Array(n);
   let callNo = -1;
+  let lastAssistant = -1;
+  // reduce after use (offload.afterUseCap with the payback schedule): the offload stage leaves
+  // results up to afterUseCap to this walk, which knows what the session can pay for
+  const afterUseCap = results.cfg.offload.afterUseCap;
+  const deferring = deferredToClear(results.cfg);
+  let deferred: number[] = [];
+  const sizeOver = (i: number): { size: number; cap: number } | undefined => {
+    const cap = results.capOf(i);
+    if (cap === 'unlimited') return undefined;
+    const size = results.overCap(i, cap);
+    return size === undefined || size > afterUseCap ? undefined : { size, cap };
+  };
+  const deferrable = (i: number) => draft.open(i) && sizeOver(i) !== undefined;
+  const markers = new Map<number, Reduced>();
+  const offloaded = (i: number, afterUse: boolean): Reduced => {
+    let out = markers.get(i);
+    if (!out) {
+      const { size, cap } = sizeOver(i)!;
+      const why = `${fmt(size)} ${results.cfg.capUnit} over ${list[i]!.tool}'s cap of ${fmt(cap)}`;
+      out = reduceResult(
+        results,
+        i,
+        'offload',
+        afterUse ? `${why}, reduced after the model used it` : why,
+        undefined,
+        cap,
+        draft.decisions[i],
+      );
+      markers.set(i, out);
+    }
+    return out;
+  };
+  const afterUseGain = (i: number): number => {
+    const out = offloaded(i, true);
+    return typeof out === 'string' ? 0 : Math.max(0, tokensNow(i) - out.decision.projectedTokens);
+  };
+  /** Offloads result i now (after use, or on arrival); returns the tokens freed, undefined when kept. */
+  const reduceNow = (i: number, afterUse: boolean): number | undefined => {
+    if (!draft.open(i) || !sizeOver(i)) return undefined;
+    markers.delete(i);
+    const out = offloaded(i, afterUse);
+    if (out === 'no-gain') draft.refuse(i);
+    if (typeof out === 'string') return undefined;
+    const was = tokensNow(i);
+    if (afterUse) out.decision.afterUse = true;
+    draft.record(i, out.decision, [out.write]);
+    const saved = was - tokensNow(i);
+    itemTok[list[i]!.item]! -= saved;
+    sums.add(list[i]!.item, -saved);
+    // what clearing it would free is now what clearing its marker would
+    if (counted[i]) freeSum -= gain(i);
+    gains[i] = undefined;
+    if (counted[i]) freeSum += gain(i);
+    return saved;
+  };
   for (const cp of checkpoints) {
     callNo++;
-    while (upTo < cp) running += itemTok[upTo++]!;
+    while (upTo < cp) rawTotal += originalTok[upTo++]!;
     while (before < n && list[before]!.item < cp) before++;
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
-    if (running <= c.triggerTokens) continue;
+    // what the previous call let through whole is reduced now that the model has used it
+    let firstDeferred = Number.POSITIVE_INFINITY;
+    for (const i of deferred) {
+      const cut = reduceNow(i, true);
+      if (cut !== undefined) firstDeferred = Math.min(firstDeferred, list[i]!.item);
+    }
+    deferred = [];
+    // the latest round of this call: the items after its last assistant item
+    const roundStart = lastAssistant + 1;
+    let unseen = 0, // tokens that results reduced after use had, verbatim, in this call
+      firstAfterUse = -1;
+    // rounds only move forward: one pass over the items reduced after use, in item order
+    while (nextAfterUse < afterUseItems.length && afterUseItems[nextAfterUse]! < roundStart) nextAfterUse++;
+    for (let k = nextAfterUse; k < afterUseItems.length && afterUseItems[k]! < cp; k++) {
+      const item = afterUseItems[k]!;
+      unseen += afterUse.get(item)!;
+      if (firstAfterUse < 0) firstAfterUse = item;
+    }
+    if (cp < kinds.length) lastAssistant = lastAssistantFrom(kinds, cp);
+    const raw = { read: callNo === 0 ? 0 : rawPrev, total: rawTotal };
+    let running = fixed + sums.before(cp) + unseen;
+    const readNow =
+      callNo === 0
+        ? 0
+        : Math.min(projPrev, running, firstDeferred < Number.POSITIVE_INFINITY ? fixed + sums.before(firstDeferred) : running);
+    // results arriving in this call over their cap: whole now and reduced after use when the
+    // ledger can pay for the next call's rewrite of what follows them, else reduced on arrival
+    if (deferring) {
+      const arriving: number[] = [];
+      for (let i = before - 1; i >= 0 && list[i]!.item >= roundStart; i--) if (deferrable(i)) arriving.unshift(i);
+      if (arriving.length) {
+        const first = list[arriving[0]!]!.item;
+        const freedLater = arriving.reduce((a, i) => a + afterUseGain(i), 0);
+        const tail = Math.max(0, running - fixed - sums.before(first) - freedLater);
+        if (costs.affords(raw, { read: readNow, total: running }, tail)) deferred = arriving;
+        else for (const i of arriving) running -= reduceNow(i, false) ?? 0;
+      }
+    }
+    const settle = (total: number, read: number) => {
+      costs.charge(raw, { read, total });
+      rawPrev = rawTotal;
+      // the next call shares this one up to the first result it will see reduced after use
+      projPrev = firstAfterUse < 0 ? total : Math.min(total, fixed + sums.before(firstAfterUse));
+    };
+    if (running <= c.triggerTokens) {
+      settle(running, readNow);
+      continue;
+    }
     const protectedFrom = c.keepUnit === 'results' ? before - c.keep : firstInLastRounds(results, c.keep, before, rounds, roundsBefore);
     let freed = 0;
+    let firstCleared = Number.POSITIVE_INFINITY;
     const enough = () => c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens;
     const clearOne = (i: number, why: string) => {
       const was = tokensNow(i);
@@ -84,6 +204,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
         const saved = was - tokensNow(i);
         freed += saved;
         itemTok[list[i]!.item]! -= saved;
+        sums.add(list[i]!.item, -saved);
+        firstCleared = Math.min(firstCleared, list[i]!.item);
       }
     };
     // as Anthropic's context editing does: a clear that cannot free clearAtLeastTokens is not
@@ -95,22 +217,27 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
           counted[freeTo] = 1;
         }
       }
-      if (freeSum < c.clearAtLeastTokens) continue;
+      if (freeSum < c.clearAtLeastTokens) {
+        settle(running, readNow);
+        continue;
+      }
     }
-    // payback schedule: plan the clear first, fire only when it pays back its cache rewrite
+    // payback schedule: plan the clear first, fire only when it pays back its cache rewrite within
+    // the calls the session can be expected to still make, counting what the session has banked,
+    // and leaves the session at most MAX_OVERRUN over raw should it end now (../guarantee.ts)
     if (c.schedule === 'payback') {
       stale ??= c.staleFirst ? findStale(results.req) : undefined;
       const plan = planClear(cursor, protectedFrom, cp, running, stale);
+      const kept = plan ? fixed + sums.before(list[plan.first]!.item) : 0;
+      const remaining = expectedRemainingCalls(callNo + 1);
       if (
         !plan ||
-        !clearPaysBack({
-          running,
-          before: itemTok.slice(0, list[plan.first]!.item).reduce((a, b) => a + b, 0),
-          freed: plan.freed,
-          calls: callNo + 1,
-        })
-      )
+        !clearPaysBack({ running, before: kept, freed: plan.freed, calls: callNo + 1 }) ||
+        !costs.paysBack(raw, { read: Math.min(readNow, kept), total: running - plan.freed }, (pm) => plan.freed * pm.cachedRead * remaining)
+      ) {
+        settle(running, readNow);
         continue;
+      }
     }
     const over = `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`;
     // stale results first: the file was read or written again later, so this copy is outdated
@@ -126,6 +253,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (i === cursor) cursor++;
     }
     running -= freed;
+    settle(running, freed > 0 ? Math.min(readNow, fixed + sums.before(firstCleared)) : readNow);
   }
   return draft.outcome;
 
@@ -226,6 +354,39 @@ function clearedMarkerTokens(results: Results, i: number): number {
       ...(results.readTool ? { readTool: results.readTool } : {}),
     }),
   );
+}
+
+/** Whether the offload stage leaves results over their cap, up to afterUseCap, to this stage's walk. */
+export function deferredToClear(cfg: SpillwayConfig): boolean {
+  return cfg.offload.enabled && cfg.offload.afterUseCap > 0 && cfg.clear.enabled && cfg.clear.schedule === 'payback';
+}
+
+/** The last assistant item of the run of assistant items that starts at `from`. */
+function lastAssistantFrom(kinds: readonly string[], from: number): number {
+  let i = from;
+  while (i + 1 < kinds.length && kinds[i + 1] === 'assistant') i++;
+  return i;
+}
+
+/** Prefix sums of item tokens that change as results are cleared (a Fenwick tree). */
+class PrefixSums {
+  private readonly tree: Float64Array;
+
+  constructor(values: readonly number[]) {
+    this.tree = new Float64Array(values.length + 1);
+    values.forEach((v, i) => this.add(i, v));
+  }
+
+  add(i: number, delta: number): void {
+    for (let x = i + 1; x < this.tree.length; x += x & -x) this.tree[x]! += delta;
+  }
+
+  /** The sum of the values before index `i`. */
+  before(i: number): number {
+    let s = 0;
+    for (let x = Math.min(i, this.tree.length - 1); x > 0; x -= x & -x) s += this.tree[x]!;
+    return s;
+  }
 }
 
 /** Index of the first result inside the last `keep` assistant rounds, among the first `before` results. */

@@ -15,6 +15,7 @@
 import { toolListed } from '../config';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
+import { deferredToClear } from './clear';
 import { reduceOn } from './reduce';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 
@@ -29,6 +30,7 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
   const dedupe = cfg.offload.enabled && cfg.offload.dedupe ? new Map<string, number>() : undefined;
   const latestCap = cfg.offload.latestCap;
   const lastAssistant = results.req.kinds.lastIndexOf('assistant');
+  const deferToClear = deferredToClear(cfg);
   for (let i = 0; i < results.length; i++) {
     if (!draft.open(i)) continue;
     const r = results.list[i]!;
@@ -49,6 +51,15 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
       continue;
     }
     if (!cfg.offload.enabled) continue;
+    // with the payback schedule the clear stage's walk of the session decides these: whole while
+    // the model reads them and reduced after use when the session can pay for it (clear.ts)
+    if (
+      deferToClear &&
+      cap !== 'unlimited' &&
+      results.overCap(i, cap) !== undefined &&
+      results.overCap(i, cfg.offload.afterUseCap) === undefined
+    )
+      continue;
     // the latest round is what the model reads next: it may stay verbatim up to latestCap
     const latest = r.item > lastAssistant && latestCap > 0 && cap !== 'unlimited' ? Math.max(cap, latestCap) : cap;
     const size = results.overCap(i, latest);

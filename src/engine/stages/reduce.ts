@@ -17,6 +17,7 @@ import { isEstimate } from '../tokens';
 import type { StageName } from '../types';
 import { LONE_SURROGATE, owned, type Decision, type Draft, type Results, type StoreWrite } from './results';
 import { countLines } from '../lines';
+import { hintForResult } from '../previews';
 
 export type Reduced = { decision: Decision; write: StoreWrite } | 'no-gain' | 'unstorable';
 
@@ -47,14 +48,15 @@ export function reduceResult(
   const unit = cfg.capUnit;
   const bytes = Buffer.byteLength(text, 'utf8');
   let pv: string;
+  const hint = () => hintForResult(results.req, r);
   if (stage === 'clear') pv = '';
   else if (customPreview !== undefined)
     pv = customPreview.length > cfg.previewChars ? customPreview.slice(0, cfg.previewChars) : customPreview;
   else
     pv =
       unit === 'bytes'
-        ? cutBytes(preview(cfg.preview, text, cfg.previewChars), cfg.previewChars)
-        : preview(cfg.preview, text, cfg.previewChars);
+        ? cutBytes(preview(cfg.preview, text, cfg.previewChars, hint()), cfg.previewChars)
+        : preview(cfg.preview, text, cfg.previewChars, hint());
   if (stage !== 'clear' && customPreview === undefined && pv.length > cfg.previewChars) pv = pv.slice(0, cfg.previewChars);
   const handle = handleFor(text);
   const tokens = counter.count(text);

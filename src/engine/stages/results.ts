@@ -14,6 +14,7 @@
  * writes them after every stage has decided. The memos in `Results` are caches of pure functions
  * of the request (a decoded text, a token count), not decisions.
  */
+import { backedOffCap, readBacks, type BackoffRecord } from '../backoff';
 import { capFor, type Cap, type SpillwayConfig } from '../config';
 import { resultRawLength, resultText, type ParsedRequest, type ToolResult } from '../formats';
 import { decodeString, forEachString, type JValue } from '../json';
@@ -47,6 +48,11 @@ export interface Decision extends Replacement {
   inputReplacement?: string;
   /** tokens of the original text parts, as counted into their item */
   partsTokens?: number;
+  /**
+   * offloaded after use: the result reached the model verbatim in its latest round and is reduced
+   * from the next call on (`offload.latestCap`), so that call rewrites the request from here
+   */
+  afterUse?: boolean;
 }
 
 /** A file-writing call's input replaced by a marker (inputs.ts). */
@@ -180,8 +186,14 @@ export class Results {
     return !decisions[i] && !noGain[i] && !this.fixedAsIs(i);
   }
 
+  /** Read-backs per tool in this session, when backing off (backoff.ts). */
+  backoff?: { record: BackoffRecord };
+
+  /** The cap in force for result `i`: its tool's, raised for the session's read-backs of that tool. */
   capOf(i: number): Cap {
-    return capFor(this.cfg, this.list[i]!.names);
+    const cap = capFor(this.cfg, this.list[i]!.names);
+    if (cap === 'unlimited' || !this.backoff) return cap;
+    return backedOffCap(cap, readBacks(this.backoff.record, this.list[i]!.tool));
   }
 
   /** Size of a result in the cap's unit when over `cap`; decodes only when the raw length could exceed it. */

@@ -1,0 +1,49 @@
+/**
+ * Envelopes: what agents wrap around a command's output before the model sees it.
+ *
+ * Claude Code opens a failed command's output with `Exit code N`; mini-swe-agent wraps every output
+ * in `<returncode>N</returncode><output>…</output>`; Codex's shell tool answers with JSON
+ * (`{"output": "…", "metadata": {"exit_code": 0, …}}`). The kind of output is in the body, and a
+ * preview should spend its budget on the body: the envelope is taken off, and its exit status kept
+ * as a lead line (whether a command failed is what an agent looks at first). Claude Code's
+ * `<system-reminder>` after a file read is left out as well.
+ */
+
+export interface Unwrapped {
+  /** lines kept before the body's preview (the exit status), possibly none */
+  lead: string[];
+  body: string;
+}
+
+/** JSON envelopes are only parsed up to this size; beyond it the output is previewed as it is. */
+const MAX_JSON_ENVELOPE_CHARS = 2_000_000;
+
+const CLAUDE_EXIT = /^Exit code (\d+)\r?\n/;
+const MINI_SWE = /^<returncode>(-?\d+)<\/returncode>\r?\n<output>\r?\n?/;
+const MINI_SWE_END = /\r?\n?<\/output>\s*$/;
+/** Claude Code's note after a file read: the same words every time, never what the agent came for. */
+const SYSTEM_REMINDER = /\n*<system-reminder>[\s\S]*?<\/system-reminder>\s*$/;
+
+export function unwrap(text: string): Unwrapped {
+  const u = unwrapStatus(text);
+  return { lead: u.lead, body: u.body.replace(SYSTEM_REMINDER, '') };
+}
+
+function unwrapStatus(text: string): Unwrapped {
+  const claude = CLAUDE_EXIT.exec(text);
+  if (claude) return { lead: [`Exit code ${claude[1]}`], body: text.slice(claude[0].length) };
+  const mini = MINI_SWE.exec(text);
+  if (mini) return { lead: [`<returncode>${mini[1]}</returncode>`], body: text.slice(mini[0].length).replace(MINI_SWE_END, '') };
+  if (text.startsWith('{"output":') && text.length <= MAX_JSON_ENVELOPE_CHARS) {
+    try {
+      const v = JSON.parse(text) as { output?: unknown; metadata?: { exit_code?: unknown } };
+      if (typeof v.output === 'string') {
+        const code = v.metadata?.exit_code;
+        return { lead: typeof code === 'number' ? [`exit_code: ${code}`] : [], body: v.output };
+      }
+    } catch {
+      // not JSON after all: previewed as it is
+    }
+  }
+  return { lead: [], body: text };
+}
