@@ -28,7 +28,7 @@ export const COMMAND_USAGE: Record<string, string> = {
   replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands]
                   [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
-                 [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe]`,
+                 [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe] [--answer-reads]`,
   mcp: `  spillway mcp [--store DIR]    an MCP server over stdio: the read_output and find_outputs tools`,
 };
 const STORE_NOTE = 'the store defaults to $SPILLWAY_STORE, else ~/.spillway/store';
@@ -290,6 +290,7 @@ async function proxy(argv: string[]): Promise<void> {
       sessions: { kind: 'string' },
       websockets: { kind: 'string' },
       observe: { kind: 'bool' },
+      'answer-reads': { kind: 'bool' },
     },
     'proxy',
   );
@@ -311,6 +312,7 @@ async function proxy(argv: string[]): Promise<void> {
       ...(websockets !== undefined ? { websockets: websockets as WebSocketMode } : {}),
       // forward every request byte for byte; record what Spillway would have sent
       ...(a.flags.get('observe') === true ? { mode: 'observe' as const } : {}),
+      ...(a.flags.get('answer-reads') === true ? { answerReads: true } : {}),
       ...(str(a, 'openai-upstream') !== undefined ? { openaiUpstream: str(a, 'openai-upstream') } : {}),
       ...(str(a, 'anthropic-upstream') !== undefined ? { anthropicUpstream: str(a, 'anthropic-upstream') } : {}),
     });

@@ -3,11 +3,13 @@
  * VS Code's agents, the SDK-built ones) reads back what a marker hides through a tool call: no
  * shell, no file outside the project, no permission prompt per read once the tool is allowed.
  *
- * Two tools, both answering from the same store the proxy and the extension write:
+ * Three tools, all answering from the same store the proxy and the extension write:
  * - `read_output`: `spillway read` for a model (src/store/read.ts `readAnswer`), capped per answer
  *   and saying which part of how much it shows, with the options that read the next part;
  * - `find_outputs`: the stored outputs, newest first, by session, tool, call id or text
- *   (src/store/find.ts).
+ *   (src/store/find.ts);
+ * - `extract_output`: a question asked of an output, answered by the client's own model through MCP
+ *   sampling (src/extract/sampling.ts); a client without sampling gets a tool error saying so.
  * Every failure (a handle that is not one, and so can never name a path outside the store; an
  * unknown handle; a bad regex; a limit over the cap) is a tool result with `isError` and the reason:
  * the model reads it and tries again, and the server keeps serving.
@@ -19,6 +21,9 @@ import { z } from 'zod';
 import { formatInt } from '../engine/format-number';
 import { MCP_READ_TOOL, MCP_SERVER_NAME } from '../engine/read-tool';
 import { SpillwayError } from '../engine/types';
+import { ExtractInput } from '../extract/extract';
+import { EXTRACT_TOOL, extractOverMcp } from '../extract/sampling';
+import { readStored } from '../store/read';
 import {
   answerText,
   DEFAULT_FIND_LIMIT,
@@ -90,7 +95,7 @@ function listingLine(e: StoreEntry): string {
 }
 
 /** The MCP server on `store`; the caller connects it to a transport. */
-function createMcpServer(store: Pick<OutputStore, 'get' | 'list'>): McpServer {
+export function createMcpServer(store: Pick<OutputStore, 'get' | 'list'>): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: SERVER_VERSION });
   server.registerTool(
     MCP_READ_TOOL,
@@ -140,6 +145,17 @@ function createMcpServer(store: Pick<OutputStore, 'get' | 'list'>): McpServer {
         return failure(e);
       }
     },
+  );
+  // extract: a question asked of an output, answered by the client's model through sampling (src/extract)
+  server.registerTool(
+    EXTRACT_TOOL.name,
+    {
+      title: 'Ask about a Spillway output',
+      description: `${EXTRACT_TOOL.description} ${HANDLE_WORDS}`,
+      inputSchema: ExtractInput.shape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) => extractOverMcp(input, server.server, (h, o) => readStored(h, o, (x) => store.get(x))),
   );
   return server;
 }

@@ -10,6 +10,7 @@ import { SpillwayHost, type ProjectOptions, type ReadOptions } from './host';
 import { StoredOutputFileSystem } from './documents';
 import { registerCommands } from './commands';
 import { registerReadTool } from './readTool';
+import { registerExtractTool } from './extractTool';
 import { registerMcpProvider } from './mcp';
 import { Inspector } from './inspector/panel';
 import { ProxyController } from './proxy';
@@ -55,6 +56,7 @@ export function start(context: vscode.ExtensionContext): Started {
     vscode.workspace.registerFileSystemProvider(SCHEME, new StoredOutputFileSystem(host), { isCaseSensitive: true, isReadonly: true }),
     ...registerCommands(host),
     registerReadTool(host),
+    registerExtractTool(host),
     // VS Code 1.101+: `spillway mcp` for every MCP client in the editor (the read tool above stays for older ones)
     registerMcpProvider(host),
   );

@@ -148,6 +148,7 @@ export class ProxyController implements vscode.Disposable {
     if (key === this.key) {
       this.proxy?.setWebsockets(this.settings.websockets);
       this.setMode();
+      this.proxy?.setAnswerReads(this.settings.answerReads);
       this.updateTerminals();
       this.updateStatus();
       return this.queue;
@@ -181,6 +182,8 @@ export class ProxyController implements vscode.Disposable {
         sessionsDir,
         websockets: s.websockets,
         mode: s.mode,
+        answerReads: s.answerReads,
+        read: (handle, options) => this.host.read(handle, options),
         // problems start with "proxy:", turns with "turn"; neither ever holds a header
         log: (line) => (line.startsWith('proxy:') ? this.host.log.warn(line) : this.host.log.info(line)),
       });

@@ -67,6 +67,15 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
       'change, so window, budget and clear cannot act). `refuse`: answer 426 so the client falls back to HTTP, where every stage applies.',
   },
   {
+    key: 'proxy.answerReads',
+    schema: z.boolean(),
+    default: false,
+    description:
+      'Let the proxy answer read-backs itself, for agents with neither a shell nor MCP (most SDK-built agents): it adds the ' +
+      '`spillway_read_output` tool to each request and, when the model asks only for that, answers from the store and asks again ' +
+      'within the same request; the agent sees only the final answer, with the usage of every round summed. See docs/answer-reads.md.',
+  },
+  {
     key: 'proxy.configureTerminals',
     schema: z.boolean(),
     default: true,
@@ -105,6 +114,7 @@ export interface ProxySettings {
   configureTerminals: boolean;
   websockets: 'project' | 'refuse';
   mode: 'project' | 'observe';
+  answerReads: boolean;
 }
 
 /** Reads and checks `spillway.proxy.*`; a bad value is a problem naming the setting, and its default is used. */
@@ -157,6 +167,7 @@ export function readProxySettings(inspect: (key: string) => InspectedValue | und
       configureTerminals: read<boolean>('proxy.configureTerminals', bool),
       websockets: read<'project' | 'refuse'>('proxy.websockets', (v) => enumProblem(WEBSOCKETS, v)),
       mode: read<'project' | 'observe'>('proxy.mode', (v) => enumProblem(MODE, v)),
+      answerReads: read<boolean>('proxy.answerReads', bool),
     },
     problems,
     ignored,

@@ -4,10 +4,9 @@
  * part of how much they show, so the model knows whether to ask for more.
  */
 import * as vscode from 'vscode';
-import { boundedAnswer } from './pure/format';
+import { boundedAnswer } from '../store/read';
 import { errorText, type SpillwayHost } from './host';
-
-export const READ_TOOL = 'spillway_read_output';
+import { READ_TOOL } from '../proxy/readLoop';
 
 interface ReadToolInput {
   handle: string;

@@ -83,6 +83,8 @@ export interface Turn {
    * would have sent.
    */
   observed?: true;
+  /** read-back rounds the proxy answered itself within this call (`--answer-reads`), each one more paid model call */
+  readRounds?: number;
 }
 
 /** Bytes of an error response kept to read its message from: providers' error bodies are a few hundred bytes. */

@@ -50,6 +50,9 @@ import {
 import { readOpening, sessionFromHeader } from './session';
 import { UsageTap, type TurnUsage } from './usage';
 import { createUpgradeHandler, DEFAULT_WEBSOCKET_MODE, type WebSocketMode } from './websocket';
+import { answerReads as runAnswerReads, sendResult } from './answerReads';
+import { withReadTool, type Reader } from './readLoop';
+import type { ReadOptions } from '../store/read';
 import { formatInt } from '../engine/format-number';
 import { observingEngine, type ProxyMode } from './observe';
 
@@ -101,6 +104,14 @@ export interface ProxyOptions {
    * measured before anything is changed. It can be switched while the proxy runs (`setMode`).
    */
   mode?: ProxyMode;
+  /**
+   * Answer the model's read-backs here (answerReads.ts): the read tool is added to each request
+   * before it is projected, and answers holding only calls to it are answered from the store within
+   * the same request (default false: the agent reads back by its own means; never in observe mode).
+   */
+  answerReads?: boolean;
+  /** how read-backs are read (default: the engine's store) */
+  read?: Reader;
 }
 
 export interface RunningProxy {
@@ -117,6 +128,9 @@ export interface RunningProxy {
   /** project or observe (later calls; a call in flight finishes as it started) */
   readonly mode: ProxyMode;
   setMode(mode: ProxyMode): void;
+  /** whether later calls get their read-backs answered by the proxy */
+  readonly answerReads: boolean;
+  setAnswerReads(on: boolean): void;
   readonly openaiUpstream: string;
   readonly anthropicUpstream: string;
   /** where turns are recorded, when they are */
@@ -159,6 +173,8 @@ interface Prepared {
   observed?: true;
   stats?: ProjectionStats;
   reductions: Reduction[];
+  /** the read tool was added before projecting (answer-reads): the proxy answers the model's read-backs */
+  readTool?: boolean;
 }
 
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
@@ -204,6 +220,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const pending = new Set<Promise<void>>();
   let websockets: WebSocketMode = options.websockets ?? DEFAULT_WEBSOCKET_MODE;
   let mode: ProxyMode = options.mode ?? 'project';
+  let answering = options.answerReads ?? false;
+  const read: Reader =
+    options.read ??
+    ((handle: string, readOptions: ReadOptions) => {
+      const store = engine.store as { read?: Reader };
+      if (typeof store.read !== 'function') throw new Error('this proxy has no store to read from');
+      return store.read.call(engine.store, handle, readOptions);
+    });
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -294,7 +318,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
     const body = collected.body;
     const prepared = await prepare(body, req, route.format, namedSession);
-    const { failOpen, originalBytes, model, projected, stats, reductions, observed } = prepared;
+    const { failOpen, originalBytes, model, projected, stats, reductions, observed, readTool } = prepared;
     const session = prepared.session ?? UNREADABLE_SESSION;
     const turn = route.record ? nextTurn(session) : 0;
     if (failOpen)
@@ -308,8 +332,20 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     const sent = observed ? undefined : projected;
     const headers = forwardHeaders(req.rawHeaders, sent ? ['content-length', 'content-encoding'] : ['content-length']);
     const out = sent ?? body;
+    let readRounds: number | undefined;
+    let outcome: Outcome | undefined;
+    if (readTool && sent) {
+      const answered = await answerReadsFor(ex, headers, sent, route.format, `${session}${turn ? `#${turn}` : ''}`);
+      if (answered) ({ outcome, readRounds } = answered);
+      else {
+        // fail open: the agent's own request, as it sent it
+        const original = forwardHeaders(req.rawHeaders, ['content-length']);
+        original['content-length'] = String(body.length);
+        outcome = await forward(ex, original, { bytes: body });
+      }
+    }
     headers['content-length'] = String(out.length);
-    const outcome = await forward(ex, headers, { bytes: out });
+    outcome ??= await forward(ex, headers, { bytes: out });
 
     if (!route.record) return;
     record(
@@ -328,6 +364,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         ...(stats ? { stats } : {}),
         ...result(outcome, started),
         ...(failOpen ? { failOpen } : {}),
+        ...(readRounds ? { readRounds } : {}),
         headers: safeHeaders(req.headers, RECORDED_REQUEST_HEADERS),
         ...(observed ? { observed } : {}),
       },
@@ -352,7 +389,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       const opening = readOpening(decoded.text, format);
       session ??= opening.session;
       model = opening.model;
-      const projection = current.project(decoded.text, format, { session });
+      // answer-reads: the tool goes in before the engine runs, so the projection (and the markers) know the way back
+      const withTool = answering && !observing ? addReadTool(decoded.text, format) : undefined;
+      const projection = current.project(withTool ?? decoded.text, format, { session });
       // durable before sent: nothing goes upstream until the outputs its markers point at are on disk
       const stored = await whenStored(current.store, projection).then(
         () => undefined,
@@ -367,12 +406,13 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
           reductions: [],
         };
       return {
+        ...(withTool !== undefined ? { readTool: true } : {}),
         session,
         model,
         originalBytes: decoded.bytes,
         stats: projection.stats,
         reductions: projection.reductions,
-        ...(projection.stats.unchanged ? {} : { projected: Buffer.from(projection.request, 'utf8') }),
+        ...(projection.stats.unchanged && withTool === undefined ? {} : { projected: Buffer.from(projection.request, 'utf8') }),
         ...(observing ? { observed: true as const } : {}),
       };
     } catch (e) {
@@ -380,6 +420,42 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         e instanceof SpillwayError ? `the engine cannot read the body: ${e.message}` : `engine error: ${(e as Error).message}`;
       return { failOpen, session, model, originalBytes: decoded.bytes, reductions: [] };
     }
+  }
+
+  /**
+   * The read-back loop for one call (answerReads.ts). Undefined when it failed before the client got
+   * a byte: the caller then forwards the agent's original request (fail open).
+   */
+  async function answerReadsFor(
+    ex: Exchange,
+    headers: OutgoingHeaders,
+    bytes: Buffer,
+    format: WireFormat,
+    call: string,
+  ): Promise<{ outcome: Outcome; readRounds?: number } | undefined> {
+    let answered: Awaited<ReturnType<typeof runAnswerReads>>;
+    try {
+      answered = await runAnswerReads({
+        format,
+        body: bytes.toString('utf8'),
+        target: ex.target,
+        method: ex.req.method ?? 'POST',
+        headers,
+        agent: agents[ex.target.protocol as 'http:' | 'https:'],
+        signal: ex.abort.signal,
+        read,
+        log,
+      });
+    } catch (e) {
+      if (ex.abort.signal.aborted) return { outcome: { status: 0, error: 'the client closed the connection' } };
+      log(`proxy: answer-reads failed on ${call} (${describeError(e)}); forwarding the original request`);
+      return undefined;
+    }
+    sendResult(ex.res, answered);
+    return {
+      outcome: { status: answered.status, ...(answered.usage ? { usage: answered.usage } : {}) },
+      ...(answered.rounds > 1 ? { readRounds: answered.rounds - 1 } : {}),
+    };
   }
 
   function result(o: Outcome, started: number): Pick<Turn, 'status' | 'durationMs' | 'usage' | 'error' | 'upstreamMessage'> {
@@ -586,6 +662,12 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     setMode(next) {
       mode = next;
     },
+    get answerReads() {
+      return answering;
+    },
+    setAnswerReads(on) {
+      answering = on;
+    },
     ...(sessionsDir ? { sessionsDir } : {}),
     environment: (shell) => agentEnvironmentLines(url, shell),
     on(event, listener) {
@@ -612,6 +694,19 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   return running;
 }
 
+/** The body as JSON text with the read tool added (readLoop.ts), or undefined when it is not a JSON object or already offers the tool. */
+function addReadTool(text: string, format: WireFormat): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined; // the engine says what it cannot read
+  }
+  const withTool =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? withReadTool(format, body as Record<string, unknown>) : undefined;
+  return withTool ? JSON.stringify(withTool) : undefined;
+}
+
 function describeError(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
   return err.code ? `${err.code}${err.message && !err.message.includes(err.code) ? ` (${err.message})` : ''}` : (err.message ?? String(e));
@@ -633,6 +728,7 @@ function describeTurn(t: Turn): string {
     `turn ${t.session}#${t.turn} ${t.path}${t.transport === 'websocket' ? ' (WebSocket)' : ''} ${t.status || t.error || 'no response'} in ${Math.round(t.durationMs)} ms`,
   ];
   if (t.failOpen) parts.push(`failed open (${t.failOpen})`);
+  if (t.readRounds) parts.push(`${t.readRounds} read-back round(s) answered by the proxy`);
   if (t.unprojected) parts.push('results over their cap went upstream verbatim (see above)');
   else if (t.stats)
     parts.push(

@@ -30,6 +30,7 @@ export async function runStandaloneProxy(options: ProxyOptions, io: StandaloneIO
       `  recordings:         ${proxy.sessionsDir ?? 'off'}`,
       `  mode:               ${proxy.mode === 'observe' ? 'observe (requests go upstream byte for byte; recordings show what Spillway would have sent)' : 'project'}`,
       `  WebSocket mode:     ${proxy.websockets === 'refuse' ? 'refused (426: clients use HTTP)' : 'projected (new items only; see docs/proxy.md)'}`,
+      `  read-backs:         ${proxy.answerReads ? 'answered by the proxy (--answer-reads; HTTP only, see docs/answer-reads.md)' : "the agent's own (spillway read, MCP)"}`,
       'point agents at it with (Claude Code: ANTHROPIC_BASE_URL; other OpenAI clients: OPENAI_BASE_URL):',
       ...proxy.environment().map((l) => '  ' + l),
       ...codexRouteText(proxy.url),

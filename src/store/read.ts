@@ -23,6 +23,7 @@ import { SpillwayError } from '../engine/types';
 import { assertHandle } from './entry';
 import { countLines, cutAtLimit, grepLines, lineSpans, selectLines, sliceChars } from './slice';
 import { formatInt } from '../engine/format-number';
+import { LINE_BREAK } from '../engine/lines';
 
 export interface ReadOptions {
   /** "A:B" (1-based, inclusive), "A:" (to the end), ":B" (from the start), "N" (one line), or [A, B] */
@@ -342,4 +343,28 @@ export function readAnswer(handle: string, options: unknown, get: (handle: strin
 export function answerText(a: ReadAnswer): string {
   const next = a.next ? `; next: ${'lines' in a.next ? `lines "${a.next.lines}"` : `offset ${a.next.offset}, limit ${a.next.limit}`}` : '';
   return `[spillway ${a.handle}: ${a.shown}${next}]\n${a.text}`;
+}
+
+/** Longest answer a read tool gives a model in one call; the model asks again for other parts. */
+const MAX_TOOL_ANSWER_CHARS = 8_000;
+
+/**
+ * A read's answer to a model (the LM tool, the proxy's and the chat provider's read-back loop): a
+ * one-line header saying which part of how much is shown, then the text, clipped to `max`
+ * characters with a note on how to ask for the rest.
+ */
+export function boundedAnswer(
+  r: Pick<ReadResult, 'handle' | 'text' | 'totalChars' | 'totalLines' | 'shown'>,
+  max = MAX_TOOL_ANSWER_CHARS,
+): string {
+  const whole = `${lineCount(r.totalLines)}, ${formatInt(r.totalChars)} chars`;
+  let body = r.text;
+  let note = '';
+  if (body.length > max) {
+    body = body.slice(0, max);
+    note =
+      `${LINE_BREAK}[clipped: showing the first ${formatInt(max)} of these ${formatInt(r.text.length)} chars (about ${lineCount(countLines(body))}); ` +
+      `ask for a narrower part with lines "A:B", grep, or offset and limit]`;
+  }
+  return `[spillway ${r.handle}: ${r.shown ? r.shown + ' of ' : ''}${whole}]${LINE_BREAK}${body}${note}`;
 }

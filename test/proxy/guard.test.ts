@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from '../../src/proxy';
 import { allowedHosts, refuseForeignRequest } from '../../src/proxy/guard';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
-import { ANTHROPIC_KEY, OPENAI_KEY, anthropicRequest, chatRequest, rawRequest } from './support';
+import { ANTHROPIC_KEY, OPENAI_KEY, anthropicRequest, chatRequest, proxyInFrontOf, rawRequest } from './support';
 import { expectSome } from '../support/expect';
 
 const root = fs.mkdtempSync(join(tmpdir(), 'spillway-guard-'));
@@ -22,14 +22,7 @@ const logLines: string[] = [];
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  proxy = await startProxy({
-    port: 0,
-    storeDir: join(root, 'store'),
-    sessionsDir: join(root, 'sessions'),
-    openaiUpstream: `${upstream.url}/v1`,
-    anthropicUpstream: upstream.url,
-    log: (l) => logLines.push(l),
-  });
+  proxy = await startProxy(proxyInFrontOf(upstream.url, root, logLines));
 });
 
 afterAll(async () => {

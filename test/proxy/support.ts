@@ -5,12 +5,27 @@
  */
 import * as http from 'node:http';
 import { WebSocket } from 'ws';
+import { join } from 'node:path';
+import type { ProxyOptions } from '../../src/proxy';
 
 export const OPENAI_KEY = 'sk-test-OPENAIKEY-2f9c81d0a7e64b1f9d3c';
 export const ANTHROPIC_KEY = 'sk-ant-test-ANTHROPICKEY-77e1c0b4a2d94e';
 export const COOKIE_SECRET = 'sess-COOKIESECRET-31a7';
 export const ORG_SECRET = 'org-ORGSECRET-9911';
 export const SECRETS = [OPENAI_KEY, ANTHROPIC_KEY, COOKIE_SECRET, ORG_SECRET, 'OPENAIKEY', 'ANTHROPICKEY', 'COOKIESECRET', 'ORGSECRET'];
+
+/** A proxy on a free port in front of a fake upstream (both providers), its store and recordings under `root`, logging into `log`. */
+export function proxyInFrontOf(upstreamUrl: string, root: string, log: string[], extra: ProxyOptions = {}): ProxyOptions {
+  return {
+    port: 0,
+    storeDir: join(root, 'store'),
+    sessionsDir: join(root, 'sessions'),
+    openaiUpstream: `${upstreamUrl}/v1`,
+    anthropicUpstream: upstreamUrl,
+    log: (l) => log.push(l),
+    ...extra,
+  };
+}
 
 /** A test log of `lines` lines with an error and a path near the end, like `npm test` output. */
 export function bigLog(lines = 1500, tag = ''): string {

@@ -6,9 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { createEngine, MemorySink, parseConfig, readRequest, resultText } from '../../src/engine';
-import { appendToolRound, conversationKey, toWire, WIRE_FORMAT, type ChatMessage } from '../../src/extension/chat/convert';
+import { conversationKey, toWire, WIRE_FORMAT, type ChatMessage } from '../../src/extension/chat/convert';
 import { endpointUrl, modelInformation, parseModels, CHAT_APIS } from '../../src/extension/chat/models';
-import { SseParser, StreamDecoder } from '../../src/extension/chat/streams';
+import { SseParser, StreamDecoder } from '../../src/proxy/streams';
+import { appendReadRound } from '../../src/proxy/readLoop';
 import { authHeaders, redact } from '../../src/extension/chat/secrets';
 import { biggestClaudeCodeToolResult } from '../support/fixtures';
 
@@ -165,12 +166,11 @@ describe('message conversion', () => {
 
   it.each(CHAT_APIS)('%s: a read-back round appended to a body reads back as a tool result', (api) => {
     const body = toWire(api, conversation('x'), OPTIONS);
-    const next = appendToolRound(
-      api,
+    const next = appendReadRound(
+      WIRE_FORMAT[api],
       body,
-      'reading',
-      [{ callId: 'r1', name: 'spillway_read_output', input: { handle: 'sw_0123456789abcdef01234567' } }],
-      [{ callId: 'r1', content: 'the stored part' }],
+      { text: 'reading', calls: [{ callId: 'r1', name: 'spillway_read_output', input: { handle: 'sw_0123456789abcdef01234567' } }] },
+      [{ callId: 'r1', content: 'the stored part', isError: false }],
     );
     const req = readRequest(JSON.stringify(next), WIRE_FORMAT[api]);
     const last = req.results[req.results.length - 1]!;

@@ -60,6 +60,12 @@ describe('package.json contributes', () => {
     expect(tool.name).toBe('spillway_read_output');
     expect(Object.keys(tool.inputSchema.properties).sort()).toEqual(['context', 'grep', 'handle', 'limit', 'lines', 'offset']);
   });
+
+  it('declares the extract tool, which needs a handle and a question', () => {
+    const tool = pkg.contributes.languageModelTools[1];
+    expect(tool.name).toBe('spillway_extract');
+    expect(tool.inputSchema.required).toEqual(['handle', 'question']);
+  });
 });
 
 describe('settings bounds in package.json come from the zod schemas', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedAnswer, formatAge, formatSize, newestFirst, outputPickItem, statusText, toMillis } from '../../src/extension/pure/format';
+import { formatAge, formatSize, newestFirst, outputPickItem, statusText, toMillis } from '../../src/extension/pure/format';
 
 describe('formatting', () => {
   it('formats sizes and the status bar', () => {
@@ -47,21 +47,5 @@ describe('formatting', () => {
       { time: '2026-01-02T00:00:00Z', n: 2 },
     ]);
     expect(sorted.map((e) => e.n)).toEqual([3, 2, 1, 0]);
-  });
-});
-
-describe('the read tool answer', () => {
-  const base = { handle: 'sw_0123456789abcdef01234567', totalChars: 50_000, totalLines: 1_000 };
-
-  it('says which part of how much it shows', () => {
-    const a = boundedAnswer({ ...base, text: 'line 10\nline 11\n', shown: 'lines 10–11 of 1,000' });
-    expect(a.split('\n')[0]).toBe('[spillway sw_0123456789abcdef01234567: lines 10–11 of 1,000 of 1,000 lines, 50,000 chars]');
-    expect(a).toContain('line 10\nline 11\n');
-  });
-
-  it('clips to the bound and says how to ask for the rest', () => {
-    const a = boundedAnswer({ ...base, text: 'x'.repeat(20_000), shown: 'the whole output' }, 8_000);
-    expect(a.length).toBeLessThan(8_400);
-    expect(a).toMatch(/clipped: showing the first 8,000 of these 20,000 chars/);
   });
 });

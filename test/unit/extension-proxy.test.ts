@@ -62,6 +62,7 @@ describe('spillway.proxy.* settings', () => {
       configureTerminals: true,
       websockets: 'project',
       mode: 'project',
+      answerReads: false,
     });
   });
 
@@ -77,6 +78,7 @@ describe('spillway.proxy.* settings', () => {
             'proxy.configureTerminals': { globalValue: false },
             'proxy.websockets': { globalValue: 'project', workspaceValue: 'refuse' },
             'proxy.mode': { globalValue: 'project', workspaceValue: 'observe' },
+            'proxy.answerReads': { globalValue: true },
           }) as Record<string, InspectedValue>
         )[key],
     );
@@ -89,6 +91,7 @@ describe('spillway.proxy.* settings', () => {
       configureTerminals: false,
       websockets: 'refuse',
       mode: 'observe',
+      answerReads: true,
     });
     expect(readProxySettings(inspectOf({ 'proxy.port': 0 })).settings.port).toBe(0);
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HANDLE_IN_TEXT, HANDLE_PATTERN, handleFor, isHandle } from '../../src/engine/handle';
 import { CapValue, Handle } from '../../src/protocol';
 import { parseConfig } from '../../src/engine/config';
-import { READ_TOOL_INPUT_SCHEMA } from '../../src/extension/pure/contributes';
+import { READ_TOOL_INPUT_SCHEMA } from '../../src/proxy/readLoop';
 
 // The handle's shape is written once in the engine; the protocol (which may import only zod)
 // keeps a copy. These pin every place that must agree with the engine's HANDLE_PATTERN.

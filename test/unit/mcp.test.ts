@@ -69,9 +69,9 @@ function split(answer: string): { header: string; body: string } {
 }
 
 describe('spillway mcp', () => {
-  it('lists read_output and find_outputs with descriptions that say what a handle is', async () => {
+  it('lists read_output, find_outputs and extract_output with descriptions that say what a handle is', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['find_outputs', 'read_output']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['extract_output', 'find_outputs', 'read_output']);
     for (const t of tools) expect(t.description).toMatch(/handle \(sw_ followed by 24 hex digits\)/);
     expect(tools.find((t) => t.name === 'read_output')!.inputSchema.required).toEqual(['handle']);
   });

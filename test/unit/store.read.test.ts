@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { handleFor } from '../../src/engine/handle';
 import { SpillwayError } from '../../src/engine/types';
-import { parseLineRange, readText, type ReadOptions } from '../../src/store/read';
+import { boundedAnswer, parseLineRange, readText, type ReadOptions } from '../../src/store/read';
 
 const text = ['alpha', 'error one', 'beta', 'gamma', 'delta', 'epsilon', 'error two', 'zeta'].join('\n');
 const h = handleFor(text);
@@ -230,5 +230,21 @@ describe('option checks', () => {
 
   it('treats options set to undefined as not given', () => {
     expect(read({ lines: undefined, grep: undefined }).text).toBe(text);
+  });
+});
+
+describe('the read tool answer', () => {
+  const base = { handle: 'sw_0123456789abcdef01234567', totalChars: 50_000, totalLines: 1_000 };
+
+  it('says which part of how much it shows', () => {
+    const a = boundedAnswer({ ...base, text: 'line 10\nline 11\n', shown: 'lines 10–11 of 1,000' });
+    expect(a.split('\n')[0]).toBe('[spillway sw_0123456789abcdef01234567: lines 10–11 of 1,000 of 1,000 lines, 50,000 chars]');
+    expect(a).toContain('line 10\nline 11\n');
+  });
+
+  it('clips to the bound and says how to ask for the rest', () => {
+    const a = boundedAnswer({ ...base, text: 'x'.repeat(20_000), shown: 'the whole output' }, 8_000);
+    expect(a.length).toBeLessThan(8_400);
+    expect(a).toMatch(/clipped: showing the first 8,000 of these 20,000 chars/);
   });
 });

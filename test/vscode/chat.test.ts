@@ -407,6 +407,34 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
     });
   });
 
+  it("spillway_extract answers a question about a stored output with the user's model, naming the handle and the part it read", async () => {
+    if (!sent.look.has('openai-chat')) await look('openai-chat');
+    const handle = await vs.run(({ host }) => host.recordsNewestFirst()[0]?.handle ?? '');
+    const before = seen.length;
+    // whichever model the tool picks, answer in its API
+    scripts.push((req, res, body) => {
+      const api: Api = req.url!.endsWith('/responses')
+        ? 'openai-responses'
+        : req.url!.endsWith('/chat/completions')
+          ? 'openai-chat'
+          : 'anthropic';
+      textAnswer(api, 'The listing names package.json.')(req, res, body);
+    });
+    const answer = await vs.run(async ({ vscode }, h: string) => {
+      const res = await vscode.lm.invokeTool('spillway_extract', {
+        input: { handle: h, question: 'where is "package.json" listed?' },
+        toolInvocationToken: undefined,
+      });
+      return res.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    }, handle);
+    expect(answer.split('\n')[0]).toMatch(new RegExp(`^\\[spillway extract ${handle}, read-grep: read \\d+ match`));
+    expect(answer.split('\n').slice(1).join('\n')).toBe('The listing names package.json.');
+    expect(seen.length).toBe(before + 1);
+    // the model was asked about the grep matches, not the whole output
+    expect(seen[before]!.body).toContain('package.json');
+    expect(seen[before]!.body.length).toBeLessThan(BIG.length);
+  });
+
   it('cancellation aborts the upstream request', async () => {
     let hold: ServerResponse | undefined;
     scripts.push((_req, res) => {

@@ -19,7 +19,7 @@ import OpenAI from 'openai';
 import { mcpShellLines } from '../../src/proxy/env';
 import { mcpLaunch } from '../../src/extension/pure/mcpLaunch';
 import { freePort, launch, setSpillwaySetting, waitUntil, type Harness, inspectorFrame } from './harness';
-import { startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
+import { defaultReply, startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
 import { bigLog, chatRequest, OPENAI_KEY } from '../proxy/support';
 import { expectSome } from '../support/expect';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
@@ -292,6 +292,56 @@ describe('the local proxy in a real VS Code', () => {
     // still the same port, still running
     await proxyStatusItem(`Spillway proxy :${port}`).waitFor({ state: 'visible' });
   });
+  it("answers the model's read-backs from the window's store once spillway.proxy.answerReads is set, without a restart", async () => {
+    await enableProxy();
+    const ask = () =>
+      client().chat.completions.create(
+        chatRequest(LOG, {}, 'Read it back.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+      );
+    const toolNames = (i: number) =>
+      ((JSON.parse(fake.received[i]!.body!.toString('utf8')) as { tools: { function: { name: string } }[] }).tools ?? []).map(
+        (t) => t.function.name,
+      );
+    try {
+      await setSetting('proxy.answerReads', true);
+      await waitUntil('the proxy to offer the read tool', async () => {
+        await ask();
+        return toolNames(fake.received.length - 1).includes('spillway_read_output') || undefined;
+      });
+      const before = fake.received.length;
+      let handle = '';
+      fake.respond = (r) => {
+        if (fake.received.length - before > 1) return defaultReply(r);
+        handle = HANDLE_IN_TEXT.exec(r.body!.toString('utf8'))![0];
+        const call = {
+          id: 'call_read',
+          type: 'function',
+          function: { name: 'spillway_read_output', arguments: JSON.stringify({ handle, lines: '1:3' }) },
+        };
+        const message = { role: 'assistant', content: null, tool_calls: [call] };
+        return {
+          kind: 'json',
+          body: {
+            id: 'c',
+            object: 'chat.completion',
+            created: 1,
+            model: 'gpt-4.1',
+            choices: [{ index: 0, message, finish_reason: 'tool_calls' }],
+          },
+        };
+      };
+      const answer = await ask();
+      expect(answer.choices[0]!.message.content).toBe('All tests pass.');
+      expect(fake.received.length).toBe(before + 2);
+      const sent = lastBody().messages.at(-1)!;
+      expect(sent).toMatchObject({ role: 'tool', tool_call_id: 'call_read' });
+      expect(String(sent.content)).toContain(LOG.split('\n').slice(0, 3).join('\n') + '\n');
+    } finally {
+      fake.respond = defaultReply;
+      await setSetting('proxy.answerReads', null);
+    }
+  });
+
   it('Copy Agent Environment puts the lines for the shell on the clipboard and says so', async () => {
     await enableProxy();
     const r = await vs.run(async ({ vscode }) => {

@@ -239,22 +239,3 @@ export function conversationKey(messages: readonly ChatMessage[], hash: (s: stri
   const first = messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
   return hash(first ? textOf(first.parts) : JSON.stringify(messages[0] ?? ''));
 }
-
-/** Appends a tool round (the model's calls and their answers) to a wire body, for the provider's own read-back loop. */
-export function appendToolRound(
-  api: ChatApi,
-  body: Record<string, unknown>,
-  text: string,
-  calls: { callId: string; name: string; input: unknown }[],
-  results: { callId: string; content: string }[],
-): Record<string, unknown> {
-  const assistant: ChatMessage = {
-    role: 'assistant',
-    parts: [...(text ? [{ kind: 'text' as const, text }] : []), ...calls.map((c) => ({ kind: 'toolCall' as const, ...c }))],
-  };
-  const user: ChatMessage = { role: 'user', parts: results.map((r) => ({ kind: 'toolResult' as const, ...r })) };
-  const o: RequestOptions = { model: '', maxOutputTokens: 1, tools: [] };
-  const add = toWire(api, [assistant, user], o);
-  if (api === 'openai-responses') return { ...body, input: [...(body.input as unknown[]), ...(add.input as unknown[])] };
-  return { ...body, messages: [...(body.messages as unknown[]), ...(add.messages as unknown[])] };
-}

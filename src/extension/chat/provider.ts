@@ -19,13 +19,19 @@ import * as vscode from 'vscode';
 import { createHash } from 'node:crypto';
 import type { SpillwayHost } from '../host';
 import { errorText } from '../host';
-import { READ_TOOL } from '../readTool';
-import { boundedAnswer } from '../pure/format';
-import { READ_TOOL_INPUT_SCHEMA } from '../pure/contributes';
+import {
+  onlyReads,
+  READ_TOOL,
+  READ_TOOL_DESCRIPTION,
+  READ_TOOL_INPUT_SCHEMA,
+  runReadLoop,
+  type RoundOutput,
+  type ToolCall,
+} from '../../proxy/readLoop';
 import { tokenCounter, type Projection } from '../../engine';
-import { appendToolRound, conversationKey, toWire, WIRE_FORMAT, type ChatMessage, type ChatPart, type ChatTool } from './convert';
+import { conversationKey, toWire, WIRE_FORMAT, type ChatMessage, type ChatPart, type ChatTool } from './convert';
 import { endpointUrl, modelInformation, type ChatModel } from './models';
-import { StreamDecoder, errorMessageOf, type StreamEvent } from './streams';
+import { StreamDecoder, errorMessageOf, type StreamEvent } from '../../proxy/streams';
 import { authHeaders, redact, type ModelKeys } from './secrets';
 import type { ChatRecorder } from './sessions';
 import type {
@@ -35,13 +41,6 @@ import type {
   ProvideLanguageModelChatResponseOptions,
 } from './lmApi';
 import { thinkingPart } from './lmApi';
-
-/** Read-back rounds the provider answers itself within one request. */
-const MAX_READ_ROUNDS = 8;
-const READ_TOOL_DESCRIPTION =
-  'Reads the full text of a tool output that Spillway reduced to a preview. Markers in tool results name a handle ' +
-  '(sw_ followed by 24 hex digits). Pass it as `handle`; narrow with `lines` ("A:B", 1-based), `grep` (a regex, with ' +
-  '`context` lines) or `offset`/`limit` (characters).';
 
 type Info = LanguageModelChatInformation & { readonly model: ChatModel };
 
@@ -188,7 +187,7 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
         ['temperature', 'top_p', 'reasoning', 'reasoning_effort', 'thinking'].includes(k),
       ),
     );
-    let body = toWire(model.api, chat, {
+    const body = toWire(model.api, chat, {
       model: model.model,
       maxOutputTokens: info.maxOutputTokens,
       tools,
@@ -199,14 +198,16 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort());
     try {
-      for (let round = 0; ; round++) {
-        const r = await this.round(model, key, session, body, progress, abort.signal, !callerReads && round < MAX_READ_ROUNDS);
-        if (!r.reads) return;
-        // the model asked only for read-backs the caller does not know about: answer them here and ask again
-        const results = r.reads.map((c) => ({ callId: c.callId, content: this.readBack(c.input) }));
-        log.info(`chat ${session}: answered ${results.length} ${READ_TOOL} call(s) in the provider (round ${round + 1})`);
-        body = appendToolRound(model.api, body, r.text, r.reads, results);
-      }
+      // the caller that lists the tool answers it itself (maxRounds 0): the loop then only sends
+      await runReadLoop({
+        format: WIRE_FORMAT[model.api],
+        body,
+        maxRounds: callerReads ? 0 : undefined,
+        send: (b, _round, mayAnswer) => this.round(model, key, session, b, progress, abort.signal, mayAnswer),
+        read: (handle, opts) => this.d.host.read(handle, opts),
+        onAnswered: (round, answers) =>
+          log.info(`chat ${session}: answered ${answers.length} ${READ_TOOL} call(s) in the provider (round ${round + 1})`),
+      });
     } catch (e) {
       if (token.isCancellationRequested) throw new vscode.CancellationError();
       throw e;
@@ -215,18 +216,7 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
     }
   }
 
-  private readBack(input: unknown): string {
-    const i = (isObj(input) ? input : {}) as Record<string, unknown>;
-    const opts: Record<string, unknown> = {};
-    for (const k of ['lines', 'grep', 'context', 'offset', 'limit']) if (i[k] !== undefined) opts[k] = i[k];
-    try {
-      return boundedAnswer(this.d.host.read(String(i.handle), opts));
-    } catch (e) {
-      return `${READ_TOOL} could not read ${JSON.stringify(i.handle)}: ${errorText(e)}`;
-    }
-  }
-
-  /** One model call: project, send, stream. Returns the read-back calls to answer when `answerReads` and the round asked only for those. */
+  /** One model call: project, send, stream. Read-back calls are held back from the caller when `answerReads` and the round asked only for those. */
   private async round(
     model: ChatModel,
     key: string | undefined,
@@ -235,7 +225,7 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
     progress: vscode.Progress<unknown>,
     signal: AbortSignal,
     answerReads: boolean,
-  ): Promise<{ text: string; reads?: { callId: string; name: string; input: unknown }[] }> {
+  ): Promise<RoundOutput> {
     const host = this.d.host;
     const started = Date.now();
     const format = WIRE_FORMAT[model.api];
@@ -258,8 +248,8 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
     let status = 0;
     let error: string | undefined;
     let text = '';
-    const calls: { callId: string; name: string; input: unknown }[] = [];
-    const held: { callId: string; name: string; input: unknown }[] = [];
+    const calls: ToolCall[] = [];
+    const held: ToolCall[] = [];
     try {
       let res: Response;
       try {
@@ -288,7 +278,7 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
           const part = thinkingPart(ev.text);
           if (part) progress.report(part);
         } else if (ev.type === 'toolCall') {
-          calls.push(ev);
+          calls.push({ callId: ev.callId, name: ev.name, input: ev.input });
           // read-backs we may answer ourselves are held until the round ends
           if (answerReads && ev.name === READ_TOOL) held.push(ev);
           else progress.report(new vscode.LanguageModelToolCallPart(ev.callId, ev.name, (isObj(ev.input) ? ev.input : {}) as object));
@@ -300,13 +290,12 @@ export class SpillwayChatProvider implements LanguageModelChatProvider<Info> {
         for (const ev of decoder.push(utf8.decode(chunk, { stream: true }))) emit(ev);
       }
       for (const ev of decoder.end()) emit(ev);
-      if (held.length && held.length === calls.length)
-        return { text, reads: held.map((c) => ({ callId: c.callId, name: c.name, input: c.input })) };
+      if (answerReads && onlyReads(calls)) return { text, calls };
       // a round mixing read-backs with the caller's calls: the caller gets them all
       for (const c of held)
         progress.report(new vscode.LanguageModelToolCallPart(c.callId, c.name, (isObj(c.input) ? c.input : {}) as object));
       if (!text && calls.length === 0) host.log.warn(`chat ${session}: ${model.name} answered with nothing`);
-      return { text };
+      return { text, calls };
     } catch (e) {
       error = signal.aborted ? 'cancelled by the caller' : redact(errorText(e), key);
       if (!signal.aborted) host.log.error(`chat ${session}: ${error}`);

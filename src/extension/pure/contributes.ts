@@ -6,7 +6,8 @@
  * writes this into package.json; test/unit/extension-contributes.test.ts fails when they differ.
  */
 import { CONFIG_KEYS, DEFAULT_CONFIG, configValue } from '../../engine/config';
-import { HANDLE_PATTERN } from '../../engine/handle';
+import { READ_TOOL_INPUT_SCHEMA } from '../../proxy/readLoop';
+import { EXTRACT_DESCRIPTION, EXTRACT_INPUT_SCHEMA } from '../../extract/extract';
 import { configurationContribution } from './settings';
 import { PROXY_EXTRA_SCHEMA, PROXY_KEYS } from '../proxyConfig';
 import { MODELS_SETTING, VENDOR, modelsSettingSchema } from '../chat/models';
@@ -38,23 +39,6 @@ export const COMMAND_TITLES = {
 
 /** Files Open Transcript accepts from the explorer: agent logs, request bodies, trajectories. */
 export const TRANSCRIPT_FILE_WHEN = 'resourceScheme == file && resourceExtname =~ /^\\.(jsonl|json|traj)$/';
-
-export const READ_TOOL_INPUT_SCHEMA = {
-  type: 'object',
-  properties: {
-    handle: {
-      type: 'string',
-      pattern: HANDLE_PATTERN.source,
-      description: 'The handle from a Spillway marker, e.g. sw_0123456789abcdef01234567.',
-    },
-    lines: { type: 'string', description: 'Lines to read, 1-based and inclusive: "A:B", "A:" (to the end), ":B", or "N".' },
-    grep: { type: 'string', description: 'A regular expression; only matching lines (plus context) are returned.' },
-    context: { type: 'integer', minimum: 0, description: 'With grep: lines shown before and after each match.' },
-    offset: { type: 'integer', minimum: 0, description: 'First character to return (0-based).' },
-    limit: { type: 'integer', minimum: 1, description: 'Most characters to return.' },
-  },
-  required: ['handle'],
-} as const;
 
 /** The inspector's own settings, added to the generated ones. */
 export const INSPECTOR_SETTINGS = {
@@ -162,6 +146,16 @@ export function contributes(): Record<string, unknown> {
           '(a regex, with `context` lines around each match) or `offset`/`limit` (characters). Answers are capped at ' +
           '8,000 characters and start with a line saying which part of how much is shown; ask again for other parts.',
         inputSchema: READ_TOOL_INPUT_SCHEMA,
+      },
+      {
+        name: 'spillway_extract',
+        displayName: 'Ask About Spillway Output',
+        toolReferenceName: 'spillwayExtract',
+        canBeReferencedInPrompt: true,
+        icon: '$(search)',
+        userDescription: 'Answers a question about a stored tool output with your language model, reading it in chunks or grepping first.',
+        modelDescription: EXTRACT_DESCRIPTION,
+        inputSchema: EXTRACT_INPUT_SCHEMA,
       },
     ],
   };

@@ -1,9 +1,8 @@
 /**
- * Text the extension shows: sizes, ages, list labels, the status bar, the read tool's answer.
+ * Text the extension shows: sizes, ages, list labels, the status bar.
  * No `vscode` here, so all of it is unit tested.
  */
 import { formatInt } from '../../engine/format-number';
-import { countLines } from '../../engine/lines';
 
 /** A count with thousands separators, rounded (costs and averages are not whole). */
 export function formatCount(n: number): string {
@@ -68,49 +67,4 @@ export function newestFirst<T extends { time?: unknown }>(entries: readonly T[])
 
 export function statusText(savedTokens: number): string {
   return `$(fold) Spillway: ${formatCount(savedTokens)} tokens saved`;
-}
-
-/** Longest answer the read tool gives in one call; the model asks again for other parts. */
-const MAX_TOOL_ANSWER_CHARS = 8_000;
-
-export interface ReadResultLike {
-  handle: string;
-  text: string;
-  totalChars: number;
-  totalLines: number;
-  shown?: unknown;
-}
-
-/**
- * The read tool's answer: a one-line header saying which part of how much is shown, then the text,
- * clipped to `max` characters with a note on how to ask for the rest.
- */
-export function boundedAnswer(r: ReadResultLike, max: number = MAX_TOOL_ANSWER_CHARS): string {
-  const shown = describeShown(r.shown);
-  const whole = `${formatCount(r.totalLines)} lines, ${formatCount(r.totalChars)} chars`;
-  let body = r.text;
-  let note = '';
-  if (body.length > max) {
-    const lines = countLines(body.slice(0, max));
-    body = body.slice(0, max);
-    note =
-      `\n[clipped: showing the first ${formatCount(max)} of these ${formatCount(r.text.length)} chars (about ${formatCount(lines)} lines); ` +
-      `ask for a narrower part with lines "A:B", grep, or offset and limit]`;
-  }
-  const header = `[spillway ${r.handle}: ${shown ? shown + ' of ' : ''}${whole}]`;
-  return `${header}\n${body}${note}`;
-}
-
-function describeShown(shown: unknown): string {
-  if (shown === undefined || shown === null) return '';
-  if (typeof shown === 'string') return shown;
-  if (typeof shown === 'object') {
-    const o = shown as Record<string, unknown>;
-    if (typeof o.description === 'string') return o.description;
-    return Object.entries(o)
-      .filter(([, v]) => typeof v === 'number' || typeof v === 'string')
-      .map(([k, v]) => `${k} ${typeof v === 'number' ? formatCount(v) : v}`)
-      .join(', ');
-  }
-  return String(shown);
 }

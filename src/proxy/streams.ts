@@ -9,8 +9,9 @@
  *   Anthropic Messages       `content_block_start|delta|stop` (text, tool_use + input_json_delta,
  *                            thinking), `message_start|delta` (usage), `error`
  */
-import { mergeUsage, type TurnUsage } from '../../proxy/usage';
-import type { ChatApi } from './models';
+import { mergeUsage, type TurnUsage } from './usage';
+/** The three streaming APIs, named as the chat provider's models name them. */
+export type StreamApi = 'openai-chat' | 'openai-responses' | 'anthropic';
 
 export type StreamEvent =
   | { type: 'text'; text: string }
@@ -92,7 +93,7 @@ export class StreamDecoder {
   // anthropic: blocks by index
   private readonly blocks = new Map<number, { type: string; id?: string; name?: string; json: string }>();
 
-  constructor(readonly api: ChatApi) {}
+  constructor(readonly api: StreamApi) {}
 
   push(chunk: string): StreamEvent[] {
     return this.handle(this.sse.push(chunk));
