@@ -326,11 +326,19 @@ export function readBackCall(id: string, handle: string | undefined): string {
 }
 
 /**
- * The extra cost of one read-back under `prices`: one more model call whose input is this call's
- * projected input (`prefixTokens`, just sent, so read from the cache) followed by the read call and
- * its answer (new input, written to the cache), and whose output is the read call the model writes.
+ * The extra cost of the read-backs one call's misses need, under `prices`: one more model call (an
+ * agent asks for them together, as parallel tool calls in one answer) whose input is this call's
+ * projected input (`prefixTokens`, just sent, so read from the cache) followed by each read call and
+ * its answer (new input, written to the cache), and whose output is the read calls the model writes.
  */
-export function readBackCost(prefixTokens: number, callTokens: number, answerTokens: number, prices: PriceModel): number {
-  const newTokens = callTokens + answerTokens + READ_BACK_ITEM_TOKENS;
+export function readBackCost(prefixTokens: number, reads: readonly { call: number; answer: number }[], prices: PriceModel): number {
+  if (reads.length === 0) return 0;
+  const newTokens = reads.reduce((a, r) => a + readBackTokens(r.call, r.answer), 0);
+  const callTokens = reads.reduce((a, r) => a + r.call, 0);
   return billInput(prefixTokens + newTokens, prefixTokens, prices).cost + callTokens * prices.output;
+}
+
+/** The tokens one read-back adds to the agent's history: the call, its answer and their framing. */
+export function readBackTokens(callTokens: number, answerTokens: number): number {
+  return callTokens + answerTokens + READ_BACK_ITEM_TOKENS;
 }

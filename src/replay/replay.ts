@@ -30,6 +30,7 @@ import {
   PRICE_MODELS,
   readBackCall,
   readBackCost,
+  readBackTokens,
   readBackSlice,
   READ_BACK_MAX_CHARS,
   sharedPrefix,
@@ -232,6 +233,13 @@ export class ReplayMeter {
   private readonly originals = new Map<string, string>();
   private readonly rawSide = new CacheSide();
   private readonly projSide = new CacheSide();
+  /**
+   * What the agent has read back so far in this session. A read-back's answer stays in the agent's
+   * history, so what it showed is in the agent's context in every later call: an identifier it holds
+   * is not missed again, and its tokens are carried (read from the cache) by every later call.
+   */
+  private readBackText = '';
+  private carriedTokens = 0;
 
   constructor(
     private readonly prices: readonly PriceModel[] = PRICE_MODELS,
@@ -290,7 +298,7 @@ export class ReplayMeter {
     this.prevProjected = c.projectedShape;
     this.prevOriginal = c.originalShape;
     const ids = c.reply
-      ? missedIdentifiers(c.reply, c.original(), c.projected())
+      ? missedIdentifiers(c.reply, c.original(), this.readBackText ? `${c.projected()}\n${this.readBackText}` : c.projected())
       : { referenced: [], missed: [], referencedBefore: 0, missedBefore: 0 };
     const missed = ids.missed.map((id) => {
       for (const r of c.reductions) if (this.storedText(r.handle).includes(id)) return { id, handle: r.handle };
@@ -306,7 +314,8 @@ export class ReplayMeter {
         const at = text.indexOf(m.id);
         source = at < 0 ? '' : text.slice(Math.max(0, at - 4 * READ_BACK_MAX_CHARS), at + 4 * READ_BACK_MAX_CHARS).replace(/\\n/g, '\n');
       }
-      return { call: this.count(readBackCall(m.id, m.handle)), answer: this.count(readBackSlice(source, m.id)) };
+      const answer = readBackSlice(source, m.id);
+      return { call: this.count(readBackCall(m.id, m.handle)), answer: this.count(answer), text: answer };
     });
     const replyTokens = c.reply ? this.count(c.reply) : 0;
     this.outputTokens += replyTokens;
@@ -318,13 +327,18 @@ export class ReplayMeter {
     for (const pm of this.prices) {
       const raw = this.rawSide.bill(pm, c.originalShape, b.tokensFor(c.originalShape, b.origB, pm), mRaw);
       const proj = this.projSide.bill(pm, c.projectedShape, b.tokensFor(c.projectedShape, b.projB, pm), mProj);
-      const readBack = reads.reduce((a, r) => a + readBackCost(proj.total, r.call, r.answer, pm), 0);
+      // earlier read-backs ride along in this call's cached prefix; this call's own are priced as new
+      const readBack = this.carriedTokens * pm.cachedRead + readBackCost(proj.total, reads, pm);
       cost[pm.name] = { raw: raw.cost, projected: proj.cost, readBack };
       const t = this.cost[pm.name]!;
       t.raw += raw.cost;
       t.projected += proj.cost;
       t.output += replyTokens * pm.output;
       this.readBack[pm.name]! += readBack;
+    }
+    for (const r of reads) {
+      this.readBackText += `${r.text}\n`;
+      this.carriedTokens += readBackTokens(r.call, r.answer);
     }
     this.rawSide.prev = { fixed: c.originalShape.fixed, items: c.originalShape.items, stripped: b.origStripped, billing: b.origB };
     this.projSide.prev = { fixed: c.projectedShape.fixed, items: c.projectedShape.items, stripped: b.projStripped, billing: b.projB };
