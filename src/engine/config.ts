@@ -31,6 +31,8 @@ export interface SpillwayConfig {
   defaultCap: Cap;
   capUnit: 'chars' | 'bytes';
   toolCaps: Record<string, Cap>;
+  /** tools whose result is a report another agent wrote for this one: see REPORT_TOOLS */
+  reportTools: string[];
   previewChars: number;
   preview: PreviewKind;
   markerStyle: MarkerStyle;
@@ -92,6 +94,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     schema: z.record(z.string().min(1), cap),
     description:
       'Per-tool caps: tool name (exact, bare name of a namespaced tool, or a pattern with *) to a size or "unlimited" (kept verbatim).',
+  },
+  {
+    key: 'reportTools',
+    schema: z.array(z.string().min(1)),
+    description:
+      "Tools whose result is a report another agent wrote for this one (a sub-agent's findings or plan): kept verbatim and never cleared, unless `toolCaps` gives the tool a cap. Tool names as in `toolCaps`.",
   },
   {
     key: 'previewChars',
@@ -266,6 +274,15 @@ const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
 };
 
 /**
+ * Claude Code's sub-agent tools. Their result is already a reduction: the report a sub-agent wrote
+ * after its own exploration, which the agent delegated to get and then works from (a plan it
+ * implements over the following calls). Offloading or clearing it hides what the agent reuses most:
+ * on the corpus one 37,000-character plan, offloaded and later cleared, was behind most of one
+ * session's misses (cosmic-applet: 241 of 1,214 references missed; 35 without it).
+ */
+const REPORT_TOOLS = ['Task', 'Agent'];
+
+/**
  * The `spillway` preset. The reasoning for each number is in docs/configuration.md ("Why the defaults");
  * in short: offload only what is clearly bulk (so most results stay verbatim and the prompt cache
  * keeps hitting), keep previews big enough to hold errors and paths, and clear old results in rare,
@@ -276,6 +293,7 @@ const SPILLWAY: SpillwayConfig = {
   defaultCap: 8_000,
   capUnit: 'chars',
   toolCaps: {},
+  reportTools: [...REPORT_TOOLS],
   previewChars: 1_200,
   preview: 'smart',
   markerStyle: 'spillway',
@@ -305,6 +323,7 @@ function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>):
     // the seed systems reduce tool results only; a text-mode agent's output is a user message to them
     observations: 'off',
     toolCaps: {},
+    reportTools: [],
     offload: { enabled: false, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
     window: { ...SPILLWAY.window, enabled: false },
     budget: { enabled: false },
@@ -465,7 +484,7 @@ export function configValue(config: SpillwayConfig, key: string): unknown {
 
 /**
  * The cap in force for a tool: an exact entry for one of its names wins, then the longest
- * matching `*` pattern, then the default.
+ * matching `*` pattern, then unlimited for a report tool, then the default.
  */
 export function capFor(config: SpillwayConfig, names: readonly string[]): Cap {
   for (const n of names) {
@@ -478,7 +497,8 @@ export function capFor(config: SpillwayConfig, names: readonly string[]): Cap {
     const re = new RegExp('^' + pattern.split('*').map(escapeRe).join('.*') + '$');
     if (names.some((n) => re.test(n)) && (!best || pattern.length > best.len)) best = { len: pattern.length, cap: c };
   }
-  return best ? best.cap : config.defaultCap;
+  if (best) return best.cap;
+  return toolListed(config.reportTools, names) ? 'unlimited' : config.defaultCap;
 }
 
 /** True when `names` match a tool list entry (exact or `*` pattern). */

@@ -21,6 +21,19 @@ describe('offload stage', () => {
     expect(store.get(p.reductions[0]!.handle)).toBe(lines(1_001));
   });
 
+  it("keeps a report tool's result (a sub-agent's report) verbatim over the cap, unless toolCaps caps that tool", () => {
+    const t = transcript('q', tool('Task', lines(5_000)));
+    expect(project({ ...base, reportTools: ['Task'] }, t).p.stats.unchanged).toBe(true);
+    expect(project({ ...base, reportTools: ['Task'], toolCaps: { Task: 1_000 } }, t).p.reductions).toHaveLength(1);
+    expect(project({ ...base, reportTools: [] }, t).p.reductions).toHaveLength(1);
+  });
+
+  it("the default keeps Claude Code's sub-agent reports (Task, Agent) whole; the seed presets do not", () => {
+    const t = transcript('q', tool('Task', lines(20_000)));
+    expect(project({}, t).p.stats.unchanged).toBe(true);
+    expect(project({ preset: 'oracle-offload' }, t).p.stats.unchanged).toBe(false);
+  });
+
   it('keeps a result exactly at the cap verbatim', () => {
     expect(project(base, transcript('q', tool('bash', lines(1_000)))).p.stats.unchanged).toBe(true);
   });

@@ -44,8 +44,14 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const gains = new Array<number | undefined>(n);
   /** tokens clearing result i would free, estimated before deciding */
   const gain = (i: number): number => (gains[i] ??= Math.max(0, tokensNow(i) - clearedMarkerTokens(results, i)));
+  // a report tool's result is kept unless the user capped that tool (config.ts, REPORT_TOOLS)
+  const reportKept = (i: number): boolean => results.capOf(i) === 'unlimited' && toolListed(results.cfg.reportTools, list[i]!.names);
   const clearable = (i: number): boolean =>
-    !results.fixedAsIs(i) && !draft.noGain[i] && draft.decisions[i]?.stage !== 'clear' && !toolListed(c.excludeTools, list[i]!.names);
+    !results.fixedAsIs(i) &&
+    !draft.noGain[i] &&
+    draft.decisions[i]?.stage !== 'clear' &&
+    !toolListed(c.excludeTools, list[i]!.names) &&
+    !reportKept(i);
   // every model call the transcript shows: before each run of assistant items, and this one
   const checkpoints: number[] = [];
   kinds.forEach((k, i) => {
