@@ -242,6 +242,19 @@ export class SpillwayHost implements vscode.Disposable {
     return result;
   }
 
+  /**
+   * Keeps what a replayed call's reductions sent (the inspector's replays of transcripts), as the
+   * engine's own projections are kept, so a stored output opens titled by the file or command it came
+   * from. Replays are not logged per reduction: the inspector shows them.
+   */
+  recordProjection(request: object, projected: object, reductions: readonly Reduction[]): void {
+    const wanted = reductions.filter((r) => !this.records.has(r.handle));
+    for (const record of projectedRecords(request, projected, wanted, new Date().toISOString())) {
+      this.records.set(record.handle, record);
+      this.saveRecord(record);
+    }
+  }
+
   private recordReductions(request: string | object, projected: string | object, reductions: readonly Reduction[]): void {
     for (const r of reductions) {
       this.log[r.fresh ? 'info' : 'debug'](

@@ -21,6 +21,9 @@ import { ROOT } from './harness';
 import { failing } from '../support/expect';
 import { formatChange } from '../../src/protocol';
 import { formatInt } from '../../src/engine/format-number';
+import { parseConfig } from '../../src/engine/index';
+import { readTranscript } from '../../src/replay/readers';
+import { replay } from '../../src/replay/replay';
 
 let vs: Harness;
 let demo: DemoWorkspace;
@@ -127,7 +130,7 @@ describe('the demo workspace', () => {
     expect(demo.replayed.previewTurns.map((n) => `Turn ${n}`)).toContain(heading);
     expect(await frame.locator('.result[data-kind="own"] .stage-offload').count()).toBeGreaterThan(0);
     expect(await frame.locator('[data-testid="turn-cost-explained"]').textContent()).toMatch(
-      /^[−+±][\d.]+% this turn \(\$[\d.]+ raw → \$[\d.]+\): \d+ outputs? became previews? with a handle/,
+      /^[−+±][\d.]+% this turn \(\$[\d.]+ raw → \$[\d.]+\): (?:1 output became a preview|\d+ outputs became previews) with a handle/,
     );
     await shot('demo-opens-on-a-preview', annotate);
   });
@@ -161,37 +164,6 @@ describe('the demo workspace', () => {
     }
   });
 
-  it('opens a missed identifier in its stored output at the line that holds it, titled by its file', async () => {
-    const frame = await showDemo();
-    const turn = demo.replayed.missedTurns[0]!;
-    try {
-      await frame.getByRole('button', { name: `Missed identifiers: turn ${turn}` }).click();
-      await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${turn}$`) }).waitFor();
-      const item = frame
-        .locator('.missed li')
-        .filter({ has: frame.locator('button.link') })
-        .first();
-      const id = (await item.locator('code').textContent())!;
-      await item.locator('button.link').click();
-      await waitUntil('the stored output to open at the identifier', async () =>
-        vs.run(({ vscode }, want) => {
-          const e = vscode.window.activeTextEditor;
-          return !!e && e.document.uri.scheme === 'spillway' && e.document.getText(e.selection) === want;
-        }, id),
-      );
-      const opened = await vs.run(({ vscode }) => {
-        const e = vscode.window.activeTextEditor!;
-        return { line: e.selection.active.line, title: e.document.uri.path.split('/').pop(), text: e.document.getText() };
-      });
-      expect(opened.line).toBeGreaterThan(0);
-      // a file the agent read: titled by its name, at its own line numbers (no `N→` prefixes)
-      expect(opened.title).toMatch(/\.py$/);
-      expect(opened.text).not.toMatch(/^ *\d+→/m);
-    } finally {
-      await closeOtherTabs();
-    }
-  });
-
   it('brings a clicked turn into view at 1000×800 and in a half-width split, in the dark and the light theme', async ({ annotate }) => {
     const frame = await showDemo();
     const inView = () =>
@@ -200,7 +172,10 @@ describe('the demo workspace', () => {
         return r.top < window.innerHeight - 40 && r.bottom > 0;
       });
     const clickTurn = async (n: number) => {
-      await frame.locator('.timeline .vrow').nth(n).click();
+      // the timeline is a virtual list that opened scrolled to the first preview turn: back to the top,
+      // then the row of turn n (0-based), not the nth row rendered
+      await frame.locator('.vlist.timeline').evaluate((el) => (el.scrollTop = 0));
+      await frame.locator(`.timeline .turn[data-turn="${n}"]`).click();
       await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${n + 1}$`) }).waitFor();
     };
     /** Switches the colour theme and waits until the inspector's webview has it. */
@@ -386,6 +361,48 @@ describe('the demo workspace', () => {
       expect(r!.languageId).toBe('python');
       expect(r!.modified).toContain(r!.handle);
       expect(r!.modified.length).toBeLessThan(r!.original);
+    } finally {
+      await closeOtherTabs();
+    }
+  });
+  it('opens a missed identifier in its stored output at the line that holds it, titled by its file', async () => {
+    // last in this file: it opens a second session, whose outputs and savings join the demo's
+    // the demo session hides nothing its agent needed under the default (no misses), so this opens the
+    // corpus's long real Claude Code session, where the agent names something a preview of a file it
+    // read had left out; the turn comes from a replay under the same default settings
+    const file = join(ROOT, 'test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl');
+    const replayed = replay(await readTranscript(file), { config: parseConfig({}).config });
+    const turn = replayed.calls.find((c) => c.missed.some((m) => m.handle))!.index + 1;
+    const r = (await vs.run(
+      async ({ vscode }, f) => vscode.commands.executeCommand('spillway.openTranscript', vscode.Uri.file(f)),
+      file,
+    )) as { missedIds: number };
+    expect(r.missedIds).toBe(replayed.totals.missedIds);
+    const frame = await inspectorFrame(vs.page);
+    await frame.locator('.session-head h1', { hasText: basename(file) }).waitFor({ timeout: 60_000 });
+    try {
+      await frame.getByRole('button', { name: `Missed identifiers: turn ${turn}` }).click();
+      await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${turn}$`) }).waitFor();
+      const item = frame
+        .locator('.missed li')
+        .filter({ has: frame.locator('button.link') })
+        .first();
+      const id = (await item.locator('code').textContent())!;
+      await item.locator('button.link').click();
+      await waitUntil('the stored output to open at the identifier', async () =>
+        vs.run(({ vscode }, want) => {
+          const e = vscode.window.activeTextEditor;
+          return !!e && e.document.uri.scheme === 'spillway' && e.document.getText(e.selection) === want;
+        }, id),
+      );
+      const opened = await vs.run(({ vscode }) => {
+        const e = vscode.window.activeTextEditor!;
+        return { line: e.selection.active.line, title: e.document.uri.path.split('/').pop(), text: e.document.getText() };
+      });
+      expect(opened.line).toBeGreaterThan(0);
+      // a file the agent read: titled by its name, at its own line numbers (no `N→` prefixes)
+      expect(opened.title).toMatch(/\.py$/);
+      expect(opened.text).not.toMatch(/^ *\d+→/m);
     } finally {
       await closeOtherTabs();
     }

@@ -27,7 +27,7 @@ import { sessionsStatus } from './status';
 import { ApiSource } from './apiSource';
 import { inspectorHtml, newNonce } from './html';
 import { ProxySource } from './proxySource';
-import { ReplaySource } from './replaySource';
+import { recordFor, ReplaySource } from './replaySource';
 import { InspectorService, type InspectorActions } from './service';
 import type { InspectorContext, InspectorSession, SessionSource } from './session';
 
@@ -99,6 +99,7 @@ export class Inspector implements vscode.Disposable {
       store: () => host.store,
       config: () => host.config,
       projectedText: (handle) => host.record(handle)?.marker,
+      recordProjection: (request, projected, reductions) => host.recordProjection(request as object, projected as object, reductions),
       log: (line) => host.log.warn(line),
     };
     const memory = (this.memory = new InspectorMemory(join(host.baseDir, 'inspector.json')));
@@ -348,6 +349,8 @@ export class Inspector implements vscode.Disposable {
               store: this.host.store,
               detail: true,
               signal: abort.signal,
+              // what each call's new reductions sent: the stored outputs open titled by their source
+              onProjection: recordFor(this.ctx),
               onCall: (k, total) => {
                 const pct = Math.floor(((k + 1) / total) * 50);
                 if (pct > done) progress.report({ increment: pct - done, message: `projected ${k + 1} of ${total} calls` });

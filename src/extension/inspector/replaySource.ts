@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createEngine, readRequest, resultText, type SpillwayConfig } from '../../engine';
-import { replay, type ReplayResult } from '../../replay/replay';
+import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
 import { markerTextFor } from '../pure/documents';
 import { modelFields } from './prices';
@@ -147,7 +147,13 @@ export class ReplaySession extends RecordSession {
   lastResult: ReplayResult | undefined;
 
   rerun(config: SpillwayConfig, signal?: AbortSignal): void {
-    const result = replay(this.transcript, { config, store: this.ctx.store(), detail: true, ...(signal ? { signal } : {}) });
+    const result = replay(this.transcript, {
+      config,
+      store: this.ctx.store(),
+      detail: true,
+      onProjection: recordFor(this.ctx),
+      ...(signal ? { signal } : {}),
+    });
     this.lastResult = result;
     this.records = replayRecords(result);
     this.info = this.makeInfo(result);
@@ -193,6 +199,16 @@ export class ReplaySession extends RecordSession {
     const result = replay(this.transcript, { config, store: this.ctx.store(), detail: true, ...(signal ? { signal } : {}) });
     return replayRecords(result).map((r) => r.summary);
   }
+}
+
+/** The onProjection hook that hands each call's new reductions to the host's records (see InspectorContext). */
+export function recordFor(ctx: InspectorContext): ReplayOptions['onProjection'] {
+  const record = ctx.recordProjection;
+  if (!record) return undefined;
+  return (_i, { request, projection }) => {
+    const fresh = projection.reductions.filter((r) => r.fresh);
+    if (fresh.length > 0) record(JSON.parse(request) as unknown, JSON.parse(projection.request) as unknown, fresh);
+  };
 }
 
 function replayDetail(result: ReplayResult, path: string): string {
@@ -360,7 +376,12 @@ export class ReplaySource implements SessionSource {
       this.sessions.set(id, s);
       return s;
     }
-    const result = replay(transcript, { config: this.ctx.config(), store: this.ctx.store(), detail: true });
+    const result = replay(transcript, {
+      config: this.ctx.config(),
+      store: this.ctx.store(),
+      detail: true,
+      onProjection: recordFor(this.ctx),
+    });
     return this.add(path, transcript, result, st.size, st.mtime.toISOString(), false);
   }
 

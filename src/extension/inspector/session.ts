@@ -109,6 +109,8 @@ export interface InspectorContext {
   config(): SpillwayConfig;
   /** the marker text the model was sent for a handle, when the host recorded it */
   projectedText?(handle: string): string | undefined;
+  /** keeps what a replayed call's reductions sent, so their stored outputs open titled by their source */
+  recordProjection?(request: unknown, projected: unknown, reductions: readonly Reduction[]): void;
   log?(line: string): void;
 }
 
