@@ -156,7 +156,17 @@ interface KnownCall {
   type: 'function_call' | 'custom_tool_call';
   name: string;
   namespace?: string;
+  /** the call's arguments (or a custom tool's input) when short: the command or path a preview is chosen by */
+  args?: string;
 }
+
+/**
+ * Longest call arguments remembered for the context: a command or a path is far shorter; a patch or a
+ * file written is not needed to choose a preview and would only hold memory.
+ */
+const CALL_ARGS_MAX_CHARS = 4_096;
+const shortArgs = (v: unknown): { args?: string } =>
+  typeof v === 'string' && v.length <= CALL_ARGS_MAX_CHARS ? { args: Buffer.from(v).toString() } : {};
 
 /** What the proxy remembers of one session for projecting its next WebSocket messages. */
 export interface SessionContext {
@@ -243,8 +253,8 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
     if (!c || declared.has(id)) return undefined;
     return JSON.stringify(
       c.type === 'custom_tool_call'
-        ? { type: 'custom_tool_call', call_id: id, name: c.name, ...(c.namespace ? { namespace: c.namespace } : {}), input: '' }
-        : { type: 'function_call', call_id: id, name: c.name, ...(c.namespace ? { namespace: c.namespace } : {}), arguments: '' },
+        ? { type: 'custom_tool_call', call_id: id, name: c.name, ...(c.namespace ? { namespace: c.namespace } : {}), input: c.args ?? '' }
+        : { type: 'function_call', call_id: id, name: c.name, ...(c.namespace ? { namespace: c.namespace } : {}), arguments: c.args ?? '' },
     );
   };
   const named = new Set<string>();
@@ -314,6 +324,7 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
           type,
           name,
           ...(getString(text, it, 'namespace') ? { namespace: getString(text, it, 'namespace')! } : {}),
+          ...shortArgs(getString(text, it, type === 'custom_tool_call' ? 'input' : 'arguments')),
         });
       continue;
     }
@@ -807,6 +818,7 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
             type: item.type,
             name: item.name,
             ...(typeof item.namespace === 'string' ? { namespace: item.namespace } : {}),
+            ...shortArgs(item.type === 'custom_tool_call' ? item.input : item.arguments),
           });
         }
         return;
