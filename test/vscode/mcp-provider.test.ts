@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('the MCP server definition provider (VS Code 1.101+)', () => {
-  it('is registered, and the server it defines lists read_output and find_outputs', async () => {
+  it('is registered, and the server it defines lists read_output, find_outputs and extract_output', async () => {
     const r = (await vs.run(({ vscode, context, host }) => ({
       api: typeof (vscode.lm as any).registerMcpServerDefinitionProvider,
       ext: context.extensionPath,
@@ -46,6 +46,6 @@ describe('the MCP server definition provider (VS Code 1.101+)', () => {
     );
     const { tools } = await client.listTools();
     await client.close();
-    expect(tools.map((t) => t.name).sort()).toEqual(['find_outputs', 'read_output']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['extract_output', 'find_outputs', 'read_output']);
   });
 });
