@@ -248,11 +248,11 @@ export class SpillwayHost implements vscode.Disposable {
    * from. Replays are not logged per reduction: the inspector shows them.
    */
   recordProjection(request: object, projected: object, reductions: readonly Reduction[]): void {
-    const wanted = reductions.filter((r) => !this.records.has(r.handle));
-    for (const record of projectedRecords(request, projected, wanted, new Date().toISOString())) {
-      this.records.set(record.handle, record);
-      this.saveRecord(record);
-    }
+    this.keepRecords(
+      request,
+      projected,
+      reductions.filter((r) => !this.records.has(r.handle)),
+    );
   }
 
   private recordReductions(request: string | object, projected: string | object, reductions: readonly Reduction[]): void {
@@ -264,11 +264,16 @@ export class SpillwayHost implements vscode.Disposable {
     }
     // carried-over decisions were recorded when they were made
     const wanted = reductions.filter((r) => r.fresh || !this.records.has(r.handle));
-    for (const record of projectedRecords(request, projected, wanted, new Date().toISOString())) {
+    this.keepRecords(request, projected, wanted);
+    if (wanted.length > 0) this.changeEmitter.fire();
+  }
+
+  /** Keeps, in memory and on disk, what each of `reductions` sent. */
+  private keepRecords(request: string | object, projected: string | object, reductions: readonly Reduction[]): void {
+    for (const record of projectedRecords(request, projected, reductions, new Date().toISOString())) {
       this.records.set(record.handle, record);
       this.saveRecord(record);
     }
-    if (wanted.length > 0) this.changeEmitter.fire();
   }
 
   private saveRecord(record: ProjectedRecord): void {

@@ -45,7 +45,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   /** tokens clearing result i would free, estimated before deciding */
   const gain = (i: number): number => (gains[i] ??= Math.max(0, tokensNow(i) - clearedMarkerTokens(results, i)));
   // a report tool's result is kept unless the user capped that tool (config.ts, REPORT_TOOLS)
-  const reportKept = (i: number): boolean => results.capOf(i) === 'unlimited' && toolListed(results.cfg.reportTools, list[i]!.names);
+  // (the list is checked first: it is short, and most results are of no report tool)
+  const reportKept = (i: number): boolean => toolListed(results.cfg.reportTools, list[i]!.names) && results.capOf(i) === 'unlimited';
   const clearable = (i: number): boolean =>
     !results.fixedAsIs(i) &&
     !draft.noGain[i] &&
