@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { SpillwayError } from './types';
-import { FILE_WRITE_TOOLS } from './file-inputs';
+import { FILE_WRITE_TOOLS, SHELL_TOOLS } from './file-inputs';
 import { OBSERVATION_MODES, type ObservationMode } from './formats/observations';
 
 export const PRESET_NAMES = ['spillway', 'openai-trimmer', 'clark-budget', 'ai-agent', 'eino', 'oracle-offload'] as const;
@@ -43,7 +43,7 @@ export interface SpillwayConfig {
   offload: { enabled: boolean; dedupe: boolean; latestCap: number; afterUseCap: number; backoff: boolean };
   window: { enabled: boolean; recentTurns: number; maxOutputChars: number; tools: string[] };
   budget: { enabled: boolean };
-  inputs: { enabled: boolean; keepRounds: number; minTokens: number; tools: string[] };
+  inputs: { enabled: boolean; keepRounds: number; minTokens: number; tools: string[]; shellTools: string[] };
   clear: {
     enabled: boolean;
     triggerTokens: number;
@@ -257,6 +257,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     schema: toolList,
     description: 'File inputs: the file-writing tools whose inputs are replaced (exact, bare or `*` pattern names).',
   },
+  {
+    key: 'inputs.shellTools',
+    schema: toolList,
+    description:
+      "File inputs: shell tools whose commands write files through heredocs (`cat > path << 'EOF'`); each such heredoc's body is replaced by one line naming the file and a handle to the stored input, the rest of the command is kept (exact, bare or `*` pattern names).",
+  },
 ];
 
 const KEY_INDEX = new Map(CONFIG_KEYS.map((k) => [k.key, k]));
@@ -303,7 +309,7 @@ const SPILLWAY: SpillwayConfig = {
   offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
-  inputs: { enabled: true, keepRounds: 0, minTokens: 60_000, tools: [...FILE_WRITE_TOOLS] },
+  inputs: { enabled: true, keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
   clear: {
     enabled: true,
     triggerTokens: 20_000,
@@ -327,7 +333,7 @@ function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>):
     offload: { enabled: false, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
     window: { ...SPILLWAY.window, enabled: false },
     budget: { enabled: false },
-    inputs: { ...SPILLWAY.inputs, enabled: false, tools: [...FILE_WRITE_TOOLS] },
+    inputs: { ...SPILLWAY.inputs, enabled: false, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
     clear: { ...DEFAULT_CLEAR },
     ...over,
   };

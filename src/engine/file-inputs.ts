@@ -131,3 +131,141 @@ export function fileInputMarker(tool: string, f: FileInput, chars: number, handl
   out[INPUT_MARKER_KEY] = note;
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Files written through the shell: `cat > path << 'EOF'` ... `EOF`
+
+/**
+ * Shell tools, whose command may write a file through a heredoc (Claude Code's Bash, mini-swe-agent's
+ * and SWE-agent's bash, OpenHands' execute_bash, Codex's shell and exec_command, Gemini CLI's
+ * run_shell_command). Agents without a file-writing tool write every file this way: in the corpus's
+ * mini-swe-agent sessions such heredocs are 5% to 32% of what is sent.
+ */
+export const SHELL_TOOLS = [
+  'Bash',
+  'bash',
+  'shell',
+  'exec_command',
+  'execute_bash',
+  'run_shell_command',
+  'terminal',
+  'local_shell',
+] as const;
+
+/** The first line of what replaces a heredoc's body; a body that starts with it is ours. */
+const HEREDOC_MARKER_PREFIX = '[spillway:';
+/** Heredoc bodies shorter than this stay: the marker line would save next to nothing. */
+const MIN_HEREDOC_CHARS = 300;
+
+/** A heredoc operator: `<<`, `<<-`, with the delimiter bare or quoted. */
+const HEREDOC = /<<(-?)[ \t]*(['"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2/g;
+
+/** One heredoc whose body a command writes to a file: the body's span in the command, and the file. */
+interface HeredocWrite {
+  start: number;
+  end: number;
+  path: string;
+}
+
+/**
+ * The simple command around a heredoc operator, on its line: from the previous `&&`, `||`, `;` or
+ * line start to the next one (pipes stay in, so `cat <<EOF | tee f` is one piece).
+ */
+function commandAround(line: string, at: number): string {
+  let from = 0;
+  for (const m of line.slice(0, at).matchAll(/&&|\|\||;/g)) from = m.index! + m[0].length;
+  const rest = line.slice(at).search(/&&|\|\||;/);
+  return line.slice(from, rest < 0 ? line.length : at + rest);
+}
+
+/** The file a heredoc fed to `cat` or `tee` goes to, or undefined when its body is not written to a file as it is. */
+function writtenFile(command: string): string | undefined {
+  const words = command.trim();
+  // the body must reach the file unchanged: `cat` redirected to a file, or `tee` (through a pipe or not)
+  const tee = /(?:^|\|)\s*tee\s+(?:-a\s+|--append\s+)?(['"]?)([^\s'"|&;<>]+)\1/.exec(words);
+  if (tee) return tee[2];
+  if (!/^cat\b/.test(words)) return undefined;
+  const redirect = /(?:^|[^0-9&>])>>?[ \t]*(['"]?)([^\s'"|&;<>]+)\1/.exec(words);
+  if (!redirect || redirect[2] === '/dev/null') return undefined;
+  return redirect[2];
+}
+
+/** Every heredoc of `command` whose body is written to a file, in order. */
+export function heredocWrites(command: string): HeredocWrite[] {
+  const out: HeredocWrite[] = [];
+  let pos = 0;
+  HEREDOC.lastIndex = 0;
+  for (let m = HEREDOC.exec(command); m; m = HEREDOC.exec(command)) {
+    if (m.index < pos) continue;
+    const lineStart = command.lastIndexOf('\n', m.index) + 1;
+    const lineEnd = command.indexOf('\n', m.index);
+    if (lineEnd < 0) break;
+    const path = writtenFile(commandAround(command.slice(lineStart, lineEnd), m.index - lineStart));
+    // the body runs to the first line that is the delimiter (indented by tabs with `<<-`)
+    const delimiter = m[3]!;
+    const start = lineEnd + 1;
+    let end = -1;
+    for (let at = start; at <= command.length;) {
+      const next = command.indexOf('\n', at);
+      const line = command.slice(at, next < 0 ? command.length : next);
+      if ((m[1] ? line.replace(/^\t+/, '') : line).trimEnd() === delimiter) {
+        end = at;
+        break;
+      }
+      if (next < 0) break;
+      at = next + 1;
+    }
+    if (end < 0) break; // unterminated: the shell reads to the end; leave it be
+    pos = end;
+    HEREDOC.lastIndex = end;
+    if (path) out.push({ start, end, path });
+  }
+  return out;
+}
+
+/** Where a shell input keeps its command: a `command` or `cmd` string, or the script of a `["bash", "-lc", script]` array. */
+function commandOf(obj: Record<string, unknown>): { key: string; index?: number; command: string } | undefined {
+  for (const key of ['command', 'cmd']) {
+    const v = obj[key];
+    if (typeof v === 'string') return { key, command: v };
+    if (Array.isArray(v)) {
+      const index = v.findIndex((c) => typeof c === 'string' && c.includes('<<'));
+      if (index >= 0) return { key, index, command: v[index] as string };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The input of a shell call with every heredoc body it writes to a file (of MIN_HEREDOC_CHARS or
+ * more) replaced by one line naming the file, its size and the handle of the whole input; the rest
+ * of the command is kept byte for byte, so the model still sees what it ran. `value` is the parsed
+ * input (an object, or a JSON string holding one); undefined when nothing qualifies.
+ */
+export function shellWriteMarker(value: unknown, handle: string): { value: unknown; paths: string[]; chars: number } | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const obj = value as Record<string, unknown>;
+  const found = commandOf(obj);
+  if (!found) return undefined;
+  const { command } = found;
+  const writes = heredocWrites(command).filter(
+    (w) => w.end - w.start >= MIN_HEREDOC_CHARS && !command.startsWith(HEREDOC_MARKER_PREFIX, w.start),
+  );
+  if (!writes.length) return undefined;
+  let next = '';
+  let at = 0;
+  let chars = 0;
+  for (const w of writes) {
+    const body = command.slice(w.start, w.end);
+    chars += body.length;
+    const lines = body.split('\n').length - (body.endsWith('\n') ? 1 : 0);
+    next += command.slice(at, w.start);
+    next += `${HEREDOC_MARKER_PREFIX} ${formatInt(body.length)} chars in ${formatInt(lines)} lines written to ${w.path.slice(0, MAX_PATH_CHARS)}, cleared; the file holds them; spillway read ${handle} returns this command]\n`;
+    at = w.end;
+  }
+  next += command.slice(at);
+  const out: Record<string, unknown> = { ...obj };
+  if (found.index === undefined) out[found.key] = next;
+  else out[found.key] = (obj[found.key] as unknown[]).map((c, i) => (i === found.index ? next : c));
+  return { value: out, paths: writes.map((w) => w.path), chars };
+}

@@ -1,7 +1,9 @@
 /**
  * File inputs, in offload's slot: the input of a file-writing call (Write, Edit, apply_patch, ...)
  * that `inputs.keepRounds` or more model calls have followed becomes a marker with the path and a
- * handle (what the marker says and which inputs qualify: ../file-inputs.ts).
+ * handle (what the marker says and which inputs qualify: ../file-inputs.ts). A shell call
+ * (`inputs.shellTools`) whose command writes files through heredocs (`cat > f << 'EOF'`) keeps its
+ * command, each such body replaced by one line naming the file and the handle.
  *
  * Why here: the content is on disk once the call ran, yet the agent sends it again with every later
  * call; in real Claude Code sessions such inputs are a quarter of the characters. The decision is
@@ -13,7 +15,7 @@
  * (clear.ts counts the projected tokens and leaves an input already replaced alone).
  */
 import { toolListed } from '../config';
-import { fileInputMarker, isInputMarker, MIN_INPUT_CHARS, readFileInput } from '../file-inputs';
+import { fileInputMarker, isInputMarker, MIN_INPUT_CHARS, readFileInput, shellWriteMarker } from '../file-inputs';
 import { formatInt as fmt } from '../format-number';
 import { CallMap, candidateNames } from '../formats';
 import { handleFor } from '../handle';
@@ -30,7 +32,7 @@ export interface InputsOutcome {
 export function fileInputs(results: Results): InputsOutcome {
   const out: InputsOutcome = { inputs: [], writes: [] };
   const { req, cfg, counter } = results;
-  const { keepRounds, minTokens, tools } = cfg.inputs;
+  const { keepRounds, minTokens, tools, shellTools } = cfg.inputs;
   const kinds = req.kinds;
   // tokens of the conversation before each item, as the agent sent it (never what we project, so
   // the decision for a call cannot change when other reductions do)
@@ -54,7 +56,9 @@ export function fileInputs(results: Results): InputsOutcome {
   for (const call of calls) {
     const input = call.input;
     if (!input || input.end - input.start < MIN_INPUT_CHARS) continue;
-    if (!toolListed(tools, candidateNames(call.name))) continue;
+    const names = candidateNames(call.name);
+    const writer = toolListed(tools, names);
+    if (!writer && !toolListed(shellTools, names)) continue;
     // the runs that began after the call's own assistant run
     if (runsAfter[call.item + 1]! < keepRounds) continue;
     if (minTokens > 0 && before[call.item]! <= minTokens) continue;
@@ -66,10 +70,22 @@ export function fileInputs(results: Results): InputsOutcome {
       continue;
     }
     if (isInputMarker(value)) continue;
-    const f = readFileInput(value);
-    if (!f || LONE_SURROGATE.test(original)) continue;
+    if (LONE_SURROGATE.test(original)) continue;
     const handle = handleFor(original);
-    const marker = fileInputMarker(call.name, f, original.length, handle);
+    let marker: unknown;
+    let what: string;
+    if (writer) {
+      const f = readFileInput(value);
+      if (!f) continue;
+      marker = fileInputMarker(call.name, f, original.length, handle);
+      what = `${fmt(original.length)} chars of ${owned(call.name)} input; the file on disk holds the content`;
+    } else {
+      // a shell command that wrote files through heredocs: only the bodies go, the command stays
+      const shell = shellWriteMarker(value, handle);
+      if (!shell) continue;
+      marker = shell.value;
+      what = `${fmt(shell.chars)} chars written to ${shell.paths.length === 1 ? shell.paths[0]!.slice(0, 120) : `${shell.paths.length} files`} by ${owned(call.name)}; the file on disk holds them`;
+    }
     const markerText = typeof marker === 'string' ? marker : JSON.stringify(marker);
     const replacement = input.kind === 'string' ? JSON.stringify(markerText) : markerText;
     if (replacement.length >= input.end - input.start) continue;
@@ -98,7 +114,7 @@ export function fileInputs(results: Results): InputsOutcome {
       end: input.end,
       replacement,
       handle,
-      reason: `${fmt(original.length)} chars of ${owned(call.name)} input; the file on disk holds the content`,
+      reason: what,
       originalChars: input.end - input.start,
       originalTokens,
       projectedTokens,
