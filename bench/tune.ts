@@ -29,8 +29,6 @@ const POINTS: SweepPoint[] = [
   { name: '**default**', over: {} },
   { name: 'no back-off on read-backs', over: { 'offload.backoff': false } },
   { name: 'reduce after use up to 40,000 chars', over: { 'offload.afterUseCap': 40_000 } },
-  { name: 'reduce after use up to 20,000 chars', over: { 'offload.afterUseCap': 20_000 } },
-  { name: 'reduce after use up to 100,000 chars', over: { 'offload.afterUseCap': 100_000 } },
   {
     // what the proxy's Responses WebSocket mode can do (src/proxy/websocket.ts, arrivalEngine): items live upstream
     name: 'WebSocket route: offload on arrival only',
@@ -39,11 +37,12 @@ const POINTS: SweepPoint[] = [
   { name: 'superseded results not cleared first', over: { 'clear.staleFirst': false } },
   { name: 'clear on the trigger alone (no payback rule)', over: { 'clear.schedule': 'trigger' } },
   { name: 'file inputs off', over: { 'inputs.enabled': false } },
+  { name: 'files written through the shell kept', over: { 'inputs.shellTools': [] } },
+  { name: 'file inputs from 60,000 tokens (the earlier default)', over: { 'inputs.minTokens': 60_000 } },
+  { name: 'same, shell writes kept (the earlier default)', over: { 'inputs.minTokens': 60_000, 'inputs.shellTools': [] } },
+  { name: 'file inputs from 20,000 tokens', over: { 'inputs.minTokens': 20_000 } },
   { name: 'offload cap 4,000', over: { defaultCap: 4_000 } },
-  { name: 'offload cap 16,000', over: { defaultCap: 16_000 } },
   { name: 'clear keep 5', over: { 'clear.keep': 5 } },
-  { name: 'clear at least 20,000', over: { 'clear.clearAtLeastTokens': 20_000 } },
-  { name: 'clear trigger 40,000', over: { 'clear.triggerTokens': 40_000 } },
 ];
 
 /** The agent a fixture comes from, by the folder the corpus keeps it in. */
