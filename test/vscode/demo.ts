@@ -105,7 +105,13 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
       records[i] = projectedRecords(
         original,
         projected,
-        projection.reductions.filter((x) => x.fresh),
+        // file inputs are stored outputs too: each gets its record, so every stored output is listed
+        [
+          ...projection.reductions.filter((x) => x.fresh),
+          ...projection.inputs
+            .filter((x) => x.fresh)
+            .map((x) => ({ ...x, stage: 'input' }) as unknown as (typeof projection.reductions)[number]),
+        ],
         '',
       );
       last = { request: original, projected };
