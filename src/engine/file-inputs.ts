@@ -13,6 +13,7 @@
  * reduction costs no prompt-cache rewrite at all.
  */
 import { formatInt } from './format-number';
+import { countLines } from './lines';
 
 /** Tools whose inputs hold file content the call wrote (exact names or bare names of namespaced ones). */
 export const FILE_WRITE_TOOLS = [
@@ -258,9 +259,8 @@ export function shellWriteMarker(value: unknown, handle: string): { value: unkno
   for (const w of writes) {
     const body = command.slice(w.start, w.end);
     chars += body.length;
-    const lines = body.split('\n').length - (body.endsWith('\n') ? 1 : 0);
     next += command.slice(at, w.start);
-    next += `${HEREDOC_MARKER_PREFIX} ${formatInt(body.length)} chars in ${formatInt(lines)} lines written to ${w.path.slice(0, MAX_PATH_CHARS)}, cleared; the file holds them; spillway read ${handle} returns this command]\n`;
+    next += `${HEREDOC_MARKER_PREFIX} ${formatInt(body.length)} chars in ${formatInt(countLines(body))} lines written to ${w.path.slice(0, MAX_PATH_CHARS)}, cleared; the file holds them; spillway read ${handle} returns this command]\n`;
     at = w.end;
   }
   next += command.slice(at);

@@ -108,9 +108,7 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
         // file inputs are stored outputs too: each gets its record, so every stored output is listed
         [
           ...projection.reductions.filter((x) => x.fresh),
-          ...projection.inputs
-            .filter((x) => x.fresh)
-            .map((x) => ({ ...x, stage: 'input' }) as unknown as (typeof projection.reductions)[number]),
+          ...projection.inputs.filter((x) => x.fresh).map((x) => ({ ...x, stage: 'input' })),
         ],
         '',
       );

@@ -23,8 +23,16 @@ export interface ProjectedRecord {
 
 export const PROJECTED_DIR = 'projected';
 
+/** What a record needs of a reduction: a result's (`Reduction`), or a file input's with its stage named. */
+export type RecordedReduction = Pick<Reduction, 'handle' | 'tool' | 'callId' | 'reason'> & { stage: string };
+
 /** Records for the reductions of one projection; reductions whose marker cannot be found are skipped. */
-export function projectedRecords(request: unknown, projected: unknown, reductions: readonly Reduction[], time: string): ProjectedRecord[] {
+export function projectedRecords(
+  request: unknown,
+  projected: unknown,
+  reductions: readonly RecordedReduction[],
+  time: string,
+): ProjectedRecord[] {
   if (reductions.length === 0) return [];
   const commands = new Map<string, string>();
   const paths = toolInputPaths(request, commands);
