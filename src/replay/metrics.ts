@@ -294,12 +294,13 @@ export const READ_BACK_MAX_CHARS = 2_000;
 const READ_BACK_ITEM_TOKENS = 8;
 
 /**
- * The part a read-back returns: the lines from READ_BACK_CONTEXT_LINES before the identifier's first
- * occurrence to as many after, cut to READ_BACK_MAX_CHARS centred on it ('' when absent).
+ * Where the part a read-back returns lies in `source`: from READ_BACK_CONTEXT_LINES lines before the
+ * identifier's first occurrence to as many after, cut to READ_BACK_MAX_CHARS centred on it
+ * (undefined when absent).
  */
-export function readBackSlice(source: string, id: string): string {
+function readBackRange(source: string, id: string): [number, number] | undefined {
   const at = source.indexOf(id);
-  if (at < 0) return '';
+  if (at < 0) return undefined;
   let start = at,
     end = at + id.length;
   for (let n = 0; n <= READ_BACK_CONTEXT_LINES && start > 0; n++) {
@@ -317,12 +318,65 @@ export function readBackSlice(source: string, id: string): string {
     start = Math.max(start, at - half);
     end = Math.min(end, start + READ_BACK_MAX_CHARS);
   }
-  return source.slice(start, end).replace(/^\n/, '');
+  return [start, end];
 }
 
-/** The read tool call an agent writes to read `id` back from `handle` (its arguments as JSON). */
-export function readBackCall(id: string, handle: string | undefined): string {
-  return JSON.stringify({ handle: handle ?? '(rerun the tool)', grep: id, context: READ_BACK_CONTEXT_LINES });
+/** The part a read-back of `id` returns ('' when absent): see readBackRange. */
+export function readBackSlice(source: string, id: string): string {
+  const r = readBackRange(source, id);
+  return r ? source.slice(r[0], r[1]).replace(/^\n/, '') : '';
+}
+
+/**
+ * What one read of several identifiers from the same output returns: each one's part, overlapping
+ * parts merged, in the order they occur, separated as grep separates its groups (`--`). An agent
+ * that misses several things of one output asks for them in one read (a grep for all of them, with
+ * context), and grep prints a line once even when several matches want it.
+ */
+export function readBackSlices(source: string, ids: readonly string[]): string {
+  const ranges = ids.map((id) => readBackRange(source, id)).filter((r): r is [number, number] => r !== undefined);
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  return merged.map(([a, b]) => source.slice(a, b).replace(/^\n/, '')).join('\n--\n');
+}
+
+/**
+ * What a stored file input holds on disk: its string values, one after another (a Write's content,
+ * a shell command's heredoc bodies), decoded. A stored input is the call's input as sent, often one
+ * line of JSON; the agent that needs part of it back reads the file the marker names, so a read-back
+ * returns lines of the file, not a slice of that line. Text that is not a JSON object is returned as is.
+ */
+export function fileText(stored: string): string {
+  if (!stored.trimStart().startsWith('{')) return stored;
+  let value: unknown;
+  try {
+    value = JSON.parse(stored);
+  } catch {
+    return stored;
+  }
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(value);
+  return out.join('\n');
+}
+
+/**
+ * The read tool call an agent writes to read `ids` back from `handle` (its arguments as JSON): one
+ * grep for all of them, each escaped as a regular expression.
+ */
+export function readBackCall(ids: string | readonly string[], handle: string | undefined): string {
+  const list = typeof ids === 'string' ? [ids] : ids;
+  const grep = list.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  return JSON.stringify({ handle: handle ?? '(rerun the tool)', grep, context: READ_BACK_CONTEXT_LINES });
 }
 
 /**

@@ -31,7 +31,8 @@ import {
   readBackCall,
   readBackCost,
   readBackTokens,
-  readBackSlice,
+  readBackSlices,
+  fileText,
   READ_BACK_MAX_CHARS,
   sharedPrefix,
   type ItemBilling,
@@ -152,6 +153,8 @@ export interface MeterCall {
   projected: () => string;
   /** the reductions in force in this call ([] for a strategy that keeps no store) */
   reductions: readonly Reduction[];
+  /** the file inputs in force in this call (their markers hide what the agent wrote) */
+  inputs?: readonly { handle: string }[];
 }
 
 /** Options of the meter beyond its price models and store. */
@@ -302,20 +305,30 @@ export class ReplayMeter {
       : { referenced: [], missed: [], referencedBefore: 0, missedBefore: 0 };
     const missed = ids.missed.map((id) => {
       for (const r of c.reductions) if (this.storedText(r.handle).includes(id)) return { id, handle: r.handle };
-      return { id } as { id: string; handle?: string };
+      for (const r of c.inputs ?? []) if (this.storedText(r.handle).includes(id)) return { id, handle: r.handle, input: true };
+      return { id } as { id: string; handle?: string; input?: boolean };
     });
-    // what each read-back returns and the call that asks for it, in tokens (the same under every price model)
-    const reads = missed.map((m) => {
+    // what each read-back returns and the call that asks for it, in tokens (the same under every
+    // price model): one read per stored output, for all that this call missed of it
+    const groups = new Map<string, { handle?: string; input?: boolean; ids: string[] }>();
+    for (const m of missed) {
+      const key = m.handle ?? `rerun:${m.id}`;
+      const g = groups.get(key);
+      if (g) g.ids.push(m.id);
+      else groups.set(key, { ...(m.handle ? { handle: m.handle } : {}), ...(m.input ? { input: true } : {}), ids: [m.id] });
+    }
+    const reads = [...groups.values()].map((g) => {
       let source: string;
-      if (m.handle) source = this.storedText(m.handle);
+      // a file input's content is on disk: the agent reads the file, as the marker says
+      if (g.handle) source = g.input ? fileText(this.storedText(g.handle)) : this.storedText(g.handle);
       else {
         // nothing holds it: the agent reruns the tool; its answer is the same text around the identifier
         const text = c.original();
-        const at = text.indexOf(m.id);
+        const at = text.indexOf(g.ids[0]!);
         source = at < 0 ? '' : text.slice(Math.max(0, at - 4 * READ_BACK_MAX_CHARS), at + 4 * READ_BACK_MAX_CHARS).replace(/\\n/g, '\n');
       }
-      const answer = readBackSlice(source, m.id);
-      return { call: this.count(readBackCall(m.id, m.handle)), answer: this.count(answer), text: answer };
+      const answer = readBackSlices(source, g.ids);
+      return { call: this.count(readBackCall(g.ids, g.handle)), answer: this.count(answer), text: answer };
     });
     const replyTokens = c.reply ? this.count(c.reply) : 0;
     this.outputTokens += replyTokens;
@@ -356,7 +369,7 @@ export class ReplayMeter {
       missedIds: ids.missed.length,
       referencedIdsBefore: ids.referencedBefore,
       missedIdsBefore: ids.missedBefore,
-      missed,
+      missed: missed.map(({ id, handle }) => (handle ? { id, handle } : { id })),
       cost,
       ...(reductionList ? { reductionList } : {}),
     };
@@ -562,6 +575,7 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
         original: () => text,
         projected: () => out,
         reductions: p.reductions,
+        inputs: p.inputs,
       },
       opts.detail ? p.reductions : undefined,
     );

@@ -8,8 +8,10 @@ import {
   anthropicImageTokens,
   billInput,
   openaiImageTokens,
+  fileText,
   readBackCall,
   readBackSlice,
+  readBackSlices,
   ANTHROPIC_PRICES,
   OPENAI_PRICES,
 } from '../../src/replay/metrics';
@@ -176,6 +178,77 @@ describe('cost with read-backs', () => {
     expect(r.totals.costWithReadBacks.anthropic!.projected).toBeCloseTo(c.projected + anthropic, 9);
     expect(r.totals.costWithReadBacks.anthropic!.relative).toBeCloseTo((c.projected + anthropic) / c.raw, 12);
     expect(r.totals.costWithReadBacks.anthropic!.relative).toBeGreaterThan(c.relative);
+  });
+});
+
+describe('read-backs of several identifiers, and of file inputs', () => {
+  const lines = Array.from({ length: 100 }, (_, i) => `line ${i} ${'x'.repeat(40)}`);
+  lines[50] = 'line 50 defines alphaFunction here';
+  lines[53] = 'line 53 defines betaFunction here';
+  lines[90] = 'line 90 defines gammaFunction here';
+  const output = lines.join('\n');
+
+  it('one read returns each part once: overlapping parts merge, the others are separated by --', () => {
+    expect(readBackSlices(output, ['alphaFunction'])).toBe(readBackSlice(output, 'alphaFunction'));
+    expect(readBackSlices(output, ['betaFunction', 'alphaFunction'])).toBe(lines.slice(45, 59).join('\n'));
+    expect(readBackSlices(output, ['gammaFunction', 'alphaFunction', 'absent'])).toBe(
+      `${lines.slice(45, 56).join('\n')}\n--\n${lines.slice(85, 96).join('\n')}`,
+    );
+    expect(readBackSlices(output, ['absent'])).toBe('');
+  });
+
+  it('the read call greps for all of them, each escaped', () => {
+    expect(JSON.parse(readBackCall(['a.b', 'c(d)'], 'sw_x'))).toEqual({ handle: 'sw_x', grep: 'a\\.b|c\\(d\\)', context: 5 });
+    expect(readBackCall('a.b', 'sw_x')).toBe(readBackCall(['a.b'], 'sw_x'));
+  });
+
+  it('a stored file input reads as the file it wrote: its strings, decoded', () => {
+    expect(fileText(JSON.stringify({ file_path: '/a.py', content: 'x = 1\ny = 2' }))).toBe('/a.py\nx = 1\ny = 2');
+    expect(fileText(JSON.stringify({ command: 'cat > f <<EOF\nbody\nEOF', edits: [{ old: 'p', new: 'q' }] }))).toBe(
+      'cat > f <<EOF\nbody\nEOF\np\nq',
+    );
+    expect(fileText('*** Begin Patch\n+x')).toBe('*** Begin Patch\n+x');
+    expect(fileText('{not json')).toBe('{not json');
+  });
+
+  const session = (tool: string, args: string, reply: string): Transcript => ({
+    source: 'openai-chat',
+    wire: 'openai-chat',
+    base: { model: 'm' },
+    items: [
+      { role: 'user', content: 'q'.repeat(4400) },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: tool, arguments: args } }] },
+      { role: 'tool', tool_call_id: 'a', content: tool === 'sh' ? output : 'File written.' },
+      { role: 'assistant', content: reply },
+    ],
+    calls: [
+      { end: 1, reply: '' },
+      { end: 3, reply },
+    ],
+    skipped: { total: 0, byReason: {}, notes: [] },
+  });
+  const config = { tokenizer: 'approximate', defaultCap: 1000, previewChars: 0, clear: { enabled: false }, inputs: { minTokens: 0 } };
+
+  it('two misses in one output cost one read: the call greps for both and the answer holds their lines once', () => {
+    const r = replay(session('sh', '{}', 'Fix alphaFunction and betaFunction'), { config });
+    const call = r.calls[1]!;
+    expect(call.missed.map((m) => m.id)).toEqual(['alphaFunction', 'betaFunction']);
+    const handle = call.missed[0]!.handle!;
+    expect(call.missed[1]!.handle).toBe(handle);
+    const callTokens = Math.ceil(readBackCall(['alphaFunction', 'betaFunction'], handle).length / 4);
+    const answer = Math.ceil(lines.slice(45, 59).join('\n').length / 4);
+    const p = call.projectedTokens;
+    expect(call.cost.anthropic!.readBack).toBeCloseTo(p * 0.1 + (callTokens + answer + 8) * 1.25 + callTokens * 5, 9);
+  });
+
+  it("a miss in a file input is read back from that input's handle, as lines of the file", () => {
+    const content = output;
+    const r = replay(session('Write', JSON.stringify({ file_path: '/w/a.py', content }), 'Now call gammaFunction'), { config });
+    const call = r.calls[1]!;
+    expect(call.missed).toEqual([{ id: 'gammaFunction', handle: expect.stringMatching(/^sw_/) }]);
+    const callTokens = Math.ceil(readBackCall(['gammaFunction'], call.missed[0]!.handle).length / 4);
+    const answer = Math.ceil(lines.slice(85, 96).join('\n').length / 4);
+    expect(call.cost.anthropic!.readBack).toBeCloseTo(call.projectedTokens * 0.1 + (callTokens + answer + 8) * 1.25 + callTokens * 5, 9);
   });
 });
 
