@@ -11,7 +11,7 @@ import { isAbsolute, join } from 'node:path';
 import { CONFIG_KEYS, createEngine, createSessionStore, parseConfig } from '../engine/index';
 import type { Engine, Projection, SpillwayConfig } from '../engine/index';
 import { isHandle } from '../engine/handle';
-import { SpillwayError, whenStored, type OutputSink, type Reduction, type WireFormat } from '../engine/types';
+import { SpillwayError, whenStored, type InputReduction, type OutputSink, type Reduction, type WireFormat } from '../engine/types';
 import { openBackgroundStore, type FileStore } from '../store/store';
 import { mkdirPrivate, PRIVATE_FILE_MODE, tightenPrivate } from '../store/private';
 import {
@@ -27,7 +27,7 @@ import {
 import { defaultSessionsDir } from '../proxy/recording';
 import { defaultArchiveDir } from './inspector/archive';
 import { documentExtension, documentPath, SCHEME } from './pure/documents';
-import { PROJECTED_DIR, projectedRecords, type ProjectedRecord } from './pure/records';
+import { PROJECTED_DIR, projectedRecords, type ProjectedRecord, type RecordedReduction } from './pure/records';
 import { formatCount, statusText } from './pure/format';
 
 export type { ProjectedRecord } from './pure/records';
@@ -232,7 +232,8 @@ export class SpillwayHost implements vscode.Disposable {
     this.projections++;
     this.savedTokens += Math.max(0, result.stats.savedTokens);
     this.updateStatus();
-    if (result.reductions.length > 0) this.recordReductions(request, result.request, result.reductions);
+    if (result.reductions.length > 0 || result.inputs.length > 0)
+      this.recordReductions(request, result.request, result.reductions, result.inputs);
     if (!options?.silent) this.projectEmitter.fire({ request, result, session: options?.session });
     const s = result.stats;
     this.log.info(
@@ -247,7 +248,7 @@ export class SpillwayHost implements vscode.Disposable {
    * engine's own projections are kept, so a stored output opens titled by the file or command it came
    * from. Replays are not logged per reduction: the inspector shows them.
    */
-  recordProjection(request: object, projected: object, reductions: readonly Reduction[]): void {
+  recordProjection(request: object, projected: object, reductions: readonly RecordedReduction[]): void {
     this.keepRecords(
       request,
       projected,
@@ -255,21 +256,28 @@ export class SpillwayHost implements vscode.Disposable {
     );
   }
 
-  private recordReductions(request: string | object, projected: string | object, reductions: readonly Reduction[]): void {
-    for (const r of reductions) {
+  /** Logs and keeps what a projection reduced: tool results, and file inputs (stage `input`). */
+  private recordReductions(
+    request: string | object,
+    projected: string | object,
+    reductions: readonly Reduction[],
+    inputs: readonly InputReduction[],
+  ): void {
+    const all = [...reductions, ...inputs.map((i) => ({ ...i, stage: 'input' }))];
+    for (const r of all) {
       this.log[r.fresh ? 'info' : 'debug'](
         `${r.fresh ? 'reduced' : 'kept reduced'} ${r.tool} ${r.callId} (${r.stage}): ${r.reason}; ` +
           `${formatCount(r.originalChars)} → ${formatCount(r.projectedChars)} chars, handle ${r.handle}`,
       );
     }
     // carried-over decisions were recorded when they were made
-    const wanted = reductions.filter((r) => r.fresh || !this.records.has(r.handle));
+    const wanted = all.filter((r) => r.fresh || !this.records.has(r.handle));
     this.keepRecords(request, projected, wanted);
     if (wanted.length > 0) this.changeEmitter.fire();
   }
 
   /** Keeps, in memory and on disk, what each of `reductions` sent. */
-  private keepRecords(request: string | object, projected: string | object, reductions: readonly Reduction[]): void {
+  private keepRecords(request: string | object, projected: string | object, reductions: readonly RecordedReduction[]): void {
     for (const record of projectedRecords(request, projected, reductions, new Date().toISOString())) {
       this.records.set(record.handle, record);
       this.saveRecord(record);

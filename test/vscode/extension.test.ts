@@ -238,6 +238,42 @@ describe('Spillway in a real VS Code', () => {
     await vs.waitForTab('original ↔ projected');
   });
 
+  it('records a file input it replaced, so Compare shows what the agent wrote beside the marker the model got', async () => {
+    // a Write deep in a conversation (past inputs.minTokens): its content is on disk, the model gets a marker
+    const content = Array.from({ length: 300 }, (_, i) => `export const written${i} = ${i};`).join('\n') + '\n';
+    const input = { file_path: '/work/src/written.ts', content };
+    const request = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      messages: [
+        { role: 'user', content: Array.from({ length: 9_000 }, (_, i) => `context word ${i}`).join(' ') },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_write1', name: 'Write', input }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_write1', content: 'File created successfully.' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Written.' }] },
+        { role: 'user', content: 'Now run the tests.' },
+      ],
+    };
+    const out = await vs.run(async ({ vscode, api }, req) => {
+      const r = await api.project(req);
+      const handle = r.inputs[0]?.handle;
+      if (!handle) return { handle: null, original: null, modified: null, label: null };
+      await vscode.commands.executeCommand('spillway.compareOriginalAndProjected', handle);
+      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+      const tabInput = tab?.input;
+      if (!(tabInput instanceof vscode.TabInputTextDiff)) return { handle, original: null, modified: null, label: tab?.label ?? null };
+      const original = (await vscode.workspace.openTextDocument(tabInput.original)).getText();
+      const modified = (await vscode.workspace.openTextDocument(tabInput.modified)).getText();
+      return { handle, original, modified, label: tab!.label };
+    }, request);
+    expect(out.handle).toMatch(/^sw_/);
+    // the stored input reads back exactly as sent; the projected side is the marker's note with the handle
+    expect(JSON.parse(out.original!)).toEqual(input);
+    expect(out.modified).toContain(out.handle);
+    expect(out.modified).toContain('Write input cleared by spillway');
+    expect(out.modified).not.toContain('written299');
+    expect(out.label).toContain('Write · toolu_write1');
+  });
+
   it('warns about a malformed setting, naming it, and falls back to its default', async () => {
     const settingsFile = join(vs.workspace!, '.vscode/settings.json');
     mkdirSync(join(vs.workspace!, '.vscode'), { recursive: true });

@@ -206,7 +206,10 @@ export function recordFor(ctx: InspectorContext): ReplayOptions['onProjection'] 
   const record = ctx.recordProjection;
   if (!record) return undefined;
   return (_i, { request, projection }) => {
-    const fresh = projection.reductions.filter((r) => r.fresh);
+    const fresh = [
+      ...projection.reductions.filter((r) => r.fresh),
+      ...projection.inputs.filter((r) => r.fresh).map((r) => ({ ...r, stage: 'input' })),
+    ];
     if (fresh.length > 0) record(JSON.parse(request) as unknown, JSON.parse(projection.request) as unknown, fresh);
   };
 }

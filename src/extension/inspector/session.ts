@@ -9,6 +9,7 @@
  * a dry-run re-projection under other caps), so the panel never needs to know where a session came from.
  */
 import { readRequest, resultText, type Reduction, type SavedByAgent, type SpillwayConfig, type WireFormat } from '../../engine';
+import type { RecordedReduction } from '../pure/records';
 import type { OutputStore } from '../../store/entry';
 import type { Cost, Origin, ResultInfo, SessionInfo, Side, TextPage, TurnDetail, TurnSummary } from '../../protocol';
 import { callCost, PRICE_MODELS } from '../../replay/metrics';
@@ -110,7 +111,7 @@ export interface InspectorContext {
   /** the marker text the model was sent for a handle, when the host recorded it */
   projectedText?(handle: string): string | undefined;
   /** keeps what a replayed call's reductions sent, so their stored outputs open titled by their source */
-  recordProjection?(request: unknown, projected: unknown, reductions: readonly Reduction[]): void;
+  recordProjection?(request: unknown, projected: unknown, reductions: readonly RecordedReduction[]): void;
   log?(line: string): void;
 }
 
