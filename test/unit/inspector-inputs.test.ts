@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEngine, MemorySink, type InputReduction, type Reduction } from '../../src/engine';
+import { createEngine, type InputReduction, type Reduction } from '../../src/engine';
 import { readSession, type Turn } from '../../src/proxy/recording';
 import { replay } from '../../src/replay/replay';
 import { apiTranscript } from '../../src/replay/readers/api';
@@ -126,10 +126,10 @@ describe('a proxied turn with file inputs', () => {
 });
 
 describe('a session made through the API', () => {
-  it('lists the Write input replaced in its turn, with tool, call id, reason and handle, and keeps it in the archive', () => {
-    const store = new MemorySink();
+  it('lists the Write input replaced in its turn, with tool, call id, reason and handle, finds it, and keeps it in the archive', () => {
+    const store = new MemoryStore();
     const engine = createEngine(config, { store, tokenizer: perChar });
-    const ctx = { store: () => new MemoryStore(), config: () => engine.config };
+    const ctx = { store: () => store, config: () => engine.config };
     const session = new ApiSession(ctx as never, 'demo');
     const text = JSON.stringify(conversation);
     const rec = session.add(text, engine.project(text, 'anthropic-messages'));
@@ -139,7 +139,10 @@ describe('a session made through the API', () => {
     const [i] = detail.inputs!;
     expect(i).toMatchObject({ tool: 'Write', callId: 'toolu_w', fresh: true });
     expect(i!.reason).not.toBe('');
-    expect(JSON.parse(store.get(i!.handle)!)).toEqual({ file_path: '/repo/v.ts', content });
+    expect(JSON.parse(store.get(i!.handle))).toEqual({ file_path: '/repo/v.ts', content });
+    expect(session.text(i!.handle, 'original', 0, 100_000).text).toBe(store.get(i!.handle));
+    // what the agent wrote is searchable in the turn that replaced it
+    expect(session.search('value_17 = compute', 10)).toEqual({ turns: [0], truncated: false });
 
     const archive = new SessionArchive(() => join(root, 'archive'));
     archive.begin({ v: 1, origin: 'api', name: 'demo', title: 'demo', detail: '', created: new Date().toISOString() });

@@ -358,6 +358,12 @@ export abstract class RecordSession implements InspectorSession {
             (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle)),
         );
       }
+      // a file input this turn replaced: the call is the turn's (its tool, call id, what the agent wrote)
+      hit ||= (rec.inputs ?? []).some(
+        (r) =>
+          r.fresh &&
+          (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle)),
+      );
       if (hit) {
         if (turns.length >= limit) return { turns, truncated: true };
         turns.push(i);
