@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, type InputReduction, type Reduction } from '../../src/engine';
-import { readSession, type Turn } from '../../src/proxy/recording';
+import { readSession } from '../../src/proxy/recording';
+import { recordedTurn } from '../support/turns';
 import { replay } from '../../src/replay/replay';
 import { apiTranscript } from '../../src/replay/readers/api';
 import { freshFigures } from '../../src/extension/inspector/session';
@@ -85,20 +86,7 @@ describe("a turn's figures count the file inputs it replaced", () => {
 });
 
 describe('a proxied turn with file inputs', () => {
-  const turn = (over: Partial<Turn> = {}): Turn => ({
-    v: 1,
-    session: 's_1',
-    turn: 1,
-    time: '2026-11-24T23:12:00.000Z',
-    path: '/v1/messages',
-    format: 'anthropic-messages',
-    originalBytes: 6,
-    projectedBytes: 6,
-    reductions: [],
-    status: 200,
-    durationMs: 5,
-    ...over,
-  });
+  const turn = recordedTurn;
 
   it('shows the inputs in its summary and its details', () => {
     const rec = proxyRecord(turn({ inputs: [input()] }), 0);

@@ -158,11 +158,11 @@ export class Listeners<E> {
   }
 }
 
-function resultInfo(r: Reduction): ResultInfo {
+/** What the webview is told of a file input (and, with its stage, of a reduced result): the fields it shows, no positions. */
+function inputInfo(r: InputReduction | Reduction): InputInfo {
   return {
     tool: r.tool,
     callId: r.callId,
-    stage: r.stage,
     reason: r.reason,
     originalChars: r.originalChars,
     projectedChars: r.projectedChars,
@@ -173,18 +173,8 @@ function resultInfo(r: Reduction): ResultInfo {
   };
 }
 
-function inputInfo(r: InputReduction): InputInfo {
-  return {
-    tool: r.tool,
-    callId: r.callId,
-    reason: r.reason,
-    originalChars: r.originalChars,
-    projectedChars: r.projectedChars,
-    originalTokens: r.originalTokens,
-    projectedTokens: r.projectedTokens,
-    handle: r.handle,
-    fresh: r.fresh,
-  };
+function resultInfo(r: Reduction): ResultInfo {
+  return { ...inputInfo(r), stage: r.stage };
 }
 
 export function toolsOf(reductions: readonly Reduction[]): string[] {
