@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, type InputReduction, type Reduction } from '../../src/engine';
 import { readSession } from '../../src/proxy/recording';
+import { newSessionContext, projectCreate } from '../../src/proxy/websocket';
 import { recordedTurn } from '../support/turns';
 import { replay } from '../../src/replay/replay';
 import { apiTranscript } from '../../src/replay/readers/api';
@@ -156,5 +157,36 @@ describe('a replayed session', () => {
     const at = records.findIndex((r) => (r.summary.inputs ?? 0) > 0);
     expect(records[at]!.inputs![0]).toMatchObject({ tool: 'Write', callId: 'toolu_w', fresh: true });
     expect(records[at]!.summary.freshSaved).toBeGreaterThan(0);
+  });
+});
+
+describe('a turn of the Responses WebSocket mode', () => {
+  it("records the file input it replaced at its place in the message's own items, not the context's", () => {
+    const engine = createEngine(config, { store: new MemoryStore(), tokenizer: perChar });
+    const ctx = newSessionContext();
+    const message = (input: unknown[]) => JSON.stringify({ type: 'response.create', model: 'gpt-5', input });
+    // the first message teaches the session a call and its output, which later messages carry as context
+    projectCreate(
+      engine,
+      message([
+        { type: 'function_call', call_id: 'c1', name: 'shell', arguments: '{"command":"ls"}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'file '.repeat(200) },
+      ]),
+      ctx,
+    );
+    const args = JSON.stringify({ file_path: '/repo/v.ts', content });
+    const p = projectCreate(
+      engine,
+      message([
+        { role: 'user', content: `Write it.\n${'x'.repeat(3_000)}` },
+        { type: 'function_call', call_id: 'w1', name: 'Write', arguments: args },
+        { type: 'function_call_output', call_id: 'w1', output: 'File created' },
+      ]),
+      ctx,
+    );
+    expect(p.inputs).toHaveLength(1);
+    expect(p.inputs[0]).toMatchObject({ tool: 'Write', callId: 'w1', item: 1, fresh: true });
+    expect(p.text).toContain(p.inputs[0]!.handle);
+    expect(p.handles).toContain(p.inputs[0]!.handle);
   });
 });
