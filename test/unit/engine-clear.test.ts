@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { perChar, project } from '../support/run';
-import { transcript, type Step, type ToolStep } from '../support/wire';
+import { build, transcript, type Step, type ToolStep } from '../support/wire';
 import type { WireFormat } from '../../src/engine/types';
 import { createEngine } from '../../src/engine/engine';
 import { expectStart } from '../support/expect';
@@ -219,5 +219,22 @@ describe('clear stage: rounds in OpenAI Responses', () => {
     const input = [{ type: 'message', role: 'user', content: 'q' }, ...turn('z', 0), ...turn('a', 1), ...turn('b', 2)];
     const e = createEngine(clear({ triggerTokens: 5_000, keep: 2, keepUnit: 'rounds', clearAtLeastTokens: 'all' }), { tokenizer: perChar });
     expect(e.project(JSON.stringify({ input })).reductions.map((x) => [x.callId, x.stage])).toEqual([['z', 'clear']]);
+  });
+});
+
+describe('clear stage: what it asks the counter', () => {
+  it('counts the marker a result would be cleared to once, not again on every call of the session', () => {
+    const asked: string[] = [];
+    const counter = { name: 'per-char-spy', count: (s: string) => (asked.push(s), s.length) };
+    const engine = createEngine(clear({ schedule: 'payback' }), { tokenizer: counter });
+    const text = JSON.stringify(build(five(), 'openai-chat'));
+    // the estimate renders a marker with a placeholder handle (clearedMarkerTokens)
+    const estimates = () => asked.filter((s) => s.includes('sw_000000000000000000000000')).length;
+    engine.project(text, 'openai-chat', { session: 's' });
+    const first = estimates();
+    expect(first).toBeGreaterThan(0);
+    engine.project(text, 'openai-chat', { session: 's' });
+    engine.project(text, 'openai-chat', { session: 'another' });
+    expect(estimates()).toBe(first);
   });
 });
