@@ -56,6 +56,7 @@ export function explainTurnCost(turns: readonly TurnSummary[], index: number, le
   const causes: string[] = [];
   if ((t.previews ?? 0) > 0) causes.push(`${plural(t.previews!, 'output became a preview', 'outputs became previews')} with a handle`);
   if ((t.clears ?? 0) > 0) causes.push(`${plural(t.clears!, 'result', 'results')} cleared`);
+  if ((t.inputs ?? 0) > 0) causes.push(`${plural(t.inputs!, 'file input', 'file inputs')} replaced by a marker`);
   if (index > 0 && !t.cacheStable && t.cachedPrefixTokens !== undefined)
     causes.push(`the cache is rewritten after its first ${compact(t.cachedPrefixTokens)} of ${compact(t.projectedTokens)} tokens`);
   else if (index > 0 && t.cacheStable) causes.push('the cached prefix held');
@@ -71,14 +72,15 @@ export function explainTurnCost(turns: readonly TurnSummary[], index: number, le
 
 /**
  * The plain sentence above the header: "The agent produced 2.6M tokens of context over 54 calls;
- * Spillway sent 1.8M: 5 outputs became previews with a handle, 26 old results were cleared. Click a
- * turn to see what the model saw."
+ * Spillway sent 1.8M: 5 outputs became previews with a handle, 26 old results were cleared, 3 file
+ * inputs were replaced by a marker. Click a turn to see what the model saw."
  */
 export function sessionSentence(turns: readonly TurnSummary[]): string {
   let original = 0;
   let projected = 0;
   let previews = 0;
   let clears = 0;
+  let inputs = 0;
   let failed = 0;
   for (const t of turns) {
     if (!t) continue;
@@ -86,11 +88,13 @@ export function sessionSentence(turns: readonly TurnSummary[]): string {
     projected += t.projectedTokens;
     previews += t.previews ?? 0;
     clears += t.clears ?? 0;
+    inputs += t.inputs ?? 0;
     if (t.error) failed++;
   }
   const did: string[] = [];
   if (previews > 0) did.push(`${plural(previews, 'output became a preview', 'outputs became previews')} with a handle`);
   if (clears > 0) did.push(`${plural(clears, 'old result was', 'old results were')} cleared`);
+  if (inputs > 0) did.push(`${plural(inputs, 'file input was', 'file inputs were')} replaced by a marker`);
   const what = did.length ? `: ${did.join(', ')}` : ', every result whole (nothing was over its limit)';
   const failures = failed ? ` ${plural(failed, 'call', 'calls')} failed upstream.` : '';
   return (

@@ -1,7 +1,7 @@
 /**
  * The turns worth looking at first: where a clear fired (the drops in the chart), where the agent
- * named something the projection had hidden, and where the reductions decided in the turn saved the
- * most. The chart marks them, the timeline filters on them, and the inspector opens on one.
+ * named something the projection had hidden, and where what the turn decided (its reductions and the
+ * file inputs it replaced by a marker) saved the most. The chart marks them, the timeline filters on them, and the inspector opens on one.
  */
 import { headline, type TurnSummary } from '../src/protocol';
 

@@ -117,7 +117,15 @@ export const TurnSummary = z.object({
   clears: z.number().int().nonnegative().optional(),
   /** outputs this turn replaced by a preview and a handle (offload, window, budget; decided in this turn) */
   previews: z.number().int().nonnegative().optional(),
-  /** tokens saved by the reductions decided in this turn */
+  /**
+   * file inputs this turn replaced by a marker with a handle (the content of a Write, an Edit, an
+   * apply_patch or a heredoc that writes a file; decided in this turn)
+   */
+  inputs: z.number().int().nonnegative().optional(),
+  /**
+   * tokens saved by what this turn decided: its fresh reductions (previews and clears) and its fresh
+   * file inputs; the turn's "saving" (largest savings, the turn opened on, the details' summary)
+   */
   freshSaved: z.number().nonnegative().optional(),
 });
 export type TurnSummary = z.infer<typeof TurnSummary>;
@@ -136,6 +144,13 @@ export const ResultInfo = z.object({
   fresh: z.boolean(),
 });
 export type ResultInfo = z.infer<typeof ResultInfo>;
+
+/**
+ * A tool call's input replaced by a marker with a handle (a file-writing call's content, or a shell
+ * command's heredoc body): the original is what the agent wrote, the projected side the marker.
+ */
+const InputInfo = ResultInfo.omit({ stage: true });
+export type InputInfo = z.infer<typeof InputInfo>;
 
 /**
  * A tool result of a turn that was sent whole (no reduction, so no handle): listed beside the
@@ -174,6 +189,8 @@ export const TurnDetail = z.object({
   own: z.array(z.string()).optional(),
   /** why `whole` is missing */
   wholeUnavailable: z.string().optional(),
+  /** tool call inputs replaced by a marker in this turn's projection (decided in it or kept from earlier) */
+  inputs: z.array(InputInfo).optional(),
 });
 export type TurnDetail = z.infer<typeof TurnDetail>;
 

@@ -25,7 +25,16 @@
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { handleFromDigest, isHandle, SpillwayError, type ProjectionStats, type Reduction, type WireFormat } from '../engine';
+import { z } from 'zod';
+import {
+  handleFromDigest,
+  isHandle,
+  SpillwayError,
+  type InputReduction,
+  type ProjectionStats,
+  type Reduction,
+  type WireFormat,
+} from '../engine';
 import type { TurnUsage } from './usage';
 import { mkdirPrivate, mkdirPrivateAsync, PRIVATE_FILE_MODE } from '../store/private';
 
@@ -52,6 +61,12 @@ export interface Turn {
   originalTokens?: number;
   projectedTokens?: number;
   reductions: Reduction[];
+  /**
+   * tool call inputs the projection replaced by a marker (file-writing calls, heredoc bodies), in
+   * force in this call, each `fresh` when this call decided it; absent in recordings made before
+   * they were recorded, and when none was replaced
+   */
+  inputs?: InputReduction[];
   stats?: ProjectionStats;
   /** as the provider reported it in the response */
   usage?: TurnUsage;
@@ -227,6 +242,32 @@ function endsWithNewline(file: string): boolean {
   }
 }
 
+const count = z.number().nonnegative();
+/** One recorded input replacement, as `Turn.inputs` holds it (checked when read back: the file is on disk, anyone may edit it). */
+const RecordedInput = z.object({
+  callId: z.string(),
+  tool: z.string(),
+  item: z.number().int().nonnegative(),
+  reason: z.string(),
+  originalChars: count,
+  projectedChars: count,
+  originalTokens: count,
+  projectedTokens: count,
+  handle: z.string().refine(isHandle, 'not a handle'),
+  fresh: z.boolean(),
+});
+const RecordedInputs = z.array(RecordedInput);
+
+/**
+ * A recorded list of input replacements (a proxy turn's `inputs`, an inspector archive's), or
+ * undefined when it is absent or does not hold valid ones: a damaged list is dropped, not the turn.
+ */
+export function recordedInputs(v: unknown): InputReduction[] | undefined {
+  if (v === undefined) return undefined;
+  const r = RecordedInputs.safeParse(v);
+  return r.success ? r.data : undefined;
+}
+
 function isTurn(v: unknown): v is Turn {
   if (typeof v !== 'object' || v === null) return false;
   const t = v as Partial<Turn>;
@@ -244,7 +285,14 @@ export function readSession(file: string): Turn[] {
     if (line.trim() === '') continue;
     try {
       const v: unknown = JSON.parse(line);
-      if (isTurn(v)) turns.push(v);
+      if (!isTurn(v)) continue;
+      // inputs came later than the other fields: older lines have none, and a damaged list is dropped
+      const inputs = recordedInputs(v.inputs);
+      if (inputs) turns.push({ ...v, inputs });
+      else {
+        delete v.inputs;
+        turns.push(v);
+      }
     } catch {
       /* truncated or damaged line */
     }

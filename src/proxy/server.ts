@@ -23,7 +23,16 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Duplex, Readable } from 'node:stream';
-import { createEngine, SpillwayError, whenStored, type Engine, type ProjectionStats, type Reduction, type WireFormat } from '../engine';
+import {
+  createEngine,
+  SpillwayError,
+  whenStored,
+  type Engine,
+  type InputReduction,
+  type ProjectionStats,
+  type Reduction,
+  type WireFormat,
+} from '../engine';
 import { FileStore } from '../store';
 import { tightenPrivate } from '../store/private';
 import { collectBody, decodeBody, DEFAULT_MAX_BODY_BYTES } from './body';
@@ -173,6 +182,8 @@ interface Prepared {
   observed?: true;
   stats?: ProjectionStats;
   reductions: Reduction[];
+  /** tool call inputs the projection replaced by a marker */
+  inputs?: InputReduction[];
   /** the read tool was added before projecting (answer-reads): the proxy answers the model's read-backs */
   readTool?: boolean;
 }
@@ -318,7 +329,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
     const body = collected.body;
     const prepared = await prepare(body, req, route.format, namedSession);
-    const { failOpen, originalBytes, model, projected, stats, reductions, observed, readTool } = prepared;
+    const { failOpen, originalBytes, model, projected, stats, reductions, inputs, observed, readTool } = prepared;
     const session = prepared.session ?? UNREADABLE_SESSION;
     const turn = route.record ? nextTurn(session) : 0;
     if (failOpen)
@@ -361,6 +372,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         projectedBytes: observed ? (projected ?? body).length : out.length,
         ...(stats ? { originalTokens: stats.originalTokens, projectedTokens: stats.projectedTokens } : {}),
         reductions,
+        ...(inputs?.length ? { inputs } : {}),
         ...(stats ? { stats } : {}),
         ...result(outcome, started),
         ...(failOpen ? { failOpen } : {}),
@@ -412,6 +424,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         originalBytes: decoded.bytes,
         stats: projection.stats,
         reductions: projection.reductions,
+        ...(projection.inputs.length ? { inputs: projection.inputs } : {}),
         ...(projection.stats.unchanged && withTool === undefined ? {} : { projected: Buffer.from(projection.request, 'utf8') }),
         ...(observing ? { observed: true as const } : {}),
       };

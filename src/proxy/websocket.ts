@@ -37,7 +37,16 @@ import type * as http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { capFor, createEngine, SpillwayError, type Engine, type ProjectionStats, type Reduction, type SpillwayConfig } from '../engine';
+import {
+  capFor,
+  createEngine,
+  SpillwayError,
+  type Engine,
+  type InputReduction,
+  type ProjectionStats,
+  type Reduction,
+  type SpillwayConfig,
+} from '../engine';
 import { candidateNames } from '../engine/formats';
 import { decodeString, get, getString, parseLazy, type JValue } from '../engine/json';
 import { recogniseMarker } from '../engine/markers';
@@ -185,6 +194,8 @@ export interface CreateProjection {
   text: string;
   changed: boolean;
   reductions: Reduction[];
+  /** tool call inputs replaced by a marker */
+  inputs: InputReduction[];
   stats: ProjectionStats;
   /** results over their cap that still go upstream verbatim (offload off, or their cap only applies later) */
   overCap: { callId: string; tool: string; chars: number }[];
@@ -273,7 +284,7 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
   }
   const contextResults = answered.length ? ctx.outputs.length : 0;
 
-  let projected: { text: string; reductions: Reduction[]; stats: ProjectionStats; handles: string[] } | undefined;
+  let projected: { text: string; reductions: Reduction[]; inputs: InputReduction[]; stats: ProjectionStats; handles: string[] } | undefined;
   const handlesOf = (p: { reductions: readonly Reduction[]; inputs: readonly { handle: string }[] }) =>
     [...p.reductions, ...p.inputs].map((r) => r.handle);
   if (context.length && input?.kind === 'array' && items.length) {
@@ -292,6 +303,8 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
         text: out,
         handles: handlesOf(p),
         reductions: p.reductions.map((r) => ({ ...r, result: r.result - contextResults })),
+        // the context's items came first: an input's item counts from the message's own first item
+        inputs: p.inputs.map((r) => ({ ...r, item: r.item - k })),
         stats: {
           ...p.stats,
           toolResults: p.stats.toolResults - contextResults,
@@ -307,7 +320,7 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
   }
   if (!projected) {
     const p = engine.project(text, 'openai-responses');
-    projected = { text: p.request, reductions: p.reductions, stats: p.stats, handles: handlesOf(p) };
+    projected = { text: p.request, reductions: p.reductions, inputs: p.inputs, stats: p.stats, handles: handlesOf(p) };
   }
 
   // what this message teaches about the session: its calls, and its outputs that stayed verbatim
@@ -350,6 +363,7 @@ export function projectCreate(engine: Engine, text: string, ctx: SessionContext)
     text: projected.text,
     changed: !projected.stats.unchanged,
     reductions: projected.reductions,
+    inputs: projected.inputs,
     stats: projected.stats,
     overCap,
     handles: projected.handles,
@@ -373,6 +387,7 @@ interface PendingTurn {
   originalBytes: number;
   projectedBytes: number;
   reductions: Reduction[];
+  inputs?: InputReduction[];
   stats?: ProjectionStats;
   failOpen?: string;
   unprojected?: string;
@@ -628,6 +643,7 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
         projectedBytes: t.projectedBytes,
         ...(t.stats ? { originalTokens: t.stats.originalTokens, projectedTokens: t.stats.projectedTokens } : {}),
         reductions: t.reductions,
+        ...(t.inputs?.length ? { inputs: t.inputs } : {}),
         ...(t.stats ? { stats: t.stats } : {}),
         ...(extra.usage ? { usage: extra.usage } : {}),
         status,
@@ -717,6 +733,7 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
         originalBytes: data.length,
         projectedBytes: wouldSend.length,
         reductions: result?.reductions ?? [],
+        ...(result?.inputs.length ? { inputs: result.inputs } : {}),
         ...(result ? { stats: result.stats } : {}),
         ...(failOpen ? { failOpen } : {}),
         ...(unprojected ? { unprojected } : {}),
@@ -735,6 +752,7 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
           t.failOpen = `the store could not write this message's outputs: ${(e as Error).message}`;
           t.projectedBytes = data.length;
           t.reductions = [];
+          delete t.inputs;
           delete t.projected;
           delete t.stats;
           log(

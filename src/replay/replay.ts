@@ -19,7 +19,7 @@ import {
 } from '../engine';
 import { decodeString, parseLazy, type JValue } from '../engine/json';
 import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
-import type { Reduction, WireFormat } from '../engine/types';
+import type { InputReduction, Reduction, WireFormat } from '../engine/types';
 import { MemoryStore } from '../store';
 import type { OutputStore } from '../store/entry';
 import { requestForCall, type Transcript } from './readers';
@@ -49,6 +49,8 @@ export interface ReplayCall {
   reductions: number;
   /** reductions this call made (not carried over from earlier calls) */
   freshReductions: number;
+  /** file inputs (a Write's content, a heredoc's body) this call replaced by a marker (not carried over) */
+  freshInputs: number;
   cachedPrefixTokens: number;
   cacheStable: boolean;
   /** the same two figures for the agent's own requests (raw history) */
@@ -66,6 +68,8 @@ export interface ReplayCall {
   cost: Record<string, { raw: number; projected: number; readBack: number }>;
   /** the reductions in force in this call (with `detail: true`) */
   reductionList?: Reduction[];
+  /** the file inputs replaced by a marker in this call (with `detail: true`) */
+  inputList?: InputReduction[];
 }
 
 export interface ReplayTotals {
@@ -154,7 +158,7 @@ export interface MeterCall {
   /** the reductions in force in this call ([] for a strategy that keeps no store) */
   reductions: readonly Reduction[];
   /** the file inputs in force in this call (their markers hide what the agent wrote) */
-  inputs?: readonly { handle: string }[];
+  inputs?: readonly { handle: string; fresh?: boolean }[];
 }
 
 /** Options of the meter beyond its price models and store. */
@@ -295,7 +299,7 @@ export class ReplayMeter {
     return { origB, projB, origStripped: strippedOf(origB), projStripped: strippedOf(projB), tokensFor };
   }
 
-  add(c: MeterCall, reductionList?: Reduction[]): ReplayCall {
+  add(c: MeterCall, detail?: { reductions: Reduction[]; inputs: InputReduction[] }): ReplayCall {
     const cached = sharedPrefix(this.prevProjected, c.projectedShape);
     const rawCached = sharedPrefix(this.prevOriginal, c.originalShape);
     this.prevProjected = c.projectedShape;
@@ -362,6 +366,7 @@ export class ReplayMeter {
       projectedTokens: c.projectedTokens,
       reductions: c.reductions.length,
       freshReductions: c.reductions.filter((r) => r.fresh).length,
+      freshInputs: (c.inputs ?? []).filter((r) => r.fresh).length,
       cachedPrefixTokens: cached.tokens,
       cacheStable: cached.stable,
       rawCachedPrefixTokens: rawCached.tokens,
@@ -371,7 +376,7 @@ export class ReplayMeter {
       missedIdsBefore: ids.missedBefore,
       missed: missed.map(({ id, handle }) => (handle ? { id, handle } : { id })),
       cost,
-      ...(reductionList ? { reductionList } : {}),
+      ...(detail ? { reductionList: detail.reductions, inputList: detail.inputs } : {}),
     };
     this.calls.push(call);
     return call;
@@ -577,7 +582,7 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
         reductions: p.reductions,
         inputs: p.inputs,
       },
-      opts.detail ? p.reductions : undefined,
+      opts.detail ? { reductions: p.reductions, inputs: p.inputs } : undefined,
     );
     // the loop the proxy runs live: a miss the agent would have read back makes that tool back off
     for (const m of metered.missed) if (m.handle) engine.noteReadBack(REPLAY_SESSION, m.handle);

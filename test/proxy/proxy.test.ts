@@ -730,6 +730,49 @@ describe('sessions and recordings', () => {
   });
 });
 
+describe('file inputs in a recorded turn', () => {
+  it('records the Write input the projection replaced by a marker, with its handle, and reads it back from the file', async () => {
+    // a second proxy whose engine replaces file inputs from 1,000 tokens, so a short conversation qualifies
+    const dir = join(root, 'inputs');
+    const seen: Turn[] = [];
+    const p = await startProxy({
+      port: 0,
+      storeDir: join(dir, 'store'),
+      anthropicUpstream: upstream.url,
+      config: { inputs: { minTokens: 1_000 } },
+      log: () => undefined,
+    });
+    p.on('turn', (t) => seen.push(t));
+    try {
+      const content = Array.from({ length: 200 }, (_, i) => `export const value_${i} = compute(${i});`).join('\n');
+      const request = anthropicRequest(bigLog(300, 'before'), {
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: `Write the module.\n${'context '.repeat(2_000)}` }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_write', name: 'Write', input: { file_path: '/repo/src/values.ts', content } }],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_write', content: 'File created' }] },
+        ],
+      });
+      const client = new Anthropic({ apiKey: ANTHROPIC_KEY, baseURL: p.url, maxRetries: 0, timeout: 20_000 });
+      await client.messages.create(request as any);
+      await until(() => seen.length > 0, 5000, 'the recorded turn');
+      const sent = json(last());
+      expect(sent.messages[1].content[0].input.content).toBeUndefined();
+      const [recorded] = seen;
+      expect(recorded!.inputs).toHaveLength(1);
+      expect(recorded!.inputs![0]).toMatchObject({ tool: 'Write', callId: 'toolu_write', fresh: true });
+      expect(JSON.stringify(sent.messages[1].content[0].input)).toContain(recorded!.inputs![0]!.handle);
+      expect(recorded!.inputs![0]!.projectedTokens).toBeLessThan(recorded!.inputs![0]!.originalTokens);
+      const file = listSessions(join(dir, 'sessions')).find((s) => s.session === recorded!.session)!;
+      expect(readSession(file.file)[0]!.inputs).toEqual(recorded!.inputs);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
 describe('load', () => {
   it('answers 200 concurrent requests with ~1 MB bodies, each with its own answer', async () => {
     // The engine's real tokenizer costs ~30-100 ms per MB of fresh tool output; this test is about

@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { upstreamErrorMessage, type Turn } from '../../src/proxy/recording';
+import { upstreamErrorMessage } from '../../src/proxy/recording';
+import { recordedTurn } from '../support/turns';
 import { proxyRecord } from '../../src/extension/inspector/proxySource';
 import { agentOf, folderOf, sessionTitle } from '../../src/extension/pure/sessionTitle';
 
-const turn = (over: Partial<Turn> = {}): Turn => ({
-  v: 1,
-  session: 's_3aafffd8e775b635',
-  turn: 1,
-  time: '2026-11-24T23:12:00.000Z',
-  path: '/v1/messages',
-  format: 'anthropic-messages',
-  originalBytes: 6,
-  projectedBytes: 6,
-  reductions: [],
-  status: 200,
-  durationMs: 5,
-  ...over,
-});
+const turn = recordedTurn;
 
 describe('a failed proxied call', () => {
   it("shows as an error with the upstream's message, not as a turn forwarded unchanged", () => {

@@ -115,7 +115,7 @@ describe('the demo workspace', () => {
     const story = (await frame.locator('[data-testid="story"]').textContent()) ?? '';
     expect(story).toMatch(
       new RegExp(
-        `^The agent produced [\\d.]+[kM] tokens of context over ${calls} calls; Spillway sent [\\d.]+[kM]: \\d+ outputs? became previews? with a handle, \\d+ old results were cleared\\. Click a turn to see what the model saw\\.$`,
+        `^The agent produced [\\d.]+[kM] tokens of context over ${calls} calls; Spillway sent [\\d.]+[kM]: \\d+ outputs? became previews? with a handle, \\d+ old results were cleared, \\d+ file inputs? (?:was|were) replaced by a marker\\. Click a turn to see what the model saw\\.$`,
       ),
     );
     // money: the headline (with read-backs) in dollars at the session's own model, the figure before read-backs beside it
@@ -140,7 +140,7 @@ describe('the demo workspace', () => {
     expect(await frame.locator('.term[data-term="cache-stable"]').getAttribute('title')).toMatch(/prompt cache/);
     await frame.getByText('What the words mean').click();
     const words = await frame.locator('[data-testid="glossary"] dt').allTextContents();
-    expect(words).toEqual(['clear', 'preview', 'handle', 'cache-stable', 'read-back', 'miss']);
+    expect(words).toEqual(['clear', 'preview', 'file input', 'handle', 'cache-stable', 'read-back', 'miss']);
     await shot('demo-glossary', annotate);
     await frame.getByText('What the words mean').click();
   });

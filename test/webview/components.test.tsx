@@ -444,6 +444,20 @@ describe('marks', () => {
 });
 
 describe('Timeline: fixed columns and cost', () => {
+  it('shows how many file inputs a turn replaced by a marker, and nothing for a turn that replaced none', () => {
+    const { container } = render(
+      <Timeline
+        turns={[turn(0, { inputs: 2 }), turn(1, { inputs: 0 })]}
+        visible={[0, 1]}
+        cumulative={[0, 0]}
+        selected={0}
+        onSelect={() => undefined}
+      />,
+    );
+    const marks = [...container.querySelectorAll('.turn')].map((row) => row.querySelector('.mark-inputs')?.textContent);
+    expect(marks).toEqual(['✎ 2 inputs', undefined]);
+  });
+
   it("shows each turn's cost under caching, clears and the provider's cached tokens", () => {
     const turns = [turn(0, { cost: { anthropic: { raw: 1000, projected: 250 } }, clears: 3, providerCachedTokens: 12_000 })];
     const { container } = render(<Timeline turns={turns} visible={[0]} cumulative={[0]} selected={0} onSelect={() => undefined} />);

@@ -70,6 +70,13 @@ describe("a turn's cost explained", () => {
     );
   });
 
+  it('names the file inputs the turn replaced by a marker', () => {
+    const turns = [t(0, 100, 100), t(1, 100, 60, { inputs: 2 })];
+    expect(explainTurnCost(turns, 1, lens)).toBe(
+      '−40.0% this turn ($0.00050 raw → $0.00030): 2 file inputs replaced by a marker, the cached prefix held; saves $0.00020.',
+    );
+  });
+
   it("gives a failed call's error instead of a cost", () => {
     expect(explainTurnCost([t(0, 10, 10, { error: 'upstream unreachable: ECONNREFUSED' })], 0, lens)).toMatch(/failed.*ECONNREFUSED/);
   });
@@ -100,6 +107,13 @@ describe('the session in one sentence', () => {
     );
   });
 
+  it('says how many file inputs were replaced by a marker, pluralised like the rest', () => {
+    expect(sessionSentence([t(0, 1, 1, { clears: 2, inputs: 2 }), t(1, 1, 1, { inputs: 1 })])).toBe(
+      'The agent produced 20k tokens of context over 2 calls; Spillway sent 16k: 2 old results were cleared, 3 file inputs were replaced by a marker. Click a turn to see what the model saw.',
+    );
+    expect(sessionSentence([t(0, 1, 1, { inputs: 1 })])).toContain(': 1 file input was replaced by a marker.');
+  });
+
   it('says when nothing needed reducing', () => {
     expect(sessionSentence([t(0, 1, 1)])).toMatch(/Spillway sent 8.0k, every result whole/);
   });
@@ -117,9 +131,65 @@ describe('the marked turns agree with the cost', () => {
   });
 });
 
+describe("a turn's file inputs in its details", () => {
+  const inputInfo = (over: Record<string, unknown> = {}) => ({
+    tool: 'Write',
+    callId: 'toolu_w',
+    reason: 'file input of 2,400 chars; the file holds it',
+    originalChars: 2_400,
+    projectedChars: 160,
+    originalTokens: 600,
+    projectedTokens: 40,
+    handle: 'sw_0123456789abcdef01234567',
+    fresh: true,
+    ...over,
+  });
+
+  it('lists each input replaced in the turn with tool, call id, reason and handle, and opens and compares it', async () => {
+    const opened: string[] = [];
+    const compared: string[] = [];
+    const loaded: string[] = [];
+    const detail = {
+      index: 3,
+      results: [],
+      missed: [],
+      whole: [],
+      inputs: [inputInfo(), inputInfo({ callId: 'toolu_old', handle: 'sw_fedcba9876543210fedcba98', fresh: false })],
+    };
+    const { container } = render(
+      <TurnDetails
+        detail={detail}
+        loadText={async (h, side) => {
+          loaded.push(`${side}:${h}`);
+          return { text: side, offset: 0, total: side.length };
+        }}
+        onOpen={(h) => opened.push(h)}
+        onCompare={(h) => compared.push(h)}
+        onCopy={() => undefined}
+      />,
+    );
+    expect(screen.getByTestId('details-summary').textContent).toContain('1 file input replaced by a marker');
+    expect(screen.getByTestId('details-summary').textContent).toContain("this turn's decisions save 560 tokens");
+    const rows = [...container.querySelectorAll('li[data-kind="input"]')];
+    expect(rows.map((r) => r.getAttribute('data-handle'))).toEqual(['sw_0123456789abcdef01234567', 'sw_fedcba9876543210fedcba98']);
+    expect(rows[0]!.textContent).toContain('Write');
+    expect(rows[0]!.textContent).toContain('toolu_w');
+    expect(rows[0]!.textContent).toContain('file input of 2,400 chars; the file holds it');
+    expect(rows[1]!.textContent).toContain('kept');
+    fireEvent.click(rows[0]!.querySelector('.result-head')!);
+    expect(screen.getByText('Original (what the agent wrote)')).toBeTruthy();
+    await screen.findByText('projected');
+    expect(loaded).toContain('original:sw_0123456789abcdef01234567');
+    fireEvent.click(screen.getByLabelText('Open stored output'));
+    fireEvent.click(screen.getByLabelText('Compare original and projected'));
+    expect(opened).toEqual(['sw_0123456789abcdef01234567']);
+    expect(compared).toEqual(['sw_0123456789abcdef01234567']);
+  });
+});
+
 describe('the glossary', () => {
   it('defines each word the header uses, on hover and in a list', () => {
-    expect(Object.keys(GLOSSARY).sort()).toEqual(['cache-stable', 'clear', 'handle', 'miss', 'preview', 'read-back']);
+    expect(Object.keys(GLOSSARY).sort()).toEqual(['cache-stable', 'clear', 'file input', 'handle', 'miss', 'preview', 'read-back']);
     render(
       <>
         <Term word="cache-stable" />

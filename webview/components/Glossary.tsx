@@ -9,6 +9,8 @@ export const GLOSSARY = {
   clear: 'An old tool result replaced by a short notice with its handle, once the context grew past the trigger. The full text is kept.',
   preview:
     'The start and end of a large tool output, sent to the model in its place with a header and the handle, so the model sees what matters and can read the rest back.',
+  'file input':
+    'What the agent wrote to a file (a Write or Edit call, an apply_patch, the body of a heredoc), replaced by a marker with the path and a handle once the conversation is long. The file on disk holds it.',
   handle: 'The id of a stored output (sw_…). The agent, or you, can read it back in part or in whole; nothing reduced is lost.',
   'cache-stable':
     "The call's request starts with the whole previous request, so the provider's prompt cache serves that part at a fraction of the price.",

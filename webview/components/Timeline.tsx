@@ -95,6 +95,14 @@ export function Timeline(props: TimelineProps) {
                   ✂ {t.clears} cleared
                 </span>
               )}
+              {(t.inputs ?? 0) > 0 && (
+                <span
+                  className="mark mark-inputs"
+                  title={`${t.inputs} file input${t.inputs === 1 ? '' : 's'} (what the agent wrote to a file) replaced by a marker with a handle in this turn`}
+                >
+                  ✎ {t.inputs} input{t.inputs === 1 ? '' : 's'}
+                </span>
+              )}
               {t.reductions > 0 && (
                 <span className="mark mark-reduced" title={`${t.reductions} tool results reduced`}>
                   {t.reductions} reduced

@@ -1,6 +1,7 @@
 /**
  * One turn's tool results (asked of the host when the turn is chosen): every result that is new in
- * the turn, reduced or sent whole, then the reductions kept from earlier turns. Each shows tool, call
+ * the turn, reduced or sent whole, then the reductions kept from earlier turns, then the file inputs
+ * (what the agent wrote with Write, Edit, apply_patch or a heredoc) replaced by a marker. Each shows tool, call
  * id, what happened to it, sizes and tokens before and after, and what the reduction saved; expanding
  * one shows the original and what the model was sent side by side (the same text for a result sent
  * whole), with buttons to open the stored output, compare it in VS Code's diff editor and copy its
@@ -8,7 +9,7 @@
  * output that holds each. The arrow keys, Home and End move between results; Enter expands one.
  */
 import * as React from 'react';
-import type { ResultInfo, TextPage, TurnDetail, TurnSummary, WholeResult } from '../../src/protocol';
+import type { InputInfo, ResultInfo, TextPage, TurnDetail, TurnSummary, WholeResult } from '../../src/protocol';
 import { compact, count } from '../format';
 import { Button } from '../ui';
 import { TextPager } from './TextPager';
@@ -36,6 +37,10 @@ export interface TurnDetailsProps {
 
 export const keyOfReduced = (r: ResultInfo) => `r:${r.handle}:${r.callId}`;
 const keyOfWhole = (w: WholeResult) => `w:${w.callId}`;
+const keyOfInput = (i: InputInfo) => `i:${i.handle}:${i.callId}`;
+/** An input replaced by a marker, listed like a reduced result: its stage is `input`. */
+const asResult = (i: InputInfo): ResultInfo => ({ ...i, stage: 'input' });
+type RowKind = 'own' | 'decided' | 'kept' | 'input';
 
 function savedText(r: ResultInfo): string {
   const saved = r.originalTokens - r.projectedTokens;
@@ -45,7 +50,7 @@ function savedText(r: ResultInfo): string {
 }
 
 function ResultRow(
-  props: { r: ResultInfo; expanded: boolean; onToggle: () => void; kind: 'own' | 'decided' | 'kept'; highlight?: string } & Pick<
+  props: { r: ResultInfo; expanded: boolean; onToggle: () => void; kind: RowKind; highlight?: string } & Pick<
     TurnDetailsProps,
     'loadText' | 'onOpen' | 'onCompare' | 'onCopy'
   >,
@@ -90,7 +95,12 @@ function ResultRow(
             <code className="handle">{r.handle}</code>
           </div>
           <div className="sides">
-            <TextPager side="original" label="Original (what the tool returned)" load={loadOriginal} highlight={props.highlight} />
+            <TextPager
+              side="original"
+              label={kind === 'input' ? 'Original (what the agent wrote)' : 'Original (what the tool returned)'}
+              load={loadOriginal}
+              highlight={props.highlight}
+            />
             <TextPager side="projected" label="Projected (what the model was sent)" load={loadProjected} highlight={props.highlight} />
           </div>
         </div>
@@ -172,13 +182,16 @@ export function TurnDetails(props: TurnDetailsProps) {
   const decided = detail.results.filter((r) => !ownIds.has(r.callId) && r.fresh);
   const kept = detail.results.filter((r) => !ownIds.has(r.callId) && !r.fresh);
   const whole = detail.whole ?? [];
-  const row = (r: ResultInfo, kind: 'own' | 'decided' | 'kept') => (
+  const inputs = detail.inputs ?? [];
+  const freshInputs = inputs.filter((i) => i.fresh);
+  const keptInputs = inputs.filter((i) => !i.fresh);
+  const row = (r: ResultInfo, kind: RowKind, key = keyOfReduced(r)) => (
     <ResultRow
-      key={keyOfReduced(r)}
+      key={key}
       r={r}
       kind={kind}
-      expanded={expanded === keyOfReduced(r)}
-      onToggle={() => toggle(keyOfReduced(r))}
+      expanded={expanded === key}
+      onToggle={() => toggle(key)}
       loadText={props.loadText}
       onOpen={props.onOpen}
       onCompare={props.onCompare}
@@ -186,8 +199,9 @@ export function TurnDetails(props: TurnDetailsProps) {
       {...(props.highlight ? { highlight: props.highlight } : {})}
     />
   );
-  const savedHere = own
-    .concat(decided)
+  const inputRow = (i: InputInfo) => row(asResult(i), 'input', keyOfInput(i));
+  // what this turn's own decisions save: its reductions and the file inputs it replaced
+  const savedHere = [...own, ...decided, ...freshInputs]
     .filter((r) => r.fresh)
     .reduce((a, r) => a + r.originalTokens - r.projectedTokens, 0);
   return (
@@ -214,6 +228,12 @@ export function TurnDetails(props: TurnDetailsProps) {
           </>
         )}
         {kept.length > 0 && <> · {count(kept.length)} reduced earlier and kept</>}
+        {freshInputs.length > 0 && (
+          <>
+            {' '}
+            · {count(freshInputs.length)} file input{freshInputs.length === 1 ? '' : 's'} replaced by a marker
+          </>
+        )}
         {savedHere > 0 && <> · this turn's decisions save {compact(savedHere)} tokens</>}
       </p>
       {detail.missed.length > 0 && (
@@ -261,7 +281,7 @@ export function TurnDetails(props: TurnDetailsProps) {
           </ul>
         </div>
       )}
-      {own.length + whole.length === 0 && kept.length === 0 && decided.length === 0 ? (
+      {own.length + whole.length === 0 && kept.length === 0 && decided.length === 0 && inputs.length === 0 ? (
         <p className="muted">
           {detail.whole === undefined
             ? 'Nothing was reduced in this turn: the model was sent the tool results as they were.'
@@ -295,6 +315,18 @@ export function TurnDetails(props: TurnDetailsProps) {
             </li>
           )}
           {kept.map((r) => row(r, 'kept'))}
+          {freshInputs.length > 0 && (
+            <li className="results-divider" role="presentation">
+              File inputs replaced by a marker in this turn (the content is in the file the call wrote)
+            </li>
+          )}
+          {freshInputs.map(inputRow)}
+          {keptInputs.length > 0 && (
+            <li className="results-divider" role="presentation">
+              File inputs replaced in earlier turns and kept (sticky)
+            </li>
+          )}
+          {keptInputs.map(inputRow)}
         </ul>
       )}
       {detail.wholeUnavailable && <p className="muted whole-unavailable">{detail.wholeUnavailable}.</p>}

@@ -123,13 +123,14 @@ export class ApiSession extends RecordSession {
       time: new Date().toISOString(),
       ...(this.records.length > 0 ? { cachedPrefixTokens: cached } : {}),
       cost: costOf(result.stats.originalTokens, rawCached, result.stats.projectedTokens, cached),
-      ...freshFigures(result.reductions),
+      ...freshFigures(result.reductions, result.inputs),
     };
     const record: TurnRecord = {
       summary,
       reductions: result.reductions,
       missed: [],
       ...(own ? { own } : {}),
+      ...(result.inputs.length ? { inputs: result.inputs } : {}),
       ...(result.stats.savedByAgent ? { savedByAgent: result.stats.savedByAgent } : {}),
     };
     this.records.push(record);
@@ -193,7 +194,13 @@ export class ApiSource implements SessionSource {
       this.sessions.set(
         id,
         new ApiSession(this.ctx, a.header.name, this.origin, {
-          turns: a.turns.map((t) => ({ summary: t.summary, reductions: t.reductions, missed: t.missed, ...(t.own ? { own: t.own } : {}) })),
+          turns: a.turns.map((t) => ({
+            summary: t.summary,
+            reductions: t.reductions,
+            missed: t.missed,
+            ...(t.own ? { own: t.own } : {}),
+            ...(t.inputs ? { inputs: t.inputs } : {}),
+          })),
           modified: a.modified,
           detail: a.header.detail,
         }),
@@ -220,6 +227,7 @@ export class ApiSource implements SessionSource {
       reductions: [...rec.reductions],
       missed: [],
       ...(rec.own ? { own: [...rec.own] } : {}),
+      ...(rec.inputs ? { inputs: [...rec.inputs] } : {}),
     });
     this.listeners.fire({ sessionId: id, appended: [rec.summary] });
     if (isNew) this.listeners.fire({});

@@ -14,7 +14,8 @@
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { Reduction } from '../../engine';
+import type { InputReduction, Reduction } from '../../engine';
+import { recordedInputs } from '../../proxy/recording';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
 import type { OwnResultRecord, TurnRecord } from './session';
@@ -45,6 +46,8 @@ export interface ArchivedTurn {
   reductions: Reduction[];
   missed: { id: string; handle?: string }[];
   own?: OwnResultRecord[];
+  /** tool call inputs replaced by a marker (absent in files kept before they were) */
+  inputs?: InputReduction[];
 }
 
 export interface ArchivedSession {
@@ -142,8 +145,12 @@ export class SessionArchive {
         if (!line.trim()) continue;
         try {
           const t = JSON.parse(line) as ArchivedTurn;
-          if (t && typeof t.summary === 'object' && Array.isArray(t.reductions))
-            turns.push({ ...t, summary: { ...t.summary, index: turns.length } });
+          if (t && typeof t.summary === 'object' && Array.isArray(t.reductions)) {
+            // a damaged inputs list is dropped, not the turn
+            const { inputs: rawInputs, ...rest } = t;
+            const inputs = recordedInputs(rawInputs);
+            turns.push({ ...rest, summary: { ...t.summary, index: turns.length }, ...(inputs ? { inputs } : {}) });
+          }
         } catch {
           /* a torn last line */
         }

@@ -64,9 +64,15 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
     // the provider's own cached tokens price both sides: the raw history would have shared that prefix too
     cost: costOf(original, t.usage?.cachedTokens ?? 0, t.projectedTokens ?? original, t.usage?.cachedTokens ?? 0),
     ...(t.usage?.cachedTokens !== undefined ? { providerCachedTokens: t.usage.cachedTokens } : {}),
-    ...freshFigures(t.reductions),
+    ...freshFigures(t.reductions, t.inputs),
   };
-  return { summary, reductions: t.reductions, missed: [], ...(t.stats?.savedByAgent ? { savedByAgent: t.stats.savedByAgent } : {}) };
+  return {
+    summary,
+    reductions: t.reductions,
+    missed: [],
+    ...(t.stats?.savedByAgent ? { savedByAgent: t.stats.savedByAgent } : {}),
+    ...(t.inputs?.length ? { inputs: t.inputs } : {}),
+  };
 }
 
 export class ProxySession extends RecordSession {
@@ -205,7 +211,7 @@ export class ProxySession extends RecordSession {
   }
 
   private turnOf(handle: string): Turn | undefined {
-    return this.raw.find((t) => t.reductions.some((r) => r.handle === handle));
+    return this.raw.find((t) => t.reductions.some((r) => r.handle === handle) || t.inputs?.some((r) => r.handle === handle));
   }
 
   protected override original(handle: string): string {

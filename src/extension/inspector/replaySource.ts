@@ -32,6 +32,7 @@ import {
 export function replayRecords(result: ReplayResult): TurnRecord[] {
   return result.calls.map((c) => {
     const list = c.reductionList ?? [];
+    const inputs = c.inputList ?? [];
     const summary: TurnSummary = {
       index: c.index,
       originalTokens: c.originalTokens,
@@ -43,9 +44,9 @@ export function replayRecords(result: ReplayResult): TurnRecord[] {
       missed: c.missedIds,
       // replay's own per-call cost (with read-backs) is used as soon as it reports one
       cost: costOf(c.originalTokens, c.rawCachedPrefixTokens, c.projectedTokens, c.cachedPrefixTokens, (c as { cost?: unknown }).cost),
-      ...freshFigures(list),
+      ...freshFigures(list, inputs),
     };
-    return { summary, reductions: list, missed: c.missed };
+    return { summary, reductions: list, missed: c.missed, ...(inputs.length ? { inputs } : {}) };
   });
 }
 
@@ -169,7 +170,8 @@ export class ReplaySession extends RecordSession {
 
   /** The projected side: call k projected again (decisions within a request are replayed, so it matches). */
   private projectTurn(turn: number): void {
-    if (this.projectedTurns.has(turn) || (this.records[turn]?.reductions.length ?? 0) === 0) return;
+    const rec = this.records[turn];
+    if (this.projectedTurns.has(turn) || !rec || rec.reductions.length + (rec.inputs?.length ?? 0) === 0) return;
     this.projectedTurns.add(turn);
     try {
       const store = this.ctx.store();
@@ -177,7 +179,7 @@ export class ReplaySession extends RecordSession {
       const text = JSON.stringify(requestForCall(this.transcript, turn));
       const marks = this.transcript.observations;
       const out = engine.project(text, this.transcript.wire, marks ? { observations: marks } : {}).request;
-      for (const r of this.records[turn]!.reductions) {
+      for (const r of [...rec.reductions, ...(rec.inputs ?? [])]) {
         if (this.markers.has(r.handle)) continue;
         const m = markerTextFor(out, r.handle);
         if (m !== undefined) this.markers.set(r.handle, m);
@@ -189,7 +191,9 @@ export class ReplaySession extends RecordSession {
 
   protected projected(handle: string): string | undefined {
     if (!this.markers.has(handle)) {
-      const turn = this.records.findIndex((r) => r.reductions.some((x) => x.handle === handle));
+      const turn = this.records.findIndex(
+        (r) => r.reductions.some((x) => x.handle === handle) || r.inputs?.some((x) => x.handle === handle),
+      );
       if (turn >= 0) this.projectTurn(turn);
     }
     return this.markers.get(handle);
@@ -248,7 +252,12 @@ export function archiveReplay(
       config: configKey(config),
       ...(model ? { model } : {}),
     },
-    records.map((r) => ({ summary: r.summary, reductions: [...r.reductions], missed: [...r.missed] })),
+    records.map((r) => ({
+      summary: r.summary,
+      reductions: [...r.reductions],
+      missed: [...r.missed],
+      ...(r.inputs ? { inputs: [...r.inputs] } : {}),
+    })),
   );
 }
 
@@ -370,7 +379,12 @@ export class ReplaySource implements SessionSource {
         path,
         transcript,
         {
-          records: kept.turns.map((t) => ({ summary: t.summary, reductions: t.reductions, missed: t.missed })),
+          records: kept.turns.map((t) => ({
+            summary: t.summary,
+            reductions: t.reductions,
+            missed: t.missed,
+            ...(t.inputs ? { inputs: t.inputs } : {}),
+          })),
           detail: kept.header.detail,
         },
         st.size,

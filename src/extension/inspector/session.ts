@@ -8,10 +8,18 @@
  * the protocol's questions (summaries first, one turn's details on demand, text a page at a time,
  * a dry-run re-projection under other caps), so the panel never needs to know where a session came from.
  */
-import { readRequest, resultText, type Reduction, type SavedByAgent, type SpillwayConfig, type WireFormat } from '../../engine';
+import {
+  readRequest,
+  resultText,
+  type InputReduction,
+  type Reduction,
+  type SavedByAgent,
+  type SpillwayConfig,
+  type WireFormat,
+} from '../../engine';
 import type { RecordedReduction } from '../pure/records';
 import type { OutputStore } from '../../store/entry';
-import type { Cost, Origin, ResultInfo, SessionInfo, Side, TextPage, TurnDetail, TurnSummary } from '../../protocol';
+import type { Cost, InputInfo, Origin, ResultInfo, SessionInfo, Side, TextPage, TurnDetail, TurnSummary } from '../../protocol';
 import { callCost, PRICE_MODELS } from '../../replay/metrics';
 export { totalsOf } from '../../protocol';
 import { totalsOf as totalsOfTurns } from '../../protocol';
@@ -34,6 +42,8 @@ export interface TurnRecord {
   savedByAgent?: readonly SavedByAgent[];
   /** the turn's own new results, when known */
   own?: readonly OwnResultRecord[];
+  /** tool call inputs replaced by a marker in the turn's projection (absent in records made before they were kept) */
+  inputs?: readonly InputReduction[];
 }
 
 /**
@@ -57,10 +67,18 @@ export function costOf(originalTokens: number, rawCached: number, projectedToken
   return out;
 }
 
-/** What a turn's fresh reductions did: results cleared, outputs turned into a preview with a handle, tokens saved. */
-export function freshFigures(reductions: readonly Reduction[]): { clears: number; previews: number; freshSaved: number } {
+/**
+ * What a turn decided: results cleared, outputs turned into a preview with a handle, file inputs
+ * replaced by a marker, and the tokens all of these save (`freshSaved`: what this turn's own
+ * decisions removed, whichever kind they are). Carried-over decisions count in the turn that made them.
+ */
+export function freshFigures(
+  reductions: readonly Reduction[],
+  inputs: readonly InputReduction[] = [],
+): { clears: number; previews: number; inputs: number; freshSaved: number } {
   let clears = 0;
   let previews = 0;
+  let fresh = 0;
   let freshSaved = 0;
   for (const r of reductions) {
     if (!r.fresh) continue;
@@ -68,7 +86,12 @@ export function freshFigures(reductions: readonly Reduction[]): { clears: number
     else previews++;
     freshSaved += Math.max(0, r.originalTokens - r.projectedTokens);
   }
-  return { clears, previews, freshSaved };
+  for (const i of inputs) {
+    if (!i.fresh) continue;
+    fresh++;
+    freshSaved += Math.max(0, i.originalTokens - i.projectedTokens);
+  }
+  return { clears, previews, inputs: fresh, freshSaved };
 }
 
 export interface InspectorSession {
@@ -135,11 +158,11 @@ export class Listeners<E> {
   }
 }
 
-function resultInfo(r: Reduction): ResultInfo {
+/** What the webview is told of a file input (and, with its stage, of a reduced result): the fields it shows, no positions. */
+function inputInfo(r: InputReduction | Reduction): InputInfo {
   return {
     tool: r.tool,
     callId: r.callId,
-    stage: r.stage,
     reason: r.reason,
     originalChars: r.originalChars,
     projectedChars: r.projectedChars,
@@ -148,6 +171,10 @@ function resultInfo(r: Reduction): ResultInfo {
     handle: r.handle,
     fresh: r.fresh,
   };
+}
+
+function resultInfo(r: Reduction): ResultInfo {
+  return { ...inputInfo(r), stage: r.stage };
 }
 
 export function toolsOf(reductions: readonly Reduction[]): string[] {
@@ -218,6 +245,7 @@ export abstract class RecordSession implements InspectorSession {
       results: r.reductions.map(resultInfo),
       missed: r.missed.map((m) => (m.handle ? { id: m.id, handle: m.handle } : { id: m.id })),
       ...(saved.length ? { savedByAgent: saved } : {}),
+      ...(r.inputs?.length ? { inputs: r.inputs.map(inputInfo) } : {}),
     };
     let own: readonly OwnResultRecord[] | undefined;
     try {
@@ -320,6 +348,12 @@ export abstract class RecordSession implements InspectorSession {
             (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle)),
         );
       }
+      // a file input this turn replaced: the call is the turn's (its tool, call id, what the agent wrote)
+      hit ||= (rec.inputs ?? []).some(
+        (r) =>
+          r.fresh &&
+          (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle)),
+      );
       if (hit) {
         if (turns.length >= limit) return { turns, truncated: true };
         turns.push(i);
