@@ -25,14 +25,23 @@ export interface ReductionFigures {
   tools: Map<string, { saved: number; results: number }>;
   /** calls where the clear stage cleared results: how many and the tokens it freed there */
   clears: { call: number; results: number; freed: number }[];
+  /** tool → tokens of file inputs (what the agent wrote) not sent, summed over the calls, and how many inputs */
+  inputs: Map<string, { saved: number; inputs: number }>;
 }
 
 /** Collects `ReductionFigures` from each call's projection (pass `add` as the replay's `onProjection`). */
 export class ReductionCollector implements ReductionFigures {
   readonly tools = new Map<string, { saved: number; results: number }>();
   readonly clears: { call: number; results: number; freed: number }[] = [];
+  readonly inputs = new Map<string, { saved: number; inputs: number }>();
 
-  add(call: number, projection: Pick<Projection<string>, 'reductions'>): void {
+  add(call: number, projection: Pick<Projection<string>, 'reductions'> & Partial<Pick<Projection<string>, 'inputs'>>): void {
+    for (const r of projection.inputs ?? []) {
+      const t = this.inputs.get(r.tool) ?? { saved: 0, inputs: 0 };
+      t.saved += Math.max(0, r.originalTokens - r.projectedTokens);
+      if (r.fresh) t.inputs++;
+      this.inputs.set(r.tool, t);
+    }
     let cleared = 0,
       freed = 0;
     for (const r of projection.reductions) {
@@ -158,6 +167,15 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   if (rest.length) {
     const s = rest.reduce((a, [, f]) => a + f.saved, 0);
     lines.push(row([`  ${rest.length} more tools`, compact(s), ''], tw));
+  }
+
+  const inputs = [...figures.inputs].sort((a, b) => b[1].saved - a[1].saved);
+  if (inputs.length) {
+    lines.push('', 'tokens saved by file inputs replaced by a marker (what the agent wrote; summed over the calls)');
+    for (const [tool, f] of inputs.slice(0, TOP_TOOLS))
+      lines.push(row([`  ${tool}`, compact(f.saved), `${f.inputs} input${f.inputs === 1 ? '' : 's'} replaced`], tw));
+    const more = inputs.slice(TOP_TOOLS);
+    if (more.length) lines.push(row([`  ${more.length} more tools`, compact(more.reduce((a, [, f]) => a + f.saved, 0)), ''], tw));
   }
 
   if (figures.clears.length) {

@@ -33,6 +33,47 @@ describe('reductions collector', () => {
   });
 });
 
+describe('reductions collector: file inputs', () => {
+  const input = (tool: string, saved: number, fresh: boolean) => ({
+    callId: 'c',
+    tool,
+    item: 1,
+    reason: '',
+    originalChars: 0,
+    projectedChars: 0,
+    originalTokens: saved + 10,
+    projectedTokens: 10,
+    handle: 'sw_000000000000000000000001',
+    fresh,
+  });
+
+  it('sums what file inputs save per tool over the calls and counts each input once', () => {
+    const c = new ReductionCollector();
+    c.add(0, { reductions: [], inputs: [input('Write', 500, true)] });
+    c.add(1, { reductions: [], inputs: [input('Write', 500, false), input('bash', 300, true)] });
+    expect(Object.fromEntries(c.inputs)).toEqual({ Write: { saved: 1000, inputs: 1 }, bash: { saved: 300, inputs: 1 } });
+    expect(c.tools.size).toBe(0);
+  });
+
+  it('lists them in the summary apart from results', () => {
+    const t: Transcript = {
+      source: 'anthropic-messages',
+      wire: 'anthropic-messages',
+      base: { model: 'claude-haiku-4-5-20251001' },
+      items: [{ role: 'user', content: 'hello' }],
+      calls: [{ end: 1, reply: 'hi' }],
+      skipped: { total: 0, byReason: {}, notes: [] },
+    };
+    const c = new ReductionCollector();
+    c.add(0, { reductions: [], inputs: [input('Write', 2_000, true), input('Edit', 500, true)] });
+    c.add(1, { reductions: [], inputs: [input('Write', 2_000, false), input('Edit', 500, false), input('Write', 4_000, true)] });
+    const out = sessionSummary('s.jsonl', replay(t, { config: { tokenizer: 'approximate' } }), c);
+    expect(out).toContain('tokens saved by file inputs replaced by a marker');
+    expect(out).toMatch(/^ {2}Write +8\.0k +2 inputs replaced$/m);
+    expect(out).toMatch(/^ {2}Edit +1\.0k +1 input replaced$/m);
+  });
+});
+
 describe('session summary', () => {
   const t: Transcript = {
     source: 'anthropic-messages',
