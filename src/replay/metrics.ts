@@ -11,6 +11,7 @@
  * in steps of 128) with no write premium. The rates come from src/replay/prices.ts. Thinking and
  * reasoning of earlier turns is not billed as input; images are billed by their pixels.
  */
+import { escapeRe } from '../engine/config';
 import { stringTokens, type TokenCounter } from '../engine/tokens';
 import type { WireFormat } from '../engine/types';
 import { dataUrlBase64, imageSize, type ImageSize } from './images';
@@ -321,12 +322,6 @@ function readBackRange(source: string, id: string): [number, number] | undefined
   return [start, end];
 }
 
-/** The part a read-back of `id` returns ('' when absent): see readBackRange. */
-export function readBackSlice(source: string, id: string): string {
-  const r = readBackRange(source, id);
-  return r ? source.slice(r[0], r[1]).replace(/^\n/, '') : '';
-}
-
 /**
  * What one read of several identifiers from the same output returns: each one's part, overlapping
  * parts merged, in the order they occur, separated as grep separates its groups (`--`). An agent
@@ -375,7 +370,7 @@ export function fileText(stored: string): string {
  */
 export function readBackCall(ids: string | readonly string[], handle: string | undefined): string {
   const list = typeof ids === 'string' ? [ids] : ids;
-  const grep = list.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const grep = list.map(escapeRe).join('|');
   return JSON.stringify({ handle: handle ?? '(rerun the tool)', grep, context: READ_BACK_CONTEXT_LINES });
 }
 

@@ -307,24 +307,24 @@ export class ReplayMeter {
     const ids = c.reply
       ? missedIdentifiers(c.reply, c.original(), this.readBackText ? `${c.projected()}\n${this.readBackText}` : c.projected())
       : { referenced: [], missed: [], referencedBefore: 0, missedBefore: 0 };
+    const inputs = c.inputs ?? [];
     const missed = ids.missed.map((id) => {
-      for (const r of c.reductions) if (this.storedText(r.handle).includes(id)) return { id, handle: r.handle };
-      for (const r of c.inputs ?? []) if (this.storedText(r.handle).includes(id)) return { id, handle: r.handle, input: true };
-      return { id } as { id: string; handle?: string; input?: boolean };
+      for (const r of [...c.reductions, ...inputs]) if (this.storedText(r.handle).includes(id)) return { id, handle: r.handle };
+      return { id } as { id: string; handle?: string };
     });
     // what each read-back returns and the call that asks for it, in tokens (the same under every
     // price model): one read per stored output, for all that this call missed of it
-    const groups = new Map<string, { handle?: string; input?: boolean; ids: string[] }>();
+    const groups = new Map<string, { handle?: string; ids: string[] }>();
     for (const m of missed) {
       const key = m.handle ?? `rerun:${m.id}`;
       const g = groups.get(key);
       if (g) g.ids.push(m.id);
-      else groups.set(key, { ...(m.handle ? { handle: m.handle } : {}), ...(m.input ? { input: true } : {}), ids: [m.id] });
+      else groups.set(key, { ...(m.handle ? { handle: m.handle } : {}), ids: [m.id] });
     }
     const reads = [...groups.values()].map((g) => {
       let source: string;
       // a file input's content is on disk: the agent reads the file, as the marker says
-      if (g.handle) source = g.input ? fileText(this.storedText(g.handle)) : this.storedText(g.handle);
+      if (g.handle) source = inputs.some((r) => r.handle === g.handle) ? fileText(this.storedText(g.handle)) : this.storedText(g.handle);
       else {
         // nothing holds it: the agent reruns the tool; its answer is the same text around the identifier
         const text = c.original();
@@ -374,7 +374,7 @@ export class ReplayMeter {
       missedIds: ids.missed.length,
       referencedIdsBefore: ids.referencedBefore,
       missedIdsBefore: ids.missedBefore,
-      missed: missed.map(({ id, handle }) => (handle ? { id, handle } : { id })),
+      missed,
       cost,
       ...(detail ? { reductionList: detail.reductions, inputList: detail.inputs } : {}),
     };

@@ -10,7 +10,6 @@ import {
   openaiImageTokens,
   fileText,
   readBackCall,
-  readBackSlice,
   readBackSlices,
   ANTHROPIC_PRICES,
   OPENAI_PRICES,
@@ -152,11 +151,11 @@ describe('cost with read-backs', () => {
   const call = r.calls[1]!;
 
   it('the read-back returns the lines around the identifier, five each side', () => {
-    expect(readBackSlice(output, 'handleRequestFoo')).toBe(lines.slice(45, 56).join('\n'));
-    expect(readBackSlice(output, 'absent')).toBe('');
+    expect(readBackSlices(output, ['handleRequestFoo'])).toBe(lines.slice(45, 56).join('\n'));
+    expect(readBackSlices(output, ['absent'])).toBe('');
     // a long single line is cut to 2,000 characters around the identifier
     const long = `${'y'.repeat(5000)} needle ${'z'.repeat(5000)}`;
-    const s = readBackSlice(long, 'needle');
+    const s = readBackSlices(long, ['needle']);
     expect(s.length).toBe(2000);
     expect(s).toContain('needle');
   });
@@ -189,7 +188,7 @@ describe('read-backs of several identifiers, and of file inputs', () => {
   const output = lines.join('\n');
 
   it('one read returns each part once: overlapping parts merge, the others are separated by --', () => {
-    expect(readBackSlices(output, ['alphaFunction'])).toBe(readBackSlice(output, 'alphaFunction'));
+    expect(readBackSlices(output, ['alphaFunction'])).toBe(lines.slice(45, 56).join('\n'));
     expect(readBackSlices(output, ['betaFunction', 'alphaFunction'])).toBe(lines.slice(45, 59).join('\n'));
     expect(readBackSlices(output, ['gammaFunction', 'alphaFunction', 'absent'])).toBe(
       `${lines.slice(45, 56).join('\n')}\n--\n${lines.slice(85, 96).join('\n')}`,
