@@ -141,6 +141,16 @@ function dollarLine(r: Pick<ReplayResult, 'model' | 'family' | 'totals'>): strin
   return `* ${r.model}: input ${usd(c.raw)} raw → ${usd(c.projected)} sent, ${usd(rb.projected)} with read-backs${as}`;
 }
 
+/** One row per tool (tool, tokens saved, what it did) by tokens saved: the top TOP_TOOLS, then the rest summed. */
+function toolRows(tools: [string, number, string][]): string[] {
+  const tw = [30, 12, 20];
+  const sorted = [...tools].sort((a, b) => b[1] - a[1]);
+  const out = sorted.slice(0, TOP_TOOLS).map(([tool, saved, what]) => row([`  ${tool}`, compact(saved), what], tw));
+  const rest = sorted.slice(TOP_TOOLS);
+  if (rest.length) out.push(row([`  ${rest.length} more tools`, compact(rest.reduce((a, [, saved]) => a + saved, 0)), ''], tw));
+  return out;
+}
+
 /** The summary of one replayed session. */
 export function sessionSummary(file: string, r: ReplayResult, figures: ReductionFigures): string {
   const t = r.totals;
@@ -159,24 +169,15 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   const dl = dollarLine(r);
   if (dl) lines.push(fit(dl, SUMMARY_WIDTH));
 
-  const tools = [...figures.tools].sort((a, b) => b[1].saved - a[1].saved);
-  lines.push('', tools.length ? 'tokens saved by tool (summed over the calls)' : 'nothing was reduced');
-  const tw = [30, 12, 20];
-  for (const [tool, f] of tools.slice(0, TOP_TOOLS)) lines.push(row([`  ${tool}`, compact(f.saved), `${f.results} results reduced`], tw));
-  const rest = tools.slice(TOP_TOOLS);
-  if (rest.length) {
-    const s = rest.reduce((a, [, f]) => a + f.saved, 0);
-    lines.push(row([`  ${rest.length} more tools`, compact(s), ''], tw));
-  }
-
-  const inputs = [...figures.inputs].sort((a, b) => b[1].saved - a[1].saved);
-  if (inputs.length) {
-    lines.push('', 'tokens saved by file inputs replaced by a marker (what the agent wrote; summed over the calls)');
-    for (const [tool, f] of inputs.slice(0, TOP_TOOLS))
-      lines.push(row([`  ${tool}`, compact(f.saved), `${f.inputs} input${f.inputs === 1 ? '' : 's'} replaced`], tw));
-    const more = inputs.slice(TOP_TOOLS);
-    if (more.length) lines.push(row([`  ${more.length} more tools`, compact(more.reduce((a, [, f]) => a + f.saved, 0)), ''], tw));
-  }
+  const tools = [...figures.tools].map(([tool, f]): [string, number, string] => [tool, f.saved, `${f.results} results reduced`]);
+  lines.push('', tools.length ? 'tokens saved by tool (summed over the calls)' : 'nothing was reduced', ...toolRows(tools));
+  const inputs = [...figures.inputs].map(([tool, f]): [string, number, string] => [
+    tool,
+    f.saved,
+    `${f.inputs} input${f.inputs === 1 ? '' : 's'} replaced`,
+  ]);
+  if (inputs.length)
+    lines.push('', 'tokens saved by file inputs replaced by a marker (what the agent wrote; summed over the calls)', ...toolRows(inputs));
 
   if (figures.clears.length) {
     lines.push('', `calls with clears (${figures.clears.length}): the cache is rewritten from the first cleared result`);

@@ -19,6 +19,17 @@ const red = (tool: string, stage: Reduction['stage'], saved: number, fresh: bool
   fresh,
 });
 
+/** A one-call session replayed, for the summary's header and cost lines; the figures under test are given to it. */
+const t: Transcript = {
+  source: 'anthropic-messages',
+  wire: 'anthropic-messages',
+  base: { model: 'claude-haiku-4-5-20251001' },
+  items: [{ role: 'user', content: 'hello' }],
+  calls: [{ end: 1, reply: 'hi' }],
+  skipped: { total: 0, byReason: {}, notes: [] },
+};
+const r = replay(t, { config: { tokenizer: 'approximate' } });
+
 describe('reductions collector', () => {
   it('sums the tokens each tool saves over the calls, counts its results once, and records the calls that cleared', () => {
     const c = new ReductionCollector();
@@ -56,18 +67,10 @@ describe('reductions collector: file inputs', () => {
   });
 
   it('lists them in the summary apart from results', () => {
-    const t: Transcript = {
-      source: 'anthropic-messages',
-      wire: 'anthropic-messages',
-      base: { model: 'claude-haiku-4-5-20251001' },
-      items: [{ role: 'user', content: 'hello' }],
-      calls: [{ end: 1, reply: 'hi' }],
-      skipped: { total: 0, byReason: {}, notes: [] },
-    };
     const c = new ReductionCollector();
     c.add(0, { reductions: [], inputs: [input('Write', 2_000, true), input('Edit', 500, true)] });
     c.add(1, { reductions: [], inputs: [input('Write', 2_000, false), input('Edit', 500, false), input('Write', 4_000, true)] });
-    const out = sessionSummary('s.jsonl', replay(t, { config: { tokenizer: 'approximate' } }), c);
+    const out = sessionSummary('s.jsonl', r, c);
     expect(out).toContain('tokens saved by file inputs replaced by a marker');
     expect(out).toMatch(/^ {2}Write +8\.0k +2 inputs replaced$/m);
     expect(out).toMatch(/^ {2}Edit +1\.0k +1 input replaced$/m);
@@ -75,16 +78,6 @@ describe('reductions collector: file inputs', () => {
 });
 
 describe('session summary', () => {
-  const t: Transcript = {
-    source: 'anthropic-messages',
-    wire: 'anthropic-messages',
-    base: { model: 'claude-haiku-4-5-20251001' },
-    items: [{ role: 'user', content: 'hello' }],
-    calls: [{ end: 1, reply: 'hi' }],
-    skipped: { total: 0, byReason: {}, notes: [] },
-  };
-  const r = replay(t, { config: { tokenizer: 'approximate' } });
-
   it('lists the top five tools by tokens saved, sums the rest, and lists at most eight clears', () => {
     const c = new ReductionCollector();
     const tools = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
