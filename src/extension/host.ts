@@ -27,7 +27,7 @@ import {
 import { defaultSessionsDir } from '../proxy/recording';
 import { defaultArchiveDir } from './inspector/archive';
 import { documentExtension, documentPath, SCHEME } from './pure/documents';
-import { PROJECTED_DIR, projectedRecords, type ProjectedRecord, type RecordedReduction } from './pure/records';
+import { PROJECTED_DIR, projectedRecords, withInputStage, type ProjectedRecord, type RecordedReduction } from './pure/records';
 import { formatCount, statusText } from './pure/format';
 
 export type { ProjectedRecord } from './pure/records';
@@ -263,7 +263,7 @@ export class SpillwayHost implements vscode.Disposable {
     reductions: readonly Reduction[],
     inputs: readonly InputReduction[],
   ): void {
-    const all = [...reductions, ...inputs.map((i) => ({ ...i, stage: 'input' }))];
+    const all = [...reductions, ...withInputStage(inputs)];
     for (const r of all) {
       this.log[r.fresh ? 'info' : 'debug'](
         `${r.fresh ? 'reduced' : 'kept reduced'} ${r.tool} ${r.callId} (${r.stage}): ${r.reason}; ` +

@@ -17,7 +17,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } 
 import { basename, join } from 'node:path';
 import { parseConfig } from '../../src/engine/index';
 import { FileStore } from '../../src/store/store';
-import { PROJECTED_DIR, projectedRecords, type ProjectedRecord } from '../../src/extension/pure/records';
+import { PROJECTED_DIR, projectedRecords, withInputStage, type ProjectedRecord } from '../../src/extension/pure/records';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { defaultArchiveDir, SessionArchive } from '../../src/extension/inspector/archive';
@@ -106,10 +106,7 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
         original,
         projected,
         // file inputs are stored outputs too: each gets its record, so every stored output is listed
-        [
-          ...projection.reductions.filter((x) => x.fresh),
-          ...projection.inputs.filter((x) => x.fresh).map((x) => ({ ...x, stage: 'input' })),
-        ],
+        [...projection.reductions.filter((x) => x.fresh), ...withInputStage(projection.inputs.filter((x) => x.fresh))],
         '',
       );
       last = { request: original, projected };

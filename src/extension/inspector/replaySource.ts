@@ -11,6 +11,7 @@ import { createEngine, readRequest, resultText, type SpillwayConfig } from '../.
 import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
 import { markerTextFor } from '../pure/documents';
+import { withInputStage } from '../pure/records';
 import { modelFields } from './prices';
 import type { SessionInfo, TurnDetail, TurnSummary } from '../../protocol';
 import type { SessionArchive, ArchivedSession } from './archive';
@@ -210,10 +211,7 @@ export function recordFor(ctx: InspectorContext): ReplayOptions['onProjection'] 
   const record = ctx.recordProjection;
   if (!record) return undefined;
   return (_i, { request, projection }) => {
-    const fresh = [
-      ...projection.reductions.filter((r) => r.fresh),
-      ...projection.inputs.filter((r) => r.fresh).map((r) => ({ ...r, stage: 'input' })),
-    ];
+    const fresh = [...projection.reductions.filter((r) => r.fresh), ...withInputStage(projection.inputs.filter((r) => r.fresh))];
     if (fresh.length > 0) record(JSON.parse(request) as unknown, JSON.parse(projection.request) as unknown, fresh);
   };
 }

@@ -318,6 +318,9 @@ export abstract class RecordSession implements InspectorSession {
       }
       return h;
     };
+    // a reduction or file input this turn decided, matched by its tool, call id, handle or text
+    const decidedHere = (r: { fresh: boolean; tool: string; callId: string; handle: string }): boolean =>
+      r.fresh && (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle));
     const turns: number[] = [];
     for (let i = 0; i < this.records.length; i++) {
       const rec = this.records[i]!;
@@ -342,18 +345,10 @@ export abstract class RecordSession implements InspectorSession {
           (r) => r.fresh && r.stage === 'clear' && (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q)),
         );
       } else {
-        hit = rec.reductions.some(
-          (r) =>
-            r.fresh &&
-            (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle)),
-        );
+        hit = rec.reductions.some(decidedHere);
       }
       // a file input this turn replaced: the call is the turn's (its tool, call id, what the agent wrote)
-      hit ||= (rec.inputs ?? []).some(
-        (r) =>
-          r.fresh &&
-          (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle)),
-      );
+      hit ||= (rec.inputs ?? []).some(decidedHere);
       if (hit) {
         if (turns.length >= limit) return { turns, truncated: true };
         turns.push(i);

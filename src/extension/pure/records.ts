@@ -3,7 +3,7 @@
  * sides later: the marker text the model was sent, and the file the tool call named (for the
  * document's language). Records live beside the store's objects, in `<store>/projected/<handle>.json`.
  */
-import type { Reduction } from '../../engine/types';
+import type { InputReduction, Reduction } from '../../engine/types';
 import { markerTextFor, toolInputPaths } from './documents';
 
 export interface ProjectedRecord {
@@ -25,6 +25,11 @@ export const PROJECTED_DIR = 'projected';
 
 /** What a record needs of a reduction: a result's (`Reduction`), or a file input's with its stage named. */
 export type RecordedReduction = Pick<Reduction, 'handle' | 'tool' | 'callId' | 'reason'> & { stage: string };
+
+/** File inputs as records (and the log) name them: with their stage, `input`. */
+export function withInputStage<T extends InputReduction>(inputs: readonly T[]): (T & { stage: 'input' })[] {
+  return inputs.map((i) => ({ ...i, stage: 'input' as const }));
+}
 
 /** Records for the reductions of one projection; reductions whose marker cannot be found are skipped. */
 export function projectedRecords(
