@@ -33,6 +33,7 @@ import { Draft, owned, type Ledger, type Results, type StageOutcome, type StoreW
 import { countLines } from '../lines';
 import type { TokenCounter } from '../tokens';
 import { staleAt as findStale } from './stale';
+import { InUse } from './in-use';
 
 export function clear(results: Results, ledger: Ledger): StageOutcome {
   const draft = new Draft(results, ledger);
@@ -48,12 +49,15 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   // a report tool's result is kept unless the user capped that tool (config.ts, REPORT_TOOLS)
   // (the list is checked first: it is short, and most results are of no report tool)
   const reportKept = (i: number): boolean => toolListed(results.cfg.reportTools, list[i]!.names) && results.capOf(i) === 'unlimited';
+  // results the agent referred to (or received) in its last clear.inUseCalls calls: still in use
+  const inUseOf = () => (c.inUseCalls > 0 ? new InUse(results, c.inUseCalls, (i) => !results.fixedAsIs(i), checkpoints) : undefined);
   const clearable = (i: number): boolean =>
     !results.fixedAsIs(i) &&
     !draft.noGain[i] &&
     draft.decisions[i]?.stage !== 'clear' &&
     !toolListed(c.excludeTools, list[i]!.names) &&
-    !reportKept(i);
+    !reportKept(i) &&
+    !inUse?.now(i);
   // every model call the transcript shows: before each run of assistant items, and this one
   const checkpoints: number[] = [];
   kinds.forEach((k, i) => {
@@ -148,8 +152,11 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     planner?.refresh(i);
     return saved;
   };
+  const inUse = inUseOf();
+  if (inUse) planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, (i) => (clearable(i) ? gain(i) : undefined));
   for (const cp of checkpoints) {
     callNo++;
+    if (inUse) for (const i of inUse.moveTo(callNo)) planner!.refresh(i);
     while (upTo < cp) rawTotal += originalTok[upTo++]!;
     while (before < n && list[before]!.item < cp) before++;
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
@@ -222,7 +229,13 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     };
     // as Anthropic's context editing does: a clear that cannot free clearAtLeastTokens is not
     // worth the cache it breaks, so it waits until enough is clearable
-    if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0) {
+    if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0 && inUse) {
+      // what is clearable changes from call to call here: the planner's trees know it
+      if (planner!.total(cursor, protectedFrom) < c.clearAtLeastTokens) {
+        settle(running, readNow);
+        continue;
+      }
+    } else if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0) {
       for (; freeTo < protectedFrom; freeTo++) {
         if (clearable(freeTo)) {
           freeSum += gain(freeTo);
@@ -264,7 +277,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     for (let i = cursor; i < protectedFrom; i++) {
       if (enough()) break;
       if (clearable(i)) clearOne(i, over);
-      if (i === cursor) cursor++;
+      // a result in use now may be cleared at a later call: the cursor stays before it
+      if (i === cursor && !inUse?.now(i)) cursor++;
     }
     running -= freed;
     settle(running, freed > 0 ? Math.min(readNow, fixed + sums.before(firstCleared)) : readNow);
@@ -329,6 +343,12 @@ export class ClearPlanner {
       first = Math.min(first, part.first);
     }
     return first < Number.POSITIVE_INFINITY ? { first, freed } : undefined;
+  }
+
+  /** The gains of every clearable result in [lo, hi), stale or not. */
+  total(lo: number, hi: number): number {
+    if (hi <= lo) return 0;
+    return this.gains[0].before(hi) - this.gains[0].before(lo) + this.gains[1].before(hi) - this.gains[1].before(lo);
   }
 
   /** Moves the results stale at checkpoint `cp` into the stale tree. */

@@ -13,6 +13,7 @@
  * (inputs.ts) in the same slot; window (window.ts) sees only what it leaves verbatim.
  */
 import { toolListed } from '../config';
+import { hintForResult, requestedRead } from '../previews';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
 import { deferredToClear } from './clear';
@@ -51,6 +52,15 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
       continue;
     }
     if (!cfg.offload.enabled) continue;
+    // what the agent asked to read reaches it whole: the clear stage reduces it once it is no longer in use
+    if (
+      cfg.offload.keepReads > 0 &&
+      cap !== 'unlimited' &&
+      results.overCap(i, cap) !== undefined &&
+      results.overCap(i, cfg.offload.keepReads) === undefined &&
+      requestedRead(hintForResult(results.req, r))
+    )
+      continue;
     // with the payback schedule the clear stage's walk of the session decides these: whole while
     // the model reads them and reduced after use when the session can pay for it (clear.ts)
     if (
