@@ -2,10 +2,16 @@
  * `npm run bench:heldout`: the leave-one-source-out table alone (bench/heldout.ts), written into
  * docs/benchmarks.md between its markers and printed.
  */
-import { runHeldOut } from './heldout';
+import { replayCandidate, runHeldOut } from './heldout';
 import { updateBenchmarksPage } from './readme';
 
 async function main(): Promise<void> {
+  const w = process.argv.indexOf('--worker');
+  if (w >= 0) {
+    // one candidate's replays, as JSON on stdout, for the parent run (heldout.ts, replayAll)
+    process.stdout.write(JSON.stringify(await replayCandidate(Number(process.argv[w + 1]))));
+    return;
+  }
   const started = Date.now();
   const r = await runHeldOut((line) => process.stderr.write(line + '\n'));
   const made = `Made by \`npm run bench:heldout\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}, ${((Date.now() - started) / 60000).toFixed(0)} minutes.`;

@@ -16,7 +16,10 @@
  * another in this process. `npm run bench:heldout` runs this alone and writes its table into
  * docs/benchmarks.md; `npm run bench` runs it first.
  */
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { promisify } from 'node:util';
 import { dirname, join, relative } from 'node:path';
 import { newTokenCounter } from '../src/engine';
 import { readTranscript, type Transcript } from '../src/replay/readers';
@@ -24,6 +27,8 @@ import { ANTHROPIC_PRICES, OPENAI_PRICES, type PriceModel } from '../src/replay/
 import { poolReplays, replay, type ReplayTotals } from '../src/replay/replay';
 import { MemoryStore } from '../src/store';
 import { agentOf, fixturesDir, fixtureFiles } from './peers';
+
+const run = promisify(execFile);
 
 /** The pooled miss rate the rule asks of a candidate on its training sources (the issue's aim). */
 export const MISS_AIM = 0.02;
@@ -121,21 +126,40 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const row = (label: string, t: Totals & { sessions?: number }) =>
   `| ${label} | ${t.sessions ?? 1} | ${t.calls} | ${pct(t.cost.anthropic!.relative)} / ${pct(t.cost.openai!.relative)} | **${pct(t.costWithReadBacks.anthropic!.relative)} / ${pct(t.costWithReadBacks.openai!.relative)}** | **${pct(t.missRate)}** (${t.missedIds}/${t.referencedIds}) |`;
 
+/** Candidate k replayed on every session of the corpus, in this process: the totals per session. */
+export async function replayCandidate(k: number): Promise<Totals[]> {
+  const corpus = await loadCorpus(fixturesDir());
+  const counter = newTokenCounter('o200k_base');
+  const c = CANDIDATES[k]!;
+  return corpus.map(
+    (s) => replay(s.t, { config: { preset: 'spillway', ...c.over }, tokenizer: counter, store: new MemoryStore(), prices: PRICES }).totals,
+  );
+}
+
+/**
+ * Every candidate's replays, one worker process per candidate (`bench-heldout.js --worker K`), as
+ * many at once as the machine has cores: the replays are independent and each is single-threaded.
+ */
+async function replayAll(log: (s: string) => void): Promise<Totals[][]> {
+  const worker = join(__dirname, 'bench-heldout.js');
+  const out: Totals[][] = new Array<Totals[]>(CANDIDATES.length);
+  let next = 0;
+  const one = async (): Promise<void> => {
+    for (let k = next++; k < CANDIDATES.length; k = next++) {
+      const started = Date.now();
+      const { stdout } = await run(process.execPath, [worker, '--worker', String(k)], { maxBuffer: 256 * 1024 * 1024 });
+      out[k] = JSON.parse(stdout) as Totals[];
+      log(`  ${CANDIDATES[k]!.name}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(cpus().length, CANDIDATES.length)) }, one));
+  return out;
+}
+
 export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
   const corpus = await loadCorpus(fixturesDir(), log);
-  const counter = newTokenCounter('o200k_base');
   // totals[k][s]: candidate k on session s
-  const totals: Totals[][] = [];
-  for (const c of CANDIDATES) {
-    const started = Date.now();
-    totals.push(
-      corpus.map(
-        (s) =>
-          replay(s.t, { config: { preset: 'spillway', ...c.over }, tokenizer: counter, store: new MemoryStore(), prices: PRICES }).totals,
-      ),
-    );
-    log(`  ${c.name}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  }
+  const totals = await replayAll(log);
   const pool = (k: number, keep: (i: number) => boolean) =>
     poolReplays(corpus.flatMap((_, i) => (keep(i) ? [{ totals: totals[k]![i]! }] : [])));
   const sources = [...new Set(corpus.map((s) => s.source))].sort();

@@ -43,7 +43,7 @@ export interface SpillwayConfig {
   offload: { enabled: boolean; dedupe: boolean; latestCap: number; afterUseCap: number; backoff: boolean; keepReads: number };
   window: { enabled: boolean; recentTurns: number; maxOutputChars: number; tools: string[] };
   budget: { enabled: boolean };
-  inputs: { enabled: boolean; keepRounds: number; minTokens: number; tools: string[]; shellTools: string[] };
+  inputs: { enabled: boolean; when: 'arrival' | 'clear'; keepRounds: number; minTokens: number; tools: string[]; shellTools: string[] };
   clear: {
     enabled: boolean;
     triggerTokens: number;
@@ -254,6 +254,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
       'File inputs: the inputs of file-writing tool calls (Write, Edit, apply_patch, ...) are replaced by a marker that keeps the path and a handle to the stored input; the file on disk holds the content.',
   },
   {
+    key: 'inputs.when',
+    schema: z.enum(['arrival', 'clear']),
+    description:
+      'File inputs: `arrival` replaces an input the first time it is sent back (no prompt-cache rewrite, but the agent may still quote what it wrote); `clear` leaves inputs whole and lets the clear stage replace them with the result of their call once the agent has not referred to them for `clear.inUseCalls` calls, superseded ones (the file read or written again) first, under the same payback rule as clears.',
+  },
+  {
     key: 'inputs.keepRounds',
     schema: z.number().int().min(0).max(10_000),
     description:
@@ -323,7 +329,7 @@ const SPILLWAY: SpillwayConfig = {
   offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true, keepReads: 0 },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
-  inputs: { enabled: true, keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
+  inputs: { enabled: true, when: 'arrival', keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
   clear: {
     enabled: true,
     triggerTokens: 20_000,

@@ -307,7 +307,8 @@ export class ReplayMeter {
     const ids = c.reply
       ? missedIdentifiers(c.reply, c.original(), this.readBackText ? `${c.projected()}\n${this.readBackText}` : c.projected())
       : { referenced: [], missed: [], referencedBefore: 0, missedBefore: 0 };
-    const inputs = c.inputs ?? [];
+    // file inputs: those replaced on arrival, and those a clear replaced with their call's result
+    const inputs = [...(c.inputs ?? []), ...c.reductions.flatMap((r) => (r.inputHandle ? [{ handle: r.inputHandle }] : []))];
     const missed = ids.missed.map((id) => {
       for (const r of [...c.reductions, ...inputs]) if (this.storedText(r.handle).includes(id)) return { id, handle: r.handle };
       return { id } as { id: string; handle?: string };

@@ -106,3 +106,34 @@ describe('offload stage: requested reads', () => {
     expect(offloaded(project(cfg(40_000), transcript('q', run), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
   });
 });
+
+describe('clear stage: file inputs replaced once the agent is past them (inputs.when: clear)', () => {
+  /** a Write of 5,000 chars that defines `writer_mod.make_thing`, then rounds of 10,000-token outputs */
+  const body = 'def writer_mod.make_thing():\n' + 'w'.repeat(5_000);
+  const write: ToolStep = { tool: 'Write', output: 'File created', args: { file_path: '/src/writer.py', content: body } };
+  const cfg = (inUseCalls: number) => ({
+    ...clear(inUseCalls),
+    inputs: { enabled: true, when: 'clear', minTokens: 0, keepRounds: 0 },
+  });
+
+  it("replaces the input with its call's result, keeps the result, and stores the input whole", () => {
+    const t = transcript('q', write, step(1), step(2), step(3), step(4));
+    const r = project(cfg(2), t, 'anthropic-messages', { tokenizer: perChar });
+    const d = r.p.reductions.find((x) => x.callId === 'call_1');
+    expect(d?.stage).toBe('clear');
+    expect(d?.inputCleared).toBe(true);
+    expect(r.p.request).not.toContain('w'.repeat(100));
+    expect(r.p.request).toContain('File created');
+    expect(r.p.request).toContain('/src/writer.py');
+    const stored = r.store.get(d!.inputHandle!);
+    expect(JSON.parse(stored!)).toEqual({ file_path: '/src/writer.py', content: body });
+  });
+
+  it('leaves the input whole on arrival, and while the agent refers to what it wrote', () => {
+    const t = transcript('q', write, step(1), step(2), step(3), step(4, { path: 'writer_mod.make_thing' }));
+    const r = project(cfg(2), t, 'anthropic-messages', { tokenizer: perChar });
+    expect(r.p.reductions.find((x) => x.callId === 'call_1')).toBeUndefined();
+    expect(r.p.request).toContain('w'.repeat(5_000));
+    expect(r.p.inputs).toEqual([]);
+  });
+});

@@ -34,6 +34,7 @@ import { countLines } from '../lines';
 import type { TokenCounter } from '../tokens';
 import { staleAt as findStale } from './stale';
 import { InUse } from './in-use';
+import { replaceInput } from './inputs';
 
 export function clear(results: Results, ledger: Ledger): StageOutcome {
   const draft = new Draft(results, ledger);
@@ -44,13 +45,42 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const itemTok = results.projectedItemTokens(ledger);
   const tokensNow = (i: number) => results.resultTokens(i, draft.decisions[i]);
   const gains = new Array<number | undefined>(n);
-  /** tokens clearing result i would free, estimated before deciding */
-  const gain = (i: number): number => (gains[i] ??= Math.max(0, tokensNow(i) - clearedMarkerTokens(results, i)));
+  // file inputs the clear replaces with their call's result (`inputs.when: clear`), found once
+  const inputsByClear = results.cfg.inputs.enabled && results.cfg.inputs.when === 'clear';
+  const inputs = new Map<number, InputClear | null>();
+  const inputOf = (i: number): InputClear | undefined => {
+    if (!inputsByClear) return undefined;
+    let x = inputs.get(i);
+    if (x === undefined) {
+      const call = list[i]!.call ?? results.req.calls.get(list[i]!.callId);
+      const d = draft.decisions[i];
+      x = call?.input && !ledger.inputs.has(call.input.start) && !d?.inputReplacement ? (replaceInput(results, call) ?? null) : null;
+      inputs.set(i, x);
+    }
+    return x ?? undefined;
+  };
+  /** tokens clearing result i would free, estimated before deciding (its file input's too) */
+  const gain = (i: number): number =>
+    (gains[i] ??=
+      Math.max(0, tokensNow(i) - clearedMarkerTokens(results, i)) +
+      (inputOf(i) ? inputOf(i)!.decision.originalTokens - inputOf(i)!.decision.projectedTokens : 0));
   // a report tool's result is kept unless the user capped that tool (config.ts, REPORT_TOOLS)
   // (the list is checked first: it is short, and most results are of no report tool)
   const reportKept = (i: number): boolean => toolListed(results.cfg.reportTools, list[i]!.names) && results.capOf(i) === 'unlimited';
   // results the agent referred to (or received) in its last clear.inUseCalls calls: still in use
-  const inUseOf = () => (c.inUseCalls > 0 ? new InUse(results, c.inUseCalls, (i) => !results.fixedAsIs(i), checkpoints) : undefined);
+  const inUseOf = () =>
+    c.inUseCalls > 0
+      ? new InUse(
+          results,
+          c.inUseCalls,
+          (i) => !results.fixedAsIs(i),
+          checkpoints,
+          (i) => {
+            const input = inputOf(i);
+            return input ? input.write.text : undefined;
+          },
+        )
+      : undefined;
   const clearable = (i: number): boolean =>
     !results.fixedAsIs(i) &&
     !draft.noGain[i] &&
@@ -153,7 +183,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     return saved;
   };
   const inUse = inUseOf();
-  if (inUse) planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, (i) => (clearable(i) ? gain(i) : undefined));
+  if (inUse)
+    planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, (i) => (clearable(i) ? gain(i) : undefined));
   for (const cp of checkpoints) {
     callNo++;
     if (inUse) for (const i of inUse.moveTo(callNo)) planner!.refresh(i);
@@ -218,12 +249,21 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
         freeSum -= gain(i);
         counted[i] = 0;
       }
-      if (clearResult(draft, i, why)) {
+      if (clearResult(draft, i, why, inputOf(i))) {
         const saved = was - tokensNow(i);
         freed += saved;
         itemTok[list[i]!.item]! -= saved;
         sums.add(list[i]!.item, -saved);
         firstCleared = Math.min(firstCleared, list[i]!.item);
+        // a file input replaced with it: its call's item shrinks too, and the rewrite starts there
+        const input = draft.decisions[i]?.inputTokensSaved ? inputOf(i) : undefined;
+        if (input) {
+          const s = input.decision.originalTokens - input.decision.projectedTokens;
+          freed += s;
+          itemTok[input.decision.item]! -= s;
+          sums.add(input.decision.item, -s);
+          firstCleared = Math.min(firstCleared, input.decision.item);
+        }
       }
       planner?.refresh(i);
     };
@@ -377,14 +417,59 @@ export class ClearPlanner {
   }
 }
 
-/** Clears result i on the draft (and its call's input with `clear.clearToolInputs`). */
-function clearResult(draft: Draft, i: number, why: string): boolean {
+/** A file input the clear stage replaces with its call's result (`inputs.when: clear`). */
+type InputClear = NonNullable<ReturnType<typeof replaceInput>>;
+
+/**
+ * Clears result i on the draft (and its call's input with `clear.clearToolInputs`, or as a file
+ * input with `inputs.when: clear`). A file-writing call's result is often shorter than any marker
+ * ("File created"): then the result is sent as it was and only the input is replaced.
+ */
+function clearResult(draft: Draft, i: number, why: string, input?: InputClear): boolean {
   const results = draft.results;
-  const out = reduceResult(results, i, 'clear', why, '', undefined, draft.decisions[i]);
+  let out = reduceResult(results, i, 'clear', why, '', undefined, draft.decisions[i]);
+  if (input && typeof out === 'string' && out !== 'unstorable') {
+    const text = results.text(i);
+    const tokens = results.partsTokens(i, draft.decisions[i]);
+    const r = results.list[i]!;
+    out = {
+      decision: {
+        stage: 'clear',
+        replacement: text,
+        handle: handleFor(text),
+        reason: owned(`${why}; its file input replaced`),
+        originalChars: text.length,
+        originalTokens: tokens,
+        projectedTokens: tokens,
+        partsTokens: tokens,
+        tool: owned(r.tool),
+        callId: owned(r.callId),
+        inputOnly: true,
+      },
+      write: {
+        handle: handleFor(text),
+        text,
+        meta: {
+          tool: owned(r.tool),
+          callId: owned(r.callId),
+          stage: 'clear',
+          chars: text.length,
+          bytes: Buffer.byteLength(text, 'utf8'),
+          lines: countLines(text),
+          tokens,
+        },
+      },
+    };
+  }
   if (out === 'no-gain') draft.refuse(i);
   if (typeof out === 'string') return false;
   const writes: StoreWrite[] = [out.write];
-  if (results.cfg.clear.clearToolInputs) {
+  if (input) {
+    out.decision.inputReplacement = input.decision.replacement;
+    out.decision.inputHandle = input.decision.handle;
+    out.decision.inputTokensSaved = input.decision.originalTokens - input.decision.projectedTokens;
+    writes.push(input.write);
+  } else if (results.cfg.clear.clearToolInputs) {
     const input = clearInput(draft, i, out.decision.handle);
     if (input) {
       out.decision.inputReplacement = input.replacement;

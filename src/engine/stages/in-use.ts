@@ -25,6 +25,8 @@ export class InUse {
     private readonly calls: number,
     candidate: (i: number) => boolean,
     checkpoints: readonly number[],
+    /** more text that stands for result i (its call's file input, when the clear replaces it too) */
+    extra?: (i: number) => string | undefined,
   ) {
     // the call that first sees item x: the first checkpoint after it
     const knownFrom = (x: number): number => {
@@ -37,7 +39,7 @@ export class InUse {
       }
       return lo;
     };
-    const refs = referencesOf(results, candidate);
+    const refs = referencesOf(results, candidate, extra);
     this.touches = refs.map((items, i) => {
       if (!candidate(i)) return [];
       const ts = [knownFrom(results.list[i]!.item), ...items.map(knownFrom)];

@@ -47,24 +47,33 @@ export function tokensOf(text: string): Set<string> {
   return out;
 }
 
-function resultTokens(results: Results, i: number): ReadonlySet<string> {
-  const r = results.list[i]!;
-  const text = results.text(i);
-  const key = `${r.callId}\u0000${text.length}\u0000${text.slice(0, 48)}\u0000${text.slice(-48)}`;
+/** The tokens of a text, from the cache when the same text (by its id, length and ends) was read before. */
+function cachedTokens(id: string, text: () => string, length: number, ends: () => string): ReadonlySet<string> {
+  const key = `${id}\u0000${length}\u0000${ends()}`;
   let s = cache.get(key);
   if (!s) {
     if (cache.size >= CACHE_MAX) cache.clear();
-    s = tokensOf(text);
+    s = tokensOf(text());
     cache.set(key, s);
   }
   return s;
+}
+
+function resultTokens(results: Results, i: number): ReadonlySet<string> {
+  const text = results.text(i);
+  return cachedTokens(
+    results.list[i]!.callId,
+    () => text,
+    text.length,
+    () => text.slice(0, 48) + '\u0000' + text.slice(-48),
+  );
 }
 
 /**
  * For each result, the items (assistant items after it, in order) that refer to it. Results that
  * `candidate` rejects are not scanned (their list stays empty).
  */
-export function referencesOf(results: Results, candidate: (i: number) => boolean): number[][] {
+export function referencesOf(results: Results, candidate: (i: number) => boolean, extra?: (i: number) => string | undefined): number[][] {
   const { req } = results;
   const n = results.length;
   const refs: number[][] = Array.from({ length: n }, () => []);
@@ -72,17 +81,30 @@ export function referencesOf(results: Results, candidate: (i: number) => boolean
   const holders = new Map<string, number[]>();
   for (let i = 0; i < n; i++) {
     if (!candidate(i)) continue;
-    for (const t of resultTokens(results, i)) {
+    const more = extra?.(i);
+    const add = (t: string) => {
       const h = holders.get(t);
-      if (h) h.push(i);
-      else holders.set(t, [i]);
-    }
+      if (!h) holders.set(t, [i]);
+      else if (h[h.length - 1] !== i) h.push(i);
+    };
+    for (const t of resultTokens(results, i)) add(t);
+    if (more)
+      for (const t of cachedTokens(
+        `\u0002input:${results.list[i]!.callId}`,
+        () => more,
+        more.length,
+        () => more.slice(0, 48) + '\u0000' + more.slice(-48),
+      ))
+        add(t);
   }
   if (!holders.size) return refs;
   req.items.forEach((it, a) => {
     if (req.kinds[a] !== 'assistant') return;
     const seen = new Set<number>();
-    for (const t of tokensOf(req.text.slice(it.start, it.end).replace(/\\n/g, '\n'))) {
+    const raw = () => req.text.slice(it.start, it.end);
+    const ends = () =>
+      req.text.slice(it.start, Math.min(it.end, it.start + 48)) + '\u0000' + req.text.slice(Math.max(it.start, it.end - 48), it.end);
+    for (const t of cachedTokens('\u0001assistant', () => raw().replace(/\\n/g, '\n'), it.end - it.start, ends)) {
       for (const i of holders.get(t) ?? []) {
         if (seen.has(i) || results.list[i]!.item >= a) continue;
         seen.add(i);
