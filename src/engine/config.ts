@@ -163,7 +163,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'offload.keepReads',
     schema: z.number().int().min(0).max(MAX_CAP),
     description:
-      "What the agent asked to read reaches it whole: a file read (a read tool, `cat`, `sed -n`, `head`), `git show` or a fetched page over its tool's cap but not over this size is not offloaded on arrival; the clear stage reduces it once the agent is no longer using it (see `clear.inUseCalls`). 0 offloads reads on arrival like any result.",
+      "What the agent asked to read reaches it whole: a file read (a read tool, `cat`, `sed -n`, `head`), `git show` or a fetched page over its tool's cap but not over this size is not offloaded on arrival; the clear stage reduces it once the agent is no longer using it (see `clear.inUseCalls`). 0 offloads reads on arrival like any result, and so does a session without the clear stage (`clear.enabled` off, or the Responses WebSocket route).",
   },
   {
     key: 'offload.dedupe',
@@ -257,7 +257,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'inputs.when',
     schema: z.enum(['arrival', 'clear']),
     description:
-      'File inputs: `arrival` replaces an input the first time it is sent back (no prompt-cache rewrite, but the agent may still quote what it wrote); `clear` leaves inputs whole and lets the clear stage replace them with the result of their call once the agent has not referred to them for `clear.inUseCalls` calls, superseded ones (the file read or written again) first, under the same payback rule as clears.',
+      'File inputs: `arrival` replaces an input the first time it is sent back (no prompt-cache rewrite, but the agent may still quote what it wrote); `clear` leaves inputs whole and lets the clear stage replace them with the result of their call once the agent has not referred to them for `clear.inUseCalls` calls, superseded ones (the file read or written again) first, under the same payback rule as clears. Without the clear stage (`clear.enabled` off, or the Responses WebSocket route) inputs are replaced on arrival.',
   },
   {
     key: 'inputs.keepRounds',

@@ -91,16 +91,18 @@ describe('offload stage: requested reads', () => {
 
   it('leaves a read over its cap whole up to keepReads, and offloads it past that', () => {
     const read = (chars: number): ToolStep => ({ tool: 'Read', output: 'x'.repeat(chars), args: { file_path: '/a.py' } });
-    const cfg = (keepReads: number) => ({
+    const cfg = (keepReads: number, clearOn = true) => ({
       defaultCap: 8_000,
       offload: { keepReads },
-      clear: { enabled: false },
+      clear: { enabled: clearOn, triggerTokens: 10_000_000 },
       inputs: { enabled: false },
     });
     const offloaded = (r: ReturnType<typeof project>) => r.p.reductions.filter((x) => x.stage === 'offload').length;
     expect(offloaded(project(cfg(0), transcript('q', read(20_000)), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
     expect(offloaded(project(cfg(40_000), transcript('q', read(20_000)), 'anthropic-messages', { tokenizer: perChar }))).toBe(0);
     expect(offloaded(project(cfg(40_000), transcript('q', read(60_000)), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
+    // without a clear stage nothing would reduce it later (the Responses WebSocket route): offloaded on arrival
+    expect(offloaded(project(cfg(40_000, false), transcript('q', read(20_000)), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
     // a command's output is not a read: offloaded as before
     const run: ToolStep = { tool: 'Bash', output: 'y'.repeat(20_000), args: { command: 'pytest -x' } };
     expect(offloaded(project(cfg(40_000), transcript('q', run), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);

@@ -33,8 +33,9 @@ export function fileInputs(results: Results): InputsOutcome {
   const out: InputsOutcome = { inputs: [], writes: [] };
   const { req, cfg } = results;
   const { keepRounds, minTokens, tools, shellTools } = cfg.inputs;
-  // with `inputs.when: clear` the clear stage replaces inputs, once the agent is past them (clear.ts)
-  if (cfg.inputs.when === 'clear') return out;
+  // with `inputs.when: clear` the clear stage replaces inputs, once the agent is past them (clear.ts);
+  // without a clear stage (the Responses WebSocket route) they are replaced on arrival as before
+  if (cfg.inputs.when === 'clear' && cfg.clear.enabled) return out;
   const kinds = req.kinds;
   // tokens of the conversation before each item, as the agent sent it (never what we project, so
   // the decision for a call cannot change when other reductions do)

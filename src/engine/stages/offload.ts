@@ -52,9 +52,11 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
       continue;
     }
     if (!cfg.offload.enabled) continue;
-    // what the agent asked to read reaches it whole: the clear stage reduces it once it is no longer in use
+    // what the agent asked to read reaches it whole: the clear stage reduces it once it is no longer
+    // in use (without a clear stage, as over the Responses WebSocket, nothing could: offloaded now)
     if (
       cfg.offload.keepReads > 0 &&
+      cfg.clear.enabled &&
       cap !== 'unlimited' &&
       results.overCap(i, cap) !== undefined &&
       results.overCap(i, cfg.offload.keepReads) === undefined &&
