@@ -35,6 +35,7 @@ import type { TokenCounter } from '../tokens';
 import { staleAt as findStale } from './stale';
 import { InUse } from './in-use';
 import { replaceInput } from './inputs';
+import { keptRead } from './offload';
 
 export function clear(results: Results, ledger: Ledger): StageOutcome {
   const draft = new Draft(results, ledger);
@@ -427,7 +428,13 @@ type InputClear = NonNullable<ReturnType<typeof replaceInput>>;
  */
 function clearResult(draft: Draft, i: number, why: string, input?: InputClear): boolean {
   const results = draft.results;
-  let out = reduceResult(results, i, 'clear', why, '', undefined, draft.decisions[i]);
+  // a result still whole though over its cap (a read left whole while in use: offload.keepReads)
+  // gets the preview it would have had on arrival; any other gets a one-line marker
+  const cap = results.capOf(i);
+  let out =
+    !draft.decisions[i] && cap !== 'unlimited' && keptRead(results, i)
+      ? reduceResult(results, i, 'clear', `${why}; kept whole while in use`, undefined, cap, undefined)
+      : reduceResult(results, i, 'clear', why, '', undefined, draft.decisions[i]);
   if (input && typeof out === 'string' && out !== 'unstorable') {
     const text = results.text(i);
     const tokens = results.partsTokens(i, draft.decisions[i]);
