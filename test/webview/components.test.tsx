@@ -319,7 +319,7 @@ describe('CapsPanel', () => {
     fireEvent.change(field, { target: { value: 'lots' } });
     // a bad value drops the change (the dry run never runs on a value the field no longer shows) and says why in place
     expect(onChange).toHaveBeenLastCalledWith('bash', undefined);
-    expect(screen.getByRole('alert').textContent).toMatch(/^not a cap: a positive number \(12k\), unlimited or default$/);
+    expect(screen.getByRole('alert').textContent).toMatch(/^not a cap: use 12k, unlimited or default$/);
     expect(field.getAttribute('aria-invalid')).toBe('true');
     expect(container.querySelector('tr[data-tool="bash"] .cap-effect')!.textContent).toBe(screen.getByRole('alert').textContent);
     // the field still holds what was typed

@@ -114,7 +114,7 @@ describe('the chart', () => {
   it('labels its axes and describes them to a screen reader', () => {
     const { container } = render(<Chart turns={turns} selected={0} onSelect={() => undefined} />);
     expect(screen.getByTestId('chart-x').textContent).toBe('turn 1turnsturn 11');
-    expect([...container.querySelectorAll('.chart-y span')].map((s) => s.textContent)).toEqual(['11k tokens', '5.5k', '0']);
+    expect([...container.querySelectorAll('.chart-y span')].map((s) => s.textContent)).toEqual(['11k', '5.5k', '0']);
     const svg = screen.getByTestId('chart');
     expect(container.querySelector(`#${svg.getAttribute('aria-describedby')}`)!.textContent).toBe(
       'Horizontal axis: turns 1 to 11. Vertical axis: tokens per call, from 0 to 11k tokens.',

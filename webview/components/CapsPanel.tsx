@@ -56,7 +56,7 @@ export function deltaText(base: Totals, dry: Totals, lens: CostLens = DEFAULT_LE
   return parts.join(' · ');
 }
 
-const INVALID_CAP = 'not a cap: a positive number (12k), unlimited or default';
+const INVALID_CAP = 'not a cap: use 12k, unlimited or default';
 
 function CapRow(props: {
   c: ToolCap;

@@ -199,7 +199,7 @@ export function Chart(props: ChartProps) {
       </div>
       <div className="chart-plot">
         <span className="chart-y" aria-hidden="true">
-          <span>{maxText}</span>
+          <span>{mode === 'tokens' ? compact(max) : maxText}</span>
           <span>{mode === 'tokens' ? compact(max / 2) : money(max / 2, lens)}</span>
           <span>{mode === 'tokens' ? '0' : money(0, lens)}</span>
         </span>
