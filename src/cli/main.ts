@@ -17,7 +17,7 @@ import { WEBSOCKET_MODES, type WebSocketMode } from '../proxy/websocket';
 import { int, parseArgs, str, type ParsedArgs } from './args';
 import { serveMcp } from './mcp';
 import { progressLine, type Progress } from './progress';
-import { folderSummary, ReductionCollector, sessionSummary, type FolderSession } from './replay-summary';
+import { folderSummary, ReductionCollector, sessionSummary, worstCalls, type CallOf, type FolderSession } from './replay-summary';
 
 /** Each command's usage, printed by `spillway COMMAND --help`; together they are `USAGE`. */
 export const COMMAND_USAGE: Record<string, string> = {
@@ -25,7 +25,7 @@ export const COMMAND_USAGE: Record<string, string> = {
                    [--store DIR] [--report FILE] [--session ID] < request.json`,
   read: `  spillway read HANDLE [--store DIR] [--lines A:B] [--grep REGEX] [--context N] [--ignore-case]
                        [--offset N --limit N] [--json]`,
-  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands]
+  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|pi]
                   [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
                  [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe] [--answer-reads]`,
@@ -381,6 +381,7 @@ function replayJson(r: ReplayResult): string {
           referencedIdsBefore: c.referencedIdsBefore,
           missedIdsBefore: c.missedIdsBefore,
           missed: c.missed,
+          readBacks: c.readBacks,
           cost: c.cost,
         })),
         totals: r.totals,
@@ -443,6 +444,8 @@ async function replayCommand(argv: string[]): Promise<void> {
     }
     const sessions: FolderSession[] = [];
     const results: { totals: ReplayTotals }[] = [];
+    // the corpus' worst calls for misses, kept as the sessions go (a folder's calls are not all held)
+    let worst: CallOf[] = [];
     for (const [i, file] of found.files.entries()) {
       const name = relative(target, file);
       try {
@@ -454,6 +457,7 @@ async function replayCommand(argv: string[]): Promise<void> {
           totals: result.totals,
         });
         results.push(result);
+        worst = worstCalls([...worst, ...result.calls.map((call) => ({ file: name, call }))]);
       } catch (err) {
         // a session that cannot be read is a row that says why; the others still count
         if (!(err instanceof SpillwayError)) throw err;
@@ -468,8 +472,18 @@ async function replayCommand(argv: string[]): Promise<void> {
     const pooled = poolReplays(results);
     process.stdout.write(
       json
-        ? JSON.stringify({ dir: target, sessions, pooled, skippedFiles: found.skipped }, null, 2) + '\n'
-        : folderSummary(target, sessions, pooled, found.skipped.length),
+        ? JSON.stringify(
+            {
+              dir: target,
+              sessions,
+              pooled,
+              worstCalls: worst.map((w) => ({ file: w.file, ...w.call })),
+              skippedFiles: found.skipped,
+            },
+            null,
+            2,
+          ) + '\n'
+        : folderSummary(target, sessions, pooled, found.skipped.length, worst),
     );
   } finally {
     progress.done();
