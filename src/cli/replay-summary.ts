@@ -208,6 +208,22 @@ function dollarLine(r: Pick<ReplayResult, 'model' | 'family' | 'totals'>): strin
   return `* ${r.model}: input ${usd(c.raw)} raw → ${usd(c.projected)} sent, ${usd(rb.projected)} with read-backs${as}`;
 }
 
+const AGENT_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
+
+/** Which prelude the calls carried: the agent's captured system prompt and tools, or not (`--agent-prelude off`). */
+function preludeLine(r: Pick<ReplayResult, 'prelude' | 'format'>, on: boolean): string | undefined {
+  const p = r.prelude;
+  const name = AGENT_NAMES[r.format];
+  if (p) {
+    const what = p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ');
+    return `agent prelude: ${name ?? p.agent} ${p.version}'s ${what}, ${compact(p.tokens)} tokens a call, raw and sent alike`;
+  }
+  if (!name) return undefined;
+  return on
+    ? `agent prelude: none added (the log holds ${name}'s system prompt and tools)`
+    : `agent prelude off: calls without ${name}'s system prompt and tools (its log holds none)`;
+}
+
 /** One row per tool (tool, tokens saved, what it did) by tokens saved: the top TOP_TOOLS, then the rest summed. */
 function toolRows(tools: [string, number, string][]): string[] {
   const tw = [30, 12, 20];
@@ -219,7 +235,7 @@ function toolRows(tools: [string, number, string][]): string[] {
 }
 
 /** The summary of one replayed session. */
-export function sessionSummary(file: string, r: ReplayResult, figures: ReductionFigures): string {
+export function sessionSummary(file: string, r: ReplayResult, figures: ReductionFigures, prelude = true): string {
   const t = r.totals;
   const lines: string[] = [];
   const about = ` (${r.format}${r.model ? `, ${r.model}` : ''})`;
@@ -231,6 +247,8 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
     `largest context ${compact(t.maxOriginalTokens)} → ${compact(t.maxProjectedTokens)} tokens`,
   );
   lines.push(missLine(t));
+  const pl = preludeLine(r, prelude);
+  if (pl) lines.push(fit(pl, SUMMARY_WIDTH));
   lines.push(...missCauseLines(t), ...worstCallLines(r.calls.map((call) => ({ call }))));
   if (!t.recoverable) lines.push(`NOT RECOVERABLE: ${t.unrecoverable.length} handle(s) did not read back equal to the original`);
   lines.push('', ...costLines(t, r.family));
@@ -257,7 +275,18 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
 }
 
 /** One session of a folder: its file (relative to the folder), and its replay's totals or why it failed. */
-export type FolderSession = { file: string; format: string; model?: string; totals: ReplayTotals } | { file: string; error: string };
+export type FolderSession =
+  | { file: string; format: string; model?: string; prelude?: ReplayResult['prelude']; totals: ReplayTotals }
+  | { file: string; error: string };
+
+/** How many sessions carried their agent's prelude, or that it was left out. */
+function folderPreludeLine(sessions: readonly FolderSession[], on: boolean): string[] {
+  const agents = sessions.filter((s) => 'format' in s && s.format in AGENT_NAMES);
+  if (!agents.length) return [];
+  if (!on) return [`agent prelude off: ${agents.length} Claude Code / Codex sessions without their agent's system prompt and tools`];
+  const withIt = agents.filter((s) => 'prelude' in s && s.prelude).length;
+  return [`agent prelude: ${withIt} of ${agents.length} Claude Code / Codex sessions with their agent's system prompt and tools`];
+}
 
 /** The table of a folder: one row per session, then the pooled row, then the pooled cost at every price model. */
 export function folderSummary(
@@ -266,6 +295,7 @@ export function folderSummary(
   pooled: PooledTotals,
   skippedFiles: number,
   worst: readonly CallOf[] = [],
+  prelude = true,
 ): string {
   const widths = [34, 6, 13, 13, 13, 11];
   const cells = (name: string, t: ReplayTotals) => [
@@ -284,6 +314,7 @@ export function folderSummary(
       SUMMARY_WIDTH,
     ),
     'cost relative to raw history with caching: without / with read-backs; miss rate: now / previously',
+    ...folderPreludeLine(sessions, prelude),
     '',
     row(['session', 'calls', 'tokens', ...TABLE_PRICE_MODELS, 'miss rate'], widths),
   ];

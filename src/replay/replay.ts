@@ -41,6 +41,7 @@ import {
 } from './metrics';
 import { missedIdentifiers } from './identifiers';
 import { attributeMiss, missCauseTotals, poolMissCauses, type Miss, type MissCauseTotals, type ReadBack } from './misses';
+import { withAgentPrelude, type PreludeUse } from './prelude';
 import { familyOf } from './prices';
 
 export interface ReplayCall {
@@ -122,6 +123,11 @@ export interface ReplayResult {
   calls: ReplayCall[];
   totals: ReplayTotals;
   skipped: Transcript['skipped'];
+  /**
+   * the agent's system prompt and tool definitions the replay added to every call (src/replay/prelude.ts),
+   * with their tokens; absent when none was added (turned off, or the transcript holds them)
+   */
+  prelude?: PreludeUse & { tokens: number };
 }
 
 export interface ReplayOptions {
@@ -130,6 +136,11 @@ export interface ReplayOptions {
   tokenizer?: EngineOptions['tokenizer'];
   reducers?: EngineOptions['reducers'];
   prices?: readonly PriceModel[];
+  /**
+   * add the agent's system prompt and tool definitions to every call of a Claude Code or Codex log,
+   * which does not hold them (default true: the request as the agent sent it; src/replay/prelude.ts)
+   */
+  prelude?: boolean;
   /** keep each call's reduction list in the result (the inspector wants it; the CLI does not) */
   detail?: boolean;
   signal?: AbortSignal;
@@ -563,7 +574,8 @@ export async function replayAsync(t: Transcript, opts: ReplayOptions): Promise<R
 }
 
 /** The replay as a sequence of steps, one per model call; returns the result after the last. */
-function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, ReplayResult, void> {
+function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number, ReplayResult, void> {
+  const { transcript: t, prelude } = opts.prelude === false ? { transcript: given } : withAgentPrelude(given);
   const store = opts.store ?? new MemoryStore();
   const engine = createEngine(opts.config, {
     store,
@@ -656,5 +668,8 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
     calls: meter.calls,
     skipped: t.skipped,
     totals: meter.totals(t.skipped.total, unrecoverable),
+    ...(prelude
+      ? { prelude: { ...prelude, tokens: prelude.fields.reduce((a, f) => a + counter.count(JSON.stringify(t.base[f])), 0) } }
+      : {}),
   };
 }

@@ -312,6 +312,28 @@ describe('spillway replay', () => {
     expect(r.out).toMatch(new RegExp(`^  pomodoro, call ${json.worstCalls[0].index}: ${json.worstCalls[0].missedIds} of `, 'm'));
   });
 
+  it("adds Claude Code's system prompt and tools to every call by default, says so, and leaves them out with --agent-prelude off", () => {
+    const f = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
+    const on = JSON.parse(run(['replay', f, '--json']).out);
+    const off = JSON.parse(run(['replay', f, '--json', '--agent-prelude', 'off']).out);
+    expect(on.prelude).toMatchObject({ agent: 'claude-code', version: expect.any(String), fields: ['system', 'tools'] });
+    expect(on.prelude.tokens).toBeGreaterThan(5_000);
+    expect(off.prelude).toBeNull();
+    // the same prelude in raw history and projection: both bills grow
+    expect(on.totals.cost.anthropic.raw).toBeGreaterThan(off.totals.cost.anthropic.raw);
+    expect(on.totals.cost.anthropic.projected).toBeGreaterThan(off.totals.cost.anthropic.projected);
+    expect(run(['replay', f]).out).toMatch(
+      new RegExp(
+        `^agent prelude: Claude Code ${on.prelude.version.replace(/\./g, '\\.')}'s system prompt and tools, [\\d.]+k tokens a call`,
+        'm',
+      ),
+    );
+    expect(run(['replay', f, '--agent-prelude', 'off']).out).toMatch(
+      /^agent prelude off: calls without Claude Code's system prompt and tools/m,
+    );
+    expectOneLineError(run(['replay', f, '--agent-prelude', 'maybe']), /--agent-prelude is on or off, not "maybe"/);
+  });
+
   it('refuses a folder with no transcript in it, and --instance with a folder', () => {
     const empty = join(dir, 'no-sessions');
     mkdirSync(empty, { recursive: true });
