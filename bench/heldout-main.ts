@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const w = process.argv.indexOf('--worker');
   if (w >= 0) {
     // one candidate's replays, as JSON on stdout, for the parent run (heldout.ts, replayAll)
-    process.stdout.write(JSON.stringify(await replayCandidate(Number(process.argv[w + 1]))));
+    process.stdout.write(JSON.stringify(await replayCandidate(Number(process.argv[w + 1]), !process.argv.includes('--no-prelude'))));
     return;
   }
   const started = Date.now();

@@ -326,13 +326,13 @@ const SPILLWAY: SpillwayConfig = {
   language: 'en',
   tokenizer: 'o200k_base',
   observations: 'auto',
-  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true, keepReads: 0 },
+  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true, keepReads: 64_000 },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
-  inputs: { enabled: true, when: 'arrival', keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
+  inputs: { enabled: true, when: 'clear', keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
   clear: {
     enabled: true,
-    triggerTokens: 20_000,
+    triggerTokens: 40_000,
     keep: 3,
     keepUnit: 'results',
     clearAtLeastTokens: 10_000,
@@ -340,7 +340,7 @@ const SPILLWAY: SpillwayConfig = {
     clearToolInputs: false,
     staleFirst: true,
     schedule: 'payback',
-    inUseCalls: 0,
+    inUseCalls: 4,
   },
 };
 
