@@ -77,6 +77,10 @@ export const CANDIDATES: readonly Candidate[] = [
     over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'arrival', 'clear.triggerTokens': 40_000 },
   },
   {
+    name: 'clear from 60k',
+    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 60_000 },
+  },
+  {
     name: 'the previous default',
     over: { 'offload.keepReads': 0, 'clear.inUseCalls': 0, 'inputs.when': 'arrival', 'clear.triggerTokens': 20_000 },
   },
