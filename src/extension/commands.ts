@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { errorText, type SpillwayHost } from './host';
 import { CAP_CHOICES, parseCapInput, updateToolCaps, SECTION, type CapChoice } from './pure/settings';
 import { formatCount, outputPickItem } from './pure/format';
-import { lineHolding, sourceLabel } from './pure/documents';
+import { inputDocument, lineHolding, sourceLabel } from './pure/documents';
 import { recordCallIds, type ProjectedRecord } from './pure/records';
 
 export const COMMANDS = {
@@ -165,7 +165,16 @@ async function openStoredOutput(host: SpillwayHost, handle?: string, opts?: Open
         const input = r?.input ?? (e.calls ?? []).some((c) => c.stage === 'input');
         const source = r ? recordLabel(r) : undefined;
         const callIds = (e.calls?.length ?? 0) > (r ? recordCallIds(r).length : 0) ? e.calls!.map((c) => c.callId) : r && recordCallIds(r);
-        const summary = { ...e, time: e.used ?? e.time, input, ...(source ? { source } : {}), ...(callIds ? { callIds } : {}) };
+        // a file input is sized as the text it opens as (a heredoc's lines), not as the JSON it was sent in
+        const shown = input ? inputSize(host, e.handle) : undefined;
+        const summary = {
+          ...e,
+          ...shown,
+          time: e.used ?? e.time,
+          input,
+          ...(source ? { source } : {}),
+          ...(callIds ? { callIds } : {}),
+        };
         return { ...outputPickItem(summary, now), handle: e.handle };
       }),
       { title: 'Spillway: Open Stored Output', placeHolder: 'Stored outputs, newest first', matchOnDescription: true, matchOnDetail: true },
@@ -185,6 +194,16 @@ async function openStoredOutput(host: SpillwayHost, handle?: string, opts?: Open
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
   return uri.toString();
+}
+
+/** The characters and lines of a file input as its document shows it, or undefined when it cannot be read. */
+function inputSize(host: SpillwayHost, handle: string): { chars: number; lines: number } | undefined {
+  try {
+    const text = inputDocument(host.store.get(handle))?.text;
+    return text === undefined ? undefined : { chars: text.length, lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** How a record is named in pickers and titles: the file or command its call named (sourceLabel). */

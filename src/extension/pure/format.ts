@@ -66,7 +66,7 @@ export function outputPickItem(e: OutputSummary, now: number = Date.now()): { la
     calls.slice(0, MAX_LISTED_CALLS).join(', ') + (calls.length > MAX_LISTED_CALLS ? ` +${calls.length - MAX_LISTED_CALLS} more` : '');
   const parts = [
     e.chars !== undefined ? formatSize(e.chars) : undefined,
-    e.lines !== undefined ? `${formatCount(e.lines)} lines` : undefined,
+    e.lines !== undefined ? `${formatCount(e.lines)} line${e.lines === 1 ? '' : 's'}` : undefined,
     e.tokens !== undefined ? `${formatCount(e.tokens)} tokens` : undefined,
   ].filter(Boolean);
   const name = e.source ?? (e.source === undefined && calls.length ? listed : 'unknown call');
