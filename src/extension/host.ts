@@ -260,8 +260,14 @@ export class SpillwayHost implements vscode.Disposable {
    * engine's own projections are kept, so a stored output opens titled by the file or command it came
    * from, and Compare finds each turn's marker. Replays are not logged per reduction: the inspector shows them.
    */
-  recordProjection(request: object, projected: object, reductions: readonly RecordedReduction[], at?: RecordedAt): void {
-    this.keepRecords(request, projected, reductions, at);
+  recordProjection(
+    request: object,
+    projected: object,
+    reductions: readonly RecordedReduction[],
+    at?: RecordedAt,
+    keep?: (r: RecordedReduction) => boolean,
+  ): void {
+    this.keepRecords(request, projected, reductions, at, keep);
   }
 
   /** Logs and keeps what a projection reduced: tool results, and file inputs (stage `input`). */
@@ -279,9 +285,9 @@ export class SpillwayHost implements vscode.Disposable {
       );
     }
     // carried-over decisions were recorded when they were made (each decision's marker is kept once)
-    const wanted = all.filter((r) => r.fresh || !this.records.has(r.handle));
-    this.keepRecords(request, projected, wanted);
-    if (wanted.length > 0) this.changeEmitter.fire();
+    const wanted = new Set(all.filter((r) => r.fresh || !this.records.has(r.handle)));
+    this.keepRecords(request, projected, all, undefined, (r) => wanted.has(r as (typeof all)[number]));
+    if (wanted.size > 0) this.changeEmitter.fire();
   }
 
   /** Keeps, in memory and on disk, what each of `reductions` sent, folded into what each output already had. */
@@ -290,8 +296,9 @@ export class SpillwayHost implements vscode.Disposable {
     projected: string | object,
     reductions: readonly RecordedReduction[],
     at?: RecordedAt,
+    keep?: (r: RecordedReduction) => boolean,
   ): void {
-    for (const record of projectedRecords(request, projected, reductions, new Date().toISOString(), at)) this.addRecord(record);
+    for (const record of projectedRecords(request, projected, reductions, new Date().toISOString(), at, keep)) this.addRecord(record);
   }
 
   private saveRecord(record: ProjectedRecord): void {

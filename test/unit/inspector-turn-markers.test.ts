@@ -197,6 +197,14 @@ describe('projected records', () => {
     expect(latestMarker(merged, 'offload')!.id).toBe(markerId(`[preview ${H}]`));
   });
 
+  it('give a decision its own marker when it shares the handle with a call decided earlier', () => {
+    const projected = { a: `[preview ${H}]`, b: `[cleared ${H}]` };
+    const carried = { ...offload, fresh: false };
+    const cleared = { ...offload, callId: 'toolu_2', stage: 'clear', fresh: true };
+    const records = projectedRecords(request, projected, [carried, cleared], 't', { turn: 21 }, (r) => r.fresh === true);
+    expect(records.map((r) => [r.callId, r.markers[0]!.text])).toEqual([['toolu_2', `[cleared ${H}]`]]);
+  });
+
   it('read a record an older version wrote (one marker) as a record with that marker', () => {
     const old = { handle: H, tool: 'Read', callId: 'toolu_1', stage: 'offload', reason: 'r', marker: `[preview ${H}]`, time: 't' };
     const r = readRecord(old, H)!;

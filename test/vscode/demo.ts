@@ -106,9 +106,10 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
         original,
         projected,
         // file inputs are stored outputs too: each gets its record, so every stored output is listed
-        [...projection.reductions.filter((x) => x.fresh), ...withInputStage(projection.inputs.filter((x) => x.fresh))],
+        [...projection.reductions, ...withInputStage(projection.inputs)],
         '',
         { turn: i },
+        (x) => x.fresh === true,
       );
       last = { request: original, projected };
     },

@@ -222,8 +222,10 @@ export function recordFor(ctx: InspectorContext): ReplayOptions['onProjection'] 
   const record = ctx.recordProjection;
   if (!record) return undefined;
   return (i, { request, projection }) => {
-    const fresh = [...projection.reductions.filter((r) => r.fresh), ...withInputStage(projection.inputs.filter((r) => r.fresh))];
-    if (fresh.length > 0) record(JSON.parse(request) as unknown, JSON.parse(projection.request) as unknown, fresh, { turn: i });
+    // all of them, so calls that share a handle each get their own marker; only this call's decisions are recorded
+    const all = [...projection.reductions, ...withInputStage(projection.inputs)];
+    if (all.some((r) => r.fresh))
+      record(JSON.parse(request) as unknown, JSON.parse(projection.request) as unknown, all, { turn: i }, (r) => r.fresh === true);
   };
 }
 

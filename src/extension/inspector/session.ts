@@ -156,7 +156,13 @@ export interface InspectorContext {
   /** the marker text the model was sent for a handle, when the host recorded it (the newest, of `stage` when it has one) */
   projectedText?(handle: string, stage?: string): string | undefined;
   /** keeps what a replayed call's reductions sent, so their stored outputs open titled by their source */
-  recordProjection?(request: unknown, projected: unknown, reductions: readonly RecordedReduction[], at?: RecordedAt): void;
+  recordProjection?(
+    request: unknown,
+    projected: unknown,
+    reductions: readonly RecordedReduction[],
+    at?: RecordedAt,
+    keep?: (r: RecordedReduction) => boolean,
+  ): void;
   log?(line: string): void;
 }
 

@@ -57,7 +57,7 @@ export function markerId(text: string): string {
 }
 
 /** What a record needs of a reduction: a result's (`Reduction`), or a file input's with its stage named. */
-export type RecordedReduction = Pick<Reduction, 'handle' | 'tool' | 'callId' | 'reason'> & { stage: string };
+export type RecordedReduction = Pick<Reduction, 'handle' | 'tool' | 'callId' | 'reason'> & { stage: string; fresh?: boolean };
 
 /** File inputs as records (and the log) name them: with their stage, `input`. */
 export function withInputStage<T extends InputReduction>(inputs: readonly T[]): (T & { stage: 'input' })[] {
@@ -73,7 +73,9 @@ export interface RecordedAt {
 /**
  * Records for the reductions of one projection; reductions whose marker cannot be found are skipped.
  * Reductions that share a handle (identical outputs of several calls) take the handle's markers in
- * the request's order, the order the reductions come in.
+ * the request's order, the order the reductions come in: pass them all, and `keep` the ones to record
+ * (those decided in this projection), so a decision is not given the marker of a call it shares the
+ * handle with.
  */
 export function projectedRecords(
   request: unknown,
@@ -81,8 +83,9 @@ export function projectedRecords(
   reductions: readonly RecordedReduction[],
   time: string,
   at: RecordedAt = {},
+  keep: (r: RecordedReduction) => boolean = () => true,
 ): ProjectedRecord[] {
-  if (reductions.length === 0) return [];
+  if (!reductions.some(keep)) return [];
   const sources = callSources(request);
   const texts = new Map<string, string[]>();
   const taken = new Map<string, number>();
@@ -93,7 +96,7 @@ export function projectedRecords(
     const n = taken.get(r.handle) ?? 0;
     taken.set(r.handle, n + 1);
     const marker = all[Math.min(n, all.length - 1)];
-    if (marker === undefined) continue;
+    if (marker === undefined || !keep(r)) continue;
     const input = r.stage === 'input';
     const record: ProjectedRecord = {
       handle: r.handle,
