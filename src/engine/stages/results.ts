@@ -230,7 +230,7 @@ export class Results {
     if (n === undefined) {
       const r = this.list[i]!;
       if (current?.partsTokens !== undefined) n = current.partsTokens;
-      else if (r.observation) n = this.counter.count(this.text(i));
+      else if (r.observation || r.embedded) n = this.counter.count(this.text(i));
       else {
         n = 0;
         for (const p of r.textParts) n += this.counter.count(decodeString(this.req.text, p));
