@@ -361,12 +361,14 @@ describe('agent environment', () => {
     expect(mcpShellLines(launch, 'posix')[0]).toMatch(/^# /);
   });
 
-  it('gives Codex its own route: -c openai_base_url or the config.toml line, and an alias per shell', () => {
+  it('gives Codex its own route: -c openai_base_url or the config.toml line, the provider for a ChatGPT sign-in, and an alias per shell', () => {
     expect(codexRouteText('http://127.0.0.1:8417/')).toEqual([
       'Codex (reads openai_base_url from its config, not OPENAI_BASE_URL):',
       '  codex -c openai_base_url="http://127.0.0.1:8417/v1"',
       '  or this line in $CODEX_HOME/config.toml (default ~/.codex/config.toml), above any [table]:',
       '  openai_base_url = "http://127.0.0.1:8417/v1"',
+      'Codex signed in with ChatGPT (its own model provider, which sends the ChatGPT tokens to the proxy):',
+      `  codex -c 'model_providers.spillway={name="Spillway",base_url="http://127.0.0.1:8417/backend-api/codex",wire_api="responses",requires_openai_auth=true,supports_websockets=true}' -c model_provider=spillway`,
     ]);
     expect(codexShellLines('http://127.0.0.1:8417', 'posix')[1]).toBe(
       `alias codex='command codex -c openai_base_url="http://127.0.0.1:8417/v1"'`,
