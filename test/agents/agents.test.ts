@@ -6,7 +6,10 @@
  *     --output-format json` with `IS_SANDBOX=1` and a fake key;
  *   - Codex: a `CODEX_HOME` whose config.toml was written by src/proxy/codexConfig.ts (the code behind
  *     Spillway: Route Codex Through Spillway), `codex exec --skip-git-repo-check
- *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`.
+ *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`;
+ *   - Codex signed in with ChatGPT: an `auth.json` in ChatGPT mode with fake tokens, and the model
+ *     provider the route writes for that sign-in; the provider plays the ChatGPT backend under
+ *     `/backend-api/` and Codex's shell is its code-mode `exec`, whose outputs come back as JSON.
  * Read-backs over MCP: Claude Code with the `.mcp.json` and `.claude/settings.local.json` Spillway's
  * command writes (its read tools allowed there, Bash only for the one `seq` it runs), and Codex with
  * the `[mcp_servers.spillway]` table Route Codex Through Spillway adds; the scripted provider reads

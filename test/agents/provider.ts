@@ -4,7 +4,9 @@
  * Responses over HTTP/SSE and, when the script says `websockets`, over the Responses WebSocket mode
  * (`GET /v1/responses` upgraded; `response.create` messages continued by `previous_response_id`, the
  * conversation kept here per response id, as the real service does). Otherwise upgrades are answered
- * 426, so a client falls back to HTTP.
+ * 426, so a client falls back to HTTP. Under `/backend-api/` it plays the ChatGPT backend of Codex
+ * signed in with ChatGPT: `codex/responses` over HTTP and (with `websockets`) the WebSocket, the
+ * tools read from the request's `additional_tools` item, the shell called through Codex's `exec`.
  *
  * The script is stateless over HTTP: the step is the number of tool results in the request (over the
  * WebSocket, in the conversation the request continues). Step k < N asks the

@@ -23,6 +23,7 @@ import {
   UsageTap,
   type Turn,
 } from '../../src/proxy';
+import { zstdStored } from '../support/zstd';
 import { codexRouteText, codexShellLines, mcpRouteText, mcpShellLines } from '../../src/proxy/env';
 import { originForm } from '../../src/proxy/routes';
 import { handleFor } from '../../src/engine';
@@ -180,6 +181,21 @@ describe('usage from responses', () => {
     });
     const parts = Array.from({ length: 10 }, (_, i) => body.slice(i * 30_500, (i + 1) * 30_500));
     expect(await usageOf(parts, 'application/json')).toEqual({ inputTokens: 1, outputTokens: 2 });
+  });
+
+  it('inflates a zstd answer on the tap side too, fed in pieces; a broken one gives no usage and no error', async () => {
+    const gz = zstdStored(Buffer.from(JSON.stringify({ usage: { input_tokens: 3, output_tokens: 4 } })));
+    expect(await usageOf([gz.subarray(0, 7), gz.subarray(7, 20), gz.subarray(20)], 'application/json', 'zstd')).toEqual({
+      inputTokens: 3,
+      outputTokens: 4,
+    });
+    const events = zstdStored(
+      Buffer.from(
+        'event: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":9,"output_tokens":2}}}\n\n',
+      ),
+    );
+    expect(await usageOf([events], 'text/event-stream', 'zstd')).toEqual({ inputTokens: 9, outputTokens: 2 });
+    expect(await usageOf([Buffer.from('not zstd at all')], 'application/json', 'zstd')).toBeUndefined();
   });
 
   it('inflates a gzip answer on the tap side only', async () => {
