@@ -517,7 +517,11 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       answerSocket(socket, 426, 'Upgrade Required', ['Content-Type', 'application/json'], Buffer.from(refusalBody()));
       return;
     }
-    const provider: Provider = responses ? (isChatgptPath(path) ? 'chatgpt' : 'openai') : routeFor(method, path, req.headers).provider;
+    const provider: Provider = responses
+      ? isChatgptPath(path) || req.headers['chatgpt-account-id'] !== undefined
+        ? 'chatgpt'
+        : 'openai'
+      : routeFor(method, path, req.headers).provider;
     const target = upstreamUrl(ctx.bases[provider], provider, url);
     target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
     const where = `${target.origin}${target.pathname}`;

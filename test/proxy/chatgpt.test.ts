@@ -182,6 +182,29 @@ describe('Codex signed in with ChatGPT over HTTP', () => {
   });
 });
 
+describe('Codex signed in with ChatGPT but routed by openai_base_url (an older route, the shell alias)', () => {
+  it('sends a ChatGPT-signed /v1/responses to the ChatGPT backend as <base>/codex/responses, projected', async () => {
+    expect(routeFor('POST', '/v1/responses', { 'chatgpt-account-id': 'a' })).toEqual({
+      provider: 'chatgpt',
+      format: 'openai-responses',
+      record: true,
+    });
+    expect(upstreamUrl(new URL('https://chatgpt.com/backend-api'), 'chatgpt', '/v1/models?client_version=1').href).toBe(
+      'https://chatgpt.com/backend-api/codex/models?client_version=1',
+    );
+    // Anthropic's paths and API-key requests stay where they were
+    expect(routeFor('POST', '/v1/messages', { 'chatgpt-account-id': 'a' }).provider).toBe('anthropic');
+    expect(routeFor('POST', '/v1/responses', {}).provider).toBe('openai');
+    const output = bigLog(1500, 'chatgpt-v1');
+    await rawRequest(`${proxy.url}/v1/responses`, { headers: CHATGPT_HEADERS, body: JSON.stringify(codexRequest(output)) });
+    expect(last().url).toBe('/backend-api/codex/responses');
+    expect(last().headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(new FileStore(join(root, 'http', 'store')).get(recogniseMarker(innerOutput(last().body!.toString('utf8')))!)).toBe(output);
+    await rawRequest(`${proxy.url}/v1/models?client_version=0.171.0`, { method: 'GET', headers: CHATGPT_HEADERS });
+    expect(last().url).toBe('/backend-api/codex/models?client_version=0.171.0');
+  });
+});
+
 describe('Codex signed in with ChatGPT over the WebSocket', () => {
   it('opens /backend-api/codex/responses upstream with the tokens and projects each response.create', async () => {
     const before = fakeWs.handshakes.length;
