@@ -111,6 +111,17 @@ describe('Codex exec answers: the marker goes inside the JSON output string', ()
     expect(r.store.get(r.p.reductions[0]!.handle)).toBe(noOutput);
   });
 
+  it('a read-back that exec made from code (the MCP read tool) is left whole, as the read tool answers are', () => {
+    const read = request(execJson(seq));
+    (read.input[1] as { input: string }).input =
+      'text(await tools.mcp__spillway__read_output({handle: "sw_0123456789abcdef01234567", offset: 0, limit: 20000}))';
+    const r = run(read);
+    expect(r.p.request).toBe(r.text);
+    expect(r.p.reductions).toEqual([]);
+    // any other exec code is reduced as usual
+    expect(run(request(execJson(seq))).p.reductions).toHaveLength(1);
+  });
+
   it('a function_call_output with the same JSON is read as before: its whole text is the result', () => {
     const body = {
       input: [

@@ -21,7 +21,7 @@ import { decodeString, forEachString, type JValue } from '../json';
 import type { TokenCounter } from '../tokens';
 import type { StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
-import { isReadToolName } from '../read-tool';
+import { isReadBackInCode, isReadToolName } from '../read-tool';
 
 /** Tokens a message costs beyond its text (role, separators), as providers count them. */
 const ITEM_OVERHEAD_TOKENS = 4;
@@ -168,7 +168,8 @@ export class Results {
   /**
    * A result no stage may reduce: already a marker, reduced by the agent itself, without text, or the
    * answer of Spillway's own read tool (../read-tool.ts: already bounded by its cap; a marker in its
-   * place would send the model back to read the read, round and round).
+   * place would send the model back to read the read, round and round), also when Codex's `exec`
+   * called it from code.
    */
   fixedAsIs(i: number): boolean {
     const r = this.list[i]!;
@@ -177,7 +178,8 @@ export class Results {
       this.recognised.agentSaved[i] !== undefined ||
       !r.content ||
       r.textParts.length === 0 ||
-      isReadToolName(r.tool)
+      isReadToolName(r.tool) ||
+      isReadBackInCode(this.req.text, r)
     );
   }
 
