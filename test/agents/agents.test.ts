@@ -6,7 +6,10 @@
  *     --output-format json` with `IS_SANDBOX=1` and a fake key;
  *   - Codex: a `CODEX_HOME` whose config.toml was written by src/proxy/codexConfig.ts (the code behind
  *     Spillway: Route Codex Through Spillway), `codex exec --skip-git-repo-check
- *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`.
+ *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`;
+ *   - Codex signed in with ChatGPT: an `auth.json` in ChatGPT mode with fake tokens, and the model
+ *     provider the route writes for that sign-in; the provider plays the ChatGPT backend under
+ *     `/backend-api/` and Codex's shell is its code-mode `exec`, whose outputs come back as JSON.
  * Read-backs over MCP: Claude Code with the `.mcp.json` and `.claude/settings.local.json` Spillway's
  * command writes (its read tools allowed there, Bash only for the one `seq` it runs), and Codex with
  * the `[mcp_servers.spillway]` table Route Codex Through Spillway adds; the scripted provider reads
@@ -23,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CLAUDE_CODE, CODEX, ensureAgent } from './install';
 import { outputText, startScriptedProvider, type ScriptedProvider } from './provider';
-import { addCodexBaseUrl, addCodexMcpServer, codexBaseUrl } from '../../src/proxy/codexConfig';
+import { addCodexBaseUrl, addCodexChatgptRoute, addCodexMcpServer, codexAuthMode, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
@@ -577,3 +580,140 @@ function codexSuite(mode: 'http' | 'websocket') {
 
 codexSuite('http');
 codexSuite('websocket');
+
+/**
+ * A ChatGPT-mode `auth.json` as `codex login` writes it, with fake tokens: the id and access tokens
+ * are JWTs carrying the claims Codex parses (email, plan, user and account ids, an expiry a month
+ * ahead, so Codex does not try to refresh them), `last_refresh` now.
+ */
+function chatgptAuth(tag: string): { json: string; token: string; account: string } {
+  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const account = `acct-spillway-test-${tag}`;
+  const claims = {
+    email: 'agent-test@example.invalid',
+    iat: now,
+    exp: now + 30 * 86_400,
+    'https://api.openai.com/auth': { chatgpt_plan_type: 'plus', chatgpt_user_id: `user-${tag}`, chatgpt_account_id: account },
+  };
+  const token = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(claims)}.${Buffer.from(`sig-${tag}-SECRET`).toString('base64url')}`;
+  const json = JSON.stringify(
+    {
+      auth_mode: 'chatgpt',
+      OPENAI_API_KEY: null,
+      tokens: { id_token: token, access_token: token, refresh_token: `rt-${tag}-SECRET`, account_id: account },
+      last_refresh: new Date().toISOString(),
+    },
+    null,
+    2,
+  );
+  return { json, token, account };
+}
+
+/** The command outputs inside Codex's `exec` answers (the `output` of the tool's JSON) in the last model call the provider saw. */
+function execOutputsSeen(provider: ScriptedProvider): string[] {
+  const calls = provider.received.filter((r) => r.json && r.upstream === 'chatgpt' && r.path.endsWith('/codex/responses'));
+  const last = calls[calls.length - 1];
+  if (!last) return [];
+  return (last.json.input as any[])
+    .filter((i) => i?.type === 'custom_tool_call_output')
+    .map((i) => {
+      const parts: any[] = Array.isArray(i.output) ? i.output : [{ text: i.output }];
+      const json = parts.map((p) => p?.text ?? '').find((t: string) => t.startsWith('{'));
+      return json ? String(JSON.parse(json).output) : JSON.stringify(i.output);
+    });
+}
+
+function codexChatgptSuite(mode: 'http' | 'websocket') {
+  describe(`Codex signed in with ChatGPT through spillway proxy (${mode})`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    let configText = '';
+    const dir = join(root, `codex-chatgpt-${mode}`);
+    const codexHome = join(dir, 'codex-home');
+    const auth = chatgptAuth(`${process.pid}-${mode}`);
+
+    beforeAll(async () => {
+      provider = await startScriptedProvider({
+        commands: COMMANDS,
+        finalAnswer: 'CODEX-CHATGPT-DONE: twelve outputs read.',
+        websockets: mode === 'websocket',
+      });
+      proxy = await startProxy(provider, dir, [
+        '--websockets',
+        mode === 'http' ? 'refuse' : 'project',
+        '--chatgpt-upstream',
+        `${provider.url}/backend-api`,
+      ]);
+      const work = join(dir, 'work');
+      mkdirSync(codexHome, { recursive: true });
+      mkdirSync(work, { recursive: true });
+      writeFileSync(join(codexHome, 'auth.json'), auth.json, { mode: 0o600 });
+      // what Spillway: Route Codex Through Spillway writes for a ChatGPT sign-in (it reads the mode from this auth.json)
+      expect(codexAuthMode(auth.json)).toBe('chatgpt');
+      const user = '# my settings\ntool_output_token_limit = 20000\n\n[shell_environment_policy]\ninherit = "all"\n';
+      configText = addCodexChatgptRoute(user, proxy.url, 'config.toml').text;
+      writeFileSync(join(codexHome, 'config.toml'), configText);
+      run = await runAgent(
+        codexBin,
+        [
+          'exec',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-approvals-and-sandbox',
+          'Run the twelve shell commands you are asked for, then report.',
+        ],
+        { PATH: process.env.PATH, HOME: dir, CODEX_HOME: codexHome, RUST_LOG: 'warn' },
+        work,
+      );
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+    });
+
+    it("finishes with the provider's final answer", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nconfig.toml:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nproxy: ${proxy.out().slice(-2000)}`;
+      expect(run.code, ctx).toBe(0);
+      expect(run.stdout.trim().split('\n').pop(), ctx).toBe('CODEX-CHATGPT-DONE: twelve outputs read.');
+    });
+
+    it('the model calls reached the ChatGPT backend with the ChatGPT sign-in, through the proxy', () => {
+      const calls = provider.received.filter((r) => r.upstream === 'chatgpt' && r.path === '/backend-api/codex/responses');
+      expect(calls.length).toBeGreaterThan(STEPS);
+      for (const c of calls) {
+        expect(c.headers.authorization).toBe(`Bearer ${auth.token}`);
+        expect(c.headers['chatgpt-account-id']).toBe(auth.account);
+      }
+    });
+
+    it("every 25 kB output reached the provider as a marker inside exec's JSON whose handle reads back the output exactly", () => {
+      checkProjected(execOutputsSeen(provider), proxy.store, 'Codex (ChatGPT)', true);
+    });
+
+    it(mode === 'http' ? 'used HTTP (WebSocket refused by the proxy)' : 'used the WebSocket transport', () => {
+      const posts = provider.received.filter((r) => r.method === 'POST' && r.path === '/backend-api/codex/responses');
+      const creates = provider.received.filter(
+        (r) => r.transport === 'websocket' && r.upstream === 'chatgpt' && r.json?.generate !== false,
+      );
+      if (mode === 'http') {
+        expect(posts.length).toBeGreaterThan(STEPS);
+        expect(creates).toEqual([]);
+      } else {
+        expect(posts).toEqual([]);
+        expect(creates.length).toBeGreaterThan(STEPS);
+      }
+    });
+
+    it('no token on disk outside the auth file, and none in the proxy output', () => {
+      const secrets = [auth.token, `rt-${process.pid}-${mode}-SECRET`];
+      const leaks = filesUnder(dir).filter((f) => f !== join(codexHome, 'auth.json') && secrets.some((s) => readFileSync(f).includes(s)));
+      expect(leaks, `the ChatGPT tokens are in ${leaks.join(', ')}`).toEqual([]);
+      for (const s of secrets) expect(proxy.out().includes(s)).toBe(false);
+    });
+  });
+}
+
+codexChatgptSuite('http');
+codexChatgptSuite('websocket');

@@ -30,7 +30,8 @@ export const CLAUDE_CODE: AgentPackage = {
   bin: 'claude',
   versionText: /^2\.1\.330 \(Claude Code\)/,
 };
-export const CODEX: AgentPackage = { pkg: '@openai/codex', version: '0.169.0', bin: 'codex', versionText: /^codex-cli 0\.169\.0/ };
+/** The current release when issue 29 (Codex signed in with ChatGPT) was built against it. */
+export const CODEX: AgentPackage = { pkg: '@openai/codex', version: '0.171.0', bin: 'codex', versionText: /^codex-cli 0\.171\.0/ };
 
 const MARKER = '.spillway-complete';
 const REGISTRY = /^https:\/\/registry\.npmjs\.org\//;

@@ -23,6 +23,7 @@ import {
   UsageTap,
   type Turn,
 } from '../../src/proxy';
+import { zstdStored } from '../support/zstd';
 import { codexRouteText, codexShellLines, mcpRouteText, mcpShellLines } from '../../src/proxy/env';
 import { originForm } from '../../src/proxy/routes';
 import { handleFor } from '../../src/engine';
@@ -180,6 +181,21 @@ describe('usage from responses', () => {
     });
     const parts = Array.from({ length: 10 }, (_, i) => body.slice(i * 30_500, (i + 1) * 30_500));
     expect(await usageOf(parts, 'application/json')).toEqual({ inputTokens: 1, outputTokens: 2 });
+  });
+
+  it('inflates a zstd answer on the tap side too, fed in pieces; a broken one gives no usage and no error', async () => {
+    const gz = zstdStored(Buffer.from(JSON.stringify({ usage: { input_tokens: 3, output_tokens: 4 } })));
+    expect(await usageOf([gz.subarray(0, 7), gz.subarray(7, 20), gz.subarray(20)], 'application/json', 'zstd')).toEqual({
+      inputTokens: 3,
+      outputTokens: 4,
+    });
+    const events = zstdStored(
+      Buffer.from(
+        'event: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":9,"output_tokens":2}}}\n\n',
+      ),
+    );
+    expect(await usageOf([events], 'text/event-stream', 'zstd')).toEqual({ inputTokens: 9, outputTokens: 2 });
+    expect(await usageOf([Buffer.from('not zstd at all')], 'application/json', 'zstd')).toBeUndefined();
   });
 
   it('inflates a gzip answer on the tap side only', async () => {
@@ -361,12 +377,14 @@ describe('agent environment', () => {
     expect(mcpShellLines(launch, 'posix')[0]).toMatch(/^# /);
   });
 
-  it('gives Codex its own route: -c openai_base_url or the config.toml line, and an alias per shell', () => {
+  it('gives Codex its own route: -c openai_base_url or the config.toml line, the provider for a ChatGPT sign-in, and an alias per shell', () => {
     expect(codexRouteText('http://127.0.0.1:8417/')).toEqual([
       'Codex (reads openai_base_url from its config, not OPENAI_BASE_URL):',
       '  codex -c openai_base_url="http://127.0.0.1:8417/v1"',
       '  or this line in $CODEX_HOME/config.toml (default ~/.codex/config.toml), above any [table]:',
       '  openai_base_url = "http://127.0.0.1:8417/v1"',
+      'Codex signed in with ChatGPT (its own model provider, which sends the ChatGPT tokens to the proxy):',
+      `  codex -c 'model_providers.spillway={name="Spillway",base_url="http://127.0.0.1:8417/backend-api/codex",wire_api="responses",requires_openai_auth=true,supports_websockets=true}' -c model_provider=spillway`,
     ]);
     expect(codexShellLines('http://127.0.0.1:8417', 'posix')[1]).toBe(
       `alias codex='command codex -c openai_base_url="http://127.0.0.1:8417/v1"'`,

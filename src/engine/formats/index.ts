@@ -8,7 +8,16 @@
  */
 import { decodeString, get, getString, parseLazy, type JObject, type JValue, type ParseReuse } from '../json';
 import { SpillwayError, WIRE_FORMATS, type WireFormat } from '../types';
-import { CallMap, candidateNames, textPartsOf, UNKNOWN_TOOL, type ItemKind, type ParsedRequest, type ToolResult } from './model';
+import {
+  CallMap,
+  candidateNames,
+  embeddedOutput,
+  textPartsOf,
+  UNKNOWN_TOOL,
+  type ItemKind,
+  type ParsedRequest,
+  type ToolResult,
+} from './model';
 import {
   actionOf,
   observationCallId,
@@ -322,6 +331,15 @@ function readResponses(text: string, root: JObject): ParsedRequest {
     if (type && RESPONSES_OUTPUTS.has(type)) {
       req.kinds[i] = 'tool';
       pushResult(req, i, getString(text, it, 'call_id') ?? `#${i}`, get(it, 'output'), false);
+      // Codex's `exec` (code mode) answers with the tool's JSON: the result is its `output` string
+      if (type === 'custom_tool_call_output') {
+        const r = req.results[req.results.length - 1]!;
+        const found = embeddedOutput(text, r.textParts);
+        if (found) {
+          r.textParts = [found.part];
+          r.embedded = found.embedded;
+        }
+      }
       return;
     }
     if (type === 'mcp_call') {

@@ -21,7 +21,7 @@ import { decodeString, forEachString, type JValue } from '../json';
 import type { TokenCounter } from '../tokens';
 import type { StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
-import { isReadToolName } from '../read-tool';
+import { isReadBackInCode, isReadToolName } from '../read-tool';
 
 /** Tokens a message costs beyond its text (role, separators), as providers count them. */
 const ITEM_OVERHEAD_TOKENS = 4;
@@ -174,7 +174,8 @@ export class Results {
   /**
    * A result no stage may reduce: already a marker, reduced by the agent itself, without text, or the
    * answer of Spillway's own read tool (../read-tool.ts: already bounded by its cap; a marker in its
-   * place would send the model back to read the read, round and round).
+   * place would send the model back to read the read, round and round), also when Codex's `exec`
+   * called it from code.
    */
   fixedAsIs(i: number): boolean {
     const r = this.list[i]!;
@@ -183,7 +184,8 @@ export class Results {
       this.recognised.agentSaved[i] !== undefined ||
       !r.content ||
       r.textParts.length === 0 ||
-      isReadToolName(r.tool)
+      isReadToolName(r.tool) ||
+      isReadBackInCode(this.req.text, r)
     );
   }
 
@@ -236,7 +238,7 @@ export class Results {
     if (n === undefined) {
       const r = this.list[i]!;
       if (current?.partsTokens !== undefined) n = current.partsTokens;
-      else if (r.observation) n = this.counter.count(this.text(i));
+      else if (r.observation || r.embedded) n = this.counter.count(this.text(i));
       else {
         n = 0;
         for (const p of r.textParts) n += this.counter.count(decodeString(this.req.text, p));
