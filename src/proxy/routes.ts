@@ -14,9 +14,11 @@
  * A base path prefix (a gateway at `http://host/openai/v1`, `http://host/anthropic`) is kept, and the
  * client's query string is passed on byte for byte (after the base URL's own query, if it has one).
  *
- * Which upstream a pass-through request goes to: Anthropic for `/v1/messages…` and `/v1/complete`, and
- * for any request that carries Anthropic's own headers (`anthropic-version`, `x-api-key`); OpenAI for
- * everything else.
+ * Which upstream a pass-through request goes to: Anthropic for `/v1/messages…`, `/v1/complete` and
+ * `/api/…` (Claude Code's own endpoints on its base URL: the `HEAD /api/hello` preflight, which carries
+ * no header of Anthropic's when Claude Code signs in with a subscription token, and `/api/oauth/…`;
+ * OpenAI's API has no `/api/` path), and for any request that carries Anthropic's own headers
+ * (`anthropic-version`, `anthropic-beta`, `x-api-key`); OpenAI for everything else.
  */
 import type { WireFormat } from '../engine';
 
@@ -71,7 +73,9 @@ export function routeFor(method: string, path: string, headers: Record<string, s
   const anthropic =
     path === '/v1/complete' ||
     path.startsWith('/v1/messages') ||
+    path.startsWith('/api/') ||
     headers['anthropic-version'] !== undefined ||
+    headers['anthropic-beta'] !== undefined ||
     headers['x-api-key'] !== undefined;
   return { provider: anthropic ? 'anthropic' : 'openai', record: false };
 }

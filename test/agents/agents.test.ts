@@ -30,6 +30,8 @@ import { readRequest } from '../../src/engine/formats';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
+import { listSessions, readBody, readSession, type Turn } from '../../src/proxy/recording';
+import { get, parseLazy, type JObject, type JValue } from '../../src/engine/json';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -282,6 +284,113 @@ describe('Claude Code through spillway proxy', () => {
 
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Claude Code');
+  });
+});
+
+/**
+ * Claude Code signed in with a subscription: `CLAUDE_CODE_OAUTH_TOKEN` (what `claude setup-token` prints)
+ * instead of a key, so it sends `Authorization: Bearer`, an `anthropic-beta` list that names the OAuth
+ * beta, `context_management` in the body and `role: "system"` items inside `messages`; its start-up
+ * preflight (`HEAD /api/hello`, left on here: no CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC) carries none
+ * of Anthropic's headers. All of it must reach the provider as Claude Code sent it, but the results.
+ */
+describe('Claude Code on a subscription (CLAUDE_CODE_OAUTH_TOKEN) through spillway proxy', () => {
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  const token = `sk-ant-oat01-spillway-test-${process.pid}-OAUTH-SECRET`;
+  /** Each model call the provider received, with the turn the proxy recorded for it (original body, headers). */
+  let calls: Array<{ received: ScriptedProvider['received'][number]; turn: Turn; original: string }> = [];
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: COMMANDS, finalAnswer: 'CLAUDE-OAUTH-DONE: twelve outputs read.' });
+    proxy = await startProxy(provider, join(root, 'claude-oauth'));
+    const home = join(root, 'claude-oauth', 'home');
+    const work = join(root, 'claude-oauth', 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    const { ANTHROPIC_API_KEY: _key, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: _quiet, ...env } = claudeEnv(home, proxy.url, '');
+    run = await runAgent(
+      claudeBin,
+      ['-p', 'Run the twelve shell commands you are asked for, then report.', '--allowedTools', 'Bash', '--output-format', 'json'],
+      { ...env, CLAUDE_CODE_OAUTH_TOKEN: token },
+      work,
+    );
+    const turns = listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
+    calls = provider.received
+      .filter((r) => r.method === 'POST' && r.path === '/v1/messages')
+      .map((received) => {
+        const turn = turns.find((t) => t.projectionRef !== undefined && readBody(proxy.sessions, t.projectionRef) === received.body);
+        if (!turn) throw new Error(`no recorded turn forwarded the body the provider received (${received.body.length} bytes)`);
+        return { received, turn, original: readBody(proxy.sessions, turn.requestRef!) };
+      });
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean };
+    expect(out.is_error, ctx).toBe(false);
+    expect(out.result, ctx).toBe('CLAUDE-OAUTH-DONE: twelve outputs read.');
+  });
+
+  it('the bearer token and the anthropic-beta list (the OAuth beta among them) reached the provider as Claude Code sent them', () => {
+    expect(calls.length).toBeGreaterThan(STEPS);
+    for (const { received, turn } of calls) {
+      expect(received.headers.authorization).toBe(`Bearer ${token}`);
+      expect(received.headers['x-api-key']).toBeUndefined();
+      // the recording keeps the header as the client sent it (never the authorization)
+      expect(received.headers['anthropic-beta']).toBe(turn.headers?.['anthropic-beta']);
+      const betas = String(received.headers['anthropic-beta']).split(',');
+      expect(betas).toEqual(expect.arrayContaining(['oauth-2025-04-20', 'context-management-2025-06-27']));
+    }
+  });
+
+  it('context_management and the role "system" items inside messages passed byte for byte; only tool results changed', () => {
+    const span = (text: string, node: JValue | undefined) => (node ? text.slice(node.start, node.end) : undefined);
+    const items = (node: JValue | undefined) => (node?.kind === 'array' ? node.items : []);
+    let systemItems = 0;
+    for (const { received, original } of calls) {
+      const sent = parseLazy(original) as JObject;
+      const got = parseLazy(received.body) as JObject;
+      expect(got.keys).toEqual(sent.keys);
+      expect(sent.keys).toContain('context_management');
+      for (const key of sent.keys.filter((k) => k !== 'messages'))
+        expect(span(received.body, get(got, key)), key).toBe(span(original, get(sent, key)));
+      const before = items(get(sent, 'messages'));
+      const after = items(get(got, 'messages'));
+      expect(after).toHaveLength(before.length);
+      before.forEach((m, i) => {
+        const role = JSON.parse(span(original, get(m, 'role'))!) as string;
+        if (role === 'system') systemItems++;
+        const results = JSON.stringify(JSON.parse(span(original, m)!)).includes('"tool_result"');
+        if (!results) expect(span(received.body, after[i]), `messages[${i}] (${role})`).toBe(span(original, m));
+      });
+    }
+    // Claude Code 2.1 sends its environment notes as a system item in every call
+    expect(systemItems).toBeGreaterThanOrEqual(calls.length);
+  });
+
+  it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
+    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'Claude Code (subscription)', true);
+  });
+
+  it('the preflight, which carries no Anthropic header, went to the Anthropic upstream like every other request', () => {
+    expectSome(
+      provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`),
+      (r) => r === 'HEAD /api/hello (to anthropic)',
+      'requests the provider received',
+    );
+    expect(provider.received.filter((r) => r.upstream !== 'anthropic').map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual([]);
+  });
+
+  it('no token in anything Spillway wrote', () => {
+    checkNoKey(token, proxy, 'Claude Code (subscription)');
   });
 });
 

@@ -81,6 +81,13 @@ describe('routes', () => {
     expect(routeFor('GET', '/v1/models', {}).provider).toBe('openai');
     expect(routeFor('GET', '/v1/models', { 'anthropic-version': '2023-06-01' }).provider).toBe('anthropic');
     expect(routeFor('POST', '/v1/messages/batches', {}).provider).toBe('anthropic');
+    expect(routeFor('GET', '/v1/models', { 'anthropic-beta': 'oauth-2025-04-20' }).provider).toBe('anthropic');
+  });
+
+  it("sends Claude Code's own /api/ endpoints to Anthropic, the bare preflight of a subscription sign-in included", () => {
+    expect(routeFor('HEAD', '/api/hello', {})).toEqual({ provider: 'anthropic', record: false });
+    expect(routeFor('GET', '/api/oauth/profile', { authorization: 'Bearer x' }).provider).toBe('anthropic');
+    expect(routeFor('GET', '/apis', {}).provider).toBe('openai');
   });
 });
 
