@@ -11,6 +11,9 @@
  *   - Anthropic's base URL has no version (`https://api.anthropic.com`) and the SDK posts
  *     `/v1/messages`. Agents are told `ANTHROPIC_BASE_URL=http://127.0.0.1:PORT`, so the client path
  *     is appended unchanged: `/v1/messages?beta=true` -> `<anthropic base path>/v1/messages?beta=true`.
+ *     Clients on the Vercel AI SDK (OpenCode, …) read the same variable but take it as a base that
+ *     includes the version (theirs defaults to `https://api.anthropic.com/v1`), so given Spillway's they
+ *     post `/messages`: a `/messages…` path gets the `/v1` they left out.
  * A base path prefix (a gateway at `http://host/openai/v1`, `http://host/anthropic`) is kept, and the
  * client's query string is passed on byte for byte (after the base URL's own query, if it has one).
  *
@@ -43,7 +46,12 @@ const PROJECTED: Record<string, Route> = {
   '/responses': { provider: 'openai', format: 'openai-responses', record: true },
   '/v1/messages': { provider: 'anthropic', format: 'anthropic-messages', record: true },
   '/v1/messages/count_tokens': { provider: 'anthropic', format: 'anthropic-messages', record: false },
+  '/messages': { provider: 'anthropic', format: 'anthropic-messages', record: true },
+  '/messages/count_tokens': { provider: 'anthropic', format: 'anthropic-messages', record: false },
 };
+
+/** A path of an AI SDK client given Spillway's Anthropic base URL, which lacks the `/v1` such clients expect. */
+const UNVERSIONED_MESSAGES = /^\/messages(\/|$)/;
 
 export function splitPath(url: string): { path: string; query: string } {
   const q = url.indexOf('?');
@@ -73,6 +81,7 @@ export function routeFor(method: string, path: string, headers: Record<string, s
   const anthropic =
     path === '/v1/complete' ||
     path.startsWith('/v1/messages') ||
+    UNVERSIONED_MESSAGES.test(path) ||
     path.startsWith('/api/') ||
     headers['anthropic-version'] !== undefined ||
     headers['anthropic-beta'] !== undefined ||
@@ -100,6 +109,7 @@ export function upstreamUrl(base: URL, provider: Provider, clientUrl: string): U
   const { path, query } = splitPath(clientUrl);
   let rest = path;
   if (provider === 'openai' && (path === '/v1' || path.startsWith('/v1/'))) rest = path.slice(3);
+  if (provider === 'anthropic' && UNVERSIONED_MESSAGES.test(path)) rest = '/v1' + path;
   const basePath = base.pathname.replace(/\/+$/, '');
   const joined = basePath + rest || '/';
   const baseQuery = base.search.replace(/^\?/, '');

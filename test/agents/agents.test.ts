@@ -21,10 +21,11 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CLAUDE_CODE, CODEX, ensureAgent } from './install';
+import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE } from './install';
 import { outputText, startScriptedProvider, type ScriptedProvider } from './provider';
 import { addCodexBaseUrl, addCodexMcpServer, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
+import { opencodeBaseUrl, opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
 import { filesUnder } from '../support/files';
@@ -160,7 +161,9 @@ function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'respon
     (r) =>
       r.json &&
       (kind === 'anthropic'
-        ? r.path === '/v1/messages' && Array.isArray(r.json.tools) && r.json.tools.some((t: any) => t?.name === 'Bash')
+        ? r.path === '/v1/messages' &&
+          Array.isArray(r.json.tools) &&
+          r.json.tools.some((t: any) => t?.name === 'Bash' || t?.name === 'bash')
         : r.path.endsWith('/responses')),
   );
   const last = main[main.length - 1];
@@ -178,6 +181,7 @@ function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'respon
 
 let claudeBin = '';
 let codexBin = '';
+let opencodeBin = '';
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-'));
 const expected = COMMANDS.map(sh);
 
@@ -185,6 +189,7 @@ beforeAll(() => {
   if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: 'inherit' });
   claudeBin = ensureAgent(CLAUDE_CODE);
   codexBin = ensureAgent(CODEX);
+  opencodeBin = ensureAgent(OPENCODE);
 }, 15 * 60_000);
 
 it('the commands give 25 kB outputs, each different', () => {
@@ -192,8 +197,8 @@ it('the commands give 25 kB outputs, each different', () => {
   expect(new Set(expected).size).toBe(STEPS);
 });
 
-function checkProjected(results: string[], store: string, agent: string, exact: boolean): void {
-  expect(results, `${agent}: the provider saw ${results.length} tool results, not ${STEPS}`).toHaveLength(STEPS);
+function checkProjected(results: string[], store: string, agent: string, exact: boolean, steps = STEPS): void {
+  expect(results, `${agent}: the provider saw ${results.length} tool results, not ${steps}`).toHaveLength(steps);
   results.forEach((text, k) => {
     const handle = HANDLE.exec(text)?.[0];
     expect(
@@ -393,6 +398,95 @@ describe('Claude Code on a subscription (CLAUDE_CODE_OAUTH_TOKEN) through spillw
     checkNoKey(token, proxy, 'Claude Code (subscription)');
   });
 });
+
+/**
+ * OpenCode (a Bun binary from npm, its providers on the Vercel AI SDK), `opencode run` headless with the
+ * Anthropic provider and a fake key in `ANTHROPIC_API_KEY`, routed two ways: its global opencode.json as
+ * Spillway: Route OpenCode Through Spillway writes it (`provider.anthropic.options.baseURL = <proxy>/v1`),
+ * and, with no config, only `ANTHROPIC_BASE_URL` as the proxy prints it (no `/v1`: OpenCode then posts
+ * `/messages`, which the proxy maps). Its shell tool is `bash`. No network of its own: the models list
+ * it ships, no update check, no sharing.
+ */
+function opencodeEnv(home: string, key: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: agentPath(OPENCODE),
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    ANTHROPIC_API_KEY: key,
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+    ...extra,
+  };
+}
+
+function opencodeSuite(route: 'config' | 'environment') {
+  const steps = route === 'config' ? STEPS : 2;
+  describe(`OpenCode through spillway proxy (routed by its ${route === 'config' ? 'opencode.json' : 'ANTHROPIC_BASE_URL'})`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    let configText = '';
+    const key = `sk-ant-api03-spillway-test-${process.pid}-OPENCODE-${route}-SECRET`;
+    const answer = `OPENCODE-DONE: ${steps} outputs read.`;
+
+    beforeAll(async () => {
+      provider = await startScriptedProvider({ commands: COMMANDS.slice(0, steps), finalAnswer: answer });
+      const dir = join(root, `opencode-${route}`);
+      proxy = await startProxy(provider, dir);
+      const home = join(dir, 'home');
+      const work = join(dir, 'work');
+      mkdirSync(work, { recursive: true });
+      const env = opencodeEnv(home, key, route === 'environment' ? { ANTHROPIC_BASE_URL: proxy.url } : {});
+      if (route === 'config') {
+        const file = opencodeConfigPath(env, home);
+        mkdirSync(join(file, '..'), { recursive: true });
+        const user = '{\n  "$schema": "https://opencode.ai/config.json",\n  "autoupdate": false,\n  "share": "disabled"\n}\n';
+        configText = routeOpenCode(user, opencodeBaseUrl(proxy.url), [], file).text;
+        writeFileSync(file, configText);
+      } else {
+        expect(proxy.out()).toContain(`export ANTHROPIC_BASE_URL=${proxy.url}`);
+      }
+      run = await runAgent(
+        opencodeBin,
+        ['run', '--model', 'anthropic/claude-sonnet-4-5', `Run the ${steps} shell commands you are asked for, then report.`],
+        env,
+        work,
+      );
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+    });
+
+    it("finishes with the provider's final answer", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nopencode.json:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}\nreceived: ${provider.received.map((r) => `${r.method} ${r.path}`).join(', ')}`;
+      expect(run.code, ctx).toBe(0);
+      expect(run.stdout, ctx).toContain(answer);
+    });
+
+    it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
+      const results = toolResultsSeen(provider, 'anthropic');
+      expect(results).toHaveLength(steps);
+      checkProjected(results, proxy.store, 'OpenCode', true, steps);
+    });
+
+    it('every model call was projected on the Anthropic upstream', () => {
+      expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(
+        provider.received.map(() => 'POST /v1/messages (to anthropic)'),
+      );
+    });
+
+    it('no key in anything Spillway wrote', () => {
+      checkNoKey(key, proxy, 'OpenCode');
+    });
+  });
+}
+
+opencodeSuite('config');
+opencodeSuite('environment');
 
 /**
  * The read-back pages of a run, checked: after the first result (a marker), every result answers the

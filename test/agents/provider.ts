@@ -10,7 +10,7 @@
  * WebSocket, in the conversation the request continues). Step k < N asks the
  * agent to run `commands[k]` with its shell tool; step N answers with the final text, or first, with
  * `readBack`, reads the first output back through Spillway's MCP tool page by page. Requests that
- * offer no shell tool (Claude Code's side calls: titles, topic checks) get a short text answer.
+ * offer no shell tool (Claude Code's and OpenCode's side calls: titles, topic checks) get a short text answer.
  * Every request body is kept for the assertions.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -49,7 +49,8 @@ export interface Script {
   websockets?: boolean;
 }
 
-const ANTHROPIC_SHELL = 'Bash';
+/** The shell tool on the Anthropic side: Claude Code's `Bash`, OpenCode's and pi's `bash`. */
+const ANTHROPIC_SHELLS = ['Bash', 'bash'];
 /** Codex's shell tools over the versions, in the order they are preferred. */
 const CODEX_SHELLS = ['exec_command', 'shell_command', 'shell', 'local_shell'];
 
@@ -114,8 +115,9 @@ function anthropicResults(body: any): Array<{ tool: string; text: string }> {
 }
 
 function anthropicReply(body: any, script: Script): { content: any[]; stop: string } {
-  const hasShell = Array.isArray(body.tools) && body.tools.some((t: any) => t?.name === ANTHROPIC_SHELL);
-  if (!hasShell) return { content: [{ type: 'text', text: 'Scripted side answer.' }], stop: 'end_turn' };
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  const shell = tools.find((t) => ANTHROPIC_SHELLS.includes(t?.name));
+  if (!shell) return { content: [{ type: 'text', text: 'Scripted side answer.' }], stop: 'end_turn' };
   const step = anthropicStep(body);
   if (script.readBack && step >= script.commands.length) {
     const read = nextRead(anthropicResults(body), script);
@@ -129,8 +131,12 @@ function anthropicReply(body: any, script: Script): { content: any[]; stop: stri
         {
           type: 'tool_use',
           id: id('toolu'),
-          name: ANTHROPIC_SHELL,
-          input: { command: script.commands[step], description: `step ${step + 1}` },
+          name: shell.name,
+          // a description only where the tool declares one (OpenCode's and pi's do not)
+          input: {
+            command: script.commands[step],
+            ...(shell.input_schema?.properties?.description ? { description: `step ${step + 1}` } : {}),
+          },
         },
       ],
       stop: 'tool_use',
