@@ -21,7 +21,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE } from './install';
+import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE, QWEN_CODE } from './install';
 import { outputText, startScriptedProvider, type ScriptedProvider } from './provider';
 import { addCodexBaseUrl, addCodexMcpServer, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
@@ -156,18 +156,24 @@ function spillwayRead(handle: string, store: string): string {
 }
 
 /** The text of every tool result the provider was sent, in order of the last (longest) request. */
-function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'responses'): string[] {
+function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'responses' | 'chat'): string[] {
+  const shell = (t: any) => t?.name === 'Bash' || t?.name === 'bash';
   const main = provider.received.filter(
     (r) =>
       r.json &&
       (kind === 'anthropic'
-        ? r.path === '/v1/messages' &&
-          Array.isArray(r.json.tools) &&
-          r.json.tools.some((t: any) => t?.name === 'Bash' || t?.name === 'bash')
-        : r.path.endsWith('/responses')),
+        ? r.path === '/v1/messages' && Array.isArray(r.json.tools) && r.json.tools.some(shell)
+        : kind === 'chat'
+          ? r.path === '/v1/chat/completions'
+          : r.path.endsWith('/responses')),
   );
   const last = main[main.length - 1];
   if (!last) return [];
+  if (kind === 'chat') {
+    return (last.json.messages as any[])
+      .filter((m) => m?.role === 'tool')
+      .map((m) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((c: any) => c.text ?? '').join('')));
+  }
   if (kind === 'anthropic') {
     return (last.json.messages as any[])
       .flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
@@ -182,6 +188,7 @@ function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'respon
 let claudeBin = '';
 let codexBin = '';
 let opencodeBin = '';
+let qwenBin = '';
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-'));
 const expected = COMMANDS.map(sh);
 
@@ -190,6 +197,7 @@ beforeAll(() => {
   claudeBin = ensureAgent(CLAUDE_CODE);
   codexBin = ensureAgent(CODEX);
   opencodeBin = ensureAgent(OPENCODE);
+  qwenBin = ensureAgent(QWEN_CODE);
 }, 15 * 60_000);
 
 it('the commands give 25 kB outputs, each different', () => {
@@ -197,7 +205,14 @@ it('the commands give 25 kB outputs, each different', () => {
   expect(new Set(expected).size).toBe(STEPS);
 });
 
-function checkProjected(results: string[], store: string, agent: string, exact: boolean, steps = STEPS): void {
+/**
+ * How a read-back holds the command's output: `exact` is the output itself; `suffix`, after a header
+ * the agent puts first (Codex: chunk id, wall time, exit code); `within`, wrapped in the agent's own
+ * lines (Qwen Code: `Command: …`, `Output: …`, `Exit Code: …`).
+ */
+type Holds = 'exact' | 'suffix' | 'within';
+
+function checkProjected(results: string[], store: string, agent: string, holds: Holds, steps = STEPS): void {
   expect(results, `${agent}: the provider saw ${results.length} tool results, not ${steps}`).toHaveLength(steps);
   results.forEach((text, k) => {
     const handle = HANDLE.exec(text)?.[0];
@@ -207,12 +222,12 @@ function checkProjected(results: string[], store: string, agent: string, exact: 
     ).toBeDefined();
     expect(text.length, `${agent}: the marker for result ${k + 1} is not short`).toBeLessThan(4_000);
     const back = spillwayRead(handle!, store);
-    if (exact) expect(back.trimEnd(), `${agent}: spillway read ${handle} is not the output of step ${k + 1}`).toBe(expected[k]!.trimEnd());
-    // Codex puts a short header (chunk id, wall time, exit code) before the output it sends
+    const out = expected[k]!.trimEnd();
+    if (holds === 'exact') expect(back.trimEnd(), `${agent}: spillway read ${handle} is not the output of step ${k + 1}`).toBe(out);
     else
       expect(
-        back.trimEnd().endsWith('\n' + expected[k]!.trimEnd()),
-        `${agent}: spillway read ${handle} does not end with the whole output of step ${k + 1}:\n${back.slice(0, 400)}`,
+        holds === 'suffix' ? back.trimEnd().endsWith('\n' + out) : back.includes(out + '\n'),
+        `${agent}: spillway read ${handle} does not hold the whole output of step ${k + 1}:\n${back.slice(0, 400)}`,
       ).toBe(true);
   });
 }
@@ -274,7 +289,7 @@ describe('Claude Code through spillway proxy', () => {
   });
 
   it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
-    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'Claude Code', true);
+    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'Claude Code', 'exact');
   });
 
   it('every request of the Anthropic client went to the Anthropic upstream, the preflight included', () => {
@@ -382,7 +397,7 @@ describe('Claude Code on a subscription (CLAUDE_CODE_OAUTH_TOKEN) through spillw
   });
 
   it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
-    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'Claude Code (subscription)', true);
+    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'Claude Code (subscription)', 'exact');
   });
 
   it('the preflight, which carries no Anthropic header, went to the Anthropic upstream like every other request', () => {
@@ -470,7 +485,7 @@ function opencodeSuite(route: 'config' | 'environment') {
     it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
       const results = toolResultsSeen(provider, 'anthropic');
       expect(results).toHaveLength(steps);
-      checkProjected(results, proxy.store, 'OpenCode', true, steps);
+      checkProjected(results, proxy.store, 'OpenCode', 'exact', steps);
     });
 
     it('every model call was projected on the Anthropic upstream', () => {
@@ -487,6 +502,64 @@ function opencodeSuite(route: 'config' | 'environment') {
 
 opencodeSuite('config');
 opencodeSuite('environment');
+
+/**
+ * Qwen Code (plain JavaScript from npm, run on the Node 24 its engines ask for), `qwen -p … --yolo`
+ * headless, routed by the environment alone as the proxy prints it: `OPENAI_BASE_URL` (with `/v1`),
+ * beside the `OPENAI_API_KEY` and `OPENAI_MODEL` Qwen Code needs to pick its OpenAI sign-in without a
+ * settings file. It speaks Chat Completions; its shell tool is `run_shell_command`, whose result text
+ * wraps the output in its own lines. Qwen Code 0.24 itself sometimes loses the whole output of a
+ * command that exits at once (`Output: (empty)`, seen without Spillway too, one or two in twelve), so
+ * each command here lingers a moment after printing (`&& sleep 0.3`; the output is the same).
+ */
+describe('Qwen Code through spillway proxy (routed by OPENAI_BASE_URL)', () => {
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  const key = `sk-proj-spillway-test-${process.pid}-QWEN-SECRET`;
+  const answer = 'QWEN-DONE: twelve outputs read.';
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: COMMANDS.map((c) => `${c} && sleep 0.3`), finalAnswer: answer });
+    proxy = await startProxy(provider, join(root, 'qwen'));
+    const home = join(root, 'qwen', 'home');
+    const work = join(root, 'qwen', 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    expect(proxy.out()).toContain(`export OPENAI_BASE_URL=${proxy.url}/v1`);
+    run = await runAgent(
+      qwenBin,
+      ['-p', 'Run the twelve shell commands you are asked for, then report.', '--yolo'],
+      { PATH: agentPath(QWEN_CODE), HOME: home, OPENAI_BASE_URL: `${proxy.url}/v1`, OPENAI_API_KEY: key, OPENAI_MODEL: 'qwen3-coder-plus' },
+      work,
+    );
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    expect(run.stdout.trim().split('\n').pop(), ctx).toBe(answer);
+  });
+
+  it('every 25 kB output reached the provider as a marker whose handle reads back the output', () => {
+    checkProjected(toolResultsSeen(provider, 'chat'), proxy.store, 'Qwen Code', 'within');
+  });
+
+  it('every model call was projected on the OpenAI upstream as Chat Completions', () => {
+    expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(
+      provider.received.map(() => 'POST /v1/chat/completions (to openai)'),
+    );
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    checkNoKey(key, proxy, 'Qwen Code');
+  });
+});
 
 /**
  * The read-back pages of a run, checked: after the first result (a marker), every result answers the
@@ -735,7 +808,7 @@ function codexSuite(mode: 'http' | 'websocket') {
     });
 
     it('every 25 kB output reached the provider as a marker whose handle reads back the output', () => {
-      checkProjected(toolResultsSeen(provider, 'responses'), proxy.store, 'Codex', false);
+      checkProjected(toolResultsSeen(provider, 'responses'), proxy.store, 'Codex', 'suffix');
     });
 
     it(

@@ -44,6 +44,15 @@ export const CODEX: AgentPackage = {
 };
 /** OpenCode: a Bun-compiled binary in `opencode-linux-x64` (and its musl / baseline variants). */
 export const OPENCODE: AgentPackage = { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode', versionText: /^1\.18\.33$/, native: true };
+/** Qwen Code: plain JavaScript; its engines ask for Node 22 or later. */
+export const QWEN_CODE: AgentPackage = {
+  pkg: '@qwen-code/qwen-code',
+  version: '0.24.4',
+  bin: 'qwen',
+  versionText: /^0\.24\.4$/,
+  native: false,
+  node: '24.21.0',
+};
 
 const MARKER = '.spillway-complete';
 const REGISTRY = /^https:\/\/registry\.npmjs\.org\//;
