@@ -21,11 +21,12 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE, QWEN_CODE } from './install';
+import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
 import { outputText, startScriptedProvider, type ScriptedProvider } from './provider';
 import { addCodexBaseUrl, addCodexMcpServer, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
-import { opencodeBaseUrl, opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfig';
+import { opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfig';
+import { piModelsPath, routePi } from '../../src/proxy/piConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
 import { filesUnder } from '../support/files';
@@ -189,6 +190,7 @@ let claudeBin = '';
 let codexBin = '';
 let opencodeBin = '';
 let qwenBin = '';
+let piBin = '';
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-'));
 const expected = COMMANDS.map(sh);
 
@@ -198,6 +200,7 @@ beforeAll(() => {
   codexBin = ensureAgent(CODEX);
   opencodeBin = ensureAgent(OPENCODE);
   qwenBin = ensureAgent(QWEN_CODE);
+  piBin = ensureAgent(PI);
 }, 15 * 60_000);
 
 it('the commands give 25 kB outputs, each different', () => {
@@ -458,7 +461,7 @@ function opencodeSuite(route: 'config' | 'environment') {
         const file = opencodeConfigPath(env, home);
         mkdirSync(join(file, '..'), { recursive: true });
         const user = '{\n  "$schema": "https://opencode.ai/config.json",\n  "autoupdate": false,\n  "share": "disabled"\n}\n';
-        configText = routeOpenCode(user, opencodeBaseUrl(proxy.url), [], file).text;
+        configText = routeOpenCode(user, proxy.url, [], file).text;
         writeFileSync(file, configText);
       } else {
         expect(proxy.out()).toContain(`export ANTHROPIC_BASE_URL=${proxy.url}`);
@@ -558,6 +561,65 @@ describe('Qwen Code through spillway proxy (routed by OPENAI_BASE_URL)', () => {
 
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Qwen Code');
+  });
+});
+
+/**
+ * The pi coding agent (plain JavaScript from npm), `pi -p` headless with its built-in Anthropic provider
+ * and a fake key in `ANTHROPIC_API_KEY`, routed by its models.json as src/proxy/piConfig.ts writes it
+ * (`providers.anthropic.baseUrl = <proxy>`, which keeps the provider's models and sign-in). Its shell
+ * tool is `bash`.
+ */
+describe('pi through spillway proxy (routed by its models.json)', () => {
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let configText = '';
+  const key = `sk-ant-api03-spillway-test-${process.pid}-PI-SECRET`;
+  const answer = 'PI-DONE: twelve outputs read.';
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: COMMANDS, finalAnswer: answer });
+    proxy = await startProxy(provider, join(root, 'pi'));
+    const home = join(root, 'pi', 'home');
+    const work = join(root, 'pi', 'work');
+    mkdirSync(work, { recursive: true });
+    const env = { PATH: agentPath(PI), HOME: home, PI_CODING_AGENT_DIR: join(home, '.pi', 'agent'), ANTHROPIC_API_KEY: key };
+    const file = piModelsPath(env, home);
+    mkdirSync(join(file, '..'), { recursive: true });
+    configText = routePi('', proxy.url, [], file).text;
+    writeFileSync(file, configText);
+    run = await runAgent(
+      piBin,
+      ['-p', '--provider', 'anthropic', '--model', 'claude-sonnet-4-5', 'Run the twelve shell commands you are asked for, then report.'],
+      env,
+      work,
+    );
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nmodels.json:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    expect(run.stdout.trim().split('\n').pop(), ctx).toBe(answer);
+  });
+
+  it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
+    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'pi', 'exact');
+  });
+
+  it('every model call was projected on the Anthropic upstream', () => {
+    expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(
+      provider.received.map(() => 'POST /v1/messages (to anthropic)'),
+    );
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    checkNoKey(key, proxy, 'pi');
   });
 });
 

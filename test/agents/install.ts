@@ -53,6 +53,14 @@ export const QWEN_CODE: AgentPackage = {
   native: false,
   node: '24.21.0',
 };
+/** The pi coding agent: plain JavaScript. */
+export const PI: AgentPackage = {
+  pkg: '@mariozechner/pi-coding-agent',
+  version: '0.73.1',
+  bin: 'pi',
+  versionText: /0\.73\.1/,
+  native: false,
+};
 
 const MARKER = '.spillway-complete';
 const REGISTRY = /^https:\/\/registry\.npmjs\.org\//;

@@ -4,11 +4,14 @@
  * other byte of the user's file kept, a user's own baseURL left alone, a broken file refused.
  */
 import { describe, expect, test } from 'vitest';
-import { opencodeBaseUrl, opencodeConfigPath, routeOpenCode, unrouteOpenCode } from '../../src/proxy/opencodeConfig';
+import { opencodeConfigPath, routeOpenCode, unrouteOpenCode } from '../../src/proxy/opencodeConfig';
 import { JsonFileError } from '../../src/proxy/jsonFile';
 
-const BASE_A = opencodeBaseUrl('http://127.0.0.1:8417');
-const BASE_B = opencodeBaseUrl('http://127.0.0.1:9000/');
+const URL_A = 'http://127.0.0.1:8417';
+const URL_B = 'http://127.0.0.1:9000/';
+/** what the route writes: the proxy with /v1, as the AI SDK providers OpenCode uses expect */
+const BASE_A = 'http://127.0.0.1:8417/v1';
+const BASE_B = 'http://127.0.0.1:9000/v1';
 
 /** An opencode.json as people keep them: a schema, a model, an Ollama provider of their own, CRLF, tabs. */
 const USER =
@@ -19,15 +22,11 @@ describe('where and what', () => {
     expect(opencodeConfigPath({ XDG_CONFIG_HOME: '/x/cfg' }, '/home/me')).toBe('/x/cfg/opencode/opencode.json');
     expect(opencodeConfigPath({}, '/home/me')).toBe('/home/me/.config/opencode/opencode.json');
   });
-
-  test('the base URL carries /v1, as the AI SDK providers OpenCode uses expect', () => {
-    expect([BASE_A, BASE_B]).toEqual(['http://127.0.0.1:8417/v1', 'http://127.0.0.1:9000/v1']);
-  });
 });
 
 describe('routing', () => {
   test('sets both providers to the proxy after the user own ones, in the file style, the rest byte-identical', () => {
-    const r = routeOpenCode(USER, BASE_A, []);
+    const r = routeOpenCode(USER, URL_A, []);
     expect([r.changed, r.warnings]).toEqual([true, []]);
     const v = JSON.parse(r.text);
     expect(v.provider.anthropic.options.baseURL).toBe(BASE_A);
@@ -40,7 +39,7 @@ describe('routing', () => {
   });
 
   test('an empty or missing file becomes a normal one', () => {
-    const r = routeOpenCode('', BASE_A, []);
+    const r = routeOpenCode('', URL_A, []);
     expect(JSON.parse(r.text)).toEqual({
       provider: { anthropic: { options: { baseURL: BASE_A } }, openai: { options: { baseURL: BASE_A } } },
     });
@@ -48,15 +47,15 @@ describe('routing', () => {
   });
 
   test('routing twice changes nothing; a move to another port replaces only what Spillway wrote', () => {
-    const once = routeOpenCode(USER, BASE_A, []).text;
-    expect(routeOpenCode(once, BASE_A, [BASE_A])).toEqual({ text: once, changed: false, warnings: [] });
-    const moved = routeOpenCode(once, BASE_B, [BASE_A]);
+    const once = routeOpenCode(USER, URL_A, []).text;
+    expect(routeOpenCode(once, URL_A, [URL_A])).toEqual({ text: once, changed: false, warnings: [] });
+    const moved = routeOpenCode(once, URL_B, [URL_A]);
     expect(moved.text).toBe(once.split(BASE_A).join(BASE_B));
   });
 
   test('a baseURL the user set stays theirs: that provider is skipped with a warning, the other routed', () => {
     const mine = '{\n  "provider": {\n    "openai": { "options": { "baseURL": "https://gw.example/v1", "timeout": 5 } }\n  }\n}\n';
-    const r = routeOpenCode(mine, BASE_A, []);
+    const r = routeOpenCode(mine, URL_A, []);
     const v = JSON.parse(r.text);
     expect(v.provider.openai.options).toEqual({ baseURL: 'https://gw.example/v1', timeout: 5 });
     expect(v.provider.anthropic.options.baseURL).toBe(BASE_A);
@@ -68,8 +67,8 @@ describe('routing', () => {
 
   test('a file that is not plain JSON (comments, as opencode.jsonc allows) is refused, naming the file', () => {
     const jsonc = '{\n  // mine\n  "model": "x"\n}\n';
-    expect(() => routeOpenCode(jsonc, BASE_A, [], '/home/me/.config/opencode/opencode.json')).toThrow(JsonFileError);
-    expect(() => routeOpenCode(jsonc, BASE_A, [], '/home/me/.config/opencode/opencode.json')).toThrow(
+    expect(() => routeOpenCode(jsonc, URL_A, [], '/home/me/.config/opencode/opencode.json')).toThrow(JsonFileError);
+    expect(() => routeOpenCode(jsonc, URL_A, [], '/home/me/.config/opencode/opencode.json')).toThrow(
       /\/home\/me\/\.config\/opencode\/opencode\.json is not valid JSON.*left unchanged/,
     );
   });
@@ -77,21 +76,21 @@ describe('routing', () => {
 
 describe('unrouting', () => {
   test('gives back the user file byte for byte', () => {
-    const routed = routeOpenCode(USER, BASE_A, []).text;
-    expect(unrouteOpenCode(routed, [BASE_A])).toEqual({ text: USER, changed: true });
-    expect(unrouteOpenCode(routeOpenCode('', BASE_A, []).text, [BASE_A]).text).toBe('{}\n');
+    const routed = routeOpenCode(USER, URL_A, []).text;
+    expect(unrouteOpenCode(routed, [URL_A])).toEqual({ text: USER, changed: true });
+    expect(unrouteOpenCode(routeOpenCode('', URL_A, []).text, [URL_A]).text).toBe('{}\n');
   });
 
   test('leaves a baseURL Spillway did not write, and a file with none', () => {
     const mine = '{ "provider": { "anthropic": { "options": { "baseURL": "http://127.0.0.1:8417/v1" } } } }';
-    expect(unrouteOpenCode(mine, [BASE_B])).toEqual({ text: mine, changed: false });
-    expect(unrouteOpenCode(USER, [BASE_A])).toEqual({ text: USER, changed: false });
+    expect(unrouteOpenCode(mine, [URL_B])).toEqual({ text: mine, changed: false });
+    expect(unrouteOpenCode(USER, [URL_A])).toEqual({ text: USER, changed: false });
   });
 
   test('keeps the other options of a provider when taking the baseURL back', () => {
     const withKey = '{\n  "provider": {\n    "anthropic": {\n      "options": {\n        "timeout": 600000\n      }\n    }\n  }\n}\n';
-    const routed = routeOpenCode(withKey, BASE_A, []).text;
+    const routed = routeOpenCode(withKey, URL_A, []).text;
     expect(JSON.parse(routed).provider.anthropic.options).toEqual({ timeout: 600000, baseURL: BASE_A });
-    expect(unrouteOpenCode(routed, [BASE_A]).text).toBe(withKey);
+    expect(unrouteOpenCode(routed, [URL_A]).text).toBe(withKey);
   });
 });
