@@ -419,44 +419,47 @@ describe('Claude Code on a subscription (CLAUDE_CODE_OAUTH_TOKEN) through spillw
 
 /**
  * OpenCode (a Bun binary from npm, its providers on the Vercel AI SDK), `opencode run` headless with the
- * Anthropic provider and a fake key in `ANTHROPIC_API_KEY`, routed two ways: its global opencode.json as
- * Spillway: Route OpenCode Through Spillway writes it (`provider.anthropic.options.baseURL = <proxy>/v1`),
- * and, with no config, only `ANTHROPIC_BASE_URL` as the proxy prints it (no `/v1`: OpenCode then posts
- * `/messages`, which the proxy maps). Its shell tool is `bash`. No network of its own: the models list
+ * Anthropic provider (a fake key in `ANTHROPIC_API_KEY`) or the OpenAI one (Responses API, a fake key in
+ * `OPENAI_API_KEY`), routed two ways: its global opencode.json as Spillway: Route OpenCode Through
+ * Spillway writes it (`provider.<id>.options.baseURL = <proxy>/v1`), and, with no config, only the
+ * variable as the proxy prints it (`ANTHROPIC_BASE_URL` has no `/v1`: OpenCode then posts `/messages`,
+ * which the proxy maps). Its shell tool is `bash`. No network of its own: the models list
  * it ships, no update check, no sharing.
  */
-function opencodeEnv(home: string, key: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+function opencodeEnv(home: string, keys: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
+    ...keys,
     PATH: agentPath(OPENCODE),
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
-    ANTHROPIC_API_KEY: key,
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_MODELS_FETCH: '1',
     OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
     OPENCODE_DISABLE_SHARE: '1',
-    ...extra,
   };
 }
 
-function opencodeSuite(route: 'config' | 'environment') {
-  const steps = route === 'config' ? STEPS : 2;
-  describe(`OpenCode through spillway proxy (routed by its ${route === 'config' ? 'opencode.json' : 'ANTHROPIC_BASE_URL'})`, () => {
+function opencodeSuite(route: 'config' | 'environment', upstream: 'anthropic' | 'openai') {
+  const steps = route === 'config' && upstream === 'anthropic' ? STEPS : 2;
+  const how = route === 'config' ? 'opencode.json' : upstream === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL';
+  describe(`OpenCode${upstream === 'openai' ? ' with the OpenAI provider' : ''} through spillway proxy (routed by ${route === 'config' ? 'its ' : ''}${how})`, () => {
     let provider: ScriptedProvider;
     let proxy: Proxy;
     let run: Run;
     let configText = '';
-    const key = `sk-ant-api03-spillway-test-${process.pid}-OPENCODE-${route}-SECRET`;
+    const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-OPENCODE-${route}-${upstream}-SECRET`;
     const answer = `OPENCODE-DONE: ${steps} outputs read.`;
 
     beforeAll(async () => {
       provider = await startScriptedProvider({ commands: COMMANDS.slice(0, steps), finalAnswer: answer });
-      const dir = join(root, `opencode-${route}`);
+      const dir = join(root, `opencode-${route}-${upstream}`);
       proxy = await startProxy(provider, dir);
       const home = join(dir, 'home');
       const work = join(dir, 'work');
       mkdirSync(work, { recursive: true });
-      const env = opencodeEnv(home, key, route === 'environment' ? { ANTHROPIC_BASE_URL: proxy.url } : {});
+      const env = opencodeEnv(home, upstream === 'anthropic' ? { ANTHROPIC_API_KEY: key } : { OPENAI_API_KEY: key });
+      if (route === 'environment' && upstream === 'anthropic') env.ANTHROPIC_BASE_URL = proxy.url;
+      if (route === 'environment' && upstream === 'openai') env.OPENAI_BASE_URL = `${proxy.url}/v1`;
       if (route === 'config') {
         const file = opencodeConfigPath(env, home);
         mkdirSync(join(file, '..'), { recursive: true });
@@ -464,11 +467,16 @@ function opencodeSuite(route: 'config' | 'environment') {
         configText = routeOpenCode(user, proxy.url, [], file).text;
         writeFileSync(file, configText);
       } else {
-        expect(proxy.out()).toContain(`export ANTHROPIC_BASE_URL=${proxy.url}`);
+        expect(proxy.out()).toContain(`export ${how}=${env[how]}`);
       }
       run = await runAgent(
         opencodeBin,
-        ['run', '--model', 'anthropic/claude-sonnet-4-5', `Run the ${steps} shell commands you are asked for, then report.`],
+        [
+          'run',
+          '--model',
+          upstream === 'anthropic' ? 'anthropic/claude-sonnet-4-5' : 'openai/gpt-5',
+          `Run the ${steps} shell commands you are asked for, then report.`,
+        ],
         env,
         work,
       );
@@ -486,15 +494,14 @@ function opencodeSuite(route: 'config' | 'environment') {
     });
 
     it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
-      const results = toolResultsSeen(provider, 'anthropic');
+      const results = toolResultsSeen(provider, upstream === 'anthropic' ? 'anthropic' : 'responses');
       expect(results).toHaveLength(steps);
       checkProjected(results, proxy.store, 'OpenCode', 'exact', steps);
     });
 
-    it('every model call was projected on the Anthropic upstream', () => {
-      expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(
-        provider.received.map(() => 'POST /v1/messages (to anthropic)'),
-      );
+    it(`every model call was projected on the ${upstream === 'anthropic' ? 'Anthropic' : 'OpenAI'} upstream`, () => {
+      const expected = upstream === 'anthropic' ? 'POST /v1/messages (to anthropic)' : 'POST /v1/responses (to openai)';
+      expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(provider.received.map(() => expected));
     });
 
     it('no key in anything Spillway wrote', () => {
@@ -503,8 +510,10 @@ function opencodeSuite(route: 'config' | 'environment') {
   });
 }
 
-opencodeSuite('config');
-opencodeSuite('environment');
+opencodeSuite('config', 'anthropic');
+opencodeSuite('environment', 'anthropic');
+opencodeSuite('config', 'openai');
+opencodeSuite('environment', 'openai');
 
 /**
  * Qwen Code (plain JavaScript from npm, run on the Node 24 its engines ask for), `qwen -p … --yolo`

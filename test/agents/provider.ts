@@ -52,7 +52,7 @@ export interface Script {
 /** The shell tool on the Anthropic side: Claude Code's `Bash`, OpenCode's and pi's `bash`. */
 const ANTHROPIC_SHELLS = ['Bash', 'bash'];
 /** Codex's shell tools over the versions, in the order they are preferred. */
-const CODEX_SHELLS = ['exec_command', 'shell_command', 'shell', 'local_shell'];
+const CODEX_SHELLS = ['exec_command', 'shell_command', 'shell', 'local_shell', 'bash'];
 
 function sse(res: ServerResponse, events: Array<{ event: string; data: unknown }>): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
