@@ -575,62 +575,80 @@ describe('Qwen Code through spillway proxy (routed by OPENAI_BASE_URL)', () => {
 
 /**
  * The pi coding agent (plain JavaScript from npm), `pi -p` headless with its built-in Anthropic provider
- * and a fake key in `ANTHROPIC_API_KEY`, routed by its models.json as src/proxy/piConfig.ts writes it
- * (`providers.anthropic.baseUrl = <proxy>`, which keeps the provider's models and sign-in). Its shell
- * tool is `bash`.
+ * and a fake key in `ANTHROPIC_API_KEY` (or its OpenAI one, Responses API, with `OPENAI_API_KEY`),
+ * routed by its models.json as src/proxy/piConfig.ts writes it (`providers.anthropic.baseUrl = <proxy>`,
+ * `providers.openai.baseUrl = <proxy>/v1`; the provider keeps its models and sign-in). Its shell tool
+ * is `bash`.
  */
-describe('pi through spillway proxy (routed by its models.json)', () => {
-  let provider: ScriptedProvider;
-  let proxy: Proxy;
-  let run: Run;
-  let configText = '';
-  const key = `sk-ant-api03-spillway-test-${process.pid}-PI-SECRET`;
-  const answer = 'PI-DONE: twelve outputs read.';
+function piSuite(upstream: 'anthropic' | 'openai') {
+  const steps = upstream === 'anthropic' ? STEPS : 2;
+  describe(`pi${upstream === 'openai' ? ' with the OpenAI provider' : ''} through spillway proxy (routed by its models.json)`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    let configText = '';
+    const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-PI-${upstream}-SECRET`;
+    const answer = `PI-DONE: ${steps} outputs read.`;
 
-  beforeAll(async () => {
-    provider = await startScriptedProvider({ commands: COMMANDS, finalAnswer: answer });
-    proxy = await startProxy(provider, join(root, 'pi'));
-    const home = join(root, 'pi', 'home');
-    const work = join(root, 'pi', 'work');
-    mkdirSync(work, { recursive: true });
-    const env = { PATH: agentPath(PI), HOME: home, PI_CODING_AGENT_DIR: join(home, '.pi', 'agent'), ANTHROPIC_API_KEY: key };
-    const file = piModelsPath(env, home);
-    mkdirSync(join(file, '..'), { recursive: true });
-    configText = routePi('', proxy.url, [], file).text;
-    writeFileSync(file, configText);
-    run = await runAgent(
-      piBin,
-      ['-p', '--provider', 'anthropic', '--model', 'claude-sonnet-4-5', 'Run the twelve shell commands you are asked for, then report.'],
-      env,
-      work,
-    );
-  }, AGENT_TIMEOUT_MS + 30_000);
+    beforeAll(async () => {
+      provider = await startScriptedProvider({ commands: COMMANDS.slice(0, steps), finalAnswer: answer });
+      proxy = await startProxy(provider, join(root, `pi-${upstream}`));
+      const home = join(root, `pi-${upstream}`, 'home');
+      const work = join(root, `pi-${upstream}`, 'work');
+      mkdirSync(work, { recursive: true });
+      const env = {
+        PATH: agentPath(PI),
+        HOME: home,
+        PI_CODING_AGENT_DIR: join(home, '.pi', 'agent'),
+        [upstream === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY']: key,
+      };
+      const file = piModelsPath(env, home);
+      mkdirSync(join(file, '..'), { recursive: true });
+      configText = routePi('', proxy.url, [], file).text;
+      writeFileSync(file, configText);
+      run = await runAgent(
+        piBin,
+        [
+          '-p',
+          '--provider',
+          upstream,
+          '--model',
+          upstream === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-5',
+          `Run the ${steps} shell commands you are asked for, then report.`,
+        ],
+        env,
+        work,
+      );
+    }, AGENT_TIMEOUT_MS + 30_000);
 
-  afterAll(async () => {
-    await proxy?.close();
-    await provider?.close();
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+    });
+
+    it("finishes with the provider's final answer", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nmodels.json:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+      expect(run.code, ctx).toBe(0);
+      expect(run.stdout.trim().split('\n').pop(), ctx).toBe(answer);
+    });
+
+    it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
+      checkProjected(toolResultsSeen(provider, upstream === 'anthropic' ? 'anthropic' : 'responses'), proxy.store, 'pi', 'exact', steps);
+    });
+
+    it(`every model call was projected on the ${upstream === 'anthropic' ? 'Anthropic' : 'OpenAI'} upstream`, () => {
+      const expected = upstream === 'anthropic' ? 'POST /v1/messages (to anthropic)' : 'POST /v1/responses (to openai)';
+      expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(provider.received.map(() => expected));
+    });
+
+    it('no key in anything Spillway wrote', () => {
+      checkNoKey(key, proxy, 'pi');
+    });
   });
+}
 
-  it("finishes with the provider's final answer", () => {
-    const ctx = `exit ${run.code} after ${run.ms} ms\nmodels.json:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
-    expect(run.code, ctx).toBe(0);
-    expect(run.stdout.trim().split('\n').pop(), ctx).toBe(answer);
-  });
-
-  it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
-    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'pi', 'exact');
-  });
-
-  it('every model call was projected on the Anthropic upstream', () => {
-    expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(
-      provider.received.map(() => 'POST /v1/messages (to anthropic)'),
-    );
-  });
-
-  it('no key in anything Spillway wrote', () => {
-    checkNoKey(key, proxy, 'pi');
-  });
-});
+piSuite('anthropic');
+piSuite('openai');
 
 /**
  * The read-back pages of a run, checked: after the first result (a marker), every result answers the
