@@ -4,9 +4,13 @@
  * commands with 25 kB outputs, configured only the way Spillway tells users to:
  *   - Claude Code: `ANTHROPIC_BASE_URL` (what the proxy prints), `claude -p … --allowedTools Bash
  *     --output-format json` with `IS_SANDBOX=1` and a fake key;
+ *   - Claude Code on a subscription: the same with `CLAUDE_CODE_OAUTH_TOKEN` instead of a key;
  *   - Codex: a `CODEX_HOME` whose config.toml was written by src/proxy/codexConfig.ts (the code behind
  *     Spillway: Route Codex Through Spillway), `codex exec --skip-git-repo-check
- *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`.
+ *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`;
+ *   - OpenCode (`opencode run`) and pi (`pi -p`), each with its Anthropic and its OpenAI provider, routed
+ *     by the file Route OpenCode / pi Through Spillway writes (src/proxy/opencodeConfig.ts, piConfig.ts)
+ *     and OpenCode also by the variables alone; Qwen Code (`qwen -p --yolo`) by `OPENAI_BASE_URL`.
  * Read-backs over MCP: Claude Code with the `.mcp.json` and `.claude/settings.local.json` Spillway's
  * command writes (its read tools allowed there, Bash only for the one `seq` it runs), and Codex with
  * the `[mcp_servers.spillway]` table Route Codex Through Spillway adds; the scripted provider reads

