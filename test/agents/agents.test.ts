@@ -669,98 +669,119 @@ function readBackPages(results: Array<[string, string]>, readTool: string, store
   return whole;
 }
 
-describe('Claude Code reads back through spillway mcp, with only the MCP tool allowed', () => {
-  let provider: ScriptedProvider;
-  let proxy: Proxy;
-  let run: Run;
-  const key = `sk-ant-api03-spillway-test-${process.pid}-MCP-SECRET`;
-  const READ_TOOL = CLAUDE_MCP_TOOLS[0]!;
-  const PAGE = 8_000;
+/** `token`: signed in with a subscription token (CLAUDE_CODE_OAUTH_TOKEN) instead of a key. */
+function claudeMcpSuite(signIn: 'key' | 'token') {
+  describe(`Claude Code${signIn === 'token' ? ' on a subscription' : ''} reads back through spillway mcp, with only the MCP tool allowed`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    const key =
+      signIn === 'key'
+        ? `sk-ant-api03-spillway-test-${process.pid}-MCP-SECRET`
+        : `sk-ant-oat01-spillway-test-${process.pid}-MCP-OAUTH-SECRET`;
+    const READ_TOOL = CLAUDE_MCP_TOOLS[0]!;
+    const PAGE = 8_000;
 
-  beforeAll(async () => {
-    provider = await startScriptedProvider({
-      commands: [COMMANDS[0]!],
-      finalAnswer: 'CLAUDE-MCP-DONE: read back.',
-      readBack: { tool: READ_TOOL, page: PAGE },
+    beforeAll(async () => {
+      provider = await startScriptedProvider({
+        commands: [COMMANDS[0]!],
+        finalAnswer: 'CLAUDE-MCP-DONE: read back.',
+        readBack: { tool: READ_TOOL, page: PAGE },
+      });
+      const dir = join(root, `claude-mcp-${signIn}`);
+      proxy = await startProxy(provider, dir);
+      const home = join(dir, 'home');
+      const work = join(dir, 'work');
+      mkdirSync(home, { recursive: true });
+      mkdirSync(join(work, '.claude'), { recursive: true });
+      // the files Spillway: Add Spillway's MCP Server for Claude Code writes: the server, and the allow-once
+      writeFileSync(
+        join(work, '.mcp.json'),
+        addMcpJsonServer('', { command: process.execPath, args: [CLI, 'mcp', '--store', proxy.store] }).text,
+      );
+      writeFileSync(join(work, '.claude', 'settings.local.json'), allowMcpTools('').text);
+      run = await runAgent(
+        claudeBin,
+        // the one shell command the script runs is allowed by name; no other Bash, so a read-back can only be the MCP tool
+        [
+          '-p',
+          'Run the shell command you are asked for, read its output back, then report.',
+          '--allowedTools',
+          'Bash(seq:*)',
+          '--output-format',
+          'json',
+        ],
+        signIn === 'key'
+          ? claudeEnv(home, proxy.url, key)
+          : { ...claudeEnv(home, proxy.url, ''), ANTHROPIC_API_KEY: undefined, CLAUDE_CODE_OAUTH_TOKEN: key },
+        work,
+      );
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
     });
-    proxy = await startProxy(provider, join(root, 'claude-mcp'));
-    const home = join(root, 'claude-mcp', 'home');
-    const work = join(root, 'claude-mcp', 'work');
-    mkdirSync(home, { recursive: true });
-    mkdirSync(join(work, '.claude'), { recursive: true });
-    // the files Spillway: Add Spillway's MCP Server for Claude Code writes: the server, and the allow-once
-    writeFileSync(
-      join(work, '.mcp.json'),
-      addMcpJsonServer('', { command: process.execPath, args: [CLI, 'mcp', '--store', proxy.store] }).text,
-    );
-    writeFileSync(join(work, '.claude', 'settings.local.json'), allowMcpTools('').text);
-    run = await runAgent(
-      claudeBin,
-      // the one shell command the script runs is allowed by name; no other Bash, so a read-back can only be the MCP tool
-      [
-        '-p',
-        'Run the shell command you are asked for, read its output back, then report.',
-        '--allowedTools',
-        'Bash(seq:*)',
-        '--output-format',
-        'json',
-      ],
-      claudeEnv(home, proxy.url, key),
-      work,
-    );
-  }, AGENT_TIMEOUT_MS + 30_000);
 
-  afterAll(async () => {
-    await proxy?.close();
-    await provider?.close();
-  });
-
-  /** The last request of the main conversation, as the provider received it. */
-  const lastMain = () =>
-    provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!.json;
-  /** [tool name, text] of every tool result in the last request. */
-  const results = (): Array<[string, string]> => {
-    const names = new Map<string, string>();
-    const out: Array<[string, string]> = [];
-    for (const m of lastMain().messages as any[]) {
-      if (!Array.isArray(m.content)) continue;
-      for (const b of m.content) {
-        if (b?.type === 'tool_use') names.set(b.id, b.name);
-        if (b?.type === 'tool_result')
-          out.push([
-            names.get(b.tool_use_id) ?? '',
-            typeof b.content === 'string' ? b.content : b.content.map((c: any) => c.text ?? '').join(''),
-          ]);
+    /** The last request of the main conversation, as the provider received it. */
+    const lastMain = () =>
+      provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!.json;
+    /** [tool name, text] of every tool result in the last request. */
+    const results = (): Array<[string, string]> => {
+      const names = new Map<string, string>();
+      const out: Array<[string, string]> = [];
+      for (const m of lastMain().messages as any[]) {
+        if (!Array.isArray(m.content)) continue;
+        for (const b of m.content) {
+          if (b?.type === 'tool_use') names.set(b.id, b.name);
+          if (b?.type === 'tool_result')
+            out.push([
+              names.get(b.tool_use_id) ?? '',
+              typeof b.content === 'string' ? b.content : b.content.map((c: any) => c.text ?? '').join(''),
+            ]);
+        }
       }
-    }
-    return out;
-  };
+      return out;
+    };
 
-  it("finishes with the provider's final answer, nothing denied", () => {
-    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
-    expect(run.code, ctx).toBe(0);
-    const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean; permission_denials?: unknown[] };
-    expect(out.is_error, ctx).toBe(false);
-    expect(out.result, ctx).toBe('CLAUDE-MCP-DONE: read back.');
-    expect(out.permission_denials ?? [], ctx).toEqual([]);
-  });
+    it("finishes with the provider's final answer, nothing denied", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+      expect(run.code, ctx).toBe(0);
+      const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean; permission_denials?: unknown[] };
+      expect(out.is_error, ctx).toBe(false);
+      expect(out.result, ctx).toBe('CLAUDE-MCP-DONE: read back.');
+      expect(out.permission_denials ?? [], ctx).toEqual([]);
+    });
 
-  it('offered the MCP read tool (as a deferred tool, with tool search on), and the marker told the model to call it', () => {
-    const last = provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!;
-    expect(findReadTool(readRequest(last.body, 'anthropic-messages'))).toBe(READ_TOOL);
-    const [tool, marker] = results()[0]!;
-    expect(tool).toBe('Bash');
-    expect(marker).toContain(`call \`${READ_TOOL}\` with handle`);
-  });
+    it('offered the MCP read tool (as a deferred tool, with tool search on), and the marker told the model to call it', () => {
+      const last = provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!;
+      expect(findReadTool(readRequest(last.body, 'anthropic-messages'))).toBe(READ_TOOL);
+      const [tool, marker] = results()[0]!;
+      expect(tool).toBe('Bash');
+      expect(marker).toContain(`call \`${READ_TOOL}\` with handle`);
+    });
 
-  it('received the exact output back, page by page, through the MCP tool', () => {
-    expect(readBackPages(results(), READ_TOOL, proxy.store).trimEnd()).toBe(expected[0]!.trimEnd());
-  });
+    it('received the exact output back, page by page, through the MCP tool', () => {
+      expect(readBackPages(results(), READ_TOOL, proxy.store).trimEnd()).toBe(expected[0]!.trimEnd());
+    });
 
-  it('no key in anything Spillway wrote', () => {
-    checkNoKey(key, proxy, 'Claude Code (MCP)');
+    it('no key in anything Spillway wrote', () => {
+      checkNoKey(key, proxy, `Claude Code (MCP, ${signIn})`);
+    });
+
+    it(`every model call carried the ${signIn === 'key' ? 'key as x-api-key' : 'token as the bearer'}`, () => {
+      const calls = provider.received.filter((r) => r.method === 'POST' && r.path === '/v1/messages');
+      expect(calls.length).toBeGreaterThan(2);
+      for (const r of calls) {
+        if (signIn === 'key') expect(r.headers['x-api-key']).toBe(key);
+        else expect([r.headers.authorization, r.headers['x-api-key']]).toEqual([`Bearer ${key}`, undefined]);
+      }
+    });
   });
-});
+}
+
+claudeMcpSuite('key');
+claudeMcpSuite('token');
 
 describe('Codex reads back through spillway mcp, the server added as Route Codex Through Spillway adds it', () => {
   let provider: ScriptedProvider;
