@@ -11,6 +11,9 @@
  *   - Anthropic's base URL has no version (`https://api.anthropic.com`) and the SDK posts
  *     `/v1/messages`. Agents are told `ANTHROPIC_BASE_URL=http://127.0.0.1:PORT`, so the client path
  *     is appended unchanged: `/v1/messages?beta=true` -> `<anthropic base path>/v1/messages?beta=true`.
+ *     Clients on the Vercel AI SDK (OpenCode, …) read the same variable but take it as a base that
+ *     includes the version (theirs defaults to `https://api.anthropic.com/v1`), so given Spillway's they
+ *     post `/messages`: a `/messages…` path gets the `/v1` they left out.
  * A base path prefix (a gateway at `http://host/openai/v1`, `http://host/anthropic`) is kept, and the
  * client's query string is passed on byte for byte (after the base URL's own query, if it has one).
  *
@@ -23,8 +26,11 @@
  *     to the ChatGPT backend as that base URL would on chatgpt.com, `/v1/X` -> `<chatgpt base>/codex/X`.
  *
  * Which upstream a pass-through request goes to: the ChatGPT backend for every path under
- * `/backend-api/` (and ChatGPT-signed requests, above); Anthropic for `/v1/messages…` and `/v1/complete`, and for any request that carries
- * Anthropic's own headers (`anthropic-version`, `x-api-key`); OpenAI for everything else.
+ * `/backend-api/` (and ChatGPT-signed requests, above); Anthropic for `/v1/messages…`, `/v1/complete` and
+ * `/api/…` (Claude Code's own endpoints on its base URL: the `HEAD /api/hello` preflight, which carries
+ * no header of Anthropic's when Claude Code signs in with a subscription token, and `/api/oauth/…`;
+ * OpenAI's API has no `/api/` path), and for any request that carries Anthropic's own headers
+ * (`anthropic-version`, `anthropic-beta`, `x-api-key`); OpenAI for everything else.
  */
 import type { WireFormat } from '../engine';
 
@@ -56,7 +62,12 @@ const PROJECTED: Record<string, Route> = {
   '/v1/messages': { provider: 'anthropic', format: 'anthropic-messages', record: true },
   '/v1/messages/count_tokens': { provider: 'anthropic', format: 'anthropic-messages', record: false },
   [CHATGPT_RESPONSES_PATH]: { provider: 'chatgpt', format: 'openai-responses', record: true },
+  '/messages': { provider: 'anthropic', format: 'anthropic-messages', record: true },
+  '/messages/count_tokens': { provider: 'anthropic', format: 'anthropic-messages', record: false },
 };
+
+/** A path of an AI SDK client given Spillway's Anthropic base URL, which lacks the `/v1` such clients expect. */
+const UNVERSIONED_MESSAGES = /^\/messages(\/|$)/;
 
 /** The header Codex sends with its ChatGPT sign-in; no API-key client sends it. */
 const CHATGPT_ACCOUNT_HEADER = 'chatgpt-account-id';
@@ -96,12 +107,17 @@ export function routeFor(method: string, path: string, headers: Record<string, s
     if (r) return r;
   }
   if (isChatgptPath(path)) return { provider: 'chatgpt', record: false };
-  const anthropic = isAnthropicPath(path) || headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined;
+  const anthropic =
+    isAnthropicPath(path) ||
+    path.startsWith('/api/') ||
+    headers['anthropic-version'] !== undefined ||
+    headers['anthropic-beta'] !== undefined ||
+    headers['x-api-key'] !== undefined;
   return { provider: anthropic ? 'anthropic' : 'openai', record: false };
 }
 
 function isAnthropicPath(path: string): boolean {
-  return path === '/v1/complete' || path.startsWith('/v1/messages');
+  return path === '/v1/complete' || path.startsWith('/v1/messages') || UNVERSIONED_MESSAGES.test(path);
 }
 
 /** Checks an upstream base URL: http or https, no credentials, no fragment. */
@@ -129,6 +145,7 @@ export function upstreamUrl(base: URL, provider: Provider, clientUrl: string): U
     // a ChatGPT-signed request on the OpenAI paths: where openai_base_url = <chatgpt>/backend-api/codex sends it
     else rest = '/codex' + (path === '/v1' || path.startsWith('/v1/') ? path.slice(3) : path);
   }
+  if (provider === 'anthropic' && UNVERSIONED_MESSAGES.test(path)) rest = '/v1' + path;
   const basePath = base.pathname.replace(/\/+$/, '');
   const joined = basePath + rest || '/';
   const baseQuery = base.search.replace(/^\?/, '');

@@ -1,7 +1,7 @@
 /**
  * A scripted model provider on 127.0.0.1 that speaks like the real ones, for the real agents to talk
- * to through `spillway proxy`: Anthropic Messages (JSON or SSE, as Claude Code asks) and OpenAI
- * Responses over HTTP/SSE and, when the script says `websockets`, over the Responses WebSocket mode
+ * to through `spillway proxy`: Anthropic Messages (JSON or SSE, as Claude Code asks), OpenAI Chat
+ * Completions (JSON or SSE, for Qwen Code) and OpenAI Responses over HTTP/SSE and, when the script says `websockets`, over the Responses WebSocket mode
  * (`GET /v1/responses` upgraded; `response.create` messages continued by `previous_response_id`, the
  * conversation kept here per response id, as the real service does). Otherwise upgrades are answered
  * 426, so a client falls back to HTTP. Under `/backend-api/` it plays the ChatGPT backend of Codex
@@ -12,7 +12,7 @@
  * WebSocket, in the conversation the request continues). Step k < N asks the
  * agent to run `commands[k]` with its shell tool; step N answers with the final text, or first, with
  * `readBack`, reads the first output back through Spillway's MCP tool page by page. Requests that
- * offer no shell tool (Claude Code's side calls: titles, topic checks) get a short text answer.
+ * offer no shell tool (Claude Code's and OpenCode's side calls: titles, topic checks) get a short text answer.
  * Every request body is kept for the assertions.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -51,11 +51,12 @@ export interface Script {
   websockets?: boolean;
 }
 
-const ANTHROPIC_SHELL = 'Bash';
+/** The shell tool on the Anthropic side: Claude Code's `Bash`, OpenCode's and pi's `bash`. */
+const ANTHROPIC_SHELLS = ['Bash', 'bash'];
 /** Codex's model calls on the ChatGPT backend (signed in with ChatGPT), HTTP and WebSocket. */
 const CHATGPT_RESPONSES = '/backend-api/codex/responses';
 /** Codex's shell tools over the versions, in the order they are preferred. */
-const CODEX_SHELLS = ['exec_command', 'shell_command', 'shell', 'local_shell'];
+const CODEX_SHELLS = ['exec_command', 'shell_command', 'shell', 'local_shell', 'bash'];
 
 function sse(res: ServerResponse, events: Array<{ event: string; data: unknown }>): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -118,8 +119,9 @@ function anthropicResults(body: any): Array<{ tool: string; text: string }> {
 }
 
 function anthropicReply(body: any, script: Script): { content: any[]; stop: string } {
-  const hasShell = Array.isArray(body.tools) && body.tools.some((t: any) => t?.name === ANTHROPIC_SHELL);
-  if (!hasShell) return { content: [{ type: 'text', text: 'Scripted side answer.' }], stop: 'end_turn' };
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  const shell = tools.find((t) => ANTHROPIC_SHELLS.includes(t?.name));
+  if (!shell) return { content: [{ type: 'text', text: 'Scripted side answer.' }], stop: 'end_turn' };
   const step = anthropicStep(body);
   if (script.readBack && step >= script.commands.length) {
     const read = nextRead(anthropicResults(body), script);
@@ -133,8 +135,12 @@ function anthropicReply(body: any, script: Script): { content: any[]; stop: stri
         {
           type: 'tool_use',
           id: id('toolu'),
-          name: ANTHROPIC_SHELL,
-          input: { command: script.commands[step], description: `step ${step + 1}` },
+          name: shell.name,
+          // a description only where the tool declares one (OpenCode's and pi's do not)
+          input: {
+            command: script.commands[step],
+            ...(shell.input_schema?.properties?.description ? { description: `step ${step + 1}` } : {}),
+          },
         },
       ],
       stop: 'tool_use',
@@ -193,6 +199,60 @@ function anthropic(res: ServerResponse, body: any, script: Script): void {
   });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });
   sse(res, events);
+}
+
+/** Shell tools on the Chat Completions side: Qwen Code's `run_shell_command`, and the common names. */
+const CHAT_SHELLS = ['run_shell_command', 'bash', 'shell'];
+
+/** Tool results in a Chat Completions request (`role: "tool"` messages). */
+function chatStep(body: any): number {
+  return (Array.isArray(body.messages) ? body.messages : []).filter((m: any) => m?.role === 'tool').length;
+}
+
+/**
+ * A Chat Completions answer: the next command as a call of the shell tool the request offers (its
+ * arguments shaped by the parameters the tool declares), or the final text; streamed as
+ * `chat.completion.chunk` events ending in `[DONE]` (with a usage chunk when asked) or one JSON body.
+ */
+function chat(res: ServerResponse, body: any, script: Script): void {
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  const shell = tools.find((t) => CHAT_SHELLS.includes(t?.function?.name))?.function;
+  const step = chatStep(body);
+  const props = shell?.parameters?.properties ?? {};
+  const call =
+    shell && step < script.commands.length
+      ? {
+          id: id('call'),
+          type: 'function',
+          function: {
+            name: shell.name as string,
+            arguments: JSON.stringify({
+              command: script.commands[step],
+              ...(props.description ? { description: `step ${step + 1}` } : {}),
+              ...(props.is_background ? { is_background: false } : {}),
+            }),
+          },
+        }
+      : undefined;
+  const text = !shell ? 'Scripted side answer.' : step < script.commands.length ? 'No shell tool was offered.' : script.finalAnswer;
+  const base = { id: id('chatcmpl'), created: Math.floor(Date.now() / 1000), model: body.model ?? 'gpt-scripted' };
+  const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 0 } };
+  const finish = call ? 'tool_calls' : 'stop';
+  if (!body.stream) {
+    const message = call ? { role: 'assistant', content: null, tool_calls: [call] } : { role: 'assistant', content: text };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage }));
+    return;
+  }
+  const chunk = (choices: any[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
+  if (call) res.write(chunk([{ index: 0, delta: { tool_calls: [{ index: 0, ...call }] }, finish_reason: null }]));
+  else res.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]));
+  res.write(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
+  if (body.stream_options?.include_usage) res.write(chunk([], { usage }));
+  res.end('data: [DONE]\n\n');
 }
 
 /** Tool outputs in a Responses request. */
@@ -548,6 +608,8 @@ export async function startScriptedProvider(script: Script): Promise<ScriptedPro
         }
         if (req.method === 'POST' && (path === '/v1/responses' || path === '/responses' || path === CHATGPT_RESPONSES))
           return responses(res, json ?? {}, script);
+        if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions'))
+          return chat(res, json ?? {}, script);
         if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end(JSON.stringify({ object: 'list', data: [] }));

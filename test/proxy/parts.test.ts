@@ -54,6 +54,14 @@ describe('upstream path mapping', () => {
     );
   });
 
+  it('adds the /v1 an AI SDK client (OpenCode) leaves out when given the Anthropic base without it', () => {
+    expect(url('https://api.anthropic.com', 'anthropic', '/messages')).toBe('https://api.anthropic.com/v1/messages');
+    expect(url('http://127.0.0.1:9000/anthropic', 'anthropic', '/messages/count_tokens?x=1')).toBe(
+      'http://127.0.0.1:9000/anthropic/v1/messages/count_tokens?x=1',
+    );
+    expect(url('https://api.anthropic.com', 'anthropic', '/messagesx')).toBe('https://api.anthropic.com/messagesx');
+  });
+
   it("passes the query string on as sent, after the base URL's own query", () => {
     expect(url('https://x.example/v1', 'openai', '/v1/files?purpose=a%20b&x=%2F')).toBe('https://x.example/v1/files?purpose=a%20b&x=%2F');
     expect(url('https://x.example/openai?api-version=2025', 'openai', '/v1/responses?x=1')).toBe(
@@ -69,6 +77,12 @@ describe('upstream path mapping', () => {
 });
 
 describe('routes', () => {
+  it('projects /messages as Anthropic Messages too: what an AI SDK client posts under a base URL without /v1', () => {
+    expect(routeFor('POST', '/messages', {})).toEqual({ provider: 'anthropic', format: 'anthropic-messages', record: true });
+    expect(routeFor('POST', '/messages/count_tokens', {})).toMatchObject({ format: 'anthropic-messages', record: false });
+    expect(routeFor('POST', '/messages/batches', {})).toEqual({ provider: 'anthropic', record: false });
+  });
+
   it('projects exactly the four model-call paths, on POST only', () => {
     expect(routeFor('POST', '/v1/chat/completions', {})).toEqual({ provider: 'openai', format: 'openai-chat', record: true });
     expect(routeFor('POST', '/v1/responses', {})).toMatchObject({ format: 'openai-responses' });
@@ -82,6 +96,13 @@ describe('routes', () => {
     expect(routeFor('GET', '/v1/models', {}).provider).toBe('openai');
     expect(routeFor('GET', '/v1/models', { 'anthropic-version': '2023-06-01' }).provider).toBe('anthropic');
     expect(routeFor('POST', '/v1/messages/batches', {}).provider).toBe('anthropic');
+    expect(routeFor('GET', '/v1/models', { 'anthropic-beta': 'oauth-2025-04-20' }).provider).toBe('anthropic');
+  });
+
+  it("sends Claude Code's own /api/ endpoints to Anthropic, the bare preflight of a subscription sign-in included", () => {
+    expect(routeFor('HEAD', '/api/hello', {})).toEqual({ provider: 'anthropic', record: false });
+    expect(routeFor('GET', '/api/oauth/profile', { authorization: 'Bearer x' }).provider).toBe('anthropic');
+    expect(routeFor('GET', '/apis', {}).provider).toBe('openai');
   });
 });
 

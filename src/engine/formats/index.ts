@@ -169,12 +169,17 @@ const ANTHROPIC_BLOCKS = new Set([
   'mcp_tool_result',
   'document',
 ]);
-const CHAT_ROLES = new Set(['system', 'developer', 'tool', 'function']);
+/**
+ * Roles only Chat Completions has. `system` is not one: Anthropic Messages takes `role: "system"`
+ * items inside `messages` too (Claude Code sends its environment notes that way), so a system item
+ * says nothing about the format and the other items decide.
+ */
+const CHAT_ROLES = new Set(['developer', 'tool', 'function']);
 
 /**
  * Tells the format from the request's shape. `input` means Responses; `messages` means Chat
  * Completions or Anthropic Messages, told apart by Anthropic-only traits (top-level `system`,
- * tool_use/tool_result blocks) versus Chat-only ones (system/tool roles, `tool_calls`). A message
+ * tool_use/tool_result blocks) versus Chat-only ones (tool/developer roles, `tool_calls`). A message
  * list with neither holds no tool results, so reading it as Chat changes nothing either way.
  */
 export function detectFormat(text: string, root: JObject): WireFormat {
