@@ -23,7 +23,7 @@
  */
 import { toolListed, type SpillwayConfig } from '../config';
 import { clearPaysBack, expectedRemainingCalls } from '../clear-schedule';
-import { CostLedger } from '../guarantee';
+import { CostLedger, stopped, type ReadBack } from '../guarantee';
 import { formatInt as fmt } from '../format-number';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
@@ -77,6 +77,11 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const afterUseItems = [...afterUse.keys()].sort((a, b) => a - b);
   let nextAfterUse = 0;
   const costs = new CostLedger();
+  // the session's read-backs, charged at the call they happened (../guarantee.ts)
+  const guarantee = results.guarantee;
+  const readBacksAt = new Map<number, ReadBack[]>();
+  for (const r of guarantee?.readBacks ?? []) readBacksAt.set(r.call, [...(readBacksAt.get(r.call) ?? []), r]);
+  let lastTotal = 0; // projected tokens of the previous call: what its read-backs read again
   let rawTotal = fixed;
   let rawPrev = 0; // raw tokens the previous call sent (what this one reads from the cache)
   let projPrev = 0; // projected tokens of the previous call that this one still shares
@@ -153,8 +158,11 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     while (upTo < cp) rawTotal += originalTok[upTo++]!;
     while (before < n && list[before]!.item < cp) before++;
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
+    costs.chargeReadBacks(lastTotal, readBacksAt.get(callNo) ?? []);
+    const offloadStopped = stopped(guarantee, 'offload', callNo);
     // what the previous call let through whole is reduced now that the model has used it
     let firstDeferred = Number.POSITIVE_INFINITY;
+    if (offloadStopped) deferred = [];
     for (const i of deferred) {
       const cut = reduceNow(i, true);
       if (cut !== undefined) firstDeferred = Math.min(firstDeferred, list[i]!.item);
@@ -180,7 +188,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
         : Math.min(projPrev, running, firstDeferred < Number.POSITIVE_INFINITY ? fixed + sums.before(firstDeferred) : running);
     // results arriving in this call over their cap: whole now and reduced after use when the
     // ledger can pay for the next call's rewrite of what follows them, else reduced on arrival
-    if (deferring) {
+    if (deferring && !offloadStopped) {
       const arriving: number[] = [];
       for (let i = before - 1; i >= 0 && list[i]!.item >= roundStart; i--) if (deferrable(i)) arriving.unshift(i);
       if (arriving.length) {
@@ -193,6 +201,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     }
     const settle = (total: number, read: number) => {
       costs.charge(raw, { read, total });
+      lastTotal = total;
       rawPrev = rawTotal;
       // the next call shares this one up to the first result it will see reduced after use
       projPrev = firstAfterUse < 0 ? total : Math.min(total, fixed + sums.before(firstAfterUse));
@@ -236,7 +245,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     }
     // payback schedule: plan the clear first, fire only when it pays back its cache rewrite within
     // the calls the session can be expected to still make, counting what the session has banked,
-    // and leaves the session at most MAX_OVERRUN over raw should it end now (../guarantee.ts)
+    // and leaves the session no dearer than raw should it end now, read-backs charged (../guarantee.ts);
+    // not once the bank can no longer cover a read-back of a clear
     if (c.schedule === 'payback') {
       stale ??= c.staleFirst ? findStale(results.req) : undefined;
       planner ??= new ClearPlanner(n, stale, (i) => (clearable(i) ? gain(i) : undefined));
@@ -245,6 +255,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       const kept = plan ? fixed + sums.before(list[plan.first]!.item) : 0;
       const remaining = expectedRemainingCalls(callNo + 1);
       if (
+        stopped(guarantee, 'clear', callNo) ||
         !plan ||
         !clearPaysBack({ running, before: kept, freed: plan.freed, calls: callNo + 1 }) ||
         !costs.paysBack(raw, { read: Math.min(readNow, kept), total: running - plan.freed }, (pm) => plan.freed * pm.cachedRead * remaining)
@@ -269,6 +280,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     running -= freed;
     settle(running, freed > 0 ? Math.min(readNow, fixed + sums.before(firstCleared)) : readNow);
   }
+  if (guarantee) draft.outcome.bank = costs.bank(callNo, lastTotal);
   return draft.outcome;
 }
 

@@ -21,6 +21,7 @@ import { CallMap, candidateNames } from '../formats';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { stringTokens } from '../tokens';
+import { stopped } from '../guarantee';
 import { LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
 import { countLines } from '../lines';
 
@@ -61,6 +62,9 @@ export function fileInputs(results: Results): InputsOutcome {
     if (!writer && !toolListed(shellTools, names)) continue;
     // the runs that began after the call's own assistant run
     if (runsAfter[call.item + 1]! < keepRounds) continue;
+    // decided in the call keepRounds after the one that first sent it; not once the session's bank
+    // can no longer cover a read-back of a file input (../guarantee.ts)
+    if (stopped(results.guarantee, 'input', results.callOf(call.item) + keepRounds)) continue;
     if (minTokens > 0 && before[call.item]! <= minTokens) continue;
     const original = input.kind === 'string' ? decodeString(text, input) : text.slice(input.start, input.end);
     let value: unknown;

@@ -15,6 +15,7 @@
 import { toolListed } from '../config';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
+import { stopped } from '../guarantee';
 import { deferredToClear } from './clear';
 import { reduceOn } from './reduce';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
@@ -34,6 +35,8 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
   for (let i = 0; i < results.length; i++) {
     if (!draft.open(i)) continue;
     const r = results.list[i]!;
+    // the session's bank can no longer cover a read-back of what would arrive reduced (../guarantee.ts)
+    if (stopped(results.guarantee, 'offload', results.callOf(r.item))) continue;
     const cap = results.capOf(i);
     const custom = reducerFor(reducers, r.names);
     if (custom) {

@@ -15,6 +15,7 @@
  * of the request (a decoded text, a token count), not decisions.
  */
 import { backedOffCap, readBacks, type BackoffRecord } from '../backoff';
+import type { Bank, GuaranteeRecord } from '../guarantee';
 import { capFor, type Cap, type SpillwayConfig } from '../config';
 import { resultRawLength, resultText, type ParsedRequest, type ToolResult } from '../formats';
 import { decodeString, forEachString, type JValue } from '../json';
@@ -101,6 +102,8 @@ export interface StageOutcome {
   noGain: number[];
   /** the outputs its decisions need stored, in decision order */
   writes: StoreWrite[];
+  /** where the session's ledger stands after this call (the clear stage's walk: ../guarantee.ts) */
+  bank?: Bank;
 }
 
 /**
@@ -188,6 +191,29 @@ export class Results {
 
   /** Read-backs per tool in this session, when backing off (backoff.ts). */
   backoff?: { record: BackoffRecord };
+
+  /** Read-backs charged to the session and the kinds stopped, under the guarantee (../guarantee.ts). */
+  guarantee?: GuaranteeRecord;
+
+  private callsAt?: Uint32Array;
+
+  /**
+   * The call (0-based) in which item `item` was first sent: the model calls begun at or before it. A
+   * result arrives in the call after the assistant run that asked for it; a tool call's input is
+   * first sent in the call after the run that wrote it.
+   */
+  callOf(item: number): number {
+    if (!this.callsAt) {
+      const kinds = this.req.kinds;
+      this.callsAt = new Uint32Array(kinds.length);
+      let n = 0;
+      kinds.forEach((k, i) => {
+        if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) n++;
+        this.callsAt![i] = n;
+      });
+    }
+    return this.callsAt[item] ?? 0;
+  }
 
   /** The cap in force for result `i`: its tool's, raised for the session's read-backs of that tool. */
   capOf(i: number): Cap {
