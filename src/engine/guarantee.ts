@@ -24,15 +24,37 @@ import { CACHE_PRICES, type CachePrices } from './clear-schedule';
 import type { SpillwayConfig } from './config';
 import type { StageName } from './types';
 
+/**
+ * What a call reads from the cache, by how the provider caches. `read`: the prefix it shares with the
+ * previous call (OpenAI, DeepSeek and Gemini cache the longest prefix they have seen). `atBreakpoint`:
+ * only up to the last cache breakpoint within that prefix; Anthropic caches up to the breakpoints the
+ * agent marks, and agents (Claude Code) mark the end of each request, so after a rewrite in the middle
+ * the cache is read up to the end of the last earlier request before it, not up to the rewrite.
+ */
+export interface CacheRead {
+  read: number;
+  atBreakpoint: number;
+}
+
 /** One call as the cache sees it: tokens read from the previous call's prefix, and all tokens sent. */
 export interface CallTokens {
   read: number;
+  /** what a cache at breakpoints reads (`read` when omitted: the previous request is whole) */
+  atBreakpoint?: number;
   total: number;
+}
+
+/** The price models whose cache is at the agent's breakpoints (see CacheRead). */
+const BREAKPOINT_CACHES: ReadonlySet<string> = new Set(['anthropic']);
+
+/** The tokens a call reads from the cache under `pm`. */
+function readOf(c: CallTokens | CacheRead, pm: CachePrices): number {
+  return BREAKPOINT_CACHES.has(pm.name) && c.atBreakpoint !== undefined ? c.atBreakpoint : c.read;
 }
 
 /** The input cost of one call under `pm`, in uncached-token units. */
 function callCost(c: CallTokens, pm: CachePrices): number {
-  const read = Math.min(Math.max(0, c.read), c.total);
+  const read = Math.min(Math.max(0, readOf(c, pm)), c.total);
   return read * pm.cachedRead + (c.total - read) * pm.cacheWrite;
 }
 
@@ -160,10 +182,10 @@ export class CostLedger {
    * True when, with this call charged, the projection has cost no more than raw under every price
    * model; `rewriteNext` tokens the next call will write again instead of reading are paid for now.
    */
-  affords(raw: CallTokens, projected: CallTokens, rewriteNext = 0): boolean {
+  affords(raw: CallTokens, projected: CallTokens, rewriteNext: CacheRead = { read: 0, atBreakpoint: 0 }): boolean {
     return this.prices.every((pm, i) => {
       const a = this.after(i, raw, projected);
-      return a.projected + rewriteNext * (pm.cacheWrite - pm.cachedRead) <= a.raw;
+      return a.projected + readOf(rewriteNext, pm) * (pm.cacheWrite - pm.cachedRead) <= a.raw;
     });
   }
 

@@ -23,7 +23,7 @@
  */
 import { toolListed, type SpillwayConfig } from '../config';
 import { clearPaysBack, expectedRemainingCalls } from '../clear-schedule';
-import { CostLedger, stopped, type ReadBack } from '../guarantee';
+import { CostLedger, stopped, type CacheRead, type ReadBack } from '../guarantee';
 import { formatInt as fmt } from '../format-number';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
@@ -65,6 +65,15 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const rounds = checkpoints.slice(0, -1);
   const fixed = results.fixedTokens();
   const originalTok = results.originalItemTokens();
+  // results an earlier call of the session cleared (recalled): as they were sent until the call that
+  // cleared them, so that call is charged the rewrite it made
+  const recalledClears = new Map<number, number[]>();
+  list.forEach((r, i) => {
+    const at = draft.decisions[i]?.clearedAt;
+    if (draft.decisions[i]?.stage !== 'clear' || !at) return;
+    itemTok[r.item]! += at.tokens - tokensNow(i);
+    recalledClears.set(at.call, [...(recalledClears.get(at.call) ?? []), i]);
+  });
   // projected tokens per item, as decided so far; prefix sums answer "tokens before item x"
   const sums = new PrefixSums(itemTok);
   // what the model saw of a result reduced after use: verbatim in the call whose latest round it
@@ -82,9 +91,27 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const readBacksAt = new Map<number, ReadBack[]>();
   for (const r of guarantee?.readBacks ?? []) readBacksAt.set(r.call, [...(readBacksAt.get(r.call) ?? []), r]);
   let lastTotal = 0; // projected tokens of the previous call: what its read-backs read again
+  // what a call reads from the cache when the projection is unchanged up to item x: all of that
+  // prefix, or (where the cache is at breakpoints: ../guarantee.ts) up to the end of the last earlier
+  // request within it
+  const cachedUpTo = (x: number): CacheRead => {
+    let lo = 0,
+      hi = Math.min(callNo, checkpoints.length);
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (checkpoints[mid]! <= x) lo = mid + 1;
+      else hi = mid;
+    }
+    return { read: fixed + sums.before(x), atBreakpoint: fixed + sums.before(lo > 0 ? checkpoints[lo - 1]! : 0) };
+  };
+  const all = (tokens: number): CacheRead => ({ read: tokens, atBreakpoint: tokens });
+  const least = (a: CacheRead, b: CacheRead): CacheRead => ({
+    read: Math.min(a.read, b.read),
+    atBreakpoint: Math.min(a.atBreakpoint, b.atBreakpoint),
+  });
   let rawTotal = fixed;
   let rawPrev = 0; // raw tokens the previous call sent (what this one reads from the cache)
-  let projPrev = 0; // projected tokens of the previous call that this one still shares
+  let projPrev: CacheRead = { read: 0, atBreakpoint: 0 }; // projected tokens of the previous call that this one still shares
   let upTo = 0; // items counted into `rawTotal`
   let before = 0; // results in items before the checkpoint (results are in item order)
   let roundsBefore = 0;
@@ -160,8 +187,16 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
     costs.chargeReadBacks(lastTotal, readBacksAt.get(callNo) ?? []);
     const offloadStopped = stopped(guarantee, 'offload', callNo);
-    // what the previous call let through whole is reduced now that the model has used it
+    // what the previous call let through whole is reduced now that the model has used it, and what
+    // this call cleared as an earlier projection decided it
     let firstDeferred = Number.POSITIVE_INFINITY;
+    for (const i of recalledClears.get(callNo) ?? []) {
+      const item = list[i]!.item;
+      const saved = draft.decisions[i]!.clearedAt!.tokens - tokensNow(i);
+      itemTok[item]! -= saved;
+      sums.add(item, -saved);
+      firstDeferred = Math.min(firstDeferred, item);
+    }
     if (offloadStopped) deferred = [];
     for (const i of deferred) {
       const cut = reduceNow(i, true);
@@ -184,8 +219,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     let running = fixed + sums.before(cp) + unseen;
     const readNow =
       callNo === 0
-        ? 0
-        : Math.min(projPrev, running, firstDeferred < Number.POSITIVE_INFINITY ? fixed + sums.before(firstDeferred) : running);
+        ? all(0)
+        : least(least(projPrev, all(running)), firstDeferred < Number.POSITIVE_INFINITY ? cachedUpTo(firstDeferred) : all(running));
     // results arriving in this call over their cap: whole now and reduced after use when the
     // ledger can pay for the next call's rewrite of what follows them, else reduced on arrival
     if (deferring && !offloadStopped) {
@@ -194,17 +229,19 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (arriving.length) {
         const first = list[arriving[0]!]!.item;
         const freedLater = arriving.reduce((a, i) => a + afterUseGain(i), 0);
-        const tail = Math.max(0, running - fixed - sums.before(first) - freedLater);
-        if (costs.affords(raw, { read: readNow, total: running }, tail)) deferred = arriving;
+        const kept = cachedUpTo(first);
+        const tail = all(running - freedLater);
+        const rewrite = { read: Math.max(0, tail.read - kept.read), atBreakpoint: Math.max(0, tail.atBreakpoint - kept.atBreakpoint) };
+        if (costs.affords(raw, { ...readNow, total: running }, rewrite)) deferred = arriving;
         else for (const i of arriving) running -= reduceNow(i, false) ?? 0;
       }
     }
-    const settle = (total: number, read: number) => {
-      costs.charge(raw, { read, total });
+    const settle = (total: number, read: CacheRead) => {
+      costs.charge(raw, { ...read, total });
       lastTotal = total;
       rawPrev = rawTotal;
       // the next call shares this one up to the first result it will see reduced after use
-      projPrev = firstAfterUse < 0 ? total : Math.min(total, fixed + sums.before(firstAfterUse));
+      projPrev = firstAfterUse < 0 ? all(total) : least(all(total), cachedUpTo(firstAfterUse));
     };
     if (running <= c.triggerTokens) {
       settle(running, readNow);
@@ -221,6 +258,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
         counted[i] = 0;
       }
       if (clearResult(draft, i, why)) {
+        draft.decisions[i]!.clearedAt = { call: callNo, tokens: was };
         const saved = was - tokensNow(i);
         freed += saved;
         itemTok[list[i]!.item]! -= saved;
@@ -252,13 +290,13 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       planner ??= new ClearPlanner(n, stale, (i) => (clearable(i) ? gain(i) : undefined));
       const need = c.clearAtLeastTokens === 'all' ? Number.POSITIVE_INFINITY : Math.max(c.clearAtLeastTokens, running - c.triggerTokens);
       const plan = planner.plan(cursor, protectedFrom, cp, need);
-      const kept = plan ? fixed + sums.before(list[plan.first]!.item) : 0;
+      const kept = plan ? cachedUpTo(list[plan.first]!.item) : all(0);
       const remaining = expectedRemainingCalls(callNo + 1);
       if (
         stopped(guarantee, 'clear', callNo) ||
         !plan ||
-        !clearPaysBack({ running, before: kept, freed: plan.freed, calls: callNo + 1 }) ||
-        !costs.paysBack(raw, { read: Math.min(readNow, kept), total: running - plan.freed }, (pm) => plan.freed * pm.cachedRead * remaining)
+        !clearPaysBack({ running, before: kept.read, freed: plan.freed, calls: callNo + 1 }) ||
+        !costs.paysBack(raw, { ...least(readNow, kept), total: running - plan.freed }, (pm) => plan.freed * pm.cachedRead * remaining)
       ) {
         settle(running, readNow);
         continue;
@@ -278,7 +316,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (i === cursor) cursor++;
     }
     running -= freed;
-    settle(running, freed > 0 ? Math.min(readNow, fixed + sums.before(firstCleared)) : readNow);
+    settle(running, freed > 0 ? least(readNow, cachedUpTo(firstCleared)) : readNow);
   }
   if (guarantee) draft.outcome.bank = costs.bank(callNo, lastTotal);
   return draft.outcome;

@@ -54,6 +54,12 @@ export interface Decision extends Replacement {
    * from the next call on (`offload.latestCap`), so that call rewrites the request from here
    */
   afterUse?: boolean;
+  /**
+   * a clear: the call (0-based) of the session it was decided in, and the result's projected tokens
+   * before it; a later call's walk (clear.ts), which recalls the clear, counts the result as it was
+   * sent until that call and the rewrite at it, as the session's ledger must (../guarantee.ts)
+   */
+  clearedAt?: { call: number; tokens: number };
 }
 
 /** A file-writing call's input replaced by a marker (inputs.ts). */
