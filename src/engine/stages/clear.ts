@@ -29,7 +29,7 @@ import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { renderMarker } from '../markers';
 import { reduceResult, type Reduced } from './reduce';
-import { Draft, owned, type Ledger, type Results, type StageOutcome, type StoreWrite } from './results';
+import { Draft, owned, type InputDecision, type Ledger, type Results, type StageOutcome, type StoreWrite } from './results';
 import { countLines } from '../lines';
 import type { TokenCounter } from '../tokens';
 import { staleAt as findStale } from './stale';
@@ -74,6 +74,14 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     itemTok[r.item]! += at.tokens - tokensNow(i);
     recalledClears.set(at.call, [...(recalledClears.get(at.call) ?? []), i]);
   });
+  // file inputs replaced a call or more after the input was first sent (inputs.keepRounds): whole
+  // until then, and that call is charged the rewrite
+  const lateInputs = new Map<number, InputDecision[]>();
+  for (const d of ledger.inputs.values()) {
+    if (d.call <= results.callOf(d.item)) continue;
+    itemTok[d.item]! += d.originalTokens - d.projectedTokens;
+    lateInputs.set(d.call, [...(lateInputs.get(d.call) ?? []), d]);
+  }
   // projected tokens per item, as decided so far; prefix sums answer "tokens before item x"
   const sums = new PrefixSums(itemTok);
   // what the model saw of a result reduced after use: verbatim in the call whose latest round it
@@ -187,8 +195,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
     costs.chargeReadBacks(lastTotal, readBacksAt.get(callNo) ?? []);
     const offloadStopped = stopped(guarantee, 'offload', callNo);
-    // what the previous call let through whole is reduced now that the model has used it, and what
-    // this call cleared as an earlier projection decided it
+    // what the previous call let through whole is reduced now that the model has used it; what an
+    // earlier projection cleared in this call, and file inputs first replaced in it, change it too
     let firstDeferred = Number.POSITIVE_INFINITY;
     for (const i of recalledClears.get(callNo) ?? []) {
       const item = list[i]!.item;
@@ -196,6 +204,11 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       itemTok[item]! -= saved;
       sums.add(item, -saved);
       firstDeferred = Math.min(firstDeferred, item);
+    }
+    for (const d of lateInputs.get(callNo) ?? []) {
+      itemTok[d.item]! -= d.originalTokens - d.projectedTokens;
+      sums.add(d.item, d.projectedTokens - d.originalTokens);
+      firstDeferred = Math.min(firstDeferred, d.item);
     }
     if (offloadStopped) deferred = [];
     for (const i of deferred) {

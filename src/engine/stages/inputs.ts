@@ -64,7 +64,8 @@ export function fileInputs(results: Results): InputsOutcome {
     if (runsAfter[call.item + 1]! < keepRounds) continue;
     // decided in the call keepRounds after the one that first sent it; not once the session's bank
     // can no longer cover a read-back of a file input (../guarantee.ts)
-    if (stopped(results.guarantee, 'input', results.callOf(call.item) + keepRounds)) continue;
+    const decidedAt = results.callOf(call.item) + keepRounds;
+    if (stopped(results.guarantee, 'input', decidedAt)) continue;
     if (minTokens > 0 && before[call.item]! <= minTokens) continue;
     const original = input.kind === 'string' ? decodeString(text, input) : text.slice(input.start, input.end);
     let value: unknown;
@@ -116,6 +117,7 @@ export function fileInputs(results: Results): InputsOutcome {
       item: call.item,
       start: input.start,
       end: input.end,
+      call: decidedAt,
       replacement,
       handle,
       reason: what,

@@ -67,6 +67,12 @@ export interface InputDecision extends Replacement {
   item: number;
   start: number;
   end: number;
+  /**
+   * the call (0-based) of the session the replacement is first sent in; when later than the call
+   * that first sent the input, that call rewrites the cache from it and the clear stage's walk
+   * charges it there (../guarantee.ts)
+   */
+  call: number;
 }
 
 /** The figures of a replacement as the projection reports them (a Reduction or an InputReduction). */
