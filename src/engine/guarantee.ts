@@ -117,12 +117,9 @@ export function guaranteed(cfg: SpillwayConfig): boolean {
   return cfg.clear.enabled && cfg.clear.schedule === 'payback';
 }
 
-export function emptyGuarantee(): GuaranteeRecord {
-  return { readBacks: [], stops: {} };
-}
-
+/** A session's record to extend in this call: a copy of the one remembered, or an empty one. */
 export function copyGuarantee(g: GuaranteeRecord | undefined): GuaranteeRecord {
-  if (!g) return emptyGuarantee();
+  if (!g) return { readBacks: [], stops: {} };
   return { readBacks: [...g.readBacks], stops: { ...g.stops }, ...(g.bank ? { bank: g.bank } : {}) };
 }
 

@@ -72,7 +72,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     const at = draft.decisions[i]?.clearedAt;
     if (draft.decisions[i]?.stage !== 'clear' || !at) return;
     itemTok[r.item]! += at.tokens - tokensNow(i);
-    recalledClears.set(at.call, [...(recalledClears.get(at.call) ?? []), i]);
+    pushAt(recalledClears, at.call, i);
   });
   // file inputs replaced a call or more after the input was first sent (inputs.keepRounds): whole
   // until then, and that call is charged the rewrite
@@ -80,7 +80,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   for (const d of ledger.inputs.values()) {
     if (d.call <= results.callOf(d.item)) continue;
     itemTok[d.item]! += d.originalTokens - d.projectedTokens;
-    lateInputs.set(d.call, [...(lateInputs.get(d.call) ?? []), d]);
+    pushAt(lateInputs, d.call, d);
   }
   // projected tokens per item, as decided so far; prefix sums answer "tokens before item x"
   const sums = new PrefixSums(itemTok);
@@ -97,7 +97,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   // the session's read-backs, charged at the call they happened (../guarantee.ts)
   const guarantee = results.guarantee;
   const readBacksAt = new Map<number, ReadBack[]>();
-  for (const r of guarantee?.readBacks ?? []) readBacksAt.set(r.call, [...(readBacksAt.get(r.call) ?? []), r]);
+  for (const r of guarantee?.readBacks ?? []) pushAt(readBacksAt, r.call, r);
   let lastTotal = 0; // projected tokens of the previous call: what its read-backs read again
   // what a call reads from the cache when the projection is unchanged up to item x: all of that
   // prefix, or (where the cache is at breakpoints: ../guarantee.ts) up to the end of the last earlier
@@ -512,6 +512,13 @@ function clearedMarkerTokens(results: Results, i: number): number {
 /** Whether the offload stage leaves results over their cap, up to afterUseCap, to this stage's walk. */
 export function deferredToClear(cfg: SpillwayConfig): boolean {
   return cfg.offload.enabled && cfg.offload.afterUseCap > 0 && cfg.clear.enabled && cfg.clear.schedule === 'payback';
+}
+
+/** Adds `value` to the list kept under `key`. */
+function pushAt<T>(map: Map<number, T[]>, key: number, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /** The last assistant item of the run of assistant items that starts at `from`. */
