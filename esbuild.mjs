@@ -54,6 +54,9 @@ if (existsSync('bench/hostblock.ts')) {
 if (existsSync('bench/kinds-main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/kinds-main.ts'], outfile: 'dist/bench-kinds.js' });
 }
+if (existsSync('bench/heldout-main.ts')) {
+  builds.push({ ...node, entryPoints: ['bench/heldout-main.ts'], outfile: 'dist/bench-heldout.js' });
+}
 if (existsSync('bench/tune.ts')) {
   builds.push({ ...node, entryPoints: ['bench/tune.ts'], outfile: 'dist/bench-tune.js' });
 }

@@ -16,6 +16,7 @@ import type { WireFormat } from '../src/engine/types';
 import type { PriceModel, PromptShape } from '../src/replay/metrics';
 import { PRICE_MODELS } from '../src/replay/metrics';
 import { itemsKey, requestForCall, type Transcript } from '../src/replay/readers';
+import { withAgentPrelude } from '../src/replay/prelude';
 import { replay, ReplayMeter, type ReplayCall, type ReplayTotals } from '../src/replay/replay';
 import { MemoryStore } from '../src/store';
 import type { Driver } from './drivers';
@@ -90,13 +91,18 @@ export interface StrategyRun {
   recoverableTokens: number;
 }
 
-/** Measures a non-engine strategy: its projected items, call by call, through the shared meter. */
+/**
+ * Measures a non-engine strategy: its projected items, call by call, through the shared meter. Its
+ * requests carry the agent's prelude (system prompt and tools) as `replay()` gives Spillway's, so
+ * both are billed on the requests the agent really sent.
+ */
 export async function runDriver(
-  t: Transcript,
+  given: Transcript,
   driver: Driver,
   counter: TokenCounter,
   prices: readonly PriceModel[] = PRICE_MODELS,
 ): Promise<StrategyRun> {
+  const t = withAgentPrelude(given).transcript;
   const shaper = new Shaper(t.wire, t.base, counter);
   const meter = new ReplayMeter(prices, undefined, { counter, wire: t.wire });
   const engineMs: number[] = [];

@@ -13,6 +13,8 @@ import {
   headline,
   totalsOf,
   type CapChoice,
+  type ClearSettings,
+  type SearchMatch,
   type SessionInfo,
   type SessionView,
   type TextPage,
@@ -27,6 +29,7 @@ import { Glossary, Term } from './components/Glossary';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
 import { firstInteresting, MARK_LABEL, marksOf, type MarkKind } from './marks';
 import { CapsPanel } from './components/CapsPanel';
+import { explainDryRun } from './dryRun';
 import { Chart, type ChartMode } from './components/Chart';
 import { SessionList } from './components/SessionList';
 import { Timeline } from './components/Timeline';
@@ -62,8 +65,15 @@ export function App(props: { host: Host }) {
   const [markFilter, setMarkFilter] = React.useState<MarkKind | ''>('');
   const [query, setQuery] = React.useState('');
   const [hits, setHits] = React.useState<Set<number> | null>(null);
+  /** where the search found its text, per turn (the timeline and the details show and mark it) */
+  const [matches, setMatches] = React.useState<ReadonlyMap<number, SearchMatch[]>>(new Map());
   const [changes, setChanges] = React.useState<Record<string, CapChoice>>({});
-  const [dryResult, setDryResult] = React.useState<{ turns: TurnSummary[]; totals: Totals; perTool?: Record<string, Totals> }>();
+  const [dryResult, setDryResult] = React.useState<{
+    turns: TurnSummary[];
+    totals: Totals;
+    perTool?: Record<string, Totals>;
+    clear?: ClearSettings;
+  }>();
   const [dryPending, setDryPending] = React.useState(false);
   const [chartMode, setChartMode] = React.useState<ChartMode>(initial.chart ?? 'tokens');
   /** the model the cost is priced at, when the user picked one (else the session's own, else the first listed) */
@@ -78,6 +88,8 @@ export function App(props: { host: Host }) {
   const selectedRef = React.useRef(selected);
   selectedRef.current = selected;
   const pendingTurn = React.useRef<number | undefined>(initial.turn);
+  /** bumped each time the session's figures are (re)loaded, so the open turn's details are asked for again (a save re-runs the replay) */
+  const [loaded, setLoaded] = React.useState(0);
   const autoOpened = React.useRef(!!initial.sessionId);
 
   const open = React.useCallback(
@@ -101,6 +113,7 @@ export function App(props: { host: Host }) {
         if (sessionRef.current !== id) return;
         setView(v);
         setTurns(v.turns);
+        setLoaded((n) => n + 1);
         const want = turn ?? pendingTurn.current;
         pendingTurn.current = undefined;
         setSelected(want !== undefined && want < v.turns.length ? want : firstInteresting(v.turns));
@@ -173,7 +186,7 @@ export function App(props: { host: Host }) {
     return () => {
       live = false;
     };
-  }, [host, sessionId, selected, turns.length]);
+  }, [host, sessionId, selected, turns.length, loaded]);
 
   // dry run under the changed caps
   const debouncedChanges = useDebounced(changes, DEBOUNCE_MS);
@@ -208,17 +221,24 @@ export function App(props: { host: Host }) {
   React.useEffect(() => {
     if (!sessionId || debouncedQuery === '') {
       setHits(null);
+      setMatches(new Map());
       return;
     }
     let live = true;
     host.request('search/results', { sessionId, query: debouncedQuery }).then(
-      (r) => live && setHits(new Set(r.turns)),
+      (r) => {
+        if (!live) return;
+        const byTurn = new Map<number, SearchMatch[]>();
+        for (const m of r.matches ?? []) byTurn.set(m.turn, [...(byTurn.get(m.turn) ?? []), m]);
+        setMatches(byTurn);
+        setHits(new Set(r.turns));
+      },
       (e: Error) => live && setError(`search failed: ${e.message}`),
     );
     return () => {
       live = false;
     };
-  }, [host, sessionId, debouncedQuery]);
+  }, [host, sessionId, debouncedQuery, loaded]);
 
   const dry = dryResult?.turns;
   const shown = dry && dry.length === turns.length ? dry : undefined;
@@ -256,6 +276,23 @@ export function App(props: { host: Host }) {
   }, [turns, shown]);
   const totals = React.useMemo(() => totalsOf(turns), [turns]);
   const dryTotals = React.useMemo(() => (shown ? totalsOf(shown) : undefined), [shown]);
+  const explained = React.useMemo(
+    () =>
+      view && shown && dryTotals
+        ? explainDryRun({
+            base: turns,
+            dry: shown,
+            baseTotals: totals,
+            dryTotals,
+            clear: dryResult?.clear,
+            changes,
+            caps: view.caps,
+            defaultCap: view.defaultCap,
+            costModel: lens.costModel,
+          })
+        : undefined,
+    [view, shown, dryTotals, turns, totals, dryResult, changes, lens.costModel],
+  );
   const tools = React.useMemo(() => [...new Set(turns.flatMap((t) => [...t.tools, ...(t.resultTools ?? [])]))].sort(), [turns]);
   const providerCached = React.useMemo(() => {
     let n = 0;
@@ -350,7 +387,7 @@ export function App(props: { host: Host }) {
             <header className="session-head">
               <h1>{session.title}</h1>
               <span className="muted session-detail" title={session.detail}>
-                {session.detail}
+                <DetailLine text={session.detail} />
               </span>
               {session.observed && (
                 <p
@@ -388,10 +425,16 @@ export function App(props: { host: Host }) {
                     provider cached {compact(providerCached)} ({percent(providerCached, totals.projectedTokens)})
                   </span>
                 )}
-                {totals.missed > 0 && (
-                  <Badge>
-                    {totals.missed} <Term word="miss">missed identifiers</Term>
+                {totals.missed > 0 ? (
+                  <Badge data-testid="missed-answer">
+                    {count(totals.missed)} <Term word="miss">missed identifiers</Term> in {count(marks.missed.length)} turn
+                    {marks.missed.length === 1 ? '' : 's'}
                   </Badge>
+                ) : (
+                  // the third question the panel answers (which turn needed something it hid), answered when the answer is none
+                  <span data-testid="missed-answer">
+                    <Term word="miss">Misses</Term>: none: no turn needed anything it hid
+                  </span>
                 )}
                 <Glossary />
               </div>
@@ -419,6 +462,7 @@ export function App(props: { host: Host }) {
               {...(dryResult?.perTool ? { perTool: dryResult.perTool } : {})}
               pending={dryPending}
               lens={lens}
+              explain={explained}
               onChange={(t, cap) =>
                 setChanges((old) => {
                   const next = { ...old };
@@ -484,6 +528,7 @@ export function App(props: { host: Host }) {
                 onSelect={selectTurn}
                 onActivate={openTurn}
                 lens={lens}
+                {...(hits ? { matches } : {})}
               />
               <div className="details-anchor" ref={detailsRef} data-testid="details-anchor">
                 <TurnDetails
@@ -495,7 +540,7 @@ export function App(props: { host: Host }) {
                   loadWhole={loadWhole}
                   expanded={expanded}
                   onExpanded={setExpanded}
-                  {...(hits && debouncedQuery ? { highlight: debouncedQuery } : {})}
+                  {...(hits && debouncedQuery ? { highlight: debouncedQuery, matches: matches.get(selected) } : {})}
                   onOpen={(handle, find) => host.command('result/openStored', { handle, ...(find ? { find } : {}) })}
                   onCompare={(handle) => host.command('result/compare', { handle })}
                   onCopy={(handle) => {
@@ -509,6 +554,19 @@ export function App(props: { host: Host }) {
         )}
       </main>
     </div>
+  );
+}
+
+/** The session's detail line, with "records skipped" (a replay's) explained on hover. */
+function DetailLine(props: { text: string }) {
+  const m = /(\d[\d,]*) records skipped/.exec(props.text);
+  if (!m) return <>{props.text}</>;
+  return (
+    <>
+      {props.text.slice(0, m.index)}
+      {m[1]} <Term word="records skipped" />
+      {props.text.slice(m.index + m[0].length)}
+    </>
   );
 }
 

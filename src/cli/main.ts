@@ -17,7 +17,7 @@ import { WEBSOCKET_MODES, type WebSocketMode } from '../proxy/websocket';
 import { int, parseArgs, str, type ParsedArgs } from './args';
 import { serveMcp } from './mcp';
 import { progressLine, type Progress } from './progress';
-import { folderSummary, ReductionCollector, sessionSummary, type FolderSession } from './replay-summary';
+import { folderSummary, ReductionCollector, sessionSummary, worstCalls, type CallOf, type FolderSession } from './replay-summary';
 
 /** Each command's usage, printed by `spillway COMMAND --help`; together they are `USAGE`. */
 export const COMMAND_USAGE: Record<string, string> = {
@@ -25,8 +25,8 @@ export const COMMAND_USAGE: Record<string, string> = {
                    [--store DIR] [--report FILE] [--session ID] < request.json`,
   read: `  spillway read HANDLE [--store DIR] [--lines A:B] [--grep REGEX] [--context N] [--ignore-case]
                        [--offset N --limit N] [--json]`,
-  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands]
-                  [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--json]`,
+  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|pi]
+                  [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--agent-prelude on|off] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
                  [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe] [--answer-reads]`,
   mcp: `  spillway mcp [--store DIR]    an MCP server over stdio: the read_output and find_outputs tools`,
@@ -329,13 +329,14 @@ const REPLAY_FLAGS = {
   preset: { kind: 'string' },
   store: { kind: 'string' },
   instance: { kind: 'string' },
+  'agent-prelude': { kind: 'string' },
   json: { kind: 'bool' },
 } as const;
 
 /** One session read and replayed, with what the summary needs of its reductions. */
 async function replayOne(
   file: string,
-  opts: { format: string; instance?: string; config: ReplayOptions['config']; store: OutputStore },
+  opts: { format: string; instance?: string; config: ReplayOptions['config']; store: OutputStore; prelude: boolean },
   progress: Progress,
   label: string,
 ): Promise<{ result: ReplayResult; figures: ReductionCollector }> {
@@ -355,6 +356,7 @@ async function replayOne(
   const result = replay(transcript, {
     config: opts.config,
     store: opts.store,
+    prelude: opts.prelude,
     onProjection: (k, c) => figures.add(k, c.projection),
     onCall: (k, n) => progress.update(`${label}: call ${k + 1} of ${n}`),
   });
@@ -369,6 +371,7 @@ function replayJson(r: ReplayResult): string {
         format: r.format,
         ...(r.model !== undefined ? { model: r.model } : {}),
         ...(r.family !== undefined ? { family: r.family } : {}),
+        prelude: r.prelude ?? null,
         calls: r.calls.map((c) => ({
           index: c.index,
           originalTokens: c.originalTokens,
@@ -381,6 +384,7 @@ function replayJson(r: ReplayResult): string {
           referencedIdsBefore: c.referencedIdsBefore,
           missedIdsBefore: c.missedIdsBefore,
           missed: c.missed,
+          readBacks: c.readBacks,
           cost: c.cost,
         })),
         totals: r.totals,
@@ -413,6 +417,10 @@ async function replayCommand(argv: string[]): Promise<void> {
   const instance = str(a, 'instance');
   const store = str(a, 'store') ? new FileStore(resolve(str(a, 'store')!)) : new MemoryStore();
   const json = a.flags.get('json') === true;
+  const preludeFlag = str(a, 'agent-prelude') ?? 'on';
+  if (preludeFlag !== 'on' && preludeFlag !== 'off')
+    throw new SpillwayError(`replay: --agent-prelude is on or off, not ${JSON.stringify(preludeFlag)}`, 'usage');
+  const prelude = preludeFlag === 'on';
   let isFolder = false;
   try {
     isFolder = statSync(target).isDirectory();
@@ -424,12 +432,12 @@ async function replayCommand(argv: string[]): Promise<void> {
     if (!isFolder) {
       const { result, figures } = await replayOne(
         target,
-        { format, ...(instance !== undefined ? { instance } : {}), config, store },
+        { format, ...(instance !== undefined ? { instance } : {}), config, store, prelude },
         progress,
         basename(target),
       );
       progress.done();
-      process.stdout.write(json ? replayJson(result) : sessionSummary(target, result, figures));
+      process.stdout.write(json ? replayJson(result) : sessionSummary(target, result, figures, prelude));
       return;
     }
     if (instance !== undefined)
@@ -443,17 +451,26 @@ async function replayCommand(argv: string[]): Promise<void> {
     }
     const sessions: FolderSession[] = [];
     const results: { totals: ReplayTotals }[] = [];
+    // the corpus' worst calls for misses, kept as the sessions go (a folder's calls are not all held)
+    let worst: CallOf[] = [];
     for (const [i, file] of found.files.entries()) {
       const name = relative(target, file);
       try {
-        const { result } = await replayOne(file, { format, config, store }, progress, `session ${i + 1} of ${found.files.length}, ${name}`);
+        const { result } = await replayOne(
+          file,
+          { format, config, store, prelude },
+          progress,
+          `session ${i + 1} of ${found.files.length}, ${name}`,
+        );
         sessions.push({
           file: name,
           format: result.format,
           ...(result.model !== undefined ? { model: result.model } : {}),
+          ...(result.prelude ? { prelude: result.prelude } : {}),
           totals: result.totals,
         });
         results.push(result);
+        worst = worstCalls([...worst, ...result.calls.map((call) => ({ file: name, call }))]);
       } catch (err) {
         // a session that cannot be read is a row that says why; the others still count
         if (!(err instanceof SpillwayError)) throw err;
@@ -468,8 +485,18 @@ async function replayCommand(argv: string[]): Promise<void> {
     const pooled = poolReplays(results);
     process.stdout.write(
       json
-        ? JSON.stringify({ dir: target, sessions, pooled, skippedFiles: found.skipped }, null, 2) + '\n'
-        : folderSummary(target, sessions, pooled, found.skipped.length),
+        ? JSON.stringify(
+            {
+              dir: target,
+              sessions,
+              pooled,
+              worstCalls: worst.map((w) => ({ file: w.file, ...w.call })),
+              skippedFiles: found.skipped,
+            },
+            null,
+            2,
+          ) + '\n'
+        : folderSummary(target, sessions, pooled, found.skipped.length, worst, prelude),
     );
   } finally {
     progress.done();

@@ -7,8 +7,9 @@
  * Pure formatting: the command (main.ts) runs the replays and writes the text.
  */
 import type { Projection } from '../engine';
+import { causeLabel, causesInOrder } from '../replay/misses';
 import { modelPrice } from '../replay/prices';
-import type { PooledTotals, ReplayResult, ReplayTotals } from '../replay/replay';
+import type { PooledTotals, ReplayCall, ReplayResult, ReplayTotals } from '../replay/replay';
 
 /** The width every line fits in: a terminal of 100 columns. */
 const SUMMARY_WIDTH = 100;
@@ -16,6 +17,10 @@ const SUMMARY_WIDTH = 100;
 const TOP_TOOLS = 5;
 /** Calls with clears listed one by one; past this, how many more. */
 const LISTED_CLEARS = 8;
+/** Calls listed as the worst for misses (most missed identifiers, then most read-backs). */
+const WORST_CALLS = 5;
+/** Missed identifiers named on a worst call's line. */
+const NAMED_MISSES = 3;
 /** The price models the folder table shows per session (every one is in the pooled lines under it). */
 const TABLE_PRICE_MODELS = ['anthropic', 'openai'] as const;
 
@@ -110,6 +115,68 @@ function missLine(t: ReplayTotals): string {
   return `miss rate ${now}; previous definition ${before}`;
 }
 
+/** Misses by what hid them: identifiers, their share of the misses, and the read-backs they imply. */
+function missCauseLines(t: ReplayTotals): string[] {
+  const causes = causesInOrder(t.missCauses ?? {});
+  if (!causes.length) return [];
+  const total = causes.reduce((a, c) => a + c.ids, 0);
+  const widths = [36, 12, 7, 11];
+  return [
+    '',
+    'misses by cause: what hid each missed identifier (a read-back is one grep of one stored output)',
+    row(['  cause', 'identifiers', 'share', 'read-backs'], widths),
+    ...causes.map((c) => row([`  ${c.label}`, String(c.ids), pct(total ? c.ids / total : 0), String(c.readBacks)], widths)),
+  ];
+}
+
+/** A call of a session (named in a folder), for the worst-calls list. */
+export interface CallOf {
+  file?: string;
+  call: Pick<ReplayCall, 'index' | 'referencedIds' | 'missedIds' | 'missed' | 'readBacks'>;
+}
+
+/** The calls with the most missed identifiers (then the most read-backs), worst first. */
+export function worstCalls(calls: Iterable<CallOf>, n = WORST_CALLS): CallOf[] {
+  const top: CallOf[] = [];
+  const worse = (a: CallOf, b: CallOf) => b.call.missedIds - a.call.missedIds || b.call.readBacks.length - a.call.readBacks.length;
+  for (const c of calls) {
+    if (c.call.missedIds === 0) continue;
+    top.push(c);
+    if (top.length > n * 4) top.sort(worse).length = n;
+  }
+  return top.sort(worse).slice(0, n);
+}
+
+/** Groups of a worst call's misses listed (by tool, cause and call); past this, how many more. */
+const LISTED_GROUPS = 3;
+
+/** One worst call: how much it missed and its read-backs, then per tool and cause what hid them, with the first identifiers. */
+function describeWorstCall(c: CallOf): string[] {
+  const groups = new Map<string, string[]>();
+  for (const m of c.call.missed) {
+    const key = `${m.tool ? `${m.tool}, ` : ''}${causeLabel(m.cause)}${m.since !== undefined ? ` in call ${m.since}` : ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), m.id]);
+  }
+  const where = c.file ? `${tail(sessionName(c.file), 40)}, call ${c.call.index}` : `call ${c.call.index}`;
+  const reads = c.call.readBacks.length;
+  const sorted = [...groups].sort((a, b) => b[1].length - a[1].length);
+  const out = [
+    `  ${where}: ${c.call.missedIds} of ${c.call.referencedIds} identifiers missed, ${reads} read-back${reads === 1 ? '' : 's'}`,
+  ];
+  for (const [what, ids] of sorted.slice(0, LISTED_GROUPS)) {
+    const named = ids.slice(0, NAMED_MISSES).join(', ') + (ids.length > NAMED_MISSES ? ', …' : '');
+    out.push(fit(`    ${ids.length} ${what}: ${named}`, SUMMARY_WIDTH));
+  }
+  if (sorted.length > LISTED_GROUPS) out.push(`    and ${sorted.length - LISTED_GROUPS} more`);
+  return out;
+}
+
+function worstCallLines(calls: Iterable<CallOf>): string[] {
+  const worst = worstCalls(calls);
+  if (!worst.length) return [];
+  return ['', 'worst calls for misses: what hid each group of identifiers, and in which call', ...worst.flatMap(describeWorstCall)];
+}
+
 /** The cost lines: one per price model, the session's own family marked. */
 function costLines(t: ReplayTotals, family: string | undefined): string[] {
   const widths = [14, 12, 12, 9, 16, 9];
@@ -141,6 +208,22 @@ function dollarLine(r: Pick<ReplayResult, 'model' | 'family' | 'totals'>): strin
   return `* ${r.model}: input ${usd(c.raw)} raw → ${usd(c.projected)} sent, ${usd(rb.projected)} with read-backs${as}`;
 }
 
+const AGENT_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
+
+/** Which prelude the calls carried: the agent's captured system prompt and tools, or not (`--agent-prelude off`). */
+function preludeLine(r: Pick<ReplayResult, 'prelude' | 'format'>, on: boolean): string | undefined {
+  const p = r.prelude;
+  const name = AGENT_NAMES[r.format];
+  if (p) {
+    const what = p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ');
+    return `agent prelude: ${name ?? p.agent} ${p.version}'s ${what}, ${compact(p.tokens)} tokens a call, raw and sent alike`;
+  }
+  if (!name) return undefined;
+  return on
+    ? `agent prelude: none added (the log holds ${name}'s system prompt and tools)`
+    : `agent prelude off: calls without ${name}'s system prompt and tools (its log holds none)`;
+}
+
 /** One row per tool (tool, tokens saved, what it did) by tokens saved: the top TOP_TOOLS, then the rest summed. */
 function toolRows(tools: [string, number, string][]): string[] {
   const tw = [30, 12, 20];
@@ -152,7 +235,7 @@ function toolRows(tools: [string, number, string][]): string[] {
 }
 
 /** The summary of one replayed session. */
-export function sessionSummary(file: string, r: ReplayResult, figures: ReductionFigures): string {
+export function sessionSummary(file: string, r: ReplayResult, figures: ReductionFigures, prelude = true): string {
   const t = r.totals;
   const lines: string[] = [];
   const about = ` (${r.format}${r.model ? `, ${r.model}` : ''})`;
@@ -164,6 +247,9 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
     `largest context ${compact(t.maxOriginalTokens)} → ${compact(t.maxProjectedTokens)} tokens`,
   );
   lines.push(missLine(t));
+  const pl = preludeLine(r, prelude);
+  if (pl) lines.push(fit(pl, SUMMARY_WIDTH));
+  lines.push(...missCauseLines(t), ...worstCallLines(r.calls.map((call) => ({ call }))));
   if (!t.recoverable) lines.push(`NOT RECOVERABLE: ${t.unrecoverable.length} handle(s) did not read back equal to the original`);
   lines.push('', ...costLines(t, r.family));
   const dl = dollarLine(r);
@@ -189,10 +275,28 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
 }
 
 /** One session of a folder: its file (relative to the folder), and its replay's totals or why it failed. */
-export type FolderSession = { file: string; format: string; model?: string; totals: ReplayTotals } | { file: string; error: string };
+export type FolderSession =
+  | { file: string; format: string; model?: string; prelude?: ReplayResult['prelude']; totals: ReplayTotals }
+  | { file: string; error: string };
+
+/** How many sessions carried their agent's prelude, or that it was left out. */
+function folderPreludeLine(sessions: readonly FolderSession[], on: boolean): string[] {
+  const agents = sessions.filter((s) => 'format' in s && s.format in AGENT_NAMES);
+  if (!agents.length) return [];
+  if (!on) return [`agent prelude off: ${agents.length} Claude Code / Codex sessions without their agent's system prompt and tools`];
+  const withIt = agents.filter((s) => 'prelude' in s && s.prelude).length;
+  return [`agent prelude: ${withIt} of ${agents.length} Claude Code / Codex sessions with their agent's system prompt and tools`];
+}
 
 /** The table of a folder: one row per session, then the pooled row, then the pooled cost at every price model. */
-export function folderSummary(dir: string, sessions: readonly FolderSession[], pooled: PooledTotals, skippedFiles: number): string {
+export function folderSummary(
+  dir: string,
+  sessions: readonly FolderSession[],
+  pooled: PooledTotals,
+  skippedFiles: number,
+  worst: readonly CallOf[] = [],
+  prelude = true,
+): string {
   const widths = [34, 6, 13, 13, 13, 11];
   const cells = (name: string, t: ReplayTotals) => [
     name,
@@ -210,6 +314,7 @@ export function folderSummary(dir: string, sessions: readonly FolderSession[], p
       SUMMARY_WIDTH,
     ),
     'cost relative to raw history with caching: without / with read-backs; miss rate: now / previously',
+    ...folderPreludeLine(sessions, prelude),
     '',
     row(['session', 'calls', 'tokens', ...TABLE_PRICE_MODELS, 'miss rate'], widths),
   ];
@@ -220,6 +325,6 @@ export function folderSummary(dir: string, sessions: readonly FolderSession[], p
   }
   lines.push('-'.repeat(widths.reduce((a, w) => a + w, 0) + 2 * (widths.length - 1)));
   lines.push(row(cells(`pooled (${pooled.sessions})`, pooled), widths));
-  lines.push('', missLine(pooled), '', ...costLines(pooled, undefined));
+  lines.push('', missLine(pooled), ...missCauseLines(pooled), ...worstCallLines(worst), '', ...costLines(pooled, undefined));
   return lines.join('\n') + '\n';
 }

@@ -40,10 +40,10 @@ export interface SpillwayConfig {
   tokenizer: TokenizerName;
   /** which user messages are observations (a command's output, text-mode agents): see formats/observations.ts */
   observations: ObservationMode;
-  offload: { enabled: boolean; dedupe: boolean; latestCap: number; afterUseCap: number; backoff: boolean };
+  offload: { enabled: boolean; dedupe: boolean; latestCap: number; afterUseCap: number; backoff: boolean; keepReads: number };
   window: { enabled: boolean; recentTurns: number; maxOutputChars: number; tools: string[] };
   budget: { enabled: boolean };
-  inputs: { enabled: boolean; keepRounds: number; minTokens: number; tools: string[]; shellTools: string[] };
+  inputs: { enabled: boolean; when: 'arrival' | 'clear'; keepRounds: number; minTokens: number; tools: string[]; shellTools: string[] };
   clear: {
     enabled: boolean;
     triggerTokens: number;
@@ -54,6 +54,7 @@ export interface SpillwayConfig {
     clearToolInputs: boolean;
     staleFirst: boolean;
     schedule: 'trigger' | 'payback';
+    inUseCalls: number;
   };
 }
 
@@ -159,6 +160,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
       "Back off on read-backs: when the agent reads back an output Spillway reduced (`spillway read`, the store file, or a read tool with its handle), that tool's cap is raised for the rest of the session (4x per read-back, unlimited from the third). Markers already sent never change.",
   },
   {
+    key: 'offload.keepReads',
+    schema: z.number().int().min(0).max(MAX_CAP),
+    description:
+      "What the agent asked to read reaches it whole: a file read (a read tool, `cat`, `sed -n`, `head`), `git show` or a fetched page over its tool's cap but not over this size is not offloaded on arrival; the clear stage reduces it once the agent is no longer using it (see `clear.inUseCalls`). 0 offloads reads on arrival like any result, and so does a session without the clear stage (`clear.enabled` off, or the Responses WebSocket route).",
+  },
+  {
     key: 'offload.dedupe',
     schema: z.boolean(),
     description:
@@ -222,6 +229,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description:
       'Clear stage: clear stale results first (a file read or written again, or the same command run again, later in the conversation), then the oldest.',
   },
+  {
+    key: 'clear.inUseCalls',
+    schema: z.number().int().min(0).max(10_000),
+    description:
+      'Clear stage: a result the agent received or referred to (wrote a path, name or number only it held) in its last this many model calls is in use and is not cleared; 0 clears by age alone.',
+  },
   { key: 'clear.excludeTools', schema: toolList, description: 'Clear stage: tools whose results are never cleared.' },
   {
     key: 'clear.clearToolInputs',
@@ -239,6 +252,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     schema: z.boolean(),
     description:
       'File inputs: the inputs of file-writing tool calls (Write, Edit, apply_patch, ...) are replaced by a marker that keeps the path and a handle to the stored input; the file on disk holds the content.',
+  },
+  {
+    key: 'inputs.when',
+    schema: z.enum(['arrival', 'clear']),
+    description:
+      'File inputs: `arrival` replaces an input the first time it is sent back (no prompt-cache rewrite, but the agent may still quote what it wrote); `clear` leaves inputs whole and lets the clear stage replace them with the result of their call once the agent has not referred to them for `clear.inUseCalls` calls, superseded ones (the file read or written again) first, under the same payback rule as clears. Without the clear stage (`clear.enabled` off, or the Responses WebSocket route) inputs are replaced on arrival.',
   },
   {
     key: 'inputs.keepRounds',
@@ -277,6 +296,7 @@ const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
   clearToolInputs: false,
   staleFirst: false,
   schedule: 'trigger',
+  inUseCalls: 0,
 };
 
 /**
@@ -306,13 +326,13 @@ const SPILLWAY: SpillwayConfig = {
   language: 'en',
   tokenizer: 'o200k_base',
   observations: 'auto',
-  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true },
+  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true, keepReads: 64_000 },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
-  inputs: { enabled: true, keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
+  inputs: { enabled: true, when: 'clear', keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
   clear: {
     enabled: true,
-    triggerTokens: 20_000,
+    triggerTokens: 40_000,
     keep: 3,
     keepUnit: 'results',
     clearAtLeastTokens: 10_000,
@@ -320,6 +340,7 @@ const SPILLWAY: SpillwayConfig = {
     clearToolInputs: false,
     staleFirst: true,
     schedule: 'payback',
+    inUseCalls: 4,
   },
 };
 
@@ -330,7 +351,7 @@ function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>):
     observations: 'off',
     toolCaps: {},
     reportTools: [],
-    offload: { enabled: false, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
+    offload: { enabled: false, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0 },
     window: { ...SPILLWAY.window, enabled: false },
     budget: { enabled: false },
     inputs: { ...SPILLWAY.inputs, enabled: false, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
@@ -369,7 +390,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
     previewChars: 0,
     preview: 'head',
     markerStyle: 'ai-agent',
-    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
+    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0 },
   }),
   // Eino ToolReduction: truncate over 50,000 chars and store; clear over 30,000 tokens (chars/4),
   // keeping the most recent round
@@ -380,7 +401,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
     preview: 'cut',
     markerStyle: 'eino',
     tokenizer: 'approximate',
-    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
+    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0 },
     clear: { ...DEFAULT_CLEAR, enabled: true, triggerTokens: 30_000, keep: 1, keepUnit: 'rounds', clearAtLeastTokens: 'all' },
   }),
   // the offload-and-fetch pattern: outputs over 600 bytes keep a 600-byte preview, then the number
@@ -392,7 +413,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
     previewChars: 600,
     preview: 'cut',
     markerStyle: 'oracle',
-    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false },
+    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0 },
   }),
 };
 

@@ -204,7 +204,7 @@ export class Run implements Ledger {
     this.decisions.forEach((d, i) => {
       if (!d) return;
       const r = req.results[i]!;
-      patches.push(contentPatch(req, r, d.replacement));
+      if (!d.inputOnly) patches.push(contentPatch(req, r, d.replacement));
       const call = r.call ?? req.calls.get(r.callId);
       if (d.inputReplacement && call?.input && !inputsDone.has(call.input.start)) {
         inputsDone.add(call.input.start);
@@ -216,6 +216,7 @@ export class Run implements Ledger {
         stage: d.stage,
         fresh: this.fresh[i]!,
         ...(d.inputReplacement ? { inputCleared: true } : {}),
+        ...(d.inputHandle ? { inputHandle: d.inputHandle } : {}),
       });
     });
     return { patches, reductions, inputs };

@@ -88,6 +88,8 @@ export interface Reduction {
   fresh: boolean;
   /** true when the stage also cleared the tool call's input (clear stage, clearToolInputs) */
   inputCleared?: boolean;
+  /** the handle of the call's input, when the clear stage replaced a file input with it (`inputs.when: clear`) */
+  inputHandle?: string;
 }
 
 export interface SavedByAgent {

@@ -147,8 +147,10 @@ async function setToolCap(
 }
 
 /** `beside`: the inspector asks to open next to itself rather than over it; `find`: put the cursor on the first line holding this text. */
-type OpenOptions = { beside?: boolean; find?: string };
-const column = (o?: OpenOptions) => (o?.beside ? { viewColumn: vscode.ViewColumn.Beside } : {});
+/** `viewColumn`: that editor group (the inspector's neighbour); `beside`: next to the active editor. */
+type OpenOptions = { beside?: boolean; viewColumn?: number; find?: string };
+const column = (o?: OpenOptions) =>
+  o?.viewColumn !== undefined ? { viewColumn: o.viewColumn } : o?.beside ? { viewColumn: vscode.ViewColumn.Beside } : {};
 
 async function openStoredOutput(host: SpillwayHost, handle?: string, opts?: OpenOptions): Promise<string | undefined> {
   if (!handle) {

@@ -280,6 +280,36 @@ export const SessionView = z.object({
 });
 export type SessionView = z.infer<typeof SessionView>;
 
+/**
+ * Where a search found its text in one of a turn's results: the result, which of its texts held the
+ * match, and a short snippet around it (the match at `at`, `length` long) the panel shows and marks.
+ */
+export const SearchMatch = z.object({
+  turn: z.number().int().nonnegative(),
+  tool: z.string(),
+  callId: z.string(),
+  /** the handle of the result (a reduced one or a file input); absent for a result sent whole */
+  handle: Handle.optional(),
+  /** what held the match: the tool's name, the call id, the handle, the original text, the text the model was sent */
+  where: z.enum(['tool', 'call id', 'handle', 'original', 'projected']),
+  snippet: z.string().max(400),
+  at: z.number().int().nonnegative(),
+  length: z.number().int().nonnegative(),
+});
+export type SearchMatch = z.infer<typeof SearchMatch>;
+
+/**
+ * The clear stage's settings a dry run ran under, so the panel can say why a clear moved (the
+ * trigger reached later, or a clear that frees too little to pay back its cache rewrite).
+ */
+export const ClearSettings = z.object({
+  enabled: z.boolean(),
+  triggerTokens: z.number().nonnegative(),
+  /** `trigger` or `payback` (src/engine/config.ts clear.schedule) */
+  schedule: z.string(),
+});
+export type ClearSettings = z.infer<typeof ClearSettings>;
+
 // ---- the message catalogue -------------------------------------------------------------------
 
 const empty = z.object({}).strict();
@@ -313,7 +343,13 @@ const requests = {
   'caps/dryRun': {
     params: SessionRef.extend({ caps: z.record(z.string(), CapChoice).nullable() }),
     /** perTool: the session's totals with only that tool's change applied (each changed tool, up to a few) */
-    result: z.object({ turns: z.array(TurnSummary), totals: Totals, perTool: z.record(z.string(), Totals).optional() }),
+    result: z.object({
+      turns: z.array(TurnSummary),
+      totals: Totals,
+      perTool: z.record(z.string(), Totals).optional(),
+      /** the clear stage's settings in force for the dry run */
+      clear: ClearSettings.optional(),
+    }),
   },
   'caps/save': {
     /** target `ask`: the host asks the user (workspace or user settings) and may be cancelled (toolCaps null) */
@@ -333,7 +369,8 @@ const requests = {
   /** turns whose own tool results (original text, the text the model was sent, tool, call id) contain `query` */
   'search/results': {
     params: SessionRef.extend({ query: z.string().min(1).max(500) }),
-    result: z.object({ turns: z.array(z.number().int().nonnegative()), truncated: z.boolean() }),
+    /** matches: where the text was found, a few per turn, with a snippet to show */
+    result: z.object({ turns: z.array(z.number().int().nonnegative()), truncated: z.boolean(), matches: z.array(SearchMatch).optional() }),
   },
 } as const;
 

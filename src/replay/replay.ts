@@ -40,6 +40,8 @@ import {
   type PromptShape,
 } from './metrics';
 import { missedIdentifiers } from './identifiers';
+import { attributeMiss, missCauseTotals, poolMissCauses, type Miss, type MissCauseTotals, type ReadBack } from './misses';
+import { withAgentPrelude, type PreludeUse } from './prelude';
 import { familyOf } from './prices';
 
 export interface ReplayCall {
@@ -60,7 +62,10 @@ export interface ReplayCall {
   /** the same two counts under the previous definition of an identifier (src/replay/identifiers.ts) */
   referencedIdsBefore: number;
   missedIdsBefore: number;
-  missed: { id: string; handle?: string }[];
+  /** each missed identifier, the handle that holds it and what hid it (src/replay/misses.ts) */
+  missed: Miss[];
+  /** the read-backs these misses imply: one grep per stored output, one rerun per identifier no output holds */
+  readBacks: ReadBack[];
   /**
    * per price model, this call's input bill for raw history and for the projection (each with its
    * own caching), and the extra cost of the read-backs this call's misses imply (docs/replay-and-cost.md)
@@ -97,6 +102,13 @@ export interface ReplayTotals {
   costWithReadBacks: Record<string, { projected: number; relative: number }>;
   /** tokens of the replies (the agent's text and tool calls; thinking is not in the transcript's reply) */
   outputTokens: number;
+  /**
+   * per cause (what hid them), the missed identifiers and the read-backs they imply; always set by
+   * the replay (optional for totals rebuilt from older figures, such as the benchmark's rows)
+   */
+  missCauses?: MissCauseTotals;
+  /** read-backs the misses imply, summed over the calls (set by the replay, as `missCauses`) */
+  readBacks?: number;
   /** handles whose stored text did not read back equal to the original (empty when recoverable) */
   unrecoverable: string[];
 }
@@ -111,6 +123,11 @@ export interface ReplayResult {
   calls: ReplayCall[];
   totals: ReplayTotals;
   skipped: Transcript['skipped'];
+  /**
+   * the agent's system prompt and tool definitions the replay added to every call (src/replay/prelude.ts),
+   * with their tokens; absent when none was added (turned off, or the transcript holds them)
+   */
+  prelude?: PreludeUse & { tokens: number };
 }
 
 export interface ReplayOptions {
@@ -119,6 +136,11 @@ export interface ReplayOptions {
   tokenizer?: EngineOptions['tokenizer'];
   reducers?: EngineOptions['reducers'];
   prices?: readonly PriceModel[];
+  /**
+   * add the agent's system prompt and tool definitions to every call of a Claude Code or Codex log,
+   * which does not hold them (default true: the request as the agent sent it; src/replay/prelude.ts)
+   */
+  prelude?: boolean;
   /** keep each call's reduction list in the result (the inspector wants it; the CLI does not) */
   detail?: boolean;
   signal?: AbortSignal;
@@ -158,7 +180,9 @@ export interface MeterCall {
   /** the reductions in force in this call ([] for a strategy that keeps no store) */
   reductions: readonly Reduction[];
   /** the file inputs in force in this call (their markers hide what the agent wrote) */
-  inputs?: readonly { handle: string; fresh?: boolean }[];
+  inputs?: readonly { handle: string; fresh?: boolean; tool?: string }[];
+  /** tool results in the request (the engine's count): tells the call each result arrived in */
+  toolResults?: number;
 }
 
 /** Options of the meter beyond its price models and store. */
@@ -247,6 +271,10 @@ export class ReplayMeter {
    */
   private readBackText = '';
   private carriedTokens = 0;
+  /** the call where each stage first reduced each handle (`stage:handle`; `input:handle` for file inputs) */
+  private readonly since = new Map<string, number>();
+  /** tool results in each call's request so far (non-decreasing: each request extends the one before) */
+  private readonly resultsByCall: number[] = [];
 
   constructor(
     private readonly prices: readonly PriceModel[] = PRICE_MODELS,
@@ -272,6 +300,19 @@ export class ReplayMeter {
       this.originals.set(handle, o);
     }
     return o;
+  }
+
+  /** The first call whose request held tool result `result` (the counts never decrease). */
+  private arrivedAt(result: number): number | undefined {
+    const counts = this.resultsByCall;
+    let lo = 0,
+      hi = counts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (counts[mid]! > result) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo < counts.length ? lo : undefined;
   }
 
   /** Billed item tokens of both sides under each price model, and which items' thinking is stripped. */
@@ -307,19 +348,36 @@ export class ReplayMeter {
     const ids = c.reply
       ? missedIdentifiers(c.reply, c.original(), this.readBackText ? `${c.projected()}\n${this.readBackText}` : c.projected())
       : { referenced: [], missed: [], referencedBefore: 0, missedBefore: 0 };
-    const inputs = c.inputs ?? [];
-    const missed = ids.missed.map((id) => {
-      for (const r of [...c.reductions, ...inputs]) if (this.storedText(r.handle).includes(id)) return { id, handle: r.handle };
-      return { id } as { id: string; handle?: string };
-    });
+    // file inputs: those replaced on arrival, and those a clear replaced with their call's result
+    const inputs: { handle: string; tool?: string; fresh?: boolean }[] = [
+      ...(c.inputs ?? []),
+      ...c.reductions.flatMap((r) => (r.inputHandle ? [{ handle: r.inputHandle, tool: r.tool, fresh: r.fresh }] : [])),
+    ];
+    const sinceKey = (stage: string | undefined, handle: string) => `${stage ?? 'input'}:${handle}`;
+    for (const r of c.reductions)
+      if (r.fresh && !this.since.has(sinceKey(r.stage, r.handle))) this.since.set(sinceKey(r.stage, r.handle), this.calls.length);
+    for (const r of inputs)
+      if (r.fresh && !this.since.has(sinceKey(undefined, r.handle))) this.since.set(sinceKey(undefined, r.handle), this.calls.length);
+    this.resultsByCall.push(c.toolResults ?? 0);
+    const held = [
+      ...c.reductions.map((r) => ({ handle: r.handle, tool: r.tool, stage: r.stage, result: r.result })),
+      ...inputs.map((r) => ({ handle: r.handle, tool: r.tool ?? 'input' })),
+    ];
+    const missed = ids.missed.map((id) =>
+      attributeMiss(id, held, {
+        storedText: (h) => this.storedText(h.handle),
+        since: (h) => this.since.get(sinceKey(h.stage, h.handle)),
+        arrived: (result) => (c.toolResults === undefined ? undefined : this.arrivedAt(result)),
+      }),
+    );
     // what each read-back returns and the call that asks for it, in tokens (the same under every
     // price model): one read per stored output, for all that this call missed of it
-    const groups = new Map<string, { handle?: string; ids: string[] }>();
+    const groups = new Map<string, { handle?: string; ids: string[]; miss: Miss }>();
     for (const m of missed) {
       const key = m.handle ?? `rerun:${m.id}`;
       const g = groups.get(key);
       if (g) g.ids.push(m.id);
-      else groups.set(key, { ...(m.handle ? { handle: m.handle } : {}), ids: [m.id] });
+      else groups.set(key, { ...(m.handle ? { handle: m.handle } : {}), ids: [m.id], miss: m });
     }
     const reads = [...groups.values()].map((g) => {
       let source: string;
@@ -332,7 +390,7 @@ export class ReplayMeter {
         source = at < 0 ? '' : text.slice(Math.max(0, at - 4 * READ_BACK_MAX_CHARS), at + 4 * READ_BACK_MAX_CHARS).replace(/\\n/g, '\n');
       }
       const answer = readBackSlices(source, g.ids);
-      return { call: this.count(readBackCall(g.ids, g.handle)), answer: this.count(answer), text: answer };
+      return { call: this.count(readBackCall(g.ids, g.handle)), answer: this.count(answer), text: answer, group: g };
     });
     const replyTokens = c.reply ? this.count(c.reply) : 0;
     this.outputTokens += replyTokens;
@@ -375,6 +433,13 @@ export class ReplayMeter {
       referencedIdsBefore: ids.referencedBefore,
       missedIdsBefore: ids.missedBefore,
       missed,
+      readBacks: reads.map((r): ReadBack => ({
+        ...(r.group.handle ? { handle: r.group.handle } : {}),
+        cause: r.group.miss.cause,
+        ...(r.group.miss.tool ? { tool: r.group.miss.tool } : {}),
+        ids: r.group.ids,
+        tokens: readBackTokens(r.call, r.answer),
+      })),
       cost,
       ...(detail ? { reductionList: detail.reductions, inputList: detail.inputs } : {}),
     };
@@ -415,6 +480,8 @@ export class ReplayMeter {
       cost: this.cost,
       costWithReadBacks,
       outputTokens: this.outputTokens,
+      missCauses: missCauseTotals(calls),
+      readBacks: calls.reduce((a, c) => a + c.readBacks.length, 0),
       unrecoverable,
     };
   }
@@ -472,6 +539,8 @@ export function poolReplays(results: readonly { totals: ReplayTotals }[]): Poole
     cost,
     costWithReadBacks,
     outputTokens: sum((t) => t.outputTokens ?? 0),
+    missCauses: poolMissCauses(ts.map((t) => t.missCauses)),
+    readBacks: sum((t) => t.readBacks ?? 0),
     unrecoverable,
   };
 }
@@ -509,7 +578,8 @@ export async function replayAsync(t: Transcript, opts: ReplayOptions): Promise<R
 }
 
 /** The replay as a sequence of steps, one per model call; returns the result after the last. */
-function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, ReplayResult, void> {
+function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number, ReplayResult, void> {
+  const { transcript: t, prelude } = opts.prelude === false ? { transcript: given } : withAgentPrelude(given);
   const store = opts.store ?? new MemoryStore();
   const engine = createEngine(opts.config, {
     store,
@@ -581,6 +651,7 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
         projected: () => out,
         reductions: p.reductions,
         inputs: p.inputs,
+        toolResults: p.stats.toolResults,
       },
       opts.detail ? { reductions: p.reductions, inputs: p.inputs } : undefined,
     );
@@ -601,5 +672,8 @@ function* replaySteps(t: Transcript, opts: ReplayOptions): Generator<number, Rep
     calls: meter.calls,
     skipped: t.skipped,
     totals: meter.totals(t.skipped.total, unrecoverable),
+    ...(prelude
+      ? { prelude: { ...prelude, tokens: prelude.fields.reduce((a, f) => a + counter.count(JSON.stringify(t.base[f])), 0) } }
+      : {}),
   };
 }

@@ -30,6 +30,7 @@ import { readRequest } from '../../src/engine/formats';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
+import { captureOrCheckPrelude, CAPTURE } from './prelude';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -282,6 +283,12 @@ describe('Claude Code through spillway proxy', () => {
 
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Claude Code');
+  });
+
+  it(`${CAPTURE ? 'captures' : 'has captured'} the system prompt and tools the replay adds to Claude Code logs (test/fixtures/agent-preludes.json)`, () => {
+    const main = provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop();
+    expect(main, 'no main-conversation request reached the provider').toBeDefined();
+    captureOrCheckPrelude('claude-code', CLAUDE_CODE.version, main!.json, root);
   });
 });
 
@@ -556,6 +563,15 @@ function codexSuite(mode: 'http' | 'websocket') {
     it('no key in anything Spillway wrote', () => {
       checkNoKey(key, proxy, 'Codex');
     });
+
+    it.runIf(mode === 'http')(
+      `${CAPTURE ? 'captures' : 'has captured'} the instructions and tools the replay adds to Codex logs (test/fixtures/agent-preludes.json)`,
+      () => {
+        const main = provider.received.filter((r) => r.method === 'POST' && r.path === '/v1/responses' && r.json?.tools).pop();
+        expect(main, 'no Responses request reached the provider').toBeDefined();
+        captureOrCheckPrelude('codex', CODEX.version, main!.json, root);
+      },
+    );
   });
 }
 

@@ -215,6 +215,49 @@ describe('the inspector bundle in Chromium', () => {
     });
   }
 
+  // issue 28: at 1600 px the details had two 190 px columns beside a mostly empty turn list
+  it('gives the details the width for original and projected side by side at 1600 px, and stacks them at 1000 px (screenshots in test-results/)', async () => {
+    for (const [width, height] of [
+      [1600, 1000],
+      [1000, 800],
+    ] as const) {
+      for (const theme of ['dark', 'light']) {
+        const { page, problems } = await openPage(theme, [120, 10_000], width);
+        await page.setViewportSize({ width, height });
+        await openSession(page, 120);
+        await page.locator('.result-head').first().click();
+        await page.locator('.pager-projected .pager-text').waitFor();
+        const m = await page.evaluate(() => {
+          const box = (s: string) => document.querySelector(s)!.getBoundingClientRect();
+          const o = box('.pager-original');
+          const p = box('.pager-projected');
+          return {
+            timeline: Math.round(box('.timeline').width),
+            details: Math.round(box('.details').width),
+            original: Math.round(o.width),
+            projected: Math.round(p.width),
+            sideBySide: Math.abs(o.top - p.top) < 2 && p.left > o.right,
+          };
+        });
+        if (width === 1600) {
+          // the details take what the turn list does not need: two columns of about 60 characters of code
+          expect(m.sideBySide).toBe(true);
+          expect(m.timeline).toBeLessThanOrEqual(300);
+          expect(m.details).toBeGreaterThan(2.5 * m.timeline);
+          expect(m.original).toBeGreaterThanOrEqual(480);
+          expect(m.projected).toBe(m.original);
+        } else {
+          // one column: the list above, the texts one above the other, each the details' full width
+          expect(m.sideBySide).toBe(false);
+          expect(m.original).toBeGreaterThan(m.details - 40);
+        }
+        await page.screenshot({ path: join(ARTIFACTS, `inspector-details-${width}-${theme}.png`) });
+        expect(problems).toEqual([]);
+        await page.close();
+      }
+    }
+  });
+
   // every width in every theme: nothing may stick out of the panel
   for (const width of [1600, 900, 450]) {
     for (const theme of Object.keys(THEMES)) {

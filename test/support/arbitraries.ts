@@ -295,6 +295,12 @@ const randomConfigArb = fc.record({
     enabled: fc.boolean(),
     dedupe: fc.boolean(),
     latestCap: fc.oneof(fc.constant(0), fc.integer({ min: 500, max: 20_000 })),
+    keepReads: fc.oneof(fc.constant(0), fc.integer({ min: 500, max: 60_000 })),
+  }),
+  inputs: fc.record({
+    enabled: fc.boolean(),
+    when: fc.constantFrom('arrival' as const, 'clear' as const),
+    minTokens: fc.constantFrom(0, 2_000),
   }),
   window: fc.record({
     enabled: fc.boolean(),
@@ -312,6 +318,7 @@ const randomConfigArb = fc.record({
     excludeTools: toolSubset,
     clearToolInputs: fc.boolean(),
     staleFirst: fc.boolean(),
+    inUseCalls: fc.integer({ min: 0, max: 6 }),
   }),
 });
 

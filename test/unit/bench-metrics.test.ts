@@ -13,6 +13,7 @@ import { PRICE_MODELS } from '../../src/replay/metrics';
 import { expectSome } from '../support/expect';
 import { HANDLE_PATTERN } from '../../src/engine/handle';
 import { SHORT_SESSIONS } from '../support/corpus';
+import { withAgentPrelude } from '../../src/replay/prelude';
 
 // Approximate tokens: ceil(chars / 4) per string value, plus 4 per item.
 //   item 0 user "task"                         1 + 1 + 4            =   6
@@ -132,7 +133,8 @@ describe('one way of counting for every strategy', () => {
   it.each(files)('%s: the bench shaper counts raw and projected requests exactly as the engine does', async (f) => {
     const tr = await readTranscript(SHORT_SESSIONS[f]!);
     const counter = newTokenCounter('o200k_base');
-    const shaper = new Shaper(tr.wire, tr.base, counter);
+    // the requests replay() sends: the agent's prelude (system prompt and tools) in every call
+    const shaper = new Shaper(tr.wire, withAgentPrelude(tr).transcript.base, counter);
     const key = tr.wire === 'openai-responses' ? 'input' : 'messages';
     const projected: string[] = [];
     // small caps so the engine reduces results in every fixture

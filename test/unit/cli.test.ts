@@ -228,6 +228,14 @@ describe('spillway replay', () => {
     );
     expect(out.totals.costWithReadBacks.anthropic.projected).toBeCloseTo(withReads, 6);
     expect(out.totals.costWithReadBacks.openai.relative).toBeGreaterThanOrEqual(out.totals.cost.openai.relative);
+    // what hid each miss, per call: its cause and tool, and the read-backs the call's misses imply
+    const missed = out.calls.flatMap((c: { missed: { cause: string }[] }) => c.missed);
+    expect(missed.length).toBe(out.totals.missedIds);
+    expect(missed.length).toBeGreaterThan(0);
+    for (const m of missed) expect(m).toMatchObject({ cause: 'offload', tool: expect.any(String), handle: expect.stringMatching(/^sw_/) });
+    const reads = out.calls.flatMap((c: { readBacks: { cause: string; ids: string[] }[] }) => c.readBacks);
+    expect(reads.length).toBe(out.totals.readBacks);
+    expect(out.totals.missCauses).toEqual({ offload: { ids: out.totals.missedIds, readBacks: out.totals.readBacks } });
   });
   it('is deterministic', () => {
     const f = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
@@ -252,6 +260,11 @@ describe('spillway replay', () => {
     expect(r.out).toMatch(/^\* claude-sonnet-4-20250514: input \$[\d.]+ raw → \$[\d.]+ sent/m);
     expect(r.out).toMatch(/tokens saved by tool|nothing was reduced/);
     expect(r.out).toMatch(/calls with clears|no clears/);
+    // the misses by cause, and the worst calls with what hid their identifiers
+    expect(r.out).toMatch(new RegExp(`^  offloaded on arrival +${json.totals.missedIds} +100\\.0% +${json.totals.readBacks}$`, 'm'));
+    const worst = [...json.calls].sort((a, b) => b.missedIds - a.missedIds)[0];
+    expect(r.out).toContain(`  call ${worst.index}: ${worst.missedIds} of ${worst.referencedIds} identifiers missed`);
+    expect(r.out).toMatch(/^ {4}\d+ \w+, offloaded on arrival in call \d+: /m);
   });
 
   it('replays every session under a folder: a row each, the pooled row, files in no format counted and Markdown ignored', () => {
@@ -279,6 +292,46 @@ describe('spillway replay', () => {
     expect(json.pooled.calls).toBe(ta.calls + tb.calls);
     expect(json.pooled.cost.anthropic.raw).toBeCloseTo(ta.cost.anthropic.raw + tb.cost.anthropic.raw, 6);
     expect(json.pooled.missedIdsBefore).toBe(ta.missedIdsBefore + tb.missedIdsBefore);
+    expect(json.pooled.readBacks).toBe(ta.readBacks + tb.readBacks);
+    expect(json.worstCalls).toEqual([]);
+  });
+
+  it("a folder's summary and JSON break the pooled misses down by cause and name the worst calls of all its sessions", () => {
+    const folder = join(dir, 'sessions-with-misses');
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(SHORT_SESSIONS['ai-sessions__codex-pomodor-timer.jsonl']!, join(folder, 'pomodoro.jsonl'));
+    copyFileSync(SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!, join(folder, 'katy.traj'));
+    const json = JSON.parse(run(['replay', folder, '--json']).out);
+    const single = JSON.parse(run(['replay', join(folder, 'pomodoro.jsonl'), '--json']).out);
+    expect(json.pooled.missCauses).toEqual(single.totals.missCauses);
+    expect(json.pooled.missedIds).toBeGreaterThan(0);
+    expect(json.worstCalls[0]).toMatchObject({ file: 'pomodoro.jsonl', missedIds: expect.any(Number), missed: expect.any(Array) });
+    const r = run(['replay', folder]);
+    for (const line of r.out.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+    expect(r.out).toContain('misses by cause');
+    expect(r.out).toMatch(new RegExp(`^  pomodoro, call ${json.worstCalls[0].index}: ${json.worstCalls[0].missedIds} of `, 'm'));
+  });
+
+  it("adds Claude Code's system prompt and tools to every call by default, says so, and leaves them out with --agent-prelude off", () => {
+    const f = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
+    const on = JSON.parse(run(['replay', f, '--json']).out);
+    const off = JSON.parse(run(['replay', f, '--json', '--agent-prelude', 'off']).out);
+    expect(on.prelude).toMatchObject({ agent: 'claude-code', version: expect.any(String), fields: ['system', 'tools'] });
+    expect(on.prelude.tokens).toBeGreaterThan(5_000);
+    expect(off.prelude).toBeNull();
+    // the same prelude in raw history and projection: both bills grow
+    expect(on.totals.cost.anthropic.raw).toBeGreaterThan(off.totals.cost.anthropic.raw);
+    expect(on.totals.cost.anthropic.projected).toBeGreaterThan(off.totals.cost.anthropic.projected);
+    expect(run(['replay', f]).out).toMatch(
+      new RegExp(
+        `^agent prelude: Claude Code ${on.prelude.version.replace(/\./g, '\\.')}'s system prompt and tools, [\\d.]+k tokens a call`,
+        'm',
+      ),
+    );
+    expect(run(['replay', f, '--agent-prelude', 'off']).out).toMatch(
+      /^agent prelude off: calls without Claude Code's system prompt and tools/m,
+    );
+    expectOneLineError(run(['replay', f, '--agent-prelude', 'maybe']), /--agent-prelude is on or off, not "maybe"/);
   });
 
   it('refuses a folder with no transcript in it, and --instance with a folder', () => {

@@ -131,7 +131,14 @@ describe('a session made through the API', () => {
     expect(JSON.parse(store.get(i!.handle))).toEqual({ file_path: '/repo/v.ts', content });
     expect(session.text(i!.handle, 'original', 0, 100_000).text).toBe(store.get(i!.handle));
     // what the agent wrote is searchable in the turn that replaced it
-    expect(session.search('value_17 = compute', 10)).toEqual({ turns: [0], truncated: false });
+    const found = session.search('value_17 = compute', 10);
+    expect(found).toMatchObject({ turns: [0], truncated: false });
+    // and the search says where: the input's original, the match at its place in the snippet
+    expect(found.matches).toEqual([
+      expect.objectContaining({ turn: 0, tool: 'Write', callId: 'toolu_w', handle: i!.handle, where: 'original' }),
+    ]);
+    const [m] = found.matches!;
+    expect(m!.snippet.slice(m!.at, m!.at + m!.length)).toBe('value_17 = compute');
 
     const archive = new SessionArchive(() => join(root, 'archive'));
     archive.begin({ v: 1, origin: 'api', name: 'demo', title: 'demo', detail: '', created: new Date().toISOString() });

@@ -169,3 +169,42 @@ describe('OpenHands resolver output.jsonl (issue, issue_type, instruction, histo
     );
   });
 });
+
+describe("the resolver's own mock output (text-mode CodeActAgent, no tool call metadata)", () => {
+  const MOCK = join(__dirname, '..', 'fixtures', 'transcripts', 'openhands-resolver-mock-output.jsonl');
+  const record = JSON.parse(readFileSync(MOCK, 'utf8')) as Json;
+
+  test('every model call of the run replays: one per cost the resolver recorded', async () => {
+    const t = await readTranscript(MOCK);
+    expect(t.source).toBe('openhands');
+    expect(t.calls).toHaveLength(record.metrics.costs.length);
+    expect(roles(t)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(t.skipped.notes).toContain(
+      'a text-mode CodeActAgent history (no tool calls): actions and observations are replayed as the messages the agent sent',
+    );
+  });
+
+  test("actions are the agent's text with its execute tags, observations the user messages it sent back, marked for the engine", async () => {
+    const t = await readTranscript(MOCK);
+    expect((t.items[1] as Json).content).toBe(
+      "Certainly! I'll add the MIT license to the repository in /workspace. Let's start by creating the license file.\n<execute_bash>\ntouch LICENSE\n</execute_bash>",
+    );
+    expect((t.items[2] as Json).content).toBe('OBSERVATION:\n\r\nroot@bcd3959393a1:/workspace # \n[Command -1 finished with exit code 0]');
+    expect((t.items[3] as Json).content).toMatch(/\n<execute_ipython>\nmit_license = """MIT License/);
+    expect((t.items[4] as Json).content).toMatch(/^OBSERVATION:\nMIT License has been added to the LICENSE file\./);
+    expect(t.observations).toEqual([
+      { item: 2, tool: 'execute_bash' },
+      { item: 4, tool: 'execute_ipython' },
+      { item: 6, tool: 'execute_bash' },
+    ]);
+    expect(t.calls.at(-1)!.reply).toMatch(/^The MIT License has been successfully added/);
+  });
+
+  test('replays every call, and what it reduces reads back exactly', async () => {
+    const t = await readTranscript(MOCK);
+    const r = replay(t, { config: { defaultCap: 400, previewChars: 100 }, store: new MemoryStore() });
+    expect(r.calls).toHaveLength(4);
+    expect(r.totals.recoverable).toBe(true);
+    expect(r.calls.some((c) => c.freshReductions > 0)).toBe(true);
+  });
+});

@@ -161,7 +161,9 @@ describe('cost with read-backs', () => {
   });
 
   it('each miss costs one more call: this call read from the cache, the read and its answer written, the read call as output', () => {
-    expect(call.missed).toEqual([{ id: 'handleRequestFoo', handle: expect.stringMatching(/^sw_/) }]);
+    expect(call.missed).toEqual([
+      { id: 'handleRequestFoo', handle: expect.stringMatching(/^sw_/), cause: 'offload', tool: 'sh', since: 1, arrived: 1 },
+    ]);
     const handle = call.missed[0]!.handle!;
     const callTokens = Math.ceil(readBackCall('handleRequestFoo', handle).length / 4);
     const answer = Math.ceil(lines.slice(45, 56).join('\n').length / 4);
@@ -244,7 +246,7 @@ describe('read-backs of several identifiers, and of file inputs', () => {
     const content = output;
     const r = replay(session('Write', JSON.stringify({ file_path: '/w/a.py', content }), 'Now call gammaFunction'), { config });
     const call = r.calls[1]!;
-    expect(call.missed).toEqual([{ id: 'gammaFunction', handle: expect.stringMatching(/^sw_/) }]);
+    expect(call.missed).toEqual([{ id: 'gammaFunction', handle: expect.stringMatching(/^sw_/), cause: 'input', tool: 'Write', since: 1 }]);
     const callTokens = Math.ceil(readBackCall(['gammaFunction'], call.missed[0]!.handle).length / 4);
     const answer = Math.ceil(lines.slice(85, 96).join('\n').length / 4);
     expect(call.cost.anthropic!.readBack).toBeCloseTo(call.projectedTokens * 0.1 + (callTokens + answer + 8) * 1.25 + callTokens * 5, 9);

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { ReductionCollector, sessionSummary } from '../../src/cli/replay-summary';
 import type { Reduction } from '../../src/engine';
-import { replay } from '../../src/replay/replay';
+import type { Miss } from '../../src/replay/misses';
+import { replay, type ReplayResult } from '../../src/replay/replay';
 import type { Transcript } from '../../src/replay/readers';
 
 const red = (tool: string, stage: Reduction['stage'], saved: number, fresh: boolean): Reduction => ({
@@ -98,5 +99,59 @@ describe('session summary', () => {
     expect(out).toMatch(/^\* claude-haiku-4-5-20251001: input \$0\.000 raw → \$0\.000 sent/m);
     expect(out).toContain('nothing was reduced');
     expect(out).toContain('no clears');
+  });
+});
+
+describe('misses in the summary', () => {
+  const miss = (id: string, cause: Miss['cause'], tool: string, since: number): Miss => ({ id, handle: `sw_${tool}`, cause, tool, since });
+  const call = (index: number, missed: Miss[], reads: number): ReplayResult['calls'][number] => ({
+    ...r.calls[0]!,
+    index,
+    referencedIds: missed.length * 2,
+    missedIds: missed.length,
+    missed,
+    readBacks: Array.from({ length: reads }, () => ({ cause: missed[0]!.cause, ids: [missed[0]!.id], tokens: 10 })),
+  });
+  const calls = [
+    call(0, [], 0),
+    call(1, [miss('alphaFunction', 'offload', 'Read', 1)], 1),
+    call(
+      2,
+      [
+        miss('a.py', 'clear', 'Bash', 2),
+        miss('b.py', 'clear', 'Bash', 2),
+        miss('c.py', 'clear', 'Bash', 2),
+        miss('d.py', 'clear', 'Bash', 2),
+        miss('gammaFunction', 'input', 'Write', 1),
+      ],
+      2,
+    ),
+    ...[3, 4, 5, 6, 7].map((k) => call(k, [miss(`id${k}`, 'offload', 'Read', k)], 1)),
+  ];
+  const withMisses: ReplayResult = {
+    ...r,
+    calls,
+    totals: {
+      ...r.totals,
+      missCauses: { offload: { ids: 6, readBacks: 6 }, clear: { ids: 4, readBacks: 1 }, input: { ids: 1, readBacks: 1 } },
+    },
+  };
+  const out = sessionSummary('s.jsonl', withMisses, new ReductionCollector());
+
+  it('breaks the misses down by cause: identifiers, their share and the read-backs they imply', () => {
+    expect(out).toContain('misses by cause: what hid each missed identifier');
+    expect(out).toMatch(/^ {2}offloaded on arrival +6 +54\.5% +6$/m);
+    expect(out).toMatch(/^ {2}cleared +4 +36\.4% +1$/m);
+    expect(out).toMatch(/^ {2}file input replaced by a marker +1 +9\.1% +1$/m);
+    expect(out).not.toContain('windowed');
+  });
+
+  it('lists the five worst calls, most missed first, each with what hid its identifiers and where', () => {
+    const worst = out.slice(out.indexOf('worst calls for misses'));
+    expect(worst.split('\n')[1]).toBe('  call 2: 5 of 10 identifiers missed, 2 read-backs');
+    expect(worst).toMatch(/^ {4}4 Bash, cleared in call 2: a\.py, b\.py, c\.py, …$/m);
+    expect(worst).toMatch(/^ {4}1 Write, file input replaced by a marker in call 1: gammaFunction$/m);
+    expect(worst.match(/^ {2}call \d+:/gm)).toHaveLength(5);
+    expect(worst).not.toMatch(/^ {2}call 0:/m);
   });
 });

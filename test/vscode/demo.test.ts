@@ -140,7 +140,18 @@ describe('the demo workspace', () => {
     expect(await frame.locator('.term[data-term="cache-stable"]').getAttribute('title')).toMatch(/prompt cache/);
     await frame.getByText('What the words mean').click();
     const words = await frame.locator('[data-testid="glossary"] dt').allTextContents();
-    expect(words).toEqual(['clear', 'preview', 'file input', 'handle', 'cache-stable', 'read-back', 'miss']);
+    expect(words).toEqual([
+      'clear',
+      'preview',
+      'file input',
+      'handle',
+      'cache-stable',
+      'read-back',
+      'miss',
+      'sent whole',
+      'kept',
+      'records skipped',
+    ]);
     await shot('demo-glossary', annotate);
     await frame.getByText('What the words mean').click();
   });

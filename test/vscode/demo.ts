@@ -34,6 +34,9 @@ export const DEMO_SETTINGS = {
   'spillway.storage.folder': '${workspaceFolder}/.spillway/store',
   // the demo opens on the inspector; nobody else gets this
   'spillway.inspector.openOnStartup': true,
+  // the demo folder sits inside the Spillway clone: git's "repository found in parent folders" offer
+  // covered the inspector's turn details on every load
+  'git.openRepositoryInParentFolders': 'never',
 };
 /** Where the demo keeps the transcript it replays (the inspector's replayed session), under its own name. */
 export const DEMO_TRANSCRIPT = `session/${basename(DEMO_FIXTURE)}`;
@@ -79,7 +82,8 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
   // the settings the workspace declares, less the extension's own: none of the engine's, so the default
   const input: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(DEMO_SETTINGS))
-    if (!k.startsWith('spillway.storage.') && !k.startsWith('spillway.inspector.')) input[k.slice('spillway.'.length)] = v;
+    if (k.startsWith('spillway.') && !k.startsWith('spillway.storage.') && !k.startsWith('spillway.inspector.'))
+      input[k.slice('spillway.'.length)] = v;
   const config = parseConfig(input).config;
 
   mkdirSync(join(dir, 'session'), { recursive: true });

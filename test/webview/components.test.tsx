@@ -13,6 +13,7 @@ import { TurnDetails, keyOfReduced } from '../../webview/components/TurnDetails'
 import { TextPager, PAGE_CHARS } from '../../webview/components/TextPager';
 import { CapsPanel, deltaText } from '../../webview/components/CapsPanel';
 import { failing } from '../support/expect';
+import { GLOSSARY } from '../../webview/components/Glossary';
 
 afterEach(cleanup);
 
@@ -190,7 +191,10 @@ describe('TurnDetails', () => {
     );
     expect(screen.getByRole('heading', { name: 'Turn 4' })).toBeTruthy();
     expect(screen.getByText('call_1')).toBeTruthy();
-    expect(screen.getByText('offload')).toBeTruthy();
+    // the badge says what the model was sent in the glossary's word; the stage that made it is in its tooltip
+    const badge = screen.getByText('preview', { selector: '.stage' });
+    expect(badge.className).toContain('stage-offload');
+    expect(badge.getAttribute('title')).toMatch(/^The start and end of a large tool output.*Made by the offload stage\.$/);
     expect(screen.getByText(/over bash’s cap/)).toBeTruthy();
     expect(screen.getByText(/44,000 → 1,500 chars · 11k → 400 tokens/)).toBeTruthy();
   });
@@ -313,8 +317,13 @@ describe('CapsPanel', () => {
     fireEvent.change(field, { target: { value: '12k' } });
     expect(onChange).toHaveBeenLastCalledWith('bash', 12000);
     fireEvent.change(field, { target: { value: 'lots' } });
-    expect(onChange).toHaveBeenCalledTimes(1);
-    expect(screen.getByRole('alert').textContent).toMatch(/a positive number/);
+    // a bad value drops the change (the dry run never runs on a value the field no longer shows) and says why in place
+    expect(onChange).toHaveBeenLastCalledWith('bash', undefined);
+    expect(screen.getByRole('alert').textContent).toMatch(/^not a cap: use 12k, unlimited or default$/);
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(container.querySelector('tr[data-tool="bash"] .cap-effect')!.textContent).toBe(screen.getByRole('alert').textContent);
+    // the field still holds what was typed
+    expect((field as HTMLInputElement).value).toBe('lots');
   });
   it('enables Save and Revert only with changes', () => {
     const onSave = vi.fn();
@@ -531,7 +540,10 @@ describe('TurnDetails: every result of the turn', () => {
       "2 new tool results: 1 reduced, 1 sent whole · 1 reduced earlier and kept · this turn's decisions save 11k tokens",
     );
     expect(screen.getByText(/saves 11k tokens in this and every later call/)).toBeTruthy();
-    expect(screen.getByText('sent whole')).toBeTruthy();
+    expect(screen.getByText('sent whole', { selector: '.stage' })).toBeTruthy();
+    // "kept" and "sent whole" are the glossary's words, explained on hover
+    expect(screen.getByText('sent whole', { selector: '.stage' }).getAttribute('title')).toBe(GLOSSARY['sent whole']);
+    expect(screen.getAllByText('kept', { selector: '.term' })[0]!.getAttribute('title')).toBe(GLOSSARY.kept);
   });
 
   it('shows a result sent whole identical on both sides, and highlights the search', async () => {

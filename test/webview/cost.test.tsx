@@ -189,7 +189,18 @@ describe("a turn's file inputs in its details", () => {
 
 describe('the glossary', () => {
   it('defines each word the header uses, on hover and in a list', () => {
-    expect(Object.keys(GLOSSARY).sort()).toEqual(['cache-stable', 'clear', 'file input', 'handle', 'miss', 'preview', 'read-back']);
+    expect(Object.keys(GLOSSARY).sort()).toEqual([
+      'cache-stable',
+      'clear',
+      'file input',
+      'handle',
+      'kept',
+      'miss',
+      'preview',
+      'read-back',
+      'records skipped',
+      'sent whole',
+    ]);
     render(
       <>
         <Term word="cache-stable" />

@@ -10,6 +10,7 @@ import * as React from 'react';
 import { formatChange, headline, type CapChoice, type ToolCap, type Totals } from '../../src/protocol';
 import { capText, compact, parseCap, signed, signedPercent } from '../format';
 import { money, type CostLens } from '../cost';
+import { costAdded } from '../dryRun';
 import { Button, TextField } from '../ui';
 
 export interface CapsPanelProps {
@@ -32,6 +33,8 @@ export interface CapsPanelProps {
   pending?: boolean;
   /** how cost is priced (default: Anthropic's cost record, no dollar price) */
   lens?: CostLens;
+  /** the dry run explained when its effect is not the obvious one (webview/dryRun.ts) */
+  explain?: string | undefined;
 }
 
 const DEFAULT_LENS: CostLens = { costModel: 'anthropic' };
@@ -53,16 +56,36 @@ export function deltaText(base: Totals, dry: Totals, lens: CostLens = DEFAULT_LE
   return parts.join(' · ');
 }
 
-function CapRow(props: { c: ToolCap; change: CapChoice | undefined; onChange: CapsPanelProps['onChange']; effect?: string | undefined }) {
-  const { c, change, onChange } = props;
+const INVALID_CAP = 'not a cap: use 12k, unlimited or default';
+
+function CapRow(props: {
+  c: ToolCap;
+  change: CapChoice | undefined;
+  onChange: CapsPanelProps['onChange'];
+  onInvalid: (tool: string, invalid: boolean) => void;
+  effect?: string | undefined;
+}) {
+  const { c, change, onChange, onInvalid } = props;
   const [text, setText] = React.useState(change === undefined ? '' : String(change));
-  React.useEffect(() => setText(change === undefined ? '' : String(change)), [change]);
+  // the change this row last reported: a change made elsewhere (a save) shows in the field, this row's own do not overwrite what was typed
+  const sent = React.useRef(change);
+  React.useEffect(() => {
+    if (change === sent.current) return;
+    sent.current = change;
+    setText(change === undefined ? '' : String(change));
+  }, [change]);
   const parsed = text.trim() === '' ? undefined : parseCap(text);
   const invalid = text.trim() !== '' && parsed === undefined;
+  React.useEffect(() => {
+    onInvalid(c.tool, invalid);
+    return () => onInvalid(c.tool, false);
+  }, [c.tool, invalid, onInvalid]);
   const errorId = `cap-error-${c.tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   return (
-    <tr data-tool={c.tool}>
-      <th scope="row">{c.tool}</th>
+    <tr data-tool={c.tool} className={invalid ? 'cap-invalid' : undefined}>
+      <th scope="row" title={c.tool}>
+        {c.tool}
+      </th>
       <td className="cap-current">
         {capText(c.cap)}
         {!c.explicit && <span className="muted"> (default)</span>}
@@ -75,21 +98,25 @@ function CapRow(props: { c: ToolCap; change: CapChoice | undefined; onChange: Ca
           value={text}
           placeholder="12k, unlimited"
           size={12}
+          {...(invalid ? { 'aria-invalid': true, 'aria-describedby': errorId } : {})}
           onChange={(v) => {
             setText(v);
             const p = v.trim() === '' ? undefined : parseCap(v);
-            if (v.trim() === '' || p !== undefined) onChange(c.tool, p);
+            // an invalid text drops the tool's change: the dry run and Save never use a value the field no longer shows
+            sent.current = p;
+            onChange(c.tool, p);
           }}
         />
-        {invalid && (
-          <span className="invalid" role="alert" id={errorId}>
-            {' '}
-            a positive number, unlimited or default
-          </span>
-        )}
       </td>
-      <td className="cap-effect" data-testid={`cap-effect-${c.tool}`}>
-        {props.effect ?? ''}
+      {/* the error takes the effect's cell, so a bad value never reflows the table */}
+      <td className={invalid ? 'cap-effect invalid' : 'cap-effect'} data-testid={`cap-effect-${c.tool}`}>
+        {invalid ? (
+          <span role="alert" id={errorId}>
+            {INVALID_CAP}
+          </span>
+        ) : (
+          (props.effect ?? '')
+        )}
       </td>
     </tr>
   );
@@ -98,11 +125,23 @@ function CapRow(props: { c: ToolCap; change: CapChoice | undefined; onChange: Ca
 export function CapsPanel(props: CapsPanelProps) {
   const { caps, defaultCap, capUnit, changes, onChange, onSave, onRevert, saving, base, dry, perTool } = props;
   const changed = Object.keys(changes).length > 0;
+  const [invalid, setInvalid] = React.useState<readonly string[]>([]);
+  const onInvalid = React.useCallback(
+    (tool: string, bad: boolean) =>
+      setInvalid((old) => (bad === old.includes(tool) ? old : bad ? [...old, tool] : old.filter((t) => t !== tool))),
+    [],
+  );
+  /** bumped by Revert: every row starts again from the settings, a bad value typed in one included */
+  const [generation, setGeneration] = React.useState(0);
   const [localOpen, setLocalOpen] = React.useState(true);
   const open = props.open ?? localOpen;
   const toggle = () => (props.onToggle ? props.onToggle(!open) : setLocalOpen(!open));
   const lens = props.lens ?? DEFAULT_LENS;
   const total = base && dry && changed ? deltaText(base, dry, lens) : undefined;
+  // a change that costs more is not the highlighted action: Save turns secondary and says what it costs
+  const added = base && dry && changed && !props.pending ? costAdded(base, dry, lens.costModel) : undefined;
+  const dearer = added !== undefined && added > 0;
+  const canSave = changed && !saving && invalid.length === 0;
   return (
     <section className={`caps${open ? ' open' : ''}`} aria-label="Caps per tool">
       <div className="caps-head">
@@ -119,17 +158,51 @@ export function CapsPanel(props: CapsPanelProps) {
           </span>
         )}
         <span className="caps-actions">
-          <Button disabled={!changed || saving} onClick={onSave} aria-label="Save caps to settings">
-            Save…
+          {invalid.length > 0 && (
+            <span className="invalid caps-blocked" data-testid="caps-blocked">
+              fix the cap for {invalid.join(', ')} to save
+            </span>
+          )}
+          <Button
+            appearance={dearer ? 'secondary' : 'primary'}
+            disabled={!canSave}
+            onClick={onSave}
+            aria-label="Save caps to settings"
+            data-testid="caps-save"
+            {...(dearer
+              ? { title: `Saving these caps costs ${money(added, lens)} more over this session than the settings in force` }
+              : {})}
+          >
+            {dearer ? `Save anyway… (costs ${money(added, lens)} more)` : 'Save…'}
           </Button>
-          <Button appearance="secondary" disabled={!changed || saving} onClick={onRevert}>
+          <Button
+            appearance={dearer ? 'primary' : 'secondary'}
+            disabled={(!changed && invalid.length === 0) || saving}
+            onClick={() => {
+              setGeneration((g) => g + 1);
+              onRevert();
+            }}
+            data-testid="caps-revert"
+          >
             Revert
           </Button>
         </span>
       </div>
+      {changed && !props.pending && props.explain && (
+        <p className="dry-explain" data-testid="dry-explain" role="note">
+          {props.explain}
+        </p>
+      )}
       {open && (
         <div className="caps-body" id="caps-body">
           <table>
+            <colgroup>
+              <col className="col-tool" />
+              <col className="col-cap" />
+              <col className="col-turns" />
+              <col className="col-new" />
+              <col className="col-effect" />
+            </colgroup>
             <caption className="muted">
               Caps in {capUnit}; tools without their own cap use the default, {capText(defaultCap)}. A new cap re-projects the session at
               once (a dry run); Save writes spillway.toolCaps.
@@ -146,10 +219,11 @@ export function CapsPanel(props: CapsPanelProps) {
             <tbody>
               {caps.map((c) => (
                 <CapRow
-                  key={c.tool}
+                  key={`${c.tool}:${generation}`}
                   c={c}
                   change={changes[c.tool]}
                   onChange={onChange}
+                  onInvalid={onInvalid}
                   effect={changes[c.tool] !== undefined && base && perTool?.[c.tool] ? deltaText(base, perTool[c.tool]!, lens) : undefined}
                 />
               ))}

@@ -7,7 +7,9 @@
  * Long sessions are bucketed to at most MAX_POINTS columns, so 10,000 calls draw as fast as 500.
  *
  * The marks have a text equivalent below the chart: buttons naming each marked turn, reachable by
- * keyboard (the chart itself is a picture for a screen reader, with a title saying what it shows).
+ * keyboard (the chart itself is a picture for a screen reader, with a title and a description saying
+ * what it shows and its axes). The axes are labelled (turns along the bottom, tokens or dollars up the
+ * side), and the pointer shows the values of the turn under it.
  */
 import * as React from 'react';
 import type { TurnSummary } from '../../src/protocol';
@@ -135,13 +137,31 @@ export function Chart(props: ChartProps) {
       })
       .join('');
 
-  const onClick = (e: React.MouseEvent<SVGSVGElement>) => {
+  const columnAt = (e: React.MouseEvent<SVGSVGElement>): number | undefined => {
     const box = e.currentTarget.getBoundingClientRect();
-    if (!box.width || cols === 0) return;
+    if (!box.width || cols === 0) return undefined;
     const c = Math.round(((e.clientX - box.left) / box.width) * (cols - 1));
-    onSelect(s.start[Math.max(0, Math.min(cols - 1, c))] ?? 0);
+    return Math.max(0, Math.min(cols - 1, c));
+  };
+  const onClick = (e: React.MouseEvent<SVGSVGElement>) => {
+    const c = columnAt(e);
+    if (c !== undefined) onSelect(s.start[c] ?? 0);
+  };
+  const [hover, setHover] = React.useState<number>();
+  const hoverCol = hover !== undefined && hover < cols ? hover : undefined;
+  const value = (v: number) => (mode === 'tokens' ? `${compact(v)} tokens` : money(v, lens));
+  const hoverText = (c: number): string => {
+    const first = s.start[c] ?? 0;
+    const last = (s.start[c + 1] ?? turns.length) - 1;
+    const which = last > first ? `Turns ${first + 1}–${last + 1} (largest)` : `Turn ${first + 1}`;
+    const dryPart = s.dry ? ` · dry run ${value(s.dry[c] ?? 0)}` : '';
+    return mode === 'tokens'
+      ? `${which}: original ${value(s.original[c] ?? 0)} · projected ${value(s.projected[c] ?? 0)}${dryPart}`
+      : `${which}: cumulative cost raw ${value(s.original[c] ?? 0)} · projected ${value(s.projected[c] ?? 0)}${dryPart}`;
   };
 
+  const yName = mode === 'tokens' ? 'tokens per call' : 'cumulative cost';
+  const description = `Horizontal axis: turns 1 to ${turns.length}. Vertical axis: ${yName}, from ${mode === 'tokens' ? '0' : money(0, lens)} to ${maxText}.`;
   const title =
     mode === 'tokens'
       ? `Tokens per call over ${turns.length} calls, up to ${compact(max)}; ${stableCount} cache-stable calls marked`
@@ -177,31 +197,61 @@ export function Chart(props: ChartProps) {
           <span className="legend-max legend-entry">max {maxText}</span>
         </span>
       </div>
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        preserveAspectRatio="none"
-        role="img"
-        aria-labelledby="chart-title"
-        onClick={onClick}
-        data-testid="chart"
-        data-mode={mode}
-      >
-        <title id="chart-title">{title}</title>
-        {cols > 0 && (
-          <>
-            <path className="chart-original-area" d={area(s.original)} />
-            <path className="chart-original" d={line(s.original)} data-testid="chart-original" />
-            <path className="chart-projected-area" d={area(s.projected)} />
-            <path className="chart-projected" d={line(s.projected)} data-testid="chart-projected" />
-            {s.dry && <path className="chart-dry" d={line(s.dry)} data-testid="chart-dry" />}
-            <path className="chart-stable" d={stableMarks} data-testid="chart-stable" />
-            {marks && <path className="chart-mark-missed" d={markPath('missed')} data-testid="chart-mark-missed" />}
-            {marks && <path className="chart-mark-clear" d={markPath('clears')} data-testid="chart-mark-clears" />}
-            {marks && <path className="chart-mark-saving" d={markPath('savings')} data-testid="chart-mark-savings" />}
-            {selCol >= 0 && <line className="chart-cursor" x1={x(selCol)} x2={x(selCol)} y1={0} y2={H} />}
-          </>
-        )}
-      </svg>
+      <div className="chart-plot">
+        <span className="chart-y" aria-hidden="true">
+          <span>{mode === 'tokens' ? compact(max) : maxText}</span>
+          <span>{mode === 'tokens' ? compact(max / 2) : money(max / 2, lens)}</span>
+          <span>{mode === 'tokens' ? '0' : money(0, lens)}</span>
+        </span>
+        <div className="chart-area">
+          <svg
+            viewBox={`0 0 ${W} ${H}`}
+            preserveAspectRatio="none"
+            role="img"
+            aria-labelledby="chart-title"
+            aria-describedby={hoverCol !== undefined ? 'chart-desc chart-hover' : 'chart-desc'}
+            onClick={onClick}
+            onMouseMove={(e) => setHover(columnAt(e))}
+            onMouseLeave={() => setHover(undefined)}
+            data-testid="chart"
+            data-mode={mode}
+          >
+            <title id="chart-title">{title}</title>
+            <desc id="chart-desc">{description}</desc>
+            {cols > 0 && (
+              <>
+                <path className="chart-original-area" d={area(s.original)} />
+                <path className="chart-original" d={line(s.original)} data-testid="chart-original" />
+                <path className="chart-projected-area" d={area(s.projected)} />
+                <path className="chart-projected" d={line(s.projected)} data-testid="chart-projected" />
+                {s.dry && <path className="chart-dry" d={line(s.dry)} data-testid="chart-dry" />}
+                <path className="chart-stable" d={stableMarks} data-testid="chart-stable" />
+                {marks && <path className="chart-mark-missed" d={markPath('missed')} data-testid="chart-mark-missed" />}
+                {marks && <path className="chart-mark-clear" d={markPath('clears')} data-testid="chart-mark-clears" />}
+                {marks && <path className="chart-mark-saving" d={markPath('savings')} data-testid="chart-mark-savings" />}
+                {selCol >= 0 && <line className="chart-cursor" x1={x(selCol)} x2={x(selCol)} y1={0} y2={H} />}
+                {hoverCol !== undefined && <line className="chart-hover" x1={x(hoverCol)} x2={x(hoverCol)} y1={0} y2={H} />}
+              </>
+            )}
+          </svg>
+          {hoverCol !== undefined && (
+            <span
+              id="chart-hover"
+              role="tooltip"
+              data-testid="chart-hover"
+              className={`chart-tooltip${x(hoverCol) > W / 2 ? ' left' : ''}`}
+              style={{ left: `${(x(hoverCol) / W) * 100}%` }}
+            >
+              {hoverText(hoverCol)}
+            </span>
+          )}
+        </div>
+        <span className="chart-x" aria-hidden="true" data-testid="chart-x">
+          <span>turn 1</span>
+          <span>turns</span>
+          <span>turn {turns.length}</span>
+        </span>
+      </div>
       {marks && (
         <nav className="chart-marks" aria-label="Marked turns">
           {MARK_KINDS.map((k) =>

@@ -17,13 +17,19 @@ export const GLOSSARY = {
   'read-back':
     'A call the agent would make to read a stored output again, because what the model was sent hid something it needed. Its price is added to the cost.',
   miss: 'An identifier (a path, a name, a code) the agent wrote in its next reply that was in its full context but not in what Spillway sent.',
+  'sent whole':
+    'A tool result under its cap: the model was sent it exactly as the tool returned it. Nothing saved, nothing hidden, no handle.',
+  kept: 'A reduction decided in an earlier turn and sent again the same way in this one (sticky), so the request keeps its prefix and the prompt cache keeps hitting.',
+  'records skipped':
+    "Lines of a replayed transcript that are not part of the conversation the model was sent (the agent's own bookkeeping, a sub-agent's lines, a resumed session's copy of its history, a broken line): counted and left out of the replay. Spillway's log names each kind.",
 } as const;
 export type GlossaryWord = keyof typeof GLOSSARY;
 
-/** A word of the glossary, underlined, its definition on hover. */
-export function Term(props: { word: GlossaryWord; children?: React.ReactNode }) {
+/** A word of the glossary, underlined, its definition on hover (and `more` after it, when given). */
+export function Term(props: { word: GlossaryWord; children?: React.ReactNode; className?: string; more?: string }) {
+  const title = props.more ? `${GLOSSARY[props.word]} ${props.more}` : GLOSSARY[props.word];
   return (
-    <span className="term" title={GLOSSARY[props.word]} data-term={props.word}>
+    <span className={`term${props.className ? ` ${props.className}` : ''}`} title={title} data-term={props.word}>
       {props.children ?? props.word}
     </span>
   );

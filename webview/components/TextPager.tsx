@@ -59,6 +59,16 @@ export function TextPager(props: {
     void more(0);
   }, [more]);
 
+  // the first match of the search scrolled into the text's own view, so a match far down the page shows
+  const pre = React.useRef<HTMLPreElement>(null);
+  const joined = pages.map((p) => p.text).join('');
+  React.useEffect(() => {
+    const el = pre.current;
+    const mark = el?.querySelector('mark');
+    if (!el || !mark) return;
+    // the text is positioned (styles.css), so a mark's offset is from the top of the text
+    el.scrollTop = Math.max(0, mark.offsetTop - el.clientHeight / 3);
+  }, [joined, props.highlight]);
   const last = pages[pages.length - 1];
   const shown = last ? last.offset + last.text.length : 0;
   const total = last?.total ?? 0;
@@ -75,8 +85,8 @@ export function TextPager(props: {
           {error}
         </p>
       ) : (
-        <pre className="pager-text" tabIndex={0} data-side={side}>
-          {highlighted(pages.map((p) => p.text).join(''), props.highlight)}
+        <pre className="pager-text" tabIndex={0} data-side={side} ref={pre}>
+          {highlighted(joined, props.highlight)}
         </pre>
       )}
       {!error && shown < total && (

@@ -4,11 +4,12 @@
  * turns where the agent named something the projection had hidden. Windowed (VirtualList).
  */
 import * as React from 'react';
-import type { TurnSummary } from '../../src/protocol';
+import type { SearchMatch, TurnSummary } from '../../src/protocol';
 import { formatChange } from '../../src/protocol';
 import { compact, count } from '../format';
 import { money, turnHeadline, type CostLens } from '../cost';
 import { VirtualList } from './VirtualList';
+import { Snippet } from './Snippet';
 
 const ROW_HEIGHT = 44;
 
@@ -26,6 +27,8 @@ export interface TimelineProps {
   onActivate?: (turn: number) => void;
   /** how cost is priced (default: Anthropic's cost record, no dollar price) */
   lens?: CostLens;
+  /** where a search found its text, by turn: a matching row shows the snippet instead of its marks */
+  matches?: ReadonlyMap<number, readonly SearchMatch[]>;
 }
 
 const DEFAULT_LENS: CostLens = { costModel: 'anthropic' };
@@ -86,58 +89,67 @@ export function Timeline(props: TimelineProps) {
               saved {compact(cumulative[t.index] ?? 0)}
             </span>
             <TurnCost t={d ?? t} lens={lens} />
-            <span className="turn-marks">
-              {(t.clears ?? 0) > 0 && (
-                <span
-                  className="mark mark-clear"
-                  title={`${t.clears} results cleared in this turn: the cached prefix is rewritten from the first of them`}
-                >
-                  ✂ {t.clears} cleared
-                </span>
-              )}
-              {(t.inputs ?? 0) > 0 && (
-                <span
-                  className="mark mark-inputs"
-                  title={`${t.inputs} file input${t.inputs === 1 ? '' : 's'} (what the agent wrote to a file) replaced by a marker with a handle in this turn`}
-                >
-                  ✎ {t.inputs} input{t.inputs === 1 ? '' : 's'}
-                </span>
-              )}
-              {t.reductions > 0 && (
-                <span className="mark mark-reduced" title={`${t.reductions} tool results reduced`}>
-                  {t.reductions} reduced
-                </span>
-              )}
-              {t.tools.length > 0 && <span className="turn-tools">{t.tools.join(', ')}</span>}
-              {t.providerCachedTokens !== undefined && (
-                <span
-                  className="mark mark-provider"
-                  title={`the provider reported ${count(t.providerCachedTokens)} prompt tokens served from its cache`}
-                >
-                  cached {compact(t.providerCachedTokens)}
-                </span>
-              )}
-              {t.cacheStable && (
-                <span className="mark mark-stable" title="the previous projection is a prefix of this one: the prompt cache keeps hitting">
-                  cache ✓
-                </span>
-              )}
-              {t.missed > 0 && (
-                <span className="mark mark-missed" title="identifiers the agent wrote next that this projection had hidden">
-                  ⚠ {t.missed} missed
-                </span>
-              )}
-              {t.error && (
-                <span className="mark mark-error" role="img" aria-label={`failed: ${t.error}`} title={t.error}>
-                  ✖ error
-                </span>
-              )}
-              {t.note && (
-                <span className="mark mark-note" title={t.note}>
-                  unchanged
-                </span>
-              )}
-            </span>
+            {props.matches?.get(t.index)?.[0] ? (
+              <span className="turn-marks">
+                <Snippet match={props.matches.get(t.index)![0]!} withTool className="turn-snippet" />
+              </span>
+            ) : (
+              <span className="turn-marks">
+                {(t.clears ?? 0) > 0 && (
+                  <span
+                    className="mark mark-clear"
+                    title={`${t.clears} results cleared in this turn: the cached prefix is rewritten from the first of them`}
+                  >
+                    ✂ {t.clears} cleared
+                  </span>
+                )}
+                {(t.inputs ?? 0) > 0 && (
+                  <span
+                    className="mark mark-inputs"
+                    title={`${t.inputs} file input${t.inputs === 1 ? '' : 's'} (what the agent wrote to a file) replaced by a marker with a handle in this turn`}
+                  >
+                    ✎ {t.inputs} input{t.inputs === 1 ? '' : 's'}
+                  </span>
+                )}
+                {t.reductions > 0 && (
+                  <span className="mark mark-reduced" title={`${t.reductions} tool results reduced`}>
+                    {t.reductions} reduced
+                  </span>
+                )}
+                {t.tools.length > 0 && <span className="turn-tools">{t.tools.join(', ')}</span>}
+                {t.providerCachedTokens !== undefined && (
+                  <span
+                    className="mark mark-provider"
+                    title={`the provider reported ${count(t.providerCachedTokens)} prompt tokens served from its cache`}
+                  >
+                    cached {compact(t.providerCachedTokens)}
+                  </span>
+                )}
+                {t.cacheStable && (
+                  <span
+                    className="mark mark-stable"
+                    title="the previous projection is a prefix of this one: the prompt cache keeps hitting"
+                  >
+                    cache ✓
+                  </span>
+                )}
+                {t.missed > 0 && (
+                  <span className="mark mark-missed" title="identifiers the agent wrote next that this projection had hidden">
+                    ⚠ {t.missed} missed
+                  </span>
+                )}
+                {t.error && (
+                  <span className="mark mark-error" role="img" aria-label={`failed: ${t.error}`} title={t.error}>
+                    ✖ error
+                  </span>
+                )}
+                {t.note && (
+                  <span className="mark mark-note" title={t.note}>
+                    unchanged
+                  </span>
+                )}
+              </span>
+            )}
           </div>
         );
       }}

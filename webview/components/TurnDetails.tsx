@@ -9,10 +9,12 @@
  * output that holds each. The arrow keys, Home and End move between results; Enter expands one.
  */
 import * as React from 'react';
-import type { InputInfo, ResultInfo, TextPage, TurnDetail, TurnSummary, WholeResult } from '../../src/protocol';
+import type { InputInfo, ResultInfo, SearchMatch, TextPage, TurnDetail, TurnSummary, WholeResult } from '../../src/protocol';
 import { compact, count } from '../format';
 import { Button } from '../ui';
 import { TextPager } from './TextPager';
+import { Term, type GlossaryWord } from './Glossary';
+import { Snippet } from './Snippet';
 
 export interface TurnDetailsProps {
   detail: TurnDetail | undefined;
@@ -33,6 +35,8 @@ export interface TurnDetailsProps {
   onExpanded?: (key: string | undefined) => void;
   /** the search, highlighted in the texts */
   highlight?: string;
+  /** where the search found its text in this turn's results (shown under each) */
+  matches?: readonly SearchMatch[] | undefined;
 }
 
 export const keyOfReduced = (r: ResultInfo) => `r:${r.handle}:${r.callId}`;
@@ -42,6 +46,22 @@ const keyOfInput = (i: InputInfo) => `i:${i.handle}:${i.callId}`;
 const asResult = (i: InputInfo): ResultInfo => ({ ...i, stage: 'input' });
 type RowKind = 'own' | 'decided' | 'kept' | 'input';
 
+/**
+ * The badge of a reduced result says what the model was sent in the glossary's words: a preview
+ * (whichever of the offload, window and budget stages made it), a clear, a file input. The stage
+ * that decided it is in the badge's tooltip.
+ */
+function StageBadge(props: { stage: string }) {
+  const { stage } = props;
+  const word: GlossaryWord = stage === 'clear' ? 'clear' : stage === 'input' ? 'file input' : 'preview';
+  const by = stage === 'input' ? 'Replaced by the file inputs stage.' : `Made by the ${stage} stage.`;
+  return (
+    <Term word={word} className={`stage stage-${stage}`} more={by}>
+      {word}
+    </Term>
+  );
+}
+
 function savedText(r: ResultInfo): string {
   const saved = r.originalTokens - r.projectedTokens;
   if (saved < 0) return `adds ${compact(-saved)} tokens (the marker counts more tokens than the short result)`;
@@ -50,10 +70,14 @@ function savedText(r: ResultInfo): string {
 }
 
 function ResultRow(
-  props: { r: ResultInfo; expanded: boolean; onToggle: () => void; kind: RowKind; highlight?: string } & Pick<
-    TurnDetailsProps,
-    'loadText' | 'onOpen' | 'onCompare' | 'onCopy'
-  >,
+  props: {
+    r: ResultInfo;
+    expanded: boolean;
+    onToggle: () => void;
+    kind: RowKind;
+    highlight?: string;
+    match?: SearchMatch | undefined;
+  } & Pick<TurnDetailsProps, 'loadText' | 'onOpen' | 'onCompare' | 'onCopy'>,
 ) {
   const { r, expanded, onToggle, loadText, kind } = props;
   const loadOriginal = React.useCallback((o: number, l: number) => loadText(r.handle, 'original', o, l), [loadText, r.handle]);
@@ -66,12 +90,8 @@ function ResultRow(
         </span>
         <span className="result-tool">{r.tool}</span>
         <span className="result-call">{r.callId}</span>
-        <span className={`stage stage-${r.stage}`}>{r.stage}</span>
-        {!r.fresh && (
-          <span className="carried" title="decided in an earlier turn and kept (sticky)">
-            kept
-          </span>
-        )}
+        <StageBadge stage={r.stage} />
+        {!r.fresh && <Term word="kept" className="carried" />}
         <span className="result-sizes">
           {count(r.originalChars)} → {count(r.projectedChars)} chars · {compact(r.originalTokens)} → {compact(r.projectedTokens)} tokens
         </span>
@@ -80,6 +100,7 @@ function ResultRow(
         {r.reason}
         {r.fresh && <span className="result-saved"> · {savedText(r)}</span>}
       </div>
+      {props.match && <Snippet match={props.match} className="result-match" />}
       {expanded && (
         <div className="result-body">
           <div className="result-actions">
@@ -116,6 +137,7 @@ function WholeRow(props: {
   onToggle: () => void;
   load: NonNullable<TurnDetailsProps['loadWhole']>;
   highlight?: string;
+  match?: SearchMatch | undefined;
 }) {
   const { w, turn, expanded, onToggle, load } = props;
   const loadText = React.useCallback((o: number, l: number) => load(turn, w.callId, o, l), [load, turn, w.callId]);
@@ -127,12 +149,13 @@ function WholeRow(props: {
         </span>
         <span className="result-tool">{w.tool}</span>
         <span className="result-call">{w.callId}</span>
-        <span className="stage stage-whole">sent whole</span>
+        <Term word="sent whole" className="stage stage-whole" />
         <span className="result-sizes">
           {count(w.chars)} chars{w.tokens !== undefined ? ` · ${compact(w.tokens)} tokens` : ''}
         </span>
       </button>
       <div className="result-reason">under its cap: the model was sent it as it was (nothing saved, nothing hidden)</div>
+      {props.match && <Snippet match={props.match} className="result-match" />}
       {expanded && (
         <div className="result-body">
           <div className="sides">
@@ -197,8 +220,10 @@ export function TurnDetails(props: TurnDetailsProps) {
       onCompare={props.onCompare}
       onCopy={props.onCopy}
       {...(props.highlight ? { highlight: props.highlight } : {})}
+      match={matchOf(r.callId)}
     />
   );
+  const matchOf = (callId: string) => props.matches?.find((m) => m.callId === callId);
   const inputRow = (i: InputInfo) => row(asResult(i), 'input', keyOfInput(i));
   // what this turn's own decisions save: its reductions and the file inputs it replaced
   const savedHere = [...own, ...decided, ...freshInputs]
@@ -219,7 +244,7 @@ export function TurnDetails(props: TurnDetailsProps) {
       )}
       <p className="details-summary muted" data-testid="details-summary">
         {count(own.length + whole.length)} new tool result{own.length + whole.length === 1 ? '' : 's'}: {count(own.length)} reduced,{' '}
-        {count(whole.length)} sent whole
+        {count(whole.length)} <Term word="sent whole" />
         {decided.length > 0 && (
           <>
             {' '}
@@ -227,7 +252,12 @@ export function TurnDetails(props: TurnDetailsProps) {
             {decided.every((r) => r.stage === 'clear') ? 'cleared' : 'reduced'} in this turn
           </>
         )}
-        {kept.length > 0 && <> · {count(kept.length)} reduced earlier and kept</>}
+        {kept.length > 0 && (
+          <>
+            {' '}
+            · {count(kept.length)} reduced earlier and <Term word="kept" />
+          </>
+        )}
         {freshInputs.length > 0 && (
           <>
             {' '}
@@ -300,6 +330,7 @@ export function TurnDetails(props: TurnDetailsProps) {
                 onToggle={() => toggle(keyOfWhole(w))}
                 load={props.loadWhole}
                 {...(props.highlight ? { highlight: props.highlight } : {})}
+                match={matchOf(w.callId)}
               />
             ) : null,
           )}

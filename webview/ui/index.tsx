@@ -32,6 +32,8 @@ export function TextField(
     onEnter?: () => void;
     children?: React.ReactNode;
     type?: 'text' | 'search';
+    'aria-invalid'?: boolean;
+    'aria-describedby'?: string;
   },
 ) {
   const { value, onChange, onEnter, children, className, type, ...rest } = props;

@@ -62,3 +62,19 @@ export function kindPreview(text: string, budget: number, hint?: PreviewHint): s
   const p = kind.preview(lines, budget - leadText.length);
   return p === null ? null : leadText + p;
 }
+
+/** Tools that fetch a page or document the agent asked for by its address. */
+const FETCH_TOOLS = /^(webfetch|web_fetch|fetch|fetch_url|read_url|url_context)$/i;
+
+/**
+ * Whether a call asked to read something in order to work with it: a file (a read tool, `cat`,
+ * `sed -n`, `head`, a view), a commit (`git show`) or a fetched page. The offload stage leaves such
+ * results whole on arrival (`offload.keepReads`): the agent requested them for its next step.
+ */
+export function requestedRead(hint: PreviewHint): boolean {
+  const command = hint.command ?? '';
+  const program = mainProgram(command);
+  if (fileReadKind.byCommand(program, command, hint.tool ?? '')) return true;
+  if (/^git( show)?$/.test(program) && /\bgit\s+(-C\s+\S+\s+)?show\b/.test(command)) return true;
+  return FETCH_TOOLS.test(hint.tool ?? '');
+}

@@ -33,6 +33,9 @@ import { Draft, owned, type InputDecision, type Ledger, type Results, type Stage
 import { countLines } from '../lines';
 import type { TokenCounter } from '../tokens';
 import { staleAt as findStale } from './stale';
+import { InUse } from './in-use';
+import { replaceInput } from './inputs';
+import { keptRead } from './offload';
 
 export function clear(results: Results, ledger: Ledger): StageOutcome {
   const draft = new Draft(results, ledger);
@@ -43,17 +46,49 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const itemTok = results.projectedItemTokens(ledger);
   const tokensNow = (i: number) => results.resultTokens(i, draft.decisions[i]);
   const gains = new Array<number | undefined>(n);
-  /** tokens clearing result i would free, estimated before deciding */
-  const gain = (i: number): number => (gains[i] ??= Math.max(0, tokensNow(i) - clearedMarkerTokens(results, i)));
+  // file inputs the clear replaces with their call's result (`inputs.when: clear`), found once
+  const inputsByClear = results.cfg.inputs.enabled && results.cfg.inputs.when === 'clear';
+  const inputs = new Map<number, InputClear | null>();
+  const inputOf = (i: number): InputClear | undefined => {
+    if (!inputsByClear) return undefined;
+    let x = inputs.get(i);
+    if (x === undefined) {
+      const call = list[i]!.call ?? results.req.calls.get(list[i]!.callId);
+      const d = draft.decisions[i];
+      x = call?.input && !ledger.inputs.has(call.input.start) && !d?.inputReplacement ? (replaceInput(results, call) ?? null) : null;
+      inputs.set(i, x);
+    }
+    return x ?? undefined;
+  };
+  /** tokens clearing result i would free, estimated before deciding (its file input's too) */
+  const gain = (i: number): number =>
+    (gains[i] ??=
+      Math.max(0, tokensNow(i) - clearedMarkerTokens(results, i)) +
+      (inputOf(i) ? inputOf(i)!.decision.originalTokens - inputOf(i)!.decision.projectedTokens : 0));
   // a report tool's result is kept unless the user capped that tool (config.ts, REPORT_TOOLS)
   // (the list is checked first: it is short, and most results are of no report tool)
   const reportKept = (i: number): boolean => toolListed(results.cfg.reportTools, list[i]!.names) && results.capOf(i) === 'unlimited';
+  // results the agent referred to (or received) in its last clear.inUseCalls calls: still in use
+  const inUseOf = () =>
+    c.inUseCalls > 0
+      ? new InUse(
+          results,
+          c.inUseCalls,
+          (i) => !results.fixedAsIs(i),
+          checkpoints,
+          (i) => {
+            const input = inputOf(i);
+            return input ? input.write.text : undefined;
+          },
+        )
+      : undefined;
   const clearable = (i: number): boolean =>
     !results.fixedAsIs(i) &&
     !draft.noGain[i] &&
     draft.decisions[i]?.stage !== 'clear' &&
     !toolListed(c.excludeTools, list[i]!.names) &&
-    !reportKept(i);
+    !reportKept(i) &&
+    !inUse?.now(i);
   // every model call the transcript shows: before each run of assistant items, and this one
   const checkpoints: number[] = [];
   kinds.forEach((k, i) => {
@@ -67,12 +102,16 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const originalTok = results.originalItemTokens();
   // results an earlier call of the session cleared (recalled): as they were sent until the call that
   // cleared them, so that call is charged the rewrite it made
+  // (and the file input a clear replaced with its result, in its call's item)
   const recalledClears = new Map<number, number[]>();
+  const callItemOf = (i: number) => (list[i]!.call ?? results.req.calls.get(list[i]!.callId))?.item;
   list.forEach((r, i) => {
-    const at = draft.decisions[i]?.clearedAt;
-    if (draft.decisions[i]?.stage !== 'clear' || !at) return;
-    itemTok[r.item]! += at.tokens - tokensNow(i);
-    pushAt(recalledClears, at.call, i);
+    const d = draft.decisions[i];
+    if (d?.stage !== 'clear' || !d.clearedAt) return;
+    itemTok[r.item]! += d.clearedAt.tokens - tokensNow(i);
+    const callItem = d.inputTokensSaved ? callItemOf(i) : undefined;
+    if (callItem !== undefined) itemTok[callItem]! += d.inputTokensSaved!;
+    pushAt(recalledClears, d.clearedAt.call, i);
   });
   // file inputs replaced a call or more after the input was first sent (inputs.keepRounds): whole
   // until then, and that call is charged the rewrite
@@ -188,8 +227,12 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     planner?.refresh(i);
     return saved;
   };
+  const inUse = inUseOf();
+  if (inUse)
+    planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, (i) => (clearable(i) ? gain(i) : undefined));
   for (const cp of checkpoints) {
     callNo++;
+    if (inUse) for (const i of inUse.moveTo(callNo)) planner!.refresh(i);
     while (upTo < cp) rawTotal += originalTok[upTo++]!;
     while (before < n && list[before]!.item < cp) before++;
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
@@ -199,11 +242,18 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     // earlier projection cleared in this call, and file inputs first replaced in it, change it too
     let firstDeferred = Number.POSITIVE_INFINITY;
     for (const i of recalledClears.get(callNo) ?? []) {
+      const d = draft.decisions[i]!;
       const item = list[i]!.item;
-      const saved = draft.decisions[i]!.clearedAt!.tokens - tokensNow(i);
+      const saved = d.clearedAt!.tokens - tokensNow(i);
       itemTok[item]! -= saved;
       sums.add(item, -saved);
       firstDeferred = Math.min(firstDeferred, item);
+      const callItem = d.inputTokensSaved ? callItemOf(i) : undefined;
+      if (callItem !== undefined) {
+        itemTok[callItem]! -= d.inputTokensSaved!;
+        sums.add(callItem, -d.inputTokensSaved!);
+        firstDeferred = Math.min(firstDeferred, callItem);
+      }
     }
     for (const d of lateInputs.get(callNo) ?? []) {
       itemTok[d.item]! -= d.originalTokens - d.projectedTokens;
@@ -270,19 +320,34 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
         freeSum -= gain(i);
         counted[i] = 0;
       }
-      if (clearResult(draft, i, why)) {
+      if (clearResult(draft, i, why, inputOf(i))) {
         draft.decisions[i]!.clearedAt = { call: callNo, tokens: was };
         const saved = was - tokensNow(i);
         freed += saved;
         itemTok[list[i]!.item]! -= saved;
         sums.add(list[i]!.item, -saved);
         firstCleared = Math.min(firstCleared, list[i]!.item);
+        // a file input replaced with it: its call's item shrinks too, and the rewrite starts there
+        const input = draft.decisions[i]?.inputTokensSaved ? inputOf(i) : undefined;
+        if (input) {
+          const s = input.decision.originalTokens - input.decision.projectedTokens;
+          freed += s;
+          itemTok[input.decision.item]! -= s;
+          sums.add(input.decision.item, -s);
+          firstCleared = Math.min(firstCleared, input.decision.item);
+        }
       }
       planner?.refresh(i);
     };
     // as Anthropic's context editing does: a clear that cannot free clearAtLeastTokens is not
     // worth the cache it breaks, so it waits until enough is clearable
-    if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0) {
+    if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0 && inUse) {
+      // what is clearable changes from call to call here: the planner's trees know it
+      if (planner!.total(cursor, protectedFrom) < c.clearAtLeastTokens) {
+        settle(running, readNow);
+        continue;
+      }
+    } else if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0) {
       for (; freeTo < protectedFrom; freeTo++) {
         if (clearable(freeTo)) {
           freeSum += gain(freeTo);
@@ -326,7 +391,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     for (let i = cursor; i < protectedFrom; i++) {
       if (enough()) break;
       if (clearable(i)) clearOne(i, over);
-      if (i === cursor) cursor++;
+      // a result in use now may be cleared at a later call: the cursor stays before it
+      if (i === cursor && !inUse?.now(i)) cursor++;
     }
     running -= freed;
     settle(running, freed > 0 ? least(readNow, cachedUpTo(firstCleared)) : readNow);
@@ -394,6 +460,12 @@ export class ClearPlanner {
     return first < Number.POSITIVE_INFINITY ? { first, freed } : undefined;
   }
 
+  /** The gains of every clearable result in [lo, hi), stale or not. */
+  total(lo: number, hi: number): number {
+    if (hi <= lo) return 0;
+    return this.gains[0].before(hi) - this.gains[0].before(lo) + this.gains[1].before(hi) - this.gains[1].before(lo);
+  }
+
   /** Moves the results stale at checkpoint `cp` into the stale tree. */
   private advance(cp: number): void {
     const staleAt = this.staleAt!;
@@ -420,14 +492,65 @@ export class ClearPlanner {
   }
 }
 
-/** Clears result i on the draft (and its call's input with `clear.clearToolInputs`). */
-function clearResult(draft: Draft, i: number, why: string): boolean {
+/** A file input the clear stage replaces with its call's result (`inputs.when: clear`). */
+type InputClear = NonNullable<ReturnType<typeof replaceInput>>;
+
+/**
+ * Clears result i on the draft (and its call's input with `clear.clearToolInputs`, or as a file
+ * input with `inputs.when: clear`). A file-writing call's result is often shorter than any marker
+ * ("File created"): then the result is sent as it was and only the input is replaced.
+ */
+function clearResult(draft: Draft, i: number, why: string, input?: InputClear): boolean {
   const results = draft.results;
-  const out = reduceResult(results, i, 'clear', why, '', undefined, draft.decisions[i]);
+  // a result still whole though over its cap (a read left whole while in use: offload.keepReads)
+  // gets the preview it would have had on arrival; any other gets a one-line marker
+  const cap = results.capOf(i);
+  let out =
+    !draft.decisions[i] && cap !== 'unlimited' && keptRead(results, i)
+      ? reduceResult(results, i, 'clear', `${why}; kept whole while in use`, undefined, cap, undefined)
+      : reduceResult(results, i, 'clear', why, '', undefined, draft.decisions[i]);
+  if (input && typeof out === 'string' && out !== 'unstorable') {
+    const text = results.text(i);
+    const tokens = results.partsTokens(i, draft.decisions[i]);
+    const r = results.list[i]!;
+    out = {
+      decision: {
+        stage: 'clear',
+        replacement: text,
+        handle: handleFor(text),
+        reason: owned(`${why}; its file input replaced`),
+        originalChars: text.length,
+        originalTokens: tokens,
+        projectedTokens: tokens,
+        partsTokens: tokens,
+        tool: owned(r.tool),
+        callId: owned(r.callId),
+        inputOnly: true,
+      },
+      write: {
+        handle: handleFor(text),
+        text,
+        meta: {
+          tool: owned(r.tool),
+          callId: owned(r.callId),
+          stage: 'clear',
+          chars: text.length,
+          bytes: Buffer.byteLength(text, 'utf8'),
+          lines: countLines(text),
+          tokens,
+        },
+      },
+    };
+  }
   if (out === 'no-gain') draft.refuse(i);
   if (typeof out === 'string') return false;
   const writes: StoreWrite[] = [out.write];
-  if (results.cfg.clear.clearToolInputs) {
+  if (input) {
+    out.decision.inputReplacement = input.decision.replacement;
+    out.decision.inputHandle = input.decision.handle;
+    out.decision.inputTokensSaved = input.decision.originalTokens - input.decision.projectedTokens;
+    writes.push(input.write);
+  } else if (results.cfg.clear.clearToolInputs) {
     const input = clearInput(draft, i, out.decision.handle);
     if (input) {
       out.decision.inputReplacement = input.replacement;

@@ -17,7 +17,7 @@
 import { toolListed } from '../config';
 import { fileInputMarker, isInputMarker, MIN_INPUT_CHARS, readFileInput, shellWriteMarker } from '../file-inputs';
 import { formatInt as fmt } from '../format-number';
-import { CallMap, candidateNames } from '../formats';
+import { CallMap, candidateNames, type ToolCall } from '../formats';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { stringTokens } from '../tokens';
@@ -32,8 +32,11 @@ export interface InputsOutcome {
 
 export function fileInputs(results: Results): InputsOutcome {
   const out: InputsOutcome = { inputs: [], writes: [] };
-  const { req, cfg, counter } = results;
+  const { req, cfg } = results;
   const { keepRounds, minTokens, tools, shellTools } = cfg.inputs;
+  // with `inputs.when: clear` the clear stage replaces inputs, once the agent is past them (clear.ts);
+  // without a clear stage (the Responses WebSocket route) they are replaced on arrival as before
+  if (cfg.inputs.when === 'clear' && cfg.clear.enabled) return out;
   const kinds = req.kinds;
   // tokens of the conversation before each item, as the agent sent it (never what we project, so
   // the decision for a call cannot change when other reductions do)
@@ -52,7 +55,6 @@ export function fileInputs(results: Results): InputsOutcome {
     const starts = kinds[i] === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant');
     runsAfter[i] = runsAfter[i + 1]! + (starts && i > 0 ? 1 : 0);
   }
-  const text = req.text;
   const calls = req.calls instanceof CallMap ? req.calls.all : [...req.calls.values()];
   for (const call of calls) {
     const input = call.input;
@@ -67,38 +69,60 @@ export function fileInputs(results: Results): InputsOutcome {
     const decidedAt = results.callOf(call.item) + keepRounds;
     if (stopped(results.guarantee, 'input', decidedAt)) continue;
     if (minTokens > 0 && before[call.item]! <= minTokens) continue;
-    const original = input.kind === 'string' ? decodeString(text, input) : text.slice(input.start, input.end);
-    let value: unknown;
-    try {
-      value = input.kind === 'string' && !original.trimStart().startsWith('{') ? original : JSON.parse(original);
-    } catch {
-      continue;
-    }
-    if (isInputMarker(value)) continue;
-    if (LONE_SURROGATE.test(original)) continue;
-    const handle = handleFor(original);
-    let marker: unknown;
-    let what: string;
-    if (writer) {
-      const f = readFileInput(value);
-      if (!f) continue;
-      marker = fileInputMarker(call.name, f, original.length, handle);
-      what = `${fmt(original.length)} chars of ${owned(call.name)} input; the file on disk holds the content`;
-    } else {
-      // a shell command that wrote files through heredocs: only the bodies go, the command stays
-      const shell = shellWriteMarker(value, handle);
-      if (!shell) continue;
-      marker = shell.value;
-      what = `${fmt(shell.chars)} chars written to ${shell.paths.length === 1 ? shell.paths[0]!.slice(0, 120) : `${shell.paths.length} files`} by ${owned(call.name)}; the file on disk holds them`;
-    }
-    const markerText = typeof marker === 'string' ? marker : JSON.stringify(marker);
-    const replacement = input.kind === 'string' ? JSON.stringify(markerText) : markerText;
-    if (replacement.length >= input.end - input.start) continue;
-    const originalTokens = results.countNode(input);
-    const projectedTokens =
-      typeof marker === 'string' || input.kind === 'string' ? counter.count(markerText) : stringTokens(marker, counter);
-    if (projectedTokens >= originalTokens) continue;
-    out.writes.push({
+    const d = replaceInput(results, call);
+    if (!d) continue;
+    d.decision.call = decidedAt;
+    out.writes.push(d.write);
+    out.inputs.push(d.decision);
+  }
+  return out;
+}
+
+/**
+ * The marker that replaces a file-writing call's input, and the write that keeps the input; undefined
+ * when the input is not one we mark (no path, already a marker, not shorter as a marker). Used here on
+ * arrival and by the clear stage (clear.ts) with `inputs.when: clear`.
+ */
+export function replaceInput(results: Results, call: ToolCall): { decision: InputDecision; write: StoreWrite } | undefined {
+  const { req, cfg, counter } = results;
+  const text = req.text;
+  const input = call.input;
+  if (!input || input.end - input.start < MIN_INPUT_CHARS) return undefined;
+  const names = candidateNames(call.name);
+  const writer = toolListed(cfg.inputs.tools, names);
+  if (!writer && !toolListed(cfg.inputs.shellTools, names)) return undefined;
+  const original = input.kind === 'string' ? decodeString(text, input) : text.slice(input.start, input.end);
+  let value: unknown;
+  try {
+    value = input.kind === 'string' && !original.trimStart().startsWith('{') ? original : JSON.parse(original);
+  } catch {
+    return undefined;
+  }
+  if (isInputMarker(value)) return undefined;
+  if (LONE_SURROGATE.test(original)) return undefined;
+  const handle = handleFor(original);
+  let marker: unknown;
+  let what: string;
+  if (writer) {
+    const f = readFileInput(value);
+    if (!f) return undefined;
+    marker = fileInputMarker(call.name, f, original.length, handle);
+    what = `${fmt(original.length)} chars of ${owned(call.name)} input; the file on disk holds the content`;
+  } else {
+    // a shell command that wrote files through heredocs: only the bodies go, the command stays
+    const shell = shellWriteMarker(value, handle);
+    if (!shell) return undefined;
+    marker = shell.value;
+    what = `${fmt(shell.chars)} chars written to ${shell.paths.length === 1 ? shell.paths[0]!.slice(0, 120) : `${shell.paths.length} files`} by ${owned(call.name)}; the file on disk holds them`;
+  }
+  const markerText = typeof marker === 'string' ? marker : JSON.stringify(marker);
+  const replacement = input.kind === 'string' ? JSON.stringify(markerText) : markerText;
+  if (replacement.length >= input.end - input.start) return undefined;
+  const originalTokens = results.countNode(input);
+  const projectedTokens = typeof marker === 'string' || input.kind === 'string' ? counter.count(markerText) : stringTokens(marker, counter);
+  if (projectedTokens >= originalTokens) return undefined;
+  return {
+    write: {
       handle,
       text: original,
       meta: {
@@ -110,21 +134,21 @@ export function fileInputs(results: Results): InputsOutcome {
         lines: countLines(original),
         tokens: counter.count(original),
       },
-    });
-    out.inputs.push({
+    },
+    decision: {
       callId: owned(call.id),
       tool: owned(call.name),
       item: call.item,
       start: input.start,
       end: input.end,
-      call: decidedAt,
+      // on arrival unless the caller says when (inputs.keepRounds)
+      call: results.callOf(call.item),
       replacement,
       handle,
       reason: what,
       originalChars: input.end - input.start,
       originalTokens,
       projectedTokens,
-    });
-  }
-  return out;
+    },
+  };
 }

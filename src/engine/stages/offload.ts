@@ -13,6 +13,7 @@
  * (inputs.ts) in the same slot; window (window.ts) sees only what it leaves verbatim.
  */
 import { toolListed } from '../config';
+import { hintForResult, requestedRead } from '../previews';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
 import { stopped } from '../guarantee';
@@ -54,6 +55,8 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
       continue;
     }
     if (!cfg.offload.enabled) continue;
+    // what the agent asked to read reaches it whole: the clear stage reduces it once it is no longer in use
+    if (keptRead(results, i)) continue;
     // with the payback schedule the clear stage's walk of the session decides these: whole while
     // the model reads them and reduced after use when the session can pay for it (clear.ts)
     if (
@@ -89,6 +92,24 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
     }
   }
   return draft.outcome;
+}
+
+/**
+ * Whether result i is a read the agent asked for, over its cap and within `offload.keepReads`: left
+ * whole on arrival, for the clear stage to reduce once the agent is no longer using it (clear.ts
+ * gives it the preview it would have had on arrival). Without a clear stage (`clear.enabled` off,
+ * the Responses WebSocket route) nothing could reduce it later, so it is offloaded on arrival.
+ */
+export function keptRead(results: Results, i: number): boolean {
+  const cfg = results.cfg;
+  if (!cfg.offload.enabled || cfg.offload.keepReads <= 0 || !cfg.clear.enabled) return false;
+  const cap = results.capOf(i);
+  return (
+    cap !== 'unlimited' &&
+    results.overCap(i, cap) !== undefined &&
+    results.overCap(i, cfg.offload.keepReads) === undefined &&
+    requestedRead(hintForResult(results.req, results.list[i]!))
+  );
 }
 
 /** The reducer for a tool: by exact or bare name first, then the first `*` pattern that matches. */

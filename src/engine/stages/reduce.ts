@@ -49,15 +49,14 @@ export function reduceResult(
   const bytes = Buffer.byteLength(text, 'utf8');
   let pv: string;
   const hint = () => hintForResult(results.req, r);
-  if (stage === 'clear') pv = '';
-  else if (customPreview !== undefined)
-    pv = customPreview.length > cfg.previewChars ? customPreview.slice(0, cfg.previewChars) : customPreview;
+  // a clear passes '' (a one-line marker), or no preview for a read kept whole until it is cleared
+  if (customPreview !== undefined) pv = customPreview.length > cfg.previewChars ? customPreview.slice(0, cfg.previewChars) : customPreview;
   else
     pv =
       unit === 'bytes'
         ? cutBytes(preview(cfg.preview, text, cfg.previewChars, hint()), cfg.previewChars)
         : preview(cfg.preview, text, cfg.previewChars, hint());
-  if (stage !== 'clear' && customPreview === undefined && pv.length > cfg.previewChars) pv = pv.slice(0, cfg.previewChars);
+  if (customPreview === undefined && pv.length > cfg.previewChars) pv = pv.slice(0, cfg.previewChars);
   const handle = handleFor(text);
   const tokens = counter.count(text);
   const omitted = unit === 'bytes' ? bytes - Buffer.byteLength(pv, 'utf8') : text.length - pv.length;

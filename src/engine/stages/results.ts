@@ -60,6 +60,12 @@ export interface Decision extends Replacement {
    * sent until that call and the rewrite at it, as the session's ledger must (../guarantee.ts)
    */
   clearedAt?: { call: number; tokens: number };
+  /** the result is sent as it was; only its call's input is replaced (a file input cleared: `inputs.when: clear`) */
+  inputOnly?: boolean;
+  /** the stored input's handle, when the call's input was replaced as a file input */
+  inputHandle?: string;
+  /** tokens the call's input replacement saves in the call's own item */
+  inputTokensSaved?: number;
 }
 
 /** A file-writing call's input replaced by a marker (inputs.ts). */
@@ -325,6 +331,10 @@ export class Results {
     ledger.decisions.forEach((d, i) => {
       if (!d) return;
       tokens[this.list[i]!.item]! += this.resultTokens(i, d) - this.partsTokens(i, d);
+      if (d.inputTokensSaved) {
+        const call = this.list[i]!.call ?? this.req.calls.get(this.list[i]!.callId);
+        if (call) tokens[call.item]! -= d.inputTokensSaved;
+      }
     });
     for (const d of ledger.inputs.values()) tokens[d.item]! += d.projectedTokens - d.originalTokens;
     return tokens;

@@ -228,12 +228,13 @@ export class Inspector implements vscode.Disposable {
     const host = this.host;
     return {
       config: () => host.config,
-      // beside the inspector, never over it
+      // beside the inspector, never over it, and in the group already there (a second output or a
+      // Compare after Open stored output reuses it rather than opening a third group)
       openStored: async (handle, _session, find) =>
-        vscode.commands.executeCommand(COMMANDS.openStoredOutput, handle, { beside: true, ...(find ? { find } : {}) }),
+        vscode.commands.executeCommand(COMMANDS.openStoredOutput, handle, { ...this.besideInspector(), ...(find ? { find } : {}) }),
       compare: async (handle, session) => {
         if (!host.record(handle)) this.rememberProjection(handle, session);
-        return vscode.commands.executeCommand(COMMANDS.compare, handle, { beside: true });
+        return vscode.commands.executeCommand(COMMANDS.compare, handle, this.besideInspector());
       },
       copyHandle: async (handle) => {
         // not awaited: a browser-hosted workbench may hold the clipboard write until the page has focus
@@ -246,6 +247,20 @@ export class Inspector implements vscode.Disposable {
       opened: (sessionId) => this.memory.write({ lastSession: sessionId }),
       log: (level, line) => (level === 'error' ? host.log.error(line) : level === 'warn' ? host.log.warn(line) : host.log.info(line)),
     };
+  }
+
+  /**
+   * Where the inspector opens an editor: the group to its right, else the one to its left, else a new
+   * group to its right. VS Code's own Beside is beside the ACTIVE editor, so after Open stored output
+   * (which makes that output active) Compare would open a third group and squeeze the inspector.
+   */
+  private besideInspector(): { viewColumn: number } | { beside: true } {
+    const at = this.panel?.viewColumn;
+    if (at === undefined) return { beside: true };
+    const columns = vscode.window.tabGroups.all.map((g) => g.viewColumn).sort((a, b) => a - b);
+    const right = columns.find((c) => c > at);
+    const left = columns.filter((c) => c < at).pop();
+    return { viewColumn: right ?? left ?? at + 1 };
   }
 
   /** A replayed or proxied result was never projected by this window: give Compare its projected side. */

@@ -230,7 +230,8 @@ export class InspectorService {
               perTool[tool] = totalsOf(await s.dryRun(one, abort.signal));
             }
           }
-          return { turns, totals: totalsOf(turns), ...(Object.keys(perTool).length ? { perTool } : {}) };
+          const clear = { enabled: config.clear.enabled, triggerTokens: config.clear.triggerTokens, schedule: config.clear.schedule };
+          return { turns, totals: totalsOf(turns), ...(Object.keys(perTool).length ? { perTool } : {}), clear };
         } finally {
           if (this.dryRunAbort === abort) this.notify('host/progress', { message: null });
         }

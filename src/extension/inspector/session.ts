@@ -19,7 +19,18 @@ import {
 } from '../../engine';
 import type { RecordedReduction } from '../pure/records';
 import type { OutputStore } from '../../store/entry';
-import type { Cost, InputInfo, Origin, ResultInfo, SessionInfo, Side, TextPage, TurnDetail, TurnSummary } from '../../protocol';
+import type {
+  Cost,
+  InputInfo,
+  Origin,
+  ResultInfo,
+  SearchMatch,
+  SessionInfo,
+  Side,
+  TextPage,
+  TurnDetail,
+  TurnSummary,
+} from '../../protocol';
 import { callCost, PRICE_MODELS } from '../../replay/metrics';
 export { totalsOf } from '../../protocol';
 import { totalsOf as totalsOfTurns } from '../../protocol';
@@ -103,7 +114,7 @@ export interface InspectorSession {
   /** the session's turns re-projected under `config`, without saving anything */
   dryRun(config: SpillwayConfig, signal?: AbortSignal): Promise<TurnSummary[]>;
   /** turn indexes whose own results contain `query` (in tool, call id, original or projected text) */
-  search(query: string, limit: number): { turns: number[]; truncated: boolean };
+  search(query: string, limit: number): { turns: number[]; truncated: boolean; matches?: SearchMatch[] };
   /** one page of a result of `turn` that was sent whole */
   resultPage(turn: number, callId: string, offset: number, limit: number): TextPage;
   /** tool → turns in which a result of that tool was reduced */
@@ -208,6 +219,28 @@ function unavailable(reason: string): TextPage {
   return { text: '', offset: 0, total: 0, unavailable: reason };
 }
 
+/** Matches a search lists per turn (the first few results that hold the text). */
+const MAX_MATCHES_PER_TURN = 3;
+/** Characters of context a search snippet shows on each side of the match. */
+const SNIPPET_SIDE_CHARS = 60;
+
+type Found = Pick<SearchMatch, 'where' | 'snippet' | 'at' | 'length'>;
+
+/**
+ * Where `text` holds `q` (already lower case), as a one-line snippet with the match's place in it;
+ * null when it does not.
+ */
+function found(text: string, q: string, where: SearchMatch['where']): Found | null {
+  const i = text.toLowerCase().indexOf(q);
+  if (i < 0) return null;
+  const from = Math.max(0, i - SNIPPET_SIDE_CHARS);
+  const to = Math.min(text.length, i + q.length + SNIPPET_SIDE_CHARS);
+  const lead = from > 0 ? '…' : '';
+  // newlines and tabs become spaces one for one, so the match keeps its place
+  const snippet = `${lead}${text.slice(from, to).replace(/[\r\n\t]/g, ' ')}${to < text.length ? '…' : ''}`;
+  return { where, snippet, at: i - from + lead.length, length: Math.min(q.length, to - i) };
+}
+
 /**
  * Common behaviour of sessions that hold their turns as records: detail, search, tools and the
  * original side of texts (from the store). Subclasses supply the projected side and the dry run.
@@ -298,63 +331,75 @@ export abstract class RecordSession implements InspectorSession {
     }
   }
 
-  search(query: string, limit: number): { turns: number[]; truncated: boolean } {
+  search(query: string, limit: number): { turns: number[]; truncated: boolean; matches: SearchMatch[] } {
     const q = query.toLowerCase();
-    const hitByHandle = new Map<string, boolean>();
-    const inOriginal = (handle: string): boolean => {
-      let h = hitByHandle.get(handle);
+    /** where a stored output's texts hold the query: the original, else the marker the model was sent */
+    const textHits = new Map<string, Found | null>();
+    const inTexts = (handle: string): Found | null => {
+      let h = textHits.get(handle);
       if (h === undefined) {
         try {
-          h = this.original(handle).toLowerCase().includes(q);
+          h = found(this.original(handle), q, 'original');
         } catch {
-          h = false;
+          h = null;
         }
+        // what the model was sent: the marker (header and preview) that replaced the result
         if (!h) {
-          // what the model was sent: the marker (header and preview) that replaced the result
           const marker = this.ctx.projectedText?.(handle);
-          h = marker !== undefined && marker.toLowerCase().includes(q);
+          h = marker === undefined ? null : found(marker, q, 'projected');
         }
-        hitByHandle.set(handle, h);
+        textHits.set(handle, h);
       }
       return h;
     };
-    // a reduction or file input this turn decided, matched by its tool, call id, handle or text
-    const decidedHere = (r: { fresh: boolean; tool: string; callId: string; handle: string }): boolean =>
-      r.fresh && (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q) || r.handle.includes(q) || inOriginal(r.handle));
+    /** a match in the names of a result: its tool, call id or handle */
+    const inNames = (r: { tool: string; callId: string; handle?: string | undefined }): Found | null =>
+      found(r.tool, q, 'tool') ?? found(r.callId, q, 'call id') ?? (r.handle ? found(r.handle, q, 'handle') : null);
     const turns: number[] = [];
+    const matches: SearchMatch[] = [];
     for (let i = 0; i < this.records.length; i++) {
       const rec = this.records[i]!;
+      const here: SearchMatch[] = [];
+      const add = (r: { tool: string; callId: string; handle?: string | undefined }, f: Found | null): void => {
+        if (!f || here.length >= MAX_MATCHES_PER_TURN || here.some((m) => m.callId === r.callId)) return;
+        here.push({ turn: i, tool: r.tool, callId: r.callId, ...(r.handle ? { handle: r.handle } : {}), ...f });
+      };
+      // a reduction or file input this turn decided, matched by its tool, call id, handle or text
+      const decidedHere = (r: { fresh: boolean; tool: string; callId: string; handle: string }): void => {
+        if (r.fresh) add(r, inNames(r) ?? inTexts(r.handle));
+      };
       let own: readonly OwnResultRecord[] | undefined;
       try {
         own = this.ownResults(i);
       } catch {
         own = undefined;
       }
-      let hit: boolean;
       if (own) {
         // the turn's own results only: a result carried from an earlier turn matches there, not here
-        hit = own.some((o) => {
-          if (o.tool.toLowerCase().includes(q) || o.callId.toLowerCase().includes(q)) return true;
+        for (const o of own) {
+          if (here.length >= MAX_MATCHES_PER_TURN) break;
           const r = rec.reductions.find((x) => x.callId === o.callId);
-          if (r) return r.handle.includes(q) || inOriginal(r.handle);
-          const text = this.ownText(i, o);
-          return text !== undefined && text.toLowerCase().includes(q);
-        });
+          if (r) add(r, inNames(r) ?? inTexts(r.handle));
+          else {
+            const text = this.ownText(i, o);
+            add(o, inNames(o) ?? (text === undefined ? null : found(text, q, 'original')));
+          }
+        }
         // a clear decided in this turn is this turn's doing too
-        hit ||= rec.reductions.some(
-          (r) => r.fresh && r.stage === 'clear' && (r.tool.toLowerCase().includes(q) || r.callId.toLowerCase().includes(q)),
-        );
+        for (const r of rec.reductions)
+          if (r.fresh && r.stage === 'clear') add(r, found(r.tool, q, 'tool') ?? found(r.callId, q, 'call id'));
       } else {
-        hit = rec.reductions.some(decidedHere);
+        for (const r of rec.reductions) decidedHere(r);
       }
       // a file input this turn replaced: the call is the turn's (its tool, call id, what the agent wrote)
-      hit ||= (rec.inputs ?? []).some(decidedHere);
-      if (hit) {
-        if (turns.length >= limit) return { turns, truncated: true };
+      for (const r of rec.inputs ?? []) decidedHere(r);
+      if (here.length > 0) {
+        if (turns.length >= limit) return { turns, truncated: true, matches };
         turns.push(i);
+        matches.push(...here);
       }
     }
-    return { turns, truncated: false };
+    return { turns, truncated: false, matches };
   }
 
   tools(): Map<string, number> {

@@ -17,7 +17,8 @@ const SUPPORTED_FORMATS_TEXT =
   'claude-code (Claude Code session .jsonl), codex (Codex rollout-*.jsonl), swe-agent (SWE-agent .traj), ' +
   'openai-chat (mini-swe-agent .traj.json, or a Chat Completions request body or message list), ' +
   'anthropic-messages (a Messages request body), openai-responses (a Responses request body or input list), ' +
-  'openhands (OpenHands evaluation or resolver output.jsonl, one instance per line)';
+  'openhands (OpenHands evaluation or resolver output.jsonl, one instance per line), ' +
+  'pi (pi coding agent session .jsonl)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -47,9 +48,25 @@ function isOpenHandsRecord(record: Json): boolean {
   return 'instance_id' in record || (isRecord(record.issue) && typeof record.issue_type === 'string');
 }
 
+/** pi's session header, or one of its message entries (`message.role` in pi's own roles). */
+function isPiRecord(record: Json): boolean {
+  if (record.type === 'session') return typeof record.cwd === 'string' && typeof record.id === 'string';
+  const m = record.message;
+  return (
+    record.type === 'message' &&
+    isRecord(m) &&
+    !('uuid' in record) &&
+    (m.role === 'toolResult' || m.role === 'bashExecution' || (m.role === 'assistant' && typeof m.api === 'string'))
+  );
+}
+
+/** The JSONL formats, told apart by their records. */
+type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'pi';
+
 /** The agent log a single JSONL record comes from, if it looks like one. */
-function formatOfRecord(record: Json): 'claude-code' | 'codex' | 'openhands' | undefined {
+function formatOfRecord(record: Json): JsonlFormat | undefined {
   if (isOpenHandsRecord(record)) return 'openhands';
+  if (isPiRecord(record)) return 'pi';
   const type = record.type;
   if (typeof type !== 'string') return record.record_type === 'state' ? 'codex' : undefined;
   if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';
@@ -88,12 +105,13 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
 }
 
 /** Regexes for a head that stops inside a JSON value (a first line or document over 64 KB). */
-function guessJsonlFromText(text: string): 'claude-code' | 'codex' | 'openhands' | undefined {
+function guessJsonlFromText(text: string): JsonlFormat | undefined {
   // an OpenHands instance line is often longer than the head: its instance_id (or the resolver's
   // issue_type) and event history tell
   if (/^\s*\{[^\n]*"(instance_id|issue_type)"\s*:/.test(text) && /"history"\s*:\s*\[/.test(text)) return 'openhands';
   if (/"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/.test(text)) return 'codex';
   if (/"(parentUuid|sessionId|leafUuid)"\s*:|"type"\s*:\s*"(file-history-snapshot|summary)"/.test(text)) return 'claude-code';
+  if (/^\s*\{"type"\s*:\s*"session"\s*,[^\n]*"cwd"\s*:/.test(text)) return 'pi';
   return undefined;
 }
 
@@ -114,11 +132,11 @@ function guessDocumentFromText(text: string): TranscriptFormat | undefined {
 }
 
 export type Sniff =
-  | { kind: 'jsonl'; format: 'claude-code' | 'codex' | 'openhands' }
+  | { kind: 'jsonl'; format: JsonlFormat }
   /** format undefined: a JSON document whose head decides nothing; parse it whole to tell */
   | { kind: 'document'; format: TranscriptFormat | undefined; seen: string };
 
-function sniffJsonl(path: string, text: string): 'claude-code' | 'codex' | 'openhands' {
+function sniffJsonl(path: string, text: string): JsonlFormat {
   const lines = text.split('\n');
   const complete = text.endsWith('\n') ? lines : lines.slice(0, -1);
   let seen: string | undefined;

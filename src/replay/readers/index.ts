@@ -2,7 +2,7 @@
  * Transcript readers: turn one agent session file into the model calls it made, in the engine's
  * wire formats, so `spillway replay` and the inspector can project every call of a real session.
  *
- * JSONL logs (Claude Code, Codex) are streamed line by line and can be any size; single JSON
+ * JSONL logs (Claude Code, Codex, OpenHands, pi) are streamed line by line and can be any size; single JSON
  * documents (SWE-agent, mini-swe-agent, request bodies) are parsed whole, up to 512 MB.
  */
 import { open, stat } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { apiTranscript, isMiniSweAgent, miniSweAgentTranscript } from './api';
 import { readClaudeCode } from './claude-code';
 import { readCodex } from './codex';
 import { readOpenHands } from './openhands';
+import { readPi } from './pi';
 import { classifyDocument, DETECT_HEAD_BYTES, describeDocument, sniffTranscript, unknownFormatError } from './detect';
 import { readDocument } from './document';
 import type { StreamOptions } from './lines';
@@ -44,6 +45,7 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
     case 'claude-code':
     case 'codex':
     case 'openhands':
+    case 'pi':
       throw new SpillwayError(`${path}: a ${format} transcript is a JSONL log, not a single JSON document`, 'invalid-input');
   }
 }
@@ -82,7 +84,7 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
       const found = classifyDocument(doc) ?? sniff.format;
       if (found === undefined) throw unknownFormatError(path, describeDocument(doc));
       // a one-line JSONL log parses as a document too
-      if (found !== 'claude-code' && found !== 'codex' && found !== 'openhands') return fromDocument(found, doc, path);
+      if (found !== 'claude-code' && found !== 'codex' && found !== 'openhands' && found !== 'pi') return fromDocument(found, doc, path);
       resolved = found;
     } else {
       resolved = sniff.format;
@@ -92,6 +94,7 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
   }
   if (resolved === 'claude-code') return readClaudeCode(path, stream);
   if (resolved === 'codex') return readCodex(path, stream);
+  if (resolved === 'pi') return readPi(path, stream);
   if (resolved === 'openhands')
     return readOpenHands(path, { ...stream, ...(opts.instance !== undefined ? { instance: opts.instance } : {}) });
   return fromDocument(resolved, await readDocument(path, stream), path);

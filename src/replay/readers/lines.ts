@@ -68,16 +68,59 @@ export async function* readLines(path: string, opts: StreamOptions = {}): AsyncG
 }
 
 /**
+ * The JSON objects of a line that holds several written back to back (`{...}{...}`), or undefined
+ * when it is not that. Two appends that raced can leave two records on one line with no newline
+ * between them; each is whole, so each can be read.
+ */
+export function splitConcatenated(text: string): unknown[] | undefined {
+  const parts: string[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c /* \\ */) i++;
+      else if (ch === 0x22 /* " */) inString = false;
+      continue;
+    }
+    if (ch === 0x22) inString = true;
+    else if (ch === 0x7b /* { */) {
+      if (depth === 0) start = i;
+      depth++;
+    } else if (ch === 0x7d /* } */) {
+      depth--;
+      if (depth < 0) return undefined;
+      if (depth === 0) parts.push(text.slice(start, i + 1));
+    } else if (depth === 0 && ch !== 0x20 && ch !== 0x09) return undefined;
+  }
+  if (depth !== 0 || parts.length < 2) return undefined;
+  try {
+    return parts.map((p) => JSON.parse(p) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How `forEachRecord` treats lines; see `splitConcatenated`. */
+export interface RecordOptions {
+  /** read each object of a line that holds several back to back (the agent's appends raced) */
+  concatenated?: boolean;
+}
+
+/**
  * Reads a JSONL file record by record. Blank lines are ignored. A line that is not valid JSON is
  * skipped, counted and noted; when it is the last line it is reported as truncated (the usual
  * cause: the agent was killed in the middle of a write), so the rest of the session still replays.
- * A line that is valid JSON but not an object is skipped as `not-an-object`.
+ * A line that is valid JSON but not an object is skipped as `not-an-object`. With `concatenated`,
+ * a line of several whole objects back to back yields each of them, with a note.
  */
 export async function forEachRecord(
   path: string,
   opts: StreamOptions,
   log: SkipLog,
   onRecord: (record: Record<string, unknown>, line: number) => void,
+  records: RecordOptions = {},
 ): Promise<void> {
   let broken: { line: number; why: string } | undefined;
   for await (const { number, text } of readLines(path, opts)) {
@@ -90,6 +133,12 @@ export async function forEachRecord(
     try {
       value = JSON.parse(text);
     } catch (err) {
+      const several = records.concatenated ? splitConcatenated(text) : undefined;
+      if (several?.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v))) {
+        log.note(`line ${number}: ${several.length} records written back to back on one line (each is read)`);
+        for (const v of several) onRecord(v as Record<string, unknown>, number);
+        continue;
+      }
       broken = { line: number, why: err instanceof Error ? err.message : String(err) };
       continue;
     }

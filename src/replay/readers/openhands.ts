@@ -20,6 +20,7 @@
  * in the file; the instances a file holds are named in the note (and in the error when the one asked
  * for is missing).
  */
+import type { ObservationMark } from '../../engine/formats/observations';
 import { SpillwayError } from '../../engine/types';
 import { forEachRecord, type StreamOptions } from './lines';
 import { isSdkHistory, sdkItems } from './openhands-sdk';
@@ -33,6 +34,88 @@ function text(value: unknown): string {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('');
   return value === undefined || value === null ? '' : JSON.stringify(value);
+}
+
+/**
+ * CodeActAgent before function calling (OpenHands 0.9 and earlier, mid 2024; the resolver's own mock
+ * output is one): no event carries tool call metadata, and the agent wrote its actions as text that
+ * it sent back to the model as assistant messages (`action_to_str`), the observations as user
+ * messages that start `OBSERVATION:` (`get_observation_message`), two messages of one role in a row
+ * joined into one. Each returns the message text, or undefined for an event the agent did not send.
+ */
+const TEXT_ACTIONS: Record<string, (a: Json) => string> = {
+  run: (a) => `${text(a.thought)}\n<execute_bash>\n${text(a.command)}\n</execute_bash>`,
+  run_ipython: (a) => `${text(a.thought)}\n<execute_ipython>\n${text(a.code)}\n</execute_ipython>`,
+  browse_interactive: (a) => `${text(a.thought)}\n<execute_browse>\n${text(a.browser_actions)}\n</execute_browse>`,
+  delegate: (a) => `${text(a.thought)}\n<execute_browse>\n${text(isRecord(a.inputs) ? a.inputs.task : '')}\n</execute_browse>`,
+};
+/** The tool each text action stands for, under which the engine reduces its observation. */
+const TEXT_TOOLS: Record<string, string> = { run: 'execute_bash', run_ipython: 'execute_ipython', delegate: 'execute_browse' };
+const TEXT_OBSERVATIONS: Record<string, (o: Json) => string> = {
+  run: (o) =>
+    `OBSERVATION:\n${text(o.content)}\n[Command ${String(o.command_id ?? -1)} finished with exit code ${String(o.exit_code ?? 0)}]`,
+  run_ipython: (o) => `OBSERVATION:\n${text(o.content)}`,
+  delegate: (o) => `OBSERVATION:\n${JSON.stringify(o.outputs ?? {})}`,
+  error: (o) => `OBSERVATION:\n${text(o.content)}\n[Error occurred in processing last action]`,
+};
+
+/** A text-mode CodeActAgent history (no event has tool call metadata) as chat messages, observations marked. */
+function textModeItems(
+  history: readonly unknown[],
+  instruction: unknown,
+  log: SkipLog,
+): { items: ChatMessage[]; observations: ObservationMark[] } {
+  const items: ChatMessage[] = [];
+  const observations: ObservationMark[] = [];
+  let sawMessage = false;
+  let lastTool = 'execute_bash';
+  const push = (role: 'user' | 'assistant', content: string): boolean => {
+    const last = items.at(-1);
+    if (last?.role === role && typeof last.content === 'string') {
+      last.content = `${last.content}\n${content}`;
+      return false;
+    }
+    items.push({ role, content });
+    return true;
+  };
+  history.forEach((event: unknown, k: number) => {
+    if (!isRecord(event)) return void log.skip('not-an-event', `history[${k}]: not an object`);
+    // the event's fields are under `args` / `extras` in the event format, at the top in the memory format
+    const a: Json = { ...event, ...(isRecord(event.args) ? event.args : {}), ...(isRecord(event.extras) ? event.extras : {}) };
+    if (typeof event.action === 'string') {
+      const action = event.action;
+      if (action === 'message') {
+        const content = text(a.content ?? event.message);
+        // the memory format drops `source`: the task is the first message (the instruction)
+        const fromUser = event.source === 'user' || (event.source === undefined && (!sawMessage || content === instruction));
+        sawMessage = true;
+        push(fromUser ? 'user' : 'assistant', content);
+        return;
+      }
+      if (action === 'system') return void items.push({ role: 'system', content: text(a.content ?? event.message) });
+      if (action === 'finish' && event.source !== 'user') {
+        if (text(a.thought) !== '') push('assistant', text(a.thought));
+        else log.skip('action:finish');
+        return;
+      }
+      const toText = TEXT_ACTIONS[action];
+      if (!toText) return void log.skip(`action:${action}`);
+      lastTool = TEXT_TOOLS[action] ?? lastTool;
+      push('assistant', toText(a));
+      return;
+    }
+    if (typeof event.observation === 'string') {
+      const toText = TEXT_OBSERVATIONS[event.observation];
+      if (!toText) return void log.skip(`observation:${event.observation}`);
+      if (push('user', toText(a))) observations.push({ item: items.length - 1, tool: TEXT_TOOLS[event.observation] ?? lastTool });
+      return;
+    }
+    log.skipNoteFirst(
+      'no-action-or-observation',
+      `history[${k}]: an event with neither "action" nor "observation" (skipped; further ones counted only)`,
+    );
+  });
+  return { items, observations };
 }
 
 /** A legacy (CodeActAgent) history as chat messages, with the model named by its responses. */
@@ -126,9 +209,16 @@ function sdkModel(record: Json): string | undefined {
 }
 
 /** One instance's history as chat messages and the model it ran, in whichever event format it holds. */
-function instanceItems(instance: Json, log: SkipLog): { items: ChatMessage[]; model?: string } {
+function instanceItems(instance: Json, log: SkipLog): { items: ChatMessage[]; model?: string; observations?: ObservationMark[] } {
   const history: unknown[] = Array.isArray(instance.history) ? instance.history : [];
-  if (!isSdkHistory(history)) return legacyItems(history, log);
+  if (!isSdkHistory(history)) {
+    const textMode = history.length > 0 && !history.some((e) => isRecord(e) && isRecord(e.tool_call_metadata));
+    if (textMode) {
+      log.note('a text-mode CodeActAgent history (no tool calls): actions and observations are replayed as the messages the agent sent');
+      return textModeItems(history, instance.instruction, log);
+    }
+    return legacyItems(history, log);
+  }
   const model = sdkModel(instance);
   return { items: sdkItems(history, instance.instruction, log), ...(model === undefined ? {} : { model }) };
 }
@@ -163,13 +253,14 @@ export async function readOpenHands(path: string, opts: StreamOptions & { instan
     );
   }
   if (ids.length > 1) log.note(`instance ${preview(chosen.id)} of ${ids.length} in the file (pick another with --instance ID)`);
-  const { items, model } = instanceItems(chosen.record, log);
+  const { items, model, observations } = instanceItems(chosen.record, log);
   return {
     source: 'openhands',
     wire: 'openai-chat',
     base: model === undefined ? {} : { model },
     items,
     calls: computeCalls('openai-chat', items),
+    ...(observations?.length ? { observations } : {}),
     skipped: log.result(),
   };
 }

@@ -12,9 +12,9 @@
 import type { ObservationMark } from '../../engine/formats/observations';
 import type { WireFormat } from '../../engine/types';
 
-/** What a transcript file was. The first three are agent logs, the last three API request bodies. */
+/** What a transcript file was: an agent's log, or an API request body (the three wire formats). */
 export type TranscriptFormat =
-  'claude-code' | 'codex' | 'swe-agent' | 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'openhands';
+  'claude-code' | 'codex' | 'swe-agent' | 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'openhands' | 'pi';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
@@ -24,6 +24,7 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'anthropic-messages',
   'openai-responses',
   'openhands',
+  'pi',
 ];
 
 /** One model call: the request it sent is `items.slice(0, end)`; `reply` is what the model wrote back. */

@@ -1,0 +1,25 @@
+/**
+ * `npm run bench:heldout`: the leave-one-source-out table alone (bench/heldout.ts), written into
+ * docs/benchmarks.md between its markers and printed.
+ */
+import { replayCandidate, runHeldOut } from './heldout';
+import { updateBenchmarksPage } from './readme';
+
+async function main(): Promise<void> {
+  const w = process.argv.indexOf('--worker');
+  if (w >= 0) {
+    // one candidate's replays, as JSON on stdout, for the parent run (heldout.ts, replayAll)
+    process.stdout.write(JSON.stringify(await replayCandidate(Number(process.argv[w + 1]), !process.argv.includes('--no-prelude'))));
+    return;
+  }
+  const started = Date.now();
+  const r = await runHeldOut((line) => process.stderr.write(line + '\n'));
+  const made = `Made by \`npm run bench:heldout\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}, ${((Date.now() - started) / 60000).toFixed(0)} minutes.`;
+  updateBenchmarksPage('heldout', `${made}\n\n${r.markdown}`);
+  process.stdout.write(`${r.markdown}\n\n${made}\n`);
+}
+
+void main().catch((e: unknown) => {
+  process.stderr.write(`bench:heldout: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,280 @@
+/**
+ * Held-out figures: the default judged on sessions it was not chosen on (leave-one-source-out).
+ *
+ * Why: a default tuned on a corpus and judged on the same corpus is judged on its own exam. Each
+ * session comes from a source (the repository or author the corpus READMEs name for it); for every
+ * source, the candidate configuration that the selection rule prefers on all the other sources is
+ * applied to that source's sessions. Pooling those held-out sessions gives the headline: what the
+ * rule that picks the default does on sessions it never saw. The in-sample figure (the candidate
+ * picked on every source, which must be the shipped default) stands beside it.
+ *
+ * The selection rule is the issue's aims: the candidate that misses the fewest of them on the
+ * training sources (pooled misses at most MISS_AIM, each agent family's at most FAMILY_MISS_AIM),
+ * and of those the one with the lowest cost with read-backs (mean of the Anthropic and GPT-5 figures).
+ *
+ * Every session is replayed once per candidate (the folds only regroup those replays), one after
+ * another in this process. `npm run bench:heldout` runs this alone and writes its table into
+ * docs/benchmarks.md; `npm run bench` runs it first.
+ */
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { promisify } from 'node:util';
+import { dirname, join, relative } from 'node:path';
+import { DEFAULT_CONFIG, newTokenCounter, parseConfig } from '../src/engine';
+import { readTranscript, type Transcript } from '../src/replay/readers';
+import { ANTHROPIC_PRICES, OPENAI_PRICES, type PriceModel } from '../src/replay/metrics';
+import { poolReplays, replay, type ReplayTotals } from '../src/replay/replay';
+import { MemoryStore } from '../src/store';
+import { agentOf, fixturesDir, fixtureFiles } from './peers';
+
+const run = promisify(execFile);
+
+/** The pooled miss rate the rule asks of a candidate on its training sources (the issue's aim). */
+export const MISS_AIM = 0.02;
+/** The miss rate every agent family is held to (the issue's aim). */
+export const FAMILY_MISS_AIM = 0.03;
+const PRICES: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES];
+
+export interface Candidate {
+  name: string;
+  over: Record<string, unknown>;
+}
+
+/**
+ * The candidates: the mechanisms of docs/savings.md (reads kept whole while in use, file inputs
+ * replaced by clears, the in-use window, the clear trigger) a notch either side, and the previous
+ * default. The shipped default must be the candidate the rule picks on the whole corpus (the run
+ * says so if not). Each names every setting it tunes, so changing the default changes no candidate.
+ */
+export const CANDIDATES: readonly Candidate[] = [
+  {
+    name: 'in use 4 calls, clear from 40k',
+    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 40_000 },
+  },
+  {
+    name: 'clear from 30k',
+    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 30_000 },
+  },
+  {
+    name: 'in use 3 calls',
+    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 3, 'inputs.when': 'clear', 'clear.triggerTokens': 40_000 },
+  },
+  {
+    name: 'reads kept up to 32k',
+    over: { 'offload.keepReads': 32_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 40_000 },
+  },
+  {
+    name: 'clear from 20k',
+    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
+  },
+  {
+    name: 'in use 6 calls, clear from 20k',
+    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 6, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
+  },
+  {
+    name: 'file inputs on arrival',
+    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'arrival', 'clear.triggerTokens': 40_000 },
+  },
+  {
+    name: 'the previous default',
+    over: { 'offload.keepReads': 0, 'clear.inUseCalls': 0, 'inputs.when': 'arrival', 'clear.triggerTokens': 20_000 },
+  },
+];
+
+/** A session of the corpus with the source and agent it is judged under. */
+export interface CorpusSession {
+  name: string;
+  source: string;
+  agent: string;
+  t: Transcript;
+}
+
+/**
+ * The source of every corpus file, from the READMEs' tables: the first column is the file's path
+ * relative to the README's folder, the second the repository it was taken from.
+ */
+export function sourcesOf(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (e === 'README.md') {
+        for (const line of readFileSync(p, 'utf8').split('\n')) {
+          const cells = line.split('|').map((c) => c.trim());
+          if (cells.length < 4 || !cells[1] || cells[1].startsWith('---') || !/^[\w.-]+\/[\w.-]+$/.test(cells[2]!)) continue;
+          out.set(relative(dir, join(dirname(p), cells[1])), cells[2]!);
+        }
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Every readable session of the corpus, with its source; a file no README names is an error. */
+export async function loadCorpus(dir = fixturesDir(), log: (s: string) => void = () => {}): Promise<CorpusSession[]> {
+  const sources = sourcesOf(dir);
+  const out: CorpusSession[] = [];
+  for (const { file } of fixtureFiles(dir)) {
+    const name = relative(dir, file);
+    const source = sources.get(name);
+    if (!source) throw new Error(`bench: ${name} is in no README table of ${dir}: its source is unknown`);
+    const t = await readTranscript(file);
+    if (!t.calls.length) {
+      log(`bench: ${name} gave no model call; left out`);
+      continue;
+    }
+    const agent = agentOf(name) ?? (t.source === 'openai-chat' ? 'mini-swe-agent' : t.source);
+    out.push({ name, source, agent, t });
+  }
+  return out;
+}
+
+type Totals = ReplayTotals;
+const meanCost = (t: Totals) => (t.costWithReadBacks.anthropic!.relative + t.costWithReadBacks.openai!.relative) / 2;
+
+/** The aims a candidate misses on a set of sessions: pooled misses over MISS_AIM, then each family's over FAMILY_MISS_AIM. */
+export function aimsMissed(pooled: Totals, families: readonly Totals[]): number {
+  return (pooled.missRate > MISS_AIM ? 1 : 0) + families.filter((t) => t.missRate > FAMILY_MISS_AIM).length;
+}
+
+/** The rule: the candidate that misses the fewest aims on the training sessions, the cheapest of those. */
+export function pick(scored: readonly { pooled: Totals; families: readonly Totals[] }[]): number {
+  return scored
+    .map((x, k) => ({ k, aims: aimsMissed(x.pooled, x.families), cost: meanCost(x.pooled) }))
+    .sort((a, b) => a.aims - b.aims || a.cost - b.cost)[0]!.k;
+}
+
+export interface HeldOut {
+  markdown: string;
+  /** the candidate the rule picks on the whole corpus */
+  inSample: string;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const row = (label: string, t: Totals & { sessions?: number }) =>
+  `| ${label} | ${t.sessions ?? 1} | ${t.calls} | ${pct(t.cost.anthropic!.relative)} / ${pct(t.cost.openai!.relative)} | **${pct(t.costWithReadBacks.anthropic!.relative)} / ${pct(t.costWithReadBacks.openai!.relative)}** | **${pct(t.missRate)}** (${t.missedIds}/${t.referencedIds}) |`;
+
+/** Candidate k replayed on every session of the corpus, in this process: the totals per session. */
+export async function replayCandidate(k: number, prelude = true): Promise<Totals[]> {
+  const corpus = await loadCorpus(fixturesDir());
+  const counter = newTokenCounter('o200k_base');
+  const c = CANDIDATES[k]!;
+  return corpus.map(
+    (s) =>
+      replay(s.t, { config: { preset: 'spillway', ...c.over }, tokenizer: counter, store: new MemoryStore(), prices: PRICES, prelude })
+        .totals,
+  );
+}
+
+/**
+ * Every candidate's replays, one worker process per candidate (`bench-heldout.js --worker K`), as
+ * many at once as the machine has cores: the replays are independent and each is single-threaded.
+ */
+async function replayAll(log: (s: string) => void, shipped: number): Promise<{ totals: Totals[][]; bare?: Totals[] }> {
+  const worker = join(__dirname, 'bench-heldout.js');
+  const out: Totals[][] = new Array<Totals[]>(CANDIDATES.length);
+  let bare: Totals[] | undefined;
+  // every candidate as the agents send it, then the shipped default without their prelude
+  const jobs = [...CANDIDATES.map((_, k) => ({ k, prelude: true })), ...(shipped >= 0 ? [{ k: shipped, prelude: false }] : [])];
+  let next = 0;
+  const one = async (): Promise<void> => {
+    for (let j = next++; j < jobs.length; j = next++) {
+      const { k, prelude } = jobs[j]!;
+      const started = Date.now();
+      const args = [worker, '--worker', String(k), ...(prelude ? [] : ['--no-prelude'])];
+      const { stdout } = await run(process.execPath, args, { maxBuffer: 256 * 1024 * 1024 });
+      const t = JSON.parse(stdout) as Totals[];
+      if (prelude) out[k] = t;
+      else bare = t;
+      log(`  ${CANDIDATES[k]!.name}${prelude ? '' : ' (without the prelude)'}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
+  };
+  const workers = Number(process.env.SPILLWAY_BENCH_WORKERS) || cpus().length;
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, jobs.length)) }, one));
+  return { totals: out, ...(bare ? { bare } : {}) };
+}
+
+export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
+  const corpus = await loadCorpus(fixturesDir(), log);
+  const shipped = CANDIDATES.findIndex(
+    (c) => JSON.stringify(parseConfig({ preset: 'spillway', ...c.over }).config) === JSON.stringify(DEFAULT_CONFIG),
+  );
+  // totals[k][s]: candidate k on session s
+  const { totals, bare } = await replayAll(log, shipped);
+  const pool = (k: number, keep: (i: number) => boolean) =>
+    poolReplays(corpus.flatMap((_, i) => (keep(i) ? [{ totals: totals[k]![i]! }] : [])));
+  const sources = [...new Set(corpus.map((s) => s.source))].sort();
+  const chosen = new Map<string, number>();
+  const agents = [...new Set(corpus.map((s) => s.agent))].sort();
+  /** candidate k judged on the sessions `keep` selects: pooled, and per agent family */
+  const score = (k: number, keep: (i: number) => boolean) => ({
+    pooled: pool(k, keep),
+    families: agents.map((a) => pool(k, (i) => keep(i) && corpus[i]!.agent === a)).filter((t) => t.referencedIds > 0),
+  });
+  for (const src of sources) chosen.set(src, pick(CANDIDATES.map((_, k) => score(k, (i) => corpus[i]!.source !== src))));
+  const heldOut = (keep: (i: number) => boolean) =>
+    poolReplays(corpus.flatMap((s, i) => (keep(i) ? [{ totals: totals[chosen.get(s.source)!]![i]! }] : [])));
+  const all = pick(CANDIDATES.map((_, k) => score(k, () => true)));
+  const head =
+    '| sessions | n | calls | cost before read-backs (Anthropic / GPT-5) | with read-backs | misses |\n| --- | ---: | ---: | --- | --- | --- |';
+  const lines = [
+    `**Held out** (each source judged under the candidate picked on the other ${sources.length - 1} sources):`,
+    '',
+    head,
+    row(
+      'all, held out',
+      heldOut(() => true),
+    ),
+    ...agents.map((a) =>
+      row(
+        `${a}, held out`,
+        heldOut((i) => corpus[i]!.agent === a),
+      ),
+    ),
+    '',
+    `**In sample** (the candidate picked on all ${sources.length} sources: *${CANDIDATES[all]!.name}*):`,
+    '',
+    head,
+    row(
+      'all, in sample',
+      pool(all, () => true),
+    ),
+    ...agents.map((a) =>
+      row(
+        `${a}, in sample`,
+        pool(all, (i) => corpus[i]!.agent === a),
+      ),
+    ),
+    '',
+    'Each candidate on the whole corpus, and the folds that picked it:',
+    '',
+    '| candidate | setting | cost with read-backs (Anthropic / GPT-5) | misses | picked when holding out |',
+    '| --- | --- | --- | --- | --- |',
+    ...CANDIDATES.map((c, k) => {
+      const t = pool(k, () => true);
+      const folds = sources.filter((s) => chosen.get(s) === k);
+      return `| ${c.name} | \`${JSON.stringify(c.over)}\` | ${pct(t.costWithReadBacks.anthropic!.relative)} / ${pct(t.costWithReadBacks.openai!.relative)} | ${pct(t.missRate)} | ${folds.length ? folds.join(', ') : '–'} |`;
+    }),
+    '',
+    "Held out, per source (the source's sessions under the candidate picked without them):",
+    '',
+    '| source | candidate | sessions | calls | with read-backs (Anthropic / GPT-5) | misses | worst session before / with read-backs (Anthropic) |',
+    '| --- | --- | ---: | ---: | --- | --- | --- |',
+    ...sources.map((src) => {
+      const k = chosen.get(src)!;
+      const mine = corpus.map((s, i) => ({ s, t: totals[k]![i]! })).filter((x) => x.s.source === src);
+      const t = poolReplays(mine.map((x) => ({ totals: x.t })));
+      const worst = (f: (t: Totals) => number) => pct(Math.max(...mine.map((x) => f(x.t))));
+      return `| ${src} | ${CANDIDATES[k]!.name} | ${mine.length} | ${t.calls} | ${pct(t.costWithReadBacks.anthropic!.relative)} / ${pct(t.costWithReadBacks.openai!.relative)} | ${pct(t.missRate)} | ${worst((x) => x.cost.anthropic!.relative)} / ${worst((x) => x.costWithReadBacks.anthropic!.relative)} |`;
+    }),
+  ];
+  if (all !== shipped)
+    lines.push(
+      '',
+      `**Warning:** the rule picks *${CANDIDATES[all]!.name}* on the whole corpus, not the shipped default (${shipped < 0 ? 'no candidate' : CANDIDATES[shipped]!.name}).`,
+    );
+  return { markdown: lines.join('\n'), inSample: CANDIDATES[all]!.name };
+}

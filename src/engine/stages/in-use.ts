@@ -1,0 +1,78 @@
+/**
+ * In use: which tool results the clear stage must leave alone at a given call, because the agent
+ * received them or referred to them (references.ts) in its last `clear.inUseCalls` model calls.
+ *
+ * Why: a clear is a bet that the agent has moved on from what it hides. The agent's own requests
+ * say when it has not: a result it just asked for, or one it keeps quoting from, is what its next
+ * reply is built from. Results it has not touched for longer are cleared as before (stale first,
+ * then the oldest), and become protected again the moment the agent refers to one of them.
+ *
+ * Where it sits: a helper of the clear stage (clear.ts), which walks the session's calls in order
+ * and asks `moveTo` at each call which results changed state, so its planner stays current.
+ */
+import { referencesOf } from './references';
+import type { Results } from './results';
+
+export class InUse {
+  /** per result, the calls from which a touch (its arrival, a reference to it) is known, ascending */
+  private readonly touches: number[][];
+  /** per call, the results whose state may change at it */
+  private readonly events = new Map<number, number[]>();
+  private call = -1;
+
+  constructor(
+    results: Results,
+    private readonly calls: number,
+    candidate: (i: number) => boolean,
+    checkpoints: readonly number[],
+    /** more text that stands for result i (its call's file input, when the clear replaces it too) */
+    extra?: (i: number) => string | undefined,
+  ) {
+    // the call that first sees item x: the first checkpoint after it
+    const knownFrom = (x: number): number => {
+      let lo = 0,
+        hi = checkpoints.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (checkpoints[mid]! > x) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    const refs = referencesOf(results, candidate, extra);
+    this.touches = refs.map((items, i) => {
+      if (!candidate(i)) return [];
+      const ts = [knownFrom(results.list[i]!.item), ...items.map(knownFrom)];
+      const uniq = [...new Set(ts)].sort((a, b) => a - b);
+      for (const t of uniq) {
+        this.at(t, i);
+        this.at(t + calls, i);
+      }
+      return uniq;
+    });
+  }
+
+  private at(call: number, i: number): void {
+    const e = this.events.get(call);
+    if (e) e.push(i);
+    else this.events.set(call, [i]);
+  }
+
+  /** Whether result i is in use at the current call. */
+  now(i: number): boolean {
+    const ts = this.touches[i];
+    if (!ts) return false;
+    for (let k = ts.length - 1; k >= 0; k--) {
+      const t = ts[k]!;
+      if (t > this.call) continue;
+      return this.call - t < this.calls;
+    }
+    return false;
+  }
+
+  /** Moves to call `call`; returns the results whose state may have changed. */
+  moveTo(call: number): readonly number[] {
+    this.call = call;
+    return this.events.get(call) ?? [];
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * References: which later model calls used a tool result, judged from the agent's own requests.
+ *
+ * Why: the clear stage must not take what the agent is still working from. A result is in use while
+ * the agent keeps writing what it could only have taken from it (a path, a qualified name, a number,
+ * an error code) in its replies: its text, and the inputs of its tool calls. A result the agent
+ * referred to in one of its last few calls is likely to be referred to again; one it has not
+ * referred to for a while has been moved on from. Measured on the corpus, clears that took results
+ * the agent referred to recently caused most of the clear stage's misses (docs/savings.md).
+ *
+ * What counts as a reference is deliberately narrow: tokens a model would not write from its own
+ * knowledge (an underscore, a dot or slash inside the word, an inner capital, letters mixed with
+ * digits), at least MIN_TOKEN_CHARS long. Common English words never make a result look in use.
+ *
+ * Where it sits: a helper of the clear stage (clear.ts), computed once per projection and only when
+ * the clear stage protects results in use (`clear.inUseCalls`). The token sets of results are kept
+ * across projections (a session sends the same results again on every call) in a bounded cache.
+ */
+import type { Results } from './results';
+
+/** Shorter tokens say too little: `a.b`, `x_1` appear in every program. */
+const MIN_TOKEN_CHARS = 5;
+/** A result longer than this is scanned only in its first and last half of this: a log's middle repeats its ends. */
+const SCAN_MAX_CHARS = 400_000;
+/** Token sets kept across projections, keyed by a result's identity; dropped whole when full. */
+const CACHE_MAX = 20_000;
+const TOKEN = /[A-Za-z_$][\w$]*(?:[./:-][\w$]+)*|\d[\w.]*/g;
+
+const cache = new Map<string, ReadonlySet<string>>();
+
+/** Is this a token the agent could only have taken from what it read? */
+export function distinctive(t: string): boolean {
+  if (t.length < MIN_TOKEN_CHARS) return false;
+  if (/[_./:$]/.test(t.slice(1, -1))) return /[A-Za-z]/.test(t);
+  if (/[a-z][A-Z]/.test(t)) return true;
+  return /\d/.test(t) && /[A-Za-z]/.test(t);
+}
+
+/** The distinctive tokens of a text, trailing punctuation taken off. */
+export function tokensOf(text: string): Set<string> {
+  const out = new Set<string>();
+  const scan = text.length > SCAN_MAX_CHARS ? text.slice(0, SCAN_MAX_CHARS / 2) + '\n' + text.slice(-SCAN_MAX_CHARS / 2) : text;
+  for (const m of scan.matchAll(TOKEN)) {
+    const t = m[0].replace(/[.:-]+$/, '');
+    if (distinctive(t)) out.add(t);
+  }
+  return out;
+}
+
+/** The tokens of a text, from the cache when the same text (by its id, length and ends) was read before. */
+function cachedTokens(id: string, text: () => string, length: number, ends: () => string): ReadonlySet<string> {
+  const key = `${id}\u0000${length}\u0000${ends()}`;
+  let s = cache.get(key);
+  if (!s) {
+    if (cache.size >= CACHE_MAX) cache.clear();
+    s = tokensOf(text());
+    cache.set(key, s);
+  }
+  return s;
+}
+
+function resultTokens(results: Results, i: number): ReadonlySet<string> {
+  const text = results.text(i);
+  return cachedTokens(
+    results.list[i]!.callId,
+    () => text,
+    text.length,
+    () => text.slice(0, 48) + '\u0000' + text.slice(-48),
+  );
+}
+
+/**
+ * For each result, the items (assistant items after it, in order) that refer to it. Results that
+ * `candidate` rejects are not scanned (their list stays empty).
+ */
+export function referencesOf(results: Results, candidate: (i: number) => boolean, extra?: (i: number) => string | undefined): number[][] {
+  const { req } = results;
+  const n = results.length;
+  const refs: number[][] = Array.from({ length: n }, () => []);
+  // which results hold each token
+  const holders = new Map<string, number[]>();
+  for (let i = 0; i < n; i++) {
+    if (!candidate(i)) continue;
+    const more = extra?.(i);
+    const add = (t: string) => {
+      const h = holders.get(t);
+      if (!h) holders.set(t, [i]);
+      else if (h[h.length - 1] !== i) h.push(i);
+    };
+    for (const t of resultTokens(results, i)) add(t);
+    if (more)
+      for (const t of cachedTokens(
+        `\u0002input:${results.list[i]!.callId}`,
+        () => more,
+        more.length,
+        () => more.slice(0, 48) + '\u0000' + more.slice(-48),
+      ))
+        add(t);
+  }
+  if (!holders.size) return refs;
+  req.items.forEach((it, a) => {
+    if (req.kinds[a] !== 'assistant') return;
+    const seen = new Set<number>();
+    const raw = () => req.text.slice(it.start, it.end);
+    const ends = () =>
+      req.text.slice(it.start, Math.min(it.end, it.start + 48)) + '\u0000' + req.text.slice(Math.max(it.start, it.end - 48), it.end);
+    for (const t of cachedTokens('\u0001assistant', () => raw().replace(/\\n/g, '\n'), it.end - it.start, ends)) {
+      for (const i of holders.get(t) ?? []) {
+        if (seen.has(i) || results.list[i]!.item >= a) continue;
+        seen.add(i);
+        refs[i]!.push(a);
+      }
+    }
+  });
+  return refs;
+}

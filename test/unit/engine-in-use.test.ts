@@ -1,0 +1,141 @@
+/**
+ * Results in use (stages/in-use.ts, references.ts): the clear stage leaves alone what the agent
+ * received or referred to in its last `clear.inUseCalls` calls, and the offload stage leaves a
+ * requested read whole (`offload.keepReads`) for the clear stage to reduce once it is out of use.
+ * Tokens are counted one per character, so each round is a 10,000-token result.
+ */
+import { describe, expect, it } from 'vitest';
+import { perChar, project } from '../support/run';
+import { transcript, type ToolStep } from '../support/wire';
+import { distinctive, tokensOf } from '../../src/engine/stages/references';
+import { requestedRead } from '../../src/engine/previews';
+
+/** A 10,000-char output that holds one name only it has: `module_N.handler_N`. */
+const out = (i: number) => `def module_${i}.handler_${i}():\n` + `${i % 10}`.repeat(10_000 - 30) + '\n';
+const step = (i: number, args: Record<string, unknown> = { n: i }): ToolStep => ({ tool: 'bash', output: out(i), args });
+const clear = (inUseCalls: number) => ({
+  offload: { enabled: false },
+  clear: {
+    enabled: true,
+    triggerTokens: 45_000,
+    keep: 0,
+    keepUnit: 'results',
+    clearAtLeastTokens: 0,
+    excludeTools: [],
+    clearToolInputs: false,
+    staleFirst: false,
+    schedule: 'trigger',
+    inUseCalls,
+  },
+});
+const cleared = (r: ReturnType<typeof project>) => r.p.reductions.filter((x) => x.stage === 'clear').map((x) => x.result);
+
+describe('references', () => {
+  it('counts only tokens an agent could not write from its own knowledge', () => {
+    expect(distinctive('module_0.handler_0')).toBe(true);
+    expect(distinctive('src/app/main.ts')).toBe(true);
+    expect(distinctive('parseConfig')).toBe(true);
+    expect(distinctive('E0425x')).toBe(true);
+    expect(distinctive('return')).toBe(false);
+    expect(distinctive('a.b')).toBe(false);
+    expect(distinctive('12345')).toBe(false);
+  });
+
+  it('reads a text into its distinctive tokens, trailing punctuation off', () => {
+    expect([...tokensOf('see src/app/main.ts. Then call parseConfig, not the function.')].sort()).toEqual([
+      'parseConfig',
+      'src/app/main.ts',
+    ]);
+  });
+});
+
+describe('clear stage: results in use', () => {
+  it('clears the oldest result when nothing refers to it (inUseCalls 0 and 2 agree)', () => {
+    const t = transcript('q', step(0), step(1), step(2), step(3), step(4));
+    expect(cleared(project(clear(0), t, 'openai-chat', { tokenizer: perChar }))).toEqual([0]);
+    expect(cleared(project(clear(2), t, 'openai-chat', { tokenizer: perChar }))).toEqual([0]);
+  });
+
+  it('leaves the oldest result alone while the agent refers to it, and clears the next oldest instead', () => {
+    const t = transcript('q', step(0), step(1), step(2), step(3), step(4, { path: 'module_0.handler_0' }));
+    expect(cleared(project(clear(0), t, 'openai-chat', { tokenizer: perChar }))).toEqual([0]);
+    expect(cleared(project(clear(2), t, 'openai-chat', { tokenizer: perChar }))).toEqual([1]);
+  });
+
+  it('clears a result again once the agent has not referred to it for inUseCalls calls', () => {
+    // referred to in the second round, three calls before the request is over the trigger
+    const t = transcript('q', step(0), step(1, { path: 'module_0.handler_0' }), step(2), step(3), step(4));
+    expect(cleared(project(clear(2), t, 'openai-chat', { tokenizer: perChar }))).toEqual([0]);
+    // with five calls every result was received within them: nothing is out of use, nothing is cleared
+    expect(cleared(project(clear(5), t, 'openai-chat', { tokenizer: perChar }))).toEqual([]);
+  });
+
+  it('is sticky: the same request projected again in its session decides the same', () => {
+    const t = transcript('q', step(0), step(1), step(2), step(3), step(4, { path: 'module_0.handler_0' }));
+    const a = project(clear(2), t, 'openai-chat', { tokenizer: perChar });
+    const b = project(clear(2), t, 'openai-chat', { tokenizer: perChar });
+    expect(b.p.request).toBe(a.p.request);
+  });
+});
+
+describe('offload stage: requested reads', () => {
+  it('knows a read by its tool or its command', () => {
+    expect(requestedRead({ tool: 'Read' })).toBe(true);
+    expect(requestedRead({ tool: 'Bash', command: 'sed -n 1,200p src/a.py' })).toBe(true);
+    expect(requestedRead({ tool: 'Bash', command: 'cat src/a.py' })).toBe(true);
+    expect(requestedRead({ tool: 'shell', command: 'git show HEAD~1' })).toBe(true);
+    expect(requestedRead({ tool: 'WebFetch' })).toBe(true);
+    expect(requestedRead({ tool: 'Bash', command: 'pytest -x' })).toBe(false);
+    expect(requestedRead({ tool: 'Grep' })).toBe(false);
+  });
+
+  it('leaves a read over its cap whole up to keepReads, and offloads it past that', () => {
+    const read = (chars: number): ToolStep => ({ tool: 'Read', output: 'x'.repeat(chars), args: { file_path: '/a.py' } });
+    const cfg = (keepReads: number, clearOn = true) => ({
+      defaultCap: 8_000,
+      offload: { keepReads },
+      clear: { enabled: clearOn, triggerTokens: 10_000_000 },
+      inputs: { enabled: false },
+    });
+    const offloaded = (r: ReturnType<typeof project>) => r.p.reductions.filter((x) => x.stage === 'offload').length;
+    expect(offloaded(project(cfg(0), transcript('q', read(20_000)), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
+    expect(offloaded(project(cfg(40_000), transcript('q', read(20_000)), 'anthropic-messages', { tokenizer: perChar }))).toBe(0);
+    expect(offloaded(project(cfg(40_000), transcript('q', read(60_000)), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
+    // without a clear stage nothing would reduce it later (the Responses WebSocket route): offloaded on arrival
+    expect(offloaded(project(cfg(40_000, false), transcript('q', read(20_000)), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
+    // a command's output is not a read: offloaded as before
+    const run: ToolStep = { tool: 'Bash', output: 'y'.repeat(20_000), args: { command: 'pytest -x' } };
+    expect(offloaded(project(cfg(40_000), transcript('q', run), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
+  });
+});
+
+describe('clear stage: file inputs replaced once the agent is past them (inputs.when: clear)', () => {
+  /** a Write of 5,000 chars that defines `writer_mod.make_thing`, then rounds of 10,000-token outputs */
+  const body = 'def writer_mod.make_thing():\n' + 'w'.repeat(5_000);
+  const write: ToolStep = { tool: 'Write', output: 'File created', args: { file_path: '/src/writer.py', content: body } };
+  const cfg = (inUseCalls: number) => ({
+    ...clear(inUseCalls),
+    inputs: { enabled: true, when: 'clear', minTokens: 0, keepRounds: 0 },
+  });
+
+  it("replaces the input with its call's result, keeps the result, and stores the input whole", () => {
+    const t = transcript('q', write, step(1), step(2), step(3), step(4));
+    const r = project(cfg(2), t, 'anthropic-messages', { tokenizer: perChar });
+    const d = r.p.reductions.find((x) => x.callId === 'call_1');
+    expect(d?.stage).toBe('clear');
+    expect(d?.inputCleared).toBe(true);
+    expect(r.p.request).not.toContain('w'.repeat(100));
+    expect(r.p.request).toContain('File created');
+    expect(r.p.request).toContain('/src/writer.py');
+    const stored = r.store.get(d!.inputHandle!);
+    expect(JSON.parse(stored!)).toEqual({ file_path: '/src/writer.py', content: body });
+  });
+
+  it('leaves the input whole on arrival, and while the agent refers to what it wrote', () => {
+    const t = transcript('q', write, step(1), step(2), step(3), step(4, { path: 'writer_mod.make_thing' }));
+    const r = project(cfg(2), t, 'anthropic-messages', { tokenizer: perChar });
+    expect(r.p.reductions.find((x) => x.callId === 'call_1')).toBeUndefined();
+    expect(r.p.request).toContain('w'.repeat(5_000));
+    expect(r.p.inputs).toEqual([]);
+  });
+});
