@@ -77,6 +77,10 @@ export const CANDIDATES: readonly Candidate[] = [
     over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'arrival', 'clear.triggerTokens': 40_000 },
   },
   {
+    name: 'clear from 60k',
+    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 60_000 },
+  },
+  {
     name: 'the previous default',
     over: { 'offload.keepReads': 0, 'clear.inUseCalls': 0, 'inputs.when': 'arrival', 'clear.triggerTokens': 20_000 },
   },
@@ -251,12 +255,13 @@ export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
     '',
     'Each candidate on the whole corpus, and the folds that picked it:',
     '',
-    '| candidate | setting | cost with read-backs (Anthropic / GPT-5) | misses | picked when holding out |',
-    '| --- | --- | --- | --- | --- |',
+    '| candidate | setting | cost with read-backs (Anthropic / GPT-5) | misses | misses per agent | picked when holding out |',
+    '| --- | --- | --- | --- | --- | --- |',
     ...CANDIDATES.map((c, k) => {
       const t = pool(k, () => true);
       const folds = sources.filter((s) => chosen.get(s) === k);
-      return `| ${c.name} | \`${JSON.stringify(c.over)}\` | ${pct(t.costWithReadBacks.anthropic!.relative)} / ${pct(t.costWithReadBacks.openai!.relative)} | ${pct(t.missRate)} | ${folds.length ? folds.join(', ') : '–'} |`;
+      const fam = agents.map((a) => `${a} ${pct(pool(k, (i) => corpus[i]!.agent === a).missRate)}`).join(', ');
+      return `| ${c.name} | \`${JSON.stringify(c.over)}\` | ${pct(t.costWithReadBacks.anthropic!.relative)} / ${pct(t.costWithReadBacks.openai!.relative)} | ${pct(t.missRate)} | ${fam} | ${folds.length ? folds.join(', ') : '–'} |`;
     }),
     '',
     "Held out, per source (the source's sessions under the candidate picked without them):",

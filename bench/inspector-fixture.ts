@@ -127,6 +127,11 @@ export class SyntheticSession extends RecordSession {
     return lines.join('\n').slice(0, o.size);
   }
 
+  /** Each synthetic output is sent as one marker, whichever turn asks. */
+  protected override markerAt(_turn: number, handle: string): string | undefined {
+    return this.projected(handle);
+  }
+
   protected projected(handle: string): string | undefined {
     const o = this.originals.get(handle);
     if (!o) return undefined;

@@ -306,8 +306,13 @@ export function App(props: { host: Host }) {
   }, [turns]);
 
   const loadText = React.useCallback(
-    (handle: string, side: 'original' | 'projected', offset: number, limit: number): Promise<TextPage> =>
-      host.request('text/page', { sessionId: sessionRef.current!, handle, side, offset, limit }),
+    (
+      handle: string,
+      side: 'original' | 'projected',
+      offset: number,
+      limit: number,
+      at?: { turn: number; callId: string },
+    ): Promise<TextPage> => host.request('text/page', { sessionId: sessionRef.current!, handle, side, offset, limit, ...(at ?? {}) }),
     [host],
   );
   const loadWhole = React.useCallback(
@@ -542,7 +547,8 @@ export function App(props: { host: Host }) {
                   onExpanded={setExpanded}
                   {...(hits && debouncedQuery ? { highlight: debouncedQuery, matches: matches.get(selected) } : {})}
                   onOpen={(handle, find) => host.command('result/openStored', { handle, ...(find ? { find } : {}) })}
-                  onCompare={(handle) => host.command('result/compare', { handle })}
+                  onCompare={(handle, at) => host.command('result/compare', { handle, ...(at ?? {}) })}
+                  onSelectTurn={openTurn}
                   onCopy={(handle) => {
                     host.command('result/copyHandle', { handle });
                     setNotice(`Copied ${handle}`);

@@ -28,7 +28,7 @@ export const COMMAND_USAGE: Record<string, string> = {
   replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|pi]
                   [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--agent-prelude on|off] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
-                 [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe] [--answer-reads]`,
+                 [--chatgpt-upstream URL] [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe] [--answer-reads]`,
   mcp: `  spillway mcp [--store DIR]    an MCP server over stdio: the read_output and find_outputs tools`,
 };
 const STORE_NOTE = 'the store defaults to $SPILLWAY_STORE, else ~/.spillway/store';
@@ -285,6 +285,7 @@ async function proxy(argv: string[]): Promise<void> {
       store: { kind: 'string' },
       'openai-upstream': { kind: 'string' },
       'anthropic-upstream': { kind: 'string' },
+      'chatgpt-upstream': { kind: 'string' },
       config: { kind: 'string' },
       preset: { kind: 'string' },
       sessions: { kind: 'string' },
@@ -315,6 +316,7 @@ async function proxy(argv: string[]): Promise<void> {
       ...(a.flags.get('answer-reads') === true ? { answerReads: true } : {}),
       ...(str(a, 'openai-upstream') !== undefined ? { openaiUpstream: str(a, 'openai-upstream') } : {}),
       ...(str(a, 'anthropic-upstream') !== undefined ? { anthropicUpstream: str(a, 'anthropic-upstream') } : {}),
+      ...(str(a, 'chatgpt-upstream') !== undefined ? { chatgptUpstream: str(a, 'chatgpt-upstream') } : {}),
     });
   } catch (e) {
     if (e instanceof SpillwayError) throw new SpillwayError(`proxy: ${e.message}`, e.code);

@@ -332,7 +332,7 @@ const SPILLWAY: SpillwayConfig = {
   inputs: { enabled: true, when: 'clear', keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
   clear: {
     enabled: true,
-    triggerTokens: 40_000,
+    triggerTokens: 20_000,
     keep: 3,
     keepUnit: 'results',
     clearAtLeastTokens: 10_000,

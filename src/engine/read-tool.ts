@@ -18,8 +18,8 @@
  * `spillway/read_output`; the VS Code language model tool is `spillway_read_output`. All of them
  * are the same tool over the same store, and are matched here.
  */
-import type { ParsedRequest } from './formats';
-import { get, getString, type JValue } from './json';
+import type { ParsedRequest, ToolResult } from './formats';
+import { decodeString, get, getString, type JValue } from './json';
 
 /** The MCP server's name, which clients put in front of its tools' names. */
 export const MCP_SERVER_NAME = 'spillway';
@@ -32,6 +32,20 @@ const READ_TOOL_NAME = new RegExp(`^(?:mcp(?:__|_|\\.))?${MCP_SERVER_NAME}(?:__|
 /** True when `name` is Spillway's read tool as some client names it. */
 export function isReadToolName(name: string): boolean {
   return READ_TOOL_NAME.test(name);
+}
+
+/** The read tool as Codex's code mode exposes it to `exec`'s JavaScript (`tools.mcp__spillway__read_output(…)`). */
+const READ_TOOL_IN_CODE = new RegExp(`\\b(?:mcp__)?${MCP_SERVER_NAME}_{1,2}${MCP_READ_TOOL}\\s*\\(`);
+
+/**
+ * True when the result answers a call whose code calls the read tool: Codex signed in with ChatGPT
+ * reaches MCP tools only through its `exec` tool (JavaScript), so a read-back comes back as `exec`'s
+ * answer, not under the read tool's name. Only results with an embedded output (`exec`'s JSON) and a
+ * string input are looked at.
+ */
+export function isReadBackInCode(text: string, r: ToolResult): boolean {
+  const input = r.embedded ? r.call?.input : undefined;
+  return input?.kind === 'string' && READ_TOOL_IN_CODE.test(decodeString(text, input));
 }
 
 /** The name of a tool definition in any of the three wire formats (`name`, or `function.name`). */

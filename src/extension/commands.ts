@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { errorText, type SpillwayHost } from './host';
 import { CAP_CHOICES, parseCapInput, updateToolCaps, SECTION, type CapChoice } from './pure/settings';
 import { formatCount, outputPickItem } from './pure/format';
-import { lineHolding } from './pure/documents';
+import { inputDocument, lineHolding, sourceLabel } from './pure/documents';
+import { recordCallIds, type ProjectedRecord } from './pure/records';
 
 export const COMMANDS = {
   setToolCap: 'spillway.setToolCap',
@@ -41,7 +42,7 @@ export function registerCommands(host: SpillwayHost): vscode.Disposable[] {
     ),
     vscode.commands.registerCommand(
       COMMANDS.compare,
-      guard('Compare Original and Projected', (handle?: string, opts?: OpenOptions) => compare(host, handle, opts)),
+      guard('Compare Original and Projected', (handle?: string, opts?: CompareOptions) => compare(host, handle, opts)),
     ),
     vscode.commands.registerCommand(
       COMMANDS.clear,
@@ -161,7 +162,23 @@ async function openStoredOutput(host: SpillwayHost, handle?: string, opts?: Open
     }
     const now = Date.now();
     const picked = await vscode.window.showQuickPick(
-      entries.map((e) => ({ ...outputPickItem({ ...e, time: e.used ?? e.time }, now), handle: e.handle })),
+      entries.map((e) => {
+        const r = host.record(e.handle);
+        const input = r?.input ?? (e.calls ?? []).some((c) => c.stage === 'input');
+        const source = r ? recordLabel(r) : undefined;
+        const callIds = (e.calls?.length ?? 0) > (r ? recordCallIds(r).length : 0) ? e.calls!.map((c) => c.callId) : r && recordCallIds(r);
+        // a file input is sized as the text it opens as (a heredoc's lines), not as the JSON it was sent in
+        const shown = input ? inputSize(host, e.handle) : undefined;
+        const summary = {
+          ...e,
+          ...shown,
+          time: e.used ?? e.time,
+          input,
+          ...(source ? { source } : {}),
+          ...(callIds ? { callIds } : {}),
+        };
+        return { ...outputPickItem(summary, now), handle: e.handle };
+      }),
       { title: 'Spillway: Open Stored Output', placeHolder: 'Stored outputs, newest first', matchOnDescription: true, matchOnDetail: true },
     );
     if (!picked) return undefined;
@@ -181,28 +198,70 @@ async function openStoredOutput(host: SpillwayHost, handle?: string, opts?: Open
   return uri.toString();
 }
 
-async function compare(host: SpillwayHost, handle?: string, opts?: OpenOptions): Promise<string | undefined> {
+/** The characters and lines of a file input as its document shows it, or undefined when it cannot be read. */
+function inputSize(host: SpillwayHost, handle: string): { chars: number; lines: number } | undefined {
+  try {
+    const text = inputDocument(host.store.get(handle))?.text;
+    return text === undefined ? undefined : { chars: text.length, lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How a record is named in pickers and titles: the file or command its call named (sourceLabel). */
+function recordLabel(r: ProjectedRecord): string | undefined {
+  return sourceLabel(
+    { ...(r.sourcePath ? { path: r.sourcePath } : {}), ...(r.command ? { command: r.command } : {}) },
+    r.input ? 'input' : 'result',
+  );
+}
+
+/** `marker`: the id of the marker to show (one turn's; the inspector passes it), else the newest. */
+type CompareOptions = OpenOptions & { marker?: string };
+
+/** Where a marker was sent, for a picker's description and the diff's title: `clear, turn 22`. */
+function markerWhere(m: { stage: string; turn?: number }): string {
+  return m.turn !== undefined ? `${m.stage}, turn ${m.turn + 1}` : m.stage;
+}
+
+async function compare(host: SpillwayHost, handle?: string, opts?: CompareOptions): Promise<string | undefined> {
+  let markerId = opts?.marker;
   if (!handle) {
     const records = host.recordsNewestFirst();
     if (records.length === 0) {
       host.notify('info', 'Spillway has not reduced any tool result in this workspace yet, so there is nothing to compare.');
       return undefined;
     }
-    const picked = await vscode.window.showQuickPick(
-      records.map((r) => ({ label: `${r.tool} · ${r.callId}`, description: r.stage, detail: r.reason, handle: r.handle })),
-      { title: 'Spillway: Compare Original and Projected', placeHolder: 'Reduced tool results, newest first' },
-    );
+    // one row per marker: an output offloaded in one turn and cleared in a later one was sent two
+    const items = records.flatMap((r) => {
+      const name = `${r.tool}${r.input ? ' · input' : ''} · ${recordLabel(r) ?? recordCallIds(r).join(', ')}`;
+      return [...r.markers].reverse().map((m) => ({
+        label: name,
+        description: `${markerWhere(m)} · ${formatCount(m.text.length)} chars sent`,
+        detail: `${m.reason} · ${recordCallIds(r).join(', ')}`,
+        handle: r.handle,
+        marker: m.id,
+      }));
+    });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: 'Spillway: Compare Original and Projected',
+      placeHolder: 'Reduced tool results and file inputs, newest first, one row per marker the model was sent',
+      matchOnDetail: true,
+    });
     if (!picked) return undefined;
     handle = picked.handle;
+    markerId = picked.marker;
   }
   const record = host.record(handle);
-  if (!record) {
+  const marker = host.marker(handle, markerId ? { id: markerId } : undefined);
+  if (!record || !marker) {
     host.notify('error', `Spillway has no projection of ${handle} recorded in this workspace.`);
     return undefined;
   }
   const left = host.documentUri(handle);
-  const right = host.documentUri(handle, true);
-  await vscode.commands.executeCommand('vscode.diff', left, right, `${record.tool} · ${record.callId}: original ↔ projected`, {
+  const right = host.documentUri(handle, true, marker.id);
+  const name = recordLabel(record) ?? `${record.tool} · ${record.callId}`;
+  await vscode.commands.executeCommand('vscode.diff', left, right, `${name}: original ↔ projected (${markerWhere(marker)})`, {
     preview: false,
     ...column(opts),
   });

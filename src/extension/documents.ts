@@ -8,7 +8,7 @@
  * opens an empty tab.
  */
 import * as vscode from 'vscode';
-import { parseDocumentPath, readToolText } from './pure/documents';
+import { inputDocument, parseDocumentPath, readToolText } from './pure/documents';
 import { errorCode, errorText, type SpillwayHost } from './host';
 import { toMillis } from './pure/format';
 
@@ -36,24 +36,25 @@ export class StoredOutputFileSystem implements vscode.FileSystemProvider {
     if (uri.path === '/' || uri.path === '') {
       return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0, permissions: vscode.FilePermission.Readonly };
     }
-    const { handle, projected, isDir } = this.resolve(uri);
+    const { handle, projected, isDir, marker } = this.resolve(uri);
     if (isDir) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0, permissions: vscode.FilePermission.Readonly };
     try {
       if (projected) {
-        const r = this.projectedRecord(uri, handle);
-        const t = toMillis(r.time) ?? 0;
+        const m = this.projectedMarker(handle, marker);
+        const t = toMillis(m.time) ?? 0;
         return {
           type: vscode.FileType.File,
           ctime: t,
           mtime: t,
-          size: Buffer.byteLength(r.marker, 'utf8'),
+          size: Buffer.byteLength(m.text, 'utf8'),
           permissions: vscode.FilePermission.Readonly,
         };
       }
       const meta = this.host.store.meta(handle);
       // an output without a readable index entry is still served (the store checks it against its handle);
-      // a Read result is shown without its line numbers, so its size is that of the text shown
-      const size = meta && meta.tool !== CLAUDE_CODE_READ ? meta.bytes : Buffer.byteLength(this.originalText(handle), 'utf8');
+      // a Read result is shown without its line numbers and a file input as text, so their size is that of the text shown
+      const shownAsStored = meta && meta.tool !== CLAUDE_CODE_READ && !this.isInput(handle);
+      const size = shownAsStored ? meta.bytes : Buffer.byteLength(this.originalText(handle), 'utf8');
       const ctime = toMillis(meta?.time) ?? 0;
       const mtime = toMillis(meta?.used) ?? ctime;
       return { type: vscode.FileType.File, ctime, mtime, size, permissions: vscode.FilePermission.Readonly };
@@ -63,10 +64,10 @@ export class StoredOutputFileSystem implements vscode.FileSystemProvider {
   }
 
   readFile(uri: vscode.Uri): Uint8Array {
-    const { handle, projected, isDir } = this.resolve(uri);
+    const { handle, projected, isDir, marker } = this.resolve(uri);
     if (isDir) throw vscode.FileSystemError.FileIsADirectory(uri);
     try {
-      const text = projected ? this.projectedRecord(uri, handle).marker : this.originalText(handle);
+      const text = projected ? this.projectedMarker(handle, marker).text : this.originalText(handle);
       return Buffer.from(text, 'utf8');
     } catch (e) {
       throw this.fail(uri, handle, e);
@@ -77,36 +78,48 @@ export class StoredOutputFileSystem implements vscode.FileSystemProvider {
     if (uri.path === '/' || uri.path === '') {
       return this.host.store.list().map((e) => [e.handle, vscode.FileType.Directory]);
     }
-    const { handle, projected } = this.resolve(uri);
-    const path = this.host.documentUri(handle, projected).path.split('/');
+    const { handle, projected, marker } = this.resolve(uri);
+    const path = this.host.documentUri(handle, projected, marker?.slice(2)).path.split('/');
     const depth = uri.path.replace(/\/$/, '').split('/').length;
     const name = path[depth] ?? 'output.log';
     return [[name, depth === path.length - 1 ? vscode.FileType.File : vscode.FileType.Directory]];
   }
 
-  private resolve(uri: vscode.Uri): { handle: string; projected: boolean; isDir: boolean } {
+  private resolve(uri: vscode.Uri): { handle: string; projected: boolean; isDir: boolean; marker?: string } {
     const parsed = parseDocumentPath(uri.path);
     if (!parsed.ok) {
       const message = `Spillway cannot open ${uri.toString(true)}: ${parsed.reason}.`;
       this.report(uri, 'error', message);
       throw vscode.FileSystemError.FileNotFound(message);
     }
-    return { handle: parsed.handle, projected: parsed.projected, isDir: parsed.isDir };
+    return { handle: parsed.handle, projected: parsed.projected, isDir: parsed.isDir, ...(parsed.marker ? { marker: parsed.marker } : {}) };
   }
 
-  /** The stored output as its document shows it: a Claude Code Read at the file's own line numbers, else as stored. */
+  /** A file input (what the agent wrote to a file), not a tool result. */
+  private isInput(handle: string): boolean {
+    return this.host.record(handle)?.input ?? this.host.store.meta(handle)?.stage === 'input';
+  }
+
+  /**
+   * The stored output as its document shows it: a Claude Code Read at the file's own line numbers, a
+   * file input as the text it wrote (a heredoc's command, a Write's content), else as stored.
+   */
   private originalText(handle: string): string {
     const text = this.host.store.get(handle);
+    if (this.isInput(handle)) return inputDocument(text)?.text ?? text;
     const tool = this.host.record(handle)?.tool ?? this.host.store.meta(handle)?.tool;
     return (tool === CLAUDE_CODE_READ && readToolText(text)) || text;
   }
 
-  private projectedRecord(uri: vscode.Uri, handle: string) {
-    const r = this.host.record(handle);
-    if (!r) {
-      throw Object.assign(new Error(`no projection of ${handle} was recorded in this workspace`), { code: 'not-found' });
+  /** The marker a projected document names (`m-<id>`), else the output's newest. */
+  private projectedMarker(handle: string, segment: string | undefined) {
+    const id = segment?.slice(2);
+    const m = this.host.marker(handle, id ? { id } : undefined);
+    if (!m || (id && m.id !== id)) {
+      const which = id ? `the marker ${id} of ${handle}` : `a projection of ${handle}`;
+      throw Object.assign(new Error(`${which} was not recorded in this workspace`), { code: 'not-found' });
     }
-    return r;
+    return m;
   }
 
   /** Turns a store error into the FileSystemError the editor shows, and tells the user once. */

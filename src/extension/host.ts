@@ -26,8 +26,20 @@ import {
 } from './pure/settings';
 import { defaultSessionsDir } from '../proxy/recording';
 import { defaultArchiveDir } from './inspector/archive';
-import { documentExtension, documentPath, SCHEME } from './pure/documents';
-import { PROJECTED_DIR, projectedRecords, withInputStage, type ProjectedRecord, type RecordedReduction } from './pure/records';
+import { documentExtension, documentPath, inputDocument, markerSegment, SCHEME } from './pure/documents';
+import {
+  latestMarker,
+  mergeRecords,
+  PROJECTED_DIR,
+  projectedRecords,
+  readRecord,
+  recordCallIds,
+  withInputStage,
+  type MarkerRecord,
+  type ProjectedRecord,
+  type RecordedAt,
+  type RecordedReduction,
+} from './pure/records';
 import { formatCount, statusText } from './pure/format';
 
 export type { ProjectedRecord } from './pure/records';
@@ -246,14 +258,16 @@ export class SpillwayHost implements vscode.Disposable {
   /**
    * Keeps what a replayed call's reductions sent (the inspector's replays of transcripts), as the
    * engine's own projections are kept, so a stored output opens titled by the file or command it came
-   * from. Replays are not logged per reduction: the inspector shows them.
+   * from, and Compare finds each turn's marker. Replays are not logged per reduction: the inspector shows them.
    */
-  recordProjection(request: object, projected: object, reductions: readonly RecordedReduction[]): void {
-    this.keepRecords(
-      request,
-      projected,
-      reductions.filter((r) => !this.records.has(r.handle)),
-    );
+  recordProjection(
+    request: object,
+    projected: object,
+    reductions: readonly RecordedReduction[],
+    at?: RecordedAt,
+    keep?: (r: RecordedReduction) => boolean,
+  ): void {
+    this.keepRecords(request, projected, reductions, at, keep);
   }
 
   /** Logs and keeps what a projection reduced: tool results, and file inputs (stage `input`). */
@@ -270,18 +284,21 @@ export class SpillwayHost implements vscode.Disposable {
           `${formatCount(r.originalChars)} → ${formatCount(r.projectedChars)} chars, handle ${r.handle}`,
       );
     }
-    // carried-over decisions were recorded when they were made
-    const wanted = all.filter((r) => r.fresh || !this.records.has(r.handle));
-    this.keepRecords(request, projected, wanted);
-    if (wanted.length > 0) this.changeEmitter.fire();
+    // carried-over decisions were recorded when they were made (each decision's marker is kept once)
+    const wanted = new Set(all.filter((r) => r.fresh || !this.records.has(r.handle)));
+    this.keepRecords(request, projected, all, undefined, (r) => wanted.has(r as (typeof all)[number]));
+    if (wanted.size > 0) this.changeEmitter.fire();
   }
 
-  /** Keeps, in memory and on disk, what each of `reductions` sent. */
-  private keepRecords(request: string | object, projected: string | object, reductions: readonly RecordedReduction[]): void {
-    for (const record of projectedRecords(request, projected, reductions, new Date().toISOString())) {
-      this.records.set(record.handle, record);
-      this.saveRecord(record);
-    }
+  /** Keeps, in memory and on disk, what each of `reductions` sent, folded into what each output already had. */
+  private keepRecords(
+    request: string | object,
+    projected: string | object,
+    reductions: readonly RecordedReduction[],
+    at?: RecordedAt,
+    keep?: (r: RecordedReduction) => boolean,
+  ): void {
+    for (const record of projectedRecords(request, projected, reductions, new Date().toISOString(), at, keep)) this.addRecord(record);
   }
 
   private saveRecord(record: ProjectedRecord): void {
@@ -307,8 +324,8 @@ export class SpillwayHost implements vscode.Disposable {
       const handle = name.replace(/\.json$/, '');
       if (!isHandle(handle)) continue;
       try {
-        const r = JSON.parse(readFileSync(join(this.projectedDir, name), 'utf8')) as ProjectedRecord;
-        if (r.handle === handle && typeof r.marker === 'string') this.records.set(handle, r);
+        const r = readRecord(JSON.parse(readFileSync(join(this.projectedDir, name), 'utf8')) as unknown, handle);
+        if (r) this.records.set(handle, r);
       } catch {
         /* a damaged record only loses the projected side of one diff */
       }
@@ -319,10 +336,24 @@ export class SpillwayHost implements vscode.Disposable {
     return this.records.get(handle);
   }
 
-  /** Keeps the projected text of a reduction made elsewhere (a replay in the inspector), for Compare. */
-  addRecord(record: ProjectedRecord): void {
-    this.records.set(record.handle, record);
-    this.saveRecord(record);
+  /**
+   * Keeps the projected text of a reduction (a projection of this window, or one made elsewhere: a
+   * replay in the inspector), for Compare: folded into the output's record, each marker text once.
+   * Returns the marker's id in the record (a projected document names it).
+   */
+  addRecord(record: ProjectedRecord): string | undefined {
+    const before = this.records.get(record.handle);
+    const merged = mergeRecords(before, record);
+    this.records.set(record.handle, merged);
+    if (JSON.stringify(merged) !== JSON.stringify(before)) this.saveRecord(merged);
+    return record.markers[0]?.id;
+  }
+
+  /** The marker the model was sent for `handle`: the one with this id, else the newest (of `stage`, when it has one). */
+  marker(handle: string, which?: { id?: string; stage?: string }): MarkerRecord | undefined {
+    const r = this.records.get(handle);
+    if (!r) return undefined;
+    return (which?.id ? r.markers.find((m) => m.id === which.id) : undefined) ?? latestMarker(r, which?.stage);
   }
 
   /** Projected records whose output is still in the store, newest first. */
@@ -334,21 +365,31 @@ export class SpillwayHost implements vscode.Disposable {
     return this.store.read(handle, options ?? {});
   }
 
-  /** The `spillway:` URI of a stored output (or of its projected text); the title names tool and call. */
-  documentUri(handle: string, projected = false): vscode.Uri {
+  /**
+   * The `spillway:` URI of a stored output, or of one of its markers (`projected`, with the marker's
+   * id; the newest without). The title names the file or command the call read or wrote; the folder
+   * above it every call that produced the output (the tab's tooltip).
+   */
+  documentUri(handle: string, projected = false, marker?: string): vscode.Uri {
     if (!isHandle(handle)) {
       throw new SpillwayError(`${JSON.stringify(handle.slice(0, 80))} is not a Spillway handle`, 'bad-handle');
     }
     const record = this.records.get(handle);
     let tool = record?.tool;
     let callId = record?.callId;
+    let callIds = record ? recordCallIds(record) : undefined;
+    let input = record?.input ?? false;
     let ext = this.extensions.get(handle) ?? '.log';
     try {
       const meta = this.store.meta(handle);
       tool ??= meta?.tool;
       callId ??= meta?.callId;
+      // the store's index lists every call that produced the output
+      if (meta?.calls && meta.calls.length > (callIds?.length ?? 0)) callIds = meta.calls.map((c) => c.callId);
+      input ||= meta?.stage === 'input';
       if (!this.extensions.has(handle)) {
-        ext = documentExtension(this.store.get(handle), record?.sourcePath);
+        const text = this.store.get(handle);
+        ext = (input ? inputDocument(text)?.ext : undefined) ?? documentExtension(text, record?.sourcePath);
         // outputs never change under a handle (content hashes), so neither does their language
         if (this.extensions.size > 10_000) this.extensions.clear();
         this.extensions.set(handle, ext);
@@ -361,7 +402,21 @@ export class SpillwayHost implements vscode.Disposable {
       ...(record?.sourcePath ? { sourcePath: record.sourcePath } : {}),
       ...(record?.command ? { command: record.command } : {}),
     };
-    return vscode.Uri.from({ scheme: SCHEME, path: documentPath({ handle, tool, callId, ext, projected, ...source }) });
+    const segment = projected && marker ? markerSegment(marker) : undefined;
+    return vscode.Uri.from({
+      scheme: SCHEME,
+      path: documentPath({
+        handle,
+        tool,
+        callId,
+        ...(callIds && callIds.length > 1 ? { callIds } : {}),
+        ...(input ? { input } : {}),
+        ext,
+        projected,
+        ...(segment ? { marker: segment } : {}),
+        ...source,
+      }),
+    });
   }
 
   /** Deletes every stored output and projected record of this workspace. */

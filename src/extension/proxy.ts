@@ -20,6 +20,7 @@ import { errorText, type SpillwayHost } from './host';
 import { problemWarning, SECTION, type SettingProblem } from './pure/settings';
 import { formatCount } from './pure/format';
 import { CodexRoute } from './codexRoute';
+import { BaseUrlRoutes } from './baseUrlRoute';
 import { ClaudeCodeSetup, launchFor } from './mcp';
 import {
   displayUrl,
@@ -83,6 +84,8 @@ export class ProxyController implements vscode.Disposable {
   readonly codex: CodexRoute;
   /** Spillway: Route Claude Code Through Spillway and the .mcp.json server (its route goes with the proxy, like Codex's) */
   readonly claude: ClaudeCodeSetup;
+  /** Spillway: Route OpenCode / pi Through Spillway (their base URLs go with the proxy too) */
+  readonly baseUrls: BaseUrlRoutes;
 
   constructor(
     private readonly host: SpillwayHost,
@@ -94,9 +97,11 @@ export class ProxyController implements vscode.Disposable {
     context.environmentVariableCollection.persistent = false;
     this.codex = new CodexRoute(host, () => this.proxy?.url);
     this.claude = new ClaudeCodeSetup(host, () => this.proxy?.url);
+    this.baseUrls = new BaseUrlRoutes(host, () => this.proxy?.url);
     this.disposables.push(
       this.codex,
       this.claude,
+      this.baseUrls,
       this.status,
       this.turnEmitter,
       this.stateEmitter,
@@ -166,6 +171,7 @@ export class ProxyController implements vscode.Disposable {
     if (!key) {
       this.codex.unroute(true);
       this.claude.unroute(true);
+      this.baseUrls.unroute(true);
       this.updateTerminals();
       this.updateStatus();
       this.stateEmitter.fire();
@@ -196,6 +202,7 @@ export class ProxyController implements vscode.Disposable {
       proxy.on('turn', this.onTurn);
       this.codex.follow(proxy.url);
       this.claude.follow(proxy.url);
+      this.baseUrls.follow(proxy.url);
       this.host.log.info(
         `proxy: listening on ${proxy.url} (OpenAI upstream ${displayUrl(s.openaiUpstream)}, Anthropic upstream ${displayUrl(s.anthropicUpstream)}); ` +
           `recording turns in ${sessionsDir}`,
@@ -361,6 +368,7 @@ export class ProxyController implements vscode.Disposable {
       // the proxy goes with the window: no agent may point at a dead port
       this.codex.unroute(true);
       this.claude.unroute(true);
+      this.baseUrls.unroute(true);
     }
     this.key = '';
     for (const d of this.disposables.splice(0)) d.dispose();

@@ -142,6 +142,10 @@ export const ResultInfo = z.object({
   handle: Handle,
   /** made by this turn, not carried over from an earlier one */
   fresh: z.boolean(),
+  /** the file the call read (a file input: wrote), else the command it ran (`$ npm test`): what the row is named by */
+  source: z.string().optional(),
+  /** a later turn reduced it again (a preview cleared): that turn (0-based) and its stage; this turn's marker is not the last */
+  later: z.object({ turn: z.number().int().nonnegative(), stage: z.string() }).optional(),
 });
 export type ResultInfo = z.infer<typeof ResultInfo>;
 
@@ -159,6 +163,8 @@ export type InputInfo = z.infer<typeof InputInfo>;
 export const WholeResult = z.object({
   tool: z.string(),
   callId: z.string(),
+  /** the file the call read, else the command it ran */
+  source: z.string().optional(),
   chars: z.number().int().nonnegative(),
   tokens: z.number().nonnegative().optional(),
 });
@@ -321,7 +327,8 @@ const commands = {
   'webview/log': z.object({ level: z.enum(['info', 'warn', 'error']), message: z.string().max(4000) }),
   /** `find`: open at the first line that holds this text (a missed identifier) */
   'result/openStored': z.object({ handle: Handle, find: z.string().min(1).max(500).optional() }),
-  'result/compare': z.object({ handle: Handle }),
+  /** `turn` and `callId`: compare with the marker the model was sent in that turn (else the newest recorded) */
+  'result/compare': z.object({ handle: Handle, turn: z.number().int().nonnegative().optional(), callId: z.string().min(1).optional() }),
   'result/copyHandle': z.object({ handle: Handle }),
 } as const;
 
@@ -330,10 +337,13 @@ const requests = {
   'sessions/list': { params: empty, result: z.object({ sessions: z.array(SessionInfo) }) },
   'session/open': { params: SessionRef, result: SessionView },
   'turn/detail': { params: SessionRef.extend({ turn: z.number().int().nonnegative() }), result: TurnDetail },
+  /** the projected side is the marker sent in `turn` for the call `callId` (each turn keeps its own); without them, the newest */
   'text/page': {
     params: SessionRef.extend({
       handle: Handle,
       side: Side,
+      turn: z.number().int().nonnegative().optional(),
+      callId: z.string().min(1).optional(),
       offset: z.number().int().nonnegative(),
       limit: z.number().int().positive().max(MAX_PAGE_CHARS),
     }),

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import * as zlib from 'node:zlib';
 import { promisify } from 'node:util';
+import { Decompress as ZstdDecompress } from 'fzstd';
 
 export const DEFAULT_MAX_BODY_BYTES = 200 * 1024 * 1024;
 
@@ -68,15 +69,39 @@ export function collectBody(req: IncomingMessage, limit: number): Promise<Collec
 
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
+const inflateRaw = promisify(zlib.inflateRaw);
 const brotli = promisify(zlib.brotliDecompress);
 
-/** `bytes`: the UTF-8 bytes of `text` (the body itself, or its inflated form). */
+/** The encodings the proxy reads (`x-gzip` is gzip's old name). */
+const READ_ENCODINGS = ['gzip', 'deflate', 'br', 'zstd'] as const;
+
+/**
+ * Decodes a zstd body of at most `limit` bytes (Codex signed in with ChatGPT sends its model calls
+ * zstd-compressed). Node's zlib has zstd only from 22.15 on, and its decoder stops after the first
+ * frame; fzstd decodes every frame on every Node the extension runs on: pure JavaScript shipped
+ * inside its npm package (no native build, no download), fed the whole body, and stopped as soon as
+ * what it has produced passes `limit`.
+ */
+function unzstd(body: Buffer, limit: number): Buffer {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const stream = new ZstdDecompress((chunk) => {
+    size += chunk.length;
+    if (size > limit) throw new RangeError(`the decoded body is over ${limit} bytes`);
+    chunks.push(Buffer.from(chunk));
+  });
+  stream.push(body, true);
+  return Buffer.concat(chunks, size);
+}
+
+/** `bytes`: the UTF-8 bytes of `text` (the body itself, or its decoded form). */
 export type Decoded = { text: string; bytes: Buffer } | { failOpen: string };
 
 /**
- * The body as text for the engine. A gzip, deflate or br body is inflated (at most `limit` bytes);
- * anything the proxy cannot read exactly (another or a stacked encoding, bytes that are not UTF-8)
- * is reported as a fail-open reason, and the original bytes go upstream as they came.
+ * The body as text for the engine. A gzip, deflate, br or zstd body is decoded (at most `limit`
+ * bytes); anything the proxy cannot read exactly (another or a stacked encoding, bytes that do not
+ * decode, bytes that are not UTF-8) is reported as a fail-open reason, and the original bytes go
+ * upstream as they came.
  */
 export async function decodeBody(body: Buffer, contentEncoding: string | undefined, limit: number): Promise<Decoded> {
   const enc = (contentEncoding ?? '').trim().toLowerCase();
@@ -85,9 +110,11 @@ export async function decodeBody(body: Buffer, contentEncoding: string | undefin
     const opts = { maxOutputLength: limit };
     try {
       if (enc === 'gzip' || enc === 'x-gzip') bytes = await gunzip(body, opts);
-      else if (enc === 'deflate') bytes = await inflate(body, opts);
+      // `deflate` is zlib-wrapped (RFC 9110), but some clients send the raw stream under that name
+      else if (enc === 'deflate') bytes = await inflate(body, opts).catch(() => inflateRaw(body, opts));
       else if (enc === 'br') bytes = await brotli(body, opts);
-      else return { failOpen: `content-encoding ${JSON.stringify(enc)} is not one the proxy reads (gzip, deflate, br)` };
+      else if (enc === 'zstd') bytes = unzstd(body, limit);
+      else return { failOpen: `content-encoding ${JSON.stringify(enc)} is not one the proxy reads (${READ_ENCODINGS.join(', ')})` };
     } catch (e) {
       return { failOpen: `could not decode the ${enc} body: ${(e as Error).message}` };
     }

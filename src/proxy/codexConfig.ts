@@ -17,6 +17,7 @@
  * No `vscode` import: the extension, the CLI text and test/agents use it alike.
  */
 import { parse } from 'smol-toml';
+import { z } from 'zod';
 import { isDeepStrictEqual } from 'node:util';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +30,7 @@ const SPILLWAY_MARK = '# added by Spillway (Spillway: Stop Routing Codex Through
 export class CodexConfigError extends Error {
   constructor(
     message: string,
-    readonly reason: 'invalid-toml' | 'user-value' | 'check-failed',
+    readonly reason: 'invalid-toml' | 'user-value' | 'check-failed' | 'auth-file',
   ) {
     super(message);
     this.name = 'CodexConfigError';
@@ -164,17 +165,19 @@ function layout(text: string): Layout {
   return { firstHeader: n, afterLastKey, lines };
 }
 
-const OUR_LINE = new RegExp(`^${CODEX_KEY}\\s*=\\s*"[^"\\\\]*"\\s*${SPILLWAY_MARK.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+const escapeRe = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const ourLine = (key: string) => new RegExp(`^${key}\\s*=\\s*"[^"\\\\]*"\\s*${escapeRe(SPILLWAY_MARK)}\\s*$`);
 
-/** The top-level lines Spillway wrote, as [start, end) ranges including their line endings. */
-function ourLines(text: string): Array<[number, number]> {
+/** The top-level `key = "…"` lines Spillway wrote, as [start, end) ranges including their line endings. */
+function ourLines(text: string, key = CODEX_KEY): Array<[number, number]> {
   const { lines } = layout(text);
-  return lines.filter(([s, e]) => OUR_LINE.test(text.slice(s, e).replace(/\r?\n$/, '')));
+  const re = ourLine(key);
+  return lines.filter(([s, e]) => re.test(text.slice(s, e).replace(/\r?\n$/, '')));
 }
 
-function withoutKey(obj: Record<string, unknown>): Record<string, unknown> {
+function withoutKey(obj: Record<string, unknown>, key = CODEX_KEY): Record<string, unknown> {
   const rest = { ...obj };
-  delete rest[CODEX_KEY];
+  delete rest[key];
   return rest;
 }
 
@@ -202,32 +205,38 @@ export function addCodexBaseUrl(text: string, baseUrl: string, what = 'config.to
       `${what} sets model_provider = ${JSON.stringify(provider)}: Codex uses openai_base_url only for the built-in "openai" provider`,
     );
   }
-  const line = codexLine(baseUrl);
-  const ours = ourLines(text);
-  let out: string;
-  if (ours.length > 0) {
-    const [s, e] = ours[0]!;
-    const ending = text.slice(s, e).match(/\r?\n$/)?.[0] ?? '';
-    out = text.slice(0, s) + line + ending + text.slice(e);
-  } else {
-    if (CODEX_KEY in before) {
-      throw new CodexConfigError(
-        `${what} already sets ${CODEX_KEY} = ${JSON.stringify(before[CODEX_KEY])} itself; Spillway leaves your own line alone (remove it to let Spillway route Codex)`,
-        'user-value',
-      );
-    }
-    const eol = text.includes('\r\n') ? '\r\n' : '\n';
-    const bom = text.startsWith('\uFEFF') ? 1 : 0;
-    const { afterLastKey } = layout(text);
-    // after the last top-level key when that line ended with a newline; else at the very start
-    const at = afterLastKey > 0 && /\n$/.test(text.slice(0, afterLastKey)) ? afterLastKey : bom;
-    out = text.slice(0, at) + line + eol + text.slice(at);
-  }
+  const out = withOurLine(text, before, CODEX_KEY, codexLine(baseUrl), what);
   const after = parseToml(out, `${what} as Spillway would write it`);
   if (after[CODEX_KEY] !== baseUrl || !isDeepStrictEqual(withoutKey(after), withoutKey(before))) {
     throw new CodexConfigError(`${what}: adding ${CODEX_KEY} would change other settings; the file was left unchanged`, 'check-failed');
   }
   return { text: out, changed: out !== text, warnings };
+}
+
+/**
+ * `text` with Spillway's top-level `key` line set to `line`: Spillway's earlier line replaced, or the
+ * line added after the last top-level key (before the first table). A key the user set themselves
+ * is theirs: CodexConfigError.
+ */
+function withOurLine(text: string, before: Record<string, unknown>, key: string, line: string, what: string): string {
+  const ours = ourLines(text, key);
+  if (ours.length > 0) {
+    const [s, e] = ours[0]!;
+    const ending = text.slice(s, e).match(/\r?\n$/)?.[0] ?? '';
+    return text.slice(0, s) + line + ending + text.slice(e);
+  }
+  if (key in before) {
+    throw new CodexConfigError(
+      `${what} already sets ${key} = ${JSON.stringify(before[key])} itself; Spillway leaves your own line alone (remove it to let Spillway route Codex)`,
+      'user-value',
+    );
+  }
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const bom = text.startsWith('\uFEFF') ? 1 : 0;
+  const { afterLastKey } = layout(text);
+  // after the last top-level key when that line ended with a newline; else at the very start
+  const at = afterLastKey > 0 && /\n$/.test(text.slice(0, afterLastKey)) ? afterLastKey : bom;
+  return text.slice(0, at) + line + eol + text.slice(at);
 }
 
 /**
@@ -372,4 +381,193 @@ export function removeCodexMcpServer(text: string, what = 'config.toml'): CodexE
     );
   }
   return { text: out, changed: true, warnings: [] };
+}
+
+// ---- Codex signed in with ChatGPT ---------------------------------------------------------------
+//
+// Signed in with ChatGPT, Codex talks to the ChatGPT backend (`https://chatgpt.com/backend-api/codex`)
+// with the account's tokens, and `openai_base_url` does not route it usefully: Codex 0.171 first runs
+// a workspace routing discovery against `chatgpt_base_url` (which must be https) and, when that
+// backend serves the account, sends its model calls there whatever `openai_base_url` says. A model
+// provider of its own does not: `[model_providers.spillway]` with `requires_openai_auth = true`
+// makes Codex send the same ChatGPT tokens (bearer and `chatgpt-account-id`) to the provider's
+// `base_url`, over plain http, with no certificate to make or trust. So Spillway writes that provider
+// and selects it with a top-level `model_provider = "spillway"`; its base URL is the proxy's
+// `/backend-api/codex`, which the proxy serves as the ChatGPT backend. `supports_websockets = true`
+// keeps Codex's own transport (the proxy's `websockets` setting decides, as for the built-in one).
+
+/** Spillway's provider id in `[model_providers]`, and the name Codex shows for it. */
+const CODEX_PROVIDER_ID = 'spillway';
+const PROVIDER_KEY = 'model_provider';
+const PROVIDER_OPEN = "# Spillway's model provider, added by Spillway (Spillway: Stop Routing Codex Through Spillway removes it)";
+const PROVIDER_CLOSE = "# end of Spillway's model provider";
+
+/** How Codex is signed in, from the mode in `auth.json` (see codexAuthMode). */
+export type CodexSignIn = 'chatgpt' | 'apikey' | 'none' | { other: string };
+
+/** The provider's base URL for a proxy at `proxyUrl`: the ChatGPT backend's Codex path on the proxy. */
+export function codexChatgptBaseUrl(proxyUrl: string): string {
+  return `${proxyUrl.replace(/\/+$/, '')}/backend-api/codex`;
+}
+
+/** The provider table Spillway writes, as TOML values. */
+function providerTable(baseUrl: string): Record<string, unknown> {
+  return { name: 'Spillway', base_url: baseUrl, wire_api: 'responses', requires_openai_auth: true, supports_websockets: true };
+}
+
+/** Spillway's `[model_providers.spillway]` block as lines, between its opening and closing comments. */
+export function codexProviderBlock(baseUrl: string, eol = '\n'): string {
+  const lines = [
+    PROVIDER_OPEN,
+    `[model_providers.${CODEX_PROVIDER_ID}]`,
+    ...Object.entries(providerTable(baseUrl)).map(([k, v]) => `${k} = ${JSON.stringify(v)}`),
+    PROVIDER_CLOSE,
+  ];
+  return lines.join(eol) + eol;
+}
+
+/** The exact `model_provider` line Spillway adds. */
+export function codexProviderLine(): string {
+  return `${PROVIDER_KEY} = ${JSON.stringify(CODEX_PROVIDER_ID)} ${SPILLWAY_MARK}`;
+}
+
+function markedBlock(text: string, open: string, close: string): [number, number] | undefined {
+  const start = text.indexOf(open);
+  if (start < 0 || (start > 0 && text[start - 1] !== '\n')) return undefined;
+  const end = text.indexOf(close, start);
+  if (end < 0) return undefined;
+  const nl = text.indexOf('\n', end);
+  return [start, nl < 0 ? text.length : nl + 1];
+}
+
+function providerOf(obj: Record<string, unknown>): unknown {
+  const p = obj.model_providers;
+  return p !== null && typeof p === 'object' ? (p as Record<string, unknown>)[CODEX_PROVIDER_ID] : undefined;
+}
+
+/** `obj` without what the ChatGPT route sets (its line, its provider) and, when asked, without `openai_base_url`. */
+function withoutChatgptRoute(obj: Record<string, unknown>, alsoBaseUrl: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...obj };
+  delete out[PROVIDER_KEY];
+  if (alsoBaseUrl) delete out[CODEX_KEY];
+  const p = obj.model_providers;
+  if (p !== null && typeof p === 'object') {
+    const rest = { ...(p as Record<string, unknown>) };
+    delete rest[CODEX_PROVIDER_ID];
+    out.model_providers = rest;
+    if (Object.keys(rest).length === 0) delete out.model_providers;
+  }
+  return out;
+}
+
+/**
+ * Routes Codex signed in with ChatGPT through the proxy at `proxyUrl`: Spillway's `model_provider`
+ * line and `[model_providers.spillway]` block, added or updated; Spillway's `openai_base_url` line
+ * (the API-key route) removed if it is there. A `model_provider` or `[model_providers.spillway]` the
+ * user set is theirs (CodexConfigError, nothing written), and the result must parse to the old values
+ * plus exactly Spillway's entries.
+ */
+export function addCodexChatgptRoute(text: string, proxyUrl: string, what = 'config.toml'): CodexEdit {
+  const before = parseToml(text, what);
+  const baseUrl = codexChatgptBaseUrl(proxyUrl);
+  const block = markedBlock(text, PROVIDER_OPEN, PROVIDER_CLOSE);
+  if (!block && providerOf(before) !== undefined) {
+    throw new CodexConfigError(
+      `${what} already configures [model_providers.${CODEX_PROVIDER_ID}] itself; Spillway leaves your own provider alone`,
+      'user-value',
+    );
+  }
+  // the API-key route's line goes: Codex signed in with ChatGPT would not use it
+  const hadBaseUrlLine = ourLines(text).length > 0;
+  let out = hadBaseUrlLine ? removeCodexBaseUrl(text, what).text : text;
+  out = withOurLine(out, withoutKey(before), PROVIDER_KEY, codexProviderLine(), what);
+  const eol = out.includes('\r\n') ? '\r\n' : '\n';
+  const ours = markedBlock(out, PROVIDER_OPEN, PROVIDER_CLOSE);
+  if (ours) out = out.slice(0, ours[0]) + codexProviderBlock(baseUrl, eol) + out.slice(ours[1]);
+  else out = out + (out === '' || out.endsWith('\n') ? '' : eol) + codexProviderBlock(baseUrl, eol);
+  const after = parseToml(out, `${what} as Spillway would write it`);
+  if (
+    after[PROVIDER_KEY] !== CODEX_PROVIDER_ID ||
+    // a copy: the parser's tables have no prototype, which a deep compare sees
+    !isDeepStrictEqual({ ...(providerOf(after) as object) }, providerTable(baseUrl)) ||
+    !isDeepStrictEqual(withoutChatgptRoute(after, hadBaseUrlLine), withoutChatgptRoute(before, hadBaseUrlLine))
+  ) {
+    throw new CodexConfigError(
+      `${what}: adding Spillway's model provider would change other settings; the file was left unchanged`,
+      'check-failed',
+    );
+  }
+  return { text: out, changed: out !== text, warnings: [] };
+}
+
+/** Removes Spillway's `model_provider` line and provider block; a user's own entries and every other byte stay. */
+export function removeCodexChatgptRoute(text: string, what = 'config.toml'): CodexEdit {
+  const before = parseToml(text, what);
+  const lines = ourLines(text, PROVIDER_KEY);
+  const block = markedBlock(text, PROVIDER_OPEN, PROVIDER_CLOSE);
+  if (lines.length === 0 && !block) return { text, changed: false, warnings: [] };
+  const cuts = [...lines, ...(block ? [block] : [])].sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let from = 0;
+  for (const [s, e] of cuts) {
+    out += text.slice(from, s);
+    from = e;
+  }
+  out += text.slice(from);
+  const after = parseToml(out, `${what} as Spillway would write it`);
+  const keptLine = lines.length === 0 && PROVIDER_KEY in before;
+  if (
+    (!keptLine && PROVIDER_KEY in after) ||
+    (block && providerOf(after) !== undefined) ||
+    !isDeepStrictEqual(withoutChatgptRoute(after, false), withoutChatgptRoute(before, false))
+  ) {
+    throw new CodexConfigError(
+      `${what}: removing Spillway's model provider would change other settings; the file was left unchanged`,
+      'check-failed',
+    );
+  }
+  return { text: out, changed: true, warnings: [] };
+}
+
+/** The base URL of Spillway's provider block, if the file has one. */
+export function spillwayCodexProviderUrl(text: string): string | undefined {
+  const block = markedBlock(text, PROVIDER_OPEN, PROVIDER_CLOSE);
+  if (!block) return undefined;
+  return /^base_url = "([^"\\]*)"/m.exec(text.slice(block[0], block[1]))?.[1];
+}
+
+/**
+ * How Codex is signed in, read from `auth.json` in `codexHome`: its `auth_mode`, or, in files written
+ * before Codex recorded one, what Codex infers (an `OPENAI_API_KEY` means an API key, tokens mean
+ * ChatGPT). Only those fields' presence and the mode string are looked at; the tokens are never read
+ * into anything that outlives this call, returned, or logged. `none` without a file (Codex is not
+ * signed in, or keeps its credentials in the keyring); a file that is not JSON says so.
+ */
+export function codexAuthMode(authJson: string | undefined): CodexSignIn {
+  if (authJson === undefined) return 'none';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(authJson);
+  } catch {
+    throw new CodexConfigError('auth.json is not JSON; Spillway cannot tell how Codex is signed in', 'auth-file');
+  }
+  const auth = AUTH_FILE.safeParse(parsed);
+  if (!auth.success) throw new CodexConfigError('auth.json is not an object; Spillway cannot tell how Codex is signed in', 'auth-file');
+  const mode = auth.data.auth_mode;
+  const present = (k: string) => auth.data[k] !== undefined && auth.data[k] !== null;
+  if (mode === undefined || mode === null) {
+    if (present('personal_access_token')) return { other: 'personalAccessToken' };
+    if (present('OPENAI_API_KEY')) return 'apikey';
+    return present('tokens') ? 'chatgpt' : 'none';
+  }
+  if (mode === 'apikey') return 'apikey';
+  if (mode === 'chatgpt' || mode === 'chatgptAuthTokens') return 'chatgpt';
+  return { other: mode };
+}
+
+const AUTH_FILE = z.object({ auth_mode: z.string().nullish() }).catchall(z.unknown());
+
+/** `$CODEX_HOME/auth.json`, else `~/.codex/auth.json`. */
+export function codexAuthPath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  return join(codexHome(env, home), 'auth.json');
 }

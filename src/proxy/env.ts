@@ -6,6 +6,7 @@
  * one without it (the official SDKs, Claude Code). See routes.ts for how the proxy maps both.
  */
 import { claudeMcpAddCommand, type McpLaunch } from './claudeConfig';
+import { codexChatgptBaseUrl } from './codexConfig';
 
 export type Shell = 'posix' | 'fish' | 'powershell' | 'cmd';
 
@@ -52,6 +53,8 @@ export function codexRouteText(url: string): string[] {
     `  codex -c openai_base_url="${base}"`,
     '  or this line in $CODEX_HOME/config.toml (default ~/.codex/config.toml), above any [table]:',
     `  openai_base_url = "${base}"`,
+    'Codex signed in with ChatGPT (its own model provider, which sends the ChatGPT tokens to the proxy):',
+    `  codex -c 'model_providers.spillway={name="Spillway",base_url="${codexChatgptBaseUrl(url)}",wire_api="responses",requires_openai_auth=true,supports_websockets=true}' -c model_provider=spillway`,
   ];
 }
 

@@ -11,19 +11,39 @@
  *   - Anthropic's base URL has no version (`https://api.anthropic.com`) and the SDK posts
  *     `/v1/messages`. Agents are told `ANTHROPIC_BASE_URL=http://127.0.0.1:PORT`, so the client path
  *     is appended unchanged: `/v1/messages?beta=true` -> `<anthropic base path>/v1/messages?beta=true`.
+ *     Clients on the Vercel AI SDK (OpenCode, …) read the same variable but take it as a base that
+ *     includes the version (theirs defaults to `https://api.anthropic.com/v1`), so given Spillway's they
+ *     post `/messages`: a `/messages…` path gets the `/v1` they left out.
  * A base path prefix (a gateway at `http://host/openai/v1`, `http://host/anthropic`) is kept, and the
  * client's query string is passed on byte for byte (after the base URL's own query, if it has one).
  *
- * Which upstream a pass-through request goes to: Anthropic for `/v1/messages…` and `/v1/complete`, and
- * for any request that carries Anthropic's own headers (`anthropic-version`, `x-api-key`); OpenAI for
- * everything else.
+ *   - The ChatGPT backend (Codex signed in with ChatGPT) is served under `/backend-api/`, as on
+ *     chatgpt.com: its base URL is `https://chatgpt.com/backend-api`, Codex is told
+ *     `http://127.0.0.1:PORT/backend-api/codex`, and `/backend-api/X?q` -> `<chatgpt base path>/X?q`.
+ *
+ *     A request on the OpenAI paths that carries ChatGPT's `chatgpt-account-id` header is Codex
+ *     signed in with ChatGPT routed by `openai_base_url` (an API-key client never sends it): it goes
+ *     to the ChatGPT backend as that base URL would on chatgpt.com, `/v1/X` -> `<chatgpt base>/codex/X`.
+ *
+ * Which upstream a pass-through request goes to: the ChatGPT backend for every path under
+ * `/backend-api/` (and ChatGPT-signed requests, above); Anthropic for `/v1/messages…`, `/v1/complete` and
+ * `/api/…` (Claude Code's own endpoints on its base URL: the `HEAD /api/hello` preflight, which carries
+ * no header of Anthropic's when Claude Code signs in with a subscription token, and `/api/oauth/…`;
+ * OpenAI's API has no `/api/` path), and for any request that carries Anthropic's own headers
+ * (`anthropic-version`, `anthropic-beta`, `x-api-key`); OpenAI for everything else.
  */
 import type { WireFormat } from '../engine';
 
-export type Provider = 'openai' | 'anthropic';
+export type Provider = 'openai' | 'anthropic' | 'chatgpt';
 
 export const DEFAULT_OPENAI_UPSTREAM = 'https://api.openai.com/v1';
 export const DEFAULT_ANTHROPIC_UPSTREAM = 'https://api.anthropic.com';
+export const DEFAULT_CHATGPT_UPSTREAM = 'https://chatgpt.com/backend-api';
+
+/** The client path prefix of the ChatGPT backend, as chatgpt.com serves it. */
+const CHATGPT_PREFIX = '/backend-api';
+/** Codex's model calls on the ChatGPT backend (POST, and its WebSocket). */
+export const CHATGPT_RESPONSES_PATH = '/backend-api/codex/responses';
 
 export interface Route {
   provider: Provider;
@@ -41,7 +61,21 @@ const PROJECTED: Record<string, Route> = {
   '/responses': { provider: 'openai', format: 'openai-responses', record: true },
   '/v1/messages': { provider: 'anthropic', format: 'anthropic-messages', record: true },
   '/v1/messages/count_tokens': { provider: 'anthropic', format: 'anthropic-messages', record: false },
+  [CHATGPT_RESPONSES_PATH]: { provider: 'chatgpt', format: 'openai-responses', record: true },
+  '/messages': { provider: 'anthropic', format: 'anthropic-messages', record: true },
+  '/messages/count_tokens': { provider: 'anthropic', format: 'anthropic-messages', record: false },
 };
+
+/** A path of an AI SDK client given Spillway's Anthropic base URL, which lacks the `/v1` such clients expect. */
+const UNVERSIONED_MESSAGES = /^\/messages(\/|$)/;
+
+/** The header Codex sends with its ChatGPT sign-in; no API-key client sends it. */
+const CHATGPT_ACCOUNT_HEADER = 'chatgpt-account-id';
+
+/** True for a path the ChatGPT backend serves (`/backend-api` and below). */
+export function isChatgptPath(path: string): boolean {
+  return path === CHATGPT_PREFIX || path.startsWith(`${CHATGPT_PREFIX}/`);
+}
 
 export function splitPath(url: string): { path: string; query: string } {
   const q = url.indexOf('?');
@@ -64,16 +98,26 @@ export function originForm(target: string | undefined): string {
 }
 
 export function routeFor(method: string, path: string, headers: Record<string, string | string[] | undefined>): Route {
+  if (headers[CHATGPT_ACCOUNT_HEADER] !== undefined && !isChatgptPath(path) && !isAnthropicPath(path)) {
+    const r = method === 'POST' ? PROJECTED[path] : undefined;
+    return r?.format === 'openai-responses' ? { ...r, provider: 'chatgpt' } : { provider: 'chatgpt', record: false };
+  }
   if (method === 'POST') {
     const r = PROJECTED[path];
     if (r) return r;
   }
+  if (isChatgptPath(path)) return { provider: 'chatgpt', record: false };
   const anthropic =
-    path === '/v1/complete' ||
-    path.startsWith('/v1/messages') ||
+    isAnthropicPath(path) ||
+    path.startsWith('/api/') ||
     headers['anthropic-version'] !== undefined ||
+    headers['anthropic-beta'] !== undefined ||
     headers['x-api-key'] !== undefined;
   return { provider: anthropic ? 'anthropic' : 'openai', record: false };
+}
+
+function isAnthropicPath(path: string): boolean {
+  return path === '/v1/complete' || path.startsWith('/v1/messages') || UNVERSIONED_MESSAGES.test(path);
 }
 
 /** Checks an upstream base URL: http or https, no credentials, no fragment. */
@@ -96,6 +140,12 @@ export function upstreamUrl(base: URL, provider: Provider, clientUrl: string): U
   const { path, query } = splitPath(clientUrl);
   let rest = path;
   if (provider === 'openai' && (path === '/v1' || path.startsWith('/v1/'))) rest = path.slice(3);
+  if (provider === 'chatgpt') {
+    if (isChatgptPath(path)) rest = path.slice(CHATGPT_PREFIX.length);
+    // a ChatGPT-signed request on the OpenAI paths: where openai_base_url = <chatgpt>/backend-api/codex sends it
+    else rest = '/codex' + (path === '/v1' || path.startsWith('/v1/') ? path.slice(3) : path);
+  }
+  if (provider === 'anthropic' && UNVERSIONED_MESSAGES.test(path)) rest = '/v1' + path;
   const basePath = base.pathname.replace(/\/+$/, '');
   const joined = basePath + rest || '/';
   const baseQuery = base.search.replace(/^\?/, '');
@@ -182,6 +232,7 @@ export const RECORDED_REQUEST_HEADERS: readonly string[] = [
   'anthropic-version',
   'anthropic-beta',
   'openai-beta',
+  'originator',
   'x-stainless-lang',
   'x-stainless-package-version',
   'x-stainless-os',

@@ -41,6 +41,7 @@ import { refuseForeignRequest } from './guard';
 import { defaultSessionsDir, MAX_ERROR_BODY_BYTES, Recorder, upstreamErrorMessage, type Turn } from './recording';
 import {
   DEFAULT_ANTHROPIC_UPSTREAM,
+  DEFAULT_CHATGPT_UPSTREAM,
   DEFAULT_OPENAI_UPSTREAM,
   RECORDED_REQUEST_HEADERS,
   SESSION_HEADER,
@@ -77,6 +78,8 @@ export interface ProxyOptions {
   /** base URLs as the providers' SDKs take them (see routes.ts) */
   openaiUpstream?: string;
   anthropicUpstream?: string;
+  /** the ChatGPT backend, served under `/backend-api/` (Codex signed in with ChatGPT) */
+  chatgptUpstream?: string;
   /** the engine to project with; without one, one is made from `config` and `storeDir` */
   engine?: Engine;
   /** engine configuration (as `createEngine` takes it), when no engine is given */
@@ -142,6 +145,7 @@ export interface RunningProxy {
   setAnswerReads(on: boolean): void;
   readonly openaiUpstream: string;
   readonly anthropicUpstream: string;
+  readonly chatgptUpstream: string;
   /** where turns are recorded, when they are */
   readonly sessionsDir?: string;
   readonly recorder?: Recorder;
@@ -192,11 +196,13 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const log = options.log ?? (() => {});
   const openaiUpstream = options.openaiUpstream ?? DEFAULT_OPENAI_UPSTREAM;
   const anthropicUpstream = options.anthropicUpstream ?? DEFAULT_ANTHROPIC_UPSTREAM;
+  const chatgptUpstream = options.chatgptUpstream ?? DEFAULT_CHATGPT_UPSTREAM;
   let bases: Record<Provider, URL>;
   try {
     bases = {
       openai: parseUpstream(openaiUpstream, 'the OpenAI upstream'),
       anthropic: parseUpstream(anthropicUpstream, 'the Anthropic upstream'),
+      chatgpt: parseUpstream(chatgptUpstream, 'the ChatGPT upstream'),
     };
   } catch (e) {
     throw new SpillwayError((e as Error).message, 'usage');
@@ -656,6 +662,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     url,
     openaiUpstream,
     anthropicUpstream,
+    chatgptUpstream,
     recorder,
     get engine() {
       return engine;
@@ -725,7 +732,7 @@ function describeError(e: unknown): string {
   return err.code ? `${err.code}${err.message && !err.message.includes(err.code) ? ` (${err.message})` : ''}` : (err.message ?? String(e));
 }
 
-/** An error in the provider's own shape, so the agent's SDK reports it as it would the provider's. */
+/** An error in the provider's own shape (the ChatGPT backend answers in OpenAI's), so the agent's SDK reports it as it would the provider's. */
 function sendError(res: http.ServerResponse, provider: Provider, status: number, message: string, type?: 'permission_error'): void {
   const body =
     provider === 'anthropic'

@@ -27,6 +27,7 @@ export async function runStandaloneProxy(options: ProxyOptions, io: StandaloneIO
       `spillway proxy listening on ${proxy.url}`,
       `  OpenAI upstream:    ${proxy.openaiUpstream}`,
       `  Anthropic upstream: ${proxy.anthropicUpstream}`,
+      `  ChatGPT upstream:   ${proxy.chatgptUpstream} (Codex signed in with ChatGPT, under /backend-api/)`,
       `  recordings:         ${proxy.sessionsDir ?? 'off'}`,
       `  mode:               ${proxy.mode === 'observe' ? 'observe (requests go upstream byte for byte; recordings show what Spillway would have sent)' : 'project'}`,
       `  WebSocket mode:     ${proxy.websockets === 'refuse' ? 'refused (426: clients use HTTP)' : 'projected (new items only; see docs/proxy.md)'}`,

@@ -5,7 +5,8 @@
  * changed. Streams are parsed incrementally (server-sent events, one event at a time), so a long
  * stream costs memory for one event, not for the stream; other bodies keep only their last
  * `TAIL_BYTES`, which is where every provider puts `usage` in a JSON answer. A compressed body
- * (gzip, br, deflate) is inflated on the tap's side only.
+ * (gzip, br, deflate, and zstd, which Codex signed in with ChatGPT accepts) is inflated on the tap's
+ * side only.
  *
  * Figures are kept as each provider defines them: OpenAI's `prompt_tokens`/`input_tokens` include
  * the cached tokens (`cached_tokens`); Anthropic's `input_tokens` exclude the prompt-cache reads
@@ -13,6 +14,8 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import * as zlib from 'node:zlib';
+import { EventEmitter } from 'node:events';
+import { Decompress as ZstdDecompress } from 'fzstd';
 
 export interface TurnUsage {
   inputTokens?: number;
@@ -59,11 +62,42 @@ function usageOf(o: unknown): unknown {
   return undefined;
 }
 
+/** What the tap needs of a decompressing stream. */
+interface Inflater {
+  write(chunk: Buffer): unknown;
+  end(): unknown;
+  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  on(event: 'end' | 'error', listener: () => void): unknown;
+}
+
+/**
+ * fzstd's streaming decoder behind the few stream methods the tap uses (`write`, `end`, `data`,
+ * `end` and `error` events): Node 20's zlib has no zstd (see body.ts).
+ */
+class ZstdInflate extends EventEmitter {
+  private readonly stream = new ZstdDecompress((chunk) => this.emit('data', Buffer.from(chunk)));
+  write(chunk: Buffer): void {
+    this.push(chunk, false);
+  }
+  end(): void {
+    if (this.push(new Uint8Array(0), true)) this.emit('end');
+  }
+  private push(chunk: Uint8Array, final: boolean): boolean {
+    try {
+      this.stream.push(chunk, final);
+      return true;
+    } catch (e) {
+      this.emit('error', e);
+      return false;
+    }
+  }
+}
+
 export class UsageTap {
   private readonly usage: TurnUsage = {};
   private found = false;
   private readonly sse: boolean;
-  private readonly inflate?: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress;
+  private readonly inflate?: Inflater;
   private inflateDone?: Promise<void>;
   // server-sent events
   private readonly decoder = new StringDecoder('utf8');
@@ -87,12 +121,14 @@ export class UsageTap {
             ? zlib.createInflate
             : enc === 'br'
               ? zlib.createBrotliDecompress
-              : undefined;
+              : enc === 'zstd'
+                ? () => new ZstdInflate()
+                : undefined;
       if (!make) {
         this.broken = true;
         return;
       }
-      const z = make();
+      const z: Inflater = make();
       this.inflate = z;
       z.on('data', (b: Buffer) => this.consume(b));
       this.inflateDone = new Promise<void>((resolve) => {

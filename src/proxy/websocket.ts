@@ -52,8 +52,10 @@ import { decodeString, get, getString, parseLazy, type JValue } from '../engine/
 import { recogniseMarker } from '../engine/markers';
 import type { Turn } from './recording';
 import {
+  CHATGPT_RESPONSES_PATH,
   RECORDED_REQUEST_HEADERS,
   SESSION_HEADER,
+  isChatgptPath,
   forwardHeaders,
   responseHeaders,
   routeFor,
@@ -72,8 +74,8 @@ export type WebSocketMode = 'project' | 'refuse';
 export const WEBSOCKET_MODES: readonly WebSocketMode[] = ['project', 'refuse'];
 export const DEFAULT_WEBSOCKET_MODE: WebSocketMode = 'project';
 
-/** Client paths whose WebSocket carries Responses `response.create` messages. */
-export const RESPONSES_WEBSOCKET_PATHS: readonly string[] = ['/v1/responses', '/responses'];
+/** Client paths whose WebSocket carries Responses `response.create` messages (the last one on the ChatGPT backend). */
+export const RESPONSES_WEBSOCKET_PATHS: readonly string[] = ['/v1/responses', '/responses', CHATGPT_RESPONSES_PATH];
 
 /**
  * Largest message relayed either way. Larger than the proxy's body limit, so a message over that
@@ -515,7 +517,11 @@ export function createUpgradeHandler(ctx: WebSocketContext): UpgradeHandler {
       answerSocket(socket, 426, 'Upgrade Required', ['Content-Type', 'application/json'], Buffer.from(refusalBody()));
       return;
     }
-    const provider: Provider = responses ? 'openai' : routeFor(method, path, req.headers).provider;
+    const provider: Provider = responses
+      ? isChatgptPath(path) || req.headers['chatgpt-account-id'] !== undefined
+        ? 'chatgpt'
+        : 'openai'
+      : routeFor(method, path, req.headers).provider;
     const target = upstreamUrl(ctx.bases[provider], provider, url);
     target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
     const where = `${target.origin}${target.pathname}`;

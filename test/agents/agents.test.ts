@@ -4,9 +4,16 @@
  * commands with 25 kB outputs, configured only the way Spillway tells users to:
  *   - Claude Code: `ANTHROPIC_BASE_URL` (what the proxy prints), `claude -p … --allowedTools Bash
  *     --output-format json` with `IS_SANDBOX=1` and a fake key;
+ *   - Claude Code on a subscription: the same with `CLAUDE_CODE_OAUTH_TOKEN` instead of a key;
  *   - Codex: a `CODEX_HOME` whose config.toml was written by src/proxy/codexConfig.ts (the code behind
  *     Spillway: Route Codex Through Spillway), `codex exec --skip-git-repo-check
- *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`.
+ *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`;
+ *   - Codex signed in with ChatGPT: an `auth.json` in ChatGPT mode with fake tokens, and the model
+ *     provider the route writes for that sign-in; the provider plays the ChatGPT backend under
+ *     `/backend-api/` and Codex's shell is its code-mode `exec`, whose outputs come back as JSON.
+ *   - OpenCode (`opencode run`) and pi (`pi -p`), each with its Anthropic and its OpenAI provider, routed
+ *     by the file Route OpenCode / pi Through Spillway writes (src/proxy/opencodeConfig.ts, piConfig.ts)
+ *     and OpenCode also by the variables alone; Qwen Code (`qwen -p --yolo`) by `OPENAI_BASE_URL`.
  * Read-backs over MCP: Claude Code with the `.mcp.json` and `.claude/settings.local.json` Spillway's
  * command writes (its read tools allowed there, Bash only for the one `seq` it runs), and Codex with
  * the `[mcp_servers.spillway]` table Route Codex Through Spillway adds; the scripted provider reads
@@ -21,16 +28,20 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CLAUDE_CODE, CODEX, ensureAgent } from './install';
+import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
 import { outputText, startScriptedProvider, type ScriptedProvider } from './provider';
-import { addCodexBaseUrl, addCodexMcpServer, codexBaseUrl } from '../../src/proxy/codexConfig';
+import { addCodexBaseUrl, addCodexChatgptRoute, addCodexMcpServer, codexAuthMode, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
+import { opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfig';
+import { piModelsPath, routePi } from '../../src/proxy/piConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
 import { captureOrCheckPrelude, CAPTURE } from './prelude';
+import { listSessions, readBody, readSession, type Turn } from '../../src/proxy/recording';
+import { get, parseLazy, type JObject, type JValue } from '../../src/engine/json';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -154,16 +165,24 @@ function spillwayRead(handle: string, store: string): string {
 }
 
 /** The text of every tool result the provider was sent, in order of the last (longest) request. */
-function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'responses'): string[] {
+function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'responses' | 'chat'): string[] {
+  const shell = (t: any) => t?.name === 'Bash' || t?.name === 'bash';
   const main = provider.received.filter(
     (r) =>
       r.json &&
       (kind === 'anthropic'
-        ? r.path === '/v1/messages' && Array.isArray(r.json.tools) && r.json.tools.some((t: any) => t?.name === 'Bash')
-        : r.path.endsWith('/responses')),
+        ? r.path === '/v1/messages' && Array.isArray(r.json.tools) && r.json.tools.some(shell)
+        : kind === 'chat'
+          ? r.path === '/v1/chat/completions'
+          : r.path.endsWith('/responses')),
   );
   const last = main[main.length - 1];
   if (!last) return [];
+  if (kind === 'chat') {
+    return (last.json.messages as any[])
+      .filter((m) => m?.role === 'tool')
+      .map((m) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((c: any) => c.text ?? '').join('')));
+  }
   if (kind === 'anthropic') {
     return (last.json.messages as any[])
       .flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
@@ -177,6 +196,9 @@ function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'respon
 
 let claudeBin = '';
 let codexBin = '';
+let opencodeBin = '';
+let qwenBin = '';
+let piBin = '';
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-'));
 const expected = COMMANDS.map(sh);
 
@@ -184,6 +206,9 @@ beforeAll(() => {
   if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: 'inherit' });
   claudeBin = ensureAgent(CLAUDE_CODE);
   codexBin = ensureAgent(CODEX);
+  opencodeBin = ensureAgent(OPENCODE);
+  qwenBin = ensureAgent(QWEN_CODE);
+  piBin = ensureAgent(PI);
 }, 15 * 60_000);
 
 it('the commands give 25 kB outputs, each different', () => {
@@ -191,8 +216,15 @@ it('the commands give 25 kB outputs, each different', () => {
   expect(new Set(expected).size).toBe(STEPS);
 });
 
-function checkProjected(results: string[], store: string, agent: string, exact: boolean): void {
-  expect(results, `${agent}: the provider saw ${results.length} tool results, not ${STEPS}`).toHaveLength(STEPS);
+/**
+ * How a read-back holds the command's output: `exact` is the output itself; `suffix`, after a header
+ * the agent puts first (Codex: chunk id, wall time, exit code); `within`, wrapped in the agent's own
+ * lines (Qwen Code: `Command: …`, `Output: …`, `Exit Code: …`).
+ */
+type Holds = 'exact' | 'suffix' | 'within';
+
+function checkProjected(results: string[], store: string, agent: string, holds: Holds, steps = STEPS): void {
+  expect(results, `${agent}: the provider saw ${results.length} tool results, not ${steps}`).toHaveLength(steps);
   results.forEach((text, k) => {
     const handle = HANDLE.exec(text)?.[0];
     expect(
@@ -201,12 +233,12 @@ function checkProjected(results: string[], store: string, agent: string, exact: 
     ).toBeDefined();
     expect(text.length, `${agent}: the marker for result ${k + 1} is not short`).toBeLessThan(4_000);
     const back = spillwayRead(handle!, store);
-    if (exact) expect(back.trimEnd(), `${agent}: spillway read ${handle} is not the output of step ${k + 1}`).toBe(expected[k]!.trimEnd());
-    // Codex puts a short header (chunk id, wall time, exit code) before the output it sends
+    const out = expected[k]!.trimEnd();
+    if (holds === 'exact') expect(back.trimEnd(), `${agent}: spillway read ${handle} is not the output of step ${k + 1}`).toBe(out);
     else
       expect(
-        back.trimEnd().endsWith('\n' + expected[k]!.trimEnd()),
-        `${agent}: spillway read ${handle} does not end with the whole output of step ${k + 1}:\n${back.slice(0, 400)}`,
+        holds === 'suffix' ? back.trimEnd().endsWith('\n' + out) : back.includes(out + '\n'),
+        `${agent}: spillway read ${handle} does not hold the whole output of step ${k + 1}:\n${back.slice(0, 400)}`,
       ).toBe(true);
   });
 }
@@ -268,7 +300,7 @@ describe('Claude Code through spillway proxy', () => {
   });
 
   it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
-    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'Claude Code', true);
+    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'Claude Code', 'exact');
   });
 
   it('every request of the Anthropic client went to the Anthropic upstream, the preflight included', () => {
@@ -293,6 +325,346 @@ describe('Claude Code through spillway proxy', () => {
 });
 
 /**
+ * Claude Code signed in with a subscription: `CLAUDE_CODE_OAUTH_TOKEN` (what `claude setup-token` prints)
+ * instead of a key, so it sends `Authorization: Bearer`, an `anthropic-beta` list that names the OAuth
+ * beta, `context_management` in the body and `role: "system"` items inside `messages`; its start-up
+ * preflight (`HEAD /api/hello`, left on here: no CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC) carries none
+ * of Anthropic's headers. All of it must reach the provider as Claude Code sent it, but the results.
+ */
+describe('Claude Code on a subscription (CLAUDE_CODE_OAUTH_TOKEN) through spillway proxy', () => {
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  const token = `sk-ant-oat01-spillway-test-${process.pid}-OAUTH-SECRET`;
+  /** Each model call the provider received, with the turn the proxy recorded for it (original body, headers). */
+  let calls: Array<{ received: ScriptedProvider['received'][number]; turn: Turn; original: string }> = [];
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: COMMANDS, finalAnswer: 'CLAUDE-OAUTH-DONE: twelve outputs read.' });
+    proxy = await startProxy(provider, join(root, 'claude-oauth'));
+    const home = join(root, 'claude-oauth', 'home');
+    const work = join(root, 'claude-oauth', 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    const { ANTHROPIC_API_KEY: _key, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: _quiet, ...env } = claudeEnv(home, proxy.url, '');
+    run = await runAgent(
+      claudeBin,
+      ['-p', 'Run the twelve shell commands you are asked for, then report.', '--allowedTools', 'Bash', '--output-format', 'json'],
+      { ...env, CLAUDE_CODE_OAUTH_TOKEN: token },
+      work,
+    );
+    const turns = listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
+    calls = provider.received
+      .filter((r) => r.method === 'POST' && r.path === '/v1/messages')
+      .map((received) => {
+        const turn = turns.find((t) => t.projectionRef !== undefined && readBody(proxy.sessions, t.projectionRef) === received.body);
+        if (!turn) throw new Error(`no recorded turn forwarded the body the provider received (${received.body.length} bytes)`);
+        return { received, turn, original: readBody(proxy.sessions, turn.requestRef!) };
+      });
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean };
+    expect(out.is_error, ctx).toBe(false);
+    expect(out.result, ctx).toBe('CLAUDE-OAUTH-DONE: twelve outputs read.');
+  });
+
+  it('the bearer token and the anthropic-beta list (the OAuth beta among them) reached the provider as Claude Code sent them', () => {
+    expect(calls.length).toBeGreaterThan(STEPS);
+    for (const { received, turn } of calls) {
+      expect(received.headers.authorization).toBe(`Bearer ${token}`);
+      expect(received.headers['x-api-key']).toBeUndefined();
+      // the recording keeps the header as the client sent it (never the authorization)
+      expect(received.headers['anthropic-beta']).toBe(turn.headers?.['anthropic-beta']);
+      const betas = String(received.headers['anthropic-beta']).split(',');
+      expect(betas).toEqual(expect.arrayContaining(['oauth-2025-04-20', 'context-management-2025-06-27']));
+    }
+  });
+
+  it('context_management and the role "system" items inside messages passed byte for byte; only tool results changed', () => {
+    const span = (text: string, node: JValue | undefined) => (node ? text.slice(node.start, node.end) : undefined);
+    const items = (node: JValue | undefined) => (node?.kind === 'array' ? node.items : []);
+    let systemItems = 0;
+    for (const { received, original } of calls) {
+      const sent = parseLazy(original) as JObject;
+      const got = parseLazy(received.body) as JObject;
+      expect(got.keys).toEqual(sent.keys);
+      expect(sent.keys).toContain('context_management');
+      for (const key of sent.keys.filter((k) => k !== 'messages'))
+        expect(span(received.body, get(got, key)), key).toBe(span(original, get(sent, key)));
+      const before = items(get(sent, 'messages'));
+      const after = items(get(got, 'messages'));
+      expect(after).toHaveLength(before.length);
+      before.forEach((m, i) => {
+        const role = JSON.parse(span(original, get(m, 'role'))!) as string;
+        if (role === 'system') systemItems++;
+        const results = JSON.stringify(JSON.parse(span(original, m)!)).includes('"tool_result"');
+        if (!results) expect(span(received.body, after[i]), `messages[${i}] (${role})`).toBe(span(original, m));
+      });
+    }
+    // Claude Code 2.1 sends its environment notes as a system item in every call
+    expect(systemItems).toBeGreaterThanOrEqual(calls.length);
+  });
+
+  it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
+    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'Claude Code (subscription)', 'exact');
+  });
+
+  it('the preflight, which carries no Anthropic header, went to the Anthropic upstream like every other request', () => {
+    expectSome(
+      provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`),
+      (r) => r === 'HEAD /api/hello (to anthropic)',
+      'requests the provider received',
+    );
+    expect(provider.received.filter((r) => r.upstream !== 'anthropic').map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual([]);
+  });
+
+  it('no token in anything Spillway wrote', () => {
+    checkNoKey(token, proxy, 'Claude Code (subscription)');
+  });
+});
+
+/**
+ * OpenCode (a Bun binary from npm, its providers on the Vercel AI SDK), `opencode run` headless with the
+ * Anthropic provider (a fake key in `ANTHROPIC_API_KEY`) or the OpenAI one (Responses API, a fake key in
+ * `OPENAI_API_KEY`), routed two ways: its global opencode.json as Spillway: Route OpenCode Through
+ * Spillway writes it (`provider.<id>.options.baseURL = <proxy>/v1`), and, with no config, only the
+ * variable as the proxy prints it (`ANTHROPIC_BASE_URL` has no `/v1`: OpenCode then posts `/messages`,
+ * which the proxy maps). Its shell tool is `bash`. No network of its own: the models list
+ * it ships, no update check, no sharing.
+ */
+function opencodeEnv(home: string, keys: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...keys,
+    PATH: agentPath(OPENCODE),
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+  };
+}
+
+function opencodeSuite(route: 'config' | 'environment', upstream: 'anthropic' | 'openai') {
+  const steps = route === 'config' && upstream === 'anthropic' ? STEPS : 2;
+  const how = route === 'config' ? 'opencode.json' : upstream === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL';
+  describe(`OpenCode${upstream === 'openai' ? ' with the OpenAI provider' : ''} through spillway proxy (routed by ${route === 'config' ? 'its ' : ''}${how})`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    let configText = '';
+    const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-OPENCODE-${route}-${upstream}-SECRET`;
+    const answer = `OPENCODE-DONE: ${steps} outputs read.`;
+
+    beforeAll(async () => {
+      provider = await startScriptedProvider({ commands: COMMANDS.slice(0, steps), finalAnswer: answer });
+      const dir = join(root, `opencode-${route}-${upstream}`);
+      proxy = await startProxy(provider, dir);
+      const home = join(dir, 'home');
+      const work = join(dir, 'work');
+      mkdirSync(work, { recursive: true });
+      const env = opencodeEnv(home, upstream === 'anthropic' ? { ANTHROPIC_API_KEY: key } : { OPENAI_API_KEY: key });
+      if (route === 'environment' && upstream === 'anthropic') env.ANTHROPIC_BASE_URL = proxy.url;
+      if (route === 'environment' && upstream === 'openai') env.OPENAI_BASE_URL = `${proxy.url}/v1`;
+      if (route === 'config') {
+        const file = opencodeConfigPath(env, home);
+        mkdirSync(join(file, '..'), { recursive: true });
+        const user = '{\n  "$schema": "https://opencode.ai/config.json",\n  "autoupdate": false,\n  "share": "disabled"\n}\n';
+        configText = routeOpenCode(user, proxy.url, [], file).text;
+        writeFileSync(file, configText);
+      } else {
+        expect(proxy.out()).toContain(`export ${how}=${env[how]}`);
+      }
+      run = await runAgent(
+        opencodeBin,
+        [
+          'run',
+          '--model',
+          upstream === 'anthropic' ? 'anthropic/claude-sonnet-4-5' : 'openai/gpt-5',
+          `Run the ${steps} shell commands you are asked for, then report.`,
+        ],
+        env,
+        work,
+      );
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+    });
+
+    it("finishes with the provider's final answer", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nopencode.json:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}\nreceived: ${provider.received.map((r) => `${r.method} ${r.path}`).join(', ')}`;
+      expect(run.code, ctx).toBe(0);
+      expect(run.stdout, ctx).toContain(answer);
+    });
+
+    it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
+      const results = toolResultsSeen(provider, upstream === 'anthropic' ? 'anthropic' : 'responses');
+      expect(results).toHaveLength(steps);
+      checkProjected(results, proxy.store, 'OpenCode', 'exact', steps);
+    });
+
+    it(`every model call was projected on the ${upstream === 'anthropic' ? 'Anthropic' : 'OpenAI'} upstream`, () => {
+      const expected = upstream === 'anthropic' ? 'POST /v1/messages (to anthropic)' : 'POST /v1/responses (to openai)';
+      expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(provider.received.map(() => expected));
+    });
+
+    it('no key in anything Spillway wrote', () => {
+      checkNoKey(key, proxy, 'OpenCode');
+    });
+  });
+}
+
+opencodeSuite('config', 'anthropic');
+opencodeSuite('environment', 'anthropic');
+opencodeSuite('config', 'openai');
+opencodeSuite('environment', 'openai');
+
+/**
+ * Qwen Code (plain JavaScript from npm, run on the Node 24 its engines ask for), `qwen -p … --yolo`
+ * headless, routed by the environment alone as the proxy prints it: `OPENAI_BASE_URL` (with `/v1`),
+ * beside the `OPENAI_API_KEY` and `OPENAI_MODEL` Qwen Code needs to pick its OpenAI sign-in without a
+ * settings file. It speaks Chat Completions; its shell tool is `run_shell_command`, whose result text
+ * wraps the output in its own lines. Qwen Code 0.24 itself sometimes loses the whole output of a
+ * command that exits at once (`Output: (empty)`, seen without Spillway too, one or two in twelve), so
+ * each command here lingers a moment after printing (`&& sleep 0.3`; the output is the same).
+ */
+describe('Qwen Code through spillway proxy (routed by OPENAI_BASE_URL)', () => {
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  const key = `sk-proj-spillway-test-${process.pid}-QWEN-SECRET`;
+  const answer = 'QWEN-DONE: twelve outputs read.';
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: COMMANDS.map((c) => `${c} && sleep 0.3`), finalAnswer: answer });
+    proxy = await startProxy(provider, join(root, 'qwen'));
+    const home = join(root, 'qwen', 'home');
+    const work = join(root, 'qwen', 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    expect(proxy.out()).toContain(`export OPENAI_BASE_URL=${proxy.url}/v1`);
+    run = await runAgent(
+      qwenBin,
+      ['-p', 'Run the twelve shell commands you are asked for, then report.', '--yolo'],
+      { PATH: agentPath(QWEN_CODE), HOME: home, OPENAI_BASE_URL: `${proxy.url}/v1`, OPENAI_API_KEY: key, OPENAI_MODEL: 'qwen3-coder-plus' },
+      work,
+    );
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    expect(run.stdout.trim().split('\n').pop(), ctx).toBe(answer);
+  });
+
+  it('every 25 kB output reached the provider as a marker whose handle reads back the output', () => {
+    checkProjected(toolResultsSeen(provider, 'chat'), proxy.store, 'Qwen Code', 'within');
+  });
+
+  it('every model call was projected on the OpenAI upstream as Chat Completions', () => {
+    expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(
+      provider.received.map(() => 'POST /v1/chat/completions (to openai)'),
+    );
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    checkNoKey(key, proxy, 'Qwen Code');
+  });
+});
+
+/**
+ * The pi coding agent (plain JavaScript from npm), `pi -p` headless with its built-in Anthropic provider
+ * and a fake key in `ANTHROPIC_API_KEY` (or its OpenAI one, Responses API, with `OPENAI_API_KEY`),
+ * routed by its models.json as src/proxy/piConfig.ts writes it (`providers.anthropic.baseUrl = <proxy>`,
+ * `providers.openai.baseUrl = <proxy>/v1`; the provider keeps its models and sign-in). Its shell tool
+ * is `bash`.
+ */
+function piSuite(upstream: 'anthropic' | 'openai') {
+  const steps = upstream === 'anthropic' ? STEPS : 2;
+  describe(`pi${upstream === 'openai' ? ' with the OpenAI provider' : ''} through spillway proxy (routed by its models.json)`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    let configText = '';
+    const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-PI-${upstream}-SECRET`;
+    const answer = `PI-DONE: ${steps} outputs read.`;
+
+    beforeAll(async () => {
+      provider = await startScriptedProvider({ commands: COMMANDS.slice(0, steps), finalAnswer: answer });
+      proxy = await startProxy(provider, join(root, `pi-${upstream}`));
+      const home = join(root, `pi-${upstream}`, 'home');
+      const work = join(root, `pi-${upstream}`, 'work');
+      mkdirSync(work, { recursive: true });
+      const env = {
+        PATH: agentPath(PI),
+        HOME: home,
+        PI_CODING_AGENT_DIR: join(home, '.pi', 'agent'),
+        [upstream === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY']: key,
+      };
+      const file = piModelsPath(env, home);
+      mkdirSync(join(file, '..'), { recursive: true });
+      configText = routePi('', proxy.url, [], file).text;
+      writeFileSync(file, configText);
+      run = await runAgent(
+        piBin,
+        [
+          '-p',
+          '--provider',
+          upstream,
+          '--model',
+          upstream === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-5',
+          `Run the ${steps} shell commands you are asked for, then report.`,
+        ],
+        env,
+        work,
+      );
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+    });
+
+    it("finishes with the provider's final answer", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nmodels.json:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+      expect(run.code, ctx).toBe(0);
+      expect(run.stdout.trim().split('\n').pop(), ctx).toBe(answer);
+    });
+
+    it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
+      checkProjected(toolResultsSeen(provider, upstream === 'anthropic' ? 'anthropic' : 'responses'), proxy.store, 'pi', 'exact', steps);
+    });
+
+    it(`every model call was projected on the ${upstream === 'anthropic' ? 'Anthropic' : 'OpenAI'} upstream`, () => {
+      const expected = upstream === 'anthropic' ? 'POST /v1/messages (to anthropic)' : 'POST /v1/responses (to openai)';
+      expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(provider.received.map(() => expected));
+    });
+
+    it('no key in anything Spillway wrote', () => {
+      checkNoKey(key, proxy, 'pi');
+    });
+  });
+}
+
+piSuite('anthropic');
+piSuite('openai');
+
+/**
  * The read-back pages of a run, checked: after the first result (a marker), every result answers the
  * read tool, there are several, and the text after each answer's header line, joined, is the stored
  * output byte for byte. Returns that text.
@@ -307,98 +679,119 @@ function readBackPages(results: Array<[string, string]>, readTool: string, store
   return whole;
 }
 
-describe('Claude Code reads back through spillway mcp, with only the MCP tool allowed', () => {
-  let provider: ScriptedProvider;
-  let proxy: Proxy;
-  let run: Run;
-  const key = `sk-ant-api03-spillway-test-${process.pid}-MCP-SECRET`;
-  const READ_TOOL = CLAUDE_MCP_TOOLS[0]!;
-  const PAGE = 8_000;
+/** `token`: signed in with a subscription token (CLAUDE_CODE_OAUTH_TOKEN) instead of a key. */
+function claudeMcpSuite(signIn: 'key' | 'token') {
+  describe(`Claude Code${signIn === 'token' ? ' on a subscription' : ''} reads back through spillway mcp, with only the MCP tool allowed`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    const key =
+      signIn === 'key'
+        ? `sk-ant-api03-spillway-test-${process.pid}-MCP-SECRET`
+        : `sk-ant-oat01-spillway-test-${process.pid}-MCP-OAUTH-SECRET`;
+    const READ_TOOL = CLAUDE_MCP_TOOLS[0]!;
+    const PAGE = 8_000;
 
-  beforeAll(async () => {
-    provider = await startScriptedProvider({
-      commands: [COMMANDS[0]!],
-      finalAnswer: 'CLAUDE-MCP-DONE: read back.',
-      readBack: { tool: READ_TOOL, page: PAGE },
+    beforeAll(async () => {
+      provider = await startScriptedProvider({
+        commands: [COMMANDS[0]!],
+        finalAnswer: 'CLAUDE-MCP-DONE: read back.',
+        readBack: { tool: READ_TOOL, page: PAGE },
+      });
+      const dir = join(root, `claude-mcp-${signIn}`);
+      proxy = await startProxy(provider, dir);
+      const home = join(dir, 'home');
+      const work = join(dir, 'work');
+      mkdirSync(home, { recursive: true });
+      mkdirSync(join(work, '.claude'), { recursive: true });
+      // the files Spillway: Add Spillway's MCP Server for Claude Code writes: the server, and the allow-once
+      writeFileSync(
+        join(work, '.mcp.json'),
+        addMcpJsonServer('', { command: process.execPath, args: [CLI, 'mcp', '--store', proxy.store] }).text,
+      );
+      writeFileSync(join(work, '.claude', 'settings.local.json'), allowMcpTools('').text);
+      run = await runAgent(
+        claudeBin,
+        // the one shell command the script runs is allowed by name; no other Bash, so a read-back can only be the MCP tool
+        [
+          '-p',
+          'Run the shell command you are asked for, read its output back, then report.',
+          '--allowedTools',
+          'Bash(seq:*)',
+          '--output-format',
+          'json',
+        ],
+        signIn === 'key'
+          ? claudeEnv(home, proxy.url, key)
+          : { ...claudeEnv(home, proxy.url, ''), ANTHROPIC_API_KEY: undefined, CLAUDE_CODE_OAUTH_TOKEN: key },
+        work,
+      );
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
     });
-    proxy = await startProxy(provider, join(root, 'claude-mcp'));
-    const home = join(root, 'claude-mcp', 'home');
-    const work = join(root, 'claude-mcp', 'work');
-    mkdirSync(home, { recursive: true });
-    mkdirSync(join(work, '.claude'), { recursive: true });
-    // the files Spillway: Add Spillway's MCP Server for Claude Code writes: the server, and the allow-once
-    writeFileSync(
-      join(work, '.mcp.json'),
-      addMcpJsonServer('', { command: process.execPath, args: [CLI, 'mcp', '--store', proxy.store] }).text,
-    );
-    writeFileSync(join(work, '.claude', 'settings.local.json'), allowMcpTools('').text);
-    run = await runAgent(
-      claudeBin,
-      // the one shell command the script runs is allowed by name; no other Bash, so a read-back can only be the MCP tool
-      [
-        '-p',
-        'Run the shell command you are asked for, read its output back, then report.',
-        '--allowedTools',
-        'Bash(seq:*)',
-        '--output-format',
-        'json',
-      ],
-      claudeEnv(home, proxy.url, key),
-      work,
-    );
-  }, AGENT_TIMEOUT_MS + 30_000);
 
-  afterAll(async () => {
-    await proxy?.close();
-    await provider?.close();
-  });
-
-  /** The last request of the main conversation, as the provider received it. */
-  const lastMain = () =>
-    provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!.json;
-  /** [tool name, text] of every tool result in the last request. */
-  const results = (): Array<[string, string]> => {
-    const names = new Map<string, string>();
-    const out: Array<[string, string]> = [];
-    for (const m of lastMain().messages as any[]) {
-      if (!Array.isArray(m.content)) continue;
-      for (const b of m.content) {
-        if (b?.type === 'tool_use') names.set(b.id, b.name);
-        if (b?.type === 'tool_result')
-          out.push([
-            names.get(b.tool_use_id) ?? '',
-            typeof b.content === 'string' ? b.content : b.content.map((c: any) => c.text ?? '').join(''),
-          ]);
+    /** The last request of the main conversation, as the provider received it. */
+    const lastMain = () =>
+      provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!.json;
+    /** [tool name, text] of every tool result in the last request. */
+    const results = (): Array<[string, string]> => {
+      const names = new Map<string, string>();
+      const out: Array<[string, string]> = [];
+      for (const m of lastMain().messages as any[]) {
+        if (!Array.isArray(m.content)) continue;
+        for (const b of m.content) {
+          if (b?.type === 'tool_use') names.set(b.id, b.name);
+          if (b?.type === 'tool_result')
+            out.push([
+              names.get(b.tool_use_id) ?? '',
+              typeof b.content === 'string' ? b.content : b.content.map((c: any) => c.text ?? '').join(''),
+            ]);
+        }
       }
-    }
-    return out;
-  };
+      return out;
+    };
 
-  it("finishes with the provider's final answer, nothing denied", () => {
-    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
-    expect(run.code, ctx).toBe(0);
-    const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean; permission_denials?: unknown[] };
-    expect(out.is_error, ctx).toBe(false);
-    expect(out.result, ctx).toBe('CLAUDE-MCP-DONE: read back.');
-    expect(out.permission_denials ?? [], ctx).toEqual([]);
-  });
+    it("finishes with the provider's final answer, nothing denied", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+      expect(run.code, ctx).toBe(0);
+      const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean; permission_denials?: unknown[] };
+      expect(out.is_error, ctx).toBe(false);
+      expect(out.result, ctx).toBe('CLAUDE-MCP-DONE: read back.');
+      expect(out.permission_denials ?? [], ctx).toEqual([]);
+    });
 
-  it('offered the MCP read tool (as a deferred tool, with tool search on), and the marker told the model to call it', () => {
-    const last = provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!;
-    expect(findReadTool(readRequest(last.body, 'anthropic-messages'))).toBe(READ_TOOL);
-    const [tool, marker] = results()[0]!;
-    expect(tool).toBe('Bash');
-    expect(marker).toContain(`call \`${READ_TOOL}\` with handle`);
-  });
+    it('offered the MCP read tool (as a deferred tool, with tool search on), and the marker told the model to call it', () => {
+      const last = provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop()!;
+      expect(findReadTool(readRequest(last.body, 'anthropic-messages'))).toBe(READ_TOOL);
+      const [tool, marker] = results()[0]!;
+      expect(tool).toBe('Bash');
+      expect(marker).toContain(`call \`${READ_TOOL}\` with handle`);
+    });
 
-  it('received the exact output back, page by page, through the MCP tool', () => {
-    expect(readBackPages(results(), READ_TOOL, proxy.store).trimEnd()).toBe(expected[0]!.trimEnd());
-  });
+    it('received the exact output back, page by page, through the MCP tool', () => {
+      expect(readBackPages(results(), READ_TOOL, proxy.store).trimEnd()).toBe(expected[0]!.trimEnd());
+    });
 
-  it('no key in anything Spillway wrote', () => {
-    checkNoKey(key, proxy, 'Claude Code (MCP)');
+    it('no key in anything Spillway wrote', () => {
+      checkNoKey(key, proxy, `Claude Code (MCP, ${signIn})`);
+    });
+
+    it(`every model call carried the ${signIn === 'key' ? 'key as x-api-key' : 'token as the bearer'}`, () => {
+      const calls = provider.received.filter((r) => r.method === 'POST' && r.path === '/v1/messages');
+      expect(calls.length).toBeGreaterThan(2);
+      for (const r of calls) {
+        if (signIn === 'key') expect(r.headers['x-api-key']).toBe(key);
+        else expect([r.headers.authorization, r.headers['x-api-key']]).toEqual([`Bearer ${key}`, undefined]);
+      }
+    });
   });
-});
+}
+
+claudeMcpSuite('key');
+claudeMcpSuite('token');
 
 describe('Codex reads back through spillway mcp, the server added as Route Codex Through Spillway adds it', () => {
   let provider: ScriptedProvider;
@@ -539,7 +932,7 @@ function codexSuite(mode: 'http' | 'websocket') {
     });
 
     it('every 25 kB output reached the provider as a marker whose handle reads back the output', () => {
-      checkProjected(toolResultsSeen(provider, 'responses'), proxy.store, 'Codex', false);
+      checkProjected(toolResultsSeen(provider, 'responses'), proxy.store, 'Codex', 'suffix');
     });
 
     it(
@@ -577,3 +970,140 @@ function codexSuite(mode: 'http' | 'websocket') {
 
 codexSuite('http');
 codexSuite('websocket');
+
+/**
+ * A ChatGPT-mode `auth.json` as `codex login` writes it, with fake tokens: the id and access tokens
+ * are JWTs carrying the claims Codex parses (email, plan, user and account ids, an expiry a month
+ * ahead, so Codex does not try to refresh them), `last_refresh` now.
+ */
+function chatgptAuth(tag: string): { json: string; token: string; account: string } {
+  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const account = `acct-spillway-test-${tag}`;
+  const claims = {
+    email: 'agent-test@example.invalid',
+    iat: now,
+    exp: now + 30 * 86_400,
+    'https://api.openai.com/auth': { chatgpt_plan_type: 'plus', chatgpt_user_id: `user-${tag}`, chatgpt_account_id: account },
+  };
+  const token = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(claims)}.${Buffer.from(`sig-${tag}-SECRET`).toString('base64url')}`;
+  const json = JSON.stringify(
+    {
+      auth_mode: 'chatgpt',
+      OPENAI_API_KEY: null,
+      tokens: { id_token: token, access_token: token, refresh_token: `rt-${tag}-SECRET`, account_id: account },
+      last_refresh: new Date().toISOString(),
+    },
+    null,
+    2,
+  );
+  return { json, token, account };
+}
+
+/** The command outputs inside Codex's `exec` answers (the `output` of the tool's JSON) in the last model call the provider saw. */
+function execOutputsSeen(provider: ScriptedProvider): string[] {
+  const calls = provider.received.filter((r) => r.json && r.upstream === 'chatgpt' && r.path.endsWith('/codex/responses'));
+  const last = calls[calls.length - 1];
+  if (!last) return [];
+  return (last.json.input as any[])
+    .filter((i) => i?.type === 'custom_tool_call_output')
+    .map((i) => {
+      const parts: any[] = Array.isArray(i.output) ? i.output : [{ text: i.output }];
+      const json = parts.map((p) => p?.text ?? '').find((t: string) => t.startsWith('{'));
+      return json ? String(JSON.parse(json).output) : JSON.stringify(i.output);
+    });
+}
+
+function codexChatgptSuite(mode: 'http' | 'websocket') {
+  describe(`Codex signed in with ChatGPT through spillway proxy (${mode})`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    let configText = '';
+    const dir = join(root, `codex-chatgpt-${mode}`);
+    const codexHome = join(dir, 'codex-home');
+    const auth = chatgptAuth(`${process.pid}-${mode}`);
+
+    beforeAll(async () => {
+      provider = await startScriptedProvider({
+        commands: COMMANDS,
+        finalAnswer: 'CODEX-CHATGPT-DONE: twelve outputs read.',
+        websockets: mode === 'websocket',
+      });
+      proxy = await startProxy(provider, dir, [
+        '--websockets',
+        mode === 'http' ? 'refuse' : 'project',
+        '--chatgpt-upstream',
+        `${provider.url}/backend-api`,
+      ]);
+      const work = join(dir, 'work');
+      mkdirSync(codexHome, { recursive: true });
+      mkdirSync(work, { recursive: true });
+      writeFileSync(join(codexHome, 'auth.json'), auth.json, { mode: 0o600 });
+      // what Spillway: Route Codex Through Spillway writes for a ChatGPT sign-in (it reads the mode from this auth.json)
+      expect(codexAuthMode(auth.json)).toBe('chatgpt');
+      const user = '# my settings\ntool_output_token_limit = 20000\n\n[shell_environment_policy]\ninherit = "all"\n';
+      configText = addCodexChatgptRoute(user, proxy.url, 'config.toml').text;
+      writeFileSync(join(codexHome, 'config.toml'), configText);
+      run = await runAgent(
+        codexBin,
+        [
+          'exec',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-approvals-and-sandbox',
+          'Run the twelve shell commands you are asked for, then report.',
+        ],
+        { PATH: process.env.PATH, HOME: dir, CODEX_HOME: codexHome, RUST_LOG: 'warn' },
+        work,
+      );
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+    });
+
+    it("finishes with the provider's final answer", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nconfig.toml:\n${configText}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}\nproxy: ${proxy.out().slice(-2000)}`;
+      expect(run.code, ctx).toBe(0);
+      expect(run.stdout.trim().split('\n').pop(), ctx).toBe('CODEX-CHATGPT-DONE: twelve outputs read.');
+    });
+
+    it('the model calls reached the ChatGPT backend with the ChatGPT sign-in, through the proxy', () => {
+      const calls = provider.received.filter((r) => r.upstream === 'chatgpt' && r.path === '/backend-api/codex/responses');
+      expect(calls.length).toBeGreaterThan(STEPS);
+      for (const c of calls) {
+        expect(c.headers.authorization).toBe(`Bearer ${auth.token}`);
+        expect(c.headers['chatgpt-account-id']).toBe(auth.account);
+      }
+    });
+
+    it("every 25 kB output reached the provider as a marker inside exec's JSON whose handle reads back the output exactly", () => {
+      checkProjected(execOutputsSeen(provider), proxy.store, 'Codex (ChatGPT)', 'exact');
+    });
+
+    it(mode === 'http' ? 'used HTTP (WebSocket refused by the proxy)' : 'used the WebSocket transport', () => {
+      const posts = provider.received.filter((r) => r.method === 'POST' && r.path === '/backend-api/codex/responses');
+      const creates = provider.received.filter(
+        (r) => r.transport === 'websocket' && r.upstream === 'chatgpt' && r.json?.generate !== false,
+      );
+      if (mode === 'http') {
+        expect(posts.length).toBeGreaterThan(STEPS);
+        expect(creates).toEqual([]);
+      } else {
+        expect(posts).toEqual([]);
+        expect(creates.length).toBeGreaterThan(STEPS);
+      }
+    });
+
+    it('no token on disk outside the auth file, and none in the proxy output', () => {
+      const secrets = [auth.token, `rt-${process.pid}-${mode}-SECRET`];
+      const leaks = filesUnder(dir).filter((f) => f !== join(codexHome, 'auth.json') && secrets.some((s) => readFileSync(f).includes(s)));
+      expect(leaks, `the ChatGPT tokens are in ${leaks.join(', ')}`).toEqual([]);
+      for (const s of secrets) expect(proxy.out().includes(s)).toBe(false);
+    });
+  });
+}
+
+codexChatgptSuite('http');
+codexChatgptSuite('websocket');

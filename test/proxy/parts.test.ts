@@ -23,6 +23,7 @@ import {
   UsageTap,
   type Turn,
 } from '../../src/proxy';
+import { zstdStored } from '../support/zstd';
 import { codexRouteText, codexShellLines, mcpRouteText, mcpShellLines } from '../../src/proxy/env';
 import { originForm } from '../../src/proxy/routes';
 import { handleFor } from '../../src/engine';
@@ -53,6 +54,14 @@ describe('upstream path mapping', () => {
     );
   });
 
+  it('adds the /v1 an AI SDK client (OpenCode) leaves out when given the Anthropic base without it', () => {
+    expect(url('https://api.anthropic.com', 'anthropic', '/messages')).toBe('https://api.anthropic.com/v1/messages');
+    expect(url('http://127.0.0.1:9000/anthropic', 'anthropic', '/messages/count_tokens?x=1')).toBe(
+      'http://127.0.0.1:9000/anthropic/v1/messages/count_tokens?x=1',
+    );
+    expect(url('https://api.anthropic.com', 'anthropic', '/messagesx')).toBe('https://api.anthropic.com/messagesx');
+  });
+
   it("passes the query string on as sent, after the base URL's own query", () => {
     expect(url('https://x.example/v1', 'openai', '/v1/files?purpose=a%20b&x=%2F')).toBe('https://x.example/v1/files?purpose=a%20b&x=%2F');
     expect(url('https://x.example/openai?api-version=2025', 'openai', '/v1/responses?x=1')).toBe(
@@ -68,6 +77,12 @@ describe('upstream path mapping', () => {
 });
 
 describe('routes', () => {
+  it('projects /messages as Anthropic Messages too: what an AI SDK client posts under a base URL without /v1', () => {
+    expect(routeFor('POST', '/messages', {})).toEqual({ provider: 'anthropic', format: 'anthropic-messages', record: true });
+    expect(routeFor('POST', '/messages/count_tokens', {})).toMatchObject({ format: 'anthropic-messages', record: false });
+    expect(routeFor('POST', '/messages/batches', {})).toEqual({ provider: 'anthropic', record: false });
+  });
+
   it('projects exactly the four model-call paths, on POST only', () => {
     expect(routeFor('POST', '/v1/chat/completions', {})).toEqual({ provider: 'openai', format: 'openai-chat', record: true });
     expect(routeFor('POST', '/v1/responses', {})).toMatchObject({ format: 'openai-responses' });
@@ -81,6 +96,13 @@ describe('routes', () => {
     expect(routeFor('GET', '/v1/models', {}).provider).toBe('openai');
     expect(routeFor('GET', '/v1/models', { 'anthropic-version': '2023-06-01' }).provider).toBe('anthropic');
     expect(routeFor('POST', '/v1/messages/batches', {}).provider).toBe('anthropic');
+    expect(routeFor('GET', '/v1/models', { 'anthropic-beta': 'oauth-2025-04-20' }).provider).toBe('anthropic');
+  });
+
+  it("sends Claude Code's own /api/ endpoints to Anthropic, the bare preflight of a subscription sign-in included", () => {
+    expect(routeFor('HEAD', '/api/hello', {})).toEqual({ provider: 'anthropic', record: false });
+    expect(routeFor('GET', '/api/oauth/profile', { authorization: 'Bearer x' }).provider).toBe('anthropic');
+    expect(routeFor('GET', '/apis', {}).provider).toBe('openai');
   });
 });
 
@@ -180,6 +202,21 @@ describe('usage from responses', () => {
     });
     const parts = Array.from({ length: 10 }, (_, i) => body.slice(i * 30_500, (i + 1) * 30_500));
     expect(await usageOf(parts, 'application/json')).toEqual({ inputTokens: 1, outputTokens: 2 });
+  });
+
+  it('inflates a zstd answer on the tap side too, fed in pieces; a broken one gives no usage and no error', async () => {
+    const gz = zstdStored(Buffer.from(JSON.stringify({ usage: { input_tokens: 3, output_tokens: 4 } })));
+    expect(await usageOf([gz.subarray(0, 7), gz.subarray(7, 20), gz.subarray(20)], 'application/json', 'zstd')).toEqual({
+      inputTokens: 3,
+      outputTokens: 4,
+    });
+    const events = zstdStored(
+      Buffer.from(
+        'event: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":9,"output_tokens":2}}}\n\n',
+      ),
+    );
+    expect(await usageOf([events], 'text/event-stream', 'zstd')).toEqual({ inputTokens: 9, outputTokens: 2 });
+    expect(await usageOf([Buffer.from('not zstd at all')], 'application/json', 'zstd')).toBeUndefined();
   });
 
   it('inflates a gzip answer on the tap side only', async () => {
@@ -361,12 +398,14 @@ describe('agent environment', () => {
     expect(mcpShellLines(launch, 'posix')[0]).toMatch(/^# /);
   });
 
-  it('gives Codex its own route: -c openai_base_url or the config.toml line, and an alias per shell', () => {
+  it('gives Codex its own route: -c openai_base_url or the config.toml line, the provider for a ChatGPT sign-in, and an alias per shell', () => {
     expect(codexRouteText('http://127.0.0.1:8417/')).toEqual([
       'Codex (reads openai_base_url from its config, not OPENAI_BASE_URL):',
       '  codex -c openai_base_url="http://127.0.0.1:8417/v1"',
       '  or this line in $CODEX_HOME/config.toml (default ~/.codex/config.toml), above any [table]:',
       '  openai_base_url = "http://127.0.0.1:8417/v1"',
+      'Codex signed in with ChatGPT (its own model provider, which sends the ChatGPT tokens to the proxy):',
+      `  codex -c 'model_providers.spillway={name="Spillway",base_url="http://127.0.0.1:8417/backend-api/codex",wire_api="responses",requires_openai_auth=true,supports_websockets=true}' -c model_provider=spillway`,
     ]);
     expect(codexShellLines('http://127.0.0.1:8417', 'posix')[1]).toBe(
       `alias codex='command codex -c openai_base_url="http://127.0.0.1:8417/v1"'`,

@@ -6,7 +6,14 @@ import { describe, expect, test } from 'vitest';
 import { parse } from 'smol-toml';
 import {
   addCodexBaseUrl,
+  addCodexChatgptRoute,
   addCodexMcpServer,
+  codexAuthMode,
+  codexAuthPath,
+  codexProviderBlock,
+  codexProviderLine,
+  removeCodexChatgptRoute,
+  spillwayCodexProviderUrl,
   codexBaseUrl,
   codexCommandArgs,
   codexConfigPath,
@@ -171,5 +178,137 @@ describe("Spillway's MCP server table", () => {
 
   test('refuses a file that is not TOML', () => {
     expect(() => addCodexMcpServer('model = ', launch)).toThrow(/not valid TOML/);
+  });
+});
+
+describe('Codex signed in with ChatGPT: how the sign-in is read', () => {
+  const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJ0b2tlbiI6InNlY3JldCJ9.c2ln';
+  test('the mode in auth.json decides: chatgpt and chatgptAuthTokens are ChatGPT, apikey is an API key', () => {
+    expect(codexAuthMode(JSON.stringify({ auth_mode: 'chatgpt', tokens: { access_token: jwt } }))).toBe('chatgpt');
+    expect(codexAuthMode(JSON.stringify({ auth_mode: 'chatgptAuthTokens' }))).toBe('chatgpt');
+    expect(codexAuthMode(JSON.stringify({ auth_mode: 'apikey', OPENAI_API_KEY: 'sk-x' }))).toBe('apikey');
+    expect(codexAuthMode(JSON.stringify({ auth_mode: 'agentIdentity' }))).toEqual({ other: 'agentIdentity' });
+  });
+
+  test('a file without a mode is read as Codex reads it: an API key, else tokens mean ChatGPT', () => {
+    expect(codexAuthMode(JSON.stringify({ OPENAI_API_KEY: 'sk-x', tokens: null }))).toBe('apikey');
+    expect(codexAuthMode(JSON.stringify({ OPENAI_API_KEY: null, tokens: { id_token: jwt } }))).toBe('chatgpt');
+    expect(codexAuthMode(JSON.stringify({ personal_access_token: 'p' }))).toEqual({ other: 'personalAccessToken' });
+    expect(codexAuthMode(JSON.stringify({}))).toBe('none');
+    expect(codexAuthMode(undefined)).toBe('none');
+  });
+
+  test('an auth.json that is not a JSON object is an error that quotes nothing of the file', () => {
+    for (const bad of [`{"auth_mode":"chatgpt","tokens":{"access_token":"${jwt}"`, '[1]', '"chatgpt"']) {
+      let err: unknown;
+      try {
+        codexAuthMode(bad);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(CodexConfigError);
+      expect((err as CodexConfigError).reason).toBe('auth-file');
+      expect((err as Error).message).not.toContain(jwt);
+    }
+  });
+
+  test('auth.json lives in CODEX_HOME, else ~/.codex', () => {
+    expect(codexAuthPath({ CODEX_HOME: '/x/codex' }, '/home/u')).toBe('/x/codex/auth.json');
+    expect(codexAuthPath({}, '/home/u')).toBe('/home/u/.codex/auth.json');
+  });
+});
+
+describe('Codex signed in with ChatGPT: the model provider Spillway writes', () => {
+  const PROXY = 'http://127.0.0.1:8417';
+
+  test('adds model_provider above the first table and the provider block at the end, every other byte kept', () => {
+    const { text, changed } = addCodexChatgptRoute(REAL, PROXY);
+    expect(changed).toBe(true);
+    const line = codexProviderLine();
+    expect(text).toBe(
+      REAL.replace('line two"""\n', `line two"""\n${line}\n`) + codexProviderBlock('http://127.0.0.1:8417/backend-api/codex'),
+    );
+    const parsed = parse(text) as Record<string, any>;
+    expect(parsed.model_provider).toBe('spillway');
+    expect(parsed.model_providers.spillway).toEqual({
+      name: 'Spillway',
+      base_url: 'http://127.0.0.1:8417/backend-api/codex',
+      wire_api: 'responses',
+      requires_openai_auth: true,
+      supports_websockets: true,
+    });
+    expect(spillwayCodexProviderUrl(text)).toBe('http://127.0.0.1:8417/backend-api/codex');
+  });
+
+  test('the exact entries, for the docs', () => {
+    expect(codexProviderLine()).toBe(
+      'model_provider = "spillway" # added by Spillway (Spillway: Stop Routing Codex Through Spillway removes it)',
+    );
+    expect(codexProviderBlock('http://127.0.0.1:8417/backend-api/codex')).toBe(
+      [
+        "# Spillway's model provider, added by Spillway (Spillway: Stop Routing Codex Through Spillway removes it)",
+        '[model_providers.spillway]',
+        'name = "Spillway"',
+        'base_url = "http://127.0.0.1:8417/backend-api/codex"',
+        'wire_api = "responses"',
+        'requires_openai_auth = true',
+        'supports_websockets = true',
+        "# end of Spillway's model provider",
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('routing again on another port moves only the base URL; routing again on the same port changes nothing', () => {
+    const a = addCodexChatgptRoute(REAL, PROXY).text;
+    const b = addCodexChatgptRoute(a, 'http://127.0.0.1:9000');
+    expect(b.text).toBe(a.replace('127.0.0.1:8417', '127.0.0.1:9000'));
+    expect(addCodexChatgptRoute(b.text, 'http://127.0.0.1:9000').changed).toBe(false);
+  });
+
+  test("switching from the API-key route removes Spillway's openai_base_url line, and removing restores the file", () => {
+    const keyed = addCodexBaseUrl(REAL, URL_A).text;
+    const chatgpt = addCodexChatgptRoute(keyed, PROXY).text;
+    expect(spillwayCodexBaseUrl(chatgpt)).toBeUndefined();
+    expect(removeCodexChatgptRoute(chatgpt).text).toBe(REAL);
+  });
+
+  test('CRLF files and files without a final newline get the same entries with their own line endings', () => {
+    const crlf = REAL.replace(/\n/g, '\r\n');
+    const out = addCodexChatgptRoute(crlf, PROXY).text;
+    expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(removeCodexChatgptRoute(out).text).toBe(crlf);
+    const bare = 'model = "o3"';
+    const added = addCodexChatgptRoute(bare, PROXY).text;
+    expect((parse(added) as Record<string, any>).model).toBe('o3');
+    expect(removeCodexChatgptRoute(added).text).toBe('model = "o3"\n');
+  });
+
+  test("a model_provider or [model_providers.spillway] of the user's own is left alone, and nothing is written", () => {
+    for (const own of ['model_provider = "openai"\n', '[model_providers.spillway]\nname = "mine"\nbase_url = "http://x"\n']) {
+      let err: unknown;
+      try {
+        addCodexChatgptRoute(own + REAL.replace(/^# Codex settings\n/, ''), PROXY);
+      } catch (e) {
+        err = e;
+      }
+      expect((err as CodexConfigError).reason).toBe('user-value');
+    }
+    // and removing touches only what Spillway wrote
+    const theirs = 'model_provider = "azure"\n[model_providers.azure]\nbase_url = "https://a"\n';
+    expect(removeCodexChatgptRoute(theirs)).toEqual({ text: theirs, changed: false, warnings: [] });
+  });
+
+  test('a file that is not TOML is refused, never rewritten', () => {
+    expect(() => addCodexChatgptRoute('model = "unterminated\n', PROXY)).toThrow(/not valid TOML/);
+  });
+
+  test('the MCP server table and the provider block live side by side, each removed on its own', () => {
+    const launch = { command: '/usr/bin/node', args: ['/x/cli.js', 'mcp', '--store', '/s'] };
+    const both = addCodexMcpServer(addCodexChatgptRoute(REAL, PROXY).text, launch).text;
+    const parsed = parse(both) as Record<string, any>;
+    expect(parsed.mcp_servers.spillway.command).toBe('/usr/bin/node');
+    expect(parsed.model_providers.spillway.base_url).toBe('http://127.0.0.1:8417/backend-api/codex');
+    expect(removeCodexMcpServer(removeCodexChatgptRoute(both).text).text).toBe(REAL);
   });
 });

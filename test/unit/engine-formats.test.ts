@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEngine, MemorySink } from '../../src/engine/engine';
 import { SpillwayError } from '../../src/engine/types';
+import { get, parseLazy } from '../../src/engine/json';
 import { project } from '../support/run';
 import { transcript } from '../support/wire';
 
@@ -50,6 +51,29 @@ describe('format detection (auto)', () => {
     });
     const p = createEngine(cfg).project(text);
     expect([p.format, p.request === text]).toEqual(['openai-chat', true]);
+  });
+
+  it('reads messages with role "system" items and tool_result blocks as Anthropic Messages, even without a top-level system', () => {
+    const p = reduce({
+      messages: [
+        { role: 'system', content: 'environment notes' },
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'seq' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: big }] },
+      ],
+    });
+    expect([p.format, p.reductions.map((r) => r.tool)]).toEqual(['anthropic-messages', ['Bash']]);
+  });
+
+  it('still reads a system item beside Chat-only traits as Chat Completions', () => {
+    const p = reduce({
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'sh', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: big },
+      ],
+    });
+    expect([p.format, p.reductions.map((r) => r.tool)]).toEqual(['openai-chat', ['sh']]);
   });
 
   it('uses an explicit format even where detection would choose another', () => {
@@ -133,6 +157,45 @@ describe('tool names', () => {
       ],
     });
     expect(p.reductions[0]!.tool).toBe('apply_patch');
+  });
+});
+
+describe('Claude Code on a subscription: what it sends beside the results', () => {
+  // the shape Claude Code 2.1 sends with CLAUDE_CODE_OAUTH_TOKEN: context_management at the top, and a
+  // role "system" item (block array on the first call, a string later) inside messages
+  const request = {
+    model: 'claude-sonnet',
+    system: [
+      { type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1' },
+      { type: 'text', text: 'You are an agent.' },
+    ],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'run it' }] },
+      { role: 'system', content: [{ type: 'text', text: '# Environment\nPrimary working directory: /w' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'seq 1 9999' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: big }] },
+      { role: 'system', content: '# Environment, again as a string' },
+    ],
+    context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+    stream: true,
+  };
+
+  it('reduces the tool result and leaves every system item and context_management byte for byte', () => {
+    const text = JSON.stringify(request, null, 1);
+    const p = createEngine(cfg, { store: new MemorySink() }).project(text);
+    expect([p.format, p.reductions.map((r) => r.tool)]).toEqual(['anthropic-messages', ['Bash']]);
+    const after = JSON.parse(p.request) as typeof request;
+    expect(after.messages.map((m) => m.role)).toEqual(['user', 'system', 'assistant', 'user', 'system']);
+    // the bytes of each member as it stands in the text: the projection patches in place
+    const bytes = (t: string, key: string, item?: number) => {
+      const root = parseLazy(t);
+      const node = get(root, key)!;
+      const at = item === undefined || node.kind !== 'array' ? node : node.items[item]!;
+      return t.slice(at.start, at.end);
+    };
+    for (const i of [0, 1, 2, 4]) expect(bytes(p.request, 'messages', i)).toBe(bytes(text, 'messages', i));
+    for (const key of ['system', 'context_management', 'model']) expect(bytes(p.request, key)).toBe(bytes(text, key));
+    expect((after.messages[3]!.content as any[])[0].content).not.toBe(big);
   });
 });
 

@@ -129,7 +129,11 @@ describe('a session made through the API', () => {
     expect(i).toMatchObject({ tool: 'Write', callId: 'toolu_w', fresh: true });
     expect(i!.reason).not.toBe('');
     expect(JSON.parse(store.get(i!.handle))).toEqual({ file_path: '/repo/v.ts', content });
-    expect(session.text(i!.handle, 'original', 0, 100_000).text).toBe(store.get(i!.handle));
+    // shown as the file's text, named by the file (the store keeps the input as it was sent)
+    expect(session.text(i!.handle, 'original', 0, 100_000).text).toBe(content);
+    expect(i!.source).toBe('/repo/v.ts');
+    // what the model was sent in that turn: the marker, kept with the turn
+    expect(session.text(i!.handle, 'projected', 0, 100_000, { turn: 0, callId: 'toolu_w' }).text).toContain(i!.handle);
     // what the agent wrote is searchable in the turn that replaced it
     const found = session.search('value_17 = compute', 10);
     expect(found).toMatchObject({ turns: [0], truncated: false });

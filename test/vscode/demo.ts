@@ -17,7 +17,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } 
 import { basename, join } from 'node:path';
 import { parseConfig } from '../../src/engine/index';
 import { FileStore } from '../../src/store/store';
-import { PROJECTED_DIR, projectedRecords, withInputStage, type ProjectedRecord } from '../../src/extension/pure/records';
+import { mergeRecords, PROJECTED_DIR, projectedRecords, withInputStage, type ProjectedRecord } from '../../src/extension/pure/records';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { defaultArchiveDir, SessionArchive } from '../../src/extension/inspector/archive';
@@ -110,18 +110,27 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
         original,
         projected,
         // file inputs are stored outputs too: each gets its record, so every stored output is listed
-        [...projection.reductions.filter((x) => x.fresh), ...withInputStage(projection.inputs.filter((x) => x.fresh))],
+        [...projection.reductions, ...withInputStage(projection.inputs)],
         '',
+        { turn: i },
+        (x) => x.fresh === true,
       );
       last = { request: original, projected };
     },
   });
   const calls = result.totals.calls;
   mkdirSync(join(storeDir, PROJECTED_DIR), { recursive: true });
+  // one record per output, with every marker it was sent as (an output offloaded in turn 11 and cleared in 22 has two)
+  const byHandle = new Map<string, ProjectedRecord>();
   records.forEach((list, i) => {
     const time = new Date(Date.now() - (calls - i) * 60_000).toISOString();
-    for (const record of list) writeFileSync(join(storeDir, PROJECTED_DIR, `${record.handle}.json`), JSON.stringify({ ...record, time }));
+    for (const record of list)
+      byHandle.set(
+        record.handle,
+        mergeRecords(byHandle.get(record.handle), { ...record, time, markers: record.markers.map((m) => ({ ...m, time })) }),
+      );
   });
+  for (const record of byHandle.values()) writeFileSync(join(storeDir, PROJECTED_DIR, `${record.handle}.json`), JSON.stringify(record));
   if (last) {
     writeFileSync(join(dir, 'session/request.json'), JSON.stringify(last.request, null, 2) + '\n');
     writeFileSync(join(dir, 'session/projected.json'), JSON.stringify(last.projected, null, 2) + '\n');

@@ -212,7 +212,8 @@ describe('Spillway in a real VS Code', () => {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     });
     await vs.runCommand('Spillway: Open Stored Output');
-    await vs.pickQuickItem('bash · toolu_01', 'toolu_01');
+    // named by tool and the command that printed it; the call id is on the row's second line
+    await vs.pickQuickItem('bash · $ npm test', 'toolu_01');
     await vs.waitForTab('$ npm test');
     const shown = await vs.activeEditorText();
     expect(shown).toContain('line 1: PASS src/module0.test.ts (0 ms)');
@@ -266,12 +267,15 @@ describe('Spillway in a real VS Code', () => {
       return { handle, original, modified, label: tab!.label };
     }, request);
     expect(out.handle).toMatch(/^sw_/);
-    // the stored input reads back exactly as sent; the projected side is the marker's note with the handle
-    expect(JSON.parse(out.original!)).toEqual(input);
+    // the stored input opens as the file the agent wrote (the store keeps the input as sent); the projected
+    // side is the marker's note with the handle; the diff is named by the file
+    expect(out.original).toBe(content);
     expect(out.modified).toContain(out.handle);
     expect(out.modified).toContain('Write input cleared by spillway');
     expect(out.modified).not.toContain('written299');
-    expect(out.label).toContain('Write · toolu_write1');
+    expect(out.label).toContain('written.ts: original ↔ projected (input');
+    const stored = await vs.run(({ host }, h) => host.store.get(h), out.handle!);
+    expect(JSON.parse(stored)).toEqual(input);
   });
 
   it('warns about a malformed setting, naming it, and falls back to its default', async () => {

@@ -65,7 +65,11 @@ async function showApiSession(): Promise<Frame> {
 async function expandDemoResult(frame: Frame): Promise<void> {
   await frame.locator('.vrow').nth(1).click();
   await frame.locator('.details h2', { hasText: 'Turn 2' }).waitFor();
-  const head = frame.locator('.result-head', { hasText: 'toolu_demo_2' });
+  // the row is named by the command its call ran; the call id is in the name's tooltip
+  const row = frame.locator('li.result[data-call="toolu_demo_2"]');
+  expect(await row.locator('.result-call').textContent()).toBe('$ npm test');
+  expect(await row.locator('.result-call').getAttribute('title')).toContain('call toolu_demo_2');
+  const head = row.locator('.result-head');
   if ((await head.getAttribute('aria-expanded')) !== 'true') await head.click();
   await frame.locator('.pager-original .pager-text').waitFor();
 }
@@ -197,8 +201,9 @@ describe('the inspector in a real VS Code', () => {
         .first()
         .waitFor({ state: 'visible', timeout: 10_000 });
       await frame.getByRole('button', { name: 'Compare original and projected' }).click();
+      // named by the command, and by the marker of the turn the result was chosen in
       const title = await vs.waitForTab('original ↔ projected');
-      expect(title).toContain('toolu_demo_2');
+      expect(title).toContain('$ npm test: original ↔ projected (offload, turn 2)');
     } finally {
       await closeOtherTabs();
     }

@@ -211,8 +211,52 @@ describe('TurnDetails', () => {
     fireEvent.click(screen.getByLabelText('Compare original and projected'));
     fireEvent.click(screen.getByLabelText('Copy handle'));
     expect(onOpen).toHaveBeenCalledWith(HANDLE);
-    expect(onCompare).toHaveBeenCalledWith(HANDLE);
+    // Compare shows the marker of the turn the result was chosen in
+    expect(onCompare).toHaveBeenCalledWith(HANDLE, { turn: 3, callId: 'call_1' });
     expect(onCopy).toHaveBeenCalledWith(HANDLE);
+  });
+
+  it('asks for the marker of this turn, names the result by its file with the call id in the tooltip, and links a later clear to its turn', async () => {
+    const asked: string[] = [];
+    const load = (h: string, side: string, offset: number, _l: number, at?: { turn: number; callId: string }): Promise<TextPage> => {
+      asked.push(`${side}:${h}:${at?.turn}:${at?.callId}`);
+      return Promise.resolve({ text: side === 'projected' ? `[preview of turn ${at?.turn}]` : 'the file', offset, total: 20 });
+    };
+    const onSelectTurn = vi.fn();
+    const previewed: TurnDetail = {
+      index: 10,
+      results: [
+        {
+          ...detail.results[0]!,
+          tool: 'Read',
+          callId: 'toolu_01EXN',
+          source: 'src/windows_admin.py',
+          later: { turn: 21, stage: 'clear' },
+        },
+      ],
+      missed: [],
+    };
+    const { container } = render(
+      <TurnDetails
+        detail={previewed}
+        loadText={load}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+        onSelectTurn={onSelectTurn}
+      />,
+    );
+    const name = container.querySelector('.result-call')!;
+    expect(name.textContent).toBe('src/windows_admin.py');
+    expect(name.getAttribute('title')).toContain('call toolu_01EXN');
+    expect(screen.queryByText('toolu_01EXN')).toBeNull();
+    expect(screen.getByTestId('result-later').textContent).toMatch(/cleared in turn 22/);
+    fireEvent.click(screen.getByRole('button', { expanded: false }));
+    await screen.findByText('[preview of turn 10]');
+    expect(screen.getByLabelText('Projected (what the model was sent in turn 11)')).toBeTruthy();
+    expect(asked).toContain(`projected:${HANDLE}:10:toolu_01EXN`);
+    fireEvent.click(screen.getByRole('button', { name: 'turn 22' }));
+    expect(onSelectTurn).toHaveBeenCalledWith(21);
   });
 
   it('marks what the agent referred to but could no longer see, and opens its output at the identifier', () => {

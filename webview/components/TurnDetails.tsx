@@ -23,12 +23,16 @@ export interface TurnDetailsProps {
   summary?: TurnSummary | undefined;
   /** the turn's cost explained (webview/cost.ts explainTurnCost) */
   costText?: string | undefined;
-  loadText: (handle: string, side: 'original' | 'projected', offset: number, limit: number) => Promise<TextPage>;
+  /** a page of a stored output, or of the marker the model was sent for it in `at` (the turn and call) */
+  loadText: (handle: string, side: 'original' | 'projected', offset: number, limit: number, at?: TextAt) => Promise<TextPage>;
   /** a page of a result sent whole (no handle) */
   loadWhole?: (turn: number, callId: string, offset: number, limit: number) => Promise<TextPage>;
   /** opens the stored output; `find` puts the cursor on the first line that holds it */
   onOpen: (handle: string, find?: string) => void;
-  onCompare: (handle: string) => void;
+  /** compares the output with the marker the model was sent in `at` */
+  onCompare: (handle: string, at?: TextAt) => void;
+  /** selects another turn (a result reduced again later links to that turn) */
+  onSelectTurn?: (turn: number) => void;
   onCopy: (handle: string) => void;
   /** the key of the expanded result (kept by the App so it survives the tab being hidden) */
   expanded?: string | undefined;
@@ -38,6 +42,21 @@ export interface TurnDetailsProps {
   /** where the search found its text in this turn's results (shown under each) */
   matches?: readonly SearchMatch[] | undefined;
 }
+
+/** Where a marker was sent: the turn (0-based) and the call (identical outputs of several calls share a handle). */
+interface TextAt {
+  turn: number;
+  callId: string;
+}
+
+/** How a later decision reads: `cleared in turn 22`. */
+const LATER_VERB: Record<string, string> = {
+  clear: 'cleared',
+  offload: 'offloaded',
+  window: 'windowed',
+  budget: 'cut to its cap',
+  input: 'replaced',
+};
 
 export const keyOfReduced = (r: ResultInfo) => `r:${r.handle}:${r.callId}`;
 const keyOfWhole = (w: WholeResult) => `w:${w.callId}`;
@@ -69,27 +88,45 @@ function savedText(r: ResultInfo): string {
   return `saves ${compact(saved)} tokens in this and every later call`;
 }
 
+/** The row's name: the file or command the call named, else its call id; the call id is in the tooltip either way. */
+function CallName(props: { callId: string; source?: string | undefined }) {
+  return (
+    <span className="result-call" title={props.source ? `${props.source}\ncall ${props.callId}` : `call ${props.callId}`}>
+      {props.source ?? props.callId}
+    </span>
+  );
+}
+
 function ResultRow(
   props: {
     r: ResultInfo;
+    turn: number;
     expanded: boolean;
     onToggle: () => void;
     kind: RowKind;
     highlight?: string;
     match?: SearchMatch | undefined;
-  } & Pick<TurnDetailsProps, 'loadText' | 'onOpen' | 'onCompare' | 'onCopy'>,
+  } & Pick<TurnDetailsProps, 'loadText' | 'onOpen' | 'onCompare' | 'onCopy' | 'onSelectTurn'>,
 ) {
-  const { r, expanded, onToggle, loadText, kind } = props;
-  const loadOriginal = React.useCallback((o: number, l: number) => loadText(r.handle, 'original', o, l), [loadText, r.handle]);
-  const loadProjected = React.useCallback((o: number, l: number) => loadText(r.handle, 'projected', o, l), [loadText, r.handle]);
+  const { r, expanded, onToggle, loadText, kind, turn } = props;
+  const loadOriginal = React.useCallback(
+    (o: number, l: number) => loadText(r.handle, 'original', o, l, { turn, callId: r.callId }),
+    [loadText, r.handle, r.callId, turn],
+  );
+  // the marker of THIS turn: a preview sent here and cleared later still reads as the preview
+  const loadProjected = React.useCallback(
+    (o: number, l: number) => loadText(r.handle, 'projected', o, l, { turn, callId: r.callId }),
+    [loadText, r.handle, r.callId, turn],
+  );
+  const later = r.later;
   return (
-    <li className={`result${expanded ? ' expanded' : ''}`} data-handle={r.handle} data-kind={kind}>
+    <li className={`result${expanded ? ' expanded' : ''}`} data-handle={r.handle} data-call={r.callId} data-kind={kind}>
       <button type="button" className="result-head" aria-expanded={expanded} onClick={onToggle}>
         <span className="chev" aria-hidden="true">
           {expanded ? '▾' : '▸'}
         </span>
         <span className="result-tool">{r.tool}</span>
-        <span className="result-call">{r.callId}</span>
+        <CallName callId={r.callId} source={r.source} />
         <StageBadge stage={r.stage} />
         {!r.fresh && <Term word="kept" className="carried" />}
         <span className="result-sizes">
@@ -99,6 +136,24 @@ function ResultRow(
       <div className="result-reason">
         {r.reason}
         {r.fresh && <span className="result-saved"> · {savedText(r)}</span>}
+        {later && (
+          <span className="result-later" data-testid="result-later">
+            {' '}
+            · {LATER_VERB[later.stage] ?? `reduced again (${later.stage})`} in{' '}
+            {props.onSelectTurn ? (
+              <button
+                type="button"
+                className="link"
+                onClick={() => props.onSelectTurn!(later.turn)}
+                title={`Show turn ${later.turn + 1}, where the model was sent another marker for this result`}
+              >
+                turn {later.turn + 1}
+              </button>
+            ) : (
+              <>turn {later.turn + 1}</>
+            )}
+          </span>
+        )}
       </div>
       {props.match && <Snippet match={props.match} className="result-match" />}
       {expanded && (
@@ -107,7 +162,11 @@ function ResultRow(
             <Button onClick={() => props.onOpen(r.handle)} aria-label="Open stored output">
               Open stored output
             </Button>
-            <Button appearance="secondary" onClick={() => props.onCompare(r.handle)} aria-label="Compare original and projected">
+            <Button
+              appearance="secondary"
+              onClick={() => props.onCompare(r.handle, { turn, callId: r.callId })}
+              aria-label="Compare original and projected"
+            >
               Compare
             </Button>
             <Button appearance="secondary" onClick={() => props.onCopy(r.handle)} aria-label="Copy handle">
@@ -122,7 +181,12 @@ function ResultRow(
               load={loadOriginal}
               highlight={props.highlight}
             />
-            <TextPager side="projected" label="Projected (what the model was sent)" load={loadProjected} highlight={props.highlight} />
+            <TextPager
+              side="projected"
+              label={`Projected (what the model was sent in turn ${turn + 1})`}
+              load={loadProjected}
+              highlight={props.highlight}
+            />
           </div>
         </div>
       )}
@@ -148,7 +212,7 @@ function WholeRow(props: {
           {expanded ? '▾' : '▸'}
         </span>
         <span className="result-tool">{w.tool}</span>
-        <span className="result-call">{w.callId}</span>
+        <CallName callId={w.callId} source={w.source} />
         <Term word="sent whole" className="stage stage-whole" />
         <span className="result-sizes">
           {count(w.chars)} chars{w.tokens !== undefined ? ` · ${compact(w.tokens)} tokens` : ''}
@@ -212,6 +276,7 @@ export function TurnDetails(props: TurnDetailsProps) {
     <ResultRow
       key={key}
       r={r}
+      turn={detail.index}
       kind={kind}
       expanded={expanded === key}
       onToggle={() => toggle(key)}
@@ -219,6 +284,7 @@ export function TurnDetails(props: TurnDetailsProps) {
       onOpen={props.onOpen}
       onCompare={props.onCompare}
       onCopy={props.onCopy}
+      {...(props.onSelectTurn ? { onSelectTurn: props.onSelectTurn } : {})}
       {...(props.highlight ? { highlight: props.highlight } : {})}
       match={matchOf(r.callId)}
     />

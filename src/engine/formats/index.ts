@@ -8,7 +8,16 @@
  */
 import { decodeString, get, getString, parseLazy, type JObject, type JValue, type ParseReuse } from '../json';
 import { SpillwayError, WIRE_FORMATS, type WireFormat } from '../types';
-import { CallMap, candidateNames, textPartsOf, UNKNOWN_TOOL, type ItemKind, type ParsedRequest, type ToolResult } from './model';
+import {
+  CallMap,
+  candidateNames,
+  embeddedOutput,
+  textPartsOf,
+  UNKNOWN_TOOL,
+  type ItemKind,
+  type ParsedRequest,
+  type ToolResult,
+} from './model';
 import {
   actionOf,
   observationCallId,
@@ -160,12 +169,17 @@ const ANTHROPIC_BLOCKS = new Set([
   'mcp_tool_result',
   'document',
 ]);
-const CHAT_ROLES = new Set(['system', 'developer', 'tool', 'function']);
+/**
+ * Roles only Chat Completions has. `system` is not one: Anthropic Messages takes `role: "system"`
+ * items inside `messages` too (Claude Code sends its environment notes that way), so a system item
+ * says nothing about the format and the other items decide.
+ */
+const CHAT_ROLES = new Set(['developer', 'tool', 'function']);
 
 /**
  * Tells the format from the request's shape. `input` means Responses; `messages` means Chat
  * Completions or Anthropic Messages, told apart by Anthropic-only traits (top-level `system`,
- * tool_use/tool_result blocks) versus Chat-only ones (system/tool roles, `tool_calls`). A message
+ * tool_use/tool_result blocks) versus Chat-only ones (tool/developer roles, `tool_calls`). A message
  * list with neither holds no tool results, so reading it as Chat changes nothing either way.
  */
 export function detectFormat(text: string, root: JObject): WireFormat {
@@ -322,6 +336,15 @@ function readResponses(text: string, root: JObject): ParsedRequest {
     if (type && RESPONSES_OUTPUTS.has(type)) {
       req.kinds[i] = 'tool';
       pushResult(req, i, getString(text, it, 'call_id') ?? `#${i}`, get(it, 'output'), false);
+      // Codex's `exec` (code mode) answers with the tool's JSON: the result is its `output` string
+      if (type === 'custom_tool_call_output') {
+        const r = req.results[req.results.length - 1]!;
+        const found = embeddedOutput(text, r.textParts);
+        if (found) {
+          r.textParts = [found.part];
+          r.embedded = found.embedded;
+        }
+      }
       return;
     }
     if (type === 'mcp_call') {

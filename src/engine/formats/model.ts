@@ -7,7 +7,7 @@
  * text, so whatever the engine does not change (unknown fields, key order, images, cache_control,
  * is_error, whitespace) stays exactly as it was.
  */
-import { decodeString, type JObject, type JString, type JValue, type Patch } from '../json';
+import { decodeString, get, parseLazy, type JObject, type JString, type JValue, type Patch } from '../json';
 import type { WireFormat } from '../types';
 import { decodeRaw, type ObservationSpan } from './observations';
 
@@ -44,6 +44,21 @@ export interface ToolResult {
    * only this span of it.
    */
   observation?: ObservationSpan;
+  /**
+   * Set when the result's text is a JSON object with a string `output` (Codex's `exec` tool answers
+   * `{"exit_code":0,…,"output":"…"}`): the result is that string. `textParts[0]` is the text part
+   * that holds the JSON; a reduction replaces only the `output` string inside it, so the JSON still
+   * parses and its other fields (exit code, wall time) and the item's other parts stay as they were.
+   */
+  embedded?: EmbeddedOutput;
+}
+
+/** The `output` string inside a text part that is a JSON object (see ToolResult.embedded). */
+export interface EmbeddedOutput {
+  /** the decoded text of the part: the JSON object */
+  json: string;
+  /** the `output` string node, offsets in `json` */
+  output: JString;
 }
 
 /**
@@ -74,13 +89,51 @@ export interface ParsedRequest {
 export function resultText(req: ParsedRequest, r: ToolResult): string {
   const o = r.observation;
   if (o) return decodeRaw(req.text, o.start, o.end, o.string.escaped);
+  if (r.embedded) return decodeString(r.embedded.json, r.embedded.output);
   if (r.textParts.length === 1) return decodeString(req.text, r.textParts[0]!);
   return r.textParts.map((p) => decodeString(req.text, p)).join('\n');
 }
 
+/**
+ * Where a single-string result sits as a JSON string: the text it is in and the string's offsets
+ * (quotes included), for finding a marker without decoding the result. Undefined for a result
+ * spread over several text parts.
+ */
+export function resultString(req: ParsedRequest, r: ToolResult): { src: string; start: number; end: number } | undefined {
+  const o = r.observation;
+  if (o) return { src: req.text, start: o.start - 1, end: o.end + 1 };
+  if (r.embedded) return { src: r.embedded.json, start: r.embedded.output.start, end: r.embedded.output.end };
+  const first = r.textParts[0];
+  return first && { src: req.text, start: first.start, end: first.end };
+}
+
+/**
+ * The `output` string of the last text part that is a JSON object with one (Codex's `exec` answers
+ * put the tool's JSON after a header part). Only parts whose raw text starts with `{` are parsed.
+ */
+export function embeddedOutput(text: string, parts: readonly JString[]): { part: JString; embedded: EmbeddedOutput } | undefined {
+  for (let k = parts.length - 1; k >= 0; k--) {
+    const part = parts[k]!;
+    if (text.charCodeAt(part.start + 1) !== OPEN_BRACE) continue;
+    const json = decodeString(text, part);
+    let root: JValue;
+    try {
+      root = parseLazy(json);
+    } catch {
+      continue; // text that only starts like JSON
+    }
+    const output = get(root, 'output');
+    if (output?.kind === 'string') return { part, embedded: { json, output } };
+  }
+  return undefined;
+}
+
+const OPEN_BRACE = 123;
+
 /** Upper bound of the result's text length without decoding it. */
 export function resultRawLength(r: ToolResult): number {
   if (r.observation) return r.observation.end - r.observation.start;
+  if (r.embedded) return r.embedded.output.end - r.embedded.output.start - 2;
   let n = Math.max(0, r.textParts.length - 1);
   for (const p of r.textParts) n += p.end - p.start - 2;
   return n;
@@ -121,6 +174,13 @@ export function contentPatch(req: ParsedRequest, r: ToolResult, replacement: str
   const o = r.observation;
   // an observation: only its body's bytes change, the template and the rest of the message stay
   if (o) return { start: o.start, end: o.end, text: JSON.stringify(replacement).slice(1, -1) };
+  // an embedded output: only the `output` string of the part's JSON changes, the part is that JSON again
+  const e = r.embedded;
+  if (e) {
+    const part = r.textParts[0]!;
+    const json = e.json.slice(0, e.output.start) + JSON.stringify(replacement) + e.json.slice(e.output.end);
+    return { start: part.start, end: part.end, text: JSON.stringify(json) };
+  }
   const content = r.content!;
   const encoded = JSON.stringify(replacement);
   if (content.kind === 'string') return { start: content.start, end: content.end, text: encoded };

@@ -55,15 +55,31 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     if (x === undefined) {
       const call = list[i]!.call ?? results.req.calls.get(list[i]!.callId);
       const d = draft.decisions[i];
-      x = call?.input && !ledger.inputs.has(call.input.start) && !d?.inputReplacement ? (replaceInput(results, call) ?? null) : null;
+      x =
+        call?.input && !ledger.inputs.has(call.input.start) && !d?.inputReplacement
+          ? (replaceInput(results, call, results.callOf(call.item)) ?? null)
+          : null;
       inputs.set(i, x);
     }
     return x ?? undefined;
   };
   /** tokens clearing result i would free, estimated before deciding (its file input's too) */
+  // a read left whole while in use is cleared to the preview it would have had on arrival: its marker is
+  // counted as it will be sent (a one-line marker's count would overstate what clearing it frees)
+  const previewTokens = new Map<number, number>();
+  const markerTokensOf = (i: number): number => {
+    if (draft.decisions[i] || !keptRead(results, i)) return clearedMarkerTokens(results, i);
+    let t = previewTokens.get(i);
+    if (t === undefined) {
+      const out = reduceResult(results, i, 'clear', '', undefined, results.capOf(i) as number, undefined);
+      t = typeof out === 'string' ? tokensNow(i) : out.decision.projectedTokens;
+      previewTokens.set(i, t);
+    }
+    return t;
+  };
   const gain = (i: number): number =>
     (gains[i] ??=
-      Math.max(0, tokensNow(i) - clearedMarkerTokens(results, i)) +
+      Math.max(0, tokensNow(i) - markerTokensOf(i)) +
       (inputOf(i) ? inputOf(i)!.decision.originalTokens - inputOf(i)!.decision.projectedTokens : 0));
   // a report tool's result is kept unless the user capped that tool (config.ts, REPORT_TOOLS)
   // (the list is checked first: it is short, and most results are of no report tool)
@@ -102,16 +118,17 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const originalTok = results.originalItemTokens();
   // results an earlier call of the session cleared (recalled): as they were sent until the call that
   // cleared them, so that call is charged the rewrite it made
-  // (and the file input a clear replaced with its result, in its call's item)
   const recalledClears = new Map<number, number[]>();
-  const callItemOf = (i: number) => (list[i]!.call ?? results.req.calls.get(list[i]!.callId))?.item;
+  // (a file input the clear replaced with the result: its call's item too)
+  const inputItem = (i: number): number | undefined =>
+    draft.decisions[i]?.inputTokensSaved ? (list[i]!.call ?? results.req.calls.get(list[i]!.callId))?.item : undefined;
   list.forEach((r, i) => {
-    const d = draft.decisions[i];
-    if (d?.stage !== 'clear' || !d.clearedAt) return;
-    itemTok[r.item]! += d.clearedAt.tokens - tokensNow(i);
-    const callItem = d.inputTokensSaved ? callItemOf(i) : undefined;
-    if (callItem !== undefined) itemTok[callItem]! += d.inputTokensSaved!;
-    pushAt(recalledClears, d.clearedAt.call, i);
+    const at = draft.decisions[i]?.clearedAt;
+    if (draft.decisions[i]?.stage !== 'clear' || !at) return;
+    itemTok[r.item]! += at.tokens - tokensNow(i);
+    const ii = inputItem(i);
+    if (ii !== undefined) itemTok[ii]! += draft.decisions[i]!.inputTokensSaved!;
+    pushAt(recalledClears, at.call, i);
   });
   // file inputs replaced a call or more after the input was first sent (inputs.keepRounds): whole
   // until then, and that call is charged the rewrite
@@ -242,17 +259,16 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     // earlier projection cleared in this call, and file inputs first replaced in it, change it too
     let firstDeferred = Number.POSITIVE_INFINITY;
     for (const i of recalledClears.get(callNo) ?? []) {
-      const d = draft.decisions[i]!;
       const item = list[i]!.item;
-      const saved = d.clearedAt!.tokens - tokensNow(i);
+      const saved = draft.decisions[i]!.clearedAt!.tokens - tokensNow(i);
       itemTok[item]! -= saved;
       sums.add(item, -saved);
       firstDeferred = Math.min(firstDeferred, item);
-      const callItem = d.inputTokensSaved ? callItemOf(i) : undefined;
-      if (callItem !== undefined) {
-        itemTok[callItem]! -= d.inputTokensSaved!;
-        sums.add(callItem, -d.inputTokensSaved!);
-        firstDeferred = Math.min(firstDeferred, callItem);
+      const ii = inputItem(i);
+      if (ii !== undefined) {
+        itemTok[ii]! -= draft.decisions[i]!.inputTokensSaved!;
+        sums.add(ii, -draft.decisions[i]!.inputTokensSaved!);
+        firstDeferred = Math.min(firstDeferred, ii);
       }
     }
     for (const d of lateInputs.get(callNo) ?? []) {
@@ -320,7 +336,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
         freeSum -= gain(i);
         counted[i] = 0;
       }
-      if (clearResult(draft, i, why, inputOf(i))) {
+      // (not once the session's bank can no longer cover a read-back of a file input: ../guarantee.ts)
+      if (clearResult(draft, i, why, stopped(guarantee, 'input', callNo) ? undefined : inputOf(i))) {
         draft.decisions[i]!.clearedAt = { call: callNo, tokens: was };
         const saved = was - tokensNow(i);
         freed += saved;

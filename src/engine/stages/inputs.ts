@@ -69,9 +69,8 @@ export function fileInputs(results: Results): InputsOutcome {
     const decidedAt = results.callOf(call.item) + keepRounds;
     if (stopped(results.guarantee, 'input', decidedAt)) continue;
     if (minTokens > 0 && before[call.item]! <= minTokens) continue;
-    const d = replaceInput(results, call);
+    const d = replaceInput(results, call, decidedAt);
     if (!d) continue;
-    d.decision.call = decidedAt;
     out.writes.push(d.write);
     out.inputs.push(d.decision);
   }
@@ -83,7 +82,11 @@ export function fileInputs(results: Results): InputsOutcome {
  * when the input is not one we mark (no path, already a marker, not shorter as a marker). Used here on
  * arrival and by the clear stage (clear.ts) with `inputs.when: clear`.
  */
-export function replaceInput(results: Results, call: ToolCall): { decision: InputDecision; write: StoreWrite } | undefined {
+export function replaceInput(
+  results: Results,
+  call: ToolCall,
+  decidedAt: number,
+): { decision: InputDecision; write: StoreWrite } | undefined {
   const { req, cfg, counter } = results;
   const text = req.text;
   const input = call.input;
@@ -141,8 +144,7 @@ export function replaceInput(results: Results, call: ToolCall): { decision: Inpu
       item: call.item,
       start: input.start,
       end: input.end,
-      // on arrival unless the caller says when (inputs.keepRounds)
-      call: results.callOf(call.item),
+      call: decidedAt,
       replacement,
       handle,
       reason: what,

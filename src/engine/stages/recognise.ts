@@ -13,7 +13,7 @@
  * session's decisions are recalled; its answer is fixed for the rest of the projection.
  */
 import type { SpillwayConfig } from '../config';
-import { resultRawLength, resultText, type ParsedRequest, type ToolResult } from '../formats';
+import { resultRawLength, resultString, resultText, type ParsedRequest, type ToolResult } from '../formats';
 import { markerBound, PERSISTED_OUTPUT_TAG, recognisePersistedOutput, recogniseRawMarker } from '../markers';
 
 /** A JSON string escape is at most 6 characters (\uXXXX) for one decoded character. */
@@ -38,14 +38,18 @@ export function recognise(req: ParsedRequest, cfg: SpillwayConfig, known: (handl
   for (const r of req.results) {
     let marker: string | undefined, saved: string | undefined;
     const first = r.textParts[0];
-    // an observation's body is a span inside its string: the marker, if any, is that span
-    const o = r.observation;
-    const handle = o ? recogniseRawMarker(req.text, o.start - 1, o.end + 1) : first && recogniseRawMarker(req.text, first.start, first.end);
+    // an observation's body (or an embedded output) is a span inside its string: the marker, if any, is that span
+    const at = resultString(req, r);
+    const handle = at && recogniseRawMarker(at.src, at.start, at.end);
     if (handle && genuine(req, r, cfg, handle, known)) {
       marker = handle;
       markersSeen++;
     } else if (handle) forged++;
-    else if (first && req.text.startsWith(PERSISTED_OUTPUT_TAG, first.start + 1)) {
+    else if (
+      r.embedded
+        ? at!.src.startsWith(PERSISTED_OUTPUT_TAG, at!.start + 1)
+        : first && req.text.startsWith(PERSISTED_OUTPUT_TAG, first.start + 1)
+    ) {
       saved = recognisePersistedOutput(resultText(req, r));
     }
     markers.push(marker);

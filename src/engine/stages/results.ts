@@ -22,7 +22,7 @@ import { decodeString, forEachString, type JValue } from '../json';
 import type { TokenCounter } from '../tokens';
 import type { StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
-import { isReadToolName } from '../read-tool';
+import { isReadBackInCode, isReadToolName } from '../read-tool';
 
 /** Tokens a message costs beyond its text (role, separators), as providers count them. */
 const ITEM_OVERHEAD_TOKENS = 4;
@@ -54,18 +54,18 @@ export interface Decision extends Replacement {
    * from the next call on (`offload.latestCap`), so that call rewrites the request from here
    */
   afterUse?: boolean;
-  /**
-   * a clear: the call (0-based) of the session it was decided in, and the result's projected tokens
-   * before it; a later call's walk (clear.ts), which recalls the clear, counts the result as it was
-   * sent until that call and the rewrite at it, as the session's ledger must (../guarantee.ts)
-   */
-  clearedAt?: { call: number; tokens: number };
   /** the result is sent as it was; only its call's input is replaced (a file input cleared: `inputs.when: clear`) */
   inputOnly?: boolean;
   /** the stored input's handle, when the call's input was replaced as a file input */
   inputHandle?: string;
   /** tokens the call's input replacement saves in the call's own item */
   inputTokensSaved?: number;
+  /**
+   * a clear: the call (0-based) of the session it was decided in, and the result's projected tokens
+   * before it; a later call's walk (clear.ts), which recalls the clear, counts the result as it was
+   * sent until that call and the rewrite at it, as the session's ledger must (../guarantee.ts)
+   */
+  clearedAt?: { call: number; tokens: number };
 }
 
 /** A file-writing call's input replaced by a marker (inputs.ts). */
@@ -189,7 +189,8 @@ export class Results {
   /**
    * A result no stage may reduce: already a marker, reduced by the agent itself, without text, or the
    * answer of Spillway's own read tool (../read-tool.ts: already bounded by its cap; a marker in its
-   * place would send the model back to read the read, round and round).
+   * place would send the model back to read the read, round and round), also when Codex's `exec`
+   * called it from code.
    */
   fixedAsIs(i: number): boolean {
     const r = this.list[i]!;
@@ -198,7 +199,8 @@ export class Results {
       this.recognised.agentSaved[i] !== undefined ||
       !r.content ||
       r.textParts.length === 0 ||
-      isReadToolName(r.tool)
+      isReadToolName(r.tool) ||
+      isReadBackInCode(this.req.text, r)
     );
   }
 
@@ -274,7 +276,7 @@ export class Results {
     if (n === undefined) {
       const r = this.list[i]!;
       if (current?.partsTokens !== undefined) n = current.partsTokens;
-      else if (r.observation) n = this.counter.count(this.text(i));
+      else if (r.observation || r.embedded) n = this.counter.count(this.text(i));
       else {
         n = 0;
         for (const p of r.textParts) n += this.counter.count(decodeString(this.req.text, p));

@@ -9,10 +9,12 @@
 import { createEngine, type Projection, type SpillwayConfig, type WireFormat } from '../../engine';
 import type { Origin, SessionInfo, TurnSummary } from '../../protocol';
 import type { SessionArchive } from './archive';
+import { callSources, type CallSource } from '../pure/documents';
 import {
   costOf,
   freshFigures,
   infoTotals,
+  keptMarkers,
   Listeners,
   newResults,
   RecordSession,
@@ -125,10 +127,13 @@ export class ApiSession extends RecordSession {
       cost: costOf(result.stats.originalTokens, rawCached, result.stats.projectedTokens, cached),
       ...freshFigures(result.reductions, result.inputs),
     };
+    // the markers this turn's decisions sent, each once (no request is kept for them)
+    const markers = keptMarkers(projectedText, result.reductions, result.inputs);
     const record: TurnRecord = {
       summary,
       reductions: result.reductions,
       missed: [],
+      ...(markers.length ? { markers } : {}),
       ...(own ? { own } : {}),
       ...(result.inputs.length ? { inputs: result.inputs } : {}),
       ...(result.stats.savedByAgent ? { savedByAgent: result.stats.savedByAgent } : {}),
@@ -146,6 +151,17 @@ export class ApiSession extends RecordSession {
 
   protected projected(): string | undefined {
     return undefined; // the host's projected records answer first (InspectorContext.projectedText)
+  }
+
+  private sources: { turn: number; map: ReadonlyMap<string, CallSource> } | undefined;
+
+  /** What the calls of a kept request named (older turns' requests are dropped: undefined). */
+  protected override sourcesAt(turn: number): ReadonlyMap<string, CallSource> | undefined {
+    if (this.sources?.turn === turn) return this.sources.map;
+    const text = this.calls[turn]?.text;
+    if (text === undefined) return undefined;
+    this.sources = { turn, map: callSources(text) };
+    return this.sources.map;
   }
 
   async dryRun(config: SpillwayConfig, signal?: AbortSignal): Promise<TurnSummary[]> {
@@ -200,6 +216,7 @@ export class ApiSource implements SessionSource {
             missed: t.missed,
             ...(t.own ? { own: t.own } : {}),
             ...(t.inputs ? { inputs: t.inputs } : {}),
+            ...(t.markers ? { markers: t.markers } : {}),
           })),
           modified: a.modified,
           detail: a.header.detail,
@@ -228,6 +245,7 @@ export class ApiSource implements SessionSource {
       missed: [],
       ...(rec.own ? { own: [...rec.own] } : {}),
       ...(rec.inputs ? { inputs: [...rec.inputs] } : {}),
+      ...(rec.markers ? { markers: [...rec.markers] } : {}),
     });
     this.listeners.fire({ sessionId: id, appended: [rec.summary] });
     if (isNew) this.listeners.fire({});

@@ -18,7 +18,7 @@ import type { InputReduction, Reduction } from '../../engine';
 import { recordedInputs } from '../../proxy/recording';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
-import type { OwnResultRecord, TurnRecord } from './session';
+import type { KeptMarker, OwnResultRecord, TurnRecord } from './session';
 
 /** Where the archive of a store lives: next to the store folder, like the proxy's `sessions/`. */
 export function defaultArchiveDir(storeDir: string): string {
@@ -48,6 +48,8 @@ export interface ArchivedTurn {
   own?: OwnResultRecord[];
   /** tool call inputs replaced by a marker (absent in files kept before they were) */
   inputs?: InputReduction[];
+  /** the markers the turn's own decisions sent (API sessions; absent in files kept before they were) */
+  markers?: KeptMarker[];
 }
 
 export interface ArchivedSession {
@@ -147,9 +149,17 @@ export class SessionArchive {
           const t = JSON.parse(line) as ArchivedTurn;
           if (t && typeof t.summary === 'object' && Array.isArray(t.reductions)) {
             // a damaged inputs list is dropped, not the turn
-            const { inputs: rawInputs, ...rest } = t;
+            const { inputs: rawInputs, markers: rawMarkers, ...rest } = t;
             const inputs = recordedInputs(rawInputs);
-            turns.push({ ...rest, summary: { ...t.summary, index: turns.length }, ...(inputs ? { inputs } : {}) });
+            const markers = Array.isArray(rawMarkers)
+              ? rawMarkers.filter((m) => typeof m?.text === 'string' && typeof m.callId === 'string' && typeof m.handle === 'string')
+              : [];
+            turns.push({
+              ...rest,
+              summary: { ...t.summary, index: turns.length },
+              ...(inputs ? { inputs } : {}),
+              ...(markers.length ? { markers } : {}),
+            });
           }
         } catch {
           /* a torn last line */

@@ -29,7 +29,8 @@ import { inspectorHtml, newNonce } from './html';
 import { ProxySource } from './proxySource';
 import { recordFor, ReplaySource } from './replaySource';
 import { InspectorService, type InspectorActions } from './service';
-import type { InspectorContext, InspectorSession, SessionSource } from './session';
+import type { InspectorContext, InspectorSession, SessionSource, TextAt } from './session';
+import { markerId } from '../pure/records';
 
 const VIEW_TYPE = 'spillway.inspector';
 /** Opens the inspector when the window starts (the demo workspace sets it; off for everyone else). */
@@ -98,8 +99,9 @@ export class Inspector implements vscode.Disposable {
     this.ctx = {
       store: () => host.store,
       config: () => host.config,
-      projectedText: (handle) => host.record(handle)?.marker,
-      recordProjection: (request, projected, reductions) => host.recordProjection(request as object, projected as object, reductions),
+      projectedText: (handle, stage) => host.marker(handle, stage ? { stage } : undefined)?.text,
+      recordProjection: (request, projected, reductions, at) =>
+        host.recordProjection(request as object, projected as object, reductions, at),
       log: (line) => host.log.warn(line),
     };
     const memory = (this.memory = new InspectorMemory(join(host.baseDir, 'inspector.json')));
@@ -232,9 +234,10 @@ export class Inspector implements vscode.Disposable {
       // Compare after Open stored output reuses it rather than opening a third group)
       openStored: async (handle, _session, find) =>
         vscode.commands.executeCommand(COMMANDS.openStoredOutput, handle, { ...this.besideInspector(), ...(find ? { find } : {}) }),
-      compare: async (handle, session) => {
-        if (!host.record(handle)) this.rememberProjection(handle, session);
-        return vscode.commands.executeCommand(COMMANDS.compare, handle, this.besideInspector());
+      compare: async (handle, session, at) => {
+        // the marker of the turn the result was chosen in (an output offloaded in turn 11 and cleared in 22 has two)
+        const marker = this.rememberProjection(handle, session, at);
+        return vscode.commands.executeCommand(COMMANDS.compare, handle, { ...this.besideInspector(), ...(marker ? { marker } : {}) });
       },
       copyHandle: async (handle) => {
         // not awaited: a browser-hosted workbench may hold the clipboard write until the page has focus
@@ -263,30 +266,54 @@ export class Inspector implements vscode.Disposable {
     return { viewColumn: right ?? left ?? at + 1 };
   }
 
-  /** A replayed or proxied result was never projected by this window: give Compare its projected side. */
-  private rememberProjection(handle: string, session: InspectorSession | undefined): void {
-    if (!session) return;
-    const marker = session.text(handle, 'projected', 0, Number.MAX_SAFE_INTEGER);
-    if (marker.unavailable) return;
-    for (let i = session.info.turns - 1; i >= 0; i--) {
-      let r;
+  /**
+   * Gives Compare the projected side the inspector shows: the marker sent in turn `at` (a replayed or
+   * proxied result was never projected by this window; an API one may have been reduced again later),
+   * folded into the host's record of the output. Returns the marker's id, or undefined when the
+   * session cannot say (Compare then shows the newest recorded).
+   */
+  private rememberProjection(handle: string, session: InspectorSession | undefined, at?: TextAt): string | undefined {
+    if (!session) return undefined;
+    const marker = session.text(handle, 'projected', 0, Number.MAX_SAFE_INTEGER, at);
+    if (marker.unavailable) return undefined;
+    const turns = at ? [at.turn] : [...Array(session.info.turns).keys()].reverse();
+    for (const i of turns) {
+      let detail;
       try {
-        r = session.detail(i).results.find((x) => x.handle === handle);
+        detail = session.detail(i);
       } catch {
         continue;
       }
+      const pick = (x: { handle: string; callId: string }) => x.handle === handle && (at?.callId === undefined || x.callId === at.callId);
+      const found = detail.results.find(pick);
+      const input = found ? undefined : detail.inputs?.find(pick);
+      const r = found ?? input;
       if (!r) continue;
-      this.host.addRecord({
+      const source = session.callSource?.(i, r.callId);
+      const sourcePath = input ? (source?.writes?.[0] ?? source?.path) : source?.path;
+      const time = new Date().toISOString();
+      return this.host.addRecord({
         handle,
         tool: r.tool,
         callId: r.callId,
-        stage: r.stage,
-        reason: r.reason,
-        marker: marker.text,
-        time: new Date().toISOString(),
+        markers: [
+          {
+            id: markerId(marker.text),
+            text: marker.text,
+            stage: found ? found.stage : 'input',
+            reason: r.reason,
+            time,
+            turn: i,
+            session: session.info.id,
+          },
+        ],
+        ...(sourcePath ? { sourcePath } : {}),
+        ...(source?.command && !(input && sourcePath) ? { command: source.command } : {}),
+        ...(input ? { input: true } : {}),
+        time,
       });
-      return;
     }
+    return undefined;
   }
 
   /** Writes each changed cap through Set Cap for Tool (the extension's one settings writer). */

@@ -10,18 +10,21 @@ import { createEngine, handleFor, readRequest, resultText, type SpillwayConfig }
 import { listSessions, readBody, readSession, type Turn } from '../../proxy/recording';
 import { replayAsync } from '../../replay/replay';
 import { apiTranscript } from '../../replay/readers/api';
-import { markerTextFor } from '../pure/documents';
+import { callSources, type CallSource } from '../pure/documents';
 import { sessionTitle } from '../pure/sessionTitle';
 import { modelFields } from './prices';
 import type { SessionInfo, TurnSummary } from '../../protocol';
 import {
   costOf,
+  decisionKeyOf,
   freshFigures,
   infoTotals,
   Listeners,
+  markersOf,
   newResults,
   RecordSession,
   toolsOf,
+  TurnMarkers,
   type InspectorContext,
   type InspectorSession,
   type OwnResultRecord,
@@ -234,10 +237,42 @@ export class ProxySession extends RecordSession {
     }
   }
 
-  protected projected(handle: string): string | undefined {
-    const t = this.turnOf(handle);
+  private readonly turnMarkers = new TurnMarkers();
+
+  /** The marker turn k sent, from the request the proxy forwarded in that turn. */
+  protected override markerAt(turn: number, handle: string, callId: string): string | undefined {
+    const t = this.raw[turn];
     if (!t?.projectionRef) return undefined;
-    return this.texts.get(`p:${handle}`, () => markerTextFor(readBody(this.dir, t.projectionRef!), handle) ?? '') || undefined;
+    const ref = t.projectionRef;
+    return this.turnMarkers
+      .get(turn, () => {
+        try {
+          return markersOf(readBody(this.dir, ref), t.reductions, t.inputs ?? []);
+        } catch {
+          return new Map(); // the body was pruned
+        }
+      })
+      .get(decisionKeyOf(callId, handle));
+  }
+
+  /** The newest marker of a handle (no turn named): the last recorded turn that carries it. */
+  protected projected(handle: string): string | undefined {
+    for (let i = this.raw.length - 1; i >= 0; i--) {
+      const r = [...this.raw[i]!.reductions, ...(this.raw[i]!.inputs ?? [])].find((x) => x.handle === handle);
+      if (r) return this.markerAt(i, handle, r.callId);
+    }
+    return undefined;
+  }
+
+  private sources: { turn: number; map: ReadonlyMap<string, CallSource> } | undefined;
+
+  /** What the calls of a recorded request named (the turn's request, when the proxy kept it). */
+  protected override sourcesAt(turn: number): ReadonlyMap<string, CallSource> | undefined {
+    if (this.sources?.turn === turn) return this.sources.map;
+    const ref = this.raw[turn]?.requestRef;
+    if (!ref) return undefined;
+    this.sources = { turn, map: callSources(readBody(this.dir, ref)) };
+    return this.sources.map;
   }
 
   async dryRun(config: SpillwayConfig, signal?: AbortSignal): Promise<TurnSummary[]> {

@@ -10,17 +10,20 @@ import { basename } from 'node:path';
 import { createEngine, readRequest, resultText, type SpillwayConfig } from '../../engine';
 import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
-import { markerTextFor } from '../pure/documents';
+import { callSources, type CallSource } from '../pure/documents';
 import { withInputStage } from '../pure/records';
 import { modelFields } from './prices';
-import type { SessionInfo, TurnDetail, TurnSummary } from '../../protocol';
+import type { SessionInfo, TurnSummary } from '../../protocol';
 import type { SessionArchive, ArchivedSession } from './archive';
 import {
   costOf,
+  decisionKeyOf,
   freshFigures,
   infoTotals,
   Listeners,
+  markersOf,
   RecordSession,
+  TurnMarkers,
   toolsOf,
   type InspectorContext,
   type InspectorSession,
@@ -75,8 +78,8 @@ function modelOf(transcript: Transcript): Pick<SessionInfo, 'model' | 'costModel
 
 export class ReplaySession extends RecordSession {
   info: SessionInfo;
-  private readonly markers = new Map<string, string>();
-  private readonly projectedTurns = new Set<number>();
+  /** per turn projected again, its markers by (call, handle); a few turns */
+  private readonly projectedTurns = new TurnMarkers();
 
   constructor(
     ctx: InspectorContext,
@@ -159,45 +162,53 @@ export class ReplaySession extends RecordSession {
     this.lastResult = result;
     this.records = replayRecords(result);
     this.info = this.makeInfo(result);
-    this.markers.clear();
     this.projectedTurns.clear();
   }
 
-  override detail(turn: number): TurnDetail {
-    const d = super.detail(turn);
-    this.projectTurn(turn);
-    return d;
-  }
-
-  /** The projected side: call k projected again (decisions within a request are replayed, so it matches). */
-  private projectTurn(turn: number): void {
+  /**
+   * The markers call k was sent: call k projected again under the settings the figures were made
+   * with (a replay decides within each request, so it matches), kept for a few turns.
+   */
+  private projectTurn(turn: number): Map<string, string> | undefined {
     const rec = this.records[turn];
-    if (this.projectedTurns.has(turn) || !rec || rec.reductions.length + (rec.inputs?.length ?? 0) === 0) return;
-    this.projectedTurns.add(turn);
-    try {
-      const store = this.ctx.store();
-      const engine = createEngine(this.ctx.config(), { store: { put: () => undefined, locate: (h) => store.locate(h) } });
-      const text = JSON.stringify(requestForCall(this.transcript, turn));
-      const marks = this.transcript.observations;
-      const out = engine.project(text, this.transcript.wire, marks ? { observations: marks } : {}).request;
-      for (const r of [...rec.reductions, ...(rec.inputs ?? [])]) {
-        if (this.markers.has(r.handle)) continue;
-        const m = markerTextFor(out, r.handle);
-        if (m !== undefined) this.markers.set(r.handle, m);
+    if (!rec || rec.reductions.length + (rec.inputs?.length ?? 0) === 0) return undefined;
+    return this.projectedTurns.get(turn, () => {
+      try {
+        const store = this.ctx.store();
+        const engine = createEngine(this.ctx.config(), { store: { put: () => undefined, locate: (h) => store.locate(h) } });
+        const text = JSON.stringify(requestForCall(this.transcript, turn));
+        const marks = this.transcript.observations;
+        const out = engine.project(text, this.transcript.wire, marks ? { observations: marks } : {}).request;
+        return markersOf(out, rec.reductions, rec.inputs ?? []);
+      } catch (e) {
+        this.ctx.log?.(`could not re-project call ${turn} of ${this.path}: ${String(e)}`);
+        return new Map();
       }
-    } catch (e) {
-      this.ctx.log?.(`could not re-project call ${turn} of ${this.path}: ${String(e)}`);
-    }
+    });
   }
 
+  protected override markerAt(turn: number, handle: string, callId: string): string | undefined {
+    return this.projectTurn(turn)?.get(decisionKeyOf(callId, handle));
+  }
+
+  /** The newest marker of a handle (no turn named): the last turn that carries it. */
   protected projected(handle: string): string | undefined {
-    if (!this.markers.has(handle)) {
-      const turn = this.records.findIndex(
-        (r) => r.reductions.some((x) => x.handle === handle) || r.inputs?.some((x) => x.handle === handle),
-      );
-      if (turn >= 0) this.projectTurn(turn);
+    for (let t = this.records.length - 1; t >= 0; t--) {
+      const rec = this.records[t]!;
+      const r = [...rec.reductions, ...(rec.inputs ?? [])].find((x) => x.handle === handle);
+      if (r) return this.markerAt(t, handle, r.callId);
     }
-    return this.markers.get(handle);
+    return undefined;
+  }
+
+  private sources: Map<string, CallSource> | undefined;
+
+  /** What every call of the transcript named (the last call's request holds them all), read once. */
+  protected override sourcesAt(): ReadonlyMap<string, CallSource> | undefined {
+    const n = this.transcript.calls.length;
+    if (n === 0) return undefined;
+    this.sources ??= callSources(requestForCall(this.transcript, n - 1));
+    return this.sources;
   }
 
   async dryRun(config: SpillwayConfig, signal?: AbortSignal): Promise<TurnSummary[]> {
@@ -210,9 +221,11 @@ export class ReplaySession extends RecordSession {
 export function recordFor(ctx: InspectorContext): ReplayOptions['onProjection'] {
   const record = ctx.recordProjection;
   if (!record) return undefined;
-  return (_i, { request, projection }) => {
-    const fresh = [...projection.reductions.filter((r) => r.fresh), ...withInputStage(projection.inputs.filter((r) => r.fresh))];
-    if (fresh.length > 0) record(JSON.parse(request) as unknown, JSON.parse(projection.request) as unknown, fresh);
+  return (i, { request, projection }) => {
+    // all of them, so calls that share a handle each get their own marker; only this call's decisions are recorded
+    const all = [...projection.reductions, ...withInputStage(projection.inputs)];
+    if (all.some((r) => r.fresh))
+      record(JSON.parse(request) as unknown, JSON.parse(projection.request) as unknown, all, { turn: i }, (r) => r.fresh === true);
   };
 }
 

@@ -23,7 +23,7 @@ import {
   type WebviewMessage,
 } from '../../protocol';
 import { priceChoices } from './prices';
-import { totalsOf, type InspectorSession, type SessionSource } from './session';
+import { totalsOf, type InspectorSession, type SessionSource, type TextAt } from './session';
 
 /** Most turns a search names; the webview says when there were more. */
 const MAX_SEARCH_TURNS = 10_000;
@@ -35,7 +35,8 @@ export interface InspectorActions {
   config(): SpillwayConfig;
   /** `find`: open at the first line holding it (a missed identifier) */
   openStored(handle: string, session: InspectorSession | undefined, find?: string): Promise<unknown>;
-  compare(handle: string, session: InspectorSession | undefined): Promise<unknown>;
+  /** `at`: the turn (and call) whose marker to compare with */
+  compare(handle: string, session: InspectorSession | undefined, at?: TextAt): Promise<unknown>;
   copyHandle(handle: string): Promise<unknown>;
   /** writes spillway.toolCaps; resolves with the caps now in force, or undefined when the user cancelled (`ask`) */
   saveCaps(caps: Record<string, CapChoice>, target?: 'workspace' | 'user' | 'ask'): Promise<Record<string, CapValue> | undefined>;
@@ -157,7 +158,8 @@ export class InspectorService {
       } else if (isCommand(m, 'result/openStored')) {
         await this.actions.openStored(m.params.handle, this.current, m.params.find);
       } else if (isCommand(m, 'result/compare')) {
-        await this.actions.compare(m.params.handle, this.current);
+        const { turn, callId } = m.params;
+        await this.actions.compare(m.params.handle, this.current, turn !== undefined ? { turn, ...(callId ? { callId } : {}) } : undefined);
       } else if (isCommand(m, 'result/copyHandle')) {
         await this.actions.copyHandle(m.params.handle);
       }
@@ -202,7 +204,8 @@ export class InspectorService {
         return (await this.session(m.params.sessionId)).detail(m.params.turn);
       case 'text/page': {
         const p = m.params;
-        return (await this.session(p.sessionId)).text(p.handle, p.side, p.offset, p.limit);
+        const at = p.turn !== undefined ? { turn: p.turn, ...(p.callId ? { callId: p.callId } : {}) } : undefined;
+        return (await this.session(p.sessionId)).text(p.handle, p.side, p.offset, p.limit, at);
       }
       case 'result/page': {
         const p = m.params;

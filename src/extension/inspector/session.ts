@@ -17,7 +17,8 @@ import {
   type SpillwayConfig,
   type WireFormat,
 } from '../../engine';
-import type { RecordedReduction } from '../pure/records';
+import type { RecordedAt, RecordedReduction } from '../pure/records';
+import { inputDocument, markerTextsFor, sourceLabel, type CallSource } from '../pure/documents';
 import type { OutputStore } from '../../store/entry';
 import type {
   Cost,
@@ -55,6 +56,25 @@ export interface TurnRecord {
   own?: readonly OwnResultRecord[];
   /** tool call inputs replaced by a marker in the turn's projection (absent in records made before they were kept) */
   inputs?: readonly InputReduction[];
+  /**
+   * the marker texts of the decisions this turn made (fresh reductions and inputs), for sources that
+   * cannot project the turn again (API sessions keep no request): one entry per decision, so a
+   * marker carried through later turns is kept once
+   */
+  markers?: readonly KeptMarker[];
+}
+
+/** The marker one decision sent: the call, its handle, the text. */
+export interface KeptMarker {
+  callId: string;
+  handle: string;
+  text: string;
+}
+
+/** Where a text was sent: the turn (0-based) and the call (identical outputs of several calls share one handle). */
+export interface TextAt {
+  turn: number;
+  callId?: string;
 }
 
 /**
@@ -109,8 +129,10 @@ export interface InspectorSession {
   readonly info: SessionInfo;
   turns(): TurnSummary[];
   detail(turn: number): TurnDetail;
-  /** one page of the original output or of the text the model was sent in its place */
-  text(handle: string, side: Side, offset: number, limit: number): TextPage;
+  /** one page of the original output or of the text the model was sent in its place (in turn `at`; else the newest known) */
+  text(handle: string, side: Side, offset: number, limit: number, at?: TextAt): TextPage;
+  /** what a call of `turn` named: the file it read or wrote, the command it ran */
+  callSource?(turn: number, callId: string): CallSource | undefined;
   /** the session's turns re-projected under `config`, without saving anything */
   dryRun(config: SpillwayConfig, signal?: AbortSignal): Promise<TurnSummary[]>;
   /** turn indexes whose own results contain `query` (in tool, call id, original or projected text) */
@@ -142,10 +164,16 @@ export interface SessionSource {
 export interface InspectorContext {
   store(): OutputStore;
   config(): SpillwayConfig;
-  /** the marker text the model was sent for a handle, when the host recorded it */
-  projectedText?(handle: string): string | undefined;
+  /** the marker text the model was sent for a handle, when the host recorded it (the newest, of `stage` when it has one) */
+  projectedText?(handle: string, stage?: string): string | undefined;
   /** keeps what a replayed call's reductions sent, so their stored outputs open titled by their source */
-  recordProjection?(request: unknown, projected: unknown, reductions: readonly RecordedReduction[]): void;
+  recordProjection?(
+    request: unknown,
+    projected: unknown,
+    reductions: readonly RecordedReduction[],
+    at?: RecordedAt,
+    keep?: (r: RecordedReduction) => boolean,
+  ): void;
   log?(line: string): void;
 }
 
@@ -166,6 +194,81 @@ export class Listeners<E> {
   }
   clear(): void {
     this.set.clear();
+  }
+}
+
+/** Marker texts a session caches (one per decision); past this it starts again. */
+const MAX_CACHED_MARKERS = 2_000;
+
+function decisionKey(callId: string, handle: string): string {
+  return `${callId}\n${handle}`;
+}
+
+/**
+ * The marker each reduction and file input of one projection was sent as, by (call, handle). Calls
+ * that share a handle (identical outputs) take its markers in the request's order.
+ */
+export function markersOf(
+  projected: unknown,
+  reductions: readonly Reduction[],
+  inputs: readonly InputReduction[] = [],
+): Map<string, string> {
+  const out = new Map<string, string>();
+  const byHandle = new Map<string, { callId: string }[]>();
+  const add = (handle: string, x: { callId: string }) => {
+    const list = byHandle.get(handle);
+    if (list) list.push(x);
+    else byHandle.set(handle, [x]);
+  };
+  for (const i of inputs) add(i.handle, i);
+  for (const r of [...reductions].sort((a, b) => a.result - b.result)) add(r.handle, r);
+  for (const [handle, list] of byHandle) {
+    const texts = markerTextsFor(projected, handle);
+    list.forEach((x, n) => {
+      const text = texts[Math.min(n, texts.length - 1)];
+      if (text !== undefined) out.set(decisionKey(x.callId, handle), text);
+    });
+  }
+  return out;
+}
+
+/** The markers of a projection's own decisions (fresh reductions and inputs), as a turn record keeps them. */
+export function keptMarkers(projected: unknown, reductions: readonly Reduction[], inputs: readonly InputReduction[] = []): KeptMarker[] {
+  const fresh = new Set([...reductions, ...inputs].filter((x) => x.fresh).map((x) => decisionKey(x.callId, x.handle)));
+  if (fresh.size === 0) return [];
+  const out: KeptMarker[] = [];
+  for (const [key, text] of markersOf(projected, reductions, inputs)) {
+    if (!fresh.has(key)) continue;
+    const [callId, handle] = key.split('\n') as [string, string];
+    out.push({ callId, handle, text });
+  }
+  return out;
+}
+
+export function decisionKeyOf(callId: string, handle: string): string {
+  return decisionKey(callId, handle);
+}
+
+/** Turns whose markers a session keeps read at once; the least recently asked go first. */
+const MAX_MARKED_TURNS = 16;
+
+/** The markers of a few turns (by (call, handle), markersOf), read from a projection on demand. */
+export class TurnMarkers {
+  private readonly turns = new Map<number, Map<string, string>>();
+  get(turn: number, load: () => Map<string, string>): Map<string, string> {
+    const hit = this.turns.get(turn);
+    if (hit) {
+      this.turns.delete(turn);
+      this.turns.set(turn, hit);
+      return hit;
+    }
+    const markers = load();
+    this.turns.set(turn, markers);
+    while (this.turns.size > MAX_MARKED_TURNS) this.turns.delete(this.turns.keys().next().value as number);
+    return markers;
+  }
+  clear(): void {
+    this.turns.clear();
   }
 }
 
@@ -249,8 +352,104 @@ export abstract class RecordSession implements InspectorSession {
   protected records: TurnRecord[] = [];
   protected readonly texts = new TextCache();
   abstract readonly info: SessionInfo;
+  /** per (call, handle), the turns that decided it (fresh), ascending; rebuilt when the records change */
+  private decisionIndex: { records: TurnRecord[]; length: number; turns: Map<string, number[]> } | undefined;
+  /** marker texts by the turn that decided them: one entry per decision, whichever later turn asks */
+  private readonly markerCache = new Map<string, string | null>();
 
   constructor(protected readonly ctx: InspectorContext) {}
+
+  private decisions(): Map<string, number[]> {
+    const ix = this.decisionIndex;
+    if (ix && ix.records === this.records && ix.length === this.records.length) return ix.turns;
+    const turns = new Map<string, number[]>();
+    this.records.forEach((rec, t) => {
+      for (const r of [...rec.reductions, ...(rec.inputs ?? [])]) {
+        if (!r.fresh) continue;
+        const k = decisionKey(r.callId, r.handle);
+        const list = turns.get(k);
+        if (!list) turns.set(k, [t]);
+        else if (list[list.length - 1] !== t) list.push(t);
+      }
+    });
+    if (ix?.records !== this.records) this.markerCache.clear();
+    this.decisionIndex = { records: this.records, length: this.records.length, turns };
+    return turns;
+  }
+
+  /** The turn that decided what `turn` sent for (call, handle): the last decision at or before it. */
+  private decidedIn(turn: number, callId: string, handle: string): number | undefined {
+    const list = this.decisions().get(decisionKey(callId, handle)) ?? [];
+    let found: number | undefined;
+    for (const d of list) {
+      if (d > turn) break;
+      found = d;
+    }
+    return found;
+  }
+
+  /** The first turn after `turn` that decided (call, handle) again, and how (a preview later cleared). */
+  private laterOf(turn: number, callId: string, handle: string): { turn: number; stage: string } | undefined {
+    const d = (this.decisions().get(decisionKey(callId, handle)) ?? []).find((x) => x > turn);
+    if (d === undefined) return undefined;
+    const rec = this.records[d]!;
+    const r = rec.reductions.find((x) => x.callId === callId && x.handle === handle);
+    return { turn: d, stage: r ? r.stage : 'input' };
+  }
+
+  /**
+   * The marker the model was sent in `turn` for (call, handle), read from the source (the turn
+   * projected again, its recorded projection, or the kept marker): undefined when it cannot say.
+   */
+  protected markerAt(turn: number, handle: string, callId: string): string | undefined {
+    return this.records[turn]?.markers?.find((m) => m.callId === callId && m.handle === handle)?.text;
+  }
+
+  /** What each call of `turn`'s request named (file, command, heredoc writes), when the source keeps the request. */
+  protected sourcesAt(_turn: number): ReadonlyMap<string, CallSource> | undefined {
+    return undefined;
+  }
+
+  callSource(turn: number, callId: string): CallSource | undefined {
+    try {
+      return this.sourcesAt(turn)?.get(callId);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The marker `turn` sent for the handle (the call's, when several calls share the handle): the one
+   * its deciding turn sent, since a decision carried over stays byte for byte the same (stickiness).
+   */
+  private markerIn(turn: number, handle: string, callId: string | undefined): string | undefined {
+    const rec = this.records[turn];
+    if (!rec) return undefined;
+    const r =
+      [...rec.reductions, ...(rec.inputs ?? [])].find((x) => x.handle === handle && (callId === undefined || x.callId === callId)) ??
+      undefined;
+    if (!r) return undefined;
+    const decided = this.decidedIn(turn, r.callId, handle) ?? turn;
+    const key = `${decided}\n${decisionKey(r.callId, handle)}`;
+    const hit = this.markerCache.get(key);
+    if (hit !== undefined) return hit ?? undefined;
+    const stage = 'stage' in r ? r.stage : 'input';
+    const text =
+      this.markerAt(decided, handle, r.callId) ??
+      (decided !== turn ? this.markerAt(turn, handle, r.callId) : undefined) ??
+      this.ctx.projectedText?.(handle, stage);
+    if (this.markerCache.size >= MAX_CACHED_MARKERS) this.markerCache.clear();
+    this.markerCache.set(key, text ?? null);
+    return text;
+  }
+
+  /** True when `handle` is a file input (in `turn`, or in any turn when none is given). */
+  private isInput(handle: string, turn?: number): boolean {
+    const has = (rec: TurnRecord | undefined) => !!rec?.inputs?.some((i) => i.handle === handle);
+    if (turn !== undefined && has(this.records[turn])) return true;
+    if (turn !== undefined && this.records[turn]?.reductions.some((r) => r.handle === handle)) return false;
+    return this.records.some(has);
+  }
 
   turns(): TurnSummary[] {
     return this.records.map((r) => r.summary);
@@ -273,12 +472,24 @@ export abstract class RecordSession implements InspectorSession {
     const r = this.records[turn];
     if (!r) throw new Error(`turn ${turn} does not exist: the session has ${this.records.length}`);
     const saved = (r.savedByAgent ?? []).map((s) => ({ tool: s.tool, callId: s.callId, agent: s.agent, file: s.file, chars: s.chars }));
+    let sources: ReadonlyMap<string, CallSource> | undefined;
+    try {
+      sources = this.sourcesAt(turn);
+    } catch (e) {
+      this.ctx.log?.(`inspector: the tool calls of turn ${turn} of ${this.info.id} could not be read: ${String(e)}`);
+    }
+    // named by the file or command, and told when a later turn reduced it again
+    const extra = (x: Reduction | InputReduction, kind: 'result' | 'input') => {
+      const source = sourceLabel(sources?.get(x.callId), kind);
+      const later = this.laterOf(turn, x.callId, x.handle);
+      return { ...(source ? { source } : {}), ...(later ? { later } : {}) };
+    };
     const d: TurnDetail = {
       index: turn,
-      results: r.reductions.map(resultInfo),
+      results: r.reductions.map((x) => ({ ...resultInfo(x), ...extra(x, 'result') })),
       missed: r.missed.map((m) => (m.handle ? { id: m.id, handle: m.handle } : { id: m.id })),
       ...(saved.length ? { savedByAgent: saved } : {}),
-      ...(r.inputs?.length ? { inputs: r.inputs.map(inputInfo) } : {}),
+      ...(r.inputs?.length ? { inputs: r.inputs.map((x) => ({ ...inputInfo(x), ...extra(x, 'input') })) } : {}),
     };
     let own: readonly OwnResultRecord[] | undefined;
     try {
@@ -292,7 +503,16 @@ export abstract class RecordSession implements InspectorSession {
       ...d,
       whole: own
         .filter((o) => !reduced.has(o.callId))
-        .map((o) => ({ tool: o.tool, callId: o.callId, chars: o.chars, ...(o.tokens !== undefined ? { tokens: o.tokens } : {}) })),
+        .map((o) => {
+          const source = sourceLabel(sources?.get(o.callId), 'result');
+          return {
+            tool: o.tool,
+            callId: o.callId,
+            chars: o.chars,
+            ...(o.tokens !== undefined ? { tokens: o.tokens } : {}),
+            ...(source ? { source } : {}),
+          };
+        }),
       own: own.filter((o) => reduced.has(o.callId)).map((o) => o.callId),
     };
   }
@@ -315,16 +535,21 @@ export abstract class RecordSession implements InspectorSession {
 
   protected abstract projected(handle: string): string | undefined;
 
-  text(handle: string, side: Side, offset: number, limit: number): TextPage {
+  text(handle: string, side: Side, offset: number, limit: number, at?: TextAt): TextPage {
     try {
-      if (side === 'original')
-        return page(
-          this.texts.get(`o:${handle}`, () => this.original(handle)),
-          offset,
-          limit,
-        );
-      const marker = this.ctx.projectedText?.(handle) ?? this.projected(handle);
-      if (marker === undefined) return unavailable(`the projected text of ${handle} was not recorded`);
+      if (side === 'original') {
+        // a file input reads as what it wrote (a heredoc's command, a Write's content), not as escaped JSON
+        const input = this.isInput(handle, at?.turn);
+        const text = this.texts.get(`${input ? 'i' : 'o'}:${handle}`, () => {
+          const original = this.original(handle);
+          return (input && inputDocument(original)?.text) || original;
+        });
+        return page(text, offset, limit);
+      }
+      // the marker of that turn: a preview offloaded in turn 11 and cleared in turn 22 reads as the preview in 11
+      const marker = at ? this.markerIn(at.turn, handle, at.callId) : (this.ctx.projectedText?.(handle) ?? this.projected(handle));
+      if (marker === undefined)
+        return unavailable(`the projected text of ${handle}${at ? ` in turn ${at.turn + 1}` : ''} was not recorded`);
       return page(marker, offset, limit);
     } catch (e) {
       return unavailable(e instanceof Error ? e.message : String(e));

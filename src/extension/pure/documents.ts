@@ -14,34 +14,51 @@
  * document shows the file's text at its own line numbers instead (`readToolText`), not both.
  */
 import { HANDLE_PATTERN } from '../../engine/handle';
+import { heredocWrites } from '../../engine/file-inputs';
 
 export const SCHEME = 'spillway';
 /** Longest tool or call id kept in a title; the rest is elided so tabs stay readable. */
 const MAX_TITLE_PART = 60;
+/** Longest list of call ids kept in the folder segment that names them (the tab's tooltip). */
+const MAX_CALLS_PART = 200;
+/** A marker's id in a projected document's path: `m-` and the first hex digits of its text's hash. */
+const MARKER_SEGMENT = /^m-[0-9a-f]{12}$/;
 
 export interface DocumentName {
   handle: string;
   tool?: string;
   callId?: string;
+  /** every call that produced this output, when more than one did (identical content shares one handle) */
+  callIds?: readonly string[];
   /** the file the tool call read, or the command it ran: the title when known */
   sourcePath?: string;
   command?: string;
+  /** a file input (what the agent wrote to a file): the path's folder says so */
+  input?: boolean;
   /** extension with its dot, e.g. `.json` */
   ext: string;
   projected?: boolean;
+  /** which of the output's markers a projected document shows (`m-…`, markerSegment); the latest when absent */
+  marker?: string;
 }
 
-export type ParsedPath = { ok: true; handle: string; projected: boolean; isDir: boolean } | { ok: false; reason: string };
+export type ParsedPath = { ok: true; handle: string; projected: boolean; isDir: boolean; marker?: string } | { ok: false; reason: string };
 /** The folder of the projected texts; a call id spelled the same is renamed, so the two never collide. */
 const PROJECTED_SEGMENT = 'projected';
 
 /** Makes one path segment safe and short: no slashes, backslashes, control characters or `..`. */
-export function safeSegment(text: string | undefined, fallback: string): string {
+export function safeSegment(text: string | undefined, fallback: string, max = MAX_TITLE_PART): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what must go
   let s = (text ?? '').replace(/[\u0000-\u001f\u007f/\\]/g, '_').trim();
   if (s === '' || /^\.+$/.test(s)) s = fallback;
-  if (s.length > MAX_TITLE_PART) s = s.slice(0, MAX_TITLE_PART - 1) + '…';
+  if (s.length > max) s = s.slice(0, max - 1) + '…';
   return s;
+}
+
+/** The path segment of a marker (`m-` and 12 hex digits of the id), for a projected document's path. */
+export function markerSegment(id: string): string | undefined {
+  const s = `m-${id}`;
+  return MARKER_SEGMENT.test(s) ? s : undefined;
 }
 
 /**
@@ -57,14 +74,22 @@ export function documentTitle(name: Omit<DocumentName, 'handle'>): string {
   return `${safeSegment(name.tool, 'tool')} · ${safeSegment(name.callId, 'output')}${name.ext}`;
 }
 
-function callSegment(callId: string | undefined): string {
-  const s = safeSegment(callId, 'output');
-  return s === PROJECTED_SEGMENT ? `_${s}` : s;
+/**
+ * The folder segment that names the calls (the tab's tooltip shows it): `toolu_1`, or every call
+ * that produced the output (`toolu_1, toolu_2`), `input · ` first for a file input.
+ */
+function callSegment(name: Omit<DocumentName, 'handle'>): string {
+  const ids = name.callIds?.length ? name.callIds : name.callId ? [name.callId] : [];
+  const calls = ids.length ? ids.join(', ') : undefined;
+  const text = `${name.input ? 'input · ' : ''}${calls ?? ''}`;
+  const s = safeSegment(text, 'output', MAX_CALLS_PART);
+  return s === PROJECTED_SEGMENT || MARKER_SEGMENT.test(s) ? `_${s}` : s;
 }
 
-/** The URI path (without the scheme) of a stored output or of its projection. */
+/** The URI path (without the scheme) of a stored output or of its projection (one of its markers). */
 export function documentPath(name: DocumentName): string {
-  return `/${name.handle}${name.projected ? `/${PROJECTED_SEGMENT}` : ''}/${callSegment(name.callId)}/${documentTitle(name)}`;
+  const marker = name.projected && name.marker && MARKER_SEGMENT.test(name.marker) ? `/${name.marker}` : '';
+  return `/${name.handle}${name.projected ? `/${PROJECTED_SEGMENT}${marker}` : ''}/${callSegment(name)}/${documentTitle(name)}`;
 }
 
 /**
@@ -82,9 +107,12 @@ export function parseDocumentPath(path: string): ParsedPath {
   const rest = parts.slice(2);
   if (rest.some((p) => p === '..' || p === '.')) return { ok: false, reason: 'the path may not contain . or .. segments' };
   const projected = rest[0] === PROJECTED_SEGMENT;
-  const below = projected ? rest.slice(1) : rest;
-  // <call id>/<title> is the document; anything shorter is one of its folders
-  if (below.length <= 2) return { ok: true, handle, projected, isDir: below.length < 2 };
+  let below = projected ? rest.slice(1) : rest;
+  // a projected document may name one of the output's markers first (`m-` and 12 hex digits)
+  const marker = projected && below.length > 0 && MARKER_SEGMENT.test(below[0]!) ? below[0] : undefined;
+  if (marker) below = below.slice(1);
+  // <calls>/<title> is the document; anything shorter is one of its folders
+  if (below.length <= 2) return { ok: true, handle, projected, isDir: below.length < 2, ...(marker ? { marker } : {}) };
   return { ok: false, reason: 'unexpected path below the handle' };
 }
 
@@ -229,14 +257,24 @@ export function lineHolding(text: string, find: string): { line: number; charact
 /** Keys of tool-call inputs that name the file a tool read or wrote. */
 const PATH_KEYS = ['file_path', 'filePath', 'path', 'file', 'filename', 'target_file', 'notebook_path'];
 
+/** What a tool call's input says about where its output or its input comes from. */
+export interface CallSource {
+  /** the file the call read or wrote (a path field of its input, or the file a simple `cat` prints) */
+  path?: string;
+  /** the shell command it ran */
+  command?: string;
+  /** the files its command writes through heredocs (`cat > f << 'EOF'`) */
+  writes?: string[];
+}
+
 /**
- * Finds, for each call id, the file path its tool call names, by walking the request in any of the
- * three wire formats: Anthropic `tool_use` (`id`, `input`), OpenAI Chat (`id`, `function.arguments`)
- * and Responses `function_call` (`call_id`, `arguments`). Unknown shapes are skipped. `commands`,
- * when given, receives the shell command of each call that ran one.
+ * Finds, for each call id, what its tool call names (the file, the command, the files a heredoc
+ * writes), by walking the request in any of the three wire formats: Anthropic `tool_use` (`id`,
+ * `input`), OpenAI Chat (`id`, `function.arguments`) and Responses `function_call` (`call_id`,
+ * `arguments`). Unknown shapes are skipped.
  */
-export function toolInputPaths(request: unknown, commands?: Map<string, string>): Map<string, string> {
-  const found = new Map<string, string>();
+export function callSources(request: unknown): Map<string, CallSource> {
+  const found = new Map<string, CallSource>();
   let root = request;
   if (typeof root === 'string') {
     try {
@@ -265,24 +303,116 @@ export function toolInputPaths(request: unknown, commands?: Map<string, string>)
         }
       }
       if (input && typeof input === 'object' && !Array.isArray(input)) {
-        const fields = input as Record<string, unknown>;
-        for (const k of PATH_KEYS) {
-          const v = fields[k];
-          if (typeof v === 'string' && v.length > 0 && v.length < 4096) {
-            found.set(id, v);
-            break;
-          }
-        }
-        const cmd = typeof fields.command === 'string' ? fields.command : typeof fields.cmd === 'string' ? fields.cmd : undefined;
-        if (cmd && commands && cmd.length < 4096) commands.set(id, cmd);
-        const shown = cmd && !found.has(id) ? fileShownBy(cmd) : undefined;
-        if (shown) found.set(id, shown);
+        const source = inputSource(input as Record<string, unknown>);
+        if (source) found.set(id, source);
       }
     }
     for (const v of Object.values(o)) if (typeof v === 'object') visit(v, depth + 1);
   };
   visit(root, 0);
   return found;
+}
+
+/** What one tool call's input (an object) names: its file, its command, the files its heredocs write. */
+function inputSource(fields: Record<string, unknown>): CallSource | undefined {
+  const source: CallSource = {};
+  for (const k of PATH_KEYS) {
+    const v = fields[k];
+    if (typeof v === 'string' && v.length > 0 && v.length < 4096) {
+      source.path = v;
+      break;
+    }
+  }
+  const raw = fields.command ?? fields.cmd;
+  // Codex's shell takes an argv (`["bash", "-lc", script]`): the script is the command
+  const cmd = typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.filter((c) => typeof c === 'string').pop() : undefined;
+  if (typeof cmd === 'string' && cmd.length > 0) {
+    // a long command (a heredoc's body) is kept to its start: it titles the output, and its first line is read
+    source.command = cmd.length < MAX_KEPT_COMMAND ? cmd : cmd.slice(0, MAX_KEPT_COMMAND);
+    const writes = cmd.includes('<<') ? heredocWrites(cmd).map((w) => w.path) : [];
+    if (writes.length) source.writes = [...new Set(writes)];
+    const shown = !source.path ? fileShownBy(cmd) : undefined;
+    if (shown) source.path = shown;
+  }
+  return source.path || source.command || source.writes ? source : undefined;
+}
+
+/**
+ * Finds, for each call id, the file path its tool call names (see callSources). `commands`, when
+ * given, receives the shell command of each call that ran one.
+ */
+export function toolInputPaths(request: unknown, commands?: Map<string, string>): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const [id, s] of callSources(request)) {
+    if (s.path) found.set(id, s.path);
+    if (s.command && commands) commands.set(id, s.command);
+  }
+  return found;
+}
+
+/** Paths longer than this are shortened from the left in labels (`…/src/foo.ts`). */
+const MAX_LABEL_PATH = 48;
+/** Commands longer than this are cut in labels. */
+const MAX_LABEL_COMMAND = 60;
+
+/** A path for a label: as it was when short, else its last segments after `…/`. */
+export function shortPath(path: string): string {
+  if (path.length <= MAX_LABEL_PATH) return path;
+  const parts = path.split(/[\\/]/);
+  let out = parts.pop() ?? path;
+  while (parts.length > 0 && out.length + parts[parts.length - 1]!.length + 1 <= MAX_LABEL_PATH - 2) out = `${parts.pop()}/${out}`;
+  return `…/${out}`;
+}
+
+/**
+ * How a result or a file input is named where people read it (the inspector's rows, the pickers):
+ * a result by the file it read, else by its command (`$ npm test`); a file input by the file it wrote.
+ * Undefined when the call names neither (the call id names it then).
+ */
+export function sourceLabel(source: CallSource | undefined, kind: 'result' | 'input'): string | undefined {
+  if (!source) return undefined;
+  const file = kind === 'input' ? (source.writes?.[0] ?? source.path) : source.path;
+  if (file) return shortPath(file) + (kind === 'input' && (source.writes?.length ?? 0) > 1 ? ` +${source.writes!.length - 1}` : '');
+  const line = source.command?.trim().split('\n')[0]?.trim();
+  if (!line) return undefined;
+  return `$ ${line.length > MAX_LABEL_COMMAND ? `${line.slice(0, MAX_LABEL_COMMAND - 1)}…` : line}`;
+}
+
+/** Most characters of a command kept to name its output. */
+const MAX_KEPT_COMMAND = 4096;
+
+/** Input fields that hold the whole text a file-writing call wrote (Write, create, write_file). */
+const CONTENT_KEYS = ['content', 'file_text', 'contents', 'text'];
+
+/**
+ * A stored file input as a person reads it: a shell command (its heredocs hold the files it wrote)
+ * as the command's own text, not JSON; a Write's input as the file's text; any other JSON input
+ * laid out on several lines. `path` is the file written (titles the document, picks its language).
+ * Undefined when the text is not a JSON object (a freeform patch is already text).
+ */
+export function inputDocument(text: string): { text: string; ext: string; path?: string; command?: string } | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  let obj: Record<string, unknown>;
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    obj = v as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const source = inputSource(obj);
+  if (source?.command !== undefined && source.writes?.length) {
+    const raw = obj.command ?? obj.cmd;
+    const command = typeof raw === 'string' ? raw : Array.isArray(raw) ? String(raw.filter((c) => typeof c === 'string').pop()) : '';
+    // one file written: its language (the body is most of the command); several: the shell's
+    const ext = (source.writes.length === 1 && sourceExtension(source.writes[0])) || '.sh';
+    return { text: command.endsWith('\n') ? command : `${command}\n`, ext, path: source.writes[0]!, command: command.split('\n')[0]! };
+  }
+  for (const k of CONTENT_KEYS) {
+    const v = obj[k];
+    if (typeof v === 'string' && source?.path) return { text: v, ext: sourceExtension(source.path) ?? '.log', path: source.path };
+  }
+  return { text: JSON.stringify(obj, null, 2) + '\n', ext: '.json', ...(source?.path ? { path: source.path } : {}) };
 }
 
 /**
@@ -305,19 +435,28 @@ function fileShownBy(command: string): string | undefined {
  * contains the handle. Works for every wire format because a marker always carries its handle.
  */
 export function markerTextFor(projected: unknown, handle: string): string | undefined {
+  return markerTextsFor(projected, handle, 1)[0];
+}
+
+/**
+ * Every string of a projected request that holds the handle, in the request's order: the markers of
+ * each result (or input) that shares it (identical content shares one handle), first to last.
+ */
+export function markerTextsFor(projected: unknown, handle: string, most = Number.MAX_SAFE_INTEGER): string[] {
+  const out: string[] = [];
   let root = projected;
   if (typeof root === 'string') {
     try {
       root = JSON.parse(root);
     } catch {
-      return undefined;
+      return out;
     }
   }
   const stack: unknown[] = [root];
-  while (stack.length > 0) {
+  while (stack.length > 0 && out.length < most) {
     const node = stack.pop();
     if (typeof node === 'string') {
-      if (node.includes(handle)) return node;
+      if (node.includes(handle)) out.push(node);
     } else if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) stack.push(node[i]);
     } else if (node && typeof node === 'object') {
@@ -325,5 +464,5 @@ export function markerTextFor(projected: unknown, handle: string): string | unde
       for (let i = values.length - 1; i >= 0; i--) stack.push(values[i]);
     }
   }
-  return undefined;
+  return out;
 }

@@ -40,23 +40,40 @@ export interface OutputSummary {
   handle: string;
   tool?: string;
   callId?: string;
+  /** every call that produced the output (identical content shares one handle) */
+  callIds?: readonly string[];
+  /** the file or command that names it (pure/documents.ts sourceLabel) */
+  source?: string;
+  /** a file input (what the agent wrote to a file), not a tool result */
+  input?: boolean;
   chars?: number;
   lines?: number;
   tokens?: number;
   time?: unknown;
 }
 
-/** Label, description and detail of one row in Open Stored Output…. */
+/** Call ids listed in a picker row's detail; more are counted. */
+const MAX_LISTED_CALLS = 3;
+
+/**
+ * Label, description and detail of one row in Open Stored Output…: named by its tool and the file or
+ * command it came from (`Read · src/foo.ts`, `input` for a file input), its size, then its age, handle
+ * and the calls that produced it.
+ */
 export function outputPickItem(e: OutputSummary, now: number = Date.now()): { label: string; description: string; detail: string } {
+  const calls = e.callIds?.length ? e.callIds : e.callId ? [e.callId] : [];
+  const listed =
+    calls.slice(0, MAX_LISTED_CALLS).join(', ') + (calls.length > MAX_LISTED_CALLS ? ` +${calls.length - MAX_LISTED_CALLS} more` : '');
   const parts = [
     e.chars !== undefined ? formatSize(e.chars) : undefined,
-    e.lines !== undefined ? `${formatCount(e.lines)} lines` : undefined,
+    e.lines !== undefined ? `${formatCount(e.lines)} line${e.lines === 1 ? '' : 's'}` : undefined,
     e.tokens !== undefined ? `${formatCount(e.tokens)} tokens` : undefined,
   ].filter(Boolean);
+  const name = e.source ?? (e.source === undefined && calls.length ? listed : 'unknown call');
   return {
-    label: `${e.tool ?? 'tool'} · ${e.callId ?? 'unknown call'}`,
+    label: [e.tool ?? 'tool', ...(e.input ? ['input'] : []), name].join(' · '),
     description: parts.join(', '),
-    detail: `${formatAge(e.time, now)} · ${e.handle}`,
+    detail: [formatAge(e.time, now), e.handle, ...(e.source !== undefined && calls.length ? [listed] : [])].join(' · '),
   };
 }
 

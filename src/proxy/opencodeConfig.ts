@@ -1,0 +1,41 @@
+/**
+ * OpenCode's configuration, as Spillway edits it: the user's global `opencode.json`
+ * (`$XDG_CONFIG_HOME/opencode/opencode.json`, default `~/.config/opencode/opencode.json`), where
+ * `provider.<id>.options.baseURL` moves a provider's calls to another base URL.
+ *
+ * OpenCode builds its providers on the Vercel AI SDK, whose base URLs include the API version
+ * (`https://api.anthropic.com/v1`, `https://api.openai.com/v1`): it posts `<base>/messages` and
+ * `<base>/responses`. So the route sets both Spillway-served providers, `anthropic` and `openai`, to
+ * `<proxy>/v1`; the proxy sends `/v1/messages` to the Anthropic upstream and `/v1/responses` to the
+ * OpenAI one, each projected. A baseURL the user set stays theirs (baseUrlConfig.ts).
+ * No `vscode` import: the extension and the real-agent suite write the file with the same code.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { routeBaseUrls, unrouteBaseUrls, type BaseUrlEdit, type BaseUrlSetting } from './baseUrlConfig';
+import type { JsonEdit } from './jsonFile';
+
+const SETTINGS: readonly BaseUrlSetting[] = ['anthropic', 'openai'].map((provider) => ({
+  provider,
+  path: ['provider', provider, 'options', 'baseURL'],
+  value: (url: string) => `${url}/v1`,
+}));
+
+/** The global config file OpenCode reads (it follows XDG on every platform). */
+export function opencodeConfigPath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  const config = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(home, '.config');
+  return join(config, 'opencode', 'opencode.json');
+}
+
+/**
+ * Points OpenCode's `anthropic` and `openai` providers at the proxy at `proxyUrl` in `opencode.json`'s
+ * text, replacing only a baseURL Spillway wrote for one of the proxy URLs in `earlier`.
+ */
+export function routeOpenCode(text: string, proxyUrl: string, earlier: readonly string[], what = 'opencode.json'): BaseUrlEdit {
+  return routeBaseUrls(text, SETTINGS, proxyUrl, earlier, what, 'OpenCode');
+}
+
+/** Takes back the route to any of the proxy URLs in `ours`. */
+export function unrouteOpenCode(text: string, ours: readonly string[], what = 'opencode.json'): JsonEdit {
+  return unrouteBaseUrls(text, SETTINGS, ours, what);
+}
