@@ -139,7 +139,9 @@ export function remember(
  */
 export function handleOrigin(memory: SessionMemory, handle: string): { tool: string; kind: ReductionKind; answer: number } | undefined {
   for (const { decision: d } of memory.decisions.values()) {
-    if (d.handle === handle) return { tool: d.tool, kind: d.stage, answer: readBackAnswerTokens(d.originalTokens, d.originalChars) };
+    // (a clear that also replaced its call's file input, `inputs.when: clear`, hid both)
+    if (d.handle === handle || d.inputHandle === handle)
+      return { tool: d.tool, kind: d.stage, answer: readBackAnswerTokens(d.originalTokens, d.originalChars) };
   }
   for (const d of memory.inputs) {
     if (d.handle === handle) return { tool: d.tool, kind: 'input', answer: readBackAnswerTokens(d.originalTokens, d.originalChars) };
