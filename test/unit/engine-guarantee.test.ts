@@ -106,3 +106,29 @@ describe('readBackAnswerTokens', () => {
     expect(readBackAnswerTokens(10_000, 40_000)).toBe(READ_BACK_MAX_CHARS / 4);
   });
 });
+
+describe('a read-back of a file input a clear replaced', () => {
+  it('is known as the clear’s, so it is charged and backs off', () => {
+    const e = createEngine(
+      {
+        defaultCap: 1_000_000,
+        inputs: { when: 'clear', minTokens: 0 },
+        offload: { backoff: true },
+        clear: { triggerTokens: 3_000, keep: 0, clearAtLeastTokens: 0, inUseCalls: 0, schedule: 'trigger' },
+      },
+      { store: new MemorySink(), tokenizer: perChar },
+    );
+    const msgs = [
+      call('w', 'Write', { file_path: 'a.py', content: 'print(1)\n'.repeat(600) }),
+      // a result long enough to be cleared itself: the clear's handle is the result's, not the input's
+      result('w', 'File written. Lint:\n'.repeat(200)),
+      call('b', 'bash', { command: 'make' }),
+      result('b', 'ok'),
+    ];
+    const p = e.project(request(msgs), 'openai-chat', { session: 'S' });
+    const cleared = p.reductions.find((r) => r.callId === 'w' && r.stage === 'clear');
+    expect(cleared?.inputHandle).toBeDefined();
+    expect(cleared!.inputHandle).not.toBe(cleared!.handle);
+    expect(e.noteReadBack('S', cleared!.inputHandle!)).toBe(true);
+  });
+});
