@@ -19,34 +19,33 @@ import { homedir } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type * as vscodeTypes from 'vscode';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import type { SpillwayApi } from '../../src/extension/extension';
 import type { SpillwayHost } from '../../src/extension/host';
 import type { Inspector } from '../../src/extension/inspector/panel';
 import { filesUnder } from '../support/files';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../bench/chromium';
+import { codeServers, type CodeServer } from './code-servers';
 
 export const ROOT = resolve(__dirname, '../..');
 export const HARNESS_DIR = join(ROOT, '.harness');
 /** Big installs live outside the clone (keyed by version) so a fresh clone reuses them. */
 const CACHE_DIR = process.env.SPILLWAY_CACHE ?? join(homedir(), '.cache', 'spillway');
-const INSTALL_SCRIPT = join(ROOT, 'scripts/install-code-server.sh');
-/** The version is the install script's own `version=` line: one place to change it. */
-const CODE_SERVER_VERSION = /^version=(\S+)/m.exec(readFileSync(INSTALL_SCRIPT, 'utf8'))?.[1] ?? 'unknown';
-const CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
+/** The two code-servers the install scripts install (code-servers.ts reads their versions). */
+const [BASE, CHAT] = codeServers(ROOT, CACHE_DIR) as [CodeServer, CodeServer];
+const INSTALL_SCRIPT = BASE.install.script;
+const CODE_SERVER_DIR = BASE.dir;
 /** The TEST build (shipped extension + test bridge, see test/vscode/bridge/); never the release .vsix. */
 const VSIX = join(HARNESS_DIR, 'spillway-test.vsix');
-const ENTRY = join(CODE_SERVER_DIR, 'node_modules/code-server/out/node/entry.js');
+const ENTRY = BASE.entry;
 /**
  * The second code-server, whose VS Code has the language model chat provider API (1.104+), on the
  * Node its engines ask for, from npm (scripts/install-code-server-chat.sh; versions read from it).
  */
-const CHAT_INSTALL_SCRIPT = join(ROOT, 'scripts/install-code-server-chat.sh');
-const chatScript = readFileSync(CHAT_INSTALL_SCRIPT, 'utf8');
-const CHAT_CODE_SERVER_VERSION = /^cs_version=\$\{CODE_SERVER_VERSION:-(\S+?)\}/m.exec(chatScript)?.[1] ?? 'unknown';
-const CHAT_NODE_VERSION = /^node_version=\$\{SPILLWAY_NODE_VERSION:-(\S+?)\}/m.exec(chatScript)?.[1] ?? 'unknown';
-const CHAT_CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CHAT_CODE_SERVER_VERSION}`);
-const CHAT_NODE = join(CACHE_DIR, `node-${CHAT_NODE_VERSION}`, 'bin/node');
+const CHAT_INSTALL_SCRIPT = CHAT.install.script;
+const CHAT_CODE_SERVER_VERSION = CHAT.version;
+const CHAT_CODE_SERVER_DIR = CHAT.dir;
+const CHAT_NODE = CHAT.node;
 
 /** What a test function sees inside the extension host. */
 export interface HostContext {
@@ -87,7 +86,7 @@ function ensureCodeServer(): void {
 /** Installs the chat code-server and its Node once (markers: each folder's .complete). */
 export function ensureChatCodeServer(): void {
   if (existsSync(join(CHAT_CODE_SERVER_DIR, '.complete')) && existsSync(CHAT_NODE) && existsSync(CHROMIUM)) return;
-  log(`installing code-server ${CHAT_CODE_SERVER_VERSION} on Node ${CHAT_NODE_VERSION} into ${CACHE_DIR} (once, several minutes)…`);
+  log(`installing code-server ${CHAT_CODE_SERVER_VERSION} and its Node (${CHAT_NODE}) into ${CACHE_DIR} (once, several minutes)…`);
   sh('bash', [CHAT_INSTALL_SCRIPT], { timeoutMs: 30 * 60_000 });
 }
 
@@ -203,6 +202,11 @@ export class Harness {
 
   /** Runs a command from the command palette by its title, as a user would. */
   async runCommand(title: string): Promise<void> {
+    await (await this.paletteRow(title)).click({ timeout: 10_000 });
+  }
+
+  /** Opens the command palette on `title` and returns its row once shown (the palette stays open). */
+  async paletteRow(title: string): Promise<Locator> {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
     await this.page
       .locator('.monaco-workbench')
@@ -213,7 +217,7 @@ export class Harness {
     await input.fill(`>${title}`);
     const row = this.page.locator('.quick-input-list .monaco-list-row:visible', { hasText: title }).first();
     await row.waitFor({ state: 'visible', timeout: 10_000 });
-    await row.click({ timeout: 10_000 });
+    return row;
   }
 
   /** Types into the open quick pick and accepts the first row that contains `text`. */
