@@ -146,6 +146,8 @@ if (!existsSync(settingsFile) || /"workbench\.startupEditor": "readme"/.test(rea
         'workbench.startupEditor': 'none',
         'telemetry.telemetryLevel': 'off',
         'extensions.autoUpdate': false,
+        // VS Code 1.139 opens its Chat view beside the editor in a new workspace: the inspector needs the width
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
       },
       null,
       2,
