@@ -230,23 +230,63 @@ export class Harness {
     await row.click({ timeout: 10_000 });
   }
 
-  /** Waits for an editor tab whose title contains `title`; returns its full label. */
+  /**
+   * Waits for an editor tab whose title contains `title`; returns its full label. The page shows the
+   * tab before the extension host hears of it (and before a text editor's document has loaded), so
+   * this also waits until the extension host sees that tab active in its group and, when it is a
+   * text editor in the active group, `activeTextEditor` showing its document: what a test reads
+   * next through `run` is then the tab's.
+   */
   async waitForTab(title: string, timeoutMs = 15_000): Promise<string> {
     const tab = this.page.locator('.tabs-container .tab', { hasText: title }).first();
     await tab.waitFor({ state: 'visible', timeout: timeoutMs });
+    await waitUntil(
+      `the extension host to see the tab "${title}" active`,
+      () =>
+        this.run(({ vscode }, t) => {
+          const group = vscode.window.tabGroups.all.find((g) => g.activeTab?.label.includes(t));
+          if (!group) return false;
+          const input = group.activeTab!.input;
+          if (group !== vscode.window.tabGroups.activeTabGroup || !(input instanceof vscode.TabInputText)) return true;
+          return vscode.window.activeTextEditor?.document.uri.toString() === input.uri.toString();
+        }, title),
+      timeoutMs,
+    );
     return (await tab.locator('.label-name').first().textContent()) ?? '';
   }
 
-  /** The text of the active editor as rendered (visible lines only; spaces normalised). */
+  /**
+   * The text of the active editor as rendered (visible lines only; spaces normalised). The workbench
+   * renders a document a frame or more after the extension host has it, so this waits until the
+   * rendered lines hold the active text editor's first visible line (when there is one).
+   */
   async activeEditorText(timeoutMs = 10_000): Promise<string> {
     const lines = this.page.locator('.editor-group-container.active .editor-container .monaco-editor .view-lines').first();
     await lines.waitFor({ state: 'visible', timeout: timeoutMs });
-    const text = await lines.evaluate((el) => {
-      const rows = [...el.querySelectorAll<HTMLElement>('.view-line')];
-      rows.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
-      return rows.map((r) => r.textContent ?? '').join('\n');
+    const rendered = async () =>
+      (
+        await lines.evaluate((el) => {
+          const rows = [...el.querySelectorAll<HTMLElement>('.view-line')];
+          rows.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+          return rows.map((r) => r.textContent ?? '').join('\n');
+        })
+      ).replace(/\u00a0/g, ' ');
+    const first = await this.run(({ vscode }) => {
+      const e = vscode.window.activeTextEditor;
+      // a diff editor shows two documents; its first .view-lines is the original's
+      const plain = vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputText;
+      return e && plain ? e.document.lineAt(e.visibleRanges[0]?.start.line ?? 0).text : null;
     });
-    return text.replace(/\u00a0/g, ' ');
+    // a line rendered as typed: printable ASCII, no tabs (rendered as spaces); a prefix, as long lines are cut
+    const want = first && /^[\x20-\x7e]+$/.test(first) ? first.trim().slice(0, 40) : '';
+    return waitUntil(
+      `the active editor to render${want ? ` "${want}"` : ' its text'}`,
+      async () => {
+        const text = await rendered();
+        return text.trim() !== '' && text.includes(want) ? text : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** Texts of the notification toasts currently shown. */

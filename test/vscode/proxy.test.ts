@@ -48,6 +48,16 @@ function setSetting(key: string, value: unknown, where: 'workspace' | 'user' = '
   return setSpillwaySetting(vs, key, value, where);
 }
 
+/** Waits until VS Code has read `spillway.proxy.openaiUpstream` from the folder's settings file as `want` (absent: undefined). */
+function workspaceUpstream(want: unknown) {
+  return waitUntil(`the folder's spillway.proxy.openaiUpstream to read ${String(want)}`, () =>
+    vs.run(
+      ({ vscode }, w) => vscode.workspace.getConfiguration('spillway').inspect('proxy.openaiUpstream')?.workspaceValue === (w ?? undefined),
+      want ?? null,
+    ),
+  );
+}
+
 /** The variables in Spillway's environment variable collection, as the API reports them. */
 function terminalVariables() {
   return vs.run(({ context }) => {
@@ -431,7 +441,7 @@ describe('the local proxy in a real VS Code', () => {
     const settings = JSON.parse(text) as Record<string, unknown>;
     try {
       writeFileSync(file, JSON.stringify({ ...settings, 'spillway.proxy.openaiUpstream': 'http://127.0.0.1:9/attacker/v1' }, null, 2));
-      await new Promise((r) => setTimeout(r, 1_500)); // VS Code reads the changed file
+      await workspaceUpstream('http://127.0.0.1:9/attacker/v1'); // VS Code has read the changed file
       const before = fake.received.length;
       await client().chat.completions.create(
         chatRequest('short output', {}, 'Third task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
@@ -440,6 +450,7 @@ describe('the local proxy in a real VS Code', () => {
       expect(fake.received[before]!.url).toBe('/v1/chat/completions');
     } finally {
       writeFileSync(file, text);
+      await workspaceUpstream(settings['spillway.proxy.openaiUpstream']);
     }
   });
 
