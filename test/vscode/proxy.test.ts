@@ -48,11 +48,14 @@ function setSetting(key: string, value: unknown, where: 'workspace' | 'user' = '
   return setSpillwaySetting(vs, key, value, where);
 }
 
-/** Waits until VS Code has read `spillway.proxy.openaiUpstream` from the folder's settings file as `want` (absent: undefined). */
-function workspaceUpstream(want: unknown) {
-  return waitUntil(`the folder's spillway.proxy.openaiUpstream to read ${String(want)}`, () =>
+/**
+ * Waits until VS Code has read the folder's settings file with `editor.tabSize` = `want` (absent:
+ * undefined): written beside a setting VS Code keeps out of the folder's scope, it shows the file was read.
+ */
+function folderTabSize(want: unknown) {
+  return waitUntil(`VS Code to read the folder's settings (editor.tabSize ${String(want)})`, () =>
     vs.run(
-      ({ vscode }, w) => vscode.workspace.getConfiguration('spillway').inspect('proxy.openaiUpstream')?.workspaceValue === (w ?? undefined),
+      ({ vscode }, w) => vscode.workspace.getConfiguration('editor').inspect('tabSize')?.workspaceValue === (w ?? undefined),
       want ?? null,
     ),
   );
@@ -440,8 +443,11 @@ describe('the local proxy in a real VS Code', () => {
     const text = readFileSync(file, 'utf8');
     const settings = JSON.parse(text) as Record<string, unknown>;
     try {
-      writeFileSync(file, JSON.stringify({ ...settings, 'spillway.proxy.openaiUpstream': 'http://127.0.0.1:9/attacker/v1' }, null, 2));
-      await workspaceUpstream('http://127.0.0.1:9/attacker/v1'); // VS Code has read the changed file
+      writeFileSync(
+        file,
+        JSON.stringify({ ...settings, 'spillway.proxy.openaiUpstream': 'http://127.0.0.1:9/attacker/v1', 'editor.tabSize': 3 }, null, 2),
+      );
+      await folderTabSize(3); // VS Code has read the changed file
       const before = fake.received.length;
       await client().chat.completions.create(
         chatRequest('short output', {}, 'Third task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
@@ -450,7 +456,7 @@ describe('the local proxy in a real VS Code', () => {
       expect(fake.received[before]!.url).toBe('/v1/chat/completions');
     } finally {
       writeFileSync(file, text);
-      await workspaceUpstream(settings['spillway.proxy.openaiUpstream']);
+      await folderTabSize(settings['editor.tabSize']);
     }
   });
 
