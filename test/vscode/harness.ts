@@ -420,12 +420,25 @@ export async function launch(options: LaunchOptions = {}): Promise<Harness> {
   }
 }
 
-/** Removes run folders of earlier test runs (kept after a run for debugging). */
+/** Whether the process that made a run folder (its name ends in -PID) is still running: another suite in this clone. */
+function liveRun(name: string): boolean {
+  const pid = Number(/-(\d+)$/.exec(name)?.[1]);
+  if (!pid || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes run folders of earlier test runs (kept after a run for debugging), never those of a suite still running. */
 export function cleanRuns(keep = 0): void {
   const runs = join(HARNESS_DIR, 'runs');
   if (!existsSync(runs)) return;
   const names = readdirSync(runs).sort();
-  for (const n of names.slice(0, Math.max(0, names.length - keep))) rmSync(join(runs, n), { recursive: true, force: true });
+  for (const n of names.slice(0, Math.max(0, names.length - keep)))
+    if (!liveRun(n)) rmSync(join(runs, n), { recursive: true, force: true });
 }
 
 /** The Spillway inspector's document inside the workbench page's webview iframes. */
