@@ -6,9 +6,9 @@ export default defineConfig({
     include: ['test/vscode/**/*.test.ts'],
     globalSetup: ['test/vscode/global-setup.ts'],
     testTimeout: 60_000,
-    // a file's beforeAll starts a VS Code (harness.ts launch): on a loaded 2-core machine activation
-    // alone may take 150 s, so the hook gets that plus the install and the page load
-    hookTimeout: 300_000,
+    // a file's beforeAll starts a VS Code (harness.ts launch): on a loaded 2-core machine code-server may
+    // take 150 s to listen and Spillway 150 s to activate, so the hook gets both plus the install and the page
+    hookTimeout: 420_000,
     pool: 'forks',
     fileParallelism: false,
     reporters: ['verbose', './test/vscode/summary-reporter.ts'],

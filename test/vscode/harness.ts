@@ -395,7 +395,8 @@ export async function launch(options: LaunchOptions = {}): Promise<Harness> {
   server.stderr?.on('data', (d) => (serverOutput = (serverOutput + String(d)).slice(-20_000)));
   let browser: Browser | undefined;
   try {
-    await waitUntil('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000, 200);
+    // 150 s: beside another suite and two CPU hogs on the 2-core machine, code-server took over 60 s to listen
+    await waitUntil('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 150_000, 200);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(15_000);
