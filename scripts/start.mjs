@@ -6,12 +6,16 @@
 //
 // - With a `code` command on PATH: installs the .vsix with `code --install-extension` and opens the
 //   demo workspace in it.
-// - Otherwise: the local code-server (installed on first use by scripts/install-code-server.sh into
-//   $SPILLWAY_CACHE, default ~/.cache/spillway, outside the clone), on 127.0.0.1, printing the URL;
-//   runs until Ctrl-C.
+// - Otherwise: the newest local code-server the project installs (test/vscode/code-servers.ts picks
+//   it: code-server 4.139.1, VS Code 1.139 on Node 24, so every feature is offered), installed on
+//   first use by its script (scripts/install-code-server-chat.sh) into $SPILLWAY_CACHE, default
+//   ~/.cache/spillway, outside the clone; on 127.0.0.1, printing the URL; runs until Ctrl-C.
+//
+// `npm start -- --which` prints the choice (JSON) without building or starting anything.
 //
 // Environment: SPILLWAY_PORT (default 8080, or a free port if taken), SPILLWAY_USE_CODE_SERVER=1
-// (use code-server even when `code` exists), SPILLWAY_DEMO_DIR (default .harness/demo).
+// (use code-server even when `code` exists), SPILLWAY_CODE_SERVER=VERSION (another code-server the
+// project installs, e.g. 4.100.3 for VS Code 1.100), SPILLWAY_DEMO_DIR (default .harness/demo).
 import * as esbuild from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,17 +61,12 @@ async function pickPort() {
   });
 }
 
-// 1. build and package
-console.log('spillway start: building and packaging the extension…');
-run(process.execPath, [join(root, 'esbuild.mjs')], 'the build');
-run(process.execPath, [join(root, 'scripts/package-vsix.mjs'), vsix], 'packaging');
-
-// 2. the demo workspace, with a store filled by replaying a session through the engine
+// 1. the demo workspace generator and the code-server choice, bundled from TypeScript
 const gen = join(harness, 'demo-gen.mjs');
 mkdirSync(harness, { recursive: true });
 await esbuild.build({
   stdin: {
-    contents: `import { makeDemoWorkspace } from './test/vscode/demo';\nexport default makeDemoWorkspace;`,
+    contents: `export { makeDemoWorkspace } from './test/vscode/demo';\nexport { codeServers, isInstalled, pickCodeServer, vscodeVersion } from './test/vscode/code-servers';`,
     resolveDir: root,
     loader: 'ts',
   },
@@ -78,7 +77,34 @@ await esbuild.build({
   logLevel: 'warning',
   banner: { js: "import { createRequire as __spillwayRequire } from 'node:module'; const require = __spillwayRequire(import.meta.url);" },
 });
-const makeDemoWorkspace = (await import(pathToFileURL(gen).href)).default;
+const { makeDemoWorkspace, codeServers, isInstalled, pickCodeServer, vscodeVersion } = await import(pathToFileURL(gen).href);
+const useCode = process.env.SPILLWAY_USE_CODE_SERVER !== '1' && onPath('code');
+const cache = process.env.SPILLWAY_CACHE ?? join(homedir(), '.cache', 'spillway');
+let codeServer;
+try {
+  codeServer = useCode ? undefined : pickCodeServer(codeServers(root, cache), process.env.SPILLWAY_CODE_SERVER || undefined);
+} catch (e) {
+  console.error(`spillway start: ${e.message}`);
+  process.exit(1);
+}
+// `npm start -- --which`: say which VS Code it would open, and stop
+if (process.argv.includes('--which')) {
+  console.log(
+    JSON.stringify(
+      useCode
+        ? { vscode: 'code' }
+        : { codeServer: codeServer.version, entry: codeServer.entry, node: codeServer.node, installed: isInstalled(codeServer) },
+    ),
+  );
+  process.exit(0);
+}
+
+// 2. build and package
+console.log('spillway start: building and packaging the extension…');
+run(process.execPath, [join(root, 'esbuild.mjs')], 'the build');
+run(process.execPath, [join(root, 'scripts/package-vsix.mjs'), vsix], 'packaging');
+
+// 3. the demo workspace, with a store filled by replaying a session through the engine
 const demo = await makeDemoWorkspace(demoDir, root);
 console.log(
   `spillway start: demo workspace ${demo.dir}: ${demo.outputs} stored outputs from ${demo.projections} model calls of ${demo.source}`,
@@ -88,22 +114,25 @@ console.log(
   `spillway start: under the default settings: input cost under caching with read-backs ${pct(demo.replayed.cost.anthropic)} (Anthropic) and ${pct(demo.replayed.cost.openai)} (OpenAI), miss rate ${(demo.replayed.missRate * 100).toFixed(1)}%`,
 );
 
-// 3a. the user's VS Code
-if (process.env.SPILLWAY_USE_CODE_SERVER !== '1' && onPath('code')) {
+// 4a. the user's VS Code (features its version lacks are not offered; the Spillway log says which)
+if (useCode) {
   run('code', ['--install-extension', vsix, '--force'], '`code --install-extension`');
   run('code', [demoDir], '`code`');
   console.log('spillway start: opened the demo workspace in VS Code; the Spillway inspector opens on its replayed session.');
   process.exit(0);
 }
 
-// 3b. the local code-server
-const installScript = join(root, 'scripts/install-code-server.sh');
-const codeServerVersion = /^version=(\S+)/m.exec(readFileSync(installScript, 'utf8'))?.[1] ?? 'unknown';
-const codeServerDir = join(process.env.SPILLWAY_CACHE ?? join(homedir(), '.cache', 'spillway'), `code-server-${codeServerVersion}`);
-run('bash', [installScript, codeServerDir], 'installing code-server');
-const entry = join(codeServerDir, 'node_modules/code-server/out/node/entry.js');
-const userData = join(harness, 'start/user-data');
-const extensions = join(harness, 'start/extensions');
+// 4b. the local code-server: installed once into the cache (a fresh machine gets it here; its Node too)
+if (!isInstalled(codeServer))
+  console.log(`spillway start: installing code-server ${codeServer.version} into ${cache} (once; it can take many minutes)…`);
+run('bash', [codeServer.install.script, ...codeServer.install.args], `installing code-server ${codeServer.version}`, {
+  env: { ...process.env, SPILLWAY_CACHE: cache },
+});
+const { entry, node } = codeServer;
+console.log(`spillway start: VS Code ${vscodeVersion(codeServer) ?? '?'} (code-server ${codeServer.version}) on ${node}`);
+// one user-data folder per code-server: a newer VS Code migrates its state, which an older one may not read
+const userData = join(harness, `start/code-server-${codeServer.version}/user-data`);
+const extensions = join(harness, `start/code-server-${codeServer.version}/extensions`);
 mkdirSync(join(userData, 'User'), { recursive: true });
 const settingsFile = join(userData, 'User/settings.json');
 // the inspector (opened by the demo workspace's settings) is what a new user should see first: no
@@ -117,6 +146,8 @@ if (!existsSync(settingsFile) || /"workbench\.startupEditor": "readme"/.test(rea
         'workbench.startupEditor': 'none',
         'telemetry.telemetryLevel': 'off',
         'extensions.autoUpdate': false,
+        // VS Code 1.139 opens its Chat view beside the editor in a new workspace: the inspector needs the width
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
       },
       null,
       2,
@@ -125,14 +156,14 @@ if (!existsSync(settingsFile) || /"workbench\.startupEditor": "readme"/.test(rea
 }
 rmSync(extensions, { recursive: true, force: true });
 run(
-  process.execPath,
+  node,
   [entry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix, '--force'],
   'installing the extension into code-server',
   { stdio: ['ignore', 'ignore', 'inherit'] },
 );
 const port = await pickPort();
 const server = spawn(
-  process.execPath,
+  node,
   [
     entry,
     '--auth',

@@ -16,6 +16,7 @@ import { Inspector } from './inspector/panel';
 import { ProxyController } from './proxy';
 import { registerChat } from './chat';
 import { SCHEME } from './pure/documents';
+import { FEATURE_CONTEXT, featuresLogLine, type FeatureState } from './pure/features';
 import type { WireFormat } from '../engine/types';
 
 export interface SpillwayApi {
@@ -57,9 +58,10 @@ export function start(context: vscode.ExtensionContext): Started {
     ...registerCommands(host),
     registerReadTool(host),
     registerExtractTool(host),
-    // VS Code 1.101+: `spillway mcp` for every MCP client in the editor (the read tool above stays for older ones)
-    registerMcpProvider(host),
   );
+  // VS Code 1.101+: `spillway mcp` for every MCP client in the editor (the read tool above stays for older ones)
+  const mcp = registerMcpProvider(host);
+  context.subscriptions.push(mcp);
   const inspector = new Inspector(host);
   context.subscriptions.push(inspector);
   // spillway.proxy.*: records next to the store, where the inspector's proxy source reads; a new turn refreshes it at once
@@ -69,7 +71,16 @@ export function start(context: vscode.ExtensionContext): Started {
     proxy.onDidRecordTurn(() => inspector.proxy.refresh()),
   );
   // the spillway chat model vendor (VS Code 1.104+): Copilot's turns projected, recorded as copilot sessions
-  context.subscriptions.push(registerChat(host, () => inspector.copilot.refresh()));
+  const chat = registerChat(host, () => inspector.copilot.refresh());
+  context.subscriptions.push(chat);
+  offerFeatures(host, [
+    {
+      id: 'lmProvider',
+      available: chat.registered,
+      why: 'needs the language model chat provider API of VS Code 1.104 or later',
+    },
+    { id: 'mcpProvider', available: mcp.registered, ...(mcp.why ? { why: mcp.why } : {}) },
+  ]);
   const api: SpillwayApi = {
     project: (request, format, options) => host.project(request, format, options),
     read: (handle, options) => host.read(handle, options),
@@ -77,6 +88,15 @@ export function start(context: vscode.ExtensionContext): Started {
   };
   log.info(`Spillway activated in VS Code ${vscode.version}`);
   return { api, host, inspector };
+}
+
+/**
+ * Sets each feature's context key (package.json's `when` clauses hide the commands of a missing one)
+ * and says once in the log what this VS Code does not offer and why.
+ */
+function offerFeatures(host: SpillwayHost, features: FeatureState[]): void {
+  for (const f of features) void vscode.commands.executeCommand('setContext', FEATURE_CONTEXT[f.id], f.available);
+  host.log.info(featuresLogLine(vscode.version, features));
 }
 
 /** The running host, so `deactivate` can wait for its store writes. */

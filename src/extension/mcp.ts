@@ -52,13 +52,25 @@ interface McpApi {
 }
 type StdioDefinition = new (label: string, command: string, args?: string[], env?: Record<string, string>, version?: string) => unknown;
 
-/** Registers the MCP server definition provider where the API exists; says so in the log either way. */
-export function registerMcpProvider(host: SpillwayHost): vscode.Disposable {
+/** The MCP server definition provider's registration: whether this VS Code took it, and why not. */
+export interface McpRegistration extends vscode.Disposable {
+  readonly registered: boolean;
+  readonly why?: string;
+}
+
+const NOT_REGISTERED = (why: string): McpRegistration => ({ registered: false, why, dispose: () => undefined });
+/** Where agents in the editor read back without the provider. */
+const FALLBACK = 'agents in the editor read back through spillway_read_output';
+
+/**
+ * Registers the MCP server definition provider where the API exists. Without it, the caller's one
+ * line about features says why (pure/features.ts); with it, the log says it is registered.
+ */
+export function registerMcpProvider(host: SpillwayHost): McpRegistration {
   const lm = vscode.lm as unknown as Partial<McpApi> | undefined;
   const Definition = (vscode as unknown as { McpStdioServerDefinition?: StdioDefinition }).McpStdioServerDefinition;
   if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') {
-    host.log.info('this VS Code has no MCP server definition API; agents in the editor read back through spillway_read_output');
-    return new vscode.Disposable(() => undefined);
+    return NOT_REGISTERED(`this VS Code has no MCP server definition API (1.101+); ${FALLBACK}`);
   }
   // VS Code 1.100 has a preview of this API that wants another contribution point and throws: fail open
   // to the language model tool, as on editors without the API, and say why
@@ -75,10 +87,7 @@ export function registerMcpProvider(host: SpillwayHost): vscode.Disposable {
     });
   } catch (e) {
     changed.dispose();
-    host.log.warn(
-      `this VS Code refused the MCP server definition provider (${errorText(e)}); agents in the editor read back through spillway_read_output`,
-    );
-    return new vscode.Disposable(() => undefined);
+    return NOT_REGISTERED(`this VS Code refused the MCP server definition provider (${errorText(e)}); ${FALLBACK}`);
   }
   let served = host.storeDir;
   // the store folder follows settings and workspace folders: a new one is a new server definition
@@ -89,7 +98,8 @@ export function registerMcpProvider(host: SpillwayHost): vscode.Disposable {
     }
   });
   host.log.info(`registered the MCP server definition provider ${MCP_PROVIDER_ID} (spillway mcp on ${host.storeDir})`);
-  return vscode.Disposable.from(registration, watch, changed);
+  const all = vscode.Disposable.from(registration, watch, changed);
+  return { registered: true, dispose: () => all.dispose() };
 }
 
 function readOrEmpty(file: string): string {

@@ -40,6 +40,8 @@ afterAll(async () => {
 
 async function openPage(theme = 'dark', sizes = [120, 10_000], width = 1280): Promise<{ page: Page; host: StubHost; problems: string[] }> {
   const page = await browser.newPage({ viewport: { width, height: 860 } });
+  // Playwright's 30 s for an action was too little on a loaded 2-core machine (the session list took longer)
+  page.setDefaultTimeout(90_000);
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error' && !m.text().includes('favicon') && !/status of 404/.test(m.text())) problems.push(m.text());

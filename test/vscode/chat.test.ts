@@ -320,7 +320,8 @@ describe('Copilot through Spillway (VS Code with the chat provider API)', () => 
   it('lists the spillway models with their names, context sizes and tooltip', async () => {
     const models = await vs.run(async ({ vscode }) => {
       let list = await vscode.lm.selectChatModels({ vendor: 'spillway' });
-      for (let i = 0; i < 100 && list.length < 3; i++) {
+      // the vendor lists its models a while after activation: up to 25 s (a loaded machine), within run's 30 s
+      for (let i = 0; i < 250 && list.length < 3; i++) {
         await new Promise((r) => setTimeout(r, 100));
         list = await vscode.lm.selectChatModels({ vendor: 'spillway' });
       }

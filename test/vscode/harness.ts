@@ -19,34 +19,33 @@ import { homedir } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type * as vscodeTypes from 'vscode';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import type { SpillwayApi } from '../../src/extension/extension';
 import type { SpillwayHost } from '../../src/extension/host';
 import type { Inspector } from '../../src/extension/inspector/panel';
 import { filesUnder } from '../support/files';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../bench/chromium';
+import { codeServers, type CodeServer } from './code-servers';
 
 export const ROOT = resolve(__dirname, '../..');
 export const HARNESS_DIR = join(ROOT, '.harness');
 /** Big installs live outside the clone (keyed by version) so a fresh clone reuses them. */
 const CACHE_DIR = process.env.SPILLWAY_CACHE ?? join(homedir(), '.cache', 'spillway');
-const INSTALL_SCRIPT = join(ROOT, 'scripts/install-code-server.sh');
-/** The version is the install script's own `version=` line: one place to change it. */
-const CODE_SERVER_VERSION = /^version=(\S+)/m.exec(readFileSync(INSTALL_SCRIPT, 'utf8'))?.[1] ?? 'unknown';
-const CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
+/** The two code-servers the install scripts install (code-servers.ts reads their versions). */
+const [BASE, CHAT] = codeServers(ROOT, CACHE_DIR) as [CodeServer, CodeServer];
+const INSTALL_SCRIPT = BASE.install.script;
+const CODE_SERVER_DIR = BASE.dir;
 /** The TEST build (shipped extension + test bridge, see test/vscode/bridge/); never the release .vsix. */
 const VSIX = join(HARNESS_DIR, 'spillway-test.vsix');
-const ENTRY = join(CODE_SERVER_DIR, 'node_modules/code-server/out/node/entry.js');
+const ENTRY = BASE.entry;
 /**
  * The second code-server, whose VS Code has the language model chat provider API (1.104+), on the
  * Node its engines ask for, from npm (scripts/install-code-server-chat.sh; versions read from it).
  */
-const CHAT_INSTALL_SCRIPT = join(ROOT, 'scripts/install-code-server-chat.sh');
-const chatScript = readFileSync(CHAT_INSTALL_SCRIPT, 'utf8');
-const CHAT_CODE_SERVER_VERSION = /^cs_version=\$\{CODE_SERVER_VERSION:-(\S+?)\}/m.exec(chatScript)?.[1] ?? 'unknown';
-const CHAT_NODE_VERSION = /^node_version=\$\{SPILLWAY_NODE_VERSION:-(\S+?)\}/m.exec(chatScript)?.[1] ?? 'unknown';
-const CHAT_CODE_SERVER_DIR = join(CACHE_DIR, `code-server-${CHAT_CODE_SERVER_VERSION}`);
-const CHAT_NODE = join(CACHE_DIR, `node-${CHAT_NODE_VERSION}`, 'bin/node');
+const CHAT_INSTALL_SCRIPT = CHAT.install.script;
+const CHAT_CODE_SERVER_VERSION = CHAT.version;
+const CHAT_CODE_SERVER_DIR = CHAT.dir;
+const CHAT_NODE = CHAT.node;
 
 /** What a test function sees inside the extension host. */
 export interface HostContext {
@@ -87,7 +86,7 @@ function ensureCodeServer(): void {
 /** Installs the chat code-server and its Node once (markers: each folder's .complete). */
 export function ensureChatCodeServer(): void {
   if (existsSync(join(CHAT_CODE_SERVER_DIR, '.complete')) && existsSync(CHAT_NODE) && existsSync(CHROMIUM)) return;
-  log(`installing code-server ${CHAT_CODE_SERVER_VERSION} on Node ${CHAT_NODE_VERSION} into ${CACHE_DIR} (once, several minutes)…`);
+  log(`installing code-server ${CHAT_CODE_SERVER_VERSION} and its Node (${CHAT_NODE}) into ${CACHE_DIR} (once, several minutes)…`);
   sh('bash', [CHAT_INSTALL_SCRIPT], { timeoutMs: 30 * 60_000 });
 }
 
@@ -203,6 +202,11 @@ export class Harness {
 
   /** Runs a command from the command palette by its title, as a user would. */
   async runCommand(title: string): Promise<void> {
+    await (await this.paletteRow(title)).click({ timeout: 10_000 });
+  }
+
+  /** Opens the command palette on `title` and returns its row once shown (the palette stays open). */
+  async paletteRow(title: string): Promise<Locator> {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
     await this.page
       .locator('.monaco-workbench')
@@ -213,7 +217,7 @@ export class Harness {
     await input.fill(`>${title}`);
     const row = this.page.locator('.quick-input-list .monaco-list-row:visible', { hasText: title }).first();
     await row.waitFor({ state: 'visible', timeout: 10_000 });
-    await row.click({ timeout: 10_000 });
+    return row;
   }
 
   /** Types into the open quick pick and accepts the first row that contains `text`. */
@@ -226,23 +230,63 @@ export class Harness {
     await row.click({ timeout: 10_000 });
   }
 
-  /** Waits for an editor tab whose title contains `title`; returns its full label. */
+  /**
+   * Waits for an editor tab whose title contains `title`; returns its full label. The page shows the
+   * tab before the extension host hears of it (and before a text editor's document has loaded), so
+   * this also waits until the extension host sees that tab active in its group and, when it is a
+   * text editor in the active group, `activeTextEditor` showing its document: what a test reads
+   * next through `run` is then the tab's.
+   */
   async waitForTab(title: string, timeoutMs = 15_000): Promise<string> {
     const tab = this.page.locator('.tabs-container .tab', { hasText: title }).first();
     await tab.waitFor({ state: 'visible', timeout: timeoutMs });
+    await waitUntil(
+      `the extension host to see the tab "${title}" active`,
+      () =>
+        this.run(({ vscode }, t) => {
+          const group = vscode.window.tabGroups.all.find((g) => g.activeTab?.label.includes(t));
+          if (!group) return false;
+          const input = group.activeTab!.input;
+          if (group !== vscode.window.tabGroups.activeTabGroup || !(input instanceof vscode.TabInputText)) return true;
+          return vscode.window.activeTextEditor?.document.uri.toString() === input.uri.toString();
+        }, title),
+      timeoutMs,
+    );
     return (await tab.locator('.label-name').first().textContent()) ?? '';
   }
 
-  /** The text of the active editor as rendered (visible lines only; spaces normalised). */
+  /**
+   * The text of the active editor as rendered (visible lines only; spaces normalised). The workbench
+   * renders a document a frame or more after the extension host has it, so this waits until the
+   * rendered lines hold the active text editor's first visible line (when there is one).
+   */
   async activeEditorText(timeoutMs = 10_000): Promise<string> {
     const lines = this.page.locator('.editor-group-container.active .editor-container .monaco-editor .view-lines').first();
     await lines.waitFor({ state: 'visible', timeout: timeoutMs });
-    const text = await lines.evaluate((el) => {
-      const rows = [...el.querySelectorAll<HTMLElement>('.view-line')];
-      rows.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
-      return rows.map((r) => r.textContent ?? '').join('\n');
+    const rendered = async () =>
+      (
+        await lines.evaluate((el) => {
+          const rows = [...el.querySelectorAll<HTMLElement>('.view-line')];
+          rows.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+          return rows.map((r) => r.textContent ?? '').join('\n');
+        })
+      ).replace(/\u00a0/g, ' ');
+    const first = await this.run(({ vscode }) => {
+      const e = vscode.window.activeTextEditor;
+      // a diff editor shows two documents; its first .view-lines is the original's
+      const plain = vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputText;
+      return e && plain ? e.document.lineAt(e.visibleRanges[0]?.start.line ?? 0).text : null;
     });
-    return text.replace(/\u00a0/g, ' ');
+    // a line rendered as typed: printable ASCII, no tabs (rendered as spaces); a prefix, as long lines are cut
+    const want = first && /^[\x20-\x7e]+$/.test(first) ? first.trim().slice(0, 40) : '';
+    return waitUntil(
+      `the active editor to render${want ? ` "${want}"` : ' its text'}`,
+      async () => {
+        const text = await rendered();
+        return text.trim() !== '' && text.includes(want) ? text : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** Texts of the notification toasts currently shown. */
@@ -351,7 +395,8 @@ export async function launch(options: LaunchOptions = {}): Promise<Harness> {
   server.stderr?.on('data', (d) => (serverOutput = (serverOutput + String(d)).slice(-20_000)));
   let browser: Browser | undefined;
   try {
-    await waitUntil('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000, 200);
+    // 150 s: beside another suite and two CPU hogs on the 2-core machine, code-server took over 60 s to listen
+    await waitUntil('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 150_000, 200);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(15_000);
@@ -360,7 +405,9 @@ export async function launch(options: LaunchOptions = {}): Promise<Harness> {
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
     const harness = new Harness(dir, userData, extensions, workspace, out, port, server, browser, page);
     try {
-      await waitUntil('Spillway to activate (out/activated.json)', () => existsSync(join(out, 'activated.json')), 60_000, 200);
+      // 150 s: with the machine's two cores loaded (load average 42), the extension host took 35 s to start its
+      // extensions and reached Spillway's onStartupFinished 60 s after the workbench showed
+      await waitUntil('Spillway to activate (out/activated.json)', () => existsSync(join(out, 'activated.json')), 150_000, 200);
     } catch (e) {
       throw new Error(
         `${String(e)}\n--- server output\n${serverOutput.slice(-3000)}\n--- extension host log\n${harness.extensionHostLog()}`,
@@ -376,12 +423,25 @@ export async function launch(options: LaunchOptions = {}): Promise<Harness> {
   }
 }
 
-/** Removes run folders of earlier test runs (kept after a run for debugging). */
+/** Whether the process that made a run folder (its name ends in -PID) is still running: another suite in this clone. */
+function liveRun(name: string): boolean {
+  const pid = Number(/-(\d+)$/.exec(name)?.[1]);
+  if (!pid || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes run folders of earlier test runs (kept after a run for debugging), never those of a suite still running. */
 export function cleanRuns(keep = 0): void {
   const runs = join(HARNESS_DIR, 'runs');
   if (!existsSync(runs)) return;
   const names = readdirSync(runs).sort();
-  for (const n of names.slice(0, Math.max(0, names.length - keep))) rmSync(join(runs, n), { recursive: true, force: true });
+  for (const n of names.slice(0, Math.max(0, names.length - keep)))
+    if (!liveRun(n)) rmSync(join(runs, n), { recursive: true, force: true });
 }
 
 /** The Spillway inspector's document inside the workbench page's webview iframes. */

@@ -48,6 +48,19 @@ function setSetting(key: string, value: unknown, where: 'workspace' | 'user' = '
   return setSpillwaySetting(vs, key, value, where);
 }
 
+/**
+ * Waits until VS Code has read the folder's settings file with `editor.tabSize` = `want` (absent:
+ * undefined): written beside a setting VS Code keeps out of the folder's scope, it shows the file was read.
+ */
+function folderTabSize(want: unknown) {
+  return waitUntil(`VS Code to read the folder's settings (editor.tabSize ${String(want)})`, () =>
+    vs.run(
+      ({ vscode }, w) => vscode.workspace.getConfiguration('editor').inspect('tabSize')?.workspaceValue === (w ?? undefined),
+      want ?? null,
+    ),
+  );
+}
+
 /** The variables in Spillway's environment variable collection, as the API reports them. */
 function terminalVariables() {
   return vs.run(({ context }) => {
@@ -430,8 +443,11 @@ describe('the local proxy in a real VS Code', () => {
     const text = readFileSync(file, 'utf8');
     const settings = JSON.parse(text) as Record<string, unknown>;
     try {
-      writeFileSync(file, JSON.stringify({ ...settings, 'spillway.proxy.openaiUpstream': 'http://127.0.0.1:9/attacker/v1' }, null, 2));
-      await new Promise((r) => setTimeout(r, 1_500)); // VS Code reads the changed file
+      writeFileSync(
+        file,
+        JSON.stringify({ ...settings, 'spillway.proxy.openaiUpstream': 'http://127.0.0.1:9/attacker/v1', 'editor.tabSize': 3 }, null, 2),
+      );
+      await folderTabSize(3); // VS Code has read the changed file
       const before = fake.received.length;
       await client().chat.completions.create(
         chatRequest('short output', {}, 'Third task.') as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
@@ -440,6 +456,7 @@ describe('the local proxy in a real VS Code', () => {
       expect(fake.received[before]!.url).toBe('/v1/chat/completions');
     } finally {
       writeFileSync(file, text);
+      await folderTabSize(settings['editor.tabSize']);
     }
   });
 

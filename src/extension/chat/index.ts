@@ -1,7 +1,8 @@
 /**
  * Copilot through Spillway: the `spillway` chat model vendor (VS Code 1.104+), its models from
  * `spillway.languageModels`, their keys in SecretStorage, and the Add / Manage commands. On an
- * older VS Code nothing is registered but the commands, which say why.
+ * older VS Code nothing is registered but the commands, hidden from the palette there
+ * (`spillway.lmProviderAvailable`, pure/features.ts), which say why when run anyway.
  */
 import * as vscode from 'vscode';
 import type { SpillwayHost } from '../host';
@@ -19,7 +20,7 @@ const CHAT_COMMANDS = {
 } as const;
 
 export interface ChatRegistration extends vscode.Disposable {
-  /** whether this VS Code has the provider API (and the vendor is registered) */
+  /** whether this VS Code has the provider API (and the vendor is registered); the caller logs why not (pure/features.ts) */
   readonly registered: boolean;
   readonly sessionsDir: () => string;
 }
@@ -78,8 +79,6 @@ export function registerChat(host: SpillwayHost, onDidRecord: () => void): ChatR
     });
     disposables.push(api.registerLanguageModelChatProvider(VENDOR, provider));
     host.log.info(`registered the ${VENDOR} language model vendor`);
-  } else {
-    host.log.info(`VS Code ${vscode.version} has no language model chat provider API (1.104+): Spillway models are not offered to Copilot`);
   }
   disposables.push(
     vscode.commands.registerCommand(CHAT_COMMANDS.add, () => addModel(host, keys)),

@@ -11,6 +11,7 @@ import { EXTRACT_DESCRIPTION, EXTRACT_INPUT_SCHEMA } from '../../extract/extract
 import { configurationContribution } from './settings';
 import { PROXY_EXTRA_SCHEMA, PROXY_KEYS } from '../proxyConfig';
 import { MODELS_SETTING, VENDOR, modelsSettingSchema } from '../chat/models';
+import { FEATURE_CONTEXT, GATED_COMMANDS } from './features';
 
 export const CATEGORY = 'Spillway';
 
@@ -130,6 +131,8 @@ export function contributes(): Record<string, unknown> {
     })),
     menus: {
       'explorer/context': [{ command: 'spillway.openTranscript', when: TRANSCRIPT_FILE_WHEN, group: 'navigation@90' }],
+      // what needs an API this VS Code may lack is offered only where the extension found it (pure/features.ts)
+      commandPalette: Object.entries(GATED_COMMANDS).map(([command, feature]) => ({ command, when: FEATURE_CONTEXT[feature] })),
     },
     // VS Code 1.104+: Spillway's models in the chat model picker (older versions ignore this)
     languageModelChatProviders: [{ vendor: VENDOR, displayName: 'Spillway', managementCommand: 'spillway.manageLanguageModels' }],
