@@ -104,7 +104,7 @@ export interface Session {
 }
 
 /** The agents of the corpus, each pooled on its own. */
-export const AGENTS = ['claude-code', 'codex', 'mini-swe-agent', 'swe-agent', 'openhands'] as const;
+export const AGENTS = ['claude-code', 'codex', 'mini-swe-agent', 'swe-agent', 'openhands', 'pi'] as const;
 export type Agent = (typeof AGENTS)[number];
 
 /**
@@ -118,6 +118,8 @@ export function agentOf(path: string): Agent | undefined {
   if (p.includes('codex')) return 'codex';
   if (p.includes('claude-code')) return 'claude-code';
   if (p.includes('swe-agent')) return 'swe-agent';
+  // the pi coding agent: its folder (dev3/pi), or a file named after it
+  if (/(^|\/)pi(\/|-)/.test(p)) return 'pi';
   return undefined;
 }
 

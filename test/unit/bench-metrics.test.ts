@@ -137,9 +137,10 @@ describe('one way of counting for every strategy', () => {
     const shaper = new Shaper(tr.wire, withAgentPrelude(tr).transcript.base, counter);
     const key = tr.wire === 'openai-responses' ? 'input' : 'messages';
     const projected: string[] = [];
-    // small caps so the engine reduces results in every fixture
+    // small caps so the engine reduces results in every fixture; the clear on its trigger alone (under the
+    // payback rule a short session whose reads stay whole while in use may never be reduced)
     const r = replay(tr, {
-      config: { defaultCap: 400, previewChars: 300, clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000 } },
+      config: { defaultCap: 400, previewChars: 300, clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000, schedule: 'trigger' } },
       tokenizer: counter,
       onProjection: (_k, c) => projected.push(c.projection.request),
     });

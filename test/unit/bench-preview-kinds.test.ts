@@ -81,6 +81,11 @@ describe('agents', () => {
     expect(agentOf('swe-agent/SWE-agent__ctf_crypto_katy.traj')).toBe('swe-agent');
     expect(agentOf('responses/ai-sessions__codex-pomodor-timer.jsonl')).toBe('codex');
   });
+
+  it('names pi by its folder, not by a path that merely contains the letters', () => {
+    expect(agentOf('dev3/pi/badlogic__pi-compact.jsonl')).toBe('pi');
+    expect(agentOf('dev/api/session.jsonl')).toBeUndefined();
+  });
 });
 
 describe('generated doc sections', () => {

@@ -77,7 +77,8 @@ describe('clear stage with schedule payback', () => {
   const cfg = (schedule: string) => ({
     offload: { enabled: false },
     inputs: { enabled: false },
-    clear: { enabled: true, triggerTokens: 5_000, keep: 1, clearAtLeastTokens: 0, schedule },
+    // by age alone (in-use protection: engine-in-use.test.ts)
+    clear: { enabled: true, triggerTokens: 5_000, keep: 1, clearAtLeastTokens: 0, schedule, inUseCalls: 0 },
   });
   const outputs = Array.from({ length: 6 }, (_, i) => ({ cmd: `cat f${i}`, out: String.fromCharCode(65 + i).repeat(2_000) }));
 
@@ -113,7 +114,15 @@ describe('stale results: the same command run again', () => {
       {
         offload: { enabled: false },
         inputs: { enabled: false },
-        clear: { enabled: true, triggerTokens: 7_000, keep: 1, clearAtLeastTokens: 0, staleFirst: true, schedule: 'trigger' },
+        clear: {
+          enabled: true,
+          triggerTokens: 7_000,
+          keep: 1,
+          clearAtLeastTokens: 0,
+          staleFirst: true,
+          schedule: 'trigger',
+          inUseCalls: 0,
+        },
       },
       { tokenizer: perChar },
     ).project(chat(outputs), 'openai-chat');

@@ -17,6 +17,8 @@ const tool = (name: string, output: string, extra: Partial<ToolStep> = {}): Tool
 const five = (names: string[] = ['bash', 'bash', 'bash', 'bash', 'bash']) => transcript('q', ...names.map((n, i) => tool(n, out(i))));
 const clear = (over: Record<string, unknown> = {}) => ({
   offload: { enabled: false },
+  // file inputs replaced on arrival, as before the default left them to the clear stage
+  inputs: { when: 'arrival' },
   clear: {
     enabled: true,
     triggerTokens: 45_000,
@@ -27,6 +29,8 @@ const clear = (over: Record<string, unknown> = {}) => ({
     clearToolInputs: false,
     // the trigger's mechanics; the payback schedule that the default adds is tested in engine-clear-schedule.test.ts
     schedule: 'trigger',
+    // by age alone; what in-use protection leaves is tested in engine-in-use.test.ts
+    inUseCalls: 0,
     ...over,
   },
 });

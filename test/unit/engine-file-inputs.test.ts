@@ -36,7 +36,7 @@ function anthropic(opts: { history: number; calls: Array<{ id: string; name: str
 
 const engine = (over: Record<string, unknown> = {}) => {
   const store = new MemorySink();
-  return { store, e: createEngine({ inputs: { minTokens: 1_000, ...over } }, { store, tokenizer: perChar }) };
+  return { store, e: createEngine({ inputs: { when: 'arrival', minTokens: 1_000, ...over } }, { store, tokenizer: perChar }) };
 };
 
 describe('file inputs: what is replaced', () => {
@@ -183,7 +183,7 @@ describe('file inputs on the long real Claude Code session', () => {
     const t = await readTranscript(file);
     const store = new MemorySink();
     // this session's context peaks near 72k tokens and its edits come early: from 20k on, not the default 60k
-    const e = createEngine({ inputs: { minTokens: 20_000 } }, { store });
+    const e = createEngine({ inputs: { when: 'arrival', minTokens: 20_000 } }, { store });
     const k = t.calls.length - 1;
     const text = JSON.stringify(requestForCall(t, k));
     const p = e.project(text, t.wire);

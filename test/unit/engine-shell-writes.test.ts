@@ -137,7 +137,7 @@ describe('the inputs stage on shell calls', () => {
 
   it('replaces the body in an Anthropic Bash call, reads back exactly, and is sticky', () => {
     const store = new MemorySink();
-    const e = createEngine({ inputs: { minTokens: 1_000 } }, { store, tokenizer: perChar });
+    const e = createEngine({ inputs: { when: 'arrival', minTokens: 1_000 } }, { store, tokenizer: perChar });
     const req = {
       model: 'claude',
       max_tokens: 10,
@@ -171,7 +171,7 @@ describe('the inputs stage on shell calls', () => {
 
   it('replaces it in a Chat Completions tool call (arguments are a JSON string)', () => {
     const store = new MemorySink();
-    const e = createEngine({ inputs: { minTokens: 1_000 } }, { store, tokenizer: perChar });
+    const e = createEngine({ inputs: { when: 'arrival', minTokens: 1_000 } }, { store, tokenizer: perChar });
     const args = JSON.stringify({ command });
     const req = {
       model: 'deepseek-chat',
@@ -201,9 +201,12 @@ describe('the inputs stage on shell calls', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b1', content: 'ok' }] },
       ],
     };
-    const off = createEngine({ inputs: { minTokens: 1_000, shellTools: [] } }, { store: new MemorySink(), tokenizer: perChar });
+    const off = createEngine(
+      { inputs: { when: 'arrival', minTokens: 1_000, shellTools: [] } },
+      { store: new MemorySink(), tokenizer: perChar },
+    );
     expect(off.project(req, 'anthropic-messages').inputs).toEqual([]);
-    const early = createEngine({ inputs: { minTokens: 50_000 } }, { store: new MemorySink(), tokenizer: perChar });
+    const early = createEngine({ inputs: { when: 'arrival', minTokens: 50_000 } }, { store: new MemorySink(), tokenizer: perChar });
     expect(early.project(req, 'anthropic-messages').inputs).toEqual([]);
   });
 });

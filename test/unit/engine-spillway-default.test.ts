@@ -61,7 +61,11 @@ describe('dedupe (offload.dedupe)', () => {
 
 describe('stale results first (clear.staleFirst)', () => {
   // the order a clear takes results in; whether it may fire at all (the payback schedule) is tested in engine-clear-schedule.test.ts
-  const cfg = { defaultCap: 'unlimited', clear: { triggerTokens: 3_000, clearAtLeastTokens: 500, keep: 1, schedule: 'trigger' } } as const;
+  const cfg = {
+    defaultCap: 'unlimited',
+    // by age alone: what in-use protection leaves is tested in engine-in-use.test.ts
+    clear: { triggerTokens: 3_000, clearAtLeastTokens: 500, keep: 1, schedule: 'trigger', inUseCalls: 0 },
+  } as const;
   const history = [
     call('r1', 'read_file', { path: 'src/a.ts' }),
     result('r1', text(4_000, 'first read of a')),

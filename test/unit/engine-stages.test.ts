@@ -90,7 +90,11 @@ describe('a stage module', () => {
 
   it('clear replays the calls, clearing the oldest result outside the last round at each call over the trigger', () => {
     const results = resultsOf(
-      { offload: { enabled: false }, clear: { enabled: true, triggerTokens: 5_000, keep: 1, clearAtLeastTokens: 1, schedule: 'trigger' } },
+      {
+        offload: { enabled: false },
+        // by age alone (in-use protection: engine-in-use.test.ts)
+        clear: { enabled: true, triggerTokens: 5_000, keep: 1, clearAtLeastTokens: 1, schedule: 'trigger', inUseCalls: 0 },
+      },
       'q',
       tool('bash', big('a')),
       tool('bash', big('b')),

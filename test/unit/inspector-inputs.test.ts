@@ -67,7 +67,7 @@ const conversation = {
     { role: 'user', content: 'Now run it.' },
   ],
 };
-const config = { inputs: { minTokens: 1_000 } };
+const config = { inputs: { when: 'arrival', minTokens: 1_000 } };
 
 describe("a turn's figures count the file inputs it replaced", () => {
   it('counts fresh inputs apart from previews and clears, and adds their saved tokens to freshSaved', () => {

@@ -22,7 +22,9 @@ const sweObs = (body: string) => `OBSERVATION:\n${body}`;
 const swePrompt = (body: string) => `${body}\n(Open file: /repo/src/app.py)\n(Current directory: /repo)\nbash-$`;
 const action = (cmd: string, lang = 'bash') => `THOUGHT: let me look.\n\n\`\`\`${lang}\n${cmd}\n\`\`\``;
 
-const cfg = { defaultCap: 2_000, previewChars: 300, clear: { enabled: false } };
+// observations over the cap are offloaded on arrival, reads (`cat`) included: what keepReads leaves
+// whole is engine-spillway-default.test.ts's
+const cfg = { defaultCap: 2_000, previewChars: 300, offload: { keepReads: 0 }, clear: { enabled: false } };
 
 /** A text-mode conversation: system, task, then (action, observation) pairs; in the given format. */
 function conversation(format: WireFormat, observations: string[], actions?: string[], task = 'Fix the bug in count().'): string {
@@ -288,7 +290,7 @@ describe('the engine reduces observations in place', () => {
 
   it('in a session, an observation reduced in one call stays reduced the same way in the next (the prefix is stable)', () => {
     const engine = createEngine(
-      { ...cfg, clear: { enabled: true, triggerTokens: 3_000, keep: 1, clearAtLeastTokens: 500 } },
+      { ...cfg, clear: { enabled: true, triggerTokens: 3_000, keep: 1, clearAtLeastTokens: 500, inUseCalls: 0 } },
       { store: new MemorySink() },
     );
     const obs = [miniObs(BIG), miniObs(lines(100, 'a')), miniObs(lines(100, 'b')), miniObs(lines(100, 'c'))];
@@ -312,7 +314,7 @@ describe('the engine reduces observations in place', () => {
     const p = createEngine(cfg, { store: new MemorySink() }).project(text, 'auto');
     expect(p.reductions.map((r) => [r.callId, r.reason])).toEqual([['obs-5', 'identical to the output of call obs-3']]);
     const cleared = createEngine(
-      { ...cfg, defaultCap: 'unlimited', clear: { enabled: true, triggerTokens: 1_000, keep: 1, clearAtLeastTokens: 0 } },
+      { ...cfg, defaultCap: 'unlimited', clear: { enabled: true, triggerTokens: 1_000, keep: 1, clearAtLeastTokens: 0, inUseCalls: 0 } },
       { store: new MemorySink() },
     ).project(conversation('openai-chat', [miniObs(BIG), miniObs('tail\n')]), 'auto');
     expect(cleared.reductions.map((r) => [r.callId, r.stage])).toEqual([['obs-3', 'clear']]);

@@ -75,7 +75,8 @@ describe('OpenHands output.jsonl', () => {
   test('replays: the 17 kB file view is offloaded and reads back exactly', async () => {
     const t = await readTranscript(FILE);
     const store = new MemoryStore();
-    const r = replay(t, { config: {}, store, detail: true });
+    // offloaded on arrival (the default keeps a view whole while in use, and this short session never clears it)
+    const r = replay(t, { config: { offload: { keepReads: 0 } }, store, detail: true });
     const handles = [...new Set(r.calls.flatMap((c) => (c.reductionList ?? []).map((x) => x.handle)))];
     expect(handles).toHaveLength(1);
     const original = (t.items[5] as Json).content as string;

@@ -117,9 +117,12 @@ describe('a replayed session: an offload on arrival, a file input and a clear ea
     tokenizer: 'approximate',
     defaultCap: 1000,
     previewChars: 0,
-    inputs: { minTokens: 0, keepRounds: 0 },
+    // each mechanism as it acts on arrival or by age: the read offloaded on arrival, the file input
+    // replaced on arrival, the clear by age alone
+    offload: { keepReads: 0 },
+    inputs: { when: 'arrival', minTokens: 0, keepRounds: 0 },
     // the clear stage leaves `cat` alone, so its result stays offloaded (a clear takes over an offloaded result's marker)
-    clear: { enabled: true, triggerTokens: 300, keep: 1, clearAtLeastTokens: 1, schedule: 'trigger', excludeTools: ['cat'] },
+    clear: { enabled: true, triggerTokens: 300, keep: 1, clearAtLeastTokens: 1, schedule: 'trigger', excludeTools: ['cat'], inUseCalls: 0 },
   };
   const r = replay(t, { config });
   const last = r.calls.at(-1)!;
