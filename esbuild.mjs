@@ -7,8 +7,10 @@ import { mcpValidatorWithoutEval } from './scripts/esbuild-plugins.mjs';
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', legalComments: 'none' };
 // node bundles are minified (source maps keep stack traces readable) and load each tokenizer
-// encoding from its own file, dist/tokenizer-NAME.js, on first use (src/engine/tokens.ts)
-const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', minify: true, define: { SPILLWAY_TOKENIZER_FILES: 'true' } };
+// encoding from its own file, dist/tokenizer-NAME.js, on first use (src/engine/tokens.ts); strings
+// stay quoted with \n escapes rather than becoming template literals with raw line breaks (the agents'
+// prelude, bundled for the replay, is hundreds of lines of prompt text)
+const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', minify: true, supported: { 'template-literal': false }, define: { SPILLWAY_TOKENIZER_FILES: 'true' } };
 /** One bundle per tokenizer encoding, loaded only when a count with that encoding is made. */
 const TOKENIZER_ENCODINGS = ['o200k_base', 'cl100k_base'];
 
