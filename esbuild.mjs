@@ -10,7 +10,15 @@ const common = { bundle: true, sourcemap: true, logLevel: 'warning', legalCommen
 // encoding from its own file, dist/tokenizer-NAME.js, on first use (src/engine/tokens.ts); strings
 // stay quoted with \n escapes rather than becoming template literals with raw line breaks (the agents'
 // prelude, bundled for the replay, is hundreds of lines of prompt text)
-const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', minify: true, supported: { 'template-literal': false }, define: { SPILLWAY_TOKENIZER_FILES: 'true' } };
+const node = {
+  ...common,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minify: true,
+  supported: { 'template-literal': false },
+  define: { SPILLWAY_TOKENIZER_FILES: 'true' },
+};
 /** One bundle per tokenizer encoding, loaded only when a count with that encoding is made. */
 const TOKENIZER_ENCODINGS = ['o200k_base', 'cl100k_base'];
 
