@@ -21,11 +21,11 @@ import { folderSummary, ReductionCollector, sessionSummary, type FolderSession }
 
 /** Each command's usage, printed by `spillway COMMAND --help`; together they are `USAGE`. */
 export const COMMAND_USAGE: Record<string, string> = {
-  project: `  spillway project [--format auto|openai-chat|openai-responses|anthropic-messages] [--config FILE] [--preset NAME]
+  project: `  spillway project [--format auto|openai-chat|openai-responses|anthropic-messages|gemini] [--config FILE] [--preset NAME]
                    [--store DIR] [--report FILE] [--session ID] < request.json`,
   read: `  spillway read HANDLE [--store DIR] [--lines A:B] [--grep REGEX] [--context N] [--ignore-case]
                        [--offset N --limit N] [--json]`,
-  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands]
+  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|gemini|gemini-cli]
                   [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
                  [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe] [--answer-reads]`,
@@ -99,7 +99,10 @@ export function configFrom(a: ParsedArgs, command: string): ReturnType<typeof va
 export function formatFrom(a: ParsedArgs, command: string, allowed: readonly string[] = ['auto']): FormatOption {
   const f = str(a, 'format') ?? 'auto';
   if (f === 'auto' || isWireFormat(f) || allowed.includes(f)) return f as FormatOption;
-  throw new SpillwayError(`${command}: unknown --format ${f} (known: auto, openai-chat, openai-responses, anthropic-messages)`, 'usage');
+  throw new SpillwayError(
+    `${command}: unknown --format ${f} (known: auto, openai-chat, openai-responses, anthropic-messages, gemini)`,
+    'usage',
+  );
 }
 
 function readStdin(): string {
@@ -115,6 +118,7 @@ export function provenFormat(body: unknown): { format: string; because: string }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const b = body as Record<string, unknown>;
   if (!('messages' in b) && 'input' in b) return { format: 'openai-responses', because: 'it has "input" and no "messages"' };
+  if (!('messages' in b) && Array.isArray(b.contents)) return { format: 'gemini', because: 'it has "contents" and no "messages"' };
   if (!Array.isArray(b.messages)) return undefined;
   if ('input' in b) return undefined;
   if ('system' in b) return { format: 'anthropic-messages', because: 'it has a top-level "system"' };

@@ -40,7 +40,9 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
       return isMiniSweAgent(doc) ? miniSweAgentTranscript(doc) : apiTranscript(doc, path, 'openai-chat');
     case 'anthropic-messages':
     case 'openai-responses':
+    case 'gemini':
       return apiTranscript(doc, path, format);
+    case 'gemini-cli':
     case 'claude-code':
     case 'codex':
     case 'openhands':

@@ -14,7 +14,7 @@ import type { WireFormat } from '../../engine/types';
 
 /** What a transcript file was. The first three are agent logs, the last three API request bodies. */
 export type TranscriptFormat =
-  'claude-code' | 'codex' | 'swe-agent' | 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'openhands';
+  'claude-code' | 'codex' | 'swe-agent' | 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'openhands' | 'gemini' | 'gemini-cli';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
@@ -24,6 +24,8 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'anthropic-messages',
   'openai-responses',
   'openhands',
+  'gemini',
+  'gemini-cli',
 ];
 
 /** One model call: the request it sent is `items.slice(0, end)`; `reply` is what the model wrote back. */
@@ -71,8 +73,8 @@ export interface ReadTranscriptOptions {
 }
 
 /** The request field that holds the item list in each wire format. */
-export function itemsKey(wire: WireFormat): 'messages' | 'input' {
-  return wire === 'openai-responses' ? 'input' : 'messages';
+export function itemsKey(wire: WireFormat): 'messages' | 'input' | 'contents' {
+  return wire === 'openai-responses' ? 'input' : wire === 'gemini' ? 'contents' : 'messages';
 }
 
 /**
