@@ -28,6 +28,7 @@ export const COMMAND_USAGE: Record<string, string> = {
   replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|gemini|gemini-cli]
                   [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
+                 [--gemini-upstream URL]
                  [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe] [--answer-reads]`,
   mcp: `  spillway mcp [--store DIR]    an MCP server over stdio: the read_output and find_outputs tools`,
 };
@@ -289,6 +290,7 @@ async function proxy(argv: string[]): Promise<void> {
       store: { kind: 'string' },
       'openai-upstream': { kind: 'string' },
       'anthropic-upstream': { kind: 'string' },
+      'gemini-upstream': { kind: 'string' },
       config: { kind: 'string' },
       preset: { kind: 'string' },
       sessions: { kind: 'string' },
@@ -319,6 +321,7 @@ async function proxy(argv: string[]): Promise<void> {
       ...(a.flags.get('answer-reads') === true ? { answerReads: true } : {}),
       ...(str(a, 'openai-upstream') !== undefined ? { openaiUpstream: str(a, 'openai-upstream') } : {}),
       ...(str(a, 'anthropic-upstream') !== undefined ? { anthropicUpstream: str(a, 'anthropic-upstream') } : {}),
+      ...(str(a, 'gemini-upstream') !== undefined ? { geminiUpstream: str(a, 'gemini-upstream') } : {}),
     });
   } catch (e) {
     if (e instanceof SpillwayError) throw new SpillwayError(`proxy: ${e.message}`, e.code);

@@ -14,7 +14,7 @@
  */
 import * as vscode from 'vscode';
 import { startProxy, type RunningProxy } from '../proxy/server';
-import { agentEnvironment, codexShellLines, mcpShellLines, type Shell } from '../proxy/env';
+import { agentEnvironment, codexShellLines, geminiShellLines, mcpShellLines, type Shell } from '../proxy/env';
 import { defaultSessionsDir, pruneRecordings, type Turn } from '../proxy/recording';
 import { errorText, type SpillwayHost } from './host';
 import { problemWarning, SECTION, type SettingProblem } from './pure/settings';
@@ -178,6 +178,7 @@ export class ProxyController implements vscode.Disposable {
         port: s.port,
         openaiUpstream: s.openaiUpstream,
         anthropicUpstream: s.anthropicUpstream,
+        geminiUpstream: s.geminiUpstream,
         engine: this.host.engine,
         sessionsDir,
         websockets: s.websockets,
@@ -197,7 +198,7 @@ export class ProxyController implements vscode.Disposable {
       this.codex.follow(proxy.url);
       this.claude.follow(proxy.url);
       this.host.log.info(
-        `proxy: listening on ${proxy.url} (OpenAI upstream ${displayUrl(s.openaiUpstream)}, Anthropic upstream ${displayUrl(s.anthropicUpstream)}); ` +
+        `proxy: listening on ${proxy.url} (OpenAI upstream ${displayUrl(s.openaiUpstream)}, Anthropic upstream ${displayUrl(s.anthropicUpstream)}, Gemini upstream ${displayUrl(s.geminiUpstream)}); ` +
           `recording turns in ${sessionsDir}`,
       );
     } catch (e) {
@@ -325,7 +326,12 @@ export class ProxyController implements vscode.Disposable {
     const proxy = this.proxy;
     const shell = opts?.shell ?? this.shell();
     const launch = launchFor(this.host);
-    const lines = [...proxy.environment(shell), ...codexShellLines(proxy.url, shell), ...mcpShellLines(launch, shell)];
+    const lines = [
+      ...proxy.environment(shell),
+      ...codexShellLines(proxy.url, shell),
+      ...geminiShellLines(proxy.url, shell),
+      ...mcpShellLines(launch, shell),
+    ];
     await vscode.env.clipboard.writeText(lines.join('\n') + '\n');
     this.host.notify(
       'info',

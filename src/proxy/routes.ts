@@ -11,19 +11,26 @@
  *   - Anthropic's base URL has no version (`https://api.anthropic.com`) and the SDK posts
  *     `/v1/messages`. Agents are told `ANTHROPIC_BASE_URL=http://127.0.0.1:PORT`, so the client path
  *     is appended unchanged: `/v1/messages?beta=true` -> `<anthropic base path>/v1/messages?beta=true`.
+ *   - The Gemini API's base URL has no version either (`https://generativelanguage.googleapis.com`) and
+ *     the SDK (`@google/genai`, which Gemini CLI uses) posts `/v1beta/models/<model>:generateContent`
+ *     and `…:streamGenerateContent?alt=sse`. Agents are told `GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:PORT`
+ *     and the client path is appended unchanged, `?alt=sse` and a `?key=` included: the key is
+ *     forwarded in the URL as it came and never recorded (a turn keeps the path without its query).
  * A base path prefix (a gateway at `http://host/openai/v1`, `http://host/anthropic`) is kept, and the
  * client's query string is passed on byte for byte (after the base URL's own query, if it has one).
  *
  * Which upstream a pass-through request goes to: Anthropic for `/v1/messages…` and `/v1/complete`, and
- * for any request that carries Anthropic's own headers (`anthropic-version`, `x-api-key`); OpenAI for
- * everything else.
+ * for any request that carries Anthropic's own headers (`anthropic-version`, `x-api-key`); Gemini for
+ * `/v1beta/…` and `/v1alpha/…`, a `models/<model>:<method>` path, and any request that carries Google's
+ * key (`x-goog-api-key`, or `key=` in the query); OpenAI for everything else.
  */
 import type { WireFormat } from '../engine';
 
-export type Provider = 'openai' | 'anthropic';
+export type Provider = 'openai' | 'anthropic' | 'gemini';
 
 export const DEFAULT_OPENAI_UPSTREAM = 'https://api.openai.com/v1';
 export const DEFAULT_ANTHROPIC_UPSTREAM = 'https://api.anthropic.com';
+export const DEFAULT_GEMINI_UPSTREAM = 'https://generativelanguage.googleapis.com';
 
 export interface Route {
   provider: Provider;
@@ -31,7 +38,17 @@ export interface Route {
   format?: WireFormat;
   /** whether the call is a model call, recorded as a turn (count_tokens is projected, not recorded) */
   record: boolean;
+  /** the model a Gemini API path names (`models/<model>:generateContent`) */
+  model?: string;
 }
+
+/**
+ * A Gemini API model call: `/<version>/models/<model>:<method>` (tuned models too), the version
+ * `v1`, `v1beta` or `v1alpha`. generateContent and streamGenerateContent are turns; countTokens is
+ * projected (it counts what the model would be sent) but not recorded.
+ */
+const GEMINI_CALL = /^\/v1(?:beta|alpha)?\/((?:tuned)?[mM]odels\/[^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+const GEMINI_VERSION = /^\/v1(?:beta|alpha)(?:\/|$)|^\/v1\/(?:tuned)?[mM]odels\/[^/]+:/;
 
 /** POST paths the engine projects (exact match, query ignored). */
 const PROJECTED: Record<string, Route> = {
@@ -63,17 +80,32 @@ export function originForm(target: string | undefined): string {
   }
 }
 
-export function routeFor(method: string, path: string, headers: Record<string, string | string[] | undefined>): Route {
+export function routeFor(method: string, path: string, headers: Record<string, string | string[] | undefined>, query = ''): Route {
   if (method === 'POST') {
     const r = PROJECTED[path];
     if (r) return r;
+    const g = GEMINI_CALL.exec(path);
+    if (g) {
+      const model = decodeModel(g[1]!.replace(/^(?:tuned)?[mM]odels\//, ''));
+      return { provider: 'gemini', format: 'gemini', record: g[2] !== 'countTokens', ...(model ? { model } : {}) };
+    }
   }
+  if (GEMINI_VERSION.test(path) || headers['x-goog-api-key'] !== undefined || /(?:^|&)key=/.test(query))
+    return { provider: 'gemini', record: false };
   const anthropic =
     path === '/v1/complete' ||
     path.startsWith('/v1/messages') ||
     headers['anthropic-version'] !== undefined ||
     headers['x-api-key'] !== undefined;
   return { provider: anthropic ? 'anthropic' : 'openai', record: false };
+}
+
+function decodeModel(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Checks an upstream base URL: http or https, no credentials, no fragment. */

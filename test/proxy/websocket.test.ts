@@ -577,7 +577,7 @@ describe('other WebSocket paths and the front door', () => {
     const handler = createUpgradeHandler({
       mode: () => 'project',
       engine: () => createEngine(),
-      bases: { openai: new URL(`${fake.url}/v1`), anthropic: new URL(fake.url) },
+      bases: { openai: new URL(`${fake.url}/v1`), anthropic: new URL(fake.url), gemini: new URL(fake.url) },
       maxBody: 1 << 20,
       log: (l) => lines.push(l),
       nextTurn: () => 1,
