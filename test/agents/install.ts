@@ -2,7 +2,7 @@
  * Installs the real agents from npm, as their users install them, on first use: each pinned package
  * into `~/.cache/spillway/agents/<name>-<version>` (outside the clone, keyed by version), once. A
  * completion marker is written last, after the install and its checks, so a cut-off install is
- * redone, never half-used. Both packages ship their native binary as an npm optional dependency
+ * redone, never half-used. Gemini CLI is plain JavaScript; Claude Code and Codex ship their native binary as an npm optional dependency
  * (`@openai/codex-linux-x64`, `@anthropic-ai/claude-code-linux-x64`); the check below proves every
  * package came from the npm registry and the binary runs without downloading anything else.
  */
@@ -21,6 +21,8 @@ export interface AgentPackage {
   bin: string;
   /** what `<bin> --version` prints, to prove the binary runs */
   versionText: RegExp;
+  /** ships a native binary as an optional dependency (checked to be among the packages installed); default true */
+  native?: boolean;
 }
 
 /** Pinned: the versions issue 11 was reported against. */
@@ -31,6 +33,14 @@ export const CLAUDE_CODE: AgentPackage = {
   versionText: /^2\.1\.330 \(Claude Code\)/,
 };
 export const CODEX: AgentPackage = { pkg: '@openai/codex', version: '0.169.0', bin: 'codex', versionText: /^codex-cli 0\.169\.0/ };
+/** Gemini CLI is JavaScript only (it runs on the Node that runs it): no native package. The version issue 29 was reported against. */
+export const GEMINI_CLI: AgentPackage = {
+  pkg: '@google/gemini-cli',
+  version: '0.61.0',
+  bin: 'gemini',
+  versionText: /^0\.61\.0$/,
+  native: false,
+};
 
 const MARKER = '.spillway-complete';
 const REGISTRY = /^https:\/\/registry\.npmjs\.org\//;
@@ -89,7 +99,7 @@ export function ensureAgent(a: AgentPackage): string {
   writeFileSync(join(tmp, 'package.json'), JSON.stringify({ private: true, dependencies: { [a.pkg]: a.version } }, null, 2));
   run('npm', ['install', '--no-audit', '--no-fund', '--registry=https://registry.npmjs.org/'], tmp, 10 * 60_000);
   const packages = checkFromRegistry(tmp);
-  if (!packages.some((p) => /linux-x64|darwin|win32|linux-arm64/.test(p)))
+  if (a.native !== false && !packages.some((p) => /linux-x64|darwin|win32|linux-arm64/.test(p)))
     throw new Error(`${a.pkg}@${a.version}: no native binary package among ${packages.join(', ')}`);
   const out = run(join(tmp, 'node_modules', '.bin', a.bin), ['--version'], tmp, 60_000).trim();
   if (!a.versionText.test(out)) throw new Error(`${a.pkg}@${a.version}: --version printed ${JSON.stringify(out)}`);
