@@ -485,7 +485,7 @@ const UNTRUSTED = /^<untrusted_context>\n([\s\S]*)\n<\/untrusted_context>$/;
  * The text of a functionResponse: `response.output` (Gemini CLI; an MCP tool's text without the
  * `<untrusted_context>` frame Gemini CLI puts around it), else `response.error`, else the response as JSON.
  */
-export function geminiResponseText(fr: any): string {
+function geminiResponseText(fr: any): string {
   const r = fr?.response;
   if (typeof r?.output === 'string')
     return typeof fr.name === 'string' && fr.name.startsWith('mcp_') ? (UNTRUSTED.exec(r.output)?.[1] ?? r.output) : r.output;

@@ -6,6 +6,7 @@
  */
 import { SpillwayError } from '../../engine/types';
 import { classifyApiDocument, isMiniSweAgent } from './api';
+import { isGeminiCliRecord } from './gemini-cli';
 import { preview } from './skip-log';
 import type { TranscriptFormat } from './types';
 import { isRecord, type Json } from './wire';
@@ -17,7 +18,8 @@ const SUPPORTED_FORMATS_TEXT =
   'claude-code (Claude Code session .jsonl), codex (Codex rollout-*.jsonl), swe-agent (SWE-agent .traj), ' +
   'openai-chat (mini-swe-agent .traj.json, or a Chat Completions request body or message list), ' +
   'anthropic-messages (a Messages request body), openai-responses (a Responses request body or input list), ' +
-  'openhands (OpenHands evaluation or resolver output.jsonl, one instance per line)';
+  'openhands (OpenHands evaluation or resolver output.jsonl, one instance per line), ' +
+  'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -48,8 +50,9 @@ function isOpenHandsRecord(record: Json): boolean {
 }
 
 /** The agent log a single JSONL record comes from, if it looks like one. */
-function formatOfRecord(record: Json): 'claude-code' | 'codex' | 'openhands' | undefined {
+function formatOfRecord(record: Json): JsonlFormat | undefined {
   if (isOpenHandsRecord(record)) return 'openhands';
+  if (isGeminiCliRecord(record)) return 'gemini-cli';
   const type = record.type;
   if (typeof type !== 'string') return record.record_type === 'state' ? 'codex' : undefined;
   if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';
@@ -88,11 +91,12 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
 }
 
 /** Regexes for a head that stops inside a JSON value (a first line or document over 64 KB). */
-function guessJsonlFromText(text: string): 'claude-code' | 'codex' | 'openhands' | undefined {
+function guessJsonlFromText(text: string): JsonlFormat | undefined {
   // an OpenHands instance line is often longer than the head: its instance_id (or the resolver's
   // issue_type) and event history tell
   if (/^\s*\{[^\n]*"(instance_id|issue_type)"\s*:/.test(text) && /"history"\s*:\s*\[/.test(text)) return 'openhands';
   if (/"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/.test(text)) return 'codex';
+  if (/^\s*\{[^\n]*"projectHash"\s*:/.test(text) && /"sessionId"\s*:/.test(text)) return 'gemini-cli';
   if (/"(parentUuid|sessionId|leafUuid)"\s*:|"type"\s*:\s*"(file-history-snapshot|summary)"/.test(text)) return 'claude-code';
   return undefined;
 }
@@ -113,12 +117,15 @@ function guessDocumentFromText(text: string): TranscriptFormat | undefined {
   return undefined;
 }
 
+/** The formats read line by line. */
+export type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'gemini-cli';
+
 export type Sniff =
-  | { kind: 'jsonl'; format: 'claude-code' | 'codex' | 'openhands' }
+  | { kind: 'jsonl'; format: JsonlFormat }
   /** format undefined: a JSON document whose head decides nothing; parse it whole to tell */
   | { kind: 'document'; format: TranscriptFormat | undefined; seen: string };
 
-function sniffJsonl(path: string, text: string): 'claude-code' | 'codex' | 'openhands' {
+function sniffJsonl(path: string, text: string): JsonlFormat {
   const lines = text.split('\n');
   const complete = text.endsWith('\n') ? lines : lines.slice(0, -1);
   let seen: string | undefined;

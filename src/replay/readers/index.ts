@@ -2,7 +2,7 @@
  * Transcript readers: turn one agent session file into the model calls it made, in the engine's
  * wire formats, so `spillway replay` and the inspector can project every call of a real session.
  *
- * JSONL logs (Claude Code, Codex) are streamed line by line and can be any size; single JSON
+ * JSONL logs (Claude Code, Codex, Gemini CLI) are streamed line by line and can be any size; single JSON
  * documents (SWE-agent, mini-swe-agent, request bodies) are parsed whole, up to 512 MB.
  */
 import { open, stat } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { SpillwayError } from '../../engine/types';
 import { apiTranscript, isMiniSweAgent, miniSweAgentTranscript } from './api';
 import { readClaudeCode } from './claude-code';
 import { readCodex } from './codex';
+import { geminiCliDocument, readGeminiCli } from './gemini-cli';
 import { readOpenHands } from './openhands';
 import { classifyDocument, DETECT_HEAD_BYTES, describeDocument, sniffTranscript, unknownFormatError } from './detect';
 import { readDocument } from './document';
@@ -43,6 +44,7 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
     case 'gemini':
       return apiTranscript(doc, path, format);
     case 'gemini-cli':
+      return geminiCliDocument(doc);
     case 'claude-code':
     case 'codex':
     case 'openhands':
@@ -84,7 +86,10 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
       const found = classifyDocument(doc) ?? sniff.format;
       if (found === undefined) throw unknownFormatError(path, describeDocument(doc));
       // a one-line JSONL log parses as a document too
-      if (found !== 'claude-code' && found !== 'codex' && found !== 'openhands') return fromDocument(found, doc, path);
+      if (found !== 'claude-code' && found !== 'codex' && found !== 'openhands' && found !== 'gemini-cli')
+        return fromDocument(found, doc, path);
+      // a saved chat of an older Gemini CLI is one document; a one-line JSONL chat parses as one too
+      if (found === 'gemini-cli') return geminiCliDocument(doc);
       resolved = found;
     } else {
       resolved = sniff.format;
@@ -94,6 +99,8 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
   }
   if (resolved === 'claude-code') return readClaudeCode(path, stream);
   if (resolved === 'codex') return readCodex(path, stream);
+  if (resolved === 'gemini-cli')
+    return path.toLowerCase().endsWith('.json') ? geminiCliDocument(await readDocument(path, stream)) : readGeminiCli(path, stream);
   if (resolved === 'openhands')
     return readOpenHands(path, { ...stream, ...(opts.instance !== undefined ? { instance: opts.instance } : {}) });
   return fromDocument(resolved, await readDocument(path, stream), path);
