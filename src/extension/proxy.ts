@@ -14,12 +14,13 @@
  */
 import * as vscode from 'vscode';
 import { startProxy, type RunningProxy } from '../proxy/server';
-import { agentEnvironment, codexShellLines, geminiShellLines, mcpShellLines, type Shell } from '../proxy/env';
+import { agentEnvironment, codexShellLines, geminiBaseUrl, geminiShellLines, mcpShellLines, type Shell } from '../proxy/env';
 import { defaultSessionsDir, pruneRecordings, type Turn } from '../proxy/recording';
 import { errorText, type SpillwayHost } from './host';
 import { problemWarning, SECTION, type SettingProblem } from './pure/settings';
 import { formatCount } from './pure/format';
 import { CodexRoute } from './codexRoute';
+import { GeminiRoute } from './geminiRoute';
 import { ClaudeCodeSetup, launchFor } from './mcp';
 import {
   displayUrl,
@@ -83,6 +84,8 @@ export class ProxyController implements vscode.Disposable {
   readonly codex: CodexRoute;
   /** Spillway: Route Claude Code Through Spillway and the .mcp.json server (its route goes with the proxy, like Codex's) */
   readonly claude: ClaudeCodeSetup;
+  /** Spillway: Route Gemini CLI Through Spillway (settings.json entries, and GOOGLE_GEMINI_BASE_URL in terminals while routed) */
+  readonly gemini: GeminiRoute;
 
   constructor(
     private readonly host: SpillwayHost,
@@ -94,9 +97,16 @@ export class ProxyController implements vscode.Disposable {
     context.environmentVariableCollection.persistent = false;
     this.codex = new CodexRoute(host, () => this.proxy?.url);
     this.claude = new ClaudeCodeSetup(host, () => this.proxy?.url);
+    this.gemini = new GeminiRoute(
+      host,
+      context,
+      () => this.proxy?.url,
+      () => this.updateTerminals(),
+    );
     this.disposables.push(
       this.codex,
       this.claude,
+      this.gemini,
       this.status,
       this.turnEmitter,
       this.stateEmitter,
@@ -166,6 +176,7 @@ export class ProxyController implements vscode.Disposable {
     if (!key) {
       this.codex.unroute(true);
       this.claude.unroute(true);
+      this.gemini.unroute(true);
       this.updateTerminals();
       this.updateStatus();
       this.stateEmitter.fire();
@@ -256,8 +267,10 @@ export class ProxyController implements vscode.Disposable {
       env.description = undefined;
       return;
     }
-    const vars = agentEnvironment(url);
-    if (vars.every((v) => env.get(v.name)?.value === v.value)) return;
+    const vars = [...agentEnvironment(url), ...(this.gemini.routed ? [{ name: 'GOOGLE_GEMINI_BASE_URL', value: geminiBaseUrl(url) }] : [])];
+    // the Gemini CLI variable is there only while Gemini CLI is routed
+    const stale = !this.gemini.routed && env.get('GOOGLE_GEMINI_BASE_URL') !== undefined;
+    if (!stale && vars.every((v) => env.get(v.name)?.value === v.value)) return;
     env.clear();
     for (const v of vars) env.replace(v.name, v.value);
     env.description = terminalDescription(url);
@@ -367,6 +380,7 @@ export class ProxyController implements vscode.Disposable {
       // the proxy goes with the window: no agent may point at a dead port
       this.codex.unroute(true);
       this.claude.unroute(true);
+      this.gemini.unroute(true);
     }
     this.key = '';
     for (const d of this.disposables.splice(0)) d.dispose();
