@@ -118,7 +118,7 @@ function guessDocumentFromText(text: string): TranscriptFormat | undefined {
 }
 
 /** The formats read line by line. */
-export type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'gemini-cli';
+type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'gemini-cli';
 
 export type Sniff =
   | { kind: 'jsonl'; format: JsonlFormat }
