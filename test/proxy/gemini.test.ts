@@ -13,6 +13,9 @@ import { sseOf, startFakeUpstream, type FakeUpstream, type Received, type Reply 
 import { bigLog, rawRequest, until } from './support';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as MARKER } from '../../src/engine/handle';
+import { ProxySource } from '../../src/extension/inspector/proxySource';
+import { FileStore } from '../../src/store/store';
+import { parseConfig } from '../../src/engine/config';
 
 const GEMINI_KEY = 'AIzaTEST-GEMINIKEY-4c1d9e0b7a2f53';
 const QUERY_KEY = 'AIzaTEST-QUERYKEY-81f0c2d4e6';
@@ -124,7 +127,11 @@ describe('Gemini API through the proxy', () => {
     const output = bigLog(1500, 'gemini-json');
     const text = JSON.stringify(geminiRequest(output), null, 2);
     const r = await rawRequest(`${proxy.url}/v1beta/models/${MODEL}:generateContent`, {
-      headers: { 'content-type': 'application/json', 'x-goog-api-key': GEMINI_KEY },
+      headers: {
+        'content-type': 'application/json',
+        'x-goog-api-key': GEMINI_KEY,
+        'user-agent': 'GeminiCLI/0.61.0/gemini-2.5-pro (linux; x64; terminal)',
+      },
       body: text,
     });
     expect(r.status).toBe(200);
@@ -212,6 +219,29 @@ describe('Gemini API through the proxy', () => {
       expect(last().url).toBe(`/google/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`);
     } finally {
       await prefixed.close();
+    }
+  });
+
+  it('shows its recorded turns in the inspector like the others: titled, reduced, the original and the marker readable', async () => {
+    const source = new ProxySource(
+      { store: () => new FileStore(storeDir), config: () => parseConfig({}).config },
+      () => sessionsDir,
+      60_000,
+    );
+    try {
+      const turn = turns.find((t) => t.path.endsWith(':generateContent') && t.reductions.length > 0)!;
+      const info = source.list().find((s) => s.id === `proxy:${turn.session}`)!;
+      expect(info.title).toMatch(/^Gemini CLI · /);
+      const session = (await source.open(info.id))!;
+      const summary = session.turns()[turn.turn - 1]!;
+      expect(summary.tools).toEqual(['run_shell_command']);
+      const detail = session.detail(turn.turn - 1);
+      const r = detail.results[0]!;
+      expect([r.tool, r.callId, r.stage]).toEqual(['run_shell_command', 'run_shell_command-1-a', 'offload']);
+      expect(session.text(r.handle, 'original', 0, 100).text).toBe(bigLog(1500, 'gemini-json').slice(0, 100));
+      expect(session.text(r.handle, 'projected', 0, 10_000).text).toContain(r.handle);
+    } finally {
+      source.dispose();
     }
   });
 
