@@ -66,7 +66,7 @@ export function readRequest(
   return req;
 }
 
-/** The content node of a user or assistant message, in any of the three formats. */
+/** The content node of a user or assistant message in the OpenAI and Anthropic formats (Gemini's has `parts`: no observations there). */
 function contentOf(req: ParsedRequest, i: number): JValue | undefined {
   const it = req.items[i];
   if (req.format === 'openai-responses' && it?.kind === 'string') return it;

@@ -1,6 +1,6 @@
 /**
  * What a transcript reader hands to the replay: one agent session turned into the sequence of
- * model calls it made, in one of the engine's three wire formats.
+ * model calls it made, in one of the engine's wire formats.
  *
  * Readers exist because most users already have sessions on disk (Claude Code, Codex, SWE-agent,
  * saved API request bodies), and replaying them is how a policy is judged on real work before it is

@@ -1,6 +1,6 @@
 /**
  * Per-wire-format knowledge the readers share: which items are model output (a call boundary sits
- * before each run of them), what text a reply holds, and how to tell the three formats apart when
+ * before each run of them), what text a reply holds, and how to tell the OpenAI and Anthropic formats apart when
  * a file does not say (a Gemini API `contents` list is told by its `parts`).
  */
 import type { WireFormat } from '../../engine/types';
