@@ -87,8 +87,8 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
     schema: z.boolean(),
     default: true,
     description:
-      'While the proxy runs, set `OPENAI_BASE_URL`, `OPENAI_API_BASE` and `ANTHROPIC_BASE_URL` in new integrated terminals, so an agent ' +
-      'started there goes through Spillway with no setup.',
+      'While the proxy runs, set `OPENAI_BASE_URL`, `OPENAI_API_BASE` and `ANTHROPIC_BASE_URL` (and `GOOGLE_GEMINI_BASE_URL` while Gemini CLI ' +
+      'is routed through Spillway) in new integrated terminals, so an agent started there goes through Spillway with no setup.',
   },
 ];
 
