@@ -31,12 +31,12 @@ import { agentOf, fixturesDir, fixtureFiles } from './peers';
 const run = promisify(execFile);
 
 /** The pooled miss rate the rule asks of a candidate on its training sources (the issue's aim). */
-export const MISS_AIM = 0.02;
+const MISS_AIM = 0.02;
 /** The miss rate every agent family is held to (the issue's aim). */
-export const FAMILY_MISS_AIM = 0.03;
+const FAMILY_MISS_AIM = 0.03;
 const PRICES: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES];
 
-export interface Candidate {
+interface Candidate {
   name: string;
   over: Record<string, unknown>;
 }
@@ -47,7 +47,7 @@ export interface Candidate {
  * default. The shipped default must be the candidate the rule picks on the whole corpus (the run
  * says so if not). Each names every setting it tunes, so changing the default changes no candidate.
  */
-export const CANDIDATES: readonly Candidate[] = [
+const CANDIDATES: readonly Candidate[] = [
   {
     name: 'in use 4 calls, clear from 40k',
     over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 40_000 },
@@ -87,7 +87,7 @@ export const CANDIDATES: readonly Candidate[] = [
 ];
 
 /** A session of the corpus with the source and agent it is judged under. */
-export interface CorpusSession {
+interface CorpusSession {
   name: string;
   source: string;
   agent: string;
@@ -98,7 +98,7 @@ export interface CorpusSession {
  * The source of every corpus file, from the READMEs' tables: the first column is the file's path
  * relative to the README's folder, the second the repository it was taken from.
  */
-export function sourcesOf(dir: string): Map<string, string> {
+function sourcesOf(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const e of readdirSync(d)) {
@@ -118,7 +118,7 @@ export function sourcesOf(dir: string): Map<string, string> {
 }
 
 /** Every readable session of the corpus, with its source; a file no README names is an error. */
-export async function loadCorpus(dir = fixturesDir(), log: (s: string) => void = () => {}): Promise<CorpusSession[]> {
+async function loadCorpus(dir = fixturesDir(), log: (s: string) => void = () => {}): Promise<CorpusSession[]> {
   const sources = sourcesOf(dir);
   const out: CorpusSession[] = [];
   for (const { file } of fixtureFiles(dir)) {
@@ -140,12 +140,12 @@ type Totals = ReplayTotals;
 const meanCost = (t: Totals) => (t.costWithReadBacks.anthropic!.relative + t.costWithReadBacks.openai!.relative) / 2;
 
 /** The aims a candidate misses on a set of sessions: pooled misses over MISS_AIM, then each family's over FAMILY_MISS_AIM. */
-export function aimsMissed(pooled: Totals, families: readonly Totals[]): number {
+function aimsMissed(pooled: Totals, families: readonly Totals[]): number {
   return (pooled.missRate > MISS_AIM ? 1 : 0) + families.filter((t) => t.missRate > FAMILY_MISS_AIM).length;
 }
 
 /** The rule: the candidate that misses the fewest aims on the training sessions, the cheapest of those. */
-export function pick(scored: readonly { pooled: Totals; families: readonly Totals[] }[]): number {
+function pick(scored: readonly { pooled: Totals; families: readonly Totals[] }[]): number {
   return scored
     .map((x, k) => ({ k, aims: aimsMissed(x.pooled, x.families), cost: meanCost(x.pooled) }))
     .sort((a, b) => a.aims - b.aims || a.cost - b.cost)[0]!.k;
@@ -252,6 +252,18 @@ export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
         pool(all, (i) => corpus[i]!.agent === a),
       ),
     ),
+    ...(bare
+      ? [
+          '',
+          "The shipped default without the agents' prelude (the system prompt and tool definitions Claude Code and Codex send with every call and leave out of their logs: src/replay/prelude.ts), as figures before it were made:",
+          '',
+          head,
+          row('all, in sample, no prelude', poolReplays(bare.map((t) => ({ totals: t })))),
+          ...agents.map((a) =>
+            row(`${a}, no prelude`, poolReplays(bare.flatMap((t, i) => (corpus[i]!.agent === a ? [{ totals: t }] : [])))),
+          ),
+        ]
+      : []),
     '',
     'Each candidate on the whole corpus, and the folds that picked it:',
     '',

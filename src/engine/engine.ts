@@ -25,7 +25,8 @@ import { MemorySink } from './memory-sink';
 import { Run, type ProjectionDetail } from './run';
 import type { StoreWrite } from './stages/results';
 import { noteReadBack } from './backoff';
-import { commonPrefixLength, createSessionStore, toolOfHandle, type SessionMemory, type SessionStore } from './session';
+import { commonPrefixLength, createSessionStore, handleOrigin, type SessionMemory, type SessionStore } from './session';
+import { guaranteed, READ_BACK_CALL_TEXT } from './guarantee';
 import { tokenCounter, type TokenCounter } from './tokens';
 import {
   SpillwayError,
@@ -91,8 +92,9 @@ export interface Engine {
   /**
    * Tells the engine the agent read back `handle` in `session` (a host that sees read-backs the
    * engine cannot: the replay's miss check, a read through the store). That tool backs off from the
-   * session's next call on (backoff.ts). False when the session is unknown, back-off is off, the
-   * handle was not reduced in this session or was already counted.
+   * session's next call on (backoff.ts), and the read-back is charged to the session's ledger at that
+   * call (guarantee.ts). False when the session is unknown, neither back-off nor the guarantee is on,
+   * the handle was not reduced in this session or was already counted.
    */
   noteReadBack(session: string, handle: string): boolean;
   /** forgets what a session remembered */
@@ -176,11 +178,19 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     project,
     noteReadBack: (session, handle) => {
       const memory = sessions.get(session);
-      if (!memory || !cfg.offload.backoff || memory.readBack.has(handle)) return false;
-      const tool = toolOfHandle(memory, handle);
-      if (tool === undefined) return false;
+      const guarded = guaranteed(cfg);
+      if (!memory || !(cfg.offload.backoff || guarded) || memory.readBack.has(handle)) return false;
+      const origin = handleOrigin(memory, handle);
+      if (origin === undefined) return false;
       memory.readBack.add(handle);
-      noteReadBack(memory.backoff, tool, memory.call + 1);
+      if (cfg.offload.backoff) noteReadBack(memory.backoff, origin.tool, memory.call + 1);
+      if (guarded)
+        memory.guarantee.readBacks.push({
+          call: memory.call + 1,
+          kind: origin.kind,
+          ask: counter.count(READ_BACK_CALL_TEXT),
+          answer: origin.answer,
+        });
       return true;
     },
     endSession: (s) => {

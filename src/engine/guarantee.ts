@@ -1,83 +1,252 @@
 /**
  * The guarantee's ledger: what a session has cost so far under each price model, as the agent's
- * own requests (raw history) and as projected, both with caching. The clear stage (stages/clear.ts)
- * keeps one while it walks the session's calls and takes a cache-breaking decision only when the
- * ledger can pay for it: after the call that carries it, the projection has cost no more than raw
- * history under any price model, even if the session ended right there. Savings banked by earlier
- * reductions (offloads on arrival, earlier clears) are what a rewrite spends.
+ * own requests (raw history) and as projected, both with caching, and what its read-backs cost.
+ * The clear stage (stages/clear.ts) keeps one while it walks the session's calls and takes a
+ * cache-breaking decision only when the ledger can pay for it: after the call that carries it, the
+ * projection has cost no more than raw history under every price model, even if the session ended
+ * right there. There is no overrun allowance: a saving still expected may be a reason to clear,
+ * never room to go over raw. Savings banked by earlier reductions (offloads on arrival, earlier
+ * clears) are what a rewrite spends.
+ *
+ * Read-backs: each read-back the engine sees or is told of (run.ts, engine.ts) is charged at the
+ * call it happened, as the replay prices it (READ_BACK_*, src/replay/metrics.ts). The kind of
+ * reduction whose handle was read back (an offload, a file input, a clear) is recorded, and a kind
+ * stops for the rest of the session, from the next call it could decide in, once the bank (raw minus
+ * projected minus read-backs, under the worst price model) cannot cover the next read-back it may
+ * cause (`stopsAt`). A stop changes only decisions still to come, never what was sent.
  *
  * The arithmetic is the providers' caching reduced to what the engine knows: a call reads from the
  * cache the prefix it shares with the previous call and writes the rest (clear-schedule.ts names
- * the prices). Minimum cacheable sizes and cache steps are left out: they bill raw and projection
- * alike to within one step.
+ * the prices). Minimum cacheable sizes and cache steps are left out (docs/savings.md, "The
+ * guarantee", says what that leaves of the bound as the replay's meter bills it).
  */
 import { CACHE_PRICES, type CachePrices } from './clear-schedule';
+import type { SpillwayConfig } from './config';
+import type { StageName } from './types';
+
+/**
+ * What a call reads from the cache, by how the provider caches. `read`: the prefix it shares with the
+ * previous call (OpenAI, DeepSeek and Gemini cache the longest prefix they have seen). `atBreakpoint`:
+ * only up to the last cache breakpoint within that prefix; Anthropic caches up to the breakpoints the
+ * agent marks, and agents (Claude Code) mark the end of each request, so after a rewrite in the middle
+ * the cache is read up to the end of the last earlier request before it, not up to the rewrite.
+ */
+export interface CacheRead {
+  read: number;
+  atBreakpoint: number;
+}
 
 /** One call as the cache sees it: tokens read from the previous call's prefix, and all tokens sent. */
 export interface CallTokens {
   read: number;
+  /** what a cache at breakpoints reads (`read` when omitted: the previous request is whole) */
+  atBreakpoint?: number;
   total: number;
+}
+
+/** The price models whose cache is at the agent's breakpoints (see CacheRead). */
+const BREAKPOINT_CACHES: ReadonlySet<string> = new Set(['anthropic']);
+
+/** The tokens a call reads from the cache under `pm`. */
+function readOf(c: CallTokens | CacheRead, pm: CachePrices): number {
+  return BREAKPOINT_CACHES.has(pm.name) && c.atBreakpoint !== undefined ? c.atBreakpoint : c.read;
 }
 
 /** The input cost of one call under `pm`, in uncached-token units. */
 function callCost(c: CallTokens, pm: CachePrices): number {
-  const read = Math.min(Math.max(0, c.read), c.total);
+  const read = Math.min(Math.max(0, readOf(c, pm)), c.total);
   return read * pm.cachedRead + (c.total - read) * pm.cacheWrite;
 }
 
 /**
- * How far over raw a session may be, at any call, on the strength of a saving still expected. Without
- * such room the first clear of a session that has banked nothing (small outputs, none offloaded)
- * could never be taken, however surely it would pay back: a clear early in a session rewrites a
- * large share of what the session has cost so far (on the long Claude Code session of the corpus,
- * its first clear is about a fifth of it). A quarter lets that clear through and bounds what a
- * session that ends right after a clear can lose; on the corpus no session ends over raw.
+ * At most this many characters of a stored output come back in one read-back: the agent greps the
+ * output with a few lines of context, not the whole of it (the replay's meter cuts a read-back's
+ * answer to the same, src/replay/metrics.ts).
  */
-export const MAX_OVERRUN = 0.25;
+export const READ_BACK_MAX_CHARS = 2_000;
+/** Tokens a read call and its answer cost as items beyond their text (the engine's 4 per item, twice). */
+export const READ_BACK_ITEM_TOKENS = 8;
+/**
+ * The read call the model writes, as the replay writes it (`readBackCall`): the handle, a grep for the
+ * identifier and the context lines. Its tokens are counted once per counter from this text.
+ */
+export const READ_BACK_CALL_TEXT = '{"handle":"sw_000000000000000000000000","grep":"an_identifier_the_agent_missed_00","context":5}';
+/**
+ * Output prices relative to an uncached input token, per price model of CACHE_PRICES: the read call
+ * is output the model writes (Anthropic Sonnet 4.5 5x, GPT-5 8x, GPT-4o 4x: src/replay/prices.ts).
+ * A model not named here is charged the dearest.
+ */
+const OUTPUT_PRICE: Readonly<Record<string, number>> = { anthropic: 5, openai: 8, 'openai-4o': 4 };
+const DEAREST_OUTPUT = Math.max(...Object.values(OUTPUT_PRICE));
+
+/** What hid an output the agent read back: a stage's reduction of a result, or a file input. */
+export type ReductionKind = StageName | 'input';
+
+/** One read-back charged to the session, at the call it happened. */
+export interface ReadBack {
+  /** the call (0-based) whose request carries the read, or that the host told of it before */
+  call: number;
+  kind: ReductionKind;
+  /** tokens of the read call the model wrote (output) */
+  ask: number;
+  /** tokens of what the read returns, at most READ_BACK_MAX_CHARS of the output */
+  answer: number;
+}
+
+/** Where a session's ledger stood after the last call the clear stage's walk charged. */
+export interface Bank {
+  call: number;
+  /** raw minus projected minus read-backs, per price model (CACHE_PRICES order) */
+  banked: number[];
+  /** projected tokens of that call: what the next read-back reads again */
+  running: number;
+  /** tokens earlier read-backs added to the agent's history, carried by every later call */
+  carried: number;
+}
+
+/** What the guarantee keeps in the session memory (session.ts). */
+export interface GuaranteeRecord {
+  readBacks: ReadBack[];
+  /** per kind, the call from which it stopped (sticky) */
+  stops: Partial<Record<ReductionKind, number>>;
+  bank?: Bank;
+}
+
+/** Whether the guarantee holds the session: the clear stage on with the payback schedule keeps the ledger. */
+export function guaranteed(cfg: SpillwayConfig): boolean {
+  return cfg.clear.enabled && cfg.clear.schedule === 'payback';
+}
+
+/** A session's record to extend in this call: a copy of the one remembered, or an empty one. */
+export function copyGuarantee(g: GuaranteeRecord | undefined): GuaranteeRecord {
+  if (!g) return { readBacks: [], stops: {} };
+  return { readBacks: [...g.readBacks], stops: { ...g.stops }, ...(g.bank ? { bank: g.bank } : {}) };
+}
+
+/** True when `kind` stopped at or before call `call`: it decides nothing there. */
+export function stopped(g: GuaranteeRecord | undefined, kind: ReductionKind, call: number): boolean {
+  const s = g?.stops[kind];
+  return s !== undefined && s <= call;
+}
+
+/**
+ * The tokens a read-back of one output returns: READ_BACK_MAX_CHARS of its characters at the
+ * output's own tokens per character, or the whole output when shorter.
+ */
+export function readBackAnswerTokens(tokens: number, chars: number): number {
+  if (chars <= READ_BACK_MAX_CHARS) return tokens;
+  return Math.ceil((tokens * READ_BACK_MAX_CHARS) / chars);
+}
+
+/**
+ * What the read-backs made at one call cost under `pm`: one extra model call (an agent asks for all
+ * it missed together) that reads the projected context it re-sends, `prefix` tokens, from the cache,
+ * writes each read call and its answer, and outputs the read calls. As the replay's `readBackCost`.
+ */
+export function readBackCost(prefix: number, reads: readonly ReadBack[], pm: CachePrices): number {
+  if (reads.length === 0) return 0;
+  const added = reads.reduce((a, r) => a + readBackTokens(r), 0);
+  const asked = reads.reduce((a, r) => a + r.ask, 0);
+  return prefix * pm.cachedRead + added * pm.cacheWrite + asked * (OUTPUT_PRICE[pm.name] ?? DEAREST_OUTPUT);
+}
+
+/** The tokens one read-back adds to the agent's history, carried by every later call. */
+function readBackTokens(r: ReadBack): number {
+  return r.ask + r.answer + READ_BACK_ITEM_TOKENS;
+}
 
 export class CostLedger {
   private readonly raw: number[];
   private readonly projected: number[];
+  /** tokens of read-backs so far, re-read from the cache by every later call */
+  private carried = 0;
 
   constructor(private readonly prices: readonly CachePrices[] = CACHE_PRICES) {
     this.raw = prices.map(() => 0);
     this.projected = prices.map(() => 0);
   }
 
+  /** Raw and projected cost after this call under price model i, read-backs carried included. */
+  private after(i: number, raw: CallTokens, projected: CallTokens): { raw: number; projected: number } {
+    const pm = this.prices[i]!;
+    return {
+      raw: this.raw[i]! + callCost(raw, pm),
+      projected: this.projected[i]! + callCost(projected, pm) + this.carried * pm.cachedRead,
+    };
+  }
+
   /**
    * True when, with this call charged, the projection has cost no more than raw under every price
    * model; `rewriteNext` tokens the next call will write again instead of reading are paid for now.
    */
-  affords(raw: CallTokens, projected: CallTokens, rewriteNext = 0): boolean {
-    return this.prices.every(
-      (pm, i) =>
-        this.projected[i]! + callCost(projected, pm) + rewriteNext * (pm.cacheWrite - pm.cachedRead) <= this.raw[i]! + callCost(raw, pm),
-    );
+  affords(raw: CallTokens, projected: CallTokens, rewriteNext: CacheRead = { read: 0, atBreakpoint: 0 }): boolean {
+    return this.prices.every((pm, i) => {
+      const a = this.after(i, raw, projected);
+      return a.projected + readOf(rewriteNext, pm) * (pm.cacheWrite - pm.cachedRead) <= a.raw;
+    });
   }
 
   /**
-   * True when a decision that costs this call `projected` (against raw's `raw`) and saves
-   * `expectedSaving(pm)` over the calls the session can be expected to still make leaves the
-   * projection no dearer than raw by then, and no more than MAX_OVERRUN dearer even if the session
-   * ended right after this call, under every price model.
+   * True when a decision that costs this call `projected` (against raw's `raw`) leaves the
+   * projection no dearer than raw even if the session ended right after this call, and the saving
+   * it is expected to bring over the calls the session can still be expected to make,
+   * `expectedSaving(pm)`, at least makes up what it spends of the bank in this call, under every
+   * price model. The expected saving is a reason to decide, never room to go over raw.
    */
   paysBack(raw: CallTokens, projected: CallTokens, expectedSaving: (pm: CachePrices) => number): boolean {
     return this.prices.every((pm, i) => {
-      const rawAfter = this.raw[i]! + callCost(raw, pm);
-      const projectedAfter = this.projected[i]! + callCost(projected, pm);
-      return projectedAfter - expectedSaving(pm) <= rawAfter && projectedAfter <= rawAfter * (1 + MAX_OVERRUN);
+      const a = this.after(i, raw, projected);
+      return a.projected <= a.raw && expectedSaving(pm) >= callCost(projected, pm) - callCost(raw, pm);
     });
   }
 
   charge(raw: CallTokens, projected: CallTokens): void {
     this.prices.forEach((pm, i) => {
-      this.raw[i]! += callCost(raw, pm);
-      this.projected[i]! += callCost(projected, pm);
+      const a = this.after(i, raw, projected);
+      this.raw[i] = a.raw;
+      this.projected[i] = a.projected;
     });
+  }
+
+  /** Charges the read-backs made at one call, which re-read `prefix` projected tokens; later calls carry them. */
+  chargeReadBacks(prefix: number, reads: readonly ReadBack[]): void {
+    if (reads.length === 0) return;
+    this.prices.forEach((pm, i) => {
+      this.projected[i]! += readBackCost(prefix, reads, pm);
+    });
+    this.carried += reads.reduce((a, r) => a + readBackTokens(r), 0);
   }
 
   /** What the projection has saved so far under each price model (raw minus projected; negative when dearer). */
   banked(): Record<string, number> {
     return Object.fromEntries(this.prices.map((pm, i) => [pm.name, this.raw[i]! - this.projected[i]!]));
   }
+
+  /** Where the ledger stands after call `call`, whose projection sent `running` tokens. */
+  bank(call: number, running: number): Bank {
+    return { call, banked: this.prices.map((_, i) => this.raw[i]! - this.projected[i]!), running, carried: this.carried };
+  }
+}
+
+/**
+ * The kinds that stop from call `call` on, given where the bank stood after the last call the walk
+ * charged and the read-backs noted since (charged now, as the walk will charge them). A kind whose
+ * outputs were read back must find its next read-back in the bank, priced as its dearest so far;
+ * one never read back may go on while the bank is not below zero: the bound allows the session one
+ * read-back over raw (docs/savings.md), and this is where it is spent. Without a bank (no call
+ * charged yet) nothing stops.
+ */
+export function stopsAt(g: GuaranteeRecord, call: number, prices: readonly CachePrices[] = CACHE_PRICES): ReductionKind[] {
+  const bank = g.bank;
+  if (!bank) return [];
+  const since = g.readBacks.filter((r) => r.call > bank.call && r.call <= call);
+  const carried = bank.carried + since.reduce((a, r) => a + readBackTokens(r), 0);
+  const left = prices.map((pm, i) => bank.banked[i]! - readBackCost(bank.running, since, pm) - carried * pm.cachedRead);
+  const kinds: ReductionKind[] = ['offload', 'input', 'window', 'budget', 'clear'];
+  return kinds.filter((kind) => {
+    if (g.stops[kind] !== undefined) return false;
+    const own = g.readBacks.filter((r) => r.kind === kind && r.call <= call);
+    const dearest = own.reduce<ReadBack | undefined>((d, r) => (!d || readBackTokens(r) > readBackTokens(d) ? r : d), undefined);
+    return prices.some((pm, i) => left[i]! < (dearest ? readBackCost(bank.running, [dearest], pm) : 0));
+  });
 }

@@ -24,7 +24,8 @@ import type { SpillwayConfig } from './config';
 import { contentPatch, type ParsedRequest } from './formats';
 import type { Patch } from './json';
 import { handlesIn, noteReadBack, type BackoffRecord } from './backoff';
-import { recall, remember, resultKeys, toolOfHandle, type SessionMemory } from './session';
+import { copyGuarantee, guaranteed, READ_BACK_CALL_TEXT, stopsAt, type GuaranteeRecord } from './guarantee';
+import { handleOrigin, recall, remember, resultKeys, type SessionMemory } from './session';
 import { findReadTool } from './read-tool';
 import { budget } from './stages/budget';
 import { clear } from './stages/clear';
@@ -101,8 +102,16 @@ export class Run implements Ledger {
     this.call = req.kinds.filter((k, i) => k === 'assistant' && (i === 0 || req.kinds[i - 1] !== 'assistant')).length;
     this.backoff = new Map([...(memory?.backoff ?? [])].map(([tool, calls]) => [tool, [...calls]]));
     this.readBack = new Set(memory?.readBack);
-    if (memory && env.cfg.offload.backoff) this.findReadBacks(memory);
+    this.guarantee = copyGuarantee(memory?.guarantee);
+    const guarded = guaranteed(env.cfg);
+    if (memory && (env.cfg.offload.backoff || guarded)) this.findReadBacks(memory);
     if (env.cfg.offload.backoff) this.results.backoff = { record: this.backoff };
+    if (guarded) {
+      // a new call of the session: the kinds the bank can no longer cover stop from here on
+      // (a request projected again, or an earlier one, keeps the stops it had: only a new call adds any)
+      if (!memory || memory.call < this.call) for (const kind of stopsAt(this.guarantee, this.call)) this.guarantee.stops[kind] = this.call;
+      this.results.guarantee = this.guarantee;
+    }
   }
 
   /** This call's place in the session: the model calls the request shows before it. */
@@ -110,10 +119,13 @@ export class Run implements Ledger {
   /** read-backs per tool so far in the session, this request's included (backoff.ts) */
   readonly backoff: BackoffRecord;
   private readonly readBack: Set<string>;
+  /** read-backs charged, stops and the bank (guarantee.ts) */
+  private readonly guarantee: GuaranteeRecord;
 
   /**
    * Read-backs in the items new since the previous call: an assistant item that names a handle
-   * this session issued (a read tool's input, `spillway read`, a read of the store file).
+   * this session issued (a read tool's input, `spillway read`, a read of the store file). Each backs
+   * its tool off (backoff.ts) and is charged to the session's ledger at this call (guarantee.ts).
    */
   private findReadBacks(memory: SessionMemory): void {
     const req = this.req;
@@ -121,10 +133,17 @@ export class Run implements Ledger {
       if (req.kinds[i] !== 'assistant' || it.end <= this.samePrefix) return;
       for (const handle of handlesIn(req.text.slice(it.start, it.end))) {
         if (this.readBack.has(handle)) continue;
-        const tool = toolOfHandle(memory, handle);
-        if (tool === undefined) continue;
+        const origin = handleOrigin(memory, handle);
+        if (origin === undefined) continue;
         this.readBack.add(handle);
-        noteReadBack(this.backoff, tool, this.call);
+        if (this.env.cfg.offload.backoff) noteReadBack(this.backoff, origin.tool, this.call);
+        if (guaranteed(this.env.cfg))
+          this.guarantee.readBacks.push({
+            call: this.call,
+            kind: origin.kind,
+            ask: this.env.counter.count(READ_BACK_CALL_TEXT),
+            answer: origin.answer,
+          });
       }
     });
   }
@@ -148,7 +167,11 @@ export class Run implements Ledger {
         this.apply(offload(results, this, this.env.reducers));
       if (stage === 'window' && c.window.enabled) this.apply(window(results, this));
       if (stage === 'budget' && c.budget.enabled) this.apply(budget(results, this));
-      if (stage === 'clear' && c.clear.enabled) this.apply(clear(results, this));
+      if (stage === 'clear' && c.clear.enabled) {
+        const out = clear(results, this);
+        this.apply(out);
+        if (out.bank) this.guarantee.bank = out.bank;
+      }
     }
   }
 
@@ -201,7 +224,18 @@ export class Run implements Ledger {
 
   /** What this call leaves for the next one of its session. */
   remember(): SessionMemory {
-    return remember(this.results, this.keys, this.decisions, { call: this.call, backoff: this.backoff, readBack: this.readBack });
+    return remember(this.results, this.keys, this.decisions, {
+      call: this.call,
+      backoff: this.backoff,
+      readBack: this.readBack,
+      guarantee: this.guarantee,
+      inputs: [...this.inputs.values()].map(({ handle, tool, originalTokens, originalChars }) => ({
+        handle,
+        tool,
+        originalTokens,
+        originalChars,
+      })),
+    });
   }
 
   detail(): ProjectionDetail {

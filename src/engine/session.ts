@@ -11,9 +11,10 @@
  * engine (engine.ts) remembers this call's decisions for the next.
  */
 import type { BackoffRecord } from './backoff';
+import { readBackAnswerTokens, type GuaranteeRecord, type ReductionKind } from './guarantee';
 import type { ParsedRequest, ToolResult } from './formats';
 import { reusableNodes, type JValue } from './json';
-import type { Decision, Results, Span } from './stages/results';
+import type { Decision, InputDecision, Results, Span } from './stages/results';
 
 /** Session memories by session id; opaque to callers. */
 export interface SessionStore {
@@ -38,6 +39,10 @@ export interface SessionMemory {
   /** read-backs per tool, and the handles already counted as read back (backoff.ts) */
   backoff: BackoffRecord;
   readBack: Set<string>;
+  /** read-backs charged to the session's ledger, by call and kind, and the kinds stopped (../guarantee.ts) */
+  guarantee: GuaranteeRecord;
+  /** the file inputs this call replaced: their handles, so a read-back of one is known as a file input's */
+  inputs: Array<Pick<InputDecision, 'handle' | 'tool' | 'originalTokens' | 'originalChars'>>;
   /** Spillway's read tool as the session's agent names it, once a request offered it (sticky: ../read-tool.ts) */
   readTool?: string;
 }
@@ -106,7 +111,7 @@ export function remember(
   results: Results,
   keys: readonly string[],
   decisions: ReadonlyArray<Decision | undefined>,
-  session: Pick<SessionMemory, 'call' | 'backoff' | 'readBack'>,
+  session: Pick<SessionMemory, 'call' | 'backoff' | 'readBack' | 'guarantee' | 'inputs'>,
 ): SessionMemory {
   const req = results.req;
   const kept = new Map<string, { decision: Decision; start: number; end: number }>();
@@ -128,8 +133,18 @@ export function remember(
   return memory;
 }
 
-/** The tool whose output `handle` holds, as this session reduced it (undefined when it did not). */
-export function toolOfHandle(memory: SessionMemory, handle: string): string | undefined {
-  for (const { decision } of memory.decisions.values()) if (decision.handle === handle) return decision.tool;
+/**
+ * What `handle` holds, as this session reduced it: the tool, the kind of reduction that hid it and
+ * the tokens a read-back of it returns (undefined when the session issued no such handle).
+ */
+export function handleOrigin(memory: SessionMemory, handle: string): { tool: string; kind: ReductionKind; answer: number } | undefined {
+  for (const { decision: d } of memory.decisions.values()) {
+    // (a clear that also replaced its call's file input, `inputs.when: clear`, hid both)
+    if (d.handle === handle || d.inputHandle === handle)
+      return { tool: d.tool, kind: d.stage, answer: readBackAnswerTokens(d.originalTokens, d.originalChars) };
+  }
+  for (const d of memory.inputs) {
+    if (d.handle === handle) return { tool: d.tool, kind: 'input', answer: readBackAnswerTokens(d.originalTokens, d.originalChars) };
+  }
   return undefined;
 }

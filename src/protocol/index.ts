@@ -170,7 +170,18 @@ export const WholeResult = z.object({
 });
 export type WholeResult = z.infer<typeof WholeResult>;
 
-const Missed = z.object({ id: z.string(), handle: Handle.optional() });
+/**
+ * An identifier the agent wrote next that the projection had hidden: the handle that holds it, what
+ * hid it (`cause`: the stage of the reduction, `offload-after-use`, `input` for a file input,
+ * `unheld` when no stored output holds it), the tool and the turn that made the reduction.
+ */
+const Missed = z.object({
+  id: z.string(),
+  handle: Handle.optional(),
+  cause: z.string().optional(),
+  tool: z.string().optional(),
+  since: z.number().int().nonnegative().optional(),
+});
 type Missed = z.infer<typeof Missed>;
 
 /** A tool result the agent had already reduced itself (Claude Code's `<persisted-output>`): left alone, shown as saved by the agent. */
@@ -197,6 +208,8 @@ export const TurnDetail = z.object({
   wholeUnavailable: z.string().optional(),
   /** tool call inputs replaced by a marker in this turn's projection (decided in it or kept from earlier) */
   inputs: z.array(InputInfo).optional(),
+  /** read-backs the missed identifiers would have cost the agent: one per stored output, one per identifier no output holds */
+  readBacks: z.number().int().nonnegative().optional(),
 });
 export type TurnDetail = z.infer<typeof TurnDetail>;
 

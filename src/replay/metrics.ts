@@ -12,6 +12,7 @@
  * reasoning of earlier turns is not billed as input; images are billed by their pixels.
  */
 import { escapeRe } from '../engine/config';
+import { READ_BACK_ITEM_TOKENS, READ_BACK_MAX_CHARS } from '../engine/guarantee';
 import { stringTokens, type TokenCounter } from '../engine/tokens';
 import type { WireFormat } from '../engine/types';
 import { dataUrlBase64, imageSize, type ImageSize } from './images';
@@ -293,10 +294,10 @@ export function billedItemTokens(engineTokens: number, b: ItemBilling, prices: P
 
 /** Lines of the stored output each side of the identifier that a read-back returns. */
 const READ_BACK_CONTEXT_LINES = 5;
-/** At most this many characters of them (a slice centred on the identifier). */
-export const READ_BACK_MAX_CHARS = 2_000;
-/** Tokens a tool call and its result cost as items beyond their text (the engine's 4 per item, twice). */
-const READ_BACK_ITEM_TOKENS = 8;
+// At most READ_BACK_MAX_CHARS of them (a slice centred on the identifier), and READ_BACK_ITEM_TOKENS
+// for the read call and its answer as items: the engine charges read-backs to a session's ledger with
+// the same figures (src/engine/guarantee.ts), so they are defined there once.
+export { READ_BACK_MAX_CHARS };
 
 /**
  * Where the part a read-back returns lies in `source`: from READ_BACK_CONTEXT_LINES lines before the

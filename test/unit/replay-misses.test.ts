@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Transcript } from '../../src/replay/readers';
 import { attributeMiss, causesInOrder, missCauseTotals, poolMissCauses, type HeldBy, type MissLookups } from '../../src/replay/misses';
 import { poolReplays, replay } from '../../src/replay/replay';
+import { replayRecords } from '../../src/extension/inspector/replaySource';
 
 describe('attributeMiss', () => {
   const texts: Record<string, string> = { sw_a: 'alpha beta', sw_b: 'beta gamma', sw_w: '{"content":"delta"}' };
@@ -151,5 +152,17 @@ describe('a replayed session: an offload on arrival, a file input and a clear ea
       clear: { ids: 2, readBacks: 2 },
       input: { ids: 2, readBacks: 2 },
     });
+  });
+
+  it("the inspector's turn keeps each miss's cause, tool and turn, and the read-backs they cost", () => {
+    const turn = replayRecords(r).at(-1)!;
+    expect(turn.readBacks).toBe(3);
+    expect(turn.missed.map((m) => [m.id, m.cause, m.tool])).toEqual(
+      expect.arrayContaining([
+        ['alphaFunction', 'offload', 'cat'],
+        ['betaFunction', 'clear', 'sh'],
+        ['gammaFunction', 'input', 'Write'],
+      ]),
+    );
   });
 });

@@ -11,6 +11,7 @@ import { CLAUDE_CODE, CODEX } from '../agents/install';
 import { agentPrelude, AGENT_PRELUDES_FILE, parseAgentPreludes, withAgentPrelude } from '../../src/replay/prelude';
 import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
+import { replayDetail } from '../../src/extension/inspector/replaySource';
 import { SHORT_SESSIONS } from '../support/corpus';
 
 const FILE = join(__dirname, '..', 'fixtures', AGENT_PRELUDES_FILE);
@@ -100,5 +101,20 @@ describe('replays with the prelude', () => {
     });
     // cached after the first call: what it adds to raw history is mostly cache reads
     expect(a.raw - b.raw).toBeLessThan(on.prelude!.tokens * (1.25 + 0.1 * (on.calls.length - 1)) + 1);
+  });
+});
+
+describe('the inspector', () => {
+  it("says in a replayed session's detail line which prelude its calls carried", async () => {
+    const t = await readTranscript(CLAUDE_SESSION);
+    const config = { tokenizer: 'approximate' } as const;
+    expect(replayDetail(replay(t, { config }), 'x.jsonl')).toMatch(
+      new RegExp(
+        `· with Claude Code ${CLAUDE_CODE.version.replace(/\./g, '\\.')}'s system prompt and tools \\([\\d.]+k tokens a call\\) · x\\.jsonl$`,
+      ),
+    );
+    expect(replayDetail(replay(t, { config, prelude: false }), 'x.jsonl')).toMatch(
+      /· without the agent's system prompt and tools · x\.jsonl$/,
+    );
   });
 });

@@ -28,6 +28,7 @@ const turn = (index: number, over: Partial<TurnSummary> = {}): TurnSummary => ({
   ...over,
 });
 const HANDLE = 'sw_0123456789abcdef01234567';
+const HANDLE2 = 'sw_76543210fedcba9876543210';
 const OPUS = { model: 'claude-opus-4-5', family: 'anthropic', inputPerMTok: 5, source: 'https://www.anthropic.com/pricing#api' };
 
 describe('VirtualList', () => {
@@ -267,6 +268,31 @@ describe('TurnDetails', () => {
     expect(note.textContent).toMatch(/long_identifier_x \(not in a stored output\)/);
     fireEvent.click(screen.getByText(HANDLE, { selector: 'button' }));
     expect(onOpen).toHaveBeenCalledWith(HANDLE, 'src/a.ts');
+  });
+
+  it('names what hid each missed identifier: the cause, the tool and turn of the reduction, the handle; and the read-backs they cost', () => {
+    const onOpen = vi.fn();
+    const withCauses: TurnDetail = {
+      ...detail,
+      readBacks: 3,
+      missed: [
+        { id: 'src/a.ts', handle: HANDLE, cause: 'clear', tool: 'Read', since: 11 },
+        { id: 'gammaFunction', handle: HANDLE2, cause: 'input', tool: 'Write', since: 2 },
+        { id: 'alphaFunction', handle: HANDLE, cause: 'offload', tool: 'Bash', since: 4 },
+        { id: 'long_identifier_x', cause: 'unheld' },
+      ],
+    };
+    render(<TurnDetails detail={withCauses} loadText={loadText} onOpen={onOpen} onCompare={() => undefined} onCopy={() => undefined} />);
+    expect(screen.getByRole('note').textContent).toMatch(/could no longer see \(3 read-backs to find them again\):/);
+    const lines = screen.getAllByTestId('missed-id').map((li) => li.textContent);
+    expect(lines).toEqual([
+      `src/a.ts · Read result cleared in turn 12 in ${HANDLE}`,
+      `gammaFunction · Write file input replaced by a marker in turn 3 in ${HANDLE2}`,
+      `alphaFunction · Bash result offloaded on arrival in turn 5 in ${HANDLE}`,
+      'long_identifier_x (not in a stored output)',
+    ]);
+    fireEvent.click(screen.getByText(HANDLE2, { selector: 'button' }));
+    expect(onOpen).toHaveBeenCalledWith(HANDLE2, 'gammaFunction');
   });
 
   it('says when nothing was reduced', () => {

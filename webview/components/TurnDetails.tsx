@@ -250,6 +250,24 @@ function onResultsKey(e: React.KeyboardEvent<HTMLElement>) {
   heads[next]!.focus();
 }
 
+/** What hid a missed identifier, in the words of `spillway replay`'s summary (src/replay/misses.ts). */
+const CAUSE_WORDS: Record<string, string> = {
+  offload: 'offloaded on arrival',
+  'offload-after-use': 'offloaded after use',
+  window: 'windowed (an older turn)',
+  budget: 'held to its cap',
+  clear: 'cleared',
+  input: 'file input replaced by a marker',
+  unheld: 'held by no stored output',
+};
+
+/** "Read result cleared in turn 12": the cause, with the tool and the turn of the reduction when known. */
+function hiddenBy(m: TurnDetail['missed'][number]): string {
+  const what = m.cause ? (CAUSE_WORDS[m.cause] ?? m.cause) : '';
+  const tool = m.tool ? `${m.tool} ${m.cause === 'input' ? '' : 'result '}` : '';
+  return `${tool}${what}${m.since !== undefined ? ` in turn ${m.since + 1}` : ''}`;
+}
+
 export function TurnDetails(props: TurnDetailsProps) {
   const { detail, error } = props;
   const [localExpanded, setLocalExpanded] = React.useState<string>();
@@ -335,12 +353,20 @@ export function TurnDetails(props: TurnDetailsProps) {
       {detail.missed.length > 0 && (
         <div className="missed" role="note">
           <b>
-            ⚠ The agent referred to {detail.missed.length} thing{detail.missed.length === 1 ? '' : 's'} it could no longer see:
+            ⚠ The agent referred to {detail.missed.length} thing{detail.missed.length === 1 ? '' : 's'} it could no longer see
+            {detail.readBacks !== undefined && (
+              <>
+                {' '}
+                ({detail.readBacks} read-back{detail.readBacks === 1 ? '' : 's'} to find {detail.missed.length === 1 ? 'it' : 'them'} again)
+              </>
+            )}
+            :
           </b>
           <ul>
             {detail.missed.map((m) => (
-              <li key={m.id}>
+              <li key={m.id} data-testid="missed-id">
                 <code>{m.id}</code>
+                {m.cause && m.cause !== 'unheld' && <> · {hiddenBy(m)}</>}
                 {m.handle ? (
                   <>
                     {' '}

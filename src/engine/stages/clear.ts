@@ -23,13 +23,13 @@
  */
 import { toolListed, type SpillwayConfig } from '../config';
 import { clearPaysBack, expectedRemainingCalls } from '../clear-schedule';
-import { CostLedger } from '../guarantee';
+import { CostLedger, stopped, type CacheRead, type ReadBack } from '../guarantee';
 import { formatInt as fmt } from '../format-number';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { renderMarker } from '../markers';
 import { reduceResult, type Reduced } from './reduce';
-import { Draft, owned, type Ledger, type Results, type StageOutcome, type StoreWrite } from './results';
+import { Draft, owned, type InputDecision, type Ledger, type Results, type StageOutcome, type StoreWrite } from './results';
 import { countLines } from '../lines';
 import type { TokenCounter } from '../tokens';
 import { staleAt as findStale } from './stale';
@@ -55,15 +55,31 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     if (x === undefined) {
       const call = list[i]!.call ?? results.req.calls.get(list[i]!.callId);
       const d = draft.decisions[i];
-      x = call?.input && !ledger.inputs.has(call.input.start) && !d?.inputReplacement ? (replaceInput(results, call) ?? null) : null;
+      x =
+        call?.input && !ledger.inputs.has(call.input.start) && !d?.inputReplacement
+          ? (replaceInput(results, call, results.callOf(call.item)) ?? null)
+          : null;
       inputs.set(i, x);
     }
     return x ?? undefined;
   };
   /** tokens clearing result i would free, estimated before deciding (its file input's too) */
+  // a read left whole while in use is cleared to the preview it would have had on arrival: its marker is
+  // counted as it will be sent (a one-line marker's count would overstate what clearing it frees)
+  const previewTokens = new Map<number, number>();
+  const markerTokensOf = (i: number): number => {
+    if (draft.decisions[i] || !keptRead(results, i)) return clearedMarkerTokens(results, i);
+    let t = previewTokens.get(i);
+    if (t === undefined) {
+      const out = reduceResult(results, i, 'clear', '', undefined, results.capOf(i) as number, undefined);
+      t = typeof out === 'string' ? tokensNow(i) : out.decision.projectedTokens;
+      previewTokens.set(i, t);
+    }
+    return t;
+  };
   const gain = (i: number): number =>
     (gains[i] ??=
-      Math.max(0, tokensNow(i) - clearedMarkerTokens(results, i)) +
+      Math.max(0, tokensNow(i) - markerTokensOf(i)) +
       (inputOf(i) ? inputOf(i)!.decision.originalTokens - inputOf(i)!.decision.projectedTokens : 0));
   // a report tool's result is kept unless the user capped that tool (config.ts, REPORT_TOOLS)
   // (the list is checked first: it is short, and most results are of no report tool)
@@ -100,6 +116,28 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const rounds = checkpoints.slice(0, -1);
   const fixed = results.fixedTokens();
   const originalTok = results.originalItemTokens();
+  // results an earlier call of the session cleared (recalled): as they were sent until the call that
+  // cleared them, so that call is charged the rewrite it made
+  const recalledClears = new Map<number, number[]>();
+  // (a file input the clear replaced with the result: its call's item too)
+  const inputItem = (i: number): number | undefined =>
+    draft.decisions[i]?.inputTokensSaved ? (list[i]!.call ?? results.req.calls.get(list[i]!.callId))?.item : undefined;
+  list.forEach((r, i) => {
+    const at = draft.decisions[i]?.clearedAt;
+    if (draft.decisions[i]?.stage !== 'clear' || !at) return;
+    itemTok[r.item]! += at.tokens - tokensNow(i);
+    const ii = inputItem(i);
+    if (ii !== undefined) itemTok[ii]! += draft.decisions[i]!.inputTokensSaved!;
+    pushAt(recalledClears, at.call, i);
+  });
+  // file inputs replaced a call or more after the input was first sent (inputs.keepRounds): whole
+  // until then, and that call is charged the rewrite
+  const lateInputs = new Map<number, InputDecision[]>();
+  for (const d of ledger.inputs.values()) {
+    if (d.call <= results.callOf(d.item)) continue;
+    itemTok[d.item]! += d.originalTokens - d.projectedTokens;
+    pushAt(lateInputs, d.call, d);
+  }
   // projected tokens per item, as decided so far; prefix sums answer "tokens before item x"
   const sums = new PrefixSums(itemTok);
   // what the model saw of a result reduced after use: verbatim in the call whose latest round it
@@ -112,9 +150,32 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const afterUseItems = [...afterUse.keys()].sort((a, b) => a - b);
   let nextAfterUse = 0;
   const costs = new CostLedger();
+  // the session's read-backs, charged at the call they happened (../guarantee.ts)
+  const guarantee = results.guarantee;
+  const readBacksAt = new Map<number, ReadBack[]>();
+  for (const r of guarantee?.readBacks ?? []) pushAt(readBacksAt, r.call, r);
+  let lastTotal = 0; // projected tokens of the previous call: what its read-backs read again
+  // what a call reads from the cache when the projection is unchanged up to item x: all of that
+  // prefix, or (where the cache is at breakpoints: ../guarantee.ts) up to the end of the last earlier
+  // request within it
+  const cachedUpTo = (x: number): CacheRead => {
+    let lo = 0,
+      hi = Math.min(callNo, checkpoints.length);
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (checkpoints[mid]! <= x) lo = mid + 1;
+      else hi = mid;
+    }
+    return { read: fixed + sums.before(x), atBreakpoint: fixed + sums.before(lo > 0 ? checkpoints[lo - 1]! : 0) };
+  };
+  const all = (tokens: number): CacheRead => ({ read: tokens, atBreakpoint: tokens });
+  const least = (a: CacheRead, b: CacheRead): CacheRead => ({
+    read: Math.min(a.read, b.read),
+    atBreakpoint: Math.min(a.atBreakpoint, b.atBreakpoint),
+  });
   let rawTotal = fixed;
   let rawPrev = 0; // raw tokens the previous call sent (what this one reads from the cache)
-  let projPrev = 0; // projected tokens of the previous call that this one still shares
+  let projPrev: CacheRead = { read: 0, atBreakpoint: 0 }; // projected tokens of the previous call that this one still shares
   let upTo = 0; // items counted into `rawTotal`
   let before = 0; // results in items before the checkpoint (results are in item order)
   let roundsBefore = 0;
@@ -192,8 +253,30 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     while (upTo < cp) rawTotal += originalTok[upTo++]!;
     while (before < n && list[before]!.item < cp) before++;
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
-    // what the previous call let through whole is reduced now that the model has used it
+    costs.chargeReadBacks(lastTotal, readBacksAt.get(callNo) ?? []);
+    const offloadStopped = stopped(guarantee, 'offload', callNo);
+    // what the previous call let through whole is reduced now that the model has used it; what an
+    // earlier projection cleared in this call, and file inputs first replaced in it, change it too
     let firstDeferred = Number.POSITIVE_INFINITY;
+    for (const i of recalledClears.get(callNo) ?? []) {
+      const item = list[i]!.item;
+      const saved = draft.decisions[i]!.clearedAt!.tokens - tokensNow(i);
+      itemTok[item]! -= saved;
+      sums.add(item, -saved);
+      firstDeferred = Math.min(firstDeferred, item);
+      const ii = inputItem(i);
+      if (ii !== undefined) {
+        itemTok[ii]! -= draft.decisions[i]!.inputTokensSaved!;
+        sums.add(ii, -draft.decisions[i]!.inputTokensSaved!);
+        firstDeferred = Math.min(firstDeferred, ii);
+      }
+    }
+    for (const d of lateInputs.get(callNo) ?? []) {
+      itemTok[d.item]! -= d.originalTokens - d.projectedTokens;
+      sums.add(d.item, d.projectedTokens - d.originalTokens);
+      firstDeferred = Math.min(firstDeferred, d.item);
+    }
+    if (offloadStopped) deferred = [];
     for (const i of deferred) {
       const cut = reduceNow(i, true);
       if (cut !== undefined) firstDeferred = Math.min(firstDeferred, list[i]!.item);
@@ -215,26 +298,29 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     let running = fixed + sums.before(cp) + unseen;
     const readNow =
       callNo === 0
-        ? 0
-        : Math.min(projPrev, running, firstDeferred < Number.POSITIVE_INFINITY ? fixed + sums.before(firstDeferred) : running);
+        ? all(0)
+        : least(least(projPrev, all(running)), firstDeferred < Number.POSITIVE_INFINITY ? cachedUpTo(firstDeferred) : all(running));
     // results arriving in this call over their cap: whole now and reduced after use when the
     // ledger can pay for the next call's rewrite of what follows them, else reduced on arrival
-    if (deferring) {
+    if (deferring && !offloadStopped) {
       const arriving: number[] = [];
       for (let i = before - 1; i >= 0 && list[i]!.item >= roundStart; i--) if (deferrable(i)) arriving.unshift(i);
       if (arriving.length) {
         const first = list[arriving[0]!]!.item;
         const freedLater = arriving.reduce((a, i) => a + afterUseGain(i), 0);
-        const tail = Math.max(0, running - fixed - sums.before(first) - freedLater);
-        if (costs.affords(raw, { read: readNow, total: running }, tail)) deferred = arriving;
+        const kept = cachedUpTo(first);
+        const tail = all(running - freedLater);
+        const rewrite = { read: Math.max(0, tail.read - kept.read), atBreakpoint: Math.max(0, tail.atBreakpoint - kept.atBreakpoint) };
+        if (costs.affords(raw, { ...readNow, total: running }, rewrite)) deferred = arriving;
         else for (const i of arriving) running -= reduceNow(i, false) ?? 0;
       }
     }
-    const settle = (total: number, read: number) => {
-      costs.charge(raw, { read, total });
+    const settle = (total: number, read: CacheRead) => {
+      costs.charge(raw, { ...read, total });
+      lastTotal = total;
       rawPrev = rawTotal;
       // the next call shares this one up to the first result it will see reduced after use
-      projPrev = firstAfterUse < 0 ? total : Math.min(total, fixed + sums.before(firstAfterUse));
+      projPrev = firstAfterUse < 0 ? all(total) : least(all(total), cachedUpTo(firstAfterUse));
     };
     if (running <= c.triggerTokens) {
       settle(running, readNow);
@@ -250,7 +336,9 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
         freeSum -= gain(i);
         counted[i] = 0;
       }
-      if (clearResult(draft, i, why, inputOf(i))) {
+      // (not once the session's bank can no longer cover a read-back of a file input: ../guarantee.ts)
+      if (clearResult(draft, i, why, stopped(guarantee, 'input', callNo) ? undefined : inputOf(i))) {
+        draft.decisions[i]!.clearedAt = { call: callNo, tokens: was };
         const saved = was - tokensNow(i);
         freed += saved;
         itemTok[list[i]!.item]! -= saved;
@@ -290,18 +378,20 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     }
     // payback schedule: plan the clear first, fire only when it pays back its cache rewrite within
     // the calls the session can be expected to still make, counting what the session has banked,
-    // and leaves the session at most MAX_OVERRUN over raw should it end now (../guarantee.ts)
+    // and leaves the session no dearer than raw should it end now, read-backs charged (../guarantee.ts);
+    // not once the bank can no longer cover a read-back of a clear
     if (c.schedule === 'payback') {
       stale ??= c.staleFirst ? findStale(results.req) : undefined;
       planner ??= new ClearPlanner(n, stale, (i) => (clearable(i) ? gain(i) : undefined));
       const need = c.clearAtLeastTokens === 'all' ? Number.POSITIVE_INFINITY : Math.max(c.clearAtLeastTokens, running - c.triggerTokens);
       const plan = planner.plan(cursor, protectedFrom, cp, need);
-      const kept = plan ? fixed + sums.before(list[plan.first]!.item) : 0;
+      const kept = plan ? cachedUpTo(list[plan.first]!.item) : all(0);
       const remaining = expectedRemainingCalls(callNo + 1);
       if (
+        stopped(guarantee, 'clear', callNo) ||
         !plan ||
-        !clearPaysBack({ running, before: kept, freed: plan.freed, calls: callNo + 1 }) ||
-        !costs.paysBack(raw, { read: Math.min(readNow, kept), total: running - plan.freed }, (pm) => plan.freed * pm.cachedRead * remaining)
+        !clearPaysBack({ running, before: kept.read, freed: plan.freed, calls: callNo + 1 }) ||
+        !costs.paysBack(raw, { ...least(readNow, kept), total: running - plan.freed }, (pm) => plan.freed * pm.cachedRead * remaining)
       ) {
         settle(running, readNow);
         continue;
@@ -322,8 +412,9 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (i === cursor && !inUse?.now(i)) cursor++;
     }
     running -= freed;
-    settle(running, freed > 0 ? Math.min(readNow, fixed + sums.before(firstCleared)) : readNow);
+    settle(running, freed > 0 ? least(readNow, cachedUpTo(firstCleared)) : readNow);
   }
+  if (guarantee) draft.outcome.bank = costs.bank(callNo, lastTotal);
   return draft.outcome;
 }
 
@@ -561,6 +652,13 @@ function clearedMarkerTokens(results: Results, i: number): number {
 /** Whether the offload stage leaves results over their cap, up to afterUseCap, to this stage's walk. */
 export function deferredToClear(cfg: SpillwayConfig): boolean {
   return cfg.offload.enabled && cfg.offload.afterUseCap > 0 && cfg.clear.enabled && cfg.clear.schedule === 'payback';
+}
+
+/** Adds `value` to the list kept under `key`. */
+function pushAt<T>(map: Map<number, T[]>, key: number, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /** The last assistant item of the run of assistant items that starts at `from`. */

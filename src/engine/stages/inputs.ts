@@ -21,6 +21,7 @@ import { CallMap, candidateNames, type ToolCall } from '../formats';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { stringTokens } from '../tokens';
+import { stopped } from '../guarantee';
 import { LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
 import { countLines } from '../lines';
 
@@ -63,8 +64,12 @@ export function fileInputs(results: Results): InputsOutcome {
     if (!writer && !toolListed(shellTools, names)) continue;
     // the runs that began after the call's own assistant run
     if (runsAfter[call.item + 1]! < keepRounds) continue;
+    // decided in the call keepRounds after the one that first sent it; not once the session's bank
+    // can no longer cover a read-back of a file input (../guarantee.ts)
+    const decidedAt = results.callOf(call.item) + keepRounds;
+    if (stopped(results.guarantee, 'input', decidedAt)) continue;
     if (minTokens > 0 && before[call.item]! <= minTokens) continue;
-    const d = replaceInput(results, call);
+    const d = replaceInput(results, call, decidedAt);
     if (!d) continue;
     out.writes.push(d.write);
     out.inputs.push(d.decision);
@@ -77,7 +82,11 @@ export function fileInputs(results: Results): InputsOutcome {
  * when the input is not one we mark (no path, already a marker, not shorter as a marker). Used here on
  * arrival and by the clear stage (clear.ts) with `inputs.when: clear`.
  */
-export function replaceInput(results: Results, call: ToolCall): { decision: InputDecision; write: StoreWrite } | undefined {
+export function replaceInput(
+  results: Results,
+  call: ToolCall,
+  decidedAt: number,
+): { decision: InputDecision; write: StoreWrite } | undefined {
   const { req, cfg, counter } = results;
   const text = req.text;
   const input = call.input;
@@ -135,6 +144,7 @@ export function replaceInput(results: Results, call: ToolCall): { decision: Inpu
       item: call.item,
       start: input.start,
       end: input.end,
+      call: decidedAt,
       replacement,
       handle,
       reason: what,

@@ -16,6 +16,7 @@ import { toolListed } from '../config';
 import { hintForResult, requestedRead } from '../previews';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
+import { stopped } from '../guarantee';
 import { deferredToClear } from './clear';
 import { reduceOn } from './reduce';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
@@ -35,6 +36,8 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
   for (let i = 0; i < results.length; i++) {
     if (!draft.open(i)) continue;
     const r = results.list[i]!;
+    // the session's bank can no longer cover a read-back of what would arrive reduced (../guarantee.ts)
+    if (stopped(results.guarantee, 'offload', results.callOf(r.item))) continue;
     const cap = results.capOf(i);
     const custom = reducerFor(reducers, r.names);
     if (custom) {
@@ -105,6 +108,8 @@ export function keptRead(results: Results, i: number): boolean {
     cap !== 'unlimited' &&
     results.overCap(i, cap) !== undefined &&
     results.overCap(i, cfg.offload.keepReads) === undefined &&
+    // with reduce after use on, results up to afterUseCap are its to decide (clear.ts), reads included
+    !(deferredToClear(cfg) && results.overCap(i, cfg.offload.afterUseCap) === undefined) &&
     requestedRead(hintForResult(results.req, results.list[i]!))
   );
 }

@@ -15,6 +15,7 @@
  * of the request (a decoded text, a token count), not decisions.
  */
 import { backedOffCap, readBacks, type BackoffRecord } from '../backoff';
+import type { Bank, GuaranteeRecord } from '../guarantee';
 import { capFor, type Cap, type SpillwayConfig } from '../config';
 import { resultRawLength, resultText, type ParsedRequest, type ToolResult } from '../formats';
 import { decodeString, forEachString, type JValue } from '../json';
@@ -59,6 +60,12 @@ export interface Decision extends Replacement {
   inputHandle?: string;
   /** tokens the call's input replacement saves in the call's own item */
   inputTokensSaved?: number;
+  /**
+   * a clear: the call (0-based) of the session it was decided in, and the result's projected tokens
+   * before it; a later call's walk (clear.ts), which recalls the clear, counts the result as it was
+   * sent until that call and the rewrite at it, as the session's ledger must (../guarantee.ts)
+   */
+  clearedAt?: { call: number; tokens: number };
 }
 
 /** A file-writing call's input replaced by a marker (inputs.ts). */
@@ -66,6 +73,12 @@ export interface InputDecision extends Replacement {
   item: number;
   start: number;
   end: number;
+  /**
+   * the call (0-based) of the session the replacement is first sent in; when later than the call
+   * that first sent the input, that call rewrites the cache from it and the clear stage's walk
+   * charges it there (../guarantee.ts)
+   */
+  call: number;
 }
 
 /** The figures of a replacement as the projection reports them (a Reduction or an InputReduction). */
@@ -107,6 +120,8 @@ export interface StageOutcome {
   noGain: number[];
   /** the outputs its decisions need stored, in decision order */
   writes: StoreWrite[];
+  /** where the session's ledger stands after this call (the clear stage's walk: ../guarantee.ts) */
+  bank?: Bank;
 }
 
 /**
@@ -196,6 +211,29 @@ export class Results {
 
   /** Read-backs per tool in this session, when backing off (backoff.ts). */
   backoff?: { record: BackoffRecord };
+
+  /** Read-backs charged to the session and the kinds stopped, under the guarantee (../guarantee.ts). */
+  guarantee?: GuaranteeRecord;
+
+  private callsAt?: Uint32Array;
+
+  /**
+   * The call (0-based) in which item `item` was first sent: the model calls begun at or before it. A
+   * result arrives in the call after the assistant run that asked for it; a tool call's input is
+   * first sent in the call after the run that wrote it.
+   */
+  callOf(item: number): number {
+    if (!this.callsAt) {
+      const kinds = this.req.kinds;
+      this.callsAt = new Uint32Array(kinds.length);
+      let n = 0;
+      kinds.forEach((k, i) => {
+        if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) n++;
+        this.callsAt![i] = n;
+      });
+    }
+    return this.callsAt[item] ?? 0;
+  }
 
   /** The cap in force for result `i`: its tool's, raised for the session's read-backs of that tool. */
   capOf(i: number): Cap {

@@ -18,7 +18,7 @@ import type { InputReduction, Reduction } from '../../engine';
 import { recordedInputs } from '../../proxy/recording';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
-import type { KeptMarker, OwnResultRecord, TurnRecord } from './session';
+import type { KeptMarker, MissedRecord, OwnResultRecord, TurnRecord } from './session';
 
 /** Where the archive of a store lives: next to the store folder, like the proxy's `sessions/`. */
 export function defaultArchiveDir(storeDir: string): string {
@@ -44,7 +44,8 @@ export interface ArchiveHeader {
 export interface ArchivedTurn {
   summary: TurnRecord['summary'];
   reductions: Reduction[];
-  missed: { id: string; handle?: string }[];
+  missed: MissedRecord[];
+  readBacks?: number;
   own?: OwnResultRecord[];
   /** tool call inputs replaced by a marker (absent in files kept before they were) */
   inputs?: InputReduction[];

@@ -50,7 +50,7 @@ export function replayRecords(result: ReplayResult): TurnRecord[] {
       cost: costOf(c.originalTokens, c.rawCachedPrefixTokens, c.projectedTokens, c.cachedPrefixTokens, (c as { cost?: unknown }).cost),
       ...freshFigures(list, inputs),
     };
-    return { summary, reductions: list, missed: c.missed, ...(inputs.length ? { inputs } : {}) };
+    return { summary, reductions: list, missed: c.missed, readBacks: c.readBacks.length, ...(inputs.length ? { inputs } : {}) };
   });
 }
 
@@ -229,10 +229,17 @@ export function recordFor(ctx: InspectorContext): ReplayOptions['onProjection'] 
   };
 }
 
-function replayDetail(result: ReplayResult, path: string): string {
+export function replayDetail(result: ReplayResult, path: string): string {
   const t = result.totals;
   const skipped = t.skippedRecords ? `, ${t.skippedRecords} records skipped` : '';
-  return `${result.format} transcript, ${t.calls} calls, miss rate ${(t.missRate * 100).toFixed(1)}%${skipped} · ${path}`;
+  const p = result.prelude;
+  // the agent's system prompt and tools, which Claude Code and Codex logs leave out (src/replay/prelude.ts)
+  const prelude = p
+    ? ` · with ${p.agent === 'codex' ? 'Codex' : 'Claude Code'} ${p.version}'s ${p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ')} (${Math.round(p.tokens / 100) / 10}k tokens a call)`
+    : result.format === 'claude-code' || result.format === 'codex'
+      ? " · without the agent's system prompt and tools"
+      : '';
+  return `${result.format} transcript, ${t.calls} calls, miss rate ${(t.missRate * 100).toFixed(1)}%${skipped}${prelude} · ${path}`;
 }
 
 /** Keeps a replay in the archive, so after a reload it opens with its figures without replaying again. */
@@ -267,6 +274,7 @@ export function archiveReplay(
       summary: r.summary,
       reductions: [...r.reductions],
       missed: [...r.missed],
+      ...(r.readBacks !== undefined ? { readBacks: r.readBacks } : {}),
       ...(r.inputs ? { inputs: [...r.inputs] } : {}),
     })),
   );
@@ -394,6 +402,7 @@ export class ReplaySource implements SessionSource {
             summary: t.summary,
             reductions: t.reductions,
             missed: t.missed,
+            ...(t.readBacks !== undefined ? { readBacks: t.readBacks } : {}),
             ...(t.inputs ? { inputs: t.inputs } : {}),
           })),
           detail: kept.header.detail,

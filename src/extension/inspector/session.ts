@@ -46,10 +46,22 @@ export interface OwnResultRecord {
   text?: string;
 }
 
+/** A missed identifier as a turn keeps it. */
+export interface MissedRecord {
+  id: string;
+  handle?: string;
+  cause?: string;
+  tool?: string;
+  since?: number;
+}
+
 export interface TurnRecord {
   summary: TurnSummary;
   reductions: readonly Reduction[];
-  missed: readonly { id: string; handle?: string }[];
+  /** what hid each (cause, tool, the turn of the reduction) when the replay knows it */
+  missed: readonly MissedRecord[];
+  /** read-backs the misses would have cost the agent (replays) */
+  readBacks?: number;
   /** results the agent had reduced itself (Claude Code's `<persisted-output>`) */
   savedByAgent?: readonly SavedByAgent[];
   /** the turn's own new results, when known */
@@ -487,7 +499,14 @@ export abstract class RecordSession implements InspectorSession {
     const d: TurnDetail = {
       index: turn,
       results: r.reductions.map((x) => ({ ...resultInfo(x), ...extra(x, 'result') })),
-      missed: r.missed.map((m) => (m.handle ? { id: m.id, handle: m.handle } : { id: m.id })),
+      missed: r.missed.map((m) => ({
+        id: m.id,
+        ...(m.handle ? { handle: m.handle } : {}),
+        ...(m.cause ? { cause: m.cause } : {}),
+        ...(m.tool ? { tool: m.tool } : {}),
+        ...(m.since !== undefined ? { since: m.since } : {}),
+      })),
+      ...(r.readBacks !== undefined ? { readBacks: r.readBacks } : {}),
       ...(saved.length ? { savedByAgent: saved } : {}),
       ...(r.inputs?.length ? { inputs: r.inputs.map((x) => ({ ...inputInfo(x), ...extra(x, 'input') })) } : {}),
     };

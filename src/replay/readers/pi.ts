@@ -344,7 +344,7 @@ export async function readPi(path: string, opts: StreamOptions = {}): Promise<Tr
 
   // pass 1: pi's messages in the order they were sent, and where each call was made
   const messages: PiMessage[] = [];
-  const calls: { at: number; answer: Json; kept: boolean }[] = [];
+  const calls: { at: number; answer: Json }[] = [];
   for (const { entry, line } of branchOf(entries, log)) {
     const type = typeof entry.type === 'string' ? entry.type : '(no type)';
     if (type === 'message') {
@@ -363,7 +363,7 @@ export async function readPi(path: string, opts: StreamOptions = {}): Promise<Tr
           );
           continue;
         }
-        calls.push({ at: messages.length, answer: m, kept: !failed });
+        calls.push({ at: messages.length, answer: m });
         if (!failed) messages.push({ ...m, role });
       } else if (role === 'user' || role === 'toolResult') messages.push({ ...m, role });
       else if (role === 'custom') messages.push({ role: 'user', content: partsOf(m.content) });

@@ -1,0 +1,134 @@
+/**
+ * The guarantee's read-back ledger (src/engine/guarantee.ts): a read-back the engine finds in a
+ * request, or is told of, is charged to the session at the call it happened, attributed to the kind
+ * of reduction that hid the output; a kind whose next read-back the bank cannot cover stops for the
+ * session, from the call it is found in; what was sent before never changes, and projecting the same
+ * request again gives the same projection. The properties over generated sessions are in
+ * test/property/guarantee.property.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { createEngine, MemorySink } from '../../src/engine/engine';
+import { CACHE_PRICES } from '../../src/engine/clear-schedule';
+import { readBackAnswerTokens, readBackCost, READ_BACK_MAX_CHARS, stopsAt, type GuaranteeRecord } from '../../src/engine/guarantee';
+import { perChar } from '../support/run';
+
+type Msg = Record<string, unknown>;
+const call = (id: string, name: string, args: Record<string, unknown>): Msg => ({
+  role: 'assistant',
+  content: null,
+  tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+});
+const result = (id: string, content: string): Msg => ({ role: 'tool', tool_call_id: id, content });
+const request = (messages: Msg[]) => JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'go' }, ...messages] });
+const out = (tag: string) => `${tag} ${'x'.repeat(3_000)}`;
+/** The default preset (the guarantee on) with small caps; back-off off, so only the guarantee acts. */
+const config = { defaultCap: 1_000, previewChars: 100, inputs: { enabled: false }, offload: { backoff: false } };
+
+function firstCall() {
+  const e = createEngine(config, { store: new MemorySink(), tokenizer: perChar });
+  const msgs = [call('a', 'bash', { command: 'make' }), result('a', out('A'))];
+  const p = e.project(request(msgs), 'openai-chat', { session: 'S' });
+  expect(p.reductions.map((r) => r.callId)).toEqual(['a']);
+  return { e, msgs, handle: p.reductions[0]!.handle, marker: p.request };
+}
+const next = [call('b', 'bash', { command: 'make test' }), result('b', out('B'))];
+
+describe('read-backs charged to the session', () => {
+  it('stop offloads once the bank cannot cover the next read-back of one, from that call on, keeping what was sent', () => {
+    const { e, msgs, handle } = firstCall();
+    // one offload banked about 2,800 tokens written once; a read-back of it costs more than that leaves
+    const read = [call('r', 'read_output', { handle }), result('r', 'the slice')];
+    const second = request([...msgs, ...read, ...next]);
+    const p = e.project(second, 'openai-chat', { session: 'S' });
+    expect(p.reductions.map((r) => r.callId)).toEqual(['a']);
+    expect(p.reductions[0]!.handle).toBe(handle);
+    // the same request again: the same projection
+    expect(e.project(second, 'openai-chat', { session: 'S' }).request).toBe(p.request);
+    // and the stop holds for the rest of the session
+    const third = e.project(
+      request([...msgs, ...read, ...next, call('c', 'bash', { command: 'make lint' }), result('c', out('C'))]),
+      'openai-chat',
+      { session: 'S' },
+    );
+    expect(third.reductions.map((r) => r.callId)).toEqual(['a']);
+    expect(third.request.startsWith(p.request.slice(0, p.request.indexOf('make test')))).toBe(true);
+  });
+
+  it('charges a read-back a host tells of at the next call', () => {
+    const { e, msgs, handle } = firstCall();
+    expect(e.noteReadBack('S', handle)).toBe(true);
+    expect(e.noteReadBack('S', handle)).toBe(false);
+    const p = e.project(request([...msgs, ...next]), 'openai-chat', { session: 'S' });
+    expect(p.reductions.map((r) => r.callId)).toEqual(['a']);
+  });
+
+  it('goes on offloading without read-backs', () => {
+    const { e, msgs } = firstCall();
+    const p = e.project(request([...msgs, ...next]), 'openai-chat', { session: 'S' });
+    expect(p.reductions.map((r) => r.callId)).toEqual(['a', 'b']);
+  });
+
+  it('leaves the ledger alone when the guarantee is off (the trigger schedule)', () => {
+    const e = createEngine({ ...config, clear: { schedule: 'trigger' } }, { store: new MemorySink(), tokenizer: perChar });
+    const msgs = [call('a', 'bash', { command: 'make' }), result('a', out('A'))];
+    const handle = e.project(request(msgs), 'openai-chat', { session: 'S' }).reductions[0]!.handle;
+    expect(e.noteReadBack('S', handle)).toBe(false);
+    const p = e.project(request([...msgs, ...next]), 'openai-chat', { session: 'S' });
+    expect(p.reductions.map((r) => r.callId)).toEqual(['a', 'b']);
+  });
+});
+
+describe('stopsAt', () => {
+  const bank = (banked: number) => ({ call: 4, banked: CACHE_PRICES.map(() => banked), running: 10_000, carried: 0 });
+  const rb = { call: 3, kind: 'offload' as const, ask: 30, answer: 500 };
+  const dearest = Math.max(...CACHE_PRICES.map((pm) => readBackCost(10_000, [rb], pm)));
+
+  it('stops a kind that was read back when the bank cannot cover its next read-back, and only that kind while the bank is not negative', () => {
+    const g: GuaranteeRecord = { readBacks: [rb], stops: {}, bank: bank(dearest - 1) };
+    expect(stopsAt(g, 5)).toEqual(['offload']);
+    expect(stopsAt({ ...g, bank: bank(dearest) }, 5)).toEqual([]);
+  });
+
+  it('stops every kind once the bank is below zero, counting read-backs noted since', () => {
+    const g: GuaranteeRecord = { readBacks: [rb, { ...rb, call: 5, kind: 'clear' }], stops: {}, bank: bank(10) };
+    expect(stopsAt(g, 5).sort()).toEqual(['budget', 'clear', 'input', 'offload', 'window']);
+  });
+
+  it('stops nothing before a call was charged, and nothing twice', () => {
+    expect(stopsAt({ readBacks: [rb], stops: {} }, 5)).toEqual([]);
+    expect(stopsAt({ readBacks: [rb], stops: { offload: 4 }, bank: bank(0) }, 5)).not.toContain('offload');
+  });
+});
+
+describe('readBackAnswerTokens', () => {
+  it('is the whole output when short, else READ_BACK_MAX_CHARS of it at its own tokens per character', () => {
+    expect(readBackAnswerTokens(300, 1_200)).toBe(300);
+    expect(readBackAnswerTokens(10_000, 40_000)).toBe(READ_BACK_MAX_CHARS / 4);
+  });
+});
+
+describe('a read-back of a file input a clear replaced', () => {
+  it('is known as the clear’s, so it is charged and backs off', () => {
+    const e = createEngine(
+      {
+        defaultCap: 1_000_000,
+        inputs: { when: 'clear', minTokens: 0 },
+        offload: { backoff: true },
+        clear: { triggerTokens: 3_000, keep: 0, clearAtLeastTokens: 0, inUseCalls: 0, schedule: 'trigger' },
+      },
+      { store: new MemorySink(), tokenizer: perChar },
+    );
+    const msgs = [
+      call('w', 'Write', { file_path: 'a.py', content: 'print(1)\n'.repeat(600) }),
+      // a result long enough to be cleared itself: the clear's handle is the result's, not the input's
+      result('w', 'File written. Lint:\n'.repeat(200)),
+      call('b', 'bash', { command: 'make' }),
+      result('b', 'ok'),
+    ];
+    const p = e.project(request(msgs), 'openai-chat', { session: 'S' });
+    const cleared = p.reductions.find((r) => r.callId === 'w' && r.stage === 'clear');
+    expect(cleared?.inputHandle).toBeDefined();
+    expect(cleared!.inputHandle).not.toBe(cleared!.handle);
+    expect(e.noteReadBack('S', cleared!.inputHandle!)).toBe(true);
+  });
+});
