@@ -30,6 +30,7 @@ const FIXED_KEYS: Record<WireFormat, readonly string[]> = {
   'openai-chat': ['tools', 'functions'],
   'openai-responses': ['instructions', 'tools'],
   'anthropic-messages': ['system', 'tools'],
+  gemini: ['systemInstruction', 'tools', 'toolConfig'],
 };
 /** The fields replay's shapeOf compares to tell whether the fixed part changed. */
 const SHAPE_FIXED_KEYS = new Set(['system', 'tools', 'instructions']);

@@ -21,14 +21,15 @@ import { folderSummary, ReductionCollector, sessionSummary, worstCalls, type Cal
 
 /** Each command's usage, printed by `spillway COMMAND --help`; together they are `USAGE`. */
 export const COMMAND_USAGE: Record<string, string> = {
-  project: `  spillway project [--format auto|openai-chat|openai-responses|anthropic-messages] [--config FILE] [--preset NAME]
+  project: `  spillway project [--format auto|openai-chat|openai-responses|anthropic-messages|gemini] [--config FILE] [--preset NAME]
                    [--store DIR] [--report FILE] [--session ID] < request.json`,
   read: `  spillway read HANDLE [--store DIR] [--lines A:B] [--grep REGEX] [--context N] [--ignore-case]
                        [--offset N --limit N] [--json]`,
-  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|pi]
+  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|pi|gemini|gemini-cli]
                   [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--agent-prelude on|off] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
-                 [--chatgpt-upstream URL] [--config FILE] [--preset NAME] [--websockets project|refuse] [--observe] [--answer-reads]`,
+                 [--chatgpt-upstream URL] [--gemini-upstream URL] [--config FILE] [--preset NAME] [--websockets project|refuse]
+                 [--observe] [--answer-reads]`,
   mcp: `  spillway mcp [--store DIR]    an MCP server over stdio: the read_output and find_outputs tools`,
 };
 const STORE_NOTE = 'the store defaults to $SPILLWAY_STORE, else ~/.spillway/store';
@@ -99,7 +100,10 @@ export function configFrom(a: ParsedArgs, command: string): ReturnType<typeof va
 export function formatFrom(a: ParsedArgs, command: string, allowed: readonly string[] = ['auto']): FormatOption {
   const f = str(a, 'format') ?? 'auto';
   if (f === 'auto' || isWireFormat(f) || allowed.includes(f)) return f as FormatOption;
-  throw new SpillwayError(`${command}: unknown --format ${f} (known: auto, openai-chat, openai-responses, anthropic-messages)`, 'usage');
+  throw new SpillwayError(
+    `${command}: unknown --format ${f} (known: auto, openai-chat, openai-responses, anthropic-messages, gemini)`,
+    'usage',
+  );
 }
 
 function readStdin(): string {
@@ -115,6 +119,7 @@ export function provenFormat(body: unknown): { format: string; because: string }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const b = body as Record<string, unknown>;
   if (!('messages' in b) && 'input' in b) return { format: 'openai-responses', because: 'it has "input" and no "messages"' };
+  if (!('messages' in b) && Array.isArray(b.contents)) return { format: 'gemini', because: 'it has "contents" and no "messages"' };
   if (!Array.isArray(b.messages)) return undefined;
   if ('input' in b) return undefined;
   if ('system' in b) return { format: 'anthropic-messages', because: 'it has a top-level "system"' };
@@ -286,6 +291,7 @@ async function proxy(argv: string[]): Promise<void> {
       'openai-upstream': { kind: 'string' },
       'anthropic-upstream': { kind: 'string' },
       'chatgpt-upstream': { kind: 'string' },
+      'gemini-upstream': { kind: 'string' },
       config: { kind: 'string' },
       preset: { kind: 'string' },
       sessions: { kind: 'string' },
@@ -317,6 +323,7 @@ async function proxy(argv: string[]): Promise<void> {
       ...(str(a, 'openai-upstream') !== undefined ? { openaiUpstream: str(a, 'openai-upstream') } : {}),
       ...(str(a, 'anthropic-upstream') !== undefined ? { anthropicUpstream: str(a, 'anthropic-upstream') } : {}),
       ...(str(a, 'chatgpt-upstream') !== undefined ? { chatgptUpstream: str(a, 'chatgpt-upstream') } : {}),
+      ...(str(a, 'gemini-upstream') !== undefined ? { geminiUpstream: str(a, 'gemini-upstream') } : {}),
     });
   } catch (e) {
     if (e instanceof SpillwayError) throw new SpillwayError(`proxy: ${e.message}`, e.code);

@@ -48,7 +48,7 @@ export function isReadBackInCode(text: string, r: ToolResult): boolean {
   return input?.kind === 'string' && READ_TOOL_IN_CODE.test(decodeString(text, input));
 }
 
-/** The name of a tool definition in any of the three wire formats (`name`, or `function.name`). */
+/** The name of a tool definition in the OpenAI and Anthropic formats (`name`, or `function.name`). */
 function toolName(text: string, tool: JValue): string | undefined {
   return getString(text, tool, 'name') ?? getString(text, get(tool, 'function'), 'name');
 }
@@ -83,6 +83,14 @@ export function findReadTool(req: ParsedRequest): string | undefined {
     const list = get(req.root, key);
     if (list?.kind !== 'array') continue;
     for (const tool of list.items) {
+      // the Gemini API groups function declarations in a tool (Gemini CLI names MCP tools `mcp_spillway_read_output`)
+      const declarations = get(tool, 'functionDeclarations') ?? get(tool, 'function_declarations');
+      if (declarations?.kind === 'array') {
+        for (const d of declarations.items) {
+          const declared = getString(req.text, d, 'name');
+          if (declared !== undefined && isReadToolName(declared)) return declared;
+        }
+      }
       const name = toolName(req.text, tool);
       if (name !== undefined && isReadToolName(name)) return name;
       // a Responses namespace (Codex groups each MCP server's tools in one: `mcp__spillway` holding `read_output`)

@@ -6,9 +6,9 @@
  * recoverable by its handle. Nothing here may import from the rest of Spillway or from `vscode`.
  */
 
-/** The three request formats the engine reads and patches. */
-export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
-export const WIRE_FORMATS: readonly WireFormat[] = ['openai-chat', 'openai-responses', 'anthropic-messages'];
+/** The request formats the engine reads and patches (`gemini`: the Gemini API's generateContent body). */
+export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+export const WIRE_FORMATS: readonly WireFormat[] = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'];
 
 /** The four stages, in the order they run. */
 export type StageName = 'offload' | 'window' | 'budget' | 'clear';

@@ -14,13 +14,14 @@
  */
 import * as vscode from 'vscode';
 import { startProxy, type RunningProxy } from '../proxy/server';
-import { agentEnvironment, codexShellLines, mcpShellLines, type Shell } from '../proxy/env';
+import { agentEnvironment, codexShellLines, geminiBaseUrl, geminiShellLines, mcpShellLines, type Shell } from '../proxy/env';
 import { defaultSessionsDir, pruneRecordings, type Turn } from '../proxy/recording';
 import { errorText, type SpillwayHost } from './host';
 import { problemWarning, SECTION, type SettingProblem } from './pure/settings';
 import { formatCount } from './pure/format';
 import { CodexRoute } from './codexRoute';
 import { BaseUrlRoutes } from './baseUrlRoute';
+import { GeminiRoute } from './geminiRoute';
 import { ClaudeCodeSetup, launchFor } from './mcp';
 import {
   displayUrl,
@@ -86,6 +87,8 @@ export class ProxyController implements vscode.Disposable {
   readonly claude: ClaudeCodeSetup;
   /** Spillway: Route OpenCode / pi Through Spillway (their base URLs go with the proxy too) */
   readonly baseUrls: BaseUrlRoutes;
+  /** Spillway: Route Gemini CLI Through Spillway (settings.json entries, and GOOGLE_GEMINI_BASE_URL in terminals while routed) */
+  readonly gemini: GeminiRoute;
 
   constructor(
     private readonly host: SpillwayHost,
@@ -98,10 +101,17 @@ export class ProxyController implements vscode.Disposable {
     this.codex = new CodexRoute(host, () => this.proxy?.url);
     this.claude = new ClaudeCodeSetup(host, () => this.proxy?.url);
     this.baseUrls = new BaseUrlRoutes(host, () => this.proxy?.url);
+    this.gemini = new GeminiRoute(
+      host,
+      context,
+      () => this.proxy?.url,
+      () => this.updateTerminals(),
+    );
     this.disposables.push(
       this.codex,
       this.claude,
       this.baseUrls,
+      this.gemini,
       this.status,
       this.turnEmitter,
       this.stateEmitter,
@@ -172,6 +182,7 @@ export class ProxyController implements vscode.Disposable {
       this.codex.unroute(true);
       this.claude.unroute(true);
       this.baseUrls.unroute(true);
+      this.gemini.unroute(true);
       this.updateTerminals();
       this.updateStatus();
       this.stateEmitter.fire();
@@ -184,6 +195,7 @@ export class ProxyController implements vscode.Disposable {
         port: s.port,
         openaiUpstream: s.openaiUpstream,
         anthropicUpstream: s.anthropicUpstream,
+        geminiUpstream: s.geminiUpstream,
         engine: this.host.engine,
         sessionsDir,
         websockets: s.websockets,
@@ -204,7 +216,7 @@ export class ProxyController implements vscode.Disposable {
       this.claude.follow(proxy.url);
       this.baseUrls.follow(proxy.url);
       this.host.log.info(
-        `proxy: listening on ${proxy.url} (OpenAI upstream ${displayUrl(s.openaiUpstream)}, Anthropic upstream ${displayUrl(s.anthropicUpstream)}); ` +
+        `proxy: listening on ${proxy.url} (OpenAI upstream ${displayUrl(s.openaiUpstream)}, Anthropic upstream ${displayUrl(s.anthropicUpstream)}, Gemini upstream ${displayUrl(s.geminiUpstream)}); ` +
           `recording turns in ${sessionsDir}`,
       );
     } catch (e) {
@@ -262,8 +274,10 @@ export class ProxyController implements vscode.Disposable {
       env.description = undefined;
       return;
     }
-    const vars = agentEnvironment(url);
-    if (vars.every((v) => env.get(v.name)?.value === v.value)) return;
+    const vars = [...agentEnvironment(url), ...(this.gemini.routed ? [{ name: 'GOOGLE_GEMINI_BASE_URL', value: geminiBaseUrl(url) }] : [])];
+    // the Gemini CLI variable is there only while Gemini CLI is routed
+    const stale = !this.gemini.routed && env.get('GOOGLE_GEMINI_BASE_URL') !== undefined;
+    if (!stale && vars.every((v) => env.get(v.name)?.value === v.value)) return;
     env.clear();
     for (const v of vars) env.replace(v.name, v.value);
     env.description = terminalDescription(url);
@@ -332,7 +346,12 @@ export class ProxyController implements vscode.Disposable {
     const proxy = this.proxy;
     const shell = opts?.shell ?? this.shell();
     const launch = launchFor(this.host);
-    const lines = [...proxy.environment(shell), ...codexShellLines(proxy.url, shell), ...mcpShellLines(launch, shell)];
+    const lines = [
+      ...proxy.environment(shell),
+      ...codexShellLines(proxy.url, shell),
+      ...geminiShellLines(proxy.url, shell),
+      ...mcpShellLines(launch, shell),
+    ];
     await vscode.env.clipboard.writeText(lines.join('\n') + '\n');
     this.host.notify(
       'info',
@@ -369,6 +388,7 @@ export class ProxyController implements vscode.Disposable {
       this.codex.unroute(true);
       this.claude.unroute(true);
       this.baseUrls.unroute(true);
+      this.gemini.unroute(true);
     }
     this.key = '';
     for (const d of this.disposables.splice(0)) d.dispose();

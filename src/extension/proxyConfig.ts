@@ -3,7 +3,7 @@
  * package.json and for reading them back), which shell the agent environment is written for, and
  * the texts the status bar and the warnings show. src/extension/proxy.ts wires it to VS Code.
  */
-import { DEFAULT_ANTHROPIC_UPSTREAM, DEFAULT_OPENAI_UPSTREAM, parseUpstream } from '../proxy/routes';
+import { DEFAULT_ANTHROPIC_UPSTREAM, DEFAULT_GEMINI_UPSTREAM, DEFAULT_OPENAI_UPSTREAM, parseUpstream } from '../proxy/routes';
 import type { Shell } from '../proxy/env';
 import { z } from 'zod';
 import { SECTION, integerRangeProblem, userValue, type ConfigKeyInfo, type InspectedValue, type SettingProblem } from './pure/settings';
@@ -49,6 +49,13 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
     description: 'Where Anthropic-style calls go, as you would give the Anthropic SDK its base URL (without `/v1`).',
   },
   {
+    key: 'proxy.geminiUpstream',
+    schema: z.string(),
+    default: DEFAULT_GEMINI_UPSTREAM,
+    description:
+      'Where Gemini API calls go (`/v1beta/models/…:generateContent`, Gemini CLI), as you would give Gemini CLI its `GOOGLE_GEMINI_BASE_URL` (without `/v1beta`).',
+  },
+  {
     key: 'proxy.mode',
     schema: MODE,
     default: 'project',
@@ -80,8 +87,8 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
     schema: z.boolean(),
     default: true,
     description:
-      'While the proxy runs, set `OPENAI_BASE_URL`, `OPENAI_API_BASE` and `ANTHROPIC_BASE_URL` in new integrated terminals, so an agent ' +
-      'started there goes through Spillway with no setup.',
+      'While the proxy runs, set `OPENAI_BASE_URL`, `OPENAI_API_BASE` and `ANTHROPIC_BASE_URL` (and `GOOGLE_GEMINI_BASE_URL` while Gemini CLI ' +
+      'is routed through Spillway) in new integrated terminals, so an agent started there goes through Spillway with no setup.',
   },
 ];
 
@@ -90,7 +97,7 @@ export const PROXY_KEYS: readonly ConfigKeyInfo[] = [
  * .vscode/settings.json must not be able to send them elsewhere, so these are `machine`-scoped
  * (user settings only) and a workspace value is ignored with a warning.
  */
-const USER_ONLY_KEYS: readonly string[] = ['proxy.openaiUpstream', 'proxy.anthropicUpstream'];
+const USER_ONLY_KEYS: readonly string[] = ['proxy.openaiUpstream', 'proxy.anthropicUpstream', 'proxy.geminiUpstream'];
 
 /** Extra JSON schema for the proxy keys (settings.json validation, scope). */
 export const PROXY_EXTRA_SCHEMA: Record<string, Record<string, unknown>> = {
@@ -104,6 +111,11 @@ export const PROXY_EXTRA_SCHEMA: Record<string, Record<string, unknown>> = {
     patternErrorMessage: 'an http(s) URL, e.g. https://api.anthropic.com',
     scope: 'machine',
   },
+  'proxy.geminiUpstream': {
+    pattern: '^https?://',
+    patternErrorMessage: 'an http(s) URL, e.g. https://generativelanguage.googleapis.com',
+    scope: 'machine',
+  },
 };
 
 export interface ProxySettings {
@@ -111,6 +123,7 @@ export interface ProxySettings {
   port: number;
   openaiUpstream: string;
   anthropicUpstream: string;
+  geminiUpstream: string;
   configureTerminals: boolean;
   websockets: 'project' | 'refuse';
   mode: 'project' | 'observe';
@@ -164,6 +177,7 @@ export function readProxySettings(inspect: (key: string) => InspectedValue | und
       port: read<number>('proxy.port', (v) => (PORT.safeParse(v).success ? undefined : integerRangeProblem(PORT, v, 'a port'))),
       openaiUpstream: read<string>('proxy.openaiUpstream', url('the OpenAI upstream')),
       anthropicUpstream: read<string>('proxy.anthropicUpstream', url('the Anthropic upstream')),
+      geminiUpstream: read<string>('proxy.geminiUpstream', url('the Gemini upstream')),
       configureTerminals: read<boolean>('proxy.configureTerminals', bool),
       websockets: read<'project' | 'refuse'>('proxy.websockets', (v) => enumProblem(WEBSOCKETS, v)),
       mode: read<'project' | 'observe'>('proxy.mode', (v) => enumProblem(MODE, v)),
@@ -186,7 +200,7 @@ function enumProblem(schema: z.ZodEnum<Record<string, string>>, v: unknown): str
  */
 export function proxyRunKey(s: ProxySettings, sessionsDir: string): string | undefined {
   if (!s.enabled) return undefined;
-  return JSON.stringify([s.port, s.openaiUpstream, s.anthropicUpstream, sessionsDir]);
+  return JSON.stringify([s.port, s.openaiUpstream, s.anthropicUpstream, s.geminiUpstream, sessionsDir]);
 }
 
 /**

@@ -77,10 +77,12 @@ export interface AnswerReadsResult {
   usage?: TurnUsage;
 }
 
-const STREAM_API: Record<WireFormat, StreamApi> = {
+/** The stream each format answers with; the Gemini API's is not read here (readLoop.ts never adds the tool to it). */
+const STREAM_API: Record<WireFormat, StreamApi | undefined> = {
   'openai-chat': 'openai-chat',
   'openai-responses': 'openai-responses',
   'anthropic-messages': 'anthropic',
+  gemini: undefined,
 };
 
 /** Runs the loop for one client request, whose body (projected, the read tool in it) is `x.body`. */
@@ -228,7 +230,9 @@ function parseArguments(a: unknown): unknown {
 
 /** A streamed answer: the shared decoder for text and calls; the output items rebuilt where the format allows. */
 function parseStream(format: WireFormat, text: string): Omit<Round, 'answer' | 'sse'> {
-  const decoder = new StreamDecoder(STREAM_API[format]);
+  const api = STREAM_API[format];
+  if (!api) throw new Error(`answer-reads does not read ${format} streams`);
+  const decoder = new StreamDecoder(api);
   const events = [...decoder.push(text), ...decoder.end()];
   const calls: ToolCall[] = [];
   let said = '';

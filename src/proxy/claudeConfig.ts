@@ -44,7 +44,7 @@ function mcpEntry(launch: McpLaunch): Record<string, unknown> {
 }
 
 /** An entry that launches `spillway mcp` (by the `spillway` bin or a Spillway cli.js): Spillway's to replace or remove. */
-function launchesSpillwayMcp(value: unknown): boolean {
+export function launchesSpillwayMcp(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false;
   const v = value as { command?: unknown; args?: unknown };
   const args = Array.isArray(v.args) ? v.args.filter((a): a is string => typeof a === 'string') : [];

@@ -76,6 +76,44 @@ export function codexShellLines(url: string, shell: Shell = 'posix'): string[] {
 }
 
 /**
+ * Gemini CLI reads its base URL from `GOOGLE_GEMINI_BASE_URL` (no `/v1beta`: its SDK adds that).
+ * Kept out of `agentEnvironment` (and so out of the integrated terminals' variables): with it set,
+ * Gemini CLI picks its "gateway" sign-in, which its headless mode refuses (exit 41) unless
+ * `~/.gemini/settings.json` chooses `security.auth.selectedType: "gemini-api-key"`, which
+ * **Spillway: Route Gemini CLI Through Spillway** writes (geminiConfig.ts).
+ */
+export function geminiBaseUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** The Gemini CLI route, for the proxy's start-up text. */
+export function geminiRouteText(url: string): string[] {
+  return [
+    'Gemini CLI (reads GOOGLE_GEMINI_BASE_URL; ~/.gemini/settings.json must choose the API key sign-in):',
+    `  export GOOGLE_GEMINI_BASE_URL=${geminiBaseUrl(url)}`,
+    '  and in ~/.gemini/settings.json: "security": { "auth": { "selectedType": "gemini-api-key" } }',
+  ];
+}
+
+/** The Gemini CLI route as lines to paste into a shell: the variable, after a comment naming the setting it needs. */
+export function geminiShellLines(url: string, shell: Shell = 'posix'): string[] {
+  const comment = shell === 'cmd' ? 'REM' : '#';
+  const why = `${comment} Gemini CLI: needs security.auth.selectedType "gemini-api-key" in ~/.gemini/settings.json (Spillway: Route Gemini CLI Through Spillway writes it)`;
+  const name = 'GOOGLE_GEMINI_BASE_URL';
+  const value = geminiBaseUrl(url);
+  switch (shell) {
+    case 'posix':
+      return [why, `export ${name}=${value}`];
+    case 'fish':
+      return [why, `set -gx ${name} ${value}`];
+    case 'powershell':
+      return [why, `$env:${name} = "${value}"`];
+    case 'cmd':
+      return [why, `set ${name}=${value}`];
+  }
+}
+
+/**
  * How agents read back over MCP (`spillway mcp`, docs/read-back.md): the `claude mcp add` line and
  * Codex's table, for the proxy's start-up text. `launch` is how this install starts the server.
  */

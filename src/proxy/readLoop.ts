@@ -103,11 +103,13 @@ function toolName(t: unknown): string | undefined {
 /**
  * The body with the read tool appended last to its tools, or undefined when the body already offers
  * a tool of that name (the caller answers it: nothing for the loop to do), its `tools` is not a
- * list, or it declares legacy Chat `functions`. Appending, always last and always the same bytes,
+ * list, it declares legacy Chat `functions`, or it is a Gemini API body (not answered here). Appending, always last and always the same bytes,
  * keeps the tool list (the head of every provider's cache prefix) identical from one request of the
  * agent to the next.
  */
 export function withReadTool(format: WireFormat, body: Body): Body | undefined {
+  // not offered on the Gemini API: the agent reads back by its own means (Gemini CLI: `spillway mcp`)
+  if (format === 'gemini') return undefined;
   // a Chat body with the legacy `functions` may not have `tools` too
   if (format === 'openai-chat' && body.functions !== undefined) return undefined;
   const tools = body.tools === undefined ? [] : body.tools;

@@ -14,6 +14,11 @@
  *     Clients on the Vercel AI SDK (OpenCode, …) read the same variable but take it as a base that
  *     includes the version (theirs defaults to `https://api.anthropic.com/v1`), so given Spillway's they
  *     post `/messages`: a `/messages…` path gets the `/v1` they left out.
+ *   - The Gemini API's base URL has no version either (`https://generativelanguage.googleapis.com`) and
+ *     the SDK (`@google/genai`, which Gemini CLI uses) posts `/v1beta/models/<model>:generateContent`
+ *     and `…:streamGenerateContent?alt=sse`. Agents are told `GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:PORT`
+ *     and the client path is appended unchanged, `?alt=sse` and a `?key=` included: the key is
+ *     forwarded in the URL as it came and never recorded (a turn keeps the path without its query).
  * A base path prefix (a gateway at `http://host/openai/v1`, `http://host/anthropic`) is kept, and the
  * client's query string is passed on byte for byte (after the base URL's own query, if it has one).
  *
@@ -26,19 +31,22 @@
  *     to the ChatGPT backend as that base URL would on chatgpt.com, `/v1/X` -> `<chatgpt base>/codex/X`.
  *
  * Which upstream a pass-through request goes to: the ChatGPT backend for every path under
- * `/backend-api/` (and ChatGPT-signed requests, above); Anthropic for `/v1/messages…`, `/v1/complete` and
- * `/api/…` (Claude Code's own endpoints on its base URL: the `HEAD /api/hello` preflight, which carries
- * no header of Anthropic's when Claude Code signs in with a subscription token, and `/api/oauth/…`;
- * OpenAI's API has no `/api/` path), and for any request that carries Anthropic's own headers
- * (`anthropic-version`, `anthropic-beta`, `x-api-key`); OpenAI for everything else.
+ * `/backend-api/` (and ChatGPT-signed requests, above); Gemini for `/v1beta/…` and `/v1alpha/…`, a
+ * `models/<model>:<method>` path, and any request that carries Google's key (`x-goog-api-key`, or `key=`
+ * in the query); Anthropic for `/v1/messages…`, `/messages…`, `/v1/complete` and `/api/…` (Claude Code's
+ * own endpoints on its base URL: the `HEAD /api/hello` preflight, which carries no header of Anthropic's
+ * when Claude Code signs in with a subscription token, and `/api/oauth/…`; OpenAI's API has no `/api/`
+ * path), and for any request that carries Anthropic's own headers (`anthropic-version`, `anthropic-beta`,
+ * `x-api-key`); OpenAI for everything else.
  */
 import type { WireFormat } from '../engine';
 
-export type Provider = 'openai' | 'anthropic' | 'chatgpt';
+export type Provider = 'openai' | 'anthropic' | 'chatgpt' | 'gemini';
 
 export const DEFAULT_OPENAI_UPSTREAM = 'https://api.openai.com/v1';
 export const DEFAULT_ANTHROPIC_UPSTREAM = 'https://api.anthropic.com';
 export const DEFAULT_CHATGPT_UPSTREAM = 'https://chatgpt.com/backend-api';
+export const DEFAULT_GEMINI_UPSTREAM = 'https://generativelanguage.googleapis.com';
 
 /** The client path prefix of the ChatGPT backend, as chatgpt.com serves it. */
 const CHATGPT_PREFIX = '/backend-api';
@@ -51,7 +59,17 @@ export interface Route {
   format?: WireFormat;
   /** whether the call is a model call, recorded as a turn (count_tokens is projected, not recorded) */
   record: boolean;
+  /** the model a Gemini API path names (`models/<model>:generateContent`) */
+  model?: string;
 }
+
+/**
+ * A Gemini API model call: `/<version>/models/<model>:<method>` (tuned models too), the version
+ * `v1`, `v1beta` or `v1alpha`. generateContent and streamGenerateContent are turns; countTokens is
+ * projected (it counts what the model would be sent) but not recorded.
+ */
+const GEMINI_CALL = /^\/v1(?:beta|alpha)?\/((?:tuned)?[mM]odels\/[^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+const GEMINI_VERSION = /^\/v1(?:beta|alpha)(?:\/|$)|^\/v1\/(?:tuned)?[mM]odels\/[^/]+:/;
 
 /** POST paths the engine projects (exact match, query ignored). */
 const PROJECTED: Record<string, Route> = {
@@ -97,7 +115,7 @@ export function originForm(target: string | undefined): string {
   }
 }
 
-export function routeFor(method: string, path: string, headers: Record<string, string | string[] | undefined>): Route {
+export function routeFor(method: string, path: string, headers: Record<string, string | string[] | undefined>, query = ''): Route {
   if (headers[CHATGPT_ACCOUNT_HEADER] !== undefined && !isChatgptPath(path) && !isAnthropicPath(path)) {
     const r = method === 'POST' ? PROJECTED[path] : undefined;
     return r?.format === 'openai-responses' ? { ...r, provider: 'chatgpt' } : { provider: 'chatgpt', record: false };
@@ -105,8 +123,15 @@ export function routeFor(method: string, path: string, headers: Record<string, s
   if (method === 'POST') {
     const r = PROJECTED[path];
     if (r) return r;
+    const g = GEMINI_CALL.exec(path);
+    if (g) {
+      const model = decodeModel(g[1]!.replace(/^(?:tuned)?[mM]odels\//, ''));
+      return { provider: 'gemini', format: 'gemini', record: g[2] !== 'countTokens', ...(model ? { model } : {}) };
+    }
   }
   if (isChatgptPath(path)) return { provider: 'chatgpt', record: false };
+  if (GEMINI_VERSION.test(path) || headers['x-goog-api-key'] !== undefined || /(?:^|&)key=/.test(query))
+    return { provider: 'gemini', record: false };
   const anthropic =
     isAnthropicPath(path) ||
     path.startsWith('/api/') ||
@@ -118,6 +143,14 @@ export function routeFor(method: string, path: string, headers: Record<string, s
 
 function isAnthropicPath(path: string): boolean {
   return path === '/v1/complete' || path.startsWith('/v1/messages') || UNVERSIONED_MESSAGES.test(path);
+}
+
+function decodeModel(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Checks an upstream base URL: http or https, no credentials, no fragment. */

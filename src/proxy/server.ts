@@ -42,6 +42,7 @@ import { defaultSessionsDir, MAX_ERROR_BODY_BYTES, Recorder, upstreamErrorMessag
 import {
   DEFAULT_ANTHROPIC_UPSTREAM,
   DEFAULT_CHATGPT_UPSTREAM,
+  DEFAULT_GEMINI_UPSTREAM,
   DEFAULT_OPENAI_UPSTREAM,
   RECORDED_REQUEST_HEADERS,
   SESSION_HEADER,
@@ -80,6 +81,8 @@ export interface ProxyOptions {
   anthropicUpstream?: string;
   /** the ChatGPT backend, served under `/backend-api/` (Codex signed in with ChatGPT) */
   chatgptUpstream?: string;
+  /** the Gemini API's base URL (default `https://generativelanguage.googleapis.com`) */
+  geminiUpstream?: string;
   /** the engine to project with; without one, one is made from `config` and `storeDir` */
   engine?: Engine;
   /** engine configuration (as `createEngine` takes it), when no engine is given */
@@ -146,6 +149,7 @@ export interface RunningProxy {
   readonly openaiUpstream: string;
   readonly anthropicUpstream: string;
   readonly chatgptUpstream: string;
+  readonly geminiUpstream: string;
   /** where turns are recorded, when they are */
   readonly sessionsDir?: string;
   readonly recorder?: Recorder;
@@ -197,12 +201,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const openaiUpstream = options.openaiUpstream ?? DEFAULT_OPENAI_UPSTREAM;
   const anthropicUpstream = options.anthropicUpstream ?? DEFAULT_ANTHROPIC_UPSTREAM;
   const chatgptUpstream = options.chatgptUpstream ?? DEFAULT_CHATGPT_UPSTREAM;
+  const geminiUpstream = options.geminiUpstream ?? DEFAULT_GEMINI_UPSTREAM;
   let bases: Record<Provider, URL>;
   try {
     bases = {
       openai: parseUpstream(openaiUpstream, 'the OpenAI upstream'),
       anthropic: parseUpstream(anthropicUpstream, 'the Anthropic upstream'),
       chatgpt: parseUpstream(chatgptUpstream, 'the ChatGPT upstream'),
+      gemini: parseUpstream(geminiUpstream, 'the Gemini upstream'),
     };
   } catch (e) {
     throw new SpillwayError((e as Error).message, 'usage');
@@ -281,9 +287,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     const started = performance.now();
     const time = new Date().toISOString();
     const url = originForm(req.url);
-    const { path } = splitPath(url);
+    const { path, query } = splitPath(url);
     const method = req.method ?? 'GET';
-    const route = routeFor(method, path, req.headers);
+    const route = routeFor(method, path, req.headers, query);
     const refused = refuseForeignRequest(req.headers, (server.address() as { port: number }).port);
     if (refused) {
       log(`proxy: 403 on ${method} ${path}: ${refused}`);
@@ -335,6 +341,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
     const body = collected.body;
     const prepared = await prepare(body, req, route.format, namedSession);
+    // the Gemini API names the model in the path, not the body
+    prepared.model ??= route.model;
     const { failOpen, originalBytes, model, projected, stats, reductions, inputs, observed, readTool } = prepared;
     const session = prepared.session ?? UNREADABLE_SESSION;
     const turn = route.record ? nextTurn(session) : 0;
@@ -663,6 +671,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     openaiUpstream,
     anthropicUpstream,
     chatgptUpstream,
+    geminiUpstream,
     recorder,
     get engine() {
       return engine;
@@ -737,7 +746,15 @@ function sendError(res: http.ServerResponse, provider: Provider, status: number,
   const body =
     provider === 'anthropic'
       ? { type: 'error', error: { type: type ?? 'api_error', message } }
-      : { error: { message, type: 'spillway_proxy_error', param: null, code: type === 'permission_error' ? 'forbidden' : null } };
+      : provider === 'gemini'
+        ? {
+            error: {
+              code: status,
+              message,
+              status: type === 'permission_error' ? 'PERMISSION_DENIED' : status === 502 ? 'UNAVAILABLE' : 'INTERNAL',
+            },
+          }
+        : { error: { message, type: 'spillway_proxy_error', param: null, code: type === 'permission_error' ? 'forbidden' : null } };
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);

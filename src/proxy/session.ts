@@ -6,7 +6,7 @@
  * the recording shows them as successive turns. An agent that knows its conversation can say so
  * with the `x-spillway-session` header; otherwise the session is a fingerprint of the conversation's
  * opening, which every later call of that conversation resends unchanged: the format, the system
- * prompt (or instructions) and the first user message. Only their text counts, not their JSON
+ * prompt (or instructions, or Gemini's systemInstruction) and the first user message (content). Only their text counts, not their JSON
  * layout or `cache_control` marks, because agents move cache breakpoints from call to call.
  */
 import { createHash } from 'node:crypto';
@@ -66,7 +66,14 @@ export function readOpening(src: string, format: WireFormat): Opening {
   const system: string[] = [];
   const first: string[] = [];
   const list = (node: JValue | undefined): JValue[] => (node?.kind === 'array' ? node.items : []);
-  if (format === 'anthropic-messages') {
+  if (format === 'gemini') {
+    texts(src, get(root, 'systemInstruction') ?? get(root, 'system_instruction'), system);
+    const c = list(get(root, 'contents')).find((x) => {
+      const r = role(src, x);
+      return r === undefined || r === 'user';
+    });
+    if (c) texts(src, get(c, 'parts'), first);
+  } else if (format === 'anthropic-messages') {
     texts(src, get(root, 'system'), system);
     const m = list(get(root, 'messages')).find((x) => role(src, x) === 'user');
     if (m) texts(src, get(m, 'content'), first);

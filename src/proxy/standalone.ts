@@ -3,7 +3,7 @@
  * agents at it, logs to standard error, and runs until SIGINT or SIGTERM.
  */
 import { startProxy, type ProxyOptions } from './server';
-import { codexRouteText, mcpRouteText } from './env';
+import { codexRouteText, geminiRouteText, mcpRouteText } from './env';
 
 export interface StandaloneIO {
   out: (text: string) => void;
@@ -28,6 +28,7 @@ export async function runStandaloneProxy(options: ProxyOptions, io: StandaloneIO
       `  OpenAI upstream:    ${proxy.openaiUpstream}`,
       `  Anthropic upstream: ${proxy.anthropicUpstream}`,
       `  ChatGPT upstream:   ${proxy.chatgptUpstream} (Codex signed in with ChatGPT, under /backend-api/)`,
+      `  Gemini upstream:    ${proxy.geminiUpstream}`,
       `  recordings:         ${proxy.sessionsDir ?? 'off'}`,
       `  mode:               ${proxy.mode === 'observe' ? 'observe (requests go upstream byte for byte; recordings show what Spillway would have sent)' : 'project'}`,
       `  WebSocket mode:     ${proxy.websockets === 'refuse' ? 'refused (426: clients use HTTP)' : 'projected (new items only; see docs/proxy.md)'}`,
@@ -35,6 +36,7 @@ export async function runStandaloneProxy(options: ProxyOptions, io: StandaloneIO
       'point agents at it with (Claude Code: ANTHROPIC_BASE_URL; other OpenAI clients: OPENAI_BASE_URL):',
       ...proxy.environment().map((l) => '  ' + l),
       ...codexRouteText(proxy.url),
+      ...geminiRouteText(proxy.url),
       ...(options.storeDir !== undefined ? mcpRouteText({ command: 'spillway', args: ['mcp', '--store', options.storeDir] }) : []),
       '',
     ].join('\n'),

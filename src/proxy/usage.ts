@@ -10,7 +10,10 @@
  *
  * Figures are kept as each provider defines them: OpenAI's `prompt_tokens`/`input_tokens` include
  * the cached tokens (`cached_tokens`); Anthropic's `input_tokens` exclude the prompt-cache reads
- * (`cache_read_input_tokens`) and writes (`cache_creation_input_tokens`).
+ * (`cache_read_input_tokens`) and writes (`cache_creation_input_tokens`); the Gemini API's
+ * `usageMetadata.promptTokenCount` includes the cached tokens (`cachedContentTokenCount`, its implicit
+ * and explicit cache alike), and its output is `candidatesTokenCount` plus `thoughtsTokenCount` (both
+ * billed as output).
  */
 import { StringDecoder } from 'node:string_decoder';
 import * as zlib from 'node:zlib';
@@ -30,7 +33,8 @@ export interface TurnUsage {
 const TAIL_BYTES = 64 * 1024;
 /** Longest server-sent event read for usage; longer events are skipped (Responses' final event carries the whole answer). */
 const MAX_EVENT_CHARS = 32 * 1024 * 1024;
-const USAGE_KEY = '"usage"';
+/** `"usage"` (OpenAI, Anthropic) and `"usageMetadata"` (Gemini) both start so. */
+const USAGE_KEY = '"usage';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -51,12 +55,18 @@ export function mergeUsage(into: TurnUsage, u: unknown): void {
   if (isObj(u.input_tokens_details)) set('cachedTokens', u.input_tokens_details.cached_tokens);
   set('cachedTokens', u.cache_read_input_tokens);
   set('cacheWriteTokens', u.cache_creation_input_tokens);
+  set('inputTokens', u.promptTokenCount);
+  const candidates = num(u.candidatesTokenCount);
+  const thoughts = num(u.thoughtsTokenCount);
+  if (candidates !== undefined || thoughts !== undefined) into.outputTokens = (candidates ?? 0) + (thoughts ?? 0);
+  set('cachedTokens', u.cachedContentTokenCount);
 }
 
-/** The usage object an event or body carries: top level, or inside `response` (Responses) or `message` (Anthropic). */
+/** The usage object an event or body carries: top level (Gemini's `usageMetadata` too), or inside `response` (Responses) or `message` (Anthropic). */
 function usageOf(o: unknown): unknown {
   if (!isObj(o)) return undefined;
   if (isObj(o.usage)) return o.usage;
+  if (isObj(o.usageMetadata)) return o.usageMetadata;
   if (isObj(o.response) && isObj(o.response.usage)) return o.response.usage;
   if (isObj(o.message) && isObj(o.message.usage)) return o.message.usage;
   return undefined;
@@ -248,14 +258,16 @@ export class UsageTap {
     const text = this.tail.toString('utf8');
     if (this.total <= TAIL_BYTES) {
       try {
-        this.take(JSON.parse(text));
+        const v: unknown = JSON.parse(text);
+        // streamGenerateContent without alt=sse answers a JSON array of chunks; usage is on the last
+        this.take(Array.isArray(v) ? v.at(-1) : v);
         return;
       } catch {
         /* fall back to a scan */
       }
     }
     let brace = -1;
-    for (const m of text.matchAll(/"usage"\s*:\s*\{/g)) brace = m.index + m[0].length - 1;
+    for (const m of text.matchAll(/"usage(?:Metadata)?"\s*:\s*\{/g)) brace = m.index + m[0].length - 1;
     const obj = balancedObject(text, brace);
     if (!obj) return;
     try {

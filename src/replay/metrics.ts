@@ -236,7 +236,11 @@ export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCount
   if (!isObj(item)) return NO_BILLING;
   const out: ItemBilling = { turnStart: false, countedImageTokens: 0, images: [], countedThinkingTokens: 0, thinkingTextTokens: 0 };
   const isUser = item.role === 'user' && (wire !== 'openai-responses' || item.type === undefined || item.type === 'message');
-  if (isUser) {
+  if (isUser && wire === 'gemini') {
+    // a Gemini user content that carries function responses answers a call; any other starts a turn
+    const parts = Array.isArray(item.parts) ? item.parts : [];
+    out.turnStart = !parts.some((p) => isObj(p) && isObj(p.functionResponse));
+  } else if (isUser) {
     const c = item.content;
     out.turnStart = typeof c === 'string' || !Array.isArray(c) || c.length === 0 || c.some((b) => !isObj(b) || b.type !== 'tool_result');
   }

@@ -42,8 +42,13 @@ const ANTHROPIC_MIN_LARGE = 4096;
 const OPENAI_MIN = 1024;
 /** DeepSeek's disk cache stores prefixes in 64-token units; shorter content is not cached. */
 const DEEPSEEK_MIN = 64;
-/** Gemini 3 Pro's implicit caching starts at 4,096 tokens (the caching page's table). */
-const GEMINI_3_PRO_MIN = 4096;
+/**
+ * Where implicit caching starts (the caching page's table): 4,096 tokens for the Pro models (3 Pro,
+ * 2.5 Pro), 1,024 for the Flash models.
+ */
+const GEMINI_PRO_MIN = 4096;
+const GEMINI_FLASH_MIN = 1024;
+const GEMINI_CACHING_SOURCE = 'https://ai.google.dev/gemini-api/docs/caching';
 
 function anthropic(model: string, input: number, output: number, minCacheableTokens: number): ModelPrice {
   // cache reads 0.1x, 5-minute cache writes 1.25x of the input price, for every Claude model of the table
@@ -100,8 +105,23 @@ const MODEL_PRICES: readonly ModelPrice[] = [
   // deepseek-chat and deepseek-reasoner are one model (V3.2) at one price, thinking or not
   noWritePremium('deepseek-chat', 'deepseek', 0.28, 0.028, 0.42, DEEPSEEK_MIN, DEEPSEEK_SOURCE),
   noWritePremium('deepseek-reasoner', 'deepseek', 0.28, 0.028, 0.42, DEEPSEEK_MIN, DEEPSEEK_SOURCE),
-  // prompts up to 200k tokens; over it Gemini 3 Pro bills $4 / $0.40 / $18
-  noWritePremium('gemini-3-pro-preview', 'gemini', 2, 0.2, 12, GEMINI_3_PRO_MIN, GEMINI_SOURCE),
+  // Gemini: implicit caching reads a cached prefix at a tenth of input, nothing is charged for writing
+  // (explicit caches' storage is not modelled); prompts up to 200k tokens, over it Gemini 3 Pro bills
+  // $4 / $0.40 / $18 and 2.5 Pro $2.50 / $0.25 / $15. Output prices include thinking tokens.
+  noWritePremium('gemini-3-pro-preview', 'gemini', 2, 0.2, 12, GEMINI_PRO_MIN, `${GEMINI_SOURCE}; minimum: ${GEMINI_CACHING_SOURCE}`),
+  noWritePremium('gemini-3-flash-preview', 'gemini', 0.5, 0.05, 3, GEMINI_FLASH_MIN, `${GEMINI_SOURCE}; minimum: ${GEMINI_CACHING_SOURCE}`),
+  noWritePremium('gemini-2.5-pro', 'gemini', 1.25, 0.125, 10, GEMINI_PRO_MIN, `${GEMINI_SOURCE}; minimum: ${GEMINI_CACHING_SOURCE}`),
+  // text input (audio input is billed higher)
+  noWritePremium('gemini-2.5-flash', 'gemini', 0.3, 0.03, 2.5, GEMINI_FLASH_MIN, `${GEMINI_SOURCE}; minimum: ${GEMINI_CACHING_SOURCE}`),
+  noWritePremium(
+    'gemini-2.5-flash-lite',
+    'gemini',
+    0.1,
+    0.01,
+    0.4,
+    GEMINI_FLASH_MIN,
+    `${GEMINI_SOURCE}; minimum: ${GEMINI_CACHING_SOURCE}`,
+  ),
 ];
 
 /** Model names as transcripts spell them: a provider or router prefix (`openai/`, `litellm_proxy/neulab/`) dropped. */

@@ -22,7 +22,7 @@ import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
 import type { InputReduction, Reduction, WireFormat } from '../engine/types';
 import { MemoryStore } from '../store';
 import type { OutputStore } from '../store/entry';
-import { requestForCall, type Transcript } from './readers';
+import { itemsKey, requestForCall, type Transcript } from './readers';
 import {
   billedItemTokens,
   billInput,
@@ -151,14 +151,15 @@ export interface ReplayOptions {
 
 function shapeOf(text: string, wire: WireFormat, fixedTokens: number, itemTokens: number[]): PromptShape {
   const root = parseLazy(text);
-  const key = wire === 'openai-responses' ? 'input' : 'messages';
+  const key = itemsKey(wire);
   let fixed = '';
   let items: string[] = [];
   if (root.kind === 'object') {
     root.keys.forEach((k, i) => {
       const v = root.values[i]!;
       if (k === key && v.kind === 'array') items = v.items.map((it: JValue) => text.slice(it.start, it.end));
-      else if (k === 'system' || k === 'tools' || k === 'instructions') fixed += `${k}:${text.slice(v.start, v.end)}\n`;
+      else if (k === 'system' || k === 'tools' || k === 'instructions' || k === 'systemInstruction')
+        fixed += `${k}:${text.slice(v.start, v.end)}\n`;
     });
   }
   return { fixed, fixedTokens, items, itemTokens };

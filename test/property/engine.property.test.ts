@@ -1,6 +1,6 @@
 /**
  * The engine's properties (DESIGN.md, "The pipeline"), checked with fast-check over generated
- * requests in all three wire formats, serialised with varied whitespace and escaping, under the
+ * requests in all four wire formats, serialised with varied whitespace and escaping, under the
  * shipped presets and random valid configurations.
  */
 import fc from 'fast-check';
@@ -186,7 +186,7 @@ describe('recoverability', () => {
           expect(handle).toBeDefined();
           const stored = store.get(handle!)!;
           const call = calls[r.result]!;
-          if (format === 'anthropic-messages') expect(JSON.parse(stored)).toEqual(call.args);
+          if (format === 'anthropic-messages' || format === 'gemini') expect(JSON.parse(stored)).toEqual(call.args);
           else if (call.custom && format === 'openai-responses') expect(stored).toBe(String(call.args.input ?? JSON.stringify(call.args)));
           else expect(stored).toBe(JSON.stringify(call.args));
         }
@@ -204,7 +204,7 @@ function projectedContents(request: string, format: WireFormat): string[] {
 /** End offset of the last message-level item in a request text. */
 function endOfItems(text: string, format: WireFormat): number {
   const root = parseLazy(text);
-  const list = get(root, format === 'openai-responses' ? 'input' : 'messages');
+  const list = get(root, format === 'openai-responses' ? 'input' : format === 'gemini' ? 'contents' : 'messages');
   if (!list || list.kind !== 'array' || list.items.length === 0) return 0;
   return list.items[list.items.length - 1]!.end;
 }

@@ -1,8 +1,8 @@
 /**
  * A real user's prompt is never reduced. Arbitrary prompts, including ones that contain `<output>`,
  * `<returncode>`, `OBSERVATION:`, SWE-agent's prompt lines or marker-looking text, in every position
- * a prompt takes (first message, after a reply without an action, after an action), in the three
- * wire formats where user text exists, under the default and under aggressive configurations, with
+ * a prompt takes (first message, after a reply without an action, after an action), in the four
+ * wire formats (the Gemini API's too, where no observation is looked for: nothing may change there), under the default and under aggressive configurations, with
  * real observations around them that are reduced: the prompts come back byte for byte.
  */
 import fc from 'fast-check';
@@ -98,12 +98,17 @@ function build(turns: Turn[], format: WireFormat, parts: boolean): string {
     });
   if (format === 'anthropic-messages')
     return JSON.stringify({ model: 'm', system: 'sys', messages: turns.map((t) => ({ role: t.role, content: content(t) })) });
+  if (format === 'gemini')
+    return JSON.stringify({
+      systemInstruction: { parts: [{ text: 'sys' }] },
+      contents: turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: [{ text: t.text }] })),
+    });
   return JSON.stringify({ model: 'm', input: turns.map((t) => ({ type: 'message', role: t.role, content: content(t) })) });
 }
 
 function messagesOf(text: string, format: WireFormat): unknown[] {
-  const body = JSON.parse(text) as { messages?: unknown[]; input?: unknown[] };
-  const list = (format === 'openai-responses' ? body.input : body.messages)!;
+  const body = JSON.parse(text) as { messages?: unknown[]; input?: unknown[]; contents?: unknown[] };
+  const list = (format === 'openai-responses' ? body.input : format === 'gemini' ? body.contents : body.messages)!;
   return format === 'openai-chat' ? list.slice(1) : list;
 }
 

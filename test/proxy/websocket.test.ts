@@ -577,7 +577,12 @@ describe('other WebSocket paths and the front door', () => {
     const handler = createUpgradeHandler({
       mode: () => 'project',
       engine: () => createEngine(),
-      bases: { openai: new URL(`${fake.url}/v1`), anthropic: new URL(fake.url), chatgpt: new URL(`${fake.url}/backend-api`) },
+      bases: {
+        openai: new URL(`${fake.url}/v1`),
+        anthropic: new URL(fake.url),
+        chatgpt: new URL(`${fake.url}/backend-api`),
+        gemini: new URL(fake.url),
+      },
       maxBody: 1 << 20,
       log: (l) => lines.push(l),
       nextTurn: () => 1,

@@ -1,6 +1,6 @@
 /**
  * fast-check arbitraries for engine requests: realistic transcripts (user turns, assistant tool
- * calls, tool results of varied size and shape), unknown fields at every level, the three wire
+ * calls, tool results of varied size and shape), unknown fields at every level, the four wire
  * formats, serialisation styles, and engine configurations (presets and random valid ones).
  */
 import fc from 'fast-check';
@@ -8,7 +8,7 @@ import { PRESET_NAMES, MARKER_STYLES, PREVIEW_KINDS, type PresetName } from '../
 import type { WireFormat } from '../../src/engine/types';
 import type { Call, Extras, Item, ResultSpec, Style, Transcript } from './wire';
 
-export const FORMATS: readonly WireFormat[] = ['openai-chat', 'openai-responses', 'anthropic-messages'];
+export const FORMATS: readonly WireFormat[] = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'];
 
 /** Tool names, namespaced ones included (`server.tool`, `mcp__server__tool`). */
 const TOOL_NAMES = [

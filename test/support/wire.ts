@@ -1,6 +1,6 @@
 /**
  * Test support for the engine: one abstract transcript model, builders that turn it into requests
- * in the three wire formats (with unknown fields wherever the format allows them), a serializer that
+ * in the four wire formats (with unknown fields wherever the format allows them), a serializer that
  * writes them with varied whitespace (JSON.stringify indents, or Python's `", "`/`": "` separators
  * with non-ASCII escaped as \uXXXX), and helpers that locate tool results and tool inputs in a parsed
  * request the way the formats define them (independently of the engine's reader).
@@ -161,8 +161,55 @@ function toAnthropic(t: Transcript): Extra {
   return obj(core, t.extras);
 }
 
+/**
+ * Gemini API `contents`. Calls whose id starts `fc-` are sent without one and answered with it (as
+ * Gemini CLI does: the model gave no id, the agent made one up); `call_N` ids (numbered per turn)
+ * are on neither side (matched by order and name); others on both. `isError` puts the text under
+ * `error`; parts (`blocks`) are joined into the one `output` string; an image goes in the response's
+ * nested `parts`.
+ */
+function toGemini(t: Transcript): Extra {
+  const contents: Extra[] = [];
+  const sendsId = (id: string) => !id.startsWith('fc-') && !/^call_\d+$/.test(id);
+  const names = new Map<string, string>();
+  for (const it of t.items) {
+    if (it.kind === 'assistant') for (const c of it.calls) names.set(c.id, c.name);
+    if (it.kind === 'user') contents.push(obj({ role: 'user', parts: [{ text: it.text }] }, it.extras));
+    else if (it.kind === 'assistant') {
+      const parts: Extra[] = [];
+      if (it.text !== undefined) parts.push({ text: it.text });
+      for (const c of it.calls)
+        parts.push({ functionCall: obj({ ...(sendsId(c.id) ? { id: c.id } : {}), name: c.name, args: c.args }, c.extras) });
+      if (!parts.length) parts.push({ text: '' });
+      contents.push(obj({ role: 'model', parts }, it.extras));
+    } else {
+      const parts = it.results.map((r) => {
+        const response = obj({ [r.isError ? 'error' : 'output']: originalText(r) }, r.partExtras);
+        const core: Extra = {
+          ...(/^call_\d+$/.test(r.callId) ? {} : { id: r.callId }),
+          name: names.get(r.callId) ?? 'unknown_tool',
+          response,
+        };
+        if (r.image) core.parts = [{ inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }];
+        return { functionResponse: obj(core, r.extras) };
+      });
+      contents.push(obj({ role: 'user', parts }, it.extras));
+    }
+  }
+  const core: Extra = { contents };
+  if (t.system !== undefined) core.systemInstruction = { role: 'user', parts: [{ text: t.system }] };
+  core.generationConfig = { temperature: 0 };
+  return obj(core, t.extras);
+}
+
 export function build(t: Transcript, format: WireFormat): Extra {
-  return format === 'openai-chat' ? toChat(t) : format === 'openai-responses' ? toResponses(t) : toAnthropic(t);
+  return format === 'openai-chat'
+    ? toChat(t)
+    : format === 'openai-responses'
+      ? toResponses(t)
+      : format === 'gemini'
+        ? toGemini(t)
+        : toAnthropic(t);
 }
 
 // ---- serialisation ----------------------------------------------------------------------------
@@ -222,7 +269,17 @@ export interface InputLoc {
 /** The tool results of a parsed request, in document order, as each format defines them. */
 export function locateResults(req: Extra, format: WireFormat): ResultLoc[] {
   const out: ResultLoc[] = [];
-  if (format === 'openai-chat') {
+  if (format === 'gemini') {
+    for (const c of (req.contents as Extra[]) ?? []) {
+      if (c.role !== 'user' || !Array.isArray(c.parts)) continue;
+      for (const p of c.parts as Extra[]) {
+        const fr = p.functionResponse as Extra | undefined;
+        if (!fr) continue;
+        const response = fr.response as Extra;
+        out.push({ holder: response, key: 'output' in response ? 'output' : 'error', callId: String(fr.id) });
+      }
+    }
+  } else if (format === 'openai-chat') {
     for (const m of (req.messages as Extra[]) ?? [])
       if (m.role === 'tool') out.push({ holder: m, key: 'content', callId: String(m.tool_call_id) });
   } else if (format === 'openai-responses') {
@@ -248,8 +305,19 @@ export function inputsByResult(req: Extra, format: WireFormat): Array<InputLoc |
   const latest = new Map<string, InputLoc>();
   const out: Array<InputLoc | undefined> = [];
   const items = itemsOf(req, format) as Extra[];
+  // gemini: a response answers the call of the model content before it at its own position
+  let open: InputLoc[] = [];
   for (const it of items) {
-    if (format === 'openai-chat') {
+    if (format === 'gemini') {
+      const parts = (it.parts as Extra[] | undefined) ?? [];
+      if (it.role === 'model') {
+        open = [];
+        parts.forEach((p, k) => {
+          const fc = p.functionCall as Extra | undefined;
+          if (fc) open.push({ holder: fc, key: 'args', callId: String(fc.id ?? k) });
+        });
+      } else parts.forEach((p, k) => p.functionResponse && out.push(open[k]));
+    } else if (format === 'openai-chat') {
       for (const c of (it.tool_calls as Extra[] | undefined) ?? [])
         latest.set(String(c.id), { holder: c.function as Extra, key: 'arguments', callId: String(c.id) });
       if (it.role === 'tool') out.push(latest.get(String(it.tool_call_id)));
@@ -327,7 +395,7 @@ export function projectedMarker(content: unknown): string | undefined {
 
 /** The message-level items of a parsed request. */
 export function itemsOf(req: Extra, format: WireFormat): unknown[] {
-  return ((format === 'openai-responses' ? req.input : req.messages) as unknown[]) ?? [];
+  return ((format === 'openai-responses' ? req.input : format === 'gemini' ? req.contents : req.messages) as unknown[]) ?? [];
 }
 
 // ---- compact transcripts for example-based tests ---------------------------------------------

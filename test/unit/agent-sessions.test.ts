@@ -1,7 +1,9 @@
 /**
  * Browse Agent Sessions' file finder on a fake home folder: Claude Code sessions, their sub-agents'
- * transcripts (`<session>/subagents/*.jsonl`) listed right under the session that started them.
+ * transcripts (`<session>/subagents/*.jsonl`) listed right under the session that started them, and
+ * Gemini CLI chats.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,4 +45,24 @@ test('a session without a subagents folder lists alone', () => {
   const { home, cwd, project } = fakeHome();
   write(join(project, 's.jsonl'), 1);
   expect(agentSessions(home, cwd).map((f) => f.parent)).toEqual([undefined]);
+});
+
+test("Gemini CLI chats of the folder are found by the project's .project_root (0.5x on) or its path's hash (older), not another folder's", () => {
+  const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
+  const cwd = '/work/demo';
+  const named = join(home, '.gemini', 'tmp', 'demo', 'chats');
+  const hashed = join(home, '.gemini', 'tmp', createHash('sha256').update(cwd).digest('hex'), 'chats');
+  const other = join(home, '.gemini', 'tmp', 'elsewhere', 'chats');
+  for (const d of [named, hashed, other]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(home, '.gemini', 'tmp', 'demo', '.project_root'), `${cwd}\n`);
+  writeFileSync(join(home, '.gemini', 'tmp', 'elsewhere', '.project_root'), '/work/other');
+  write(join(named, 'session-2026-11-27T04-17-aaaa.jsonl'), 1);
+  write(join(hashed, 'session-2025-06-01T10-00-bbbb.json'), 60);
+  write(join(named, 'notes.txt'), 2);
+  write(join(other, 'session-2026-11-27T04-18-cccc.jsonl'), 1);
+  const found = agentSessions(join(home, 'no-such-home'), cwd, home);
+  expect(found.map((f) => [f.agent, f.file.slice(home.length + 1)])).toEqual([
+    ['gemini-cli', join('.gemini', 'tmp', 'demo', 'chats', 'session-2026-11-27T04-17-aaaa.jsonl')],
+    ['gemini-cli', join('.gemini', 'tmp', createHash('sha256').update(cwd).digest('hex'), 'chats', 'session-2025-06-01T10-00-bbbb.json')],
+  ]);
 });

@@ -94,7 +94,7 @@ describe('spillway project', () => {
     expectOneLineError(run(['project'], '{"prompt":"hi"}'), /cannot tell the request format.*"prompt"/);
   });
   it('refuses an unknown format name', () => {
-    expectOneLineError(run(['project', '--format', 'gemini'], chat), /unknown --format gemini/);
+    expectOneLineError(run(['project', '--format', 'cohere'], chat), /unknown --format cohere/);
   });
   it('refuses an unknown flag', () => {
     expectOneLineError(run(['project', '--verbose'], chat), /unknown flag --verbose/);
@@ -349,8 +349,8 @@ describe('spillway replay', () => {
   });
   it('refuses an unknown transcript format', () => {
     expectOneLineError(
-      run(['replay', SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!, '--format', 'gemini']),
-      /unknown --format gemini/,
+      run(['replay', SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!, '--format', 'cohere']),
+      /unknown --format cohere/,
     );
   });
   it('refuses a file in no known format, naming it', () => {

@@ -86,7 +86,7 @@ describe('format detection (auto)', () => {
     expect(e).toBeInstanceOf(SpillwayError);
     expect(e.code).toBe('unknown-format');
     expect(e.message).toBe(
-      'cannot tell the request format: expected a top-level "messages" array (OpenAI Chat Completions or Anthropic Messages) or "input" (OpenAI Responses); found keys "model", "prompt". Pass --format to say which.',
+      'cannot tell the request format: expected a top-level "messages" array (OpenAI Chat Completions or Anthropic Messages), "input" (OpenAI Responses) or "contents" (Gemini API); found keys "model", "prompt". Pass --format to say which.',
     );
   });
 });

@@ -59,6 +59,7 @@ describe('spillway.proxy.* settings', () => {
       port: 8417,
       openaiUpstream: 'https://api.openai.com/v1',
       anthropicUpstream: 'https://api.anthropic.com',
+      geminiUpstream: 'https://generativelanguage.googleapis.com',
       configureTerminals: true,
       websockets: 'project',
       mode: 'project',
@@ -75,6 +76,7 @@ describe('spillway.proxy.* settings', () => {
             'proxy.port': { globalValue: 8000, workspaceFolderValue: 9000 },
             'proxy.openaiUpstream': { globalValue: ' http://127.0.0.1:1234/openai/v1 ' },
             'proxy.anthropicUpstream': { globalValue: 'https://gw.example/anthropic' },
+            'proxy.geminiUpstream': { globalValue: 'https://gw.example/google' },
             'proxy.configureTerminals': { globalValue: false },
             'proxy.websockets': { globalValue: 'project', workspaceValue: 'refuse' },
             'proxy.mode': { globalValue: 'project', workspaceValue: 'observe' },
@@ -88,6 +90,7 @@ describe('spillway.proxy.* settings', () => {
       port: 9000,
       openaiUpstream: 'http://127.0.0.1:1234/openai/v1',
       anthropicUpstream: 'https://gw.example/anthropic',
+      geminiUpstream: 'https://gw.example/google',
       configureTerminals: false,
       websockets: 'refuse',
       mode: 'observe',
@@ -137,6 +140,7 @@ describe('where API keys go is a user setting', () => {
     const props = (contributes().configuration as { properties: Record<string, Record<string, unknown>> }).properties;
     expect(props['spillway.proxy.openaiUpstream']!.scope).toBe('machine');
     expect(props['spillway.proxy.anthropicUpstream']!.scope).toBe('machine');
+    expect(props['spillway.proxy.geminiUpstream']!.scope).toBe('machine');
     expect(props['spillway.proxy.enabled']!.scope).toBeUndefined();
   });
 

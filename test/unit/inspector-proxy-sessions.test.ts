@@ -51,6 +51,9 @@ describe('a proxied session is named by agent, folder and start time', () => {
     expect(agentOf('codex_cli_rs/0.58.0 (Ubuntu 24.04; x86_64)', 'proxy')).toBe('Codex');
     expect(agentOf(undefined, 'copilot')).toBe('Copilot');
     expect(agentOf('curl/8.5.0', 'proxy')).toBe('Agent');
+    expect(agentOf('GeminiCLI/0.61.0/gemini-3.8-flash (linux; x64; terminal) google-genai-sdk/1.30.0 gl-node/v24.21.0', 'proxy')).toBe(
+      'Gemini CLI',
+    );
   });
 
   it("finds the folder in Claude Code's environment block and in Codex's <cwd>", () => {
@@ -59,6 +62,15 @@ describe('a proxied session is named by agent, folder and start time', () => {
     ).toBe('spillway');
     expect(folderOf(JSON.stringify({ input: '<environment_context>\n  <cwd>/Users/yo/dev/pomodoro/codex</cwd>' }))).toBe('codex');
     expect(folderOf(JSON.stringify({ system: 'Working directory: C:\\\\Users\\\\ann\\\\proj' }))).toBe('proj');
+    const gemini = {
+      contents: [
+        {
+          role: 'user',
+          parts: [{ text: '<session_context>\n- **Workspace Directories:**\n  - /tmp/gfix/fixture-project\n- **Directory Structure:**' }],
+        },
+      ],
+    };
+    expect(folderOf(JSON.stringify(gemini))).toBe('fixture-project');
     expect(folderOf('{"messages":[]}')).toBeUndefined();
   });
 

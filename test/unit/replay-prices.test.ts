@@ -46,6 +46,29 @@ describe('model prices', () => {
     expect(modelPrice('gpt-5.2')).toMatchObject({ model: 'gpt-5', family: 'openai' });
   });
 
+  it('prices the Gemini 2.5 and 3 models Gemini CLI calls: cached reads at a tenth, no write premium, a preview tag or a flash-lite told apart', () => {
+    expect(modelPrice('gemini-2.5-pro')).toMatchObject({
+      inputPerMTok: 1.25,
+      cachedInputPerMTok: 0.125,
+      cacheWritePerMTok: 1.25,
+      outputPerMTok: 10,
+    });
+    expect(modelPrice('models/gemini-2.5-flash-preview-09-2025')).toMatchObject({
+      model: 'gemini-2.5-flash',
+      inputPerMTok: 0.3,
+      minCacheableTokens: 1024,
+    });
+    expect(modelPrice('gemini-2.5-flash-lite')).toMatchObject({ model: 'gemini-2.5-flash-lite', cachedInputPerMTok: 0.01 });
+    expect(modelPrice('gemini-3-flash-preview')).toMatchObject({ inputPerMTok: 0.5, outputPerMTok: 3 });
+    // an unlisted Gemini is priced as the family's reference
+    expect(modelPrice('gemini-3.8-flash')).toMatchObject({ model: 'gemini-3-pro-preview', family: 'gemini' });
+    for (const m of ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-3-flash-preview']) {
+      const p = modelPrice(m)!;
+      expect(p.cachedInputPerMTok / p.inputPerMTok, m).toBeCloseTo(0.1);
+      expect(p.source, m).toContain('https://ai.google.dev/gemini-api/docs/pricing');
+    }
+  });
+
   it('knows nothing of a model of no known family', () => {
     expect(familyOf('llama-3-70b')).toBeUndefined();
     expect(modelPrice('llama-3-70b')).toBeUndefined();

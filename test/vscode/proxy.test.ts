@@ -16,7 +16,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, wr
 import { createServer, type Server } from 'node:net';
 import { join, relative, isAbsolute } from 'node:path';
 import OpenAI from 'openai';
-import { mcpShellLines } from '../../src/proxy/env';
+import { geminiShellLines, mcpShellLines } from '../../src/proxy/env';
 import { mcpLaunch } from '../../src/extension/pure/mcpLaunch';
 import { freePort, launch, setSpillwaySetting, waitUntil, type Harness, inspectorFrame } from './harness';
 import { defaultReply, startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream';
@@ -387,6 +387,7 @@ describe('the local proxy in a real VS Code', () => {
           `export ANTHROPIC_BASE_URL=http://127.0.0.1:${port}`,
           '# Codex reads openai_base_url, not OPENAI_BASE_URL (or run Spillway: Route Codex Through Spillway)',
           `alias codex='command codex -c openai_base_url="http://127.0.0.1:${port}/v1"'`,
+          ...geminiShellLines(`http://127.0.0.1:${port}`, 'posix'),
           ...mcpShellLines(mcpLaunch(where.exec, where.ext, where.store), 'posix'),
         ].join('\n') + '\n',
       );

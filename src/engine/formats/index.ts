@@ -1,5 +1,5 @@
 /**
- * Readers for the three wire formats, and `--format auto` detection.
+ * Readers for the four wire formats (gemini.ts holds the Gemini API's), and `--format auto` detection.
  *
  * Each reader walks the lazy tree of a request and fills the shared item model (model.ts). Readers
  * are lenient about what they do not understand: unknown item types and fields are left alone (they
@@ -26,6 +26,7 @@ import {
   type ObservationOption,
   type ObservationSpan,
 } from './observations';
+import { readGemini } from './gemini';
 
 export * from './model';
 export * from './observations';
@@ -66,12 +67,15 @@ export function readRequest(
     case 'anthropic-messages':
       req = readAnthropic(text, root);
       break;
+    case 'gemini':
+      req = readGemini(text, root);
+      break;
   }
   if (observations !== 'off') markObservations(req, observations);
   return req;
 }
 
-/** The content node of a user or assistant message, in any of the three formats. */
+/** The content node of a user or assistant message in the OpenAI and Anthropic formats (Gemini's has `parts`: no observations there). */
 function contentOf(req: ParsedRequest, i: number): JValue | undefined {
   const it = req.items[i];
   if (req.format === 'openai-responses' && it?.kind === 'string') return it;
@@ -177,7 +181,8 @@ const ANTHROPIC_BLOCKS = new Set([
 const CHAT_ROLES = new Set(['developer', 'tool', 'function']);
 
 /**
- * Tells the format from the request's shape. `input` means Responses; `messages` means Chat
+ * Tells the format from the request's shape. `contents` (and neither `messages` nor `input`) means
+ * the Gemini API; `input` means Responses; `messages` means Chat
  * Completions or Anthropic Messages, told apart by Anthropic-only traits (top-level `system`,
  * tool_use/tool_result blocks) versus Chat-only ones (tool/developer roles, `tool_calls`). A message
  * list with neither holds no tool results, so reading it as Chat changes nothing either way.
@@ -185,6 +190,7 @@ const CHAT_ROLES = new Set(['developer', 'tool', 'function']);
 export function detectFormat(text: string, root: JObject): WireFormat {
   const messages = get(root, 'messages');
   const input = get(root, 'input');
+  if (!messages && !input && get(root, 'contents')?.kind === 'array') return 'gemini';
   if (!messages && input && (input.kind === 'array' || input.kind === 'string')) return 'openai-responses';
   if (messages && messages.kind === 'array') {
     if (get(root, 'anthropic_version') || get(root, 'system')) return 'anthropic-messages';
@@ -210,7 +216,7 @@ export function detectFormat(text: string, root: JObject): WireFormat {
       .map((k) => JSON.stringify(k))
       .join(', ') || 'none';
   throw new SpillwayError(
-    `cannot tell the request format: expected a top-level "messages" array (OpenAI Chat Completions or Anthropic Messages) or "input" (OpenAI Responses); found keys ${keys}. Pass --format to say which.`,
+    `cannot tell the request format: expected a top-level "messages" array (OpenAI Chat Completions or Anthropic Messages), "input" (OpenAI Responses) or "contents" (Gemini API); found keys ${keys}. Pass --format to say which.`,
     'unknown-format',
   );
 }

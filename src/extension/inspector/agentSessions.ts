@@ -7,12 +7,17 @@
  *   transcripts in `<session>/subagents/*.jsonl` next to it, listed right under their parent.
  * - Codex CLI: `~/.codex/sessions/<yyyy>/<mm>/<dd>/rollout-*.jsonl`, one file per session, whose
  *   first record (`session_meta`) names the `cwd` it ran in.
+ * - Gemini CLI: `~/.gemini/tmp/<project>/chats/session-*.jsonl` (older versions `session-*.json`),
+ *   under `$GEMINI_CLI_HOME` instead of the home folder when that is set. `<project>` is a short name
+ *   (0.5x on) whose `.project_root` file holds the folder it stands for (and `~/.gemini/projects.json`
+ *   maps folder to name), or, in older versions, the SHA-256 of the folder's path.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface AgentSessionFile {
-  agent: 'claude-code' | 'codex';
+  agent: 'claude-code' | 'codex' | 'gemini-cli';
   file: string;
   bytes: number;
   /** ISO 8601 modification time */
@@ -129,12 +134,57 @@ function codexSessions(home: string, cwd: string): AgentSessionFile[] {
   return out;
 }
 
+/** The `~/.gemini/tmp` folders that hold a folder's Gemini CLI chats (see the module comment). */
+function geminiProjectDirs(geminiHome: string, cwd: string): string[] {
+  const want = resolve(cwd);
+  const tmp = join(geminiHome, '.gemini', 'tmp');
+  let names: string[];
+  try {
+    names = fs.readdirSync(tmp);
+  } catch {
+    return [];
+  }
+  const hash = createHash('sha256').update(want).digest('hex');
+  return names
+    .filter((n) => {
+      if (n === hash) return true;
+      try {
+        return resolve(fs.readFileSync(join(tmp, n, '.project_root'), 'utf8').trim()) === want;
+      } catch {
+        return false;
+      }
+    })
+    .map((n) => join(tmp, n, 'chats'));
+}
+
+function geminiSessions(geminiHome: string, cwd: string): AgentSessionFile[] {
+  const out: AgentSessionFile[] = [];
+  for (const dir of geminiProjectDirs(geminiHome, cwd)) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      if (!/^session-.*\.jsonl?$/.test(n)) continue;
+      const file = join(dir, n);
+      const s = stat(file);
+      if (s) out.push({ agent: 'gemini-cli', file, ...s });
+    }
+  }
+  return out;
+}
+
 const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
-/** The Claude Code and Codex sessions of a workspace folder, newest first, each followed by its sub-agents (newest first). */
-export function agentSessions(home: string, cwd: string): AgentSessionFile[] {
-  const all = [...claudeSessions(home, cwd), ...codexSessions(home, cwd)];
+/**
+ * The Claude Code, Codex and Gemini CLI sessions of a workspace folder, newest first, each followed
+ * by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini` (`$GEMINI_CLI_HOME`, else `home`).
+ */
+export function agentSessions(home: string, cwd: string, geminiHome = home): AgentSessionFile[] {
+  const all = [...claudeSessions(home, cwd), ...codexSessions(home, cwd), ...geminiSessions(geminiHome, cwd)];
   const children = new Map<string, AgentSessionFile[]>();
   for (const f of all) if (f.parent !== undefined) children.set(f.parent, [...(children.get(f.parent) ?? []), f]);
   const out: AgentSessionFile[] = [];

@@ -50,8 +50,14 @@ function sharedTokens(prev: string[] | undefined, cur: string[] | undefined, tok
 
 function itemsOf(projected: string): string[] | undefined {
   try {
-    const v = JSON.parse(projected) as { messages?: unknown[]; input?: unknown[] };
-    const list = Array.isArray(v.messages) ? v.messages : Array.isArray(v.input) ? v.input : undefined;
+    const v = JSON.parse(projected) as { messages?: unknown[]; input?: unknown[]; contents?: unknown[] };
+    const list = Array.isArray(v.messages)
+      ? v.messages
+      : Array.isArray(v.input)
+        ? v.input
+        : Array.isArray(v.contents)
+          ? v.contents
+          : undefined;
     return list?.map((x) => JSON.stringify(x));
   } catch {
     return undefined;

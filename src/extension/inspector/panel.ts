@@ -21,7 +21,7 @@ import { formatCount } from '../pure/format';
 import { COMMANDS } from '../commands';
 import { errorText, type SpillwayHost } from '../host';
 import type { CapChoice, CapValue } from '../../protocol';
-import { agentSessions } from './agentSessions';
+import { agentSessions, type AgentSessionFile } from './agentSessions';
 import { defaultArchiveDir, SessionArchive } from './archive';
 import { sessionsStatus } from './status';
 import { ApiSource } from './apiSource';
@@ -31,6 +31,9 @@ import { recordFor, ReplaySource } from './replaySource';
 import { InspectorService, type InspectorActions } from './service';
 import type { InspectorContext, InspectorSession, SessionSource, TextAt } from './session';
 import { markerId } from '../pure/records';
+
+/** How Browse Agent Sessions names each agent. */
+const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI' };
 
 const VIEW_TYPE = 'spillway.inspector';
 /** Opens the inspector when the window starts (the demo workspace sets it; off for everyone else). */
@@ -423,7 +426,7 @@ export class Inspector implements vscode.Disposable {
     }
   }
 
-  /** Spillway: Browse Agent Sessions: the Claude Code and Codex sessions of the open folder. */
+  /** Spillway: Browse Agent Sessions: the Claude Code, Codex and Gemini CLI sessions of the open folder. */
   async browseAgentSessions(opts?: { home?: string; pick?: string }): Promise<OpenTranscriptResult | { files: string[] } | undefined> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) {
@@ -431,9 +434,10 @@ export class Inspector implements vscode.Disposable {
       return undefined;
     }
     const home = opts?.home ?? homedir();
-    const found = agentSessions(home, folder);
+    // Gemini CLI keeps .gemini under GEMINI_CLI_HOME when set; a test's fake home stands for both
+    const found = agentSessions(home, folder, opts?.home ?? (process.env.GEMINI_CLI_HOME || home));
     if (found.length === 0) {
-      const message = `Spillway found no Claude Code (~/.claude/projects) or Codex (~/.codex/sessions) sessions for ${folder}.`;
+      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions) or Gemini CLI (~/.gemini/tmp/…/chats) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });
       if (opts?.pick === undefined) {
         void vscode.window.showInformationMessage(message, 'Open Transcript…').then((choice) => {
@@ -448,7 +452,7 @@ export class Inspector implements vscode.Disposable {
       const picked = await vscode.window.showQuickPick(
         found.map((f) => ({
           label: f.parent ? `$(debug-stackframe-dot) ${basename(f.file)}` : basename(f.file),
-          description: `${f.agent === 'claude-code' ? (f.parent ? `Claude Code sub-agent of ${basename(f.parent)}` : 'Claude Code') : 'Codex'} · ${formatCount(f.bytes)} bytes · ${new Date(f.modified).toLocaleString()}`,
+          description: `${AGENT_LABEL[f.agent]}${f.parent ? ` sub-agent of ${basename(f.parent)}` : ''} · ${formatCount(f.bytes)} bytes · ${new Date(f.modified).toLocaleString()}`,
           detail: f.file,
           file: f.file,
         })),

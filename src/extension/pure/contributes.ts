@@ -36,6 +36,8 @@ export const COMMAND_TITLES = {
   'spillway.unrouteOpenCode': 'Stop Routing OpenCode Through Spillway',
   'spillway.routePi': 'Route pi Through Spillway',
   'spillway.unroutePi': 'Stop Routing pi Through Spillway',
+  'spillway.routeGeminiCli': 'Route Gemini CLI Through Spillway',
+  'spillway.unrouteGeminiCli': 'Stop Routing Gemini CLI Through Spillway',
   'spillway.addClaudeMcpServer': "Add Spillway's MCP Server for Claude Code",
   'spillway.removeClaudeMcpServer': "Remove Spillway's MCP Server for Claude Code",
   'spillway.addLanguageModel': 'Add Language Model…',
@@ -79,7 +81,7 @@ export const WALKTHROUGH = {
       id: 'inspect',
       title: 'See a session of yours in the inspector',
       description:
-        'Pick a Claude Code or Codex session that ran in this folder; Spillway replays it and shows, turn by turn, what it cost and what it would have saved.\n[Browse Agent Sessions](command:spillway.browseAgentSessions)\n[Open Transcript…](command:spillway.openTranscript)',
+        'Pick a Claude Code, Codex or Gemini CLI session that ran in this folder; Spillway replays it and shows, turn by turn, what it cost and what it would have saved.\n[Browse Agent Sessions](command:spillway.browseAgentSessions)\n[Open Transcript…](command:spillway.openTranscript)',
       media: { markdown: 'media/walkthrough/inspect.md' },
       completionEvents: ['onCommand:spillway.browseAgentSessions', 'onCommand:spillway.openTranscript', 'onCommand:spillway.openInspector'],
     },

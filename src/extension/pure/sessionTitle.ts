@@ -3,13 +3,16 @@
  * and when it started ("Claude Code · spillway · Nov 24, 23:12"), not the fingerprint the proxy keys
  * it by (`s_3aafffd8e775b635`, kept in the session's detail line). Pure: the agent comes from the
  * recorded User-Agent, the folder from the working directory the agent writes into its own prompt
- * (Claude Code's `Working directory:`, Codex's `<cwd>`), each left out when unknown.
+ * (Claude Code's `Working directory:`, Codex's `<cwd>`, Gemini CLI's workspace directories), each left
+ * out when unknown.
  */
 
 /** User-Agent prefixes of the agents the proxy serves, and the name each goes by. */
 const AGENTS: readonly [RegExp, string][] = [
   [/^claude-cli\//i, 'Claude Code'],
   [/^codex/i, 'Codex'],
+  // `GeminiCLI/<version>/<model> (<platform>; <arch>; <surface>)`
+  [/^GeminiCLI/, 'Gemini CLI'],
   [/^opencode\//i, 'opencode'],
   [/^aider\//i, 'aider'],
   [/^Anthropic\//, 'Anthropic SDK'],
@@ -18,8 +21,17 @@ const AGENTS: readonly [RegExp, string][] = [
 
 /** Only so much of the first request is searched for the working directory: agents put it in the system prompt, near the start. */
 const MAX_SCAN_CHARS = 200_000;
-/** JSON-escaped working directory markers: Claude Code's environment block and Codex's environment context. */
-const CWD_PATTERNS: readonly RegExp[] = [/Working directory: ((?:[^\n"<\\]|\\\\)+)/, /<cwd>((?:[^<"\\]|\\\\)+)<\/cwd>/];
+/**
+ * JSON-escaped working directory markers: Claude Code's environment block, Codex's environment
+ * context, and Gemini CLI's session context (`- **Workspace Directories:**\n  - /path`, older
+ * versions `I'm currently working in the directory: /path`).
+ */
+const CWD_PATTERNS: readonly RegExp[] = [
+  /Working directory: ((?:[^\n"<\\]|\\\\)+)/,
+  /<cwd>((?:[^<"\\]|\\\\)+)<\/cwd>/,
+  /Workspace Directories:\*\*\\n {0,8}- ((?:[^"\\]|\\\\)+)/,
+  /working in the directory: ((?:[^"\\]|\\\\)+)/,
+];
 
 export function agentOf(userAgent: string | undefined, origin: string): string {
   if (origin === 'copilot') return 'Copilot';

@@ -10,7 +10,7 @@
 import { MINI_SWE_AGENT_TOOL, type ObservationMark } from '../../engine/formats/observations';
 import { SpillwayError, type WireFormat } from '../../engine/types';
 import { SkipLog, preview } from './skip-log';
-import type { Transcript, TranscriptFormat } from './types';
+import { itemsKey, type Transcript, type TranscriptFormat } from './types';
 import { classifyItems, computeCalls, isRecord, type Json } from './wire';
 
 const CHAT_ROLES: ReadonlySet<string> = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
@@ -98,6 +98,7 @@ export function classifyApiDocument(doc: unknown): WireFormat | undefined {
   }
   if (!isRecord(doc)) return undefined;
   if ((Array.isArray(doc.input) || typeof doc.input === 'string') && !Array.isArray(doc.messages)) return 'openai-responses';
+  if (Array.isArray(doc.contents) && !Array.isArray(doc.messages)) return 'gemini';
   if (Array.isArray(doc.messages)) {
     return classifyItems(doc.messages) ?? ('system' in doc ? 'anthropic-messages' : 'openai-chat');
   }
@@ -108,13 +109,14 @@ const FORMAT_HINT: Record<WireFormat, string> = {
   'openai-chat': 'a Chat Completions request needs a "messages" list',
   'anthropic-messages': 'a Messages request needs a "messages" list',
   'openai-responses': 'a Responses request needs an "input" list or string',
+  gemini: 'a Gemini API request needs a "contents" list',
 };
 
 export function apiTranscript(doc: unknown, path: string, wire: WireFormat): Transcript {
   const log = new SkipLog();
   let base: Record<string, unknown> = {};
   let items: unknown[];
-  const key = wire === 'openai-responses' ? 'input' : 'messages';
+  const key = itemsKey(wire);
   if (Array.isArray(doc)) {
     items = doc;
   } else if (isRecord(doc) && Array.isArray(doc[key])) {

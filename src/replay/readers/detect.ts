@@ -6,6 +6,7 @@
  */
 import { SpillwayError } from '../../engine/types';
 import { classifyApiDocument, isMiniSweAgent } from './api';
+import { isGeminiCliRecord } from './gemini-cli';
 import { preview } from './skip-log';
 import type { TranscriptFormat } from './types';
 import { isRecord, type Json } from './wire';
@@ -18,7 +19,8 @@ const SUPPORTED_FORMATS_TEXT =
   'openai-chat (mini-swe-agent .traj.json, or a Chat Completions request body or message list), ' +
   'anthropic-messages (a Messages request body), openai-responses (a Responses request body or input list), ' +
   'openhands (OpenHands evaluation or resolver output.jsonl, one instance per line), ' +
-  'pi (pi coding agent session .jsonl)';
+  'pi (pi coding agent session .jsonl), ' +
+  'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -61,12 +63,13 @@ function isPiRecord(record: Json): boolean {
 }
 
 /** The JSONL formats, told apart by their records. */
-type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'pi';
+type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'pi' | 'gemini-cli';
 
 /** The agent log a single JSONL record comes from, if it looks like one. */
 function formatOfRecord(record: Json): JsonlFormat | undefined {
   if (isOpenHandsRecord(record)) return 'openhands';
   if (isPiRecord(record)) return 'pi';
+  if (isGeminiCliRecord(record)) return 'gemini-cli';
   const type = record.type;
   if (typeof type !== 'string') return record.record_type === 'state' ? 'codex' : undefined;
   if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';
@@ -110,6 +113,7 @@ function guessJsonlFromText(text: string): JsonlFormat | undefined {
   // issue_type) and event history tell
   if (/^\s*\{[^\n]*"(instance_id|issue_type)"\s*:/.test(text) && /"history"\s*:\s*\[/.test(text)) return 'openhands';
   if (/"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/.test(text)) return 'codex';
+  if (/^\s*\{[^\n]*"projectHash"\s*:/.test(text) && /"sessionId"\s*:/.test(text)) return 'gemini-cli';
   if (/"(parentUuid|sessionId|leafUuid)"\s*:|"type"\s*:\s*"(file-history-snapshot|summary)"/.test(text)) return 'claude-code';
   if (/^\s*\{"type"\s*:\s*"session"\s*,[^\n]*"cwd"\s*:/.test(text)) return 'pi';
   return undefined;

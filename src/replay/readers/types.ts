@@ -1,6 +1,6 @@
 /**
  * What a transcript reader hands to the replay: one agent session turned into the sequence of
- * model calls it made, in one of the engine's three wire formats.
+ * model calls it made, in one of the engine's wire formats.
  *
  * Readers exist because most users already have sessions on disk (Claude Code, Codex, SWE-agent,
  * saved API request bodies), and replaying them is how a policy is judged on real work before it is
@@ -14,7 +14,16 @@ import type { WireFormat } from '../../engine/types';
 
 /** What a transcript file was: an agent's log, or an API request body (the three wire formats). */
 export type TranscriptFormat =
-  'claude-code' | 'codex' | 'swe-agent' | 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'openhands' | 'pi';
+  | 'claude-code'
+  | 'codex'
+  | 'swe-agent'
+  | 'openai-chat'
+  | 'anthropic-messages'
+  | 'openai-responses'
+  | 'openhands'
+  | 'pi'
+  | 'gemini'
+  | 'gemini-cli';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
@@ -25,6 +34,8 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'openai-responses',
   'openhands',
   'pi',
+  'gemini',
+  'gemini-cli',
 ];
 
 /** One model call: the request it sent is `items.slice(0, end)`; `reply` is what the model wrote back. */
@@ -72,8 +83,8 @@ export interface ReadTranscriptOptions {
 }
 
 /** The request field that holds the item list in each wire format. */
-export function itemsKey(wire: WireFormat): 'messages' | 'input' {
-  return wire === 'openai-responses' ? 'input' : 'messages';
+export function itemsKey(wire: WireFormat): 'messages' | 'input' | 'contents' {
+  return wire === 'openai-responses' ? 'input' : wire === 'gemini' ? 'contents' : 'messages';
 }
 
 /**

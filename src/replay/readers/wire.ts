@@ -1,7 +1,7 @@
 /**
  * Per-wire-format knowledge the readers share: which items are model output (a call boundary sits
- * before each run of them), what text a reply holds, and how to tell the three formats apart when
- * a file does not say.
+ * before each run of them), what text a reply holds, and how to tell the OpenAI and Anthropic formats apart when
+ * a file does not say (a Gemini API `contents` list is told by its `parts`).
  */
 import type { WireFormat } from '../../engine/types';
 import type { TranscriptCall } from './types';
@@ -44,6 +44,7 @@ const RESPONSES_ONLY_TYPES: ReadonlySet<string> = new Set([...RESPONSES_INPUT_TY
 
 function isModelOutput(wire: WireFormat, item: unknown): boolean {
   if (!isRecord(item)) return false;
+  if (wire === 'gemini') return item.role === 'model';
   if (wire !== 'openai-responses') return item.role === 'assistant';
   const type = item.type;
   if (typeof type === 'string' && RESPONSES_OUTPUT_TYPES.has(type)) return true;
@@ -71,6 +72,15 @@ const asText = (value: unknown): string => (typeof value === 'string' ? value : 
 /** The text an agent's model wrote in one output item: assistant text plus tool call arguments/inputs. */
 export function replyParts(wire: WireFormat, item: unknown): string[] {
   if (!isRecord(item)) return [];
+  if (wire === 'gemini') {
+    const out: string[] = [];
+    for (const part of Array.isArray(item.parts) ? item.parts : []) {
+      if (!isRecord(part) || part.thought === true) continue;
+      if (typeof part.text === 'string') out.push(part.text);
+      else if (isRecord(part.functionCall) && 'args' in part.functionCall) out.push(asText(part.functionCall.args));
+    }
+    return out;
+  }
   if (wire === 'anthropic-messages') {
     if (!Array.isArray(item.content)) return textOf(item.content, ANTHROPIC_TEXT);
     const out: string[] = [];
