@@ -301,12 +301,19 @@ describe('spillway replay', () => {
     mkdirSync(folder, { recursive: true });
     copyFileSync(SHORT_SESSIONS['ai-sessions__codex-pomodor-timer.jsonl']!, join(folder, 'pomodoro.jsonl'));
     copyFileSync(SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!, join(folder, 'katy.traj'));
-    const json = JSON.parse(run(['replay', folder, '--json']).out);
-    const single = JSON.parse(run(['replay', join(folder, 'pomodoro.jsonl'), '--json']).out);
+    // the default leaves these short sessions' outputs whole while in use and misses nothing in them:
+    // offloads on arrival and clears by age make the misses whose summary this test reads
+    const config = join(dir, 'misses-config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ 'offload.keepReads': 0, 'clear.inUseCalls': 0, 'inputs.when': 'arrival', 'clear.schedule': 'trigger' }),
+    );
+    const json = JSON.parse(run(['replay', folder, '--json', '--config', config]).out);
+    const single = JSON.parse(run(['replay', join(folder, 'pomodoro.jsonl'), '--json', '--config', config]).out);
     expect(json.pooled.missCauses).toEqual(single.totals.missCauses);
     expect(json.pooled.missedIds).toBeGreaterThan(0);
     expect(json.worstCalls[0]).toMatchObject({ file: 'pomodoro.jsonl', missedIds: expect.any(Number), missed: expect.any(Array) });
-    const r = run(['replay', folder]);
+    const r = run(['replay', folder, '--config', config]);
     for (const line of r.out.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
     expect(r.out).toContain('misses by cause');
     expect(r.out).toMatch(new RegExp(`^  pomodoro, call ${json.worstCalls[0].index}: ${json.worstCalls[0].missedIds} of `, 'm'));

@@ -91,14 +91,17 @@ describe('clear stage with schedule payback', () => {
     expect(pay.reductions).toEqual([]);
   });
 
-  it('payback clears once enough calls have passed for the saving to cover the rewrite', () => {
+  it('payback clears once enough calls have passed for the saving to cover the rewrite, when the session has banked what the rewrite costs', () => {
     // many small results after the big ones: the session is long and the rewrite after the first result is small
     const many = [...outputs.slice(0, 3), ...Array.from({ length: 60 }, (_, i) => ({ cmd: `echo ${i}`, out: `ok ${i}` }))];
-    const pay = createEngine(
-      { ...cfg('payback'), clear: { ...cfg('payback').clear, triggerTokens: 4_000 } },
-      { tokenizer: perChar },
-    ).project(chat(many), 'openai-chat');
-    expect(pay.reductions.map((r) => r.result)).toContain(0);
+    const config = { ...cfg('payback'), clear: { ...cfg('payback').clear, triggerTokens: 4_000 } };
+    // nothing banked (nothing offloaded): no clear may take the session over raw, however long it goes on
+    expect(createEngine(config, { tokenizer: perChar }).project(chat(many), 'openai-chat').reductions).toEqual([]);
+    // three build logs offloaded on arrival bank their saving: the clear of the oldest results is paid for
+    const big = Array.from({ length: 3 }, (_, i) => ({ cmd: `make build${i}`, out: `${i}`.repeat(30_000) }));
+    const banked = [...outputs.slice(0, 3), ...big, ...many.slice(3)];
+    const pay = createEngine({ ...config, offload: { enabled: true } }, { tokenizer: perChar }).project(chat(banked), 'openai-chat');
+    expect(pay.reductions.filter((r) => r.stage === 'clear').map((r) => r.result)).toContain(0);
   });
 });
 
