@@ -41,7 +41,9 @@ const DEMO = join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness__w
 const H = 'sw_0123456789abcdef01234567';
 
 describe('the demo session, turn by turn', () => {
-  const config = parseConfig({}).config;
+  // results offloaded on arrival and cleared by age later: the situation (one output, two markers in
+  // two turns) this file is about; the default leaves reads whole while in use (docs/savings.md)
+  const config = parseConfig({ offload: { keepReads: 0 }, clear: { inUseCalls: 0 }, inputs: { when: 'arrival' } }).config;
   const store = new MemoryStore();
   let transcript: Transcript;
   let result: ReplayResult;
@@ -136,7 +138,7 @@ describe('markers of one projection', () => {
 
 describe('an API session', () => {
   it('keeps each decision’s marker once and shows it in every turn that carried it, also after the archive', () => {
-    const config = parseConfig({ inputs: { keepRounds: 0, minTokens: 0 } }).config;
+    const config = parseConfig({ inputs: { when: 'arrival', keepRounds: 0, minTokens: 0 } }).config;
     const store = new MemoryStore();
     const engine = createEngine(config, { store });
     const session = new ApiSession({ store: () => store, config: () => config }, 'demo');
