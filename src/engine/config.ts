@@ -151,7 +151,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'offload.afterUseCap',
     schema: z.number().int().min(0).max(MAX_CAP),
     description:
-      "Reduce after use: a result over its tool's cap but not over this size reaches the model whole in the call it arrives in and is offloaded from the next call on, where the rewrite touches only the end of the request, when the session's savings so far pay for that rewrite (else it is offloaded on arrival). Needs `clear.enabled` with `clear.schedule: payback`; 0 offloads on arrival.",
+      "Reduce after use: a result over its tool's cap but not over this size reaches the model whole in the call it arrives in and is offloaded from the next call on, where the rewrite touches only the end of the request, when the session's savings so far pay for that rewrite (else it is offloaded on arrival). Needs `clear.enabled` with `clear.schedule: payback`; 0 offloads on arrival. While on, it decides for reads too (`offload.keepReads` steps aside) and file inputs are replaced on arrival (`inputs.when: clear` steps aside).",
   },
   {
     key: 'offload.backoff',

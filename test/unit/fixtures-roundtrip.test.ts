@@ -84,6 +84,8 @@ describe.each(files)('real session %s', (file) => {
       ...(preset === 'spillway'
         ? {
             defaultCap: 500,
+            // reads up to 2,000 chars kept whole while in use, larger ones offloaded: both paths run
+            offload: { keepReads: 2_000 },
             inputs: { minTokens: 2_000 },
             clear: { triggerTokens: 2_000, clearAtLeastTokens: 500, schedule: 'trigger', inUseCalls: 1 },
           }

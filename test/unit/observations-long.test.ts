@@ -122,9 +122,11 @@ describe('replay of psf__requests-1142, the session with the 868,167-char output
     const result = replay(t, { config: {} });
     const totals = result.totals;
     expect(totals.recoverable).toBe(true);
-    expect(totals.projectedTokens / totals.originalTokens).toBeLessThan(0.9);
-    expect(totals.cost.anthropic!.relative).toBeLessThan(0.9);
-    expect(totals.cost.openai!.relative).toBeLessThan(0.9);
+    // the default keeps reads whole while the agent uses them and clears only what its guarantee pays
+    // for (docs/savings.md): it sends 94% of the tokens here (under 90% when it offloaded on arrival)
+    expect(totals.projectedTokens / totals.originalTokens).toBeLessThan(0.95);
+    expect(totals.cost.anthropic!.relative).toBeLessThan(0.95);
+    expect(totals.cost.openai!.relative).toBeLessThan(0.95);
     expect(totals.maxProjectedTokens).toBeLessThan(totals.maxOriginalTokens);
     // observations: off is the old behaviour: nothing reduced at all
     const off = replay(t, { config: { observations: 'off' } }).totals;

@@ -181,7 +181,9 @@ describe('the corpus sessions', () => {
 
   test('session-20251217: replays with reductions that read back exactly, priced as Claude', async () => {
     const t = await readTranscript(PI_SESSION);
-    const r = replay({ ...t, calls: t.calls.slice(0, 30) }, { config: {}, store: new MemoryStore() });
+    // reads offloaded on arrival, so the first 30 calls carry reductions to read back (the default keeps them whole while in use)
+    const config = { 'offload.keepReads': 0, 'inputs.when': 'arrival' };
+    const r = replay({ ...t, calls: t.calls.slice(0, 30) }, { config, store: new MemoryStore() });
     expect(r.model).toBe('claude-opus-4-5');
     expect(r.family).toBe('anthropic');
     expect(r.totals.recoverable).toBe(true);

@@ -47,7 +47,10 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const tokensNow = (i: number) => results.resultTokens(i, draft.decisions[i]);
   const gains = new Array<number | undefined>(n);
   // file inputs the clear replaces with their call's result (`inputs.when: clear`), found once
-  const inputsByClear = results.cfg.inputs.enabled && results.cfg.inputs.when === 'clear';
+  // (not with reduce after use on: its accounting of what each call saw whole does not cover inputs
+  // a clear replaces, and the guarantee property found sessions over raw with both; inputs are then
+  // replaced on arrival: inputs.ts)
+  const inputsByClear = results.cfg.inputs.enabled && results.cfg.inputs.when === 'clear' && !deferredToClear(results.cfg);
   const inputs = new Map<number, InputClear | null>();
   const inputOf = (i: number): InputClear | undefined => {
     if (!inputsByClear) return undefined;

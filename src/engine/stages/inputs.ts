@@ -22,6 +22,7 @@ import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { stringTokens } from '../tokens';
 import { stopped } from '../guarantee';
+import { deferredToClear } from './clear';
 import { LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
 import { countLines } from '../lines';
 
@@ -36,7 +37,7 @@ export function fileInputs(results: Results): InputsOutcome {
   const { keepRounds, minTokens, tools, shellTools } = cfg.inputs;
   // with `inputs.when: clear` the clear stage replaces inputs, once the agent is past them (clear.ts);
   // without a clear stage (the Responses WebSocket route) they are replaced on arrival as before
-  if (cfg.inputs.when === 'clear' && cfg.clear.enabled) return out;
+  if (cfg.inputs.when === 'clear' && cfg.clear.enabled && !deferredToClear(cfg)) return out;
   const kinds = req.kinds;
   // tokens of the conversation before each item, as the agent sent it (never what we project, so
   // the decision for a call cannot change when other reductions do)

@@ -108,8 +108,8 @@ export function keptRead(results: Results, i: number): boolean {
     cap !== 'unlimited' &&
     results.overCap(i, cap) !== undefined &&
     results.overCap(i, cfg.offload.keepReads) === undefined &&
-    // with reduce after use on, results up to afterUseCap are its to decide (clear.ts), reads included
-    !(deferredToClear(cfg) && results.overCap(i, cfg.offload.afterUseCap) === undefined) &&
+    // with reduce after use on, it decides what reaches the model whole (clear.ts), reads included
+    !deferredToClear(cfg) &&
     requestedRead(hintForResult(results.req, results.list[i]!))
   );
 }
