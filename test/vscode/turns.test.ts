@@ -157,7 +157,9 @@ describe('each turn shows what the model was sent in it', () => {
     const name = row.locator('.result-call');
     expect(await name.textContent()).toMatch(/sync_raw_logs\.py$/);
     expect(await name.getAttribute('title')).toContain(`call ${READ_CALL}`);
-    expect(await row.locator('.stage').textContent()).toBe('offload');
+    // the badge says what the model was sent, in the glossary's word; the stage that made it is its class
+    expect(await row.locator('.stage').textContent()).toBe('preview');
+    expect(await row.locator('.stage').getAttribute('class')).toContain('stage-offload');
     const projected = row.locator('.pager-projected');
     expect(await projected.getAttribute('aria-label')).toBe(`Projected (what the model was sent in turn ${PREVIEW_TURN})`);
     const text = (await projected.locator('.pager-text').textContent()) ?? '';
@@ -203,6 +205,7 @@ describe('each turn shows what the model was sent in it', () => {
     await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${CLEAR_TURN}$`) }).waitFor();
     const cleared = await expand(frame, 'decided', READ_CALL);
     expect(await cleared.locator('.stage').textContent()).toBe('clear');
+    expect(await cleared.locator('.stage').getAttribute('class')).toContain('stage-clear');
     const text = (await cleared.locator('.pager-projected .pager-text').textContent()) ?? '';
     expect(text).not.toBe(preview);
     expect(text.length).toBeLessThan(200);
