@@ -167,14 +167,18 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
       // the replay under Read: 4000 clears first at turn 32 instead of 22 (checked against the engine in the unit of the demo)
       // the first clear moves later (to turn 30 or so: the request grows more slowly under smaller previews)
       const first = demo.replayed.clearTurns[0]!;
+      // why it moves: the request either stays under the trigger longer, or passes it where it did but frees less
       const moved = new RegExp(
-        `^Lowering Read's cap costs more, not less\\. The first clear moves from turn ${first} to turn (\\d+): the request stays under the clear trigger \\(20k tokens\\) until turn (\\d+), and from there a clear waits until it frees enough to pay back its cache rewrite \\(the payback rule\\)\\. Until it fires, the old results it would have cleared are sent again: \\+[\\d.]+k tokens in turns ${first}–(\\d+), [−+][\\d.]+k in the others\\.$`,
+        `^Lowering Read's cap costs more, not less\\. The first clear moves from turn ${first} to turn (\\d+): (?:the request stays under the clear trigger \\(20k tokens\\) until turn (\\d+), and from there|the request passes the clear trigger \\(20k tokens\\) at turn ${first} as before, but less of it can be cleared, and) a clear waits until it frees enough to pay back its cache rewrite \\(the payback rule\\)\\. Until it fires, the old results it would have cleared are sent again: \\+[\\d.]+k tokens in turns ${first}–(\\d+), [−+][\\d.]+k in the others\\.$`,
       ).exec(text);
       expect(moved, text).not.toBeNull();
-      const [to, over, until] = [Number(moved![1]), Number(moved![2]), Number(moved![3])];
+      const [to, until] = [Number(moved![1]), Number(moved![3])];
       expect(to).toBeGreaterThan(first);
-      expect(over).toBeGreaterThan(first);
-      expect(over).toBeLessThan(to);
+      if (moved![2] !== undefined) {
+        const over = Number(moved![2]);
+        expect(over).toBeGreaterThan(first);
+        expect(over).toBeLessThan(to);
+      }
       expect(until).toBe(to - 1);
       expect(await frame.locator('[data-testid="dry-delta"]').textContent()).toMatch(/^dry run: \+[\d.]+k tokens, /);
       // the toolkit's button: its text and appearance are on the host element, its role on the button in its shadow root
@@ -360,7 +364,10 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
     // the replay skipped records of the transcript: the detail line explains them
     const skipped = frame.locator('.session-detail .term[data-term="records skipped"]');
     expect(await skipped.getAttribute('title')).toMatch(/^Lines of a replayed transcript/);
-    // nothing the agent needed was hidden: the header says so plainly
-    expect(await frame.locator('[data-testid="missed-answer"]').textContent()).toBe('Misses: none: no turn needed anything it hid');
+    // the header answers whether anything the agent needed was hidden: plainly when nothing was, else how much and in how many turns
+    const missed = demo.replayed.missedTurns.length;
+    const answer = await frame.locator('[data-testid="missed-answer"]').textContent();
+    if (missed === 0) expect(answer).toBe('Misses: none: no turn needed anything it hid');
+    else expect(answer).toMatch(new RegExp(`^[1-9][\\d,]* missed identifiers? in ${missed} turns?$`));
   });
 });
