@@ -82,6 +82,18 @@ export const ON_ARRIVAL_SETTINGS = {
   'spillway.inputs.when': 'arrival',
 } as const;
 
+/**
+ * The engine's settings among a workspace's (`spillway.*` less the extension's own storage and
+ * inspector keys), as `parseConfig` takes them: what the window projects and replays under.
+ */
+export function engineSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries({ ...DEMO_SETTINGS, ...settings }))
+    if (k.startsWith('spillway.') && !k.startsWith('spillway.storage.') && !k.startsWith('spillway.inspector.'))
+      input[k.slice('spillway.'.length)] = v;
+  return input;
+}
+
 /** One decision a turn of the replay made: a stage on a result, or `input` on a call's file input. */
 export interface DemoDecision {
   /** 1-based */
@@ -110,12 +122,7 @@ export async function makeDemoWorkspace(dir: string, root: string, settings: Rec
 
   const storeDir = join(dir, '.spillway/store');
   const store = new FileStore(storeDir);
-  // the settings the workspace declares, less the extension's own: none of the engine's unless the caller passed some, so the default
-  const input: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(workspaceSettings))
-    if (k.startsWith('spillway.') && !k.startsWith('spillway.storage.') && !k.startsWith('spillway.inspector.'))
-      input[k.slice('spillway.'.length)] = v;
-  const config = parseConfig(input).config;
+  const config = parseConfig(engineSettings(workspaceSettings)).config;
 
   mkdirSync(join(dir, 'session'), { recursive: true });
   const path = join(dir, DEMO_TRANSCRIPT);
