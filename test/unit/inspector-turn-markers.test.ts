@@ -41,7 +41,10 @@ const DEMO = join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness__w
 const H = 'sw_0123456789abcdef01234567';
 
 describe('the demo session, turn by turn', () => {
-  const config = parseConfig({}).config;
+  // under the default this session is reduced nowhere (reads kept whole while in use, inputs left to
+  // clears that never pay back in 41 calls); with reductions on arrival it has a preview cleared later
+  // and a heredoc input replaced, in the turns named below
+  const config = parseConfig({ offload: { keepReads: 0 }, clear: { inUseCalls: 0 }, inputs: { when: 'arrival' } }).config;
   const store = new MemoryStore();
   let transcript: Transcript;
   let result: ReplayResult;
@@ -136,7 +139,8 @@ describe('markers of one projection', () => {
 
 describe('an API session', () => {
   it('keeps each decision’s marker once and shows it in every turn that carried it, also after the archive', () => {
-    const config = parseConfig({ inputs: { keepRounds: 0, minTokens: 0 } }).config;
+    // file inputs replaced on arrival (the default leaves them to the clear stage)
+    const config = parseConfig({ inputs: { when: 'arrival', keepRounds: 0, minTokens: 0 } }).config;
     const store = new MemoryStore();
     const engine = createEngine(config, { store });
     const session = new ApiSession({ store: () => store, config: () => config }, 'demo');
