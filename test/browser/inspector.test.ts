@@ -294,7 +294,10 @@ describe('the inspector bundle in Chromium', () => {
 
   it('shows the real long Claude Code session (the README screenshot, test-results/inspector-long-session.png)', async () => {
     const file = join(ROOT, 'test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl');
-    const config = parseConfig({}).config;
+    // under the default this session is sent whole in every turn (no clear pays back, file inputs wait
+    // for a clear), so the panel would open on turn 1 with nothing to show: file inputs are replaced on
+    // arrival here, so it opens on the turn that saved the most
+    const config = parseConfig({ 'inputs.when': 'arrival' }).config;
     const store = new MemoryStore();
     const t = await readTranscript(file);
     const source = new ReplaySource({ store: () => store, config: () => config });

@@ -41,8 +41,9 @@ const DEMO = join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness__w
 const H = 'sw_0123456789abcdef01234567';
 
 describe('the demo session, turn by turn', () => {
-  // results offloaded on arrival and cleared by age later: the situation (one output, two markers in
-  // two turns) this file is about; the default leaves reads whole while in use (docs/savings.md)
+  // under the default this session is reduced nowhere (reads kept whole while in use, inputs left to
+  // clears that never pay back in 41 calls); with reductions on arrival it has a preview cleared later
+  // and a heredoc input replaced, in the turns named below
   const config = parseConfig({ offload: { keepReads: 0 }, clear: { inUseCalls: 0 }, inputs: { when: 'arrival' } }).config;
   const store = new MemoryStore();
   let transcript: Transcript;
@@ -138,6 +139,7 @@ describe('markers of one projection', () => {
 
 describe('an API session', () => {
   it('keeps each decision’s marker once and shows it in every turn that carried it, also after the archive', () => {
+    // file inputs replaced on arrival (the default leaves them to the clear stage)
     const config = parseConfig({ inputs: { when: 'arrival', keepRounds: 0, minTokens: 0 } }).config;
     const store = new MemoryStore();
     const engine = createEngine(config, { store });

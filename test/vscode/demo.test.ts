@@ -1,7 +1,9 @@
 /**
  * The quick-start demo workspace (`npm start`) in a real VS Code: its settings point Spillway at
  * the store the replayed session filled, the inspector opens on that session (a real 41-call Claude
- * Code session under the default settings, with previews and clears) on a turn whose outputs became
+ * Code session, with previews and clears: under today's default that session is reduced nowhere, so
+ * the workspace is built with reads offloaded and file inputs replaced on arrival, `SETTINGS`, written
+ * to its settings beside the demo's own) on a turn whose outputs became
  * previews with a handle, says in one sentence what happened and in dollars what it cost, and every
  * output and projection in it opens. The expected figures come from the demo's own replay
  * (`demo.replayed`), the same numbers `spillway replay` prints for the session. Screenshots of what a
@@ -16,7 +18,13 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, launch, waitUntil, type Harness } from './harness';
-import { DEMO_TRANSCRIPT, makeDemoWorkspace, type DemoWorkspace } from './demo';
+import { DEMO_TRANSCRIPT, engineSettings, makeDemoWorkspace, type DemoWorkspace } from './demo';
+
+/**
+ * Reads offloaded and file inputs replaced on arrival; clears still skip what the agent used in its
+ * last calls (the default's `clear.inUseCalls`), which keeps the session's miss rate low.
+ */
+const SETTINGS = { 'spillway.offload.keepReads': 0, 'spillway.inputs.when': 'arrival' };
 import { ROOT } from './harness';
 import { failing } from '../support/expect';
 import { formatChange } from '../../src/protocol';
@@ -46,7 +54,7 @@ async function shot(name: string, annotate: (message: string, attachment: { path
 const headlineChange = (c: { raw: number; withReadBacks: number }) => formatChange(c.withReadBacks / c.raw - 1);
 
 beforeAll(async () => {
-  demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `demo-workspace-${process.pid}`), ROOT);
+  demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `demo-workspace-${process.pid}`), ROOT, SETTINGS);
   vs = await launch({ name: 'demo', workspace: demo.dir });
 });
 
@@ -93,8 +101,8 @@ async function closeOtherTabs(): Promise<void> {
 }
 
 describe('the demo workspace', () => {
-  it('replays a real session where the default makes previews with a handle and clears, cost down at both price models', () => {
-    // `spillway replay test/fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl` gives the same figures
+  it('replays a real session where reads offloaded on arrival make previews with a handle and clears, cost down at both price models', () => {
+    // `spillway replay` of test/fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl under SETTINGS gives the same figures
     expect(demo.replayed.calls).toBe(41);
     expect(demo.replayed.model).toMatch(/^claude-opus-4-5/);
     for (const [model, c] of Object.entries(demo.replayed.cost)) expect(c.withReadBacks, `${model} cost`).toBeLessThan(c.raw);
@@ -377,12 +385,11 @@ describe('the demo workspace', () => {
     }
   });
   it('opens a missed identifier in its stored output at the line that holds it, titled by its file', async () => {
-    // last in this file: it opens a second session, whose outputs and savings join the demo's
-    // the demo session hides nothing its agent needed under the default (no misses), so this opens the
-    // corpus's long real Claude Code session, where the agent names something a preview of a file it
-    // read had left out; the turn comes from a replay under the same default settings
-    const file = join(ROOT, 'test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl');
-    const replayed = replay(await readTranscript(file), { config: parseConfig({}).config });
+    // last in this file: it opens the demo transcript again, as a person would
+    // the demo session under the window's settings, opened again as a transcript: there the agent names
+    // something a preview of a file it read had left out; the turn comes from a replay under the same settings
+    const file = demo.replayed.path;
+    const replayed = replay(await readTranscript(file), { config: parseConfig(engineSettings(SETTINGS)).config });
     const turn = replayed.calls.find((c) => c.missed.some((m) => m.handle))!.index + 1;
     const r = (await vs.run(
       async ({ vscode }, f) => vscode.commands.executeCommand('spillway.openTranscript', vscode.Uri.file(f)),

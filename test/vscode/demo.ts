@@ -4,10 +4,11 @@
  *
  * The session is a real one from the repository's corpus (test/fixtures/sessions/dev/claude-code/:
  * a Claude Code session of 41 model calls on claude-opus-4-5, CC0, source in that folder's README),
- * so a fresh clone needs nothing else. It was chosen because under the default it shows both things
- * Spillway does: files the agent read become previews with a handle (turns 11, 17, 21) and old
- * results are cleared (the long session of test/fixtures/sessions/long/ shows only clears under the
- * default, so a new user never saw a preview). It is
+ * so a fresh clone needs nothing else. It was chosen because, with reductions on arrival
+ * (`ON_ARRIVAL_SETTINGS`), it shows both things Spillway does: files the agent read become previews
+ * with a handle (turns 11, 17, 21) and old results are cleared (turn 22). Under today's default
+ * (reads kept whole while in use, inputs replaced only by a clear) it reduces nothing: the session
+ * stays too short for a clear to pay back its rewrite. It is
  * replayed model call by model call through the engine under the DEFAULT settings (the `spillway`
  * preset; the demo workspace sets no cap), into the store folder the workspace's settings point
  * Spillway at (`spillway.storage.folder`), and kept as the inspector keeps replays, so the window
@@ -63,10 +64,51 @@ export interface DemoWorkspace {
     clearTurns: number[];
     previewTurns: number[];
     missedTurns: number[];
+    /** every decision the replay made, turn by turn: tests find the turns they show by what happened there */
+    decisions: DemoDecision[];
   };
 }
 
-export async function makeDemoWorkspace(dir: string, root: string): Promise<DemoWorkspace> {
+/**
+ * The engine settings of the default before reads, clears and file inputs waited for use to end
+ * (`offload.keepReads: 0`, `clear.inUseCalls: 0`, `inputs.when: 'arrival'`). Under the default the
+ * demo session is reduced nowhere (it stays under what pays back a rewrite); a test that needs what
+ * the inspector shows of a preview that a later turn clears, or of a file input replaced by a marker,
+ * passes these so the workspace (and the replay the store is filled from) builds those situations.
+ */
+export const ON_ARRIVAL_SETTINGS = {
+  'spillway.offload.keepReads': 0,
+  'spillway.clear.inUseCalls': 0,
+  'spillway.inputs.when': 'arrival',
+} as const;
+
+/**
+ * The engine's settings among a workspace's (`spillway.*` less the extension's own storage and
+ * inspector keys), as `parseConfig` takes them: what the window projects and replays under.
+ */
+export function engineSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries({ ...DEMO_SETTINGS, ...settings }))
+    if (k.startsWith('spillway.') && !k.startsWith('spillway.storage.') && !k.startsWith('spillway.inspector.'))
+      input[k.slice('spillway.'.length)] = v;
+  return input;
+}
+
+/** One decision a turn of the replay made: a stage on a result, or `input` on a call's file input. */
+export interface DemoDecision {
+  /** 1-based */
+  turn: number;
+  stage: string;
+  callId: string;
+  tool: string;
+}
+
+/**
+ * Makes the demo workspace in `dir`. `settings` (`spillway.*` keys) are written to the workspace's
+ * settings beside the demo's own and the replay runs under them, so the window and the store agree;
+ * `npm start` passes none (the default).
+ */
+export async function makeDemoWorkspace(dir: string, root: string, settings: Record<string, unknown> = {}): Promise<DemoWorkspace> {
   const fixture = join(root, DEMO_FIXTURE);
   if (!existsSync(fixture)) throw new Error(`the demo session ${fixture} is missing`);
   if (existsSync(dir)) {
@@ -75,16 +117,12 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
   }
   mkdirSync(join(dir, '.vscode'), { recursive: true });
   writeFileSync(join(dir, MARK), 'made by test/vscode/demo.ts; deleted and rebuilt by `npm start`\n');
-  writeFileSync(join(dir, '.vscode/settings.json'), JSON.stringify(DEMO_SETTINGS, null, 2) + '\n');
+  const workspaceSettings: Record<string, unknown> = { ...DEMO_SETTINGS, ...settings };
+  writeFileSync(join(dir, '.vscode/settings.json'), JSON.stringify(workspaceSettings, null, 2) + '\n');
 
   const storeDir = join(dir, '.spillway/store');
   const store = new FileStore(storeDir);
-  // the settings the workspace declares, less the extension's own: none of the engine's, so the default
-  const input: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(DEMO_SETTINGS))
-    if (k.startsWith('spillway.') && !k.startsWith('spillway.storage.') && !k.startsWith('spillway.inspector.'))
-      input[k.slice('spillway.'.length)] = v;
-  const config = parseConfig(input).config;
+  const config = parseConfig(engineSettings(workspaceSettings)).config;
 
   mkdirSync(join(dir, 'session'), { recursive: true });
   const path = join(dir, DEMO_TRANSCRIPT);
@@ -95,6 +133,7 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
   const records: ProjectedRecord[][] = [];
   const clearTurns: number[] = [];
   const previewTurns: number[] = [];
+  const decisions: DemoDecision[] = [];
   let last: { request: unknown; projected: unknown } | undefined;
   const result = replay(transcript, {
     config,
@@ -106,6 +145,8 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
       savedTokens += projection.stats.savedTokens;
       if (projection.reductions.some((x) => x.fresh && x.stage === 'clear')) clearTurns.push(i + 1);
       if (projection.reductions.some((x) => x.fresh && x.stage !== 'clear')) previewTurns.push(i + 1);
+      for (const x of projection.reductions) if (x.fresh) decisions.push({ turn: i + 1, stage: x.stage, callId: x.callId, tool: x.tool });
+      for (const x of projection.inputs) if (x.fresh) decisions.push({ turn: i + 1, stage: 'input', callId: x.callId, tool: x.tool });
       records[i] = projectedRecords(
         original,
         projected,
@@ -155,6 +196,7 @@ export async function makeDemoWorkspace(dir: string, root: string): Promise<Demo
     clearTurns,
     previewTurns,
     missedTurns: result.calls.filter((c) => c.missedIds > 0).map((c) => c.index + 1),
+    decisions,
   };
   const pct = (model: string) => {
     const c = cost[model];

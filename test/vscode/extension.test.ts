@@ -36,6 +36,34 @@ function project(request: object) {
  * Projects LOG as bash call toolu_01 under default caps and returns its handle: what a test that
  * reads a stored output back sets up for itself (the handle is the same every time).
  */
+/**
+ * Runs `body` with reductions on arrival in the workspace settings (`offload.keepReads: 0`: a file read
+ * is offloaded when it arrives; `inputs.when: arrival`: a file input is replaced the first time it is
+ * sent back), once the engine uses them, and puts the workspace's values back after. The default
+ * keeps reads whole while in use and leaves inputs to the clear stage.
+ */
+async function onArrival<T>(body: () => Promise<T>): Promise<T> {
+  const set = (v: Record<string, unknown>) =>
+    vs.run(async ({ vscode }, values) => {
+      const c = vscode.workspace.getConfiguration('spillway');
+      const was: Record<string, unknown> = {};
+      for (const [k, value] of Object.entries(values)) {
+        was[k] = c.inspect(k)?.workspaceValue ?? null;
+        await c.update(k, value === null ? undefined : value, vscode.ConfigurationTarget.Workspace);
+      }
+      return was;
+    }, v);
+  const before = await set({ 'offload.keepReads': 0, 'inputs.when': 'arrival' });
+  try {
+    await waitUntil('the engine to project on arrival', async () =>
+      vs.run(({ host }) => host.config.offload.keepReads === 0 && host.config.inputs.when === 'arrival'),
+    );
+    return await body();
+  } finally {
+    await set(before);
+  }
+}
+
 async function storedLog(): Promise<string> {
   await vs.run(async ({ vscode }) => {
     const caps = vscode.workspace.getConfiguration('spillway').inspect('toolCaps');
@@ -173,14 +201,18 @@ describe('Spillway in a real VS Code', () => {
       anthropicRequest('git_diff', 'toolu_diff', diff),
       openaiChatRequest('read_file', 'call_src', source, { path: 'src/values.ts' }),
     ];
-    const languages = await vs.run(async ({ vscode, api }, reqs) => {
-      const out: Record<string, string> = {};
-      for (const req of reqs) {
-        const r = await api.project(req);
-        for (const red of r.reductions) out[red.callId] = (await vscode.workspace.openTextDocument(api.documentUri(red.handle))).languageId;
-      }
-      return out;
-    }, requests);
+    // the read_file result is a read: offloaded on arrival here, so the document it opens as can be checked
+    const languages = await onArrival(() =>
+      vs.run(async ({ vscode, api }, reqs) => {
+        const out: Record<string, string> = {};
+        for (const req of reqs) {
+          const r = await api.project(req);
+          for (const red of r.reductions)
+            out[red.callId] = (await vscode.workspace.openTextDocument(api.documentUri(red.handle))).languageId;
+        }
+        return out;
+      }, requests),
+    );
     expect(languages).toEqual({ toolu_json: 'json', toolu_diff: 'diff', call_src: 'typescript' });
   });
 
@@ -254,18 +286,21 @@ describe('Spillway in a real VS Code', () => {
         { role: 'user', content: 'Now run the tests.' },
       ],
     };
-    const out = await vs.run(async ({ vscode, api }, req) => {
-      const r = await api.project(req);
-      const handle = r.inputs[0]?.handle;
-      if (!handle) return { handle: null, original: null, modified: null, label: null };
-      await vscode.commands.executeCommand('spillway.compareOriginalAndProjected', handle);
-      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-      const tabInput = tab?.input;
-      if (!(tabInput instanceof vscode.TabInputTextDiff)) return { handle, original: null, modified: null, label: tab?.label ?? null };
-      const original = (await vscode.workspace.openTextDocument(tabInput.original)).getText();
-      const modified = (await vscode.workspace.openTextDocument(tabInput.modified)).getText();
-      return { handle, original, modified, label: tab!.label };
-    }, request);
+    // replaced on arrival here (the default leaves it to a clear)
+    const out = await onArrival(() =>
+      vs.run(async ({ vscode, api }, req) => {
+        const r = await api.project(req);
+        const handle = r.inputs[0]?.handle;
+        if (!handle) return { handle: null, original: null, modified: null, label: null };
+        await vscode.commands.executeCommand('spillway.compareOriginalAndProjected', handle);
+        const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+        const tabInput = tab?.input;
+        if (!(tabInput instanceof vscode.TabInputTextDiff)) return { handle, original: null, modified: null, label: tab?.label ?? null };
+        const original = (await vscode.workspace.openTextDocument(tabInput.original)).getText();
+        const modified = (await vscode.workspace.openTextDocument(tabInput.modified)).getText();
+        return { handle, original, modified, label: tab!.label };
+      }, request),
+    );
     expect(out.handle).toMatch(/^sw_/);
     // the stored input opens as the file the agent wrote (the store keeps the input as sent); the projected
     // side is the marker's note with the handle; the diff is named by the file

@@ -112,8 +112,11 @@ async function withSettings<T>(values: Record<string, unknown>, body: () => Prom
   }
 }
 
-/** The settings under which the mini-swe-agent fixture's bigger outputs are reduced and some missed (its outputs are under the default caps). */
-const TIGHT = { toolCaps: null, previewChars: 400, defaultCap: 1200 };
+/**
+ * The settings under which the mini-swe-agent fixture's bigger outputs are reduced and some missed (its outputs are under the default caps;
+ * the files it cats are reads, which the default keeps whole while in use: these offload them on arrival).
+ */
+const TIGHT = { toolCaps: null, previewChars: 400, defaultCap: 1200, 'offload.keepReads': 0 };
 
 /** A fake home folder with two Codex sessions (one of this folder) and a Claude Code session of this folder. */
 function fakeHome(): { home: string; claude: string; codex: string } {

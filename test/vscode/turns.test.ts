@@ -1,10 +1,13 @@
 /**
  * Each turn shows what the model was sent in that turn, in a real VS Code, on the `npm start` demo
- * (a real 41-call Claude Code session replayed under the default settings). In turn 11 three Read
- * results became previews with a handle; in turn 22 the same results were cleared. Turn 11's Projected
- * pane and its Compare show the preview, not the clear, and say the result was cleared in turn 22 with
- * a link to it; results, documents and pickers are named by file or command (call id in the tooltip);
- * a file the agent wrote through a heredoc opens as the command's text, titled by the file.
+ * (a real 41-call Claude Code session). Under the default that session is reduced nowhere, so the
+ * workspace is built with reductions on arrival (`ON_ARRIVAL_SETTINGS`, written to its settings),
+ * where a turn offloads Read results to previews with a handle, a later turn clears the same results,
+ * and a heredoc's input is replaced by a marker. The turns and calls are found from the replay by
+ * what happened there. The preview turn's Projected pane and its Compare show the preview, not the
+ * clear, and say the result was cleared later with a link to that turn; results, documents and
+ * pickers are named by file or command (call id in the tooltip); a file the agent wrote through a
+ * heredoc opens as the command's text, titled by the file.
  * Screenshots go to test-results/inspector/ and are attached to the run.
  *
  * Each test finds the panel on the demo session itself and closes the editors it opened, so any one
@@ -15,19 +18,35 @@ import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, launch, ROOT, waitUntil, type Harness } from './harness';
-import { DEMO_TRANSCRIPT, makeDemoWorkspace, type DemoWorkspace } from './demo';
+import { DEMO_TRANSCRIPT, makeDemoWorkspace, ON_ARRIVAL_SETTINGS, type DemoWorkspace } from './demo';
 
 let vs: Harness;
 let demo: DemoWorkspace;
 const TITLE = basename(DEMO_TRANSCRIPT);
 const SHOTS = join(ROOT, 'test-results', 'inspector');
-/** The demo's turn 11 offloads this Read (a 9,287-char file) to a preview; turn 22 clears it. */
-const READ_CALL = 'toolu_01EXNKuBCDuURTVswMA9jLgs';
-const PREVIEW_TURN = 11;
-const CLEAR_TURN = 22;
-/** Turn 26 replaces the input of this Bash call, a heredoc that writes sync_raw_logs.py, by a marker. */
-const HEREDOC_CALL = 'toolu_01AUZTPc7qA8EsNWo1nXBHuF';
-const HEREDOC_TURN = 26;
+/** The first Read the replay offloads to a preview and clears later (in this session, sync_raw_logs.py, 9,287 chars), and those turns. */
+let READ_CALL = '';
+let PREVIEW_TURN = 0;
+let CLEAR_TURN = 0;
+/** The first Bash call whose input (a heredoc that writes sync_raw_logs.py) the replay replaces by a marker, and that turn. */
+let HEREDOC_CALL = '';
+let HEREDOC_TURN = 0;
+
+/** Finds the turns by what the replay did in them: the test fails here, naming what is missing, if the demo lost it. */
+function locateTurns(d: DemoWorkspace): void {
+  const decided = d.replayed.decisions;
+  const offload = decided.find(
+    (x) => x.stage === 'offload' && x.tool === 'Read' && decided.some((y) => y.stage === 'clear' && y.callId === x.callId),
+  );
+  if (!offload) throw new Error('the demo replay has no Read offloaded to a preview and cleared later');
+  READ_CALL = offload.callId;
+  PREVIEW_TURN = offload.turn;
+  CLEAR_TURN = decided.find((y) => y.stage === 'clear' && y.callId === offload.callId)!.turn;
+  const input = decided.find((x) => x.stage === 'input' && x.tool === 'Bash');
+  if (!input) throw new Error('the demo replay replaces no Bash input (heredoc) by a marker');
+  HEREDOC_CALL = input.callId;
+  HEREDOC_TURN = input.turn;
+}
 
 async function shot(name: string, annotate: (message: string, attachment: { path: string }) => Promise<unknown>): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
@@ -41,7 +60,8 @@ async function shot(name: string, annotate: (message: string, attachment: { path
 }
 
 beforeAll(async () => {
-  demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `turns-workspace-${process.pid}`), ROOT);
+  demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `turns-workspace-${process.pid}`), ROOT, ON_ARRIVAL_SETTINGS);
+  locateTurns(demo);
   vs = await launch({ name: 'turns', workspace: demo.dir });
 });
 
@@ -127,18 +147,19 @@ async function diffShown(): Promise<void> {
 }
 
 describe('each turn shows what the model was sent in it', () => {
-  it(`shows in turn ${PREVIEW_TURN} the preview of the Read it offloaded, not the clear of turn ${CLEAR_TURN}, named by its file`, async ({
-    annotate,
-  }) => {
+  it('shows in the turn that offloaded a Read its preview, not the later clear, named by its file', async ({ annotate }) => {
     expect(demo.replayed.previewTurns).toContain(PREVIEW_TURN);
     expect(demo.replayed.clearTurns).toContain(CLEAR_TURN);
+    expect(CLEAR_TURN).toBeGreaterThan(PREVIEW_TURN);
     const frame = await showTurn(PREVIEW_TURN);
     const row = await expand(frame, 'own', READ_CALL);
     // named by the file it read, the call id in the tooltip
     const name = row.locator('.result-call');
     expect(await name.textContent()).toMatch(/sync_raw_logs\.py$/);
     expect(await name.getAttribute('title')).toContain(`call ${READ_CALL}`);
-    expect(await row.locator('.stage').textContent()).toBe('offload');
+    // the badge says what the model was sent, in the glossary's word; the stage that made it is its class
+    expect(await row.locator('.stage').textContent()).toBe('preview');
+    expect(await row.locator('.stage').getAttribute('class')).toContain('stage-offload');
     const projected = row.locator('.pager-projected');
     expect(await projected.getAttribute('aria-label')).toBe(`Projected (what the model was sent in turn ${PREVIEW_TURN})`);
     const text = (await projected.locator('.pager-text').textContent()) ?? '';
@@ -151,10 +172,10 @@ describe('each turn shows what the model was sent in it', () => {
     expect(await row.locator('[data-testid="result-later"]').textContent()).toContain(`cleared in turn ${CLEAR_TURN}`);
     // the row at the top of the panel, its two sides below it
     await row.evaluate((el) => el.scrollIntoView({ block: 'start' }));
-    await shot('turn-11-projected-shows-the-preview', annotate);
+    await shot('preview-turn-projected-shows-the-preview', annotate);
   });
 
-  it(`compares turn ${PREVIEW_TURN}'s result with the preview it was sent there, beside the inspector`, async ({ annotate }) => {
+  it("compares the preview turn's result with the preview it was sent there, beside the inspector", async ({ annotate }) => {
     const frame = await showTurn(PREVIEW_TURN);
     const row = await expand(frame, 'own', READ_CALL);
     const pane = (await row.locator('.pager-projected .pager-text').textContent()) ?? '';
@@ -170,13 +191,13 @@ describe('each turn shows what the model was sent in it', () => {
       expect(diff.path).toMatch(/\/projected\/m-[0-9a-f]{12}\//);
       expect(diff.path).toContain(READ_CALL);
       await diffShown();
-      await shot('turn-11-compare-shows-the-preview', annotate);
+      await shot('preview-turn-compare-shows-the-preview', annotate);
     } finally {
       await closeOtherTabs();
     }
   });
 
-  it(`links the later clear to turn ${CLEAR_TURN}, which shows and compares the clear notice`, async ({ annotate }) => {
+  it('links the later clear to its turn, which shows and compares the clear notice', async ({ annotate }) => {
     const frame = await showTurn(PREVIEW_TURN);
     const row = await expand(frame, 'own', READ_CALL);
     const preview = (await row.locator('.pager-projected .pager-text').textContent()) ?? '';
@@ -184,6 +205,7 @@ describe('each turn shows what the model was sent in it', () => {
     await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${CLEAR_TURN}$`) }).waitFor();
     const cleared = await expand(frame, 'decided', READ_CALL);
     expect(await cleared.locator('.stage').textContent()).toBe('clear');
+    expect(await cleared.locator('.stage').getAttribute('class')).toContain('stage-clear');
     const text = (await cleared.locator('.pager-projected .pager-text').textContent()) ?? '';
     expect(text).not.toBe(preview);
     expect(text.length).toBeLessThan(200);
@@ -194,7 +216,7 @@ describe('each turn shows what the model was sent in it', () => {
       expect(diff.modified).toBe(text);
       expect(diff.label).toContain(`(clear, turn ${CLEAR_TURN})`);
       await diffShown();
-      await shot('turn-22-shows-the-clear', annotate);
+      await shot('clear-turn-shows-the-clear', annotate);
     } finally {
       await closeOtherTabs();
     }

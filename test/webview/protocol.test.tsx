@@ -152,6 +152,8 @@ describe('InspectorService', () => {
 
 describe('session sources', () => {
   it('replays a transcript: details, both texts, search, and a dry run under other caps', async () => {
+    // the files the agent cats are offloaded on arrival (the default keeps reads whole while in use), so some turn misses what a preview hid
+    const config = parseConfig({ defaultCap: 1200, previewChars: 400, 'offload.keepReads': 0 }).config;
     const store = new MemoryStore();
     const t = await readTranscript(SHORT_SESSIONS['mini-swe-agent__deepseek_bench1__django__django-14752.traj.json']!);
     const source = new ReplaySource({ store: () => store, config: () => config });
