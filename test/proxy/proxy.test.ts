@@ -732,14 +732,15 @@ describe('sessions and recordings', () => {
 
 describe('file inputs in a recorded turn', () => {
   it('records the Write input the projection replaced by a marker, with its handle, and reads it back from the file', async () => {
-    // a second proxy whose engine replaces file inputs from 1,000 tokens, so a short conversation qualifies
+    // a second proxy whose engine replaces file inputs on arrival from 1,000 tokens, so a short
+    // conversation qualifies (the default leaves them to clears once the agent is past them)
     const dir = join(root, 'inputs');
     const seen: Turn[] = [];
     const p = await startProxy({
       port: 0,
       storeDir: join(dir, 'store'),
       anthropicUpstream: upstream.url,
-      config: { inputs: { minTokens: 1_000 } },
+      config: { inputs: { when: 'arrival', minTokens: 1_000 } },
       log: () => undefined,
     });
     p.on('turn', (t) => seen.push(t));
