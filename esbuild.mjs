@@ -67,6 +67,9 @@ if (existsSync('bench/kinds-main.ts')) {
 if (existsSync('bench/heldout-main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/heldout-main.ts'], outfile: 'dist/bench-heldout.js' });
 }
+if (existsSync('bench/peer-main.ts')) {
+  builds.push({ ...node, entryPoints: ['bench/peer-main.ts'], outfile: 'dist/bench-peer.js' });
+}
 if (existsSync('bench/tune.ts')) {
   builds.push({ ...node, entryPoints: ['bench/tune.ts'], outfile: 'dist/bench-tune.js' });
 }

@@ -9,6 +9,7 @@ import { runPeers } from './peers';
 import { updateBenchmarksPage } from './readme';
 import { runKinds } from './preview-kinds';
 import { runHeldOut } from './heldout';
+import { runPeer } from './peer';
 
 const quick = process.argv.includes('--quick');
 const out = join(process.cwd(), 'bench', 'results');
@@ -44,6 +45,13 @@ async function main(): Promise<void> {
     `Made by \`npm run bench${quick ? ' -- --quick' : ''}\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}.\n\n${held.markdown}`,
   );
   process.stdout.write(`## Held out (leave one source out)\n\n${held.markdown}\n\n`);
+  // then the default against context-guru, measured the peer's way (bench/peer.ts)
+  const peer = await runPeer({}, (line) => process.stderr.write(line + '\n'));
+  updateBenchmarksPage(
+    'peer',
+    `Made by \`npm run bench${quick ? ' -- --quick' : ''}\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}.\n\n${peer.markdown}`,
+  );
+  process.stdout.write(`## Against context-guru, measured its way\n\n${peer.markdown}\n\n`);
   const sizes: Array<[number, string]> = quick
     ? [
         [1_000_000, '1 MB'],

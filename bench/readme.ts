@@ -13,7 +13,7 @@ import { join } from 'node:path';
 export const BENCHMARKS_PAGE = 'docs/benchmarks.md';
 
 /** The tables the benchmarks write, each between its own pair of markers on the page. */
-export const BENCH_TABLES = ['heldout', 'engine', 'peers', 'frontier', 'agents', 'proxy'] as const;
+export const BENCH_TABLES = ['heldout', 'peer', 'engine', 'peers', 'frontier', 'agents', 'proxy'] as const;
 export type BenchTable = (typeof BENCH_TABLES)[number];
 
 /**

@@ -1,0 +1,104 @@
+/**
+ * The method of bench/peer.ts (context-guru's, bench/peers/context-guru.md): each body's tokens
+ * encoded as the whole body would be, the cached part the longest common token prefix with the
+ * same strategy's previous body, and every later mention of a hidden identifier a miss.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { aimLine, o200k, PeerMeter, tokenize, tokenPrefix, type Encode, type Tokenized } from '../../bench/peer';
+import { readTranscript, requestForCall } from '../../src/replay/readers';
+
+/** One token per character: prefixes and costs can be counted by hand. */
+const perChar: Encode = (text) => [...text].map((c) => c.charCodeAt(0));
+
+describe('the cached prefix', () => {
+  it('is the longest common token prefix with the previous body, billed at 0.1 read and 1.25 (Anthropic) or 1 (GPT-5) for the rest', () => {
+    const m = new PeerMeter(perChar);
+    // raw bodies extend each other; the projection's third body changes after "fooBar <h" (9 characters)
+    m.add('fooBar src/app.ts', 'fooBar <h1>', '');
+    m.add('fooBar src/app.ts cd', 'fooBar <h1> cd', '');
+    m.add('fooBar src/app.ts cd ef', 'fooBar <h2> cd ef', '');
+    const r = m.result();
+    expect(r.calls).toBe(3);
+    expect(r.rawTokens).toBe(17 + 20 + 23);
+    // raw: 17 new; 17 cached + 3 new; 20 cached + 3 new
+    expect(r.raw.a).toBeCloseTo(17 * 1.25 + (1.7 + 3 * 1.25) + (2 + 3 * 1.25), 9); // 32.45
+    expect(r.raw.o).toBeCloseTo(17 + (1.7 + 3) + (2 + 3), 9); // 26.7
+    // projection: 11 new; 11 cached + 3 new; 9 cached + 8 new
+    expect(r.projected.a).toBeCloseTo(11 * 1.25 + (1.1 + 3 * 1.25) + (0.9 + 8 * 1.25), 9); // 29.5
+    expect(r.projected.o).toBeCloseTo(11 + (1.1 + 3) + (0.9 + 8), 9); // 24
+  });
+
+  it('counts in tokens, not characters', () => {
+    expect(tokenPrefix([1, 2, 3, 4], [1, 2, 9, 4])).toBe(2);
+    expect(tokenPrefix([1, 2], [1, 2, 3])).toBe(2);
+    expect(tokenPrefix([], [1])).toBe(0);
+  });
+});
+
+describe('misses', () => {
+  it('counts an identifier of the reply found in the raw body and not in the projection, at every mention', () => {
+    const m = new PeerMeter(perChar);
+    const raw = 'fooBar src/app.ts';
+    const projected = 'fooBar <h1>';
+    // fooBar is shown, src/app.ts hidden: 2 referenced, 1 missed
+    m.add(raw, projected, 'fooBar reads src/app.ts');
+    // no reply: nothing referenced
+    m.add(raw, projected, '');
+    // src/app.ts again: missed again (no read-back remembered); src/other.ts is not in the raw body, so not referenced
+    m.add(raw, projected, 'edit src/app.ts, then src/other.ts');
+    expect(m.result()).toMatchObject({ referenced: 3, missed: 2 });
+  });
+});
+
+describe('tokens of a body', () => {
+  const check = (bodies: string[]) => {
+    let prev: Tokenized | undefined;
+    let reused = 0;
+    for (const b of bodies) {
+      const t = tokenize(b, prev);
+      expect(t.tokens).toEqual(o200k(b));
+      reused += prev && t.cuts.length > 1 && t.cuts[1]!.token > 0 && t.cuts[1] === prev.cuts[1] ? 1 : 0;
+      prev = t;
+    }
+    return reused;
+  };
+
+  it('are those of the whole body when only the part after a cut is encoded again', () => {
+    // digits, contractions, letters outside ASCII, spaces and an emoji on both sides of every cut
+    const piece = (k: number) => `{"k${k}":"it's ${k * 12345} über 😀  x","v${k}":[${k},"a'b"],"s":"<|endoftext|> done"}`;
+    const base = Array.from({ length: 3000 }, (_, k) => piece(k)).join(',');
+    expect(base.length).toBeGreaterThan(3 * 65_536);
+    const reused = check([base, base + ',"tail":"more"', base.slice(0, 150_000) + '"changed":1234567', base]);
+    expect(reused).toBe(3);
+  });
+
+  it('are those of the whole body on the bodies of a real session', async () => {
+    const t = await readTranscript(join(__dirname, '../fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl'));
+    const bodies = t.calls.slice(0, 24).map((_, k) => JSON.stringify(requestForCall(t, k)));
+    expect(bodies.at(-1)!.length).toBeGreaterThan(65_536);
+    expect(check(bodies)).toBeGreaterThan(0);
+  });
+});
+
+describe('the aim line', () => {
+  const m = (a: number, o: number, missed: number) => ({
+    calls: 1,
+    rawTokens: 1,
+    raw: { a: 100, o: 100 },
+    projected: { a, o },
+    referenced: 100,
+    missed,
+    readBacks: { a: 0, o: 0 },
+    replayReferenced: 100,
+    replayMissed: missed,
+  });
+  const cg = { a: 97.3, o: 97.3, missed: 24, referenced: 4464 };
+
+  it('holds when both costs are below the peer and misses at most the larger of 2% and its rate', () => {
+    expect(aimLine('F', m(90, 90, 2), cg)).toMatch(/^\*\*F: the aim holds\.\*\*/);
+    expect(aimLine('F', m(90, 98, 2), cg)).toMatch(/does not hold.*not below on GPT-5/);
+    expect(aimLine('F', m(90, 90, 3), cg)).toMatch(/does not hold.*misses 3\.0% against at most 2\.0%/);
+    expect(aimLine('F', m(90, 90, 3), { ...cg, missed: 150 })).toMatch(/holds/);
+  });
+});
