@@ -164,6 +164,32 @@ describe('the inspector bundle in Chromium', () => {
     await page.close();
   });
 
+  it('keeps the chosen turn when the host shows the same session again, and says when it is busy (aria-busy)', async () => {
+    const { page, host } = await openPage('dark', [30]);
+    await openSession(page, 30);
+    await page.locator('main.main[aria-busy="false"]').waitFor();
+    const initial = (await page.locator('.details h2').textContent()) ?? '';
+    const target = initial === 'Turn 3' ? 4 : 3;
+    await page.locator(`.timeline .turn[data-turn="${target - 1}"]`).click();
+    await page.locator('.details h2', { hasText: new RegExp(`^Turn ${target}$`) }).waitFor();
+    // the host's showSession for the session shown (VS Code's answer to openOnStartup, arriving after
+    // the panel's own open): watched through aria-busy going true, then false
+    await page.evaluate(() => {
+      const main = document.querySelector('main.main')!;
+      let busy = false;
+      (window as unknown as { reopened: Promise<void> }).reopened = new Promise<void>((resolve) =>
+        new MutationObserver(() => {
+          if (main.getAttribute('aria-busy') === 'true') busy = true;
+          else if (busy) resolve();
+        }).observe(main, { attributes: true, attributeFilter: ['aria-busy'] }),
+      );
+    });
+    host.service.notify('host/showSession', { sessionId: 'replay:synthetic-30' });
+    await page.evaluate(() => (window as unknown as { reopened: Promise<void> }).reopened);
+    expect(await page.locator('.details h2').textContent()).toBe(`Turn ${target}`);
+    await page.close();
+  });
+
   it('shows new turns as they are recorded', async () => {
     const { page, host } = await openPage('dark', [30]);
     await openSession(page, 30);

@@ -37,13 +37,15 @@ import {
 } from '../../src/extension/pure/documents';
 import { outputPickItem } from '../../src/extension/pure/format';
 
+/** A 41-call Claude Code session (the `npm start` demo's before, and the VS Code suite's heredoc session: INPUTS_FIXTURE). */
 const DEMO = join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl');
 const H = 'sw_0123456789abcdef01234567';
 
-describe('the demo session, turn by turn', () => {
-  // under the default this session is reduced nowhere (reads kept whole while in use, inputs left to
-  // clears that never pay back in 41 calls); with reductions on arrival it has a preview cleared later
-  // and a heredoc input replaced, in the turns named below
+describe('a session with a preview cleared later and a heredoc input, turn by turn', () => {
+  // a mechanism test on a fixed session under pinned settings (not the demo as users see it): under the
+  // default this session is reduced nowhere (reads kept whole while in use, inputs left to clears that
+  // never pay back in 41 calls); with reductions on arrival it has a preview cleared later and a
+  // heredoc input replaced, in the turns named below
   const config = parseConfig({ offload: { keepReads: 0 }, clear: { inUseCalls: 0 }, inputs: { when: 'arrival' } }).config;
   const store = new MemoryStore();
   let transcript: Transcript;
