@@ -17,11 +17,18 @@ import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } 
 import { basename, join } from 'node:path';
 import { parseConfig } from '../../src/engine/index';
 import { FileStore } from '../../src/store/store';
-import { mergeRecords, PROJECTED_DIR, projectedRecords, withInputStage, type ProjectedRecord } from '../../src/extension/pure/records';
+import {
+  inputsClearedWith,
+  mergeRecords,
+  PROJECTED_DIR,
+  projectedRecords,
+  withInputStage,
+  type ProjectedRecord,
+} from '../../src/extension/pure/records';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { defaultArchiveDir, SessionArchive } from '../../src/extension/inspector/archive';
-import { archiveReplay } from '../../src/extension/inspector/replaySource';
+import { archiveReplay, collectMarkers } from '../../src/extension/inspector/replaySource';
 import { formatInt } from '../../src/engine/format-number';
 
 /** The session the demo replays (in the corpus, with its source and license in test/fixtures/sessions/dev3/README.md). */
@@ -73,10 +80,12 @@ export interface DemoWorkspace {
  * file input replaced by a marker is shown (named by its file, opened as the command's text, "input"
  * in the pickers). Under the default a file input is replaced only by a clear, and the inspector lists
  * only inputs replaced on arrival, so those tests ask for `INPUTS_ON_ARRIVAL`: a non-default mechanism,
- * on a session that has it, not the demo as users see it.
+ * on a session that has it, not the demo as users see it. (Measured: with inputs on arrival alone,
+ * reads kept whole while in use, this session replaces only a Write; its heredocs need reads offloaded
+ * on arrival too.)
  */
 export const INPUTS_FIXTURE = 'test/fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl';
-export const INPUTS_ON_ARRIVAL = { 'spillway.inputs.when': 'arrival' } as const;
+export const INPUTS_ON_ARRIVAL = { 'spillway.offload.keepReads': 0, 'spillway.inputs.when': 'arrival' } as const;
 
 /**
  * The engine's settings among a workspace's (`spillway.*` less the extension's own storage and
@@ -139,32 +148,30 @@ export async function makeDemoWorkspace(
   const previewTurns: number[] = [];
   const decisions: DemoDecision[] = [];
   let last: { request: unknown; projected: unknown } | undefined;
-  const result = replay(transcript, {
-    config,
-    store,
-    detail: true,
-    onProjection: (i, { request, projection }) => {
-      const original = JSON.parse(request) as unknown;
-      const projected = JSON.parse(projection.request) as unknown;
-      savedTokens += projection.stats.savedTokens;
-      if (projection.reductions.some((x) => x.fresh && x.stage === 'clear')) clearTurns.push(i + 1);
-      if (projection.reductions.some((x) => x.fresh && x.stage !== 'clear')) previewTurns.push(i + 1);
-      for (const x of projection.reductions)
-        if (x.fresh) decisions.push({ turn: i + 1, stage: x.stage, callId: x.callId, tool: x.tool, reason: x.reason });
-      for (const x of projection.inputs)
-        if (x.fresh) decisions.push({ turn: i + 1, stage: 'input', callId: x.callId, tool: x.tool, reason: x.reason });
-      records[i] = projectedRecords(
-        original,
-        projected,
-        // file inputs are stored outputs too: each gets its record, so every stored output is listed
-        [...projection.reductions, ...withInputStage(projection.inputs)],
-        '',
-        { turn: i },
-        (x) => x.fresh === true,
-      );
-      last = { request: original, projected };
-    },
+  // the markers each turn sent, kept with the replay (the inspector shows each turn's own)
+  const marks = collectMarkers((i, { request, projection }) => {
+    const original = JSON.parse(request) as unknown;
+    const projected = JSON.parse(projection.request) as unknown;
+    savedTokens += projection.stats.savedTokens;
+    if (projection.reductions.some((x) => x.fresh && x.stage === 'clear')) clearTurns.push(i + 1);
+    if (projection.reductions.some((x) => x.fresh && x.stage !== 'clear')) previewTurns.push(i + 1);
+    for (const x of projection.reductions)
+      if (x.fresh) decisions.push({ turn: i + 1, stage: x.stage, callId: x.callId, tool: x.tool, reason: x.reason });
+    for (const x of projection.inputs)
+      if (x.fresh) decisions.push({ turn: i + 1, stage: 'input', callId: x.callId, tool: x.tool, reason: x.reason });
+    records[i] = projectedRecords(
+      original,
+      projected,
+      // file inputs are stored outputs too (replaced on arrival, or by a clear with their call's
+      // result): each gets its record, so every stored output is listed
+      [...projection.reductions, ...withInputStage(projection.inputs), ...inputsClearedWith(projection.reductions)],
+      '',
+      { turn: i },
+      (x) => x.fresh === true,
+    );
+    last = { request: original, projected };
   });
+  const result = replay(transcript, { config, store, detail: true, onProjection: marks.onProjection });
   const calls = result.totals.calls;
   mkdirSync(join(storeDir, PROJECTED_DIR), { recursive: true });
   // one record per output, with every marker it was sent as (an output offloaded in turn 11 and cleared in 22 has two)
@@ -183,7 +190,7 @@ export async function makeDemoWorkspace(
     writeFileSync(join(dir, 'session/projected.json'), JSON.stringify(last.projected, null, 2) + '\n');
   }
   const model = typeof transcript.base['model'] === 'string' ? transcript.base['model'] : undefined;
-  archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config, model);
+  archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config, model, marks.markers);
   const cost: DemoWorkspace['replayed']['cost'] = {};
   for (const [priceModel, c] of Object.entries(result.totals.cost))
     cost[priceModel] = {
