@@ -78,8 +78,8 @@ export interface DemoWorkspace {
 /**
  * A session with a file written through a shell heredoc (sync_raw_logs.py), for the tests of how a
  * file input replaced by a marker is shown (named by its file, opened as the command's text, "input"
- * in the pickers). Under the default a file input is replaced only by a clear, and the inspector lists
- * only inputs replaced on arrival, so those tests ask for `INPUTS_ON_ARRIVAL`: a non-default mechanism,
+ * in the pickers). Under the default a file input is replaced only by a clear, and a turn's details in
+ * the inspector list only inputs replaced on arrival, so those tests ask for `INPUTS_ON_ARRIVAL`: a non-default mechanism,
  * on a session that has it, not the demo as users see it. (Measured: with inputs on arrival alone,
  * reads kept whole while in use, this session replaces only a Write; its heredocs need reads offloaded
  * on arrival too.)
