@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: builds Spillway and opens it in a real VS Code with a demo workspace whose store
-// already holds the outputs of a replayed agent session (test/vscode/demo.ts: a real 41-call Claude
-// Code session from the corpus, test/fixtures/sessions/dev/claude-code/, under the default settings,
-// chosen because it shows both previews with a handle and clears).
+// already holds the outputs of a replayed agent session (test/vscode/demo.ts: a real 64-call Claude
+// Code sub-agent session from the corpus, test/fixtures/sessions/dev3/claude-code/, under the default
+// settings, chosen because the default reduces it visibly: previews with a handle and a clear).
 //
 // - With a `code` command on PATH: installs the .vsix with `code --install-extension` and opens the
 //   demo workspace in it.

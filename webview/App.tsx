@@ -91,6 +91,10 @@ export function App(props: { host: Host }) {
   /** bumped each time the session's figures are (re)loaded, so the open turn's details are asked for again (a save re-runs the replay) */
   const [loaded, setLoaded] = React.useState(0);
   const autoOpened = React.useRef(!!initial.sessionId);
+  /** the session whose turn the panel has chosen (an open of it again keeps that turn) */
+  const chosenFor = React.useRef<string | undefined>(undefined);
+  /** session/open requests in flight: the panel says it is busy (aria-busy) until they are answered */
+  const [opening, setOpening] = React.useState(0);
 
   const open = React.useCallback(
     async (id: string, turn?: number) => {
@@ -108,6 +112,7 @@ export function App(props: { host: Host }) {
       sessionRef.current = id;
       setError(undefined);
       setDryResult(undefined);
+      setOpening((n) => n + 1);
       try {
         const v = await host.request('session/open', { sessionId: id });
         if (sessionRef.current !== id) return;
@@ -116,11 +121,19 @@ export function App(props: { host: Host }) {
         setLoaded((n) => n + 1);
         const want = turn ?? pendingTurn.current;
         pendingTurn.current = undefined;
-        setSelected(want !== undefined && want < v.turns.length ? want : firstInteresting(v.turns));
+        // the same session opened again (the host's showSession answered after the panel's own open,
+        // a click on the session shown): the turn chosen since stays, rather than jumping back
+        const now = selectedRef.current;
+        const kept = chosenFor.current === id && now >= 0 && now < v.turns.length ? now : undefined;
+        setSelected(want !== undefined && want < v.turns.length ? want : (kept ?? firstInteresting(v.turns)));
+        chosenFor.current = id;
       } catch (e) {
+        chosenFor.current = undefined;
         setView(undefined);
         setTurns([]);
         setError(e instanceof Error ? e.message : String(e));
+      } finally {
+        setOpening((n) => n - 1);
       }
     },
     [host],
@@ -366,7 +379,7 @@ export function App(props: { host: Host }) {
   return (
     <div className="app">
       <SessionList sessions={sessions} selected={sessionId} onSelect={(id) => void open(id)} />
-      <main className="main">
+      <main className="main" aria-busy={opening > 0}>
         {progress && (
           <div className="progress" role="status">
             <Spinner aria-label="working" /> {progress}

@@ -5,13 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { MemoryStore } from '../../src/store';
 import { parseConfig } from '../../src/engine';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
-import { ReplaySource } from '../../src/extension/inspector/replaySource';
+import { collectMarkers, ReplaySource } from '../../src/extension/inspector/replaySource';
+import { DEMO_FIXTURE } from '../vscode/demo';
 import {
   attachHost,
   CHROMIUM,
@@ -164,6 +165,32 @@ describe('the inspector bundle in Chromium', () => {
     await page.close();
   });
 
+  it('keeps the chosen turn when the host shows the same session again, and says when it is busy (aria-busy)', async () => {
+    const { page, host } = await openPage('dark', [30]);
+    await openSession(page, 30);
+    await page.locator('main.main[aria-busy="false"]').waitFor();
+    const initial = (await page.locator('.details h2').textContent()) ?? '';
+    const target = initial === 'Turn 3' ? 4 : 3;
+    await page.locator(`.timeline .turn[data-turn="${target - 1}"]`).click();
+    await page.locator('.details h2', { hasText: new RegExp(`^Turn ${target}$`) }).waitFor();
+    // the host's showSession for the session shown (VS Code's answer to openOnStartup, arriving after
+    // the panel's own open): watched through aria-busy going true, then false
+    await page.evaluate(() => {
+      const main = document.querySelector('main.main')!;
+      let busy = false;
+      (window as unknown as { reopened: Promise<void> }).reopened = new Promise<void>((resolve) =>
+        new MutationObserver(() => {
+          if (main.getAttribute('aria-busy') === 'true') busy = true;
+          else if (busy) resolve();
+        }).observe(main, { attributes: true, attributeFilter: ['aria-busy'] }),
+      );
+    });
+    host.service.notify('host/showSession', { sessionId: 'replay:synthetic-30' });
+    await page.evaluate(() => (window as unknown as { reopened: Promise<void> }).reopened);
+    expect(await page.locator('.details h2').textContent()).toBe(`Turn ${target}`);
+    await page.close();
+  });
+
   it('shows new turns as they are recorded', async () => {
     const { page, host } = await openPage('dark', [30]);
     await openSession(page, 30);
@@ -292,7 +319,31 @@ describe('the inspector bundle in Chromium', () => {
     }
   }
 
-  it('shows the real long Claude Code session (the README screenshot, test-results/inspector-long-session.png)', async () => {
+  it('shows the npm start demo under the default settings (the README screenshot, test-results/inspector-demo.png)', async () => {
+    const file = join(ROOT, DEMO_FIXTURE);
+    const config = parseConfig({}).config;
+    const store = new MemoryStore();
+    const t = await readTranscript(file);
+    const source = new ReplaySource({ store: () => store, config: () => config });
+    const marks = collectMarkers();
+    const result = replay(t, { config, store, detail: true, onProjection: marks.onProjection });
+    source.add(file, t, result, 1, '2026-11-23T09:00:00Z', true, marks.markers);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await attachHost(page, [], [source]);
+    await page.goto(`${server.url}/?theme=dark`);
+    // it opens on its own on the session, on the turn whose outputs became previews and saved the most
+    await page.locator('.session-head h1', { hasText: basename(file) }).waitFor();
+    await page.locator('main.main[aria-busy="false"]').waitFor();
+    await page.locator('.details h2').waitFor();
+    expect(await page.locator('[data-testid="story"]').textContent()).toMatch(/outputs? became previews? with a handle, .* cleared/);
+    expect(await page.locator('.result[data-kind="own"] .stage-offload').count()).toBeGreaterThan(0);
+    await page.locator('.result[data-kind="own"] .result-head').first().click();
+    await page.locator('.pager-projected .pager-text').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'inspector-demo.png') });
+    await page.close();
+  });
+
+  it('shows the real long Claude Code session (test-results/inspector-long-session.png)', async () => {
     const file = join(ROOT, 'test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl');
     // under the default this session is sent whole in every turn (no clear pays back, file inputs wait
     // for a clear), so the panel would open on turn 1 with nothing to show: file inputs are replaced on

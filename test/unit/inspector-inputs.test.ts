@@ -12,6 +12,9 @@ import { readSession } from '../../src/proxy/recording';
 import { newSessionContext, projectCreate } from '../../src/proxy/websocket';
 import { recordedTurn } from '../support/turns';
 import { replay } from '../../src/replay/replay';
+import { readTranscript } from '../../src/replay/readers';
+import { parseConfig } from '../../src/engine';
+import { inputsClearedWith, projectedRecords, withInputStage } from '../../src/extension/pure/records';
 import { apiTranscript } from '../../src/replay/readers/api';
 import { freshFigures } from '../../src/extension/inspector/session';
 import { ApiSession } from '../../src/extension/inspector/apiSource';
@@ -199,5 +202,71 @@ describe('a turn of the Responses WebSocket mode', () => {
     expect(p.inputs[0]).toMatchObject({ tool: 'Write', callId: 'w1', item: 1, fresh: true });
     expect(p.text).toContain(p.inputs[0]!.handle);
     expect(p.handles).toContain(p.inputs[0]!.handle);
+  });
+});
+
+describe('a file input a clear replaced (the default, inputs.when: clear)', () => {
+  // the npm start demo session: under the default its one clear also replaces an Edit's input
+  const file = join(__dirname, '../fixtures/sessions/dev3/claude-code/randlee__claude-history-subagent-a5e7369.jsonl');
+
+  it('is recorded as a file input with its own handle and the marker the clear sent for it', async () => {
+    const store = new MemoryStore();
+    const recorded: { handle: string; input?: boolean; marker: string; stage: string; clearHandle: string }[] = [];
+    replay(await readTranscript(file), {
+      config: parseConfig({}).config,
+      store,
+      detail: true,
+      onProjection: (i, { request, projection }) => {
+        const cleared = projection.reductions.filter((r) => r.fresh && r.inputHandle);
+        if (cleared.length === 0) return;
+        const records = projectedRecords(
+          JSON.parse(request) as unknown,
+          JSON.parse(projection.request) as unknown,
+          [...projection.reductions, ...withInputStage(projection.inputs), ...inputsClearedWith(projection.reductions)],
+          '',
+          { turn: i },
+          (r) => r.fresh === true,
+        );
+        for (const c of cleared) {
+          const r = records.find((x) => x.handle === c.inputHandle)!;
+          recorded.push({
+            handle: r.handle,
+            input: r.input,
+            marker: r.markers[0]!.text,
+            stage: r.markers[0]!.stage,
+            clearHandle: c.handle,
+          });
+        }
+      },
+    });
+    expect(recorded.length).toBeGreaterThan(0);
+    for (const r of recorded) {
+      expect(r.input).toBe(true);
+      expect(r.stage).toBe('input');
+      expect(r.handle).not.toBe(r.clearHandle);
+      expect(r.marker).toContain(r.handle);
+      // the stored output is the input as the agent sent it
+      expect(store.get(r.handle).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('adds nothing for a reduction that replaced no input', () => {
+    const r: Reduction = {
+      result: 0,
+      callId: 'toolu_r',
+      tool: 'Read',
+      stage: 'clear',
+      reason: 'cleared',
+      originalChars: 10,
+      projectedChars: 5,
+      originalTokens: 3,
+      projectedTokens: 2,
+      handle: HANDLE,
+      fresh: true,
+    };
+    expect(inputsClearedWith([r])).toEqual([]);
+    expect(inputsClearedWith([{ ...r, inputHandle: 'sw_fedcba9876543210fedcba98' }])).toEqual([
+      { handle: 'sw_fedcba9876543210fedcba98', tool: 'Read', callId: 'toolu_r', reason: 'cleared', stage: 'input', fresh: true },
+    ]);
   });
 });

@@ -12,7 +12,7 @@ import { createEngine, parseConfig } from '../../src/engine/index';
 import { MemoryStore } from '../../src/store/memory';
 import { readTranscript, type Transcript } from '../../src/replay/readers';
 import { replay, type ReplayResult } from '../../src/replay/replay';
-import { ReplaySession } from '../../src/extension/inspector/replaySource';
+import { collectMarkers, ReplaySession } from '../../src/extension/inspector/replaySource';
 import { ApiSession } from '../../src/extension/inspector/apiSource';
 import { keptMarkers, markersOf } from '../../src/extension/inspector/session';
 import { TurnDetail } from '../../src/protocol';
@@ -37,13 +37,15 @@ import {
 } from '../../src/extension/pure/documents';
 import { outputPickItem } from '../../src/extension/pure/format';
 
+/** A 41-call Claude Code session (the `npm start` demo's before, and the VS Code suite's heredoc session: INPUTS_FIXTURE). */
 const DEMO = join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl');
 const H = 'sw_0123456789abcdef01234567';
 
-describe('the demo session, turn by turn', () => {
-  // under the default this session is reduced nowhere (reads kept whole while in use, inputs left to
-  // clears that never pay back in 41 calls); with reductions on arrival it has a preview cleared later
-  // and a heredoc input replaced, in the turns named below
+describe('a session with a preview cleared later and a heredoc input, turn by turn', () => {
+  // a mechanism test on a fixed session under pinned settings (not the demo as users see it): under the
+  // default this session is reduced nowhere (reads kept whole while in use, inputs left to clears that
+  // never pay back in 41 calls); with reductions on arrival it has a preview cleared later and a
+  // heredoc input replaced, in the turns named below
   const config = parseConfig({ offload: { keepReads: 0 }, clear: { inUseCalls: 0 }, inputs: { when: 'arrival' } }).config;
   const store = new MemoryStore();
   let transcript: Transcript;
@@ -311,5 +313,41 @@ describe('names and documents', () => {
     expect(outputPickItem({ handle: H, tool: 'Bash', callId: 'toolu_h', source: 'tool.py', input: true, time: now }, now).label).toBe(
       'Bash · input · tool.py',
     );
+  });
+});
+
+describe('a replay under the default keeps the marker each turn sent (the npm start demo session)', () => {
+  // under the default a clear fires on the strength of the calls before it (its payback): projecting its
+  // call again alone does not clear, so the turn's markers are kept from the replay itself
+  const FILE = join(__dirname, '../fixtures/sessions/dev3/claude-code/randlee__claude-history-subagent-a5e7369.jsonl');
+  const config = parseConfig({}).config;
+
+  it('shows in the clear turn the clear notice of a result offloaded earlier, and the preview in its own turn', async () => {
+    const store = new MemoryStore();
+    const transcript = await readTranscript(FILE);
+    const marks = collectMarkers();
+    const result = replay(transcript, { config, store, detail: true, onProjection: marks.onProjection });
+    const ctx = { store: () => store, config: () => config };
+    const session = new ReplaySession(ctx, `replay:${FILE}`, FILE, transcript, result, statSync(FILE).size, '', marks.markers);
+    const fresh = (turn: number) => (result.calls[turn]!.reductionList ?? []).filter((r) => r.fresh);
+    const clearTurn = result.calls.findIndex((_, t) => fresh(t).some((r) => r.stage === 'clear'));
+    expect(clearTurn).toBeGreaterThan(0);
+    const offloads = result.calls.slice(0, clearTurn).flatMap((_, t) =>
+      fresh(t)
+        .filter((r) => r.stage === 'offload')
+        .map((r) => ({ r, t })),
+    );
+    const later = offloads.filter(({ r }) => fresh(clearTurn).some((c) => c.callId === r.callId && c.stage === 'clear'));
+    expect(later.length).toBeGreaterThan(0);
+    for (const { r, t } of later) {
+      const preview = session.text(r.handle, 'projected', 0, 100_000, { turn: t, callId: r.callId }).text;
+      const clear = session.text(r.handle, 'projected', 0, 100_000, { turn: clearTurn, callId: r.callId }).text;
+      expect(preview).toMatch(/output offloaded/);
+      expect(clear).toMatch(/output cleared/);
+      expect(clear).toContain(r.handle);
+    }
+    // every result the clear turn decided has the marker it was sent (none left empty)
+    for (const c of fresh(clearTurn))
+      expect(session.text(c.handle, 'projected', 0, 100_000, { turn: clearTurn, callId: c.callId }).text).toContain(c.handle);
   });
 });

@@ -319,12 +319,19 @@ afterAll(async () => {
 describe('Copilot through Spillway (VS Code with the chat provider API)', () => {
   it('lists the spillway models with their names, context sizes and tooltip', async () => {
     const models = await vs.run(async ({ vscode }) => {
-      let list = await vscode.lm.selectChatModels({ vendor: 'spillway' });
-      // the vendor lists its models a while after activation: up to 25 s (a loaded machine), within run's 30 s
-      for (let i = 0; i < 250 && list.length < 3; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        list = await vscode.lm.selectChatModels({ vendor: 'spillway' });
-      }
+      const select = () => vscode.lm.selectChatModels({ vendor: 'spillway' });
+      // the vendor lists its models a while after activation (up to 25 s on a loaded machine, within
+      // run's 30 s): wait for VS Code to say the models changed, checking again once subscribed
+      const list = await new Promise<Awaited<ReturnType<typeof select>>>((resolve, reject) => {
+        const check = () =>
+          select().then((l) => {
+            if (l.length < 3) return;
+            sub.dispose();
+            resolve(l);
+          }, reject);
+        const sub = vscode.lm.onDidChangeChatModels(() => void check());
+        void check();
+      });
       return {
         version: vscode.version,
         models: list.map((m) => ({ id: m.id, name: m.name, vendor: m.vendor, family: m.family, maxInputTokens: m.maxInputTokens })),

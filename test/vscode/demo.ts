@@ -2,31 +2,37 @@
  * The demo workspace `npm start` opens: a small folder whose Spillway store already holds the
  * outputs of a replayed agent session, so every command has something to show on first open.
  *
- * The session is a real one from the repository's corpus (test/fixtures/sessions/dev/claude-code/:
- * a Claude Code session of 41 model calls on claude-opus-4-5, CC0, source in that folder's README),
- * so a fresh clone needs nothing else. It was chosen because, with reductions on arrival
- * (`ON_ARRIVAL_SETTINGS`), it shows both things Spillway does: files the agent read become previews
- * with a handle (turns 11, 17, 21) and old results are cleared (turn 22). Under today's default
- * (reads kept whole while in use, inputs replaced only by a clear) it reduces nothing: the session
- * stays too short for a clear to pay back its rewrite. It is
- * replayed model call by model call through the engine under the DEFAULT settings (the `spillway`
- * preset; the demo workspace sets no cap), into the store folder the workspace's settings point
- * Spillway at (`spillway.storage.folder`), and kept as the inspector keeps replays, so the window
- * opens on the default's real figures at once.
+ * The session is a real one from the repository's corpus (test/fixtures/sessions/dev3/claude-code/:
+ * a Claude Code sub-agent session of 64 model calls on claude-sonnet-4-5 that reads, greps and edits
+ * a Go project; MIT, source in that folder's README), so a fresh clone needs nothing else. It was
+ * chosen, by replaying the corpus under the default settings, because the default reduces it
+ * visibly: tool outputs become previews with a handle, and a later clear replaces old results (and
+ * a file input) by markers, with input cost well down and no missed identifier. It is replayed model
+ * call by model call through the engine under the DEFAULT settings (the `spillway` preset; the demo
+ * workspace sets no cap), into the store folder the workspace's settings point Spillway at
+ * (`spillway.storage.folder`), and kept as the inspector keeps replays, so the window opens on the
+ * default's real figures at once. Tests find the turns they show from `replayed`, never by number.
  */
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseConfig } from '../../src/engine/index';
 import { FileStore } from '../../src/store/store';
-import { mergeRecords, PROJECTED_DIR, projectedRecords, withInputStage, type ProjectedRecord } from '../../src/extension/pure/records';
+import {
+  inputsClearedWith,
+  mergeRecords,
+  PROJECTED_DIR,
+  projectedRecords,
+  withInputStage,
+  type ProjectedRecord,
+} from '../../src/extension/pure/records';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { defaultArchiveDir, SessionArchive } from '../../src/extension/inspector/archive';
-import { archiveReplay } from '../../src/extension/inspector/replaySource';
+import { archiveReplay, collectMarkers } from '../../src/extension/inspector/replaySource';
 import { formatInt } from '../../src/engine/format-number';
 
-/** The session the demo replays (in the corpus, with its source and license in test/fixtures/sessions/dev/README.md). */
-export const DEMO_FIXTURE = 'test/fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl';
+/** The session the demo replays (in the corpus, with its source and license in test/fixtures/sessions/dev3/README.md). */
+export const DEMO_FIXTURE = 'test/fixtures/sessions/dev3/claude-code/randlee__claude-history-subagent-a5e7369.jsonl';
 /** Marks a folder this module made, so it never deletes anything else. */
 const MARK = '.spillway-demo';
 
@@ -70,17 +76,16 @@ export interface DemoWorkspace {
 }
 
 /**
- * The engine settings of the default before reads, clears and file inputs waited for use to end
- * (`offload.keepReads: 0`, `clear.inUseCalls: 0`, `inputs.when: 'arrival'`). Under the default the
- * demo session is reduced nowhere (it stays under what pays back a rewrite); a test that needs what
- * the inspector shows of a preview that a later turn clears, or of a file input replaced by a marker,
- * passes these so the workspace (and the replay the store is filled from) builds those situations.
+ * A session with a file written through a shell heredoc (sync_raw_logs.py), for the tests of how a
+ * file input replaced by a marker is shown (named by its file, opened as the command's text, "input"
+ * in the pickers). Under the default a file input is replaced only by a clear, and a turn's details in
+ * the inspector list only inputs replaced on arrival, so those tests ask for `INPUTS_ON_ARRIVAL`: a non-default mechanism,
+ * on a session that has it, not the demo as users see it. (Measured: with inputs on arrival alone,
+ * reads kept whole while in use, this session replaces only a Write; its heredocs need reads offloaded
+ * on arrival too.)
  */
-export const ON_ARRIVAL_SETTINGS = {
-  'spillway.offload.keepReads': 0,
-  'spillway.clear.inUseCalls': 0,
-  'spillway.inputs.when': 'arrival',
-} as const;
+export const INPUTS_FIXTURE = 'test/fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl';
+export const INPUTS_ON_ARRIVAL = { 'spillway.offload.keepReads': 0, 'spillway.inputs.when': 'arrival' } as const;
 
 /**
  * The engine's settings among a workspace's (`spillway.*` less the extension's own storage and
@@ -101,15 +106,23 @@ export interface DemoDecision {
   stage: string;
   callId: string;
   tool: string;
+  /** the engine's sentence for it ("10,040 chars over Bash's cap of 8,000") */
+  reason: string;
 }
 
 /**
  * Makes the demo workspace in `dir`. `settings` (`spillway.*` keys) are written to the workspace's
  * settings beside the demo's own and the replay runs under them, so the window and the store agree;
- * `npm start` passes none (the default).
+ * `npm start` passes none (the default). `session` is the corpus file replayed (the demo's unless a
+ * test of another mechanism needs another: `INPUTS_FIXTURE`).
  */
-export async function makeDemoWorkspace(dir: string, root: string, settings: Record<string, unknown> = {}): Promise<DemoWorkspace> {
-  const fixture = join(root, DEMO_FIXTURE);
+export async function makeDemoWorkspace(
+  dir: string,
+  root: string,
+  settings: Record<string, unknown> = {},
+  session: string = DEMO_FIXTURE,
+): Promise<DemoWorkspace> {
+  const fixture = join(root, session);
   if (!existsSync(fixture)) throw new Error(`the demo session ${fixture} is missing`);
   if (existsSync(dir)) {
     if (!existsSync(join(dir, MARK))) throw new Error(`${dir} exists and is not a Spillway demo workspace; not touching it`);
@@ -125,7 +138,7 @@ export async function makeDemoWorkspace(dir: string, root: string, settings: Rec
   const config = parseConfig(engineSettings(workspaceSettings)).config;
 
   mkdirSync(join(dir, 'session'), { recursive: true });
-  const path = join(dir, DEMO_TRANSCRIPT);
+  const path = join(dir, 'session', basename(session));
   copyFileSync(fixture, path);
   const transcript = await readTranscript(path);
   // one replay fills the store, records what each reduction sent (for Compare and the documents), and is kept for the inspector
@@ -135,30 +148,30 @@ export async function makeDemoWorkspace(dir: string, root: string, settings: Rec
   const previewTurns: number[] = [];
   const decisions: DemoDecision[] = [];
   let last: { request: unknown; projected: unknown } | undefined;
-  const result = replay(transcript, {
-    config,
-    store,
-    detail: true,
-    onProjection: (i, { request, projection }) => {
-      const original = JSON.parse(request) as unknown;
-      const projected = JSON.parse(projection.request) as unknown;
-      savedTokens += projection.stats.savedTokens;
-      if (projection.reductions.some((x) => x.fresh && x.stage === 'clear')) clearTurns.push(i + 1);
-      if (projection.reductions.some((x) => x.fresh && x.stage !== 'clear')) previewTurns.push(i + 1);
-      for (const x of projection.reductions) if (x.fresh) decisions.push({ turn: i + 1, stage: x.stage, callId: x.callId, tool: x.tool });
-      for (const x of projection.inputs) if (x.fresh) decisions.push({ turn: i + 1, stage: 'input', callId: x.callId, tool: x.tool });
-      records[i] = projectedRecords(
-        original,
-        projected,
-        // file inputs are stored outputs too: each gets its record, so every stored output is listed
-        [...projection.reductions, ...withInputStage(projection.inputs)],
-        '',
-        { turn: i },
-        (x) => x.fresh === true,
-      );
-      last = { request: original, projected };
-    },
+  // the markers each turn sent, kept with the replay (the inspector shows each turn's own)
+  const marks = collectMarkers((i, { request, projection }) => {
+    const original = JSON.parse(request) as unknown;
+    const projected = JSON.parse(projection.request) as unknown;
+    savedTokens += projection.stats.savedTokens;
+    if (projection.reductions.some((x) => x.fresh && x.stage === 'clear')) clearTurns.push(i + 1);
+    if (projection.reductions.some((x) => x.fresh && x.stage !== 'clear')) previewTurns.push(i + 1);
+    for (const x of projection.reductions)
+      if (x.fresh) decisions.push({ turn: i + 1, stage: x.stage, callId: x.callId, tool: x.tool, reason: x.reason });
+    for (const x of projection.inputs)
+      if (x.fresh) decisions.push({ turn: i + 1, stage: 'input', callId: x.callId, tool: x.tool, reason: x.reason });
+    records[i] = projectedRecords(
+      original,
+      projected,
+      // file inputs are stored outputs too (replaced on arrival, or by a clear with their call's
+      // result): each gets its record, so every stored output is listed
+      [...projection.reductions, ...withInputStage(projection.inputs), ...inputsClearedWith(projection.reductions)],
+      '',
+      { turn: i },
+      (x) => x.fresh === true,
+    );
+    last = { request: original, projected };
   });
+  const result = replay(transcript, { config, store, detail: true, onProjection: marks.onProjection });
   const calls = result.totals.calls;
   mkdirSync(join(storeDir, PROJECTED_DIR), { recursive: true });
   // one record per output, with every marker it was sent as (an output offloaded in turn 11 and cleared in 22 has two)
@@ -177,7 +190,7 @@ export async function makeDemoWorkspace(dir: string, root: string, settings: Rec
     writeFileSync(join(dir, 'session/projected.json'), JSON.stringify(last.projected, null, 2) + '\n');
   }
   const model = typeof transcript.base['model'] === 'string' ? transcript.base['model'] : undefined;
-  archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config, model);
+  archiveReplay(new SessionArchive(() => defaultArchiveDir(storeDir)), path, result, statSync(path).size, config, model, marks.markers);
   const cost: DemoWorkspace['replayed']['cost'] = {};
   for (const [priceModel, c] of Object.entries(result.totals.cost))
     cost[priceModel] = {
@@ -204,7 +217,7 @@ export async function makeDemoWorkspace(dir: string, root: string, settings: Rec
     return `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(1)}%`;
   };
   const outputs = store.list().length;
-  const source = `${basename(DEMO_FIXTURE)} (a real Claude Code session)`;
+  const source = `${basename(session)} (a real Claude Code session)`;
   writeFileSync(
     join(dir, 'README.md'),
     [
@@ -217,8 +230,8 @@ export async function makeDemoWorkspace(dir: string, root: string, settings: Rec
       '',
       '`session/request.json` is the last request the agent sent; `session/projected.json` is what Spillway sent instead.',
       '',
-      `The **Spillway Inspector** opened on the replayed session (\`${DEMO_TRANSCRIPT}\`), on a turn where files the agent`,
-      'read became previews with a handle: what each turn cost in dollars under prompt caching and why, with the clears, the',
+      `The **Spillway Inspector** opened on the replayed session (\`session/${basename(session)}\`), on a turn where tool`,
+      'outputs became previews with a handle: what each turn cost in dollars under prompt caching and why, with the clears, the',
       'missed identifiers and the largest savings marked.',
       '',
       'Try, from the Command Palette (F1):',

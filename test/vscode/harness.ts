@@ -478,3 +478,15 @@ export async function proxyOnAt(vs: Harness, port: number): Promise<void> {
   await setSpillwaySetting(vs, 'proxy.enabled', true);
   await waitUntil('the proxy to listen', () => listening(port), 20_000);
 }
+
+/**
+ * Waits until the inspector shows the session titled `title` with a turn chosen and no session/open
+ * in flight (the panel's `aria-busy` is false): a click on a turn from then on is not undone by an
+ * open answered later (an open of the same session keeps the chosen turn).
+ */
+export async function inspectorSettled(frame: Frame, title: string): Promise<void> {
+  await frame.locator('.session-head h1', { hasText: title }).waitFor({ timeout: 30_000 });
+  await frame.locator('main.main[aria-busy="false"]').waitFor({ timeout: 30_000 });
+  await frame.locator('.timeline .vrow').first().waitFor();
+  await frame.locator('.details h2').waitFor({ timeout: 30_000 });
+}

@@ -1,12 +1,11 @@
 /**
- * The inspector on the `npm start` demo (a real 41-call Claude Code session), driven as a person
- * would for what issue 28 found wrong (items 5 to 7). Under the default that session is reduced
- * nowhere, so the workspace is built with reductions on arrival (`ON_ARRIVAL_SETTINGS`, written to
- * its settings): Read results become previews and a later turn clears (the first clear's turn is
- * taken from the replay).
- * - a dry run whose effect runs against the change (Read's cap 8,000 → 4,000 adds tokens because the
- *   first clear moves later, from turn 22 to 32 in this session) says so, Save is not the highlighted
- *   action, and after a save the open turn follows the new cap;
+ * The inspector on the `npm start` demo under the default settings (a real 64-call Claude Code
+ * sub-agent session that the default reduces: previews with a handle, then a clear), driven as a
+ * person would for what issue 28 found wrong (items 5 to 7). Every turn, tool and cap is found from
+ * the replay (the demo's own, and replays under a changed cap for the dry run), never by number:
+ * - a dry run whose effect runs against the change (lowering a tool's cap adds tokens because the
+ *   first clear moves later) says so, Save is not the highlighted action, and after a save the open
+ *   turn follows the new cap;
  * - at 1600 px the turn's details get the width for original and projected side by side, at 1000 px
  *   they stack, and Compare opens beside the inspector in the group already there;
  * - the search shows and marks its match, a bad cap keeps the table as it was and blocks Save, the
@@ -18,14 +17,71 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { HARNESS_DIR, inspectorFrame, launch, ROOT, waitUntil, type Harness } from './harness';
-import { DEMO_TRANSCRIPT, makeDemoWorkspace, ON_ARRIVAL_SETTINGS, type DemoWorkspace } from './demo';
+import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
+import { DEMO_TRANSCRIPT, engineSettings, makeDemoWorkspace, type DemoWorkspace } from './demo';
+import { formatInt } from '../../src/engine/format-number';
+import { parseConfig } from '../../src/engine/index';
+import { readTranscript } from '../../src/replay/readers';
+import { replay } from '../../src/replay/replay';
 
 let vs: Harness;
 let demo: DemoWorkspace;
 const TITLE = basename(DEMO_TRANSCRIPT);
 const SHOTS = join(ROOT, 'test-results', 'inspector');
 const GIT_PARENT_NOTICE = /repository was found in the parent folders/;
+/** A test name in the output of the `go test` run the demo's agent made (a result the replay reduces). */
+const SEARCHED = 'TestTruncateSessionID';
+
+/**
+ * The dry run that costs more: a tool whose result the default offloads over its cap, and a lower cap
+ * for it under which the replay costs more (with read-backs) and fires its first clear later. Found by
+ * replaying the demo session under each candidate; the tool's cap in force and the turn of its preview.
+ */
+interface CostlierCap {
+  tool: string;
+  /** the cap in force, as the engine writes it ("8,000") */
+  now: string;
+  cap: number;
+  previewTurn: number;
+}
+let DRY: CostlierCap;
+
+async function findCostlierCap(d: DemoWorkspace): Promise<CostlierCap> {
+  const transcript = await readTranscript(d.replayed.path);
+  /** the replay's cost with read-backs and its first clear under the workspace's settings and `caps` (no store: the
+   * window's store names its files in the markers, a few characters more, which moves no candidate found here) */
+  const run = (caps: Record<string, number>) => {
+    let clear: number | undefined;
+    const r = replay(transcript, {
+      config: parseConfig(engineSettings(Object.keys(caps).length ? { 'spillway.toolCaps': caps } : {})).config,
+      detail: true,
+      onProjection: (i, { projection }) => {
+        if (clear === undefined && projection.reductions.some((y) => y.fresh && y.stage === 'clear')) clear = i + 1;
+      },
+    });
+    return { cost: r.totals.costWithReadBacks['anthropic']!.projected, clear };
+  };
+  const base = run({});
+  if (base.clear === undefined) throw new Error('the demo session has no clear under the default');
+  const tried: string[] = [];
+  const seen = new Set<string>();
+  for (const x of d.replayed.decisions) {
+    const over = new RegExp(`over ${x.tool}'s cap of ([\\d,]+)$`).exec(x.reason);
+    if (x.stage !== 'offload' || !over || seen.has(x.tool)) continue;
+    seen.add(x.tool);
+    const now = Number(over[1]!.replace(/,/g, ''));
+    for (const cap of [Math.round(now / 2), Math.round(now / 4)]) {
+      const r = run({ [x.tool]: cap });
+      tried.push(`${x.tool} ${cap}: cost ${r.cost > base.cost ? 'up' : 'down'}, first clear ${r.clear ?? 'none'}`);
+      // a clear clearly later (two turns or more), so the window's replay agrees
+      if (r.cost > base.cost && r.clear !== undefined && r.clear >= base.clear + 2)
+        return { tool: x.tool, now: over[1]!, cap, previewTurn: x.turn };
+    }
+  }
+  throw new Error(
+    `no lower cap makes the demo cost more with its first clear (turn ${base.clear}) later; tried: ${tried.join('; ') || 'no tool offloaded over its cap'}`,
+  );
+}
 
 type Annotate = (message: string, attachment: { path: string }) => Promise<unknown>;
 
@@ -71,9 +127,11 @@ async function theme(frame: Frame, kind: 'dark' | 'light' | undefined): Promise<
 }
 
 beforeAll(async () => {
-  demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `inspector-demo-${process.pid}`), ROOT, ON_ARRIVAL_SETTINGS);
+  // no settings of its own: the demo as `npm start` makes it
+  demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `inspector-demo-${process.pid}`), ROOT);
   if (demo.replayed.previewTurns.length === 0 || demo.replayed.clearTurns.length === 0)
-    throw new Error('the demo replay under ON_ARRIVAL_SETTINGS has no preview or no clear');
+    throw new Error('the demo replay under the default has no preview or no clear');
+  DRY = await findCostlierCap(demo);
   vs = await launch({ name: 'inspector-demo', workspace: demo.dir });
 });
 
@@ -87,26 +145,10 @@ async function showDemo(): Promise<Frame> {
   const active = await vs.run(({ vscode }) => vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? null);
   if (active !== 'Spillway Inspector') await vs.run(({ vscode }) => vscode.commands.executeCommand('spillway.openInspector'));
   const frame = await inspectorFrame(vs.page);
-  const head = frame.locator('.session-head h1', { hasText: TITLE });
-  if ((await head.count()) === 0) await frame.locator('button.session', { hasText: TITLE }).click();
-  await head.waitFor({ timeout: 30_000 });
-  await frame.locator('.timeline .vrow').first().waitFor();
-  let last = '';
-  await waitUntil(
-    'the panel to settle on a turn',
-    async () => {
-      const now =
-        (await frame
-          .locator('.details h2')
-          .textContent({ timeout: 1_000 })
-          .catch(() => null)) ?? '';
-      const settled = now !== '' && now === last;
-      last = now;
-      return settled;
-    },
-    30_000,
-    1_000,
-  );
+  if ((await frame.locator('.session-head h1', { hasText: TITLE }).count()) === 0)
+    await frame.locator('button.session', { hasText: TITLE }).click();
+  // the session shown, its turn chosen, no open in flight that could undo a click
+  await inspectorSettled(frame, TITLE);
   return frame;
 }
 
@@ -150,29 +192,32 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
     expect((await vs.notifications()).filter((n) => GIT_PARENT_NOTICE.test(n))).toEqual([]);
   });
 
-  it("explains a dry run that costs more (Read's cap 8,000 → 4,000), makes Save secondary, and the open turn follows a save", async ({
+  it('explains a dry run that costs more (a lower cap that moves the first clear later), makes Save secondary, and the open turn follows a save', async ({
     annotate,
   }) => {
     const frame = await showDemo();
+    const { tool, now, cap, previewTurn } = DRY;
+    const newCap = formatInt(cap);
     await vs.page.setViewportSize({ width: 1600, height: 1000 });
     try {
-      // the turn opened on: Read outputs over Read's cap of 8,000
-      await openTurn(frame, demo.replayed.previewTurns[0]!);
-      expect(await frame.locator('.result-reason').first().textContent()).toMatch(/over Read's cap of 8,000/);
-      const field = await capField(frame, 'Read');
-      await field.fill('4000');
+      // the turn where the tool's output became a preview: over its cap in force
+      await openTurn(frame, previewTurn);
+      expect(await frame.locator('.result-reason', { hasText: `over ${tool}'s cap of ${now}` }).count()).toBeGreaterThan(0);
+      const field = await capField(frame, tool);
+      await field.fill(String(cap));
       const explain = frame.locator('[data-testid="dry-explain"]');
       await explain.waitFor({ timeout: 30_000 });
       const text = (await explain.textContent()) ?? '';
-      // the replay under Read: 4000 clears first at turn 32 instead of 22 (checked against the engine in the unit of the demo)
-      // the first clear moves later (to turn 30 or so: the request grows more slowly under smaller previews)
+      // the replay under the lower cap fires its first clear later (findCostlierCap): the request grows
+      // more slowly under smaller previews; why it moves: the request either stays under the trigger
+      // longer, or passes it where it did but frees less and waits for a clear that pays back
       const first = demo.replayed.clearTurns[0]!;
-      // why it moves: the request either stays under the trigger longer, or passes it where it did but frees less
+      const trigger = String.raw`the clear trigger \([\d.]+[kM]? tokens\)`;
       const moved = new RegExp(
-        `^Lowering Read's cap costs more, not less\\. The first clear moves from turn ${first} to turn (\\d+): (?:the request stays under the clear trigger \\(20k tokens\\) until turn (\\d+), and from there|the request passes the clear trigger \\(20k tokens\\) at turn ${first} as before, but less of it can be cleared, and) a clear waits until it frees enough to pay back its cache rewrite \\(the payback rule\\)\\. Until it fires, the old results it would have cleared are sent again: \\+[\\d.]+k tokens in turns ${first}–(\\d+), [−+][\\d.]+k in the others\\.$`,
+        `^Lowering ${tool}'s cap costs more, not less\\. The first clear moves from turn ${first} to turn (\\d+): (?:the request stays under ${trigger} until turn (\\d+), and from there|the request passes ${trigger} at turn ${first} as before, but less of it can be cleared, and) a clear waits until it frees enough to pay back its cache rewrite \\(the payback rule\\)\\. Until it fires, the old results it would have cleared are sent again: \\+[\\d.]+k tokens in turns? ${first}(?:–(\\d+))?, [−+][\\d.]+k in the others(?: \\(clears: [^)]*\\))?\\.$`,
       ).exec(text);
       expect(moved, text).not.toBeNull();
-      const [to, until] = [Number(moved![1]), Number(moved![3])];
+      const [to, until] = [Number(moved![1]), Number(moved![3] ?? first)];
       expect(to).toBeGreaterThan(first);
       if (moved![2] !== undefined) {
         const over = Number(moved![2]);
@@ -193,8 +238,11 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
       // saved anyway: the open turn's reasons follow the cap now in force
       await save.click();
       await vs.pickQuickItem('Workspace settings', 'Workspace');
-      await frame.locator('.result-reason', { hasText: "over Read's cap of 4,000" }).first().waitFor({ timeout: 30_000 });
-      expect(await frame.locator('.result-reason', { hasText: "Read's cap of 8,000" }).count()).toBe(0);
+      await frame
+        .locator('.result-reason', { hasText: `over ${tool}'s cap of ${newCap}` })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      expect(await frame.locator('.result-reason', { hasText: `${tool}'s cap of ${now}` }).count()).toBe(0);
       await shot('after-save-turn-follows-light', annotate);
     } finally {
       // a change not saved (the test failed before Save) is reverted, so the next test sees the settings
@@ -203,7 +251,10 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
       await vs.run(async ({ vscode }) => {
         await vscode.workspace.getConfiguration('spillway').update('toolCaps', undefined, vscode.ConfigurationTarget.Workspace);
       });
-      await frame.locator('.result-reason', { hasText: "Read's cap of 8,000" }).first().waitFor({ timeout: 30_000 });
+      await frame
+        .locator('.result-reason', { hasText: `${tool}'s cap of ${now}` })
+        .first()
+        .waitFor({ timeout: 30_000 });
       await theme(frame, undefined);
       await vs.page.setViewportSize({ width: 1400, height: 900 });
     }
@@ -279,16 +330,16 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
     const frame = await showDemo();
     const search = frame.getByLabel('Search tool results');
     try {
-      await search.fill('Raw Log Sync');
+      await search.fill(SEARCHED);
       await frame.locator('[data-testid="filter-count"]').waitFor();
       const row = frame.locator('.timeline .turn [data-testid="search-snippet"]').first();
       await row.waitFor();
-      expect(await row.locator('mark').textContent()).toBe('Raw Log Sync');
-      expect(await row.textContent()).toMatch(/^\S+ in (?:the original|what the model was sent): .*Raw Log Sync/);
+      expect(await row.locator('mark').textContent()).toBe(SEARCHED);
+      expect(await row.textContent()).toMatch(new RegExp(`^\\S+ in (?:the original|what the model was sent): .*${SEARCHED}`));
       // the open turn is one that matched: its result carries the snippet too, marked
       const under = frame.locator('.details .result-match');
       await under.first().waitFor();
-      expect(await under.first().locator('mark').textContent()).toBe('Raw Log Sync');
+      expect(await under.first().locator('mark').textContent()).toBe(SEARCHED);
       await shot('search-shows-match', annotate);
     } finally {
       await frame.getByRole('button', { name: 'Clear filter' }).click();
@@ -334,10 +385,10 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
       '0',
     ]);
     expect(await frame.locator('#chart-desc').textContent()).toMatch(
-      /^Horizontal axis: turns 1 to 41\. Vertical axis: tokens per call, from 0 to /,
+      new RegExp(`^Horizontal axis: turns 1 to ${demo.replayed.calls}\\. Vertical axis: tokens per call, from 0 to `),
     );
     const box = (await chart.boundingBox())!;
-    // the turn of the first clear (22 in this session): its column is (turn - 1)/(calls - 1) of the way along
+    // the turn of the first clear: its column is (turn - 1)/(calls - 1) of the way along
     const first = demo.replayed.clearTurns[0]!;
     await chart.hover({ position: { x: ((first - 1) / (demo.replayed.calls - 1)) * box.width, y: box.height / 2 } });
     const tip = frame.locator('[data-testid="chart-hover"]');

@@ -1,51 +1,43 @@
 /**
  * Each turn shows what the model was sent in that turn, in a real VS Code, on the `npm start` demo
- * (a real 41-call Claude Code session). Under the default that session is reduced nowhere, so the
- * workspace is built with reductions on arrival (`ON_ARRIVAL_SETTINGS`, written to its settings),
- * where a turn offloads Read results to previews with a handle, a later turn clears the same results,
- * and a heredoc's input is replaced by a marker. The turns and calls are found from the replay by
- * what happened there. The preview turn's Projected pane and its Compare show the preview, not the
- * clear, and say the result was cleared later with a link to that turn; results, documents and
- * pickers are named by file or command (call id in the tooltip); a file the agent wrote through a
- * heredoc opens as the command's text, titled by the file.
+ * under the default settings (a real 64-call Claude Code sub-agent session), where a turn offloads a
+ * result to a preview with a handle and a later turn clears the same result. The turns, calls and
+ * names are found from the replay and the transcript, by what happened there. The preview turn's
+ * Projected pane and its Compare show the preview, not the clear, and say the result was cleared later
+ * with a link to that turn; results, documents and pickers are named by file or command (call id in
+ * the tooltip).
+ *
+ * A turn's details list file inputs only when replaced on arrival (the default replaces them by a
+ * clear, whose input the details do not list; the pickers do), so the second part opens another window on a session with a
+ * heredoc (`INPUTS_FIXTURE`) under `INPUTS_ON_ARRIVAL`: a file the agent wrote through a heredoc opens
+ * as the command's text, titled by the file, and the pickers say "input".
  * Screenshots go to test-results/inspector/ and are attached to the run.
  *
- * Each test finds the panel on the demo session itself and closes the editors it opened, so any one
- * runs alone with -t.
+ * Each test finds the panel on its session itself and closes the editors it opened, so any one runs
+ * alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { HARNESS_DIR, inspectorFrame, launch, ROOT, waitUntil, type Harness } from './harness';
-import { DEMO_TRANSCRIPT, makeDemoWorkspace, ON_ARRIVAL_SETTINGS, type DemoWorkspace } from './demo';
+import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
+import { INPUTS_FIXTURE, INPUTS_ON_ARRIVAL, makeDemoWorkspace, type DemoWorkspace } from './demo';
+import { callSources, sourceLabel } from '../../src/extension/pure/documents';
 
 let vs: Harness;
 let demo: DemoWorkspace;
-const TITLE = basename(DEMO_TRANSCRIPT);
 const SHOTS = join(ROOT, 'test-results', 'inspector');
-/** The first Read the replay offloads to a preview and clears later (in this session, sync_raw_logs.py, 9,287 chars), and those turns. */
-let READ_CALL = '';
-let PREVIEW_TURN = 0;
-let CLEAR_TURN = 0;
-/** The first Bash call whose input (a heredoc that writes sync_raw_logs.py) the replay replaces by a marker, and that turn. */
-let HEREDOC_CALL = '';
-let HEREDOC_TURN = 0;
 
-/** Finds the turns by what the replay did in them: the test fails here, naming what is missing, if the demo lost it. */
-function locateTurns(d: DemoWorkspace): void {
-  const decided = d.replayed.decisions;
-  const offload = decided.find(
-    (x) => x.stage === 'offload' && x.tool === 'Read' && decided.some((y) => y.stage === 'clear' && y.callId === x.callId),
-  );
-  if (!offload) throw new Error('the demo replay has no Read offloaded to a preview and cleared later');
-  READ_CALL = offload.callId;
-  PREVIEW_TURN = offload.turn;
-  CLEAR_TURN = decided.find((y) => y.stage === 'clear' && y.callId === offload.callId)!.turn;
-  const input = decided.find((x) => x.stage === 'input' && x.tool === 'Bash');
-  if (!input) throw new Error('the demo replay replaces no Bash input (heredoc) by a marker');
-  HEREDOC_CALL = input.callId;
-  HEREDOC_TURN = input.turn;
+/** What the calls of a JSONL transcript name (file, command, heredoc writes), by call id. */
+function sourcesOf(file: string) {
+  const lines: unknown[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n'))
+    try {
+      lines.push(JSON.parse(line));
+    } catch {
+      /* not a record */
+    }
+  return callSources(lines);
 }
 
 async function shot(name: string, annotate: (message: string, attachment: { path: string }) => Promise<unknown>): Promise<void> {
@@ -59,42 +51,22 @@ async function shot(name: string, annotate: (message: string, attachment: { path
   await annotate(name, { path });
 }
 
-beforeAll(async () => {
-  demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `turns-workspace-${process.pid}`), ROOT, ON_ARRIVAL_SETTINGS);
-  locateTurns(demo);
-  vs = await launch({ name: 'turns', workspace: demo.dir });
-});
-
-afterAll(async () => {
-  await vs?.close();
-});
-
-/** The inspector's frame on the demo session, with turn `n` (1-based) chosen and its details shown. */
+/** The inspector's frame on the window's session, with turn `n` (1-based) chosen and its details shown. */
 async function showTurn(n: number): Promise<Frame> {
+  const title = basename(demo.replayed.path);
   const active = await vs.run(({ vscode }) => vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? null);
   if (active !== 'Spillway Inspector') await vs.runCommand('Spillway: Open Inspector');
   const frame = await inspectorFrame(vs.page);
-  const head = frame.locator('.session-head h1', { hasText: TITLE });
-  if ((await head.count()) === 0) await frame.locator('button.session', { hasText: TITLE }).click();
-  await head.waitFor({ timeout: 30_000 });
-  // a panel that just opened chooses its first turn once the session has loaded: click until the choice holds
-  await waitUntil(
-    `turn ${n} to be shown`,
-    async () => {
-      const now = await frame
-        .locator('.details h2')
-        .textContent({ timeout: 1_000 })
-        .catch(() => null);
-      if (now === `Turn ${n}`) return true;
-      await frame
-        .locator(`.turn[data-turn="${n - 1}"]`)
-        .click({ timeout: 2_000 })
-        .catch(() => undefined);
-      return false;
-    },
-    30_000,
-    500,
-  );
+  if ((await frame.locator('.session-head h1', { hasText: title }).count()) === 0)
+    await frame.locator('button.session', { hasText: title }).click();
+  // the session shown with its turn chosen and no open in flight: a click from here holds
+  await inspectorSettled(frame, title);
+  if ((await frame.locator('.details h2').textContent()) !== `Turn ${n}`) {
+    // the timeline is a virtual list: the row of turn n is rendered once scrolled near it
+    await frame.locator('.vlist.timeline').evaluate((el, top) => (el.scrollTop = top), Math.max(0, (n - 3) * 44));
+    await frame.locator(`.turn[data-turn="${n - 1}"]`).click();
+  }
+  await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${n}$`) }).waitFor();
   return frame;
 }
 
@@ -146,27 +118,58 @@ async function diffShown(): Promise<void> {
   await waitUntil('the diff editor to draw its lines', async () => (await sides.count()) > 1);
 }
 
-describe('each turn shows what the model was sent in it', () => {
-  it('shows in the turn that offloaded a Read its preview, not the later clear, named by its file', async ({ annotate }) => {
+describe('each turn shows what the model was sent in it (the demo, default settings)', () => {
+  /** The first result the replay offloads to a preview (over its cap) and clears later, and those turns. */
+  let CALL = '';
+  let TOOL = '';
+  /** what the row is named by: the file or command its call named, from the transcript */
+  let NAME = '';
+  let PREVIEW_TURN = 0;
+  let CLEAR_TURN = 0;
+
+  beforeAll(async () => {
+    // no settings of its own: the demo as `npm start` makes it
+    demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `turns-workspace-${process.pid}`), ROOT);
+    // the turns, by what the replay did in them: fails here, naming what is missing, if the demo lost it
+    const decided = demo.replayed.decisions;
+    const offload = decided.find(
+      (x) => x.stage === 'offload' && / cap of /.test(x.reason) && decided.some((y) => y.stage === 'clear' && y.callId === x.callId),
+    );
+    if (!offload) throw new Error('the demo replay has no result offloaded to a preview and cleared later');
+    CALL = offload.callId;
+    TOOL = offload.tool;
+    PREVIEW_TURN = offload.turn;
+    CLEAR_TURN = decided.find((y) => y.stage === 'clear' && y.callId === CALL)!.turn;
+    const name = sourceLabel(sourcesOf(demo.replayed.path).get(CALL), 'result');
+    if (!name) throw new Error(`the call ${CALL} names no file or command in the demo transcript`);
+    NAME = name;
+    vs = await launch({ name: 'turns', workspace: demo.dir });
+  });
+
+  afterAll(async () => {
+    await vs?.close();
+  });
+
+  it('shows in the turn that offloaded a result its preview, not the later clear, named by its file or command', async ({ annotate }) => {
     expect(demo.replayed.previewTurns).toContain(PREVIEW_TURN);
     expect(demo.replayed.clearTurns).toContain(CLEAR_TURN);
     expect(CLEAR_TURN).toBeGreaterThan(PREVIEW_TURN);
     const frame = await showTurn(PREVIEW_TURN);
-    const row = await expand(frame, 'own', READ_CALL);
-    // named by the file it read, the call id in the tooltip
+    const row = await expand(frame, 'own', CALL);
+    // named by the file or command of its call, the call id in the tooltip
     const name = row.locator('.result-call');
-    expect(await name.textContent()).toMatch(/sync_raw_logs\.py$/);
-    expect(await name.getAttribute('title')).toContain(`call ${READ_CALL}`);
+    expect(await name.textContent()).toBe(NAME);
+    expect(await name.getAttribute('title')).toContain(`call ${CALL}`);
     // the badge says what the model was sent, in the glossary's word; the stage that made it is its class
     expect(await row.locator('.stage').textContent()).toBe('preview');
     expect(await row.locator('.stage').getAttribute('class')).toContain('stage-offload');
     const projected = row.locator('.pager-projected');
     expect(await projected.getAttribute('aria-label')).toBe(`Projected (what the model was sent in turn ${PREVIEW_TURN})`);
     const text = (await projected.locator('.pager-text').textContent()) ?? '';
-    // the preview: the file's start and end with the handle, 1,227 chars, not the 118-char clear notice
+    // the preview: the output's start and end with the handle (about 1,200 chars), not the ~120-char clear notice
     const handle = (await row.getAttribute('data-handle'))!;
     expect(text).toContain(handle);
-    expect(text.length).toBeGreaterThan(1_000);
+    expect(text.length).toBeGreaterThan(500);
     expect(text).not.toMatch(/cleared/i);
     // and it says the result was cleared later, with a link to that turn
     expect(await row.locator('[data-testid="result-later"]').textContent()).toContain(`cleared in turn ${CLEAR_TURN}`);
@@ -177,19 +180,20 @@ describe('each turn shows what the model was sent in it', () => {
 
   it("compares the preview turn's result with the preview it was sent there, beside the inspector", async ({ annotate }) => {
     const frame = await showTurn(PREVIEW_TURN);
-    const row = await expand(frame, 'own', READ_CALL);
+    const row = await expand(frame, 'own', CALL);
     const pane = (await row.locator('.pager-projected .pager-text').textContent()) ?? '';
     try {
       await row.getByRole('button', { name: 'Compare original and projected' }).click();
       const diff = await openDiff();
       expect(diff.modified).toBe(pane);
       expect(diff.modified).not.toMatch(/cleared/i);
-      expect(diff.label).toMatch(new RegExp(`sync_raw_logs\\.py: original ↔ projected \\(offload, turn ${PREVIEW_TURN}\\)`));
-      // the original side is the file at its own line numbers, without Read's `N→` prefixes
+      expect(diff.label).toContain(`${NAME}: original ↔ projected (offload, turn ${PREVIEW_TURN})`);
+      // the original side is the output as the tool returned it (a file read: at its own line numbers, without Read's `N→` prefixes)
+      expect(diff.original.length).toBeGreaterThan(diff.modified.length);
       expect(diff.original).not.toMatch(/^ *\d+→/m);
-      // the marker is named in the document's path; the calls that returned this same file are listed there too
+      // the marker is named in the document's path; the calls that returned this same output are listed there too
       expect(diff.path).toMatch(/\/projected\/m-[0-9a-f]{12}\//);
-      expect(diff.path).toContain(READ_CALL);
+      expect(diff.path).toContain(CALL);
       await diffShown();
       await shot('preview-turn-compare-shows-the-preview', annotate);
     } finally {
@@ -199,11 +203,11 @@ describe('each turn shows what the model was sent in it', () => {
 
   it('links the later clear to its turn, which shows and compares the clear notice', async ({ annotate }) => {
     const frame = await showTurn(PREVIEW_TURN);
-    const row = await expand(frame, 'own', READ_CALL);
+    const row = await expand(frame, 'own', CALL);
     const preview = (await row.locator('.pager-projected .pager-text').textContent()) ?? '';
     await row.locator('[data-testid="result-later"] button.link').click();
     await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${CLEAR_TURN}$`) }).waitFor();
-    const cleared = await expand(frame, 'decided', READ_CALL);
+    const cleared = await expand(frame, 'decided', CALL);
     expect(await cleared.locator('.stage').textContent()).toBe('clear');
     expect(await cleared.locator('.stage').getAttribute('class')).toContain('stage-clear');
     const text = (await cleared.locator('.pager-projected .pager-text').textContent()) ?? '';
@@ -222,38 +226,70 @@ describe('each turn shows what the model was sent in it', () => {
     }
   });
 
-  it('names stored outputs in the pickers by tool and file or command, says input, and lists each marker of an output', async ({
-    annotate,
-  }) => {
+  it('names stored outputs in the pickers by tool and file or command, and lists each marker of an output', async ({ annotate }) => {
     await vs.runCommand('Spillway: Open Stored Output');
     const rows = vs.page.locator('.quick-input-list .monaco-list-row:visible');
     await rows.first().waitFor({ state: 'visible' });
+    const all = await rows.allTextContents();
+    expect(
+      all.every((t) => !/^\w+ · toolu_/.test(t)),
+      all.join('\n'),
+    ).toBe(true);
+    // the row of the output (its detail lists the call): named by tool and file or command, with its size and lines
     const input = vs.page.locator('.quick-input-widget .quick-input-box input');
-    await input.fill('sync_raw_logs');
-    await waitUntil('the rows of sync_raw_logs.py', async () => (await rows.count()) >= 2);
-    const texts = await rows.allTextContents();
-    // the Read of the file, with its size and lines, and the heredoc that wrote it, as an input
-    expect(
-      texts.some((t) => /^Read · .*sync_raw_logs\.py\s*9\.3k chars, [\d,]+ lines/.test(t)),
-      texts.join('\n'),
-    ).toBe(true);
-    // sized as the text it opens as, line by line, not as one line of JSON
-    expect(
-      texts.some((t) => /^Bash · input · .*sync_raw_logs\.py\s*[\d.]+k chars, [1-9]\d\d+ lines/.test(t)),
-      texts.join('\n'),
-    ).toBe(true);
-    expect(texts.every((t) => !/^\w+ · toolu_/.test(t))).toBe(true);
+    await input.fill(CALL);
+    await waitUntil(`the row of ${CALL}`, async () => (await rows.count()) === 1);
+    const text = (await rows.first().textContent()) ?? '';
+    expect(text.startsWith(`${TOOL} · `), text).toBe(true);
+    expect(text).toContain(NAME);
+    expect(text).toMatch(/[\d.]+k chars, [\d,]+ lines?/);
     await shot('open-stored-output-names-files', annotate);
     await vs.page.keyboard.press('Escape');
 
     await vs.runCommand('Spillway: Compare Original and Projected');
     await rows.first().waitFor({ state: 'visible' });
-    await input.fill('sync_raw_logs');
-    await waitUntil('the markers of sync_raw_logs.py', async () => (await rows.count()) >= 2);
+    await input.fill(CALL);
+    await waitUntil(`the markers of ${CALL}`, async () => (await rows.count()) >= 2);
     const markers = await rows.allTextContents();
-    expect(markers.some((t) => t.startsWith('Read · ') && t.includes(`offload, turn ${PREVIEW_TURN}`))).toBe(true);
-    expect(markers.some((t) => t.startsWith('Read · ') && t.includes(`clear, turn ${CLEAR_TURN}`))).toBe(true);
+    expect(markers.some((t) => t.startsWith(`${TOOL} · `) && t.includes(`offload, turn ${PREVIEW_TURN}`))).toBe(true);
+    expect(markers.some((t) => t.startsWith(`${TOOL} · `) && t.includes(`clear, turn ${CLEAR_TURN}`))).toBe(true);
     await shot('compare-picker-lists-each-marker', annotate);
+    await vs.page.keyboard.press('Escape');
+  });
+});
+
+describe('file inputs replaced on arrival (a non-default mechanism, on a session with a heredoc)', () => {
+  /** The first Bash call whose input (a heredoc that writes sync_raw_logs.py) the replay replaces by a marker, and that turn. */
+  let HEREDOC_CALL = '';
+  let HEREDOC_TURN = 0;
+
+  beforeAll(async () => {
+    // under the default a file input is replaced only by a clear, and a turn's details list only inputs
+    // replaced on arrival: this window asks for them on arrival, on a session whose agent wrote a file
+    // through a heredoc, to test how an input is shown (named, opened as text, "input" in the pickers)
+    demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `turns-inputs-${process.pid}`), ROOT, INPUTS_ON_ARRIVAL, INPUTS_FIXTURE);
+    const input = demo.replayed.decisions.find((x) => x.stage === 'input' && x.tool === 'Bash');
+    if (!input) throw new Error(`the replay of ${INPUTS_FIXTURE} replaces no Bash input (heredoc) by a marker`);
+    HEREDOC_CALL = input.callId;
+    HEREDOC_TURN = input.turn;
+    vs = await launch({ name: 'turns-inputs', workspace: demo.dir });
+  });
+
+  afterAll(async () => {
+    await vs?.close();
+  });
+
+  it('says input in Open Stored Output, sized as the text it opens as', async ({ annotate }) => {
+    await vs.runCommand('Spillway: Open Stored Output');
+    const rows = vs.page.locator('.quick-input-list .monaco-list-row:visible');
+    await rows.first().waitFor({ state: 'visible' });
+    const input = vs.page.locator('.quick-input-widget .quick-input-box input');
+    await input.fill(HEREDOC_CALL);
+    await waitUntil(`the row of ${HEREDOC_CALL}`, async () => (await rows.count()) === 1);
+    const text = (await rows.first().textContent()) ?? '';
+    // the heredoc that wrote the file, as an input, sized line by line, not as one line of JSON
+    expect(text).toMatch(/^Bash · input · .*sync_raw_logs\.py\s*[\d.]+k chars, [1-9]\d\d+ lines/);
+    await shot('open-stored-output-says-input', annotate);
     await vs.page.keyboard.press('Escape');
   });
 

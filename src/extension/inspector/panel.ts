@@ -27,7 +27,7 @@ import { sessionsStatus } from './status';
 import { ApiSource } from './apiSource';
 import { inspectorHtml, newNonce } from './html';
 import { ProxySource } from './proxySource';
-import { recordFor, ReplaySource } from './replaySource';
+import { collectMarkers, recordFor, ReplaySource } from './replaySource';
 import { InspectorService, type InspectorActions } from './service';
 import type { InspectorContext, InspectorSession, SessionSource, TextAt } from './session';
 import { markerId } from '../pure/records';
@@ -389,13 +389,14 @@ export class Inspector implements vscode.Disposable {
             if (abort.signal.aborted) return undefined;
             // the replay yields between calls, so Cancel stops it there and the window stays responsive
             let done = 0;
+            // what each call's new reductions sent: the stored outputs open titled by their source, and each turn keeps its markers
+            const marks = collectMarkers(recordFor(this.ctx));
             const result = await replayAsync(transcript, {
               config: this.host.config,
               store: this.host.store,
               detail: true,
               signal: abort.signal,
-              // what each call's new reductions sent: the stored outputs open titled by their source
-              onProjection: recordFor(this.ctx),
+              onProjection: marks.onProjection,
               onCall: (k, total) => {
                 const pct = Math.floor(((k + 1) / total) * 50);
                 if (pct > done) progress.report({ increment: pct - done, message: `projected ${k + 1} of ${total} calls` });
@@ -403,7 +404,7 @@ export class Inspector implements vscode.Disposable {
               },
             });
             const info = statSync(file);
-            const session = this.replays.add(file, transcript, result, info.size, info.mtime.toISOString());
+            const session = this.replays.add(file, transcript, result, info.size, info.mtime.toISOString(), true, marks.markers);
             this.host.log.info(
               `inspector: replayed ${file}: ${result.totals.calls} calls, ${formatCount(result.totals.originalTokens)} → ${formatCount(result.totals.projectedTokens)} tokens, ${result.totals.missedIds} missed identifiers`,
             );

@@ -11,7 +11,7 @@ import { createEngine, readRequest, resultText, type SpillwayConfig } from '../.
 import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
 import { callSources, type CallSource } from '../pure/documents';
-import { withInputStage } from '../pure/records';
+import { inputsClearedWith, withInputStage } from '../pure/records';
 import { modelFields } from './prices';
 import type { SessionInfo, TurnSummary } from '../../protocol';
 import type { SessionArchive, ArchivedSession } from './archive';
@@ -20,6 +20,7 @@ import {
   decisionKeyOf,
   freshFigures,
   infoTotals,
+  keptMarkers,
   Listeners,
   markersOf,
   RecordSession,
@@ -27,14 +28,40 @@ import {
   toolsOf,
   type InspectorContext,
   type InspectorSession,
+  type KeptMarker,
   type OwnResultRecord,
   type SessionChange,
   type SessionSource,
   type TurnRecord,
 } from './session';
 
-export function replayRecords(result: ReplayResult): TurnRecord[] {
-  return result.calls.map((c) => {
+/** Per call (0-based), the markers its own decisions sent; a call that decided nothing has none. */
+export type ReplayMarkers = readonly (readonly KeptMarker[] | undefined)[];
+
+/**
+ * Collects, per call, the markers its own decisions sent, read from the projection the replay made
+ * for that call: under settings where a decision depends on the calls before it (a clear's payback, a
+ * read kept whole while in use), projecting one call again alone can decide otherwise, so a turn's
+ * markers are kept as the session sent them. `then` is called on each projection too.
+ */
+export function collectMarkers(then?: ReplayOptions['onProjection']): {
+  onProjection: NonNullable<ReplayOptions['onProjection']>;
+  markers: KeptMarker[][];
+} {
+  const markers: KeptMarker[][] = [];
+  return {
+    markers,
+    onProjection: (i, p) => {
+      then?.(i, p);
+      const { reductions, inputs } = p.projection;
+      if (reductions.some((r) => r.fresh) || inputs.some((r) => r.fresh))
+        markers[i] = keptMarkers(JSON.parse(p.projection.request) as unknown, reductions, inputs);
+    },
+  };
+}
+
+export function replayRecords(result: ReplayResult, markers: ReplayMarkers = []): TurnRecord[] {
+  return result.calls.map((c, i) => {
     const list = c.reductionList ?? [];
     const inputs = c.inputList ?? [];
     const summary: TurnSummary = {
@@ -50,7 +77,15 @@ export function replayRecords(result: ReplayResult): TurnRecord[] {
       cost: costOf(c.originalTokens, c.rawCachedPrefixTokens, c.projectedTokens, c.cachedPrefixTokens, (c as { cost?: unknown }).cost),
       ...freshFigures(list, inputs),
     };
-    return { summary, reductions: list, missed: c.missed, readBacks: c.readBacks.length, ...(inputs.length ? { inputs } : {}) };
+    const kept = markers[i];
+    return {
+      summary,
+      reductions: list,
+      missed: c.missed,
+      readBacks: c.readBacks.length,
+      ...(inputs.length ? { inputs } : {}),
+      ...(kept?.length ? { markers: kept } : {}),
+    };
   });
 }
 
@@ -89,6 +124,8 @@ export class ReplaySession extends RecordSession {
     result: ReplayResult | { records: TurnRecord[]; detail: string },
     readonly bytes: number,
     readonly modified: string,
+    /** the markers each call sent (collectMarkers), with a fresh replay; without, a turn's are found by projecting it again */
+    markers: ReplayMarkers = [],
   ) {
     super(ctx);
     if ('records' in result) {
@@ -106,7 +143,7 @@ export class ReplaySession extends RecordSession {
         totals: infoTotals(this.records.map((r) => r.summary)),
       };
     } else {
-      this.records = replayRecords(result);
+      this.records = replayRecords(result, markers);
       this.info = this.makeInfo(result);
     }
   }
@@ -151,23 +188,30 @@ export class ReplaySession extends RecordSession {
   /** the last replay run in this window */
   lastResult: ReplayResult | undefined;
 
+  /** the markers of the last replay run in this window */
+  lastMarkers: ReplayMarkers = [];
+
   rerun(config: SpillwayConfig, signal?: AbortSignal): void {
+    const marks = collectMarkers(recordFor(this.ctx));
     const result = replay(this.transcript, {
       config,
       store: this.ctx.store(),
       detail: true,
-      onProjection: recordFor(this.ctx),
+      onProjection: marks.onProjection,
       ...(signal ? { signal } : {}),
     });
     this.lastResult = result;
-    this.records = replayRecords(result);
+    this.lastMarkers = marks.markers;
+    this.records = replayRecords(result, marks.markers);
     this.info = this.makeInfo(result);
     this.projectedTurns.clear();
   }
 
   /**
-   * The markers call k was sent: call k projected again under the settings the figures were made
-   * with (a replay decides within each request, so it matches), kept for a few turns.
+   * The markers call k was sent, for a kept replay made before each turn's markers were recorded:
+   * call k projected again alone under the settings the figures were made with, kept for a few turns.
+   * (It matches when each decision depends on its request alone; a clear's payback or a read kept
+   * whole while in use depend on the calls before, which the recorded markers keep.)
    */
   private projectTurn(turn: number): Map<string, string> | undefined {
     const rec = this.records[turn];
@@ -188,7 +232,8 @@ export class ReplaySession extends RecordSession {
   }
 
   protected override markerAt(turn: number, handle: string, callId: string): string | undefined {
-    return this.projectTurn(turn)?.get(decisionKeyOf(callId, handle));
+    // the marker the replay recorded for the turn, else the turn projected again (a kept replay from before markers were kept)
+    return super.markerAt(turn, handle, callId) ?? this.projectTurn(turn)?.get(decisionKeyOf(callId, handle));
   }
 
   /** The newest marker of a handle (no turn named): the last turn that carries it. */
@@ -223,7 +268,7 @@ export function recordFor(ctx: InspectorContext): ReplayOptions['onProjection'] 
   if (!record) return undefined;
   return (i, { request, projection }) => {
     // all of them, so calls that share a handle each get their own marker; only this call's decisions are recorded
-    const all = [...projection.reductions, ...withInputStage(projection.inputs)];
+    const all = [...projection.reductions, ...withInputStage(projection.inputs), ...inputsClearedWith(projection.reductions)];
     if (all.some((r) => r.fresh))
       record(JSON.parse(request) as unknown, JSON.parse(projection.request) as unknown, all, { turn: i }, (r) => r.fresh === true);
   };
@@ -255,8 +300,9 @@ export function archiveReplay(
   bytes: number,
   config: SpillwayConfig | Record<string, unknown>,
   model?: string,
+  markers: ReplayMarkers = [],
 ): void {
-  const records = replayRecords(result);
+  const records = replayRecords(result, markers);
   archive.writeAll(
     {
       v: 1,
@@ -276,6 +322,7 @@ export function archiveReplay(
       missed: [...r.missed],
       ...(r.readBacks !== undefined ? { readBacks: r.readBacks } : {}),
       ...(r.inputs ? { inputs: [...r.inputs] } : {}),
+      ...(r.markers ? { markers: [...r.markers] } : {}),
     })),
   );
 }
@@ -317,12 +364,20 @@ export class ReplaySource implements SessionSource {
   }
 
   /** Adds (or replaces) the replay of `path`; its id is stable per path so re-opening updates it. */
-  add(path: string, transcript: Transcript, result: ReplayResult, bytes: number, modified: string, announce = true): ReplaySession {
+  add(
+    path: string,
+    transcript: Transcript,
+    result: ReplayResult,
+    bytes: number,
+    modified: string,
+    announce = true,
+    markers: ReplayMarkers = [],
+  ): ReplaySession {
     const id = `replay:${path}`;
-    const s = new ReplaySession(this.ctx, id, path, transcript, result, bytes, modified);
+    const s = new ReplaySession(this.ctx, id, path, transcript, result, bytes, modified, markers);
     this.sessions.set(id, s);
     this.remember(path);
-    if (this.archive) archiveReplay(this.archive, path, result, bytes, this.ctx.config(), modelOf(transcript).model);
+    if (this.archive) archiveReplay(this.archive, path, result, bytes, this.ctx.config(), modelOf(transcript).model, markers);
     if (announce) this.listeners.fire({ sessionId: id, reloaded: true });
     return s;
   }
@@ -333,7 +388,7 @@ export class ReplaySource implements SessionSource {
       try {
         s.rerun(this.ctx.config());
         if (this.archive && s.lastResult)
-          archiveReplay(this.archive, s.path, s.lastResult, s.bytes, this.ctx.config(), modelOf(s.transcript).model);
+          archiveReplay(this.archive, s.path, s.lastResult, s.bytes, this.ctx.config(), modelOf(s.transcript).model, s.lastMarkers);
         this.listeners.fire({ sessionId: s.id, reloaded: true });
       } catch (e) {
         this.ctx.log?.(`re-running the replay of ${s.path} failed: ${String(e)}`);
@@ -404,6 +459,7 @@ export class ReplaySource implements SessionSource {
             missed: t.missed,
             ...(t.readBacks !== undefined ? { readBacks: t.readBacks } : {}),
             ...(t.inputs ? { inputs: t.inputs } : {}),
+            ...(t.markers ? { markers: t.markers } : {}),
           })),
           detail: kept.header.detail,
         },
@@ -413,13 +469,14 @@ export class ReplaySource implements SessionSource {
       this.sessions.set(id, s);
       return s;
     }
+    const marks = collectMarkers(recordFor(this.ctx));
     const result = replay(transcript, {
       config: this.ctx.config(),
       store: this.ctx.store(),
       detail: true,
-      onProjection: recordFor(this.ctx),
+      onProjection: marks.onProjection,
     });
-    return this.add(path, transcript, result, st.size, st.mtime.toISOString(), false);
+    return this.add(path, transcript, result, st.size, st.mtime.toISOString(), false, marks.markers);
   }
 
   onDidChange(listener: (e: SessionChange) => void): () => void {

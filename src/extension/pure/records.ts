@@ -64,6 +64,17 @@ export function withInputStage<T extends InputReduction>(inputs: readonly T[]): 
   return inputs.map((i) => ({ ...i, stage: 'input' as const }));
 }
 
+/**
+ * File inputs a clear replaced along with their call's result (`inputs.when: clear`, the default):
+ * each has its own handle (the reduction's `inputHandle`) and marker, so it is recorded as a file
+ * input, like one replaced on arrival, and its stored output is listed, compared and opened as one.
+ */
+export function inputsClearedWith(reductions: readonly Reduction[]): RecordedReduction[] {
+  return reductions.flatMap((r) =>
+    r.inputHandle ? [{ handle: r.inputHandle, tool: r.tool, callId: r.callId, reason: r.reason, stage: 'input', fresh: r.fresh }] : [],
+  );
+}
+
 /** Where a projection was made: the session and turn, when the caller knows them. */
 export interface RecordedAt {
   session?: string;
