@@ -229,6 +229,30 @@ export class CostLedger {
 }
 
 /**
+ * True when a reduction made on arrival at call `call`, which spares that call writing `saved`
+ * tokens, pays in that call for the read-back it may cause, under every price model: the dearest
+ * read-back of `kind` so far, and this output's own (`own`), each priced as an extra call that reads
+ * a context of `prefix` tokens again. Such a decision brings its read-back into the bank before the
+ * agent could make it (an output is read back at the earliest in the next call), so a kind that has
+ * stopped may still take it: the bound is kept, and a session whose offloads stopped early does not
+ * send a 900,000-character output whole for the rest of its calls.
+ */
+export function paysOwnReadBack(
+  g: GuaranteeRecord,
+  kind: ReductionKind,
+  call: number,
+  saved: number,
+  prefix: number,
+  own: Pick<ReadBack, 'ask' | 'answer'>,
+  prices: readonly CachePrices[] = CACHE_PRICES,
+): boolean {
+  if (saved <= 0) return false;
+  const reads = [{ call, kind, ...own }, ...g.readBacks.filter((r) => r.kind === kind && r.call <= call)];
+  const dearest = reads.reduce((d, r) => (readBackTokens(r) > readBackTokens(d) ? r : d));
+  return prices.every((pm) => saved * pm.cacheWrite >= readBackCost(prefix, [dearest], pm));
+}
+
+/**
  * The kinds that stop from call `call` on, given where the bank stood after the last call the walk
  * charged and the read-backs noted since (charged now, as the walk will charge them). A kind whose
  * outputs were read back must find its next read-back in the bank, priced as its dearest so far;

@@ -9,7 +9,14 @@
 import { describe, expect, it } from 'vitest';
 import { createEngine, MemorySink } from '../../src/engine/engine';
 import { CACHE_PRICES } from '../../src/engine/clear-schedule';
-import { readBackAnswerTokens, readBackCost, READ_BACK_MAX_CHARS, stopsAt, type GuaranteeRecord } from '../../src/engine/guarantee';
+import {
+  paysOwnReadBack,
+  readBackAnswerTokens,
+  readBackCost,
+  READ_BACK_MAX_CHARS,
+  stopsAt,
+  type GuaranteeRecord,
+} from '../../src/engine/guarantee';
 import { perChar } from '../support/run';
 
 type Msg = Record<string, unknown>;
@@ -52,6 +59,20 @@ describe('read-backs charged to the session', () => {
     );
     expect(third.reductions.map((r) => r.callId)).toEqual(['a']);
     expect(third.request.startsWith(p.request.slice(0, p.request.indexOf('make test')))).toBe(true);
+  });
+
+  it('still offloads, after the stop, an output that pays for its own read-back in the call it arrives in', () => {
+    const { e, msgs, handle } = firstCall();
+    const read = [call('r', 'read_output', { handle }), result('r', 'the slice')];
+    // a 3,000-character output is stopped as before; one of 200,000 characters spares its call more
+    // writing than a read-back of it would cost at this context under every price model (0.5x reads too)
+    expect(e.project(request([...msgs, ...read, ...next]), 'openai-chat', { session: 'S' }).reductions.map((r) => r.callId)).toEqual(['a']);
+    const huge = [call('h', 'bash', { command: 'dump' }), result('h', `H ${'y'.repeat(200_000)}`)];
+    const p = e.project(request([...msgs, ...read, ...next, ...huge]), 'openai-chat', { session: 'S' });
+    expect(p.reductions.map((r) => r.callId)).toEqual(['a', 'h']);
+    expect(p.reductions[1]!.reason).toMatch(/pays for its own read-back/);
+    // sticky: the same request again gives the same projection
+    expect(e.project(request([...msgs, ...read, ...next, ...huge]), 'openai-chat', { session: 'S' }).request).toBe(p.request);
   });
 
   it('charges a read-back a host tells of at the next call', () => {
@@ -97,6 +118,27 @@ describe('stopsAt', () => {
   it('stops nothing before a call was charged, and nothing twice', () => {
     expect(stopsAt({ readBacks: [rb], stops: {} }, 5)).toEqual([]);
     expect(stopsAt({ readBacks: [rb], stops: { offload: 4 }, bank: bank(0) }, 5)).not.toContain('offload');
+  });
+});
+
+describe('paysOwnReadBack', () => {
+  const g: GuaranteeRecord = { readBacks: [{ call: 1, kind: 'offload', ask: 40, answer: 600 }], stops: { offload: 2 } };
+  const own = { ask: 40, answer: 500 };
+  it('holds when the tokens spared cover the dearest read-back of the kind at that context under every price model', () => {
+    // the dearest is GPT-4o's: 0.5 x 10,000 re-read + 648 written + 40 x 8 output = 5,968 tokens' worth
+    const need = Math.max(
+      ...CACHE_PRICES.map((pm) => readBackCost(10_000, [{ call: 3, kind: 'offload', ask: 40, answer: 600 }], pm) / pm.cacheWrite),
+    );
+    expect(paysOwnReadBack(g, 'offload', 3, Math.ceil(need), 10_000, own)).toBe(true);
+    expect(paysOwnReadBack(g, 'offload', 3, Math.floor(need) - 1, 10_000, own)).toBe(false);
+  });
+  it('prices this output’s own read-back when it is the dearest, and ignores read-backs after the call', () => {
+    const later: GuaranteeRecord = { ...g, readBacks: [...g.readBacks, { call: 9, kind: 'offload', ask: 40, answer: 5_000 }] };
+    const big = { ask: 40, answer: 3_000 };
+    const need = Math.max(...CACHE_PRICES.map((pm) => readBackCost(1_000, [{ call: 3, kind: 'offload', ...big }], pm) / pm.cacheWrite));
+    expect(paysOwnReadBack(later, 'offload', 3, Math.ceil(need), 1_000, big)).toBe(true);
+    expect(paysOwnReadBack(later, 'offload', 3, Math.floor(need) - 1, 1_000, big)).toBe(false);
+    expect(paysOwnReadBack(later, 'offload', 3, 0, 0, { ask: 0, answer: 0 })).toBe(false);
   });
 });
 

@@ -16,9 +16,9 @@ import { toolListed } from '../config';
 import { hintForResult, requestedRead } from '../previews';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
-import { stopped } from '../guarantee';
+import { paysOwnReadBack, READ_BACK_CALL_TEXT, readBackAnswerTokens, stopped } from '../guarantee';
 import { deferredToClear } from './clear';
-import { reduceOn } from './reduce';
+import { reduceOn, reduceResult } from './reduce';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 
 /** Results shorter than this are never replaced by a reference: the marker would not save much. */
@@ -33,12 +33,17 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
   const latestCap = cfg.offload.latestCap;
   const lastAssistant = results.req.kinds.lastIndexOf('assistant');
   const deferToClear = deferredToClear(cfg);
+  const sent = new SentBefore(results);
   for (let i = 0; i < results.length; i++) {
     if (!draft.open(i)) continue;
     const r = results.list[i]!;
-    // the session's bank can no longer cover a read-back of what would arrive reduced (../guarantee.ts)
-    if (stopped(results.guarantee, 'offload', results.callOf(r.item))) continue;
     const cap = results.capOf(i);
+    // the session's bank can no longer cover a read-back of what would arrive reduced (../guarantee.ts),
+    // unless the offload pays for its own read-back in the call it arrives in
+    if (stopped(results.guarantee, 'offload', results.callOf(r.item))) {
+      if (cfg.offload.enabled && cap !== 'unlimited' && !keptRead(results, i)) offloadPayingItsReadBack(draft, i, cap, sent);
+      continue;
+    }
     const custom = reducerFor(reducers, r.names);
     if (custom) {
       const numericCap = cap === 'unlimited' ? Number.POSITIVE_INFINITY : cap;
@@ -145,4 +150,50 @@ function dedupeOne(draft: Draft, i: number, seen: Map<string, number>): void {
     note.length <= results.cfg.previewChars ? note : '',
     undefined,
   );
+}
+
+/**
+ * Tokens of the request as the agent sent it up to the end of each call: what a read-back in the
+ * next call reads again at most (a projection is never longer). Counted once per projection.
+ */
+class SentBefore {
+  private sums?: number[];
+  constructor(private readonly results: Results) {}
+
+  /** Tokens of the fixed parts and of every item first sent at or before call `call`. */
+  upToCall(call: number): number {
+    const results = this.results;
+    if (!this.sums) {
+      const tok = results.originalItemTokens();
+      this.sums = [];
+      let total = results.fixedTokens();
+      tok.forEach((t, x) => {
+        const c = results.callOf(x);
+        while (this.sums!.length <= c) this.sums!.push(total);
+        total += t;
+        this.sums![c] = total;
+      });
+    }
+    return this.sums[Math.min(call, this.sums.length - 1)] ?? results.fixedTokens();
+  }
+}
+
+/**
+ * A result over its cap that arrives after the offload kind stopped (../guarantee.ts) is offloaded
+ * only if what it spares its own call covers the read-back it may cause (`paysOwnReadBack`).
+ */
+function offloadPayingItsReadBack(draft: Draft, i: number, cap: number, sent: SentBefore): void {
+  const results = draft.results;
+  const size = results.overCap(i, cap);
+  const g = results.guarantee;
+  if (size === undefined || !g) return;
+  const r = results.list[i]!;
+  const call = results.callOf(r.item);
+  const why = `${fmt(size)} ${results.cfg.capUnit} over ${r.tool}'s cap of ${fmt(cap)}; it pays for its own read-back`;
+  const out = reduceResult(results, i, 'offload', why, undefined, cap, draft.decisions[i]);
+  if (typeof out === 'string') return;
+  const d = out.decision;
+  const own = { ask: results.counter.count(READ_BACK_CALL_TEXT), answer: readBackAnswerTokens(d.originalTokens, d.originalChars) };
+  if (!paysOwnReadBack(g, 'offload', call, d.originalTokens - d.projectedTokens, sent.upToCall(call), own)) return;
+  draft.record(i, d, [out.write]);
 }
