@@ -18,8 +18,16 @@
  * as it would have live. Decisions for an earlier call never depend on later items, so the
  * projected prefix stays byte-stable from call to call.
  *
+ * At each call the walk, in order (the numbered steps in `clear`): takes in what changed since the
+ * previous call; counts this call as sent; weighs the results arriving over their cap (reduce after
+ * use); decides whether a clear is due and affordable; and clears, stale results first, then the
+ * oldest. Each call is charged to the session's cost ledger (../guarantee.ts) as it was sent.
+ *
  * Where it sits: after budget (budget.ts), last; it counts tokens as projected by every earlier
- * decision, file inputs (inputs.ts) included.
+ * decision, file inputs (inputs.ts) included. Its helpers are modules beside it: clear-result.ts
+ * (clearing one result, and what that would free), clear-planner.ts (what a clear would take at a
+ * call, over prefix-sums.ts), clear-recall.ts (earlier projections' clears, at the call that made
+ * them), after-use.ts (reduce after use), in-use.ts and stale.ts (which results go last and first).
  */
 import { toolListed } from '../config';
 import { clearPaysBack, expectedRemainingCalls } from '../clear-schedule';
@@ -27,12 +35,14 @@ import { CostLedger, stopped, type CacheRead, type ReadBack } from '../guarantee
 import { formatInt as fmt } from '../format-number';
 import { AfterUse } from './after-use';
 import { ClearPlanner } from './clear-planner';
+import { RecalledChanges, pushAt } from './clear-recall';
 import { ClearGains, clearResult } from './clear-result';
 import { InUse } from './in-use';
 import { PrefixSums } from './prefix-sums';
-import { Draft, type InputDecision, type Ledger, type Results, type StageOutcome } from './results';
+import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 import { staleAt as findStale } from './stale';
 
+/** The clear stage: walks the session's calls in order and clears where a clear is due (see the module comment). */
 export function clear(results: Results, ledger: Ledger): StageOutcome {
   const draft = new Draft(results, ledger);
   const c = results.cfg.clear;
@@ -83,28 +93,9 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const itemTok = results.projectedItemTokens(ledger);
   const fixed = results.fixedTokens();
   const originalTok = results.originalItemTokens();
-  // results an earlier call of the session cleared (recalled): as they were sent until the call that
-  // cleared them, so that call is charged the rewrite it made
-  const recalledClears = new Map<number, number[]>();
-  // (a file input the clear replaced with the result: its call's item too)
-  const inputItem = (i: number): number | undefined =>
-    draft.decisions[i]?.inputTokensSaved ? (list[i]!.call ?? results.req.calls.get(list[i]!.callId))?.item : undefined;
-  list.forEach((r, i) => {
-    const at = draft.decisions[i]?.clearedAt;
-    if (draft.decisions[i]?.stage !== 'clear' || !at) return;
-    itemTok[r.item]! += at.tokens - tokensNow(i);
-    const ii = inputItem(i);
-    if (ii !== undefined) itemTok[ii]! += draft.decisions[i]!.inputTokensSaved!;
-    pushAt(recalledClears, at.call, i);
-  });
-  // file inputs replaced a call or more after the input was first sent (inputs.keepRounds): whole
-  // until then, and that call is charged the rewrite
-  const lateInputs = new Map<number, InputDecision[]>();
-  for (const d of ledger.inputs.values()) {
-    if (d.call <= results.callOf(d.item)) continue;
-    itemTok[d.item]! += d.originalTokens - d.projectedTokens;
-    pushAt(lateInputs, d.call, d);
-  }
+  // what earlier projections of the session cleared or replaced at a later call: as first sent
+  // until that call, so that call is charged the rewrite it made (clear-recall.ts)
+  const recalled = new RecalledChanges(draft, itemTok);
   // prefix sums answer "tokens before item x"; from here on the walk changes only them
   const sums = new PrefixSums(itemTok);
   const shrink = (item: number, tokens: number) => sums.add(item, -tokens);
@@ -149,11 +140,6 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     }
     return { read: fixed + sums.before(x), atBreakpoint: fixed + sums.before(lo > 0 ? checkpoints[lo - 1]! : 0) };
   };
-  const all = (tokens: number): CacheRead => ({ read: tokens, atBreakpoint: tokens });
-  const least = (a: CacheRead, b: CacheRead): CacheRead => ({
-    read: Math.min(a.read, b.read),
-    atBreakpoint: Math.min(a.atBreakpoint, b.atBreakpoint),
-  });
 
   /** Offloads result i now (after use, or on arrival); returns the tokens freed, undefined when kept. */
   const reduceNow = (i: number, afterUsed: boolean): number | undefined => {
@@ -178,23 +164,13 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     costs.chargeReadBacks(lastTotal, readBacksAt.get(callNo) ?? []);
     const offloadStopped = stopped(guarantee, 'offload', callNo);
 
-    // 1. What changed since the previous call: what it let through whole is reduced now that the
-    // model has used it; what an earlier projection cleared in this call, and file inputs first
-    // replaced in it, change it too. The cache rewrite starts at the first item changed.
+    // 1. What changed since the previous call: what an earlier projection cleared in this call, and
+    // file inputs first replaced in it; and what the previous call let through whole, reduced now
+    // that the model has used it. The cache rewrite starts at the first item changed.
     let firstChanged = Number.POSITIVE_INFINITY;
-    for (const i of recalledClears.get(callNo) ?? []) {
-      const item = list[i]!.item;
-      shrink(item, draft.decisions[i]!.clearedAt!.tokens - tokensNow(i));
+    for (const { item, tokens } of recalled.at(callNo)) {
+      shrink(item, tokens);
       firstChanged = Math.min(firstChanged, item);
-      const ii = inputItem(i);
-      if (ii !== undefined) {
-        shrink(ii, draft.decisions[i]!.inputTokensSaved!);
-        firstChanged = Math.min(firstChanged, ii);
-      }
-    }
-    for (const d of lateInputs.get(callNo) ?? []) {
-      shrink(d.item, d.originalTokens - d.projectedTokens);
-      firstChanged = Math.min(firstChanged, d.item);
     }
     const due = afterUse.takeWaiting();
     if (!offloadStopped) {
@@ -337,11 +313,14 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   return draft.outcome;
 }
 
-/** Adds `value` to the list kept under `key`. */
-function pushAt<T>(map: Map<number, T[]>, key: number, value: T): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+/** A cache read of all of `tokens`, at a breakpoint or not. */
+function all(tokens: number): CacheRead {
+  return { read: tokens, atBreakpoint: tokens };
+}
+
+/** The smaller of two cache reads, each figure on its own. */
+function least(a: CacheRead, b: CacheRead): CacheRead {
+  return { read: Math.min(a.read, b.read), atBreakpoint: Math.min(a.atBreakpoint, b.atBreakpoint) };
 }
 
 /** The last assistant item of the run of assistant items that starts at `from`. */
