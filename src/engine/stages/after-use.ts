@@ -11,7 +11,8 @@
  *
  * Where it sits: a helper of the clear stage (clear.ts), which asks at each call which results
  * arrive to be weighed, reduces them through this module, and counts what earlier calls still saw
- * of them whole. The offload stage (offload.ts) and file inputs (inputs.ts) step aside while it is on.
+ * of them whole. While it is on, the offload stage leaves these results, reads kept whole included,
+ * to it (offload.ts), and file inputs are replaced on arrival, not by clears (inputs.ts).
  */
 import type { SpillwayConfig } from '../config';
 import { formatInt as fmt } from '../format-number';
