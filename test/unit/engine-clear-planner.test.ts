@@ -1,12 +1,12 @@
 /**
- * The clear planner (stages/clear.ts, ClearPlanner) answers, at each call, what a clear would take:
+ * The clear planner (stages/clear-planner.ts) answers, at each call, what a clear would take:
  * results stale at that call first, then the oldest, in order, until enough tokens are freed. It keeps
  * prefix sums instead of walking the results, so it must give exactly what the walk gives: checked
  * here against the walk itself on random sessions, with results cleared and re-estimated between calls.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ClearPlanner } from '../../src/engine/stages/clear';
+import { ClearPlanner } from '../../src/engine/stages/clear-planner';
 
 /** The walk the planner replaces: take clearable results in order until `need` tokens are freed. */
 function walk(

@@ -232,7 +232,7 @@ describe('clear stage: what it asks the counter', () => {
     const counter = { name: 'per-char-spy', count: (s: string) => (asked.push(s), s.length) };
     const engine = createEngine(clear({ schedule: 'payback' }), { tokenizer: counter });
     const text = JSON.stringify(build(five(), 'openai-chat'));
-    // the estimate renders a marker with a placeholder handle (clearedMarkerTokens)
+    // the estimate renders a marker with a placeholder handle (clear-result.ts, clearedMarkerTokens)
     const estimates = () => asked.filter((s) => s.includes('sw_000000000000000000000000')).length;
     engine.project(text, 'openai-chat', { session: 's' });
     const first = estimates();

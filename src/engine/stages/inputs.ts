@@ -22,7 +22,7 @@ import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { stringTokens } from '../tokens';
 import { stopped } from '../guarantee';
-import { deferredToClear } from './clear';
+import { deferredToClear } from './after-use';
 import { LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
 import { countLines } from '../lines';
 

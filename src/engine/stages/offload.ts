@@ -17,7 +17,7 @@ import { hintForResult, requestedRead } from '../previews';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
 import { paysOwnReadBack, READ_BACK_CALL_TEXT, readBackAnswerTokens, stopped } from '../guarantee';
-import { deferredToClear } from './clear';
+import { deferredToClear } from './after-use';
 import { reduceOn, reduceResult } from './reduce';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 
@@ -63,7 +63,7 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
     // what the agent asked to read reaches it whole: the clear stage reduces it once it is no longer in use
     if (keptRead(results, i)) continue;
     // with the payback schedule the clear stage's walk of the session decides these: whole while
-    // the model reads them and reduced after use when the session can pay for it (clear.ts)
+    // the model reads them and reduced after use when the session can pay for it (after-use.ts)
     if (
       deferToClear &&
       cap !== 'unlimited' &&
@@ -101,7 +101,7 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
 
 /**
  * Whether result i is a read the agent asked for, over its cap and within `offload.keepReads`: left
- * whole on arrival, for the clear stage to reduce once the agent is no longer using it (clear.ts
+ * whole on arrival, for the clear stage to reduce once the agent is no longer using it (clear-result.ts
  * gives it the preview it would have had on arrival). Without a clear stage (`clear.enabled` off,
  * the Responses WebSocket route) nothing could reduce it later, so it is offloaded on arrival.
  */
@@ -113,7 +113,7 @@ export function keptRead(results: Results, i: number): boolean {
     cap !== 'unlimited' &&
     results.overCap(i, cap) !== undefined &&
     results.overCap(i, cfg.offload.keepReads) === undefined &&
-    // with reduce after use on, it decides what reaches the model whole (clear.ts), reads included
+    // with reduce after use on, it decides what reaches the model whole (after-use.ts), reads included
     !deferredToClear(cfg) &&
     requestedRead(hintForResult(results.req, results.list[i]!))
   );

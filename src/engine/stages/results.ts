@@ -62,8 +62,9 @@ export interface Decision extends Replacement {
   inputTokensSaved?: number;
   /**
    * a clear: the call (0-based) of the session it was decided in, and the result's projected tokens
-   * before it; a later call's walk (clear.ts), which recalls the clear, counts the result as it was
-   * sent until that call and the rewrite at it, as the session's ledger must (../guarantee.ts)
+   * before it; a later call's walk (clear.ts, clear-recall.ts), which recalls the clear, counts the
+   * result as it was sent until that call and the rewrite at it, as the session's ledger must
+   * (../guarantee.ts)
    */
   clearedAt?: { call: number; tokens: number };
 }
