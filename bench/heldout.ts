@@ -69,6 +69,18 @@ const CANDIDATES: readonly Candidate[] = [
     over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
   },
   {
+    name: 'reads kept up to 32k, clear from 20k',
+    over: { 'offload.keepReads': 32_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
+  },
+  {
+    name: 'reads kept up to 24k, clear from 20k',
+    over: { 'offload.keepReads': 24_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
+  },
+  {
+    name: 'reads kept up to 32k, clear from 30k',
+    over: { 'offload.keepReads': 32_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 30_000 },
+  },
+  {
     name: 'in use 6 calls, clear from 20k',
     over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 6, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
   },

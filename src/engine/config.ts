@@ -326,7 +326,7 @@ const SPILLWAY: SpillwayConfig = {
   language: 'en',
   tokenizer: 'o200k_base',
   observations: 'auto',
-  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true, keepReads: 64_000 },
+  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true, keepReads: 24_000 },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
   inputs: { enabled: true, when: 'clear', keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
