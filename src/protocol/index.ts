@@ -179,6 +179,8 @@ const Missed = z.object({
   id: z.string(),
   handle: Handle.optional(),
   cause: z.string().optional(),
+  /** the cause in words, as `spillway replay` prints it (src/replay/misses.ts): the one place they are kept */
+  causeLabel: z.string().optional(),
   tool: z.string().optional(),
   since: z.number().int().nonnegative().optional(),
 });

@@ -30,7 +30,7 @@ const MISS_CAUSE_LABELS: Readonly<Partial<Record<MissCause, string>>> = {
 };
 
 /** The words for a cause. */
-export const causeLabel = (cause: MissCause): string => MISS_CAUSE_LABELS[cause] ?? cause;
+export const causeLabel = (cause: string): string => MISS_CAUSE_LABELS[cause as MissCause] ?? cause;
 
 /** One missed identifier: the handle that holds it, what put it there, and since which call. */
 export interface Miss {

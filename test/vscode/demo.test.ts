@@ -23,6 +23,7 @@ import { formatInt } from '../../src/engine/format-number';
 import { parseConfig } from '../../src/engine/index';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
+import { causeLabel } from '../../src/replay/misses';
 
 let vs: Harness;
 let demo: DemoWorkspace;
@@ -375,13 +376,14 @@ describe('the demo workspace', () => {
     // nothing under the default, so this is a sibling sub-agent session of the same project where,
     // under the window's (default) settings, the agent names something a preview of a file it read had
     // left out; the turn comes from a replay under the same settings
-    let found: { file: string; replayed: ReturnType<typeof replay>; turn: number; id: string } | undefined;
+    let found: { file: string; replayed: ReturnType<typeof replay>; turn: number; id: string; cause: string } | undefined;
     for (const candidate of MISSES_CANDIDATES) {
       const file = join(ROOT, candidate);
       const replayed = replay(await readTranscript(file), { config: parseConfig(engineSettings({})).config });
       const call = replayed.calls.find((c) => c.missed.some((m) => m.handle && m.tool === 'Read'));
       if (!call) continue;
-      found = { file, replayed, turn: call.index + 1, id: call.missed.find((m) => m.handle && m.tool === 'Read')!.id };
+      const m = call.missed.find((x) => x.handle && x.tool === 'Read')!;
+      found = { file, replayed, turn: call.index + 1, id: m.id, cause: m.cause };
       break;
     }
     if (!found) throw new Error(`none of ${MISSES_CANDIDATES.join(', ')} misses an identifier of a file it read under the default`);
@@ -403,6 +405,8 @@ describe('the demo workspace', () => {
         .filter({ has: frame.locator('code', { hasText: found.id }) })
         .first();
       const id = (await item.locator('code').textContent())!;
+      // what hid it, in the words `spillway replay` prints (sent by the host: one place for them)
+      expect(await item.textContent()).toContain(`Read result ${causeLabel(found.cause)}`);
       await item.locator('button.link').click();
       await waitUntil('the stored output to open at the identifier', async () =>
         vs.run(({ vscode }, want) => {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as React from 'react';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { SessionInfo, TextPage, ToolCap, TurnDetail, TurnSummary } from '../../src/protocol';
+import { causeLabel } from '../../src/replay/misses';
 import { VirtualList } from '../../webview/components/VirtualList';
 import { Chart, measure } from '../../webview/components/Chart';
 import { firstInteresting, marksOf } from '../../webview/marks';
@@ -275,11 +276,12 @@ describe('TurnDetails', () => {
     const withCauses: TurnDetail = {
       ...detail,
       readBacks: 3,
+      // the host sends each cause with its words (src/extension/inspector/session.ts, from src/replay/misses.ts)
       missed: [
-        { id: 'src/a.ts', handle: HANDLE, cause: 'clear', tool: 'Read', since: 11 },
-        { id: 'gammaFunction', handle: HANDLE2, cause: 'input', tool: 'Write', since: 2 },
-        { id: 'alphaFunction', handle: HANDLE, cause: 'offload', tool: 'Bash', since: 4 },
-        { id: 'long_identifier_x', cause: 'unheld' },
+        { id: 'src/a.ts', handle: HANDLE, cause: 'clear', causeLabel: causeLabel('clear'), tool: 'Read', since: 11 },
+        { id: 'gammaFunction', handle: HANDLE2, cause: 'input', causeLabel: causeLabel('input'), tool: 'Write', since: 2 },
+        { id: 'alphaFunction', handle: HANDLE, cause: 'offload', causeLabel: causeLabel('offload'), tool: 'Bash', since: 4 },
+        { id: 'long_identifier_x', cause: 'unheld', causeLabel: causeLabel('unheld') },
       ],
     };
     render(<TurnDetails detail={withCauses} loadText={loadText} onOpen={onOpen} onCompare={() => undefined} onCopy={() => undefined} />);

@@ -250,20 +250,12 @@ function onResultsKey(e: React.KeyboardEvent<HTMLElement>) {
   heads[next]!.focus();
 }
 
-/** What hid a missed identifier, in the words of `spillway replay`'s summary (src/replay/misses.ts). */
-const CAUSE_WORDS: Record<string, string> = {
-  offload: 'offloaded on arrival',
-  'offload-after-use': 'offloaded after use',
-  window: 'windowed (an older turn)',
-  budget: 'held to its cap',
-  clear: 'cleared',
-  input: 'file input replaced by a marker',
-  unheld: 'held by no stored output',
-};
-
-/** "Read result cleared in turn 12": the cause, with the tool and the turn of the reduction when known. */
+/**
+ * "Read result cleared in turn 12": what hid a missed identifier, in the words of `spillway replay`'s
+ * summary (the host sends them: src/replay/misses.ts), with the tool and the turn of the reduction when known.
+ */
 function hiddenBy(m: TurnDetail['missed'][number]): string {
-  const what = m.cause ? (CAUSE_WORDS[m.cause] ?? m.cause) : '';
+  const what = m.causeLabel ?? m.cause ?? '';
   const tool = m.tool ? `${m.tool} ${m.cause === 'input' ? '' : 'result '}` : '';
   return `${tool}${what}${m.since !== undefined ? ` in turn ${m.since + 1}` : ''}`;
 }

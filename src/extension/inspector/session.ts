@@ -33,6 +33,7 @@ import type {
   TurnSummary,
 } from '../../protocol';
 import { callCost, PRICE_MODELS } from '../../replay/metrics';
+import { causeLabel } from '../../replay/misses';
 export { totalsOf } from '../../protocol';
 import { totalsOf as totalsOfTurns } from '../../protocol';
 
@@ -502,7 +503,7 @@ export abstract class RecordSession implements InspectorSession {
       missed: r.missed.map((m) => ({
         id: m.id,
         ...(m.handle ? { handle: m.handle } : {}),
-        ...(m.cause ? { cause: m.cause } : {}),
+        ...(m.cause ? { cause: m.cause, causeLabel: causeLabel(m.cause) } : {}),
         ...(m.tool ? { tool: m.tool } : {}),
         ...(m.since !== undefined ? { since: m.since } : {}),
       })),
