@@ -119,6 +119,12 @@ const BUILTIN_DOTTED = new Set(
     .split(' '),
 );
 
+/**
+ * Qualified names from Java's standard library (`import java.util.List;`, `java.io.IOException`),
+ * written from memory like the dotted names above; a project's own packages still count.
+ */
+const JAVA_STANDARD = /^javax?\.(?:lang|util|io|nio|net|time|math|text|sql|security|beans|rmi)(?:\.[A-Za-z_$][\w$]*)*$/;
+
 /** Paths every agent writes without reading them: devices, interpreters, shell start-up files. */
 const COMMON_PATHS = new Set([
   '/dev/null',
@@ -208,7 +214,7 @@ const PLAIN_RECEIVERS = new Set(['self', 'cls', 'this', 'module', 'super']);
  * `s.strip`), or made only of plain receivers and dunders (`self.__eq__`, `module.__name__`)?
  */
 function isBuiltinDotted(id: string): boolean {
-  if (BUILTIN_DOTTED.has(id)) return true;
+  if (BUILTIN_DOTTED.has(id) || JAVA_STANDARD.test(id)) return true;
   const segs = id.split('.');
   if (segs.length === 2 && segs[0]!.length === 1) return true;
   return segs.every((x) => PLAIN_RECEIVERS.has(x) || /^__\w+__$/.test(x));

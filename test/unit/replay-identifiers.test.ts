@@ -130,6 +130,12 @@ describe('what an agent writes without reading is not an identifier (real replie
     expect(identifiersIn(reply)).toEqual([]);
   });
 
+  it("Java's standard library is written from memory, a project's own packages are read (fastjson2: import java.util.List)", () => {
+    const reply = 'import java.util.List;\nimport java.util.concurrent.ConcurrentHashMap;\nimport com.alibaba.fastjson2.TypeReference;';
+    expect(identifiersIn(reply)).toEqual(['com.alibaba.fastjson2.TypeReference']);
+    expect(identifiersIn(reply, 'before')).toEqual(expect.arrayContaining(['java.util.List']));
+  });
+
   it("keys of the agent's own tool call come from the tool's schema", () => {
     const reply = '{"file_path":"/home/u/app/src/main.rs","old_string":"let x = 1;","new_string":"let x = 2;"}';
     expect(identifiersIn(reply)).toEqual(['/home/u/app/src/main.rs', 'let x = 1;', 'let x = 2;']);
