@@ -265,7 +265,7 @@ describe('names and documents', () => {
     expect(shortPath('src/foo.ts')).toBe('src/foo.ts');
   });
 
-  it('opens a heredoc input as the command with the file in it, and a Write input as the file', () => {
+  it('opens a heredoc input as the command with the file in it, a Write input as the file, an edit or a patch as a diff', () => {
     const body = 'def f():\n    return 1\n';
     const shell = inputDocument(JSON.stringify({ command: `cat > /w/f.py << 'EOF'\n${body}EOF`, description: 'write f' }))!;
     expect(shell).toEqual({ text: `cat > /w/f.py << 'EOF'\n${body}EOF\n`, ext: '.py', path: '/w/f.py', command: "cat > /w/f.py << 'EOF'" });
@@ -274,10 +274,30 @@ describe('names and documents', () => {
       ext: '.ts',
       path: '/w/g.ts',
     });
-    const edit = inputDocument(JSON.stringify({ file_path: '/w/g.ts', old_string: 'a', new_string: 'b' }))!;
-    expect(edit.ext).toBe('.json');
-    expect(edit.text.split('\n').length).toBeGreaterThan(3);
-    expect(inputDocument('*** Begin Patch')).toBeUndefined();
+    // an edit opens as the change it made, a diff
+    const edit = inputDocument(JSON.stringify({ file_path: '/w/g.ts', old_string: 'let a = 1;\nlet b = 2;', new_string: 'let a = 3;' }))!;
+    expect(edit).toEqual({
+      text: '--- /w/g.ts\n+++ /w/g.ts\n@@ edit @@\n-let a = 1;\n-let b = 2;\n+let a = 3;\n',
+      ext: '.diff',
+      path: '/w/g.ts',
+    });
+    const multi = inputDocument(
+      JSON.stringify({
+        file_path: '/w/g.ts',
+        edits: [
+          { old_string: 'x', new_string: 'y' },
+          { old_string: 'p', new_string: '' },
+        ],
+      }),
+    )!;
+    expect(multi.text).toBe('--- /w/g.ts\n+++ /w/g.ts\n@@ edit @@\n-x\n+y\n@@ edit @@\n-p\n');
+    // Codex's apply_patch is a patch already, named by its first file
+    const patch = '*** Begin Patch\n*** Update File: src/a.rs\n@@\n-old\n+new\n*** End Patch';
+    expect(inputDocument(patch)).toEqual({ text: `${patch}\n`, ext: '.diff', path: 'src/a.rs' });
+    // anything else that is JSON opens indented
+    const other = inputDocument(JSON.stringify({ file_path: '/w/g.ts', mode: 'append', lines: 3 }))!;
+    expect(other.ext).toBe('.json');
+    expect(inputDocument('plain text')).toBeUndefined();
   });
 
   it('puts every call in the path the tooltip shows, and a marker’s id in a projected document’s path', () => {

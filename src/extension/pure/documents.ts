@@ -391,6 +391,11 @@ const CONTENT_KEYS = ['content', 'file_text', 'contents', 'text'];
  * Undefined when the text is not a JSON object (a freeform patch is already text).
  */
 export function inputDocument(text: string): { text: string; ext: string; path?: string; command?: string } | undefined {
+  // Codex's apply_patch: already a patch a person reads; its first file names it
+  if (text.startsWith('*** Begin Patch')) {
+    const file = /^\*\*\* (?:Update|Add|Delete) File: (.+)$/m.exec(text)?.[1]?.trim();
+    return { text: text.endsWith('\n') ? text : `${text}\n`, ext: '.diff', ...(file ? { path: file } : {}) };
+  }
   if (!text.trimStart().startsWith('{')) return undefined;
   let obj: Record<string, unknown>;
   try {
@@ -411,6 +416,31 @@ export function inputDocument(text: string): { text: string; ext: string; path?:
   for (const k of CONTENT_KEYS) {
     const v = obj[k];
     if (typeof v === 'string' && source?.path) return { text: v, ext: sourceExtension(source.path) ?? '.log', path: source.path };
+  }
+  // an edit (Claude Code's Edit and MultiEdit, Gemini CLI's replace): the change as a diff of what it replaced
+  const edits = Array.isArray(obj.edits) ? (obj.edits as unknown[]) : [obj];
+  const pairs = edits.filter(
+    (e): e is { old_string: string; new_string: string } =>
+      !!e &&
+      typeof e === 'object' &&
+      typeof (e as Record<string, unknown>).old_string === 'string' &&
+      typeof (e as Record<string, unknown>).new_string === 'string',
+  );
+  if (pairs.length && pairs.length === edits.length) {
+    const name = source?.path ?? 'file';
+    const lines = (t: string, sign: string) =>
+      t === ''
+        ? []
+        : t
+            .replace(/\n$/, '')
+            .split('\n')
+            .map((l) => `${sign}${l}`);
+    const hunks = pairs.map((e) => ['@@ edit @@', ...lines(e.old_string, '-'), ...lines(e.new_string, '+')].join('\n'));
+    return {
+      text: [`--- ${name}`, `+++ ${name}`, ...hunks].join('\n') + '\n',
+      ext: '.diff',
+      ...(source?.path ? { path: source.path } : {}),
+    };
   }
   return { text: JSON.stringify(obj, null, 2) + '\n', ext: '.json', ...(source?.path ? { path: source.path } : {}) };
 }
