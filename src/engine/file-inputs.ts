@@ -30,6 +30,8 @@ export const FILE_WRITE_TOOLS = [
   'replace_in_file',
   'write_to_file',
   'search_replace',
+  // Gemini CLI's edit tool: file_path, old_string, new_string
+  'replace',
 ] as const;
 
 /** Input fields that name the written file. */

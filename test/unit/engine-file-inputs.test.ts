@@ -64,6 +64,17 @@ describe('file inputs: what is replaced', () => {
     expect(sent.old_string).toBeUndefined();
   });
 
+  it("replaces Gemini CLI's replace input like an Edit", () => {
+    const { e, store } = engine();
+    const input = { file_path: '/repo/b.ts', old_string: content('old'), new_string: content('new'), expected_replacements: 1 };
+    const p = e.project(anthropic({ history: 2_000, calls: [{ id: 'g1', name: 'replace', input }] }), 'anthropic-messages');
+    const sent = (p.request as { messages: Array<{ content: Array<{ input?: Record<string, unknown> }> }> }).messages[1]!.content[1]!
+      .input!;
+    expect(sent).toMatchObject({ file_path: '/repo/b.ts', expected_replacements: 1 });
+    expect(sent.new_string).toBeUndefined();
+    expect(JSON.parse(store.get(p.inputs[0]!.handle)!)).toEqual(input);
+  });
+
   it('leaves inputs alone while the conversation before the call is under inputs.minTokens', () => {
     const { e } = engine({ minTokens: 50_000 });
     const req = anthropic({ history: 2_000, calls: [{ id: 'w1', name: 'Write', input: { file_path: '/a', content: content('a') } }] });
