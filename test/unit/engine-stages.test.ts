@@ -15,7 +15,8 @@ import { budget } from '../../src/engine/stages/budget';
 import { clear } from '../../src/engine/stages/clear';
 import { offload } from '../../src/engine/stages/offload';
 import { recognise } from '../../src/engine/stages/recognise';
-import { Results, type Decision, type Ledger } from '../../src/engine/stages/results';
+import { Draft, Results, type Decision, type Ledger } from '../../src/engine/stages/results';
+import { ClearGains } from '../../src/engine/stages/clear-result';
 import { window } from '../../src/engine/stages/window';
 import type { OutputSink, StoredMeta } from '../../src/engine/types';
 import { FileStore } from '../../src/store';
@@ -175,5 +176,27 @@ describe('the engine', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('what a clear would free (ClearGains)', () => {
+  it('counts a file input the clear replaces with its result, and stops counting it once inputs stop', () => {
+    const args = { path: 'src/big.ts', content: 'const x = 1;\n'.repeat(200) };
+    const results = resultsOf(
+      { 'inputs.when': 'clear', 'inputs.minTokens': 0, defaultCap: 1_000, previewChars: 100 },
+      'q',
+      { tool: 'write_file', output: big('w'), args },
+      tool('bash', 'ok'),
+    );
+    const gains = new ClearGains(new Draft(results, emptyLedger(results.length)));
+    const withInput = gains.of(0);
+    const input = gains.inputOf(0)!;
+    expect(input).toBeDefined();
+    const inputSaving = input.decision.originalTokens - input.decision.projectedTokens;
+    expect(inputSaving).toBeGreaterThan(1_000);
+    expect(gains.stopInputs()).toBe(true);
+    // the result's own saving only: a plan made after the stop never counts on the input
+    expect(gains.of(0)).toBe(withInput - inputSaving);
+    expect(gains.stopInputs()).toBe(false);
   });
 });

@@ -38,6 +38,7 @@ export class ClearGains {
   // a clear replaces, and the guarantee property found sessions over raw with both; inputs are then
   // replaced on arrival: inputs.ts)
   private readonly inputsByClear: boolean;
+  private inputsStopped = false;
 
   constructor(private readonly draft: Draft) {
     const cfg = draft.results.cfg;
@@ -45,15 +46,26 @@ export class ClearGains {
     this.inputsByClear = cfg.inputs.enabled && cfg.inputs.when === 'clear' && !deferredToClear(cfg);
   }
 
-  /** Tokens clearing result i would free (its file input's too). */
+  /** Tokens clearing result i would free (its file input's too, until inputs stop). */
   of(i: number): number {
     let gain = this.gains[i];
     if (gain === undefined) {
       const result = Math.max(0, this.tokensNow(i) - this.markerTokens(i));
-      const input = this.inputOf(i);
+      const input = this.inputsStopped ? undefined : this.inputOf(i);
       gain = this.gains[i] = result + (input ? input.decision.originalTokens - input.decision.projectedTokens : 0);
     }
     return gain;
+  }
+
+  /**
+   * From now on a clear replaces no file input (the guarantee stopped them): every estimate that
+   * counted one is dropped. True when estimates changed.
+   */
+  stopInputs(): boolean {
+    if (this.inputsStopped || !this.inputsByClear) return false;
+    this.inputsStopped = true;
+    this.gains.fill(undefined);
+    return true;
   }
 
   /** Drops result i's estimate: the walk reduced it otherwise, so clearing it now frees less. */

@@ -163,6 +163,15 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
     costs.chargeReadBacks(lastTotal, readBacksAt.get(callNo) ?? []);
     const offloadStopped = stopped(guarantee, 'offload', callNo);
+    // from the call file inputs stop (../guarantee.ts), a clear no longer replaces them: what clearing
+    // each result would free shrinks to the result's own saving, so a plan never counts on them
+    if (callNo === guarantee?.stops.input && gains.stopInputs()) {
+      freeSum = 0;
+      for (let i = 0; i < n; i++) {
+        planner?.refresh(i);
+        if (counted[i]) freeSum += gains.of(i);
+      }
+    }
 
     // 1. What changed since the previous call: what an earlier projection cleared in this call, and
     // file inputs first replaced in it; and what the previous call let through whole, reduced now
