@@ -208,16 +208,25 @@ export class Harness {
   /** Opens the command palette on `title` and returns its row once shown (the palette stays open). */
   async paletteRow(title: string): Promise<Locator> {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
-    await this.page
-      .locator('.monaco-workbench')
-      .click({ position: { x: 700, y: 5 }, timeout: 10_000 })
-      .catch(() => undefined);
-    await this.page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(`>${title}`);
     const row = this.page.locator('.quick-input-list .monaco-list-row:visible', { hasText: title }).first();
-    await row.waitFor({ state: 'visible', timeout: 10_000 });
-    return row;
+    // the palette can be closed under us while it opens: a webview taking focus as it finishes loading
+    // (seen on a loaded machine in the 1.139 demo window, the input going inert then hidden), so it is
+    // opened again, a bounded number of times, whenever it closed before its row was shown
+    for (let attempt = 1; ; attempt++) {
+      await this.page
+        .locator('.monaco-workbench')
+        .click({ position: { x: 700, y: 5 }, timeout: 10_000 })
+        .catch(() => undefined);
+      await this.page.keyboard.press('F1');
+      try {
+        await input.waitFor({ state: 'visible', timeout: 10_000 });
+        await input.fill(`>${title}`, { timeout: 10_000 });
+        await row.waitFor({ state: 'visible', timeout: 10_000 });
+        return row;
+      } catch (e) {
+        if (attempt >= 4 || (await input.isVisible())) throw e;
+      }
+    }
   }
 
   /** Types into the open quick pick and accepts the first row that contains `text`. */
