@@ -143,7 +143,7 @@ export function readBackAnswerTokens(tokens: number, chars: number): number {
  * it missed together) that reads the projected context it re-sends, `prefix` tokens, from the cache,
  * writes each read call and its answer, and outputs the read calls. As the replay's `readBackCost`.
  */
-export function readBackCost(prefix: number, reads: readonly ReadBack[], pm: CachePrices): number {
+export function readBackCost(prefix: number, reads: readonly Pick<ReadBack, 'ask' | 'answer'>[], pm: CachePrices): number {
   if (reads.length === 0) return 0;
   const added = reads.reduce((a, r) => a + readBackTokens(r), 0);
   const asked = reads.reduce((a, r) => a + r.ask, 0);
@@ -151,7 +151,7 @@ export function readBackCost(prefix: number, reads: readonly ReadBack[], pm: Cac
 }
 
 /** The tokens one read-back adds to the agent's history, carried by every later call. */
-function readBackTokens(r: ReadBack): number {
+function readBackTokens(r: Pick<ReadBack, 'ask' | 'answer'>): number {
   return r.ask + r.answer + READ_BACK_ITEM_TOKENS;
 }
 
@@ -228,6 +228,14 @@ export class CostLedger {
   }
 }
 
+/** The dearest read-back of `kind` made up to call `call`: the one that adds the most tokens. */
+function dearestReadBack(g: GuaranteeRecord, kind: ReductionKind, call: number): ReadBack | undefined {
+  let dearest: ReadBack | undefined;
+  for (const r of g.readBacks)
+    if (r.kind === kind && r.call <= call && (!dearest || readBackTokens(r) > readBackTokens(dearest))) dearest = r;
+  return dearest;
+}
+
 /**
  * True when a reduction made on arrival at call `call`, which spares that call writing `saved`
  * tokens, pays in that call for the read-back it may cause, under every price model: the dearest
@@ -247,8 +255,8 @@ export function paysOwnReadBack(
   prices: readonly CachePrices[] = CACHE_PRICES,
 ): boolean {
   if (saved <= 0) return false;
-  const reads = [{ call, kind, ...own }, ...g.readBacks.filter((r) => r.kind === kind && r.call <= call)];
-  const dearest = reads.reduce((d, r) => (readBackTokens(r) > readBackTokens(d) ? r : d));
+  const sofar = dearestReadBack(g, kind, call);
+  const dearest = sofar && readBackTokens(sofar) > readBackTokens(own) ? sofar : own;
   return prices.every((pm) => saved * pm.cacheWrite >= readBackCost(prefix, [dearest], pm));
 }
 
@@ -269,8 +277,7 @@ export function stopsAt(g: GuaranteeRecord, call: number, prices: readonly Cache
   const kinds: ReductionKind[] = ['offload', 'input', 'window', 'budget', 'clear'];
   return kinds.filter((kind) => {
     if (g.stops[kind] !== undefined) return false;
-    const own = g.readBacks.filter((r) => r.kind === kind && r.call <= call);
-    const dearest = own.reduce<ReadBack | undefined>((d, r) => (!d || readBackTokens(r) > readBackTokens(d) ? r : d), undefined);
+    const dearest = dearestReadBack(g, kind, call);
     return prices.some((pm, i) => left[i]! < (dearest ? readBackCost(bank.running, [dearest], pm) : 0));
   });
 }

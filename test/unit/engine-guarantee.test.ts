@@ -126,16 +126,14 @@ describe('paysOwnReadBack', () => {
   const own = { ask: 40, answer: 500 };
   it('holds when the tokens spared cover the dearest read-back of the kind at that context under every price model', () => {
     // the dearest is GPT-4o's: 0.5 x 10,000 re-read + 648 written + 40 x 8 output = 5,968 tokens' worth
-    const need = Math.max(
-      ...CACHE_PRICES.map((pm) => readBackCost(10_000, [{ call: 3, kind: 'offload', ask: 40, answer: 600 }], pm) / pm.cacheWrite),
-    );
+    const need = Math.max(...CACHE_PRICES.map((pm) => readBackCost(10_000, [{ ask: 40, answer: 600 }], pm) / pm.cacheWrite));
     expect(paysOwnReadBack(g, 'offload', 3, Math.ceil(need), 10_000, own)).toBe(true);
     expect(paysOwnReadBack(g, 'offload', 3, Math.floor(need) - 1, 10_000, own)).toBe(false);
   });
   it('prices this output’s own read-back when it is the dearest, and ignores read-backs after the call', () => {
     const later: GuaranteeRecord = { ...g, readBacks: [...g.readBacks, { call: 9, kind: 'offload', ask: 40, answer: 5_000 }] };
     const big = { ask: 40, answer: 3_000 };
-    const need = Math.max(...CACHE_PRICES.map((pm) => readBackCost(1_000, [{ call: 3, kind: 'offload', ...big }], pm) / pm.cacheWrite));
+    const need = Math.max(...CACHE_PRICES.map((pm) => readBackCost(1_000, [big], pm) / pm.cacheWrite));
     expect(paysOwnReadBack(later, 'offload', 3, Math.ceil(need), 1_000, big)).toBe(true);
     expect(paysOwnReadBack(later, 'offload', 3, Math.floor(need) - 1, 1_000, big)).toBe(false);
     expect(paysOwnReadBack(later, 'offload', 3, 0, 0, { ask: 0, answer: 0 })).toBe(false);
