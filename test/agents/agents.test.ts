@@ -24,12 +24,13 @@
  * offers it (`spillway.proxy.websockets`, once the proxy has that mode), HTTP otherwise.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
 import { outputText, startScriptedProvider, type ScriptedProvider } from './provider';
+import { AGENT_TIMEOUT_MS, CLI, ROOT, runAgent, spillwayRead, startProxy as startSpillwayProxy, type Proxy, type Run } from './spillway';
 import { addCodexBaseUrl, addCodexChatgptRoute, addCodexMcpServer, codexAuthMode, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
 import { opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfig';
@@ -43,126 +44,24 @@ import { captureOrCheckPrelude, CAPTURE } from './prelude';
 import { listSessions, readBody, readSession, type Turn } from '../../src/proxy/recording';
 import { get, parseLazy, type JObject, type JValue } from '../../src/engine/json';
 
-const ROOT = resolve(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
 const STEPS = 12;
 /** About 25 kB per command: 560 numbered lines of 45 characters, different for every step. */
 const command = (k: number) => `seq -f "step-${String(k).padStart(2, '0')} row %05g of the real-agent run, lorem ipsum" 1 560`;
 const COMMANDS = Array.from({ length: STEPS }, (_, k) => command(k + 1));
-const AGENT_TIMEOUT_MS = 240_000;
 
 function sh(cmd: string): string {
   return execFileSync('bash', ['-c', cmd], { encoding: 'utf8' });
 }
 
-interface Proxy {
-  url: string;
-  child: ChildProcess;
-  out: () => string;
-  store: string;
-  sessions: string;
-  close(): Promise<void>;
-}
-
-async function startProxy(provider: ScriptedProvider, root: string, extra: string[] = []): Promise<Proxy> {
-  const store = join(root, 'store');
-  const sessions = join(root, 'sessions');
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      'proxy',
-      '--port',
-      '0',
-      '--store',
-      store,
-      '--sessions',
-      sessions,
-      '--openai-upstream',
-      `${provider.url}/openai/v1`,
-      '--anthropic-upstream',
-      `${provider.url}/anthropic`,
-      ...extra,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`spillway proxy printed no "listening on" line within 15 s:\n${out}`)), 15_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      rej(new Error(`spillway proxy exited with ${code}:\n${out}`));
-    });
-  });
-  return {
-    url,
-    child,
-    out: () => out,
-    store,
-    sessions,
-    close: () =>
-      new Promise<void>((res) => {
-        if (child.exitCode !== null) return res();
-        child.once('exit', () => res());
-        child.kill('SIGTERM');
-        setTimeout(() => {
-          child.kill('SIGKILL');
-          res();
-        }, 5_000);
-      }),
-  };
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function runAgent(bin: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Run> {
-  const started = Date.now();
-  return new Promise((res) => {
-    const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr!.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${AGENT_TIMEOUT_MS / 1000} s`;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }, AGENT_TIMEOUT_MS);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      res({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
-
-function spillwayRead(handle: string, store: string): string {
-  return execFileSync(process.execPath, [CLI, 'read', handle, '--store', store], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-}
+/** The proxy with the scripted provider as its OpenAI and Anthropic upstreams, and `extra` flags. */
+const startProxy = (provider: ScriptedProvider, root: string, extra: string[] = []): Promise<Proxy> =>
+  startSpillwayProxy(root, [
+    '--openai-upstream',
+    `${provider.url}/openai/v1`,
+    '--anthropic-upstream',
+    `${provider.url}/anthropic`,
+    ...extra,
+  ]);
 
 /** The text of every tool result the provider was sent, in order of the last (longest) request. */
 function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'responses' | 'chat'): string[] {

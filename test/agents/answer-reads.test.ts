@@ -7,16 +7,15 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startFakeUpstream, defaultReply, type FakeUpstream, type Received } from '../proxy/fake-upstream';
 import { OPENAI_KEY, bigLog, chatRequest } from '../proxy/support';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
+import { CLI, ROOT, startProxy, type Proxy } from './spillway';
 
-const ROOT = resolve(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
 const OUTPUT = bigLog(900, 'sdk-agent');
 /** Characters per page the scripted model asks for: under the read tool's answer bound, so no page is clipped. */
 const PAGE = 7_500;
@@ -24,9 +23,7 @@ const READ_TOOL = 'spillway_read_output';
 
 const root = mkdtempSync(join(tmpdir(), 'sw-answer-reads-'));
 let upstream: FakeUpstream;
-let proxy: ChildProcess;
-let proxyOut = '';
-let url = '';
+let proxy: Proxy;
 
 type Message = { role: string; content?: string | null; tool_call_id?: string };
 
@@ -65,46 +62,11 @@ function model(r: Received) {
 beforeAll(async () => {
   if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: 'inherit' });
   upstream = await startFakeUpstream({ respond: model });
-  proxy = spawn(
-    process.execPath,
-    [
-      CLI,
-      'proxy',
-      '--answer-reads',
-      '--port',
-      '0',
-      '--store',
-      join(root, 'store'),
-      '--sessions',
-      join(root, 'sessions'),
-      '--openai-upstream',
-      `${upstream.url}/v1`,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const collect = (d: Buffer) => {
-    proxyOut += d.toString();
-  };
-  proxy.stdout!.on('data', collect);
-  proxy.stderr!.on('data', collect);
-  url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`spillway proxy printed no "listening on" line within 15 s:\n${proxyOut}`)), 15_000);
-    proxy.stdout!.on('data', () => {
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(proxyOut);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]!);
-      }
-    });
-  });
+  proxy = await startProxy(root, ['--answer-reads', '--openai-upstream', `${upstream.url}/v1`]);
 }, 120_000);
 
 afterAll(async () => {
-  if (proxy && proxy.exitCode === null) {
-    const exited = new Promise((r) => proxy.once('exit', r));
-    proxy.kill('SIGTERM');
-    await exited;
-  }
+  await proxy?.close();
   await upstream?.close();
   rmSync(root, { recursive: true, force: true });
 });
@@ -112,7 +74,7 @@ afterAll(async () => {
 it('an SDK client with no tools reads a stored output back byte for byte through --answer-reads, and sees only the final answer', async () => {
   const request = chatRequest(OUTPUT) as Record<string, unknown>;
   delete request.tools;
-  const openai = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${url}/v1`, maxRetries: 0, timeout: 30_000 });
+  const openai = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${proxy.url}/v1`, maxRetries: 0, timeout: 30_000 });
   const stream = await openai.chat.completions.create({
     ...(request as unknown as OpenAI.ChatCompletionCreateParamsStreaming),
     stream: true,
@@ -126,7 +88,7 @@ it('an SDK client with no tools reads a stored output back byte for byte through
   expect([text, calls]).toEqual(['All tests pass.', 0]);
 
   const rounds = upstream.received;
-  expect(rounds.length, proxyOut).toBe(3);
+  expect(rounds.length, proxy.out()).toBe(3);
   const first = JSON.parse(rounds[0]!.body!.toString('utf8')) as { tools: { function: { name: string } }[]; messages: Message[] };
   expect(first.tools.map((t) => t.function.name)).toEqual([READ_TOOL]);
   const sent = String(first.messages.find((m) => m.tool_call_id === 'call_tests')!.content);
@@ -138,5 +100,5 @@ it('an SDK client with no tools reads a stored output back byte for byte through
     .map((m) => String(m.content).slice(String(m.content).indexOf('\n') + 1));
   expect(pages.length).toBeGreaterThan(2);
   expect(pages.join('')).toBe(OUTPUT);
-  expect(proxyOut).toMatch(/answered \d+ spillway_read_output call\(s\) from the store \(round 2\)/);
+  expect(proxy.out()).toMatch(/answered \d+ spillway_read_output call\(s\) from the store \(round 2\)/);
 });

@@ -13,24 +13,22 @@
  * Spillway wrote (store, recordings, its own output).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ensureAgent, GEMINI_CLI } from './install';
 import { geminiResults, startScriptedProvider, type ScriptedProvider } from './provider';
+import { AGENT_TIMEOUT_MS, CLI, ROOT, runAgent, spillwayRead, startProxy, type Proxy, type Run } from './spillway';
 import { addGeminiMcpServer, routeGeminiCli } from '../../src/proxy/geminiConfig';
 import { listSessions, readSession } from '../../src/proxy/recording';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 
-const ROOT = resolve(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
 const STEPS = 4;
 /** About 25 kB per command: 560 numbered lines of 45 characters, different for every step. */
 const command = (k: number) => `seq -f "step-${String(k).padStart(2, '0')} row %05g of the gemini run, lorem ipsum dolor" 1 560`;
 const COMMANDS = Array.from({ length: STEPS }, (_, k) => command(k + 1));
-const AGENT_TIMEOUT_MS = 240_000;
 const READ_TOOL = 'mcp_spillway_read_output';
 const PAGE = 8_000;
 const FINAL = 'GEMINI-DONE: four outputs run, the first read back.';
@@ -39,93 +37,6 @@ const sh = (cmd: string) => execFileSync('bash', ['-c', cmd], { encoding: 'utf8'
 const expected = COMMANDS.map(sh);
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-gemini-'));
 let geminiBin = '';
-
-interface Proxy {
-  url: string;
-  child: ChildProcess;
-  out: () => string;
-  store: string;
-  sessions: string;
-  close(): Promise<void>;
-}
-
-async function startProxy(provider: ScriptedProvider): Promise<Proxy> {
-  const store = join(root, 'store');
-  const sessions = join(root, 'sessions');
-  const child = spawn(
-    process.execPath,
-    [CLI, 'proxy', '--port', '0', '--store', store, '--sessions', sessions, '--gemini-upstream', `${provider.url}/gemini`],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`spillway proxy printed no "listening on" line within 15 s:\n${out}`)), 15_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      rej(new Error(`spillway proxy exited with ${code}:\n${out}`));
-    });
-  });
-  return {
-    url,
-    child,
-    out: () => out,
-    store,
-    sessions,
-    close: () =>
-      new Promise<void>((res) => {
-        if (child.exitCode !== null) return res();
-        child.once('exit', () => res());
-        child.kill('SIGTERM');
-        setTimeout(() => {
-          child.kill('SIGKILL');
-          res();
-        }, 5_000);
-      }),
-  };
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function runAgent(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Run> {
-  const started = Date.now();
-  return new Promise((res) => {
-    // Gemini CLI runs on the Node that runs this suite (its bin is a JavaScript file)
-    const child = spawn(process.execPath, [geminiBin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      stderr += `\n[test] killed after ${AGENT_TIMEOUT_MS / 1000} s`;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }, AGENT_TIMEOUT_MS);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      res({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
-
-const spillwayRead = (handle: string, store: string) =>
-  execFileSync(process.execPath, [CLI, 'read', handle, '--store', store], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 
 beforeAll(() => {
   if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: 'inherit' });
@@ -140,7 +51,7 @@ describe('Gemini CLI through spillway proxy, reading back through spillway mcp',
 
   beforeAll(async () => {
     provider = await startScriptedProvider({ commands: COMMANDS, finalAnswer: FINAL, readBack: { tool: READ_TOOL, page: PAGE } });
-    proxy = await startProxy(provider);
+    proxy = await startProxy(root, ['--gemini-upstream', `${provider.url}/gemini`]);
     expect(proxy.out()).toContain(`export GOOGLE_GEMINI_BASE_URL=${proxy.url}`);
     const home = join(root, 'home');
     const work = join(root, 'work');
@@ -150,8 +61,10 @@ describe('Gemini CLI through spillway proxy, reading back through spillway mcp',
     let settings = routeGeminiCli('').text;
     settings = addGeminiMcpServer(settings, { command: process.execPath, args: [CLI, 'mcp', '--store', proxy.store] }).text;
     writeFileSync(join(home, '.gemini', 'settings.json'), settings);
+    // Gemini CLI runs on the Node that runs this suite (its bin is a JavaScript file)
     run = await runAgent(
-      ['-p', 'Run the shell commands you are asked for, then report.', '--yolo', '--skip-trust'],
+      process.execPath,
+      [geminiBin, '-p', 'Run the shell commands you are asked for, then report.', '--yolo', '--skip-trust'],
       { PATH: process.env.PATH, HOME: home, GEMINI_API_KEY: key, GOOGLE_GEMINI_BASE_URL: proxy.url, NO_COLOR: '1', CI: '1' },
       work,
     );

@@ -12,7 +12,7 @@
  * runs alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
@@ -38,19 +38,6 @@ const MISSES_CANDIDATES = [
   'test/fixtures/sessions/dev3/claude-code/randlee__claude-history-simple-session.jsonl',
   'test/fixtures/sessions/dev/claude-code/M-Thisness__m-claude-code-de73bc86.jsonl',
 ];
-const SHOTS = join(ROOT, 'test-results', 'inspector');
-
-/** Saves a screenshot of the workbench to test-results/inspector/ and attaches it to the test. */
-async function shot(name: string, annotate: (message: string, attachment: { path: string }) => Promise<unknown>): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  const path = join(SHOTS, `${name}.png`);
-  // toasts (git's offer to open the parent repository) would cover the panel
-  await vs.run(async ({ vscode }) => {
-    await vscode.commands.executeCommand('notifications.clearAll');
-  });
-  await vs.page.screenshot({ path });
-  await annotate(name, { path });
-}
 
 /** The headline cost as the inspector writes it: with read-backs, against raw history. */
 const headlineChange = (c: { raw: number; withReadBacks: number }) => formatChange(c.withReadBacks / c.raw - 1);
@@ -125,7 +112,7 @@ describe('the demo workspace', () => {
     expect(await frame.locator('[data-testid="turn-cost-explained"]').textContent()).toMatch(
       /^[−+±][\d.]+% this turn \(\$[\d.]+ raw → \$[\d.]+\): (?:1 output became a preview|\d+ outputs became previews) with a handle/,
     );
-    await shot('demo-opens-on-a-preview', annotate);
+    await vs.reportShot('demo-opens-on-a-preview', annotate);
   });
 
   it('defines the words it uses, on hover and in a glossary', async ({ annotate }) => {
@@ -145,7 +132,7 @@ describe('the demo workspace', () => {
       'kept',
       'records skipped',
     ]);
-    await shot('demo-glossary', annotate);
+    await vs.reportShot('demo-glossary', annotate);
     await frame.getByText('What the words mean').click();
   });
 
@@ -195,7 +182,7 @@ describe('the demo workspace', () => {
       await vs.page.setViewportSize({ width: 1000, height: 800 });
       await clickTurn(2);
       await expect.poll(inView).toBe(true);
-      await shot('narrow-1000x800-dark', annotate);
+      await vs.reportShot('narrow-1000x800-dark', annotate);
       // the legend keeps each swatch with its word: an entry wraps whole, one line high
       await expect
         .poll(() =>
@@ -208,7 +195,7 @@ describe('the demo workspace', () => {
       await theme('light');
       await clickTurn(4);
       await expect.poll(inView).toBe(true);
-      await shot('narrow-1000x800-light', annotate);
+      await vs.reportShot('narrow-1000x800-light', annotate);
       // the inspector in half the window: an editor beside it
       await vs.page.setViewportSize({ width: 1400, height: 900 });
       await vs.run(
@@ -218,11 +205,11 @@ describe('the demo workspace', () => {
       );
       await clickTurn(6);
       await expect.poll(inView).toBe(true);
-      await shot('split-half-width-light', annotate);
+      await vs.reportShot('split-half-width-light', annotate);
       await theme('dark');
       await clickTurn(8);
       await expect.poll(inView).toBe(true);
-      await shot('split-half-width-dark', annotate);
+      await vs.reportShot('split-half-width-dark', annotate);
     } finally {
       await theme(undefined);
       await vs.page.setViewportSize({ width: 1400, height: 900 });

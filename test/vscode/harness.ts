@@ -29,6 +29,8 @@ import { codeServers, type CodeServer } from './code-servers';
 
 export const ROOT = resolve(__dirname, '../..');
 export const HARNESS_DIR = join(ROOT, '.harness');
+/** Where the suites' screenshots of the inspector go, attached to the tests that take them. */
+export const SHOTS_DIR = join(ROOT, 'test-results', 'inspector');
 /** Big installs live outside the clone (keyed by version) so a fresh clone reuses them. */
 const CACHE_DIR = process.env.SPILLWAY_CACHE ?? join(homedir(), '.cache', 'spillway');
 /** The two code-servers the install scripts install (code-servers.ts reads their versions). */
@@ -307,6 +309,20 @@ export class Harness {
     const file = join(this.dir, `${name}.png`);
     await this.page.screenshot({ path: file }).catch(() => undefined);
     return file;
+  }
+
+  /**
+   * Saves a screenshot of the workbench to test-results/inspector/ and attaches it to the test, with
+   * the toasts cleared first (git's offer to open the parent repository would cover the panel).
+   */
+  async reportShot(name: string, annotate: (message: string, attachment: { path: string }) => Promise<unknown>): Promise<void> {
+    mkdirSync(SHOTS_DIR, { recursive: true });
+    const path = join(SHOTS_DIR, `${name}.png`);
+    await this.run(async ({ vscode }) => {
+      await vscode.commands.executeCommand('notifications.clearAll');
+    });
+    await this.page.screenshot({ path });
+    await annotate(name, { path });
   }
 
   /** The remote extension host log (says whether and why the extension did not activate). */

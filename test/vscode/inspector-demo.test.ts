@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
+import { HARNESS_DIR, SHOTS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
 import { DEMO_TRANSCRIPT, engineSettings, makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { formatInt } from '../../src/engine/format-number';
 import { parseConfig } from '../../src/engine/index';
@@ -27,7 +27,6 @@ import { replay } from '../../src/replay/replay';
 let vs: Harness;
 let demo: DemoWorkspace;
 const TITLE = basename(DEMO_TRANSCRIPT);
-const SHOTS = join(ROOT, 'test-results', 'inspector');
 const GIT_PARENT_NOTICE = /repository was found in the parent folders/;
 /** A test name in the output of the `go test` run the demo's agent made (a result the replay reduces). */
 const SEARCHED = 'TestTruncateSessionID';
@@ -87,13 +86,13 @@ type Annotate = (message: string, attachment: { path: string }) => Promise<unkno
 
 /** Saves a screenshot to test-results/inspector/ and attaches it; git's parent-folder offer must not be on it. */
 async function shot(name: string, annotate: Annotate): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
+  mkdirSync(SHOTS_DIR, { recursive: true });
   expect((await vs.notifications()).filter((n) => GIT_PARENT_NOTICE.test(n))).toEqual([]);
   // Spillway's own confirmations (a save) would cover the panel's corner
   await vs.run(async ({ vscode }) => {
     await vscode.commands.executeCommand('notifications.clearAll');
   });
-  const path = join(SHOTS, `${name}.png`);
+  const path = join(SHOTS_DIR, `${name}.png`);
   // two frames painted since the last change (a theme switched): the picture is of what the page now is
   for (const f of [vs.page.mainFrame(), await inspectorFrame(vs.page)])
     await f.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));

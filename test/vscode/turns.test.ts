@@ -17,7 +17,7 @@
  * alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
@@ -26,7 +26,6 @@ import { callSources, sourceLabel } from '../../src/extension/pure/documents';
 
 let vs: Harness;
 let demo: DemoWorkspace;
-const SHOTS = join(ROOT, 'test-results', 'inspector');
 
 /** What the calls of a JSONL transcript name (file, command, heredoc writes), by call id. */
 function sourcesOf(file: string) {
@@ -38,17 +37,6 @@ function sourcesOf(file: string) {
       /* not a record */
     }
   return callSources(lines);
-}
-
-async function shot(name: string, annotate: (message: string, attachment: { path: string }) => Promise<unknown>): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  const path = join(SHOTS, `${name}.png`);
-  // toasts (git's offer to open the parent repository) would cover the panel
-  await vs.run(async ({ vscode }) => {
-    await vscode.commands.executeCommand('notifications.clearAll');
-  });
-  await vs.page.screenshot({ path });
-  await annotate(name, { path });
 }
 
 /** The inspector's frame on the window's session, with turn `n` (1-based) chosen and its details shown. */
@@ -175,7 +163,7 @@ describe('each turn shows what the model was sent in it (the demo, default setti
     expect(await row.locator('[data-testid="result-later"]').textContent()).toContain(`cleared in turn ${CLEAR_TURN}`);
     // the row at the top of the panel, its two sides below it
     await row.evaluate((el) => el.scrollIntoView({ block: 'start' }));
-    await shot('preview-turn-projected-shows-the-preview', annotate);
+    await vs.reportShot('preview-turn-projected-shows-the-preview', annotate);
   });
 
   it("compares the preview turn's result with the preview it was sent there, beside the inspector", async ({ annotate }) => {
@@ -195,7 +183,7 @@ describe('each turn shows what the model was sent in it (the demo, default setti
       expect(diff.path).toMatch(/\/projected\/m-[0-9a-f]{12}\//);
       expect(diff.path).toContain(CALL);
       await diffShown();
-      await shot('preview-turn-compare-shows-the-preview', annotate);
+      await vs.reportShot('preview-turn-compare-shows-the-preview', annotate);
     } finally {
       await closeOtherTabs();
     }
@@ -220,7 +208,7 @@ describe('each turn shows what the model was sent in it (the demo, default setti
       expect(diff.modified).toBe(text);
       expect(diff.label).toContain(`(clear, turn ${CLEAR_TURN})`);
       await diffShown();
-      await shot('clear-turn-shows-the-clear', annotate);
+      await vs.reportShot('clear-turn-shows-the-clear', annotate);
     } finally {
       await closeOtherTabs();
     }
@@ -243,7 +231,7 @@ describe('each turn shows what the model was sent in it (the demo, default setti
     expect(text.startsWith(`${TOOL} · `), text).toBe(true);
     expect(text).toContain(NAME);
     expect(text).toMatch(/[\d.]+k chars, [\d,]+ lines?/);
-    await shot('open-stored-output-names-files', annotate);
+    await vs.reportShot('open-stored-output-names-files', annotate);
     await vs.page.keyboard.press('Escape');
 
     await vs.runCommand('Spillway: Compare Original and Projected');
@@ -253,7 +241,7 @@ describe('each turn shows what the model was sent in it (the demo, default setti
     const markers = await rows.allTextContents();
     expect(markers.some((t) => t.startsWith(`${TOOL} · `) && t.includes(`offload, turn ${PREVIEW_TURN}`))).toBe(true);
     expect(markers.some((t) => t.startsWith(`${TOOL} · `) && t.includes(`clear, turn ${CLEAR_TURN}`))).toBe(true);
-    await shot('compare-picker-lists-each-marker', annotate);
+    await vs.reportShot('compare-picker-lists-each-marker', annotate);
     await vs.page.keyboard.press('Escape');
   });
 });
@@ -289,7 +277,7 @@ describe('file inputs replaced on arrival (a non-default mechanism, on a session
     const text = (await rows.first().textContent()) ?? '';
     // the heredoc that wrote the file, as an input, sized line by line, not as one line of JSON
     expect(text).toMatch(/^Bash · input · .*sync_raw_logs\.py\s*[\d.]+k chars, [1-9]\d\d+ lines/);
-    await shot('open-stored-output-says-input', annotate);
+    await vs.reportShot('open-stored-output-says-input', annotate);
     await vs.page.keyboard.press('Escape');
   });
 
@@ -324,7 +312,7 @@ describe('file inputs replaced on arrival (a non-default mechanism, on a session
       // the tooltip (the path) says it is an input, and of which call
       expect(doc.path).toContain(`/input · ${HEREDOC_CALL}/`);
       await vs.waitForTab('sync_raw_logs.py');
-      await shot('heredoc-input-opens-as-text', annotate);
+      await vs.reportShot('heredoc-input-opens-as-text', annotate);
     } finally {
       await closeOtherTabs();
     }
