@@ -110,7 +110,7 @@ interface CorpusSession {
  * The source of every corpus file, from the READMEs' tables: the first column is the file's path
  * relative to the README's folder, the second the repository it was taken from.
  */
-function sourcesOf(dir: string): Map<string, string> {
+export function sourcesOf(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const e of readdirSync(d)) {
@@ -157,7 +157,7 @@ function aimsMissed(pooled: Totals, families: readonly Totals[]): number {
 }
 
 /** The rule: the candidate that misses the fewest aims on the training sessions, the cheapest of those. */
-function pick(scored: readonly { pooled: Totals; families: readonly Totals[] }[]): number {
+export function pick(scored: readonly { pooled: Totals; families: readonly Totals[] }[]): number {
   return scored
     .map((x, k) => ({ k, aims: aimsMissed(x.pooled, x.families), cost: meanCost(x.pooled) }))
     .sort((a, b) => a.aims - b.aims || a.cost - b.cost)[0]!.k;
