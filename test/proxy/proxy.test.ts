@@ -713,8 +713,12 @@ describe('sessions and recordings', () => {
     const p1 = json(last());
     await anthropic.messages.create(second as any);
     const p2 = json(last());
-    await until(() => turns.length >= before + 2);
-    const [t1, t2] = turns.slice(before);
+    // this test's turns are the ones that reduced its output: a turn of an earlier test may still be
+    // recorded after `before` was taken, so position alone does not say which turn is which
+    const handle = JSON.stringify(p1.messages[2]).match(MARKER)![0];
+    const mine = () => turns.slice(before).filter((t) => t.reductions.some((r) => r.handle === handle));
+    await until(() => mine().length >= 2);
+    const [t1, t2] = mine();
     expect(t1!.session).toBe(t2!.session);
     expect(t2!.turn).toBe(t1!.turn + 1);
     expect(p2.messages[2].content[0].content).toBe(p1.messages[2].content[0].content);
@@ -722,8 +726,10 @@ describe('sessions and recordings', () => {
       anthropicRequest(output, { messages: [{ role: 'user', content: 'another conversation' }] }) as any,
     );
     expect(other.id).toBe('msg_01');
-    await until(() => turns.length >= before + 3);
-    expect(turns[before + 2]!.session).not.toBe(t1!.session);
+    // (the other conversation holds no output: its turn is the one recorded after t2, which was before it was sent)
+    const afterT2 = () => turns.slice(turns.indexOf(t2!) + 1);
+    await until(() => afterT2().length >= 1);
+    expect(afterT2()[0]!.session).not.toBe(t1!.session);
     const file = listSessions(sessionsDir).find((s) => s.session === t1!.session)!;
     const recorded = readSession(file.file);
     expect(recorded.slice(-2).map((t) => t.turn)).toEqual([t1!.turn, t2!.turn]);
