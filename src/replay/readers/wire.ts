@@ -122,10 +122,19 @@ const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|
  * A record's time as ms since the epoch, or undefined when it has none or it is not a valid time
  * (never a guess). Accepted: an ISO 8601 string (a time without a zone, as OpenHands writes its
  * machine's local time, is read as UTC: the gaps between a file's times are right, the absolute time
- * may be off by that machine's offset) or a number of ms since the epoch (pi).
+ * may be off by that machine's offset) or a number of ms since the epoch (pi). A time before 2000 is
+ * not a log's (a placeholder, or seconds taken for ms) and is rejected too.
  */
 export function parseTime(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value : undefined;
+  const t = timeOf(value);
+  return t !== undefined && t >= EARLIEST_LOG_TIME ? t : undefined;
+}
+
+/** No agent wrote a log before 2000: an earlier time is a placeholder or seconds read as ms. */
+const EARLIEST_LOG_TIME = Date.UTC(2000, 0, 1);
+
+function timeOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value !== 'string') return undefined;
   const m = ISO_TIME.exec(value.trim());
   if (!m) return undefined;
