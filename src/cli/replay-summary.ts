@@ -209,7 +209,7 @@ function idleTime(name: string): string | undefined {
  * Which price models' caches went cold after a pause (docs/replay-and-cost.md, *Cache expiry*), and
  * after how long; `dated` false: the log holds no call times, so no cache was taken to go cold.
  */
-export function coldLine(t: Pick<ReplayTotals, 'coldCalls'>, dated: boolean): string {
+function coldLine(t: Pick<ReplayTotals, 'coldCalls'>, dated: boolean): string {
   if (!dated) return 'call times: none between calls in this log, so the cache is taken never to go cold';
   // price models with the same idle time and count are one group: `1 (openai, openai-4o, over 1 h)`
   const groups = new Map<string, { n: number; idle?: string; names: string[] }>();
