@@ -7,7 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ANTHROPIC_1H_PRICES, ANTHROPIC_PRICES, OPENAI_PRICES, type PromptShape } from '../../src/replay/metrics';
+import {
+  ANTHROPIC_1H_PRICES,
+  ANTHROPIC_PRICES,
+  DEEPSEEK_PRICES,
+  GEMINI_PRICES,
+  OPENAI_4O_PRICES,
+  OPENAI_PRICES,
+  PRICE_MODELS,
+  type PromptShape,
+} from '../../src/replay/metrics';
 import { readTranscript } from '../../src/replay/readers';
 import { poolReplays, replay, ReplayMeter, type MeterCall } from '../../src/replay/replay';
 
@@ -43,10 +52,14 @@ function call(k: number, at?: number): MeterCall {
 const anthropic = (total: number, read: number) => read * 0.1 + (total - read) * 1.25;
 
 describe('cache expiry in the meter', () => {
-  it('has the idle time of each provider: 5 minutes, 1 hour for the extended Anthropic cache and for OpenAI', () => {
+  it('has the time after which each provider cache is surely cold (docs/replay-and-cost.md, Cache expiry)', () => {
     expect(ANTHROPIC_PRICES.cacheIdleMs).toBe(5 * MIN);
     expect(ANTHROPIC_1H_PRICES.cacheIdleMs).toBe(60 * MIN);
     expect(OPENAI_PRICES.cacheIdleMs).toBe(60 * MIN);
+    expect(OPENAI_4O_PRICES.cacheIdleMs).toBe(60 * MIN);
+    expect(GEMINI_PRICES.cacheIdleMs).toBe(24 * 60 * MIN);
+    expect(DEEPSEEK_PRICES.cacheIdleMs).toBe(72 * 60 * MIN);
+    for (const pm of PRICE_MODELS) expect(pm.cacheIdleMs, pm.name).toBeGreaterThanOrEqual(5 * MIN);
   });
 
   it('keeps the cache warm a gap just under the idle time and bills it cold just over, raw and projection alike', () => {
