@@ -16,7 +16,7 @@
  * the clear stage protects results in use (`clear.inUseCalls`). The token sets of results are kept
  * across projections (a session sends the same results again on every call) in a bounded cache.
  */
-import type { Results } from './results';
+import { owned, type Results } from './results';
 
 /** Shorter tokens say too little: `a.b`, `x_1` appear in every program. */
 const MIN_TOKEN_CHARS = 5;
@@ -42,7 +42,9 @@ export function tokensOf(text: string): Set<string> {
   const scan = text.length > SCAN_MAX_CHARS ? text.slice(0, SCAN_MAX_CHARS / 2) + '\n' + text.slice(-SCAN_MAX_CHARS / 2) : text;
   for (const m of scan.matchAll(TOKEN)) {
     const t = m[0].replace(/[.:-]+$/, '');
-    if (distinctive(t)) out.add(t);
+    // a copy: a match is a view of the text it was found in, and a cached token would keep that text
+    // (for an undecoded result or an assistant item, the whole request body) alive
+    if (distinctive(t) && !out.has(t)) out.add(owned(t));
   }
   return out;
 }
