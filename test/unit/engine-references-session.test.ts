@@ -9,7 +9,7 @@ import { validateConfig } from '../../src/engine/config';
 import { createEngine, MemorySink } from '../../src/engine/engine';
 import { readRequest } from '../../src/engine/formats';
 import { Run, type RunEnv } from '../../src/engine/run';
-import { commonPrefixLength, type SessionMemory } from '../../src/engine/session';
+import { commonPrefixLength, createSessionStore, type SessionMemory } from '../../src/engine/session';
 import { referencesOf } from '../../src/engine/stages/references';
 import { perChar } from '../support/run';
 import { build, transcript, type Item, type ToolStep } from '../support/wire';
@@ -106,5 +106,18 @@ describe('result counts in a session', () => {
     engine.project(text(itemsOf(s)), 'openai-chat', { session: 's' });
     expect(counted).toContain(outputs[7]);
     expect(outputs.slice(0, 7).filter((o) => counted.includes(o))).toEqual([]);
+  });
+
+  it('counts them again when a settings change brings another counter into the session', () => {
+    const sessions = createSessionStore();
+    const s = steps(8);
+    const outputs = s.map((x) => x.output);
+    createEngine({}, { store: new MemorySink(), tokenizer: perChar, sessions }).project(text(itemsOf(s.slice(0, 7))), 'openai-chat', {
+      session: 's',
+    });
+    const counted: string[] = [];
+    const other = { name: 'per-char-2', count: (x: string) => (counted.push(x), x.length) };
+    createEngine({}, { store: new MemorySink(), tokenizer: other, sessions }).project(text(itemsOf(s)), 'openai-chat', { session: 's' });
+    expect(outputs.filter((o) => counted.includes(o)).length).toBe(8);
   });
 });

@@ -154,6 +154,8 @@ export interface CountsMemory {
 
 /** Token counts of the results' text parts, kept in session memory to skip recounting. */
 export interface PartsMemory {
+  /** the counter that made them (a settings change keeps the session but may change the counter) */
+  counter: string;
   item: number[];
   tokens: Array<number | undefined>;
 }
@@ -332,7 +334,7 @@ export class Results {
    */
   private countedBefore(i: number): number | undefined {
     const m = this.counts?.memory;
-    const n = m?.parts?.tokens[i];
+    const n = m?.parts?.counter === this.counter.name ? m.parts.tokens[i] : undefined;
     if (n === undefined) return undefined;
     const item = this.list[i]!.item;
     const old = m!.items[item];
@@ -344,7 +346,7 @@ export class Results {
 
   /** The counts of the results' text parts made in this call or kept from earlier ones, for the session's next call. */
   partsMemory(): PartsMemory {
-    return { item: this.list.map((r) => r.item), tokens: [...this.parts] };
+    return { counter: this.counter.name, item: this.list.map((r) => r.item), tokens: [...this.parts] };
   }
 
   /** Tokens of the result as it stands under `current` (its marker, or its text). */
