@@ -123,6 +123,8 @@ export async function runDriver(
       original: () => JSON.stringify(requestForCall(t, k)),
       projected: () => JSON.stringify({ ...t.base, [itemsKey(t.wire)]: items }),
       reductions: [],
+      // billed with the cache's expiry as Spillway's replay is (src/replay/replay.ts)
+      ...(t.calls[k]!.at !== undefined ? { at: t.calls[k]!.at } : {}),
     });
   }
   // nothing such a strategy removes is kept anywhere: none of it can be read back

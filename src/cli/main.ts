@@ -395,6 +395,8 @@ function replayJson(r: ReplayResult): string {
           missed: c.missed,
           readBacks: c.readBacks,
           cost: c.cost,
+          ...(c.gapMs !== undefined ? { gapMs: c.gapMs } : {}),
+          ...(c.coldFor ? { coldFor: c.coldFor } : {}),
         })),
         totals: r.totals,
         skipped: r.skipped,

@@ -7,6 +7,7 @@
  * Pure formatting: the command (main.ts) runs the replays and writes the text.
  */
 import type { Projection } from '../engine';
+import { PRICE_MODELS } from '../replay/metrics';
 import { causeLabel, causesInOrder } from '../replay/misses';
 import { modelPrice } from '../replay/prices';
 import type { PooledTotals, ReplayCall, ReplayResult, ReplayTotals } from '../replay/replay';
@@ -197,6 +198,36 @@ function costLines(t: ReplayTotals, family: string | undefined): string[] {
   return out;
 }
 
+/** A price model's idle time, as people write it (`5 min`, `1 h`). */
+function idleTime(name: string): string | undefined {
+  const ms = PRICE_MODELS.find((p) => p.name === name)?.cacheIdleMs;
+  if (ms === undefined) return undefined;
+  return ms < 3_600_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`;
+}
+
+/**
+ * Which price models' caches went cold after a pause (docs/replay-and-cost.md, *Cache expiry*), and
+ * after how long; `dated` false: the log holds no call times, so no cache was taken to go cold.
+ */
+function coldLine(t: Pick<ReplayTotals, 'coldCalls'>, dated: boolean): string {
+  if (!dated) return 'call times: none between calls in this log, so the cache is taken never to go cold';
+  // price models with the same idle time and count are one group: `1 (openai, openai-4o, over 1 h)`
+  const groups = new Map<string, { n: number; idle?: string; names: string[] }>();
+  for (const [name, n] of Object.entries(t.coldCalls ?? {})) {
+    if (n <= 0) continue;
+    const idle = idleTime(name);
+    const key = `${n}\0${idle ?? ''}`;
+    const g = groups.get(key) ?? { n, ...(idle ? { idle } : {}), names: [] };
+    g.names.push(name);
+    groups.set(key, g);
+  }
+  if (!groups.size) return 'cache never cold: no pause longer than a provider keeps its cache idle';
+  const parts = [...groups.values()].map(
+    (g, i) => `${g.n}${i === 0 ? ` call${g.n === 1 ? '' : 's'}` : ''} (${g.names.join(', ')}${g.idle ? `, over ${g.idle}` : ''})`,
+  );
+  return `cache cold after a pause: ${parts.join(', ')}`;
+}
+
 /** The session's input cost in dollars at its own model's list price, when the model is known. */
 function dollarLine(r: Pick<ReplayResult, 'model' | 'family' | 'totals'>): string | undefined {
   const price = modelPrice(r.model);
@@ -254,6 +285,15 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   lines.push('', ...costLines(t, r.family));
   const dl = dollarLine(r);
   if (dl) lines.push(fit(dl, SUMMARY_WIDTH));
+  lines.push(
+    fit(
+      coldLine(
+        t,
+        r.calls.some((c) => c.gapMs !== undefined),
+      ),
+      SUMMARY_WIDTH,
+    ),
+  );
 
   const tools = [...figures.tools].map(([tool, f]): [string, number, string] => [tool, f.saved, `${f.results} results reduced`]);
   lines.push('', tools.length ? 'tokens saved by tool (summed over the calls)' : 'nothing was reduced', ...toolRows(tools));
@@ -326,5 +366,7 @@ export function folderSummary(
   lines.push('-'.repeat(widths.reduce((a, w) => a + w, 0) + 2 * (widths.length - 1)));
   lines.push(row(cells(`pooled (${pooled.sessions})`, pooled), widths));
   lines.push('', missLine(pooled), ...missCauseLines(pooled), ...worstCallLines(worst), '', ...costLines(pooled, undefined));
+  // a folder's totals do not say whether its logs had times: the line is there when some cache went cold
+  if (Object.values(pooled.coldCalls ?? {}).some((n) => n > 0)) lines.push(fit(coldLine(pooled, true), SUMMARY_WIDTH));
   return lines.join('\n') + '\n';
 }

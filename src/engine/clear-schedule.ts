@@ -14,26 +14,45 @@
  */
 import { CORPUS_SESSION_LENGTHS } from './session-lengths';
 
-/** Cache prices relative to an uncached input token. */
+/** Cache prices relative to an uncached input token, and the provider's rule of what it caches. */
 export interface CachePrices {
+  /** unique among the models the ledger keeps */
   name: string;
+  /** the provider the prices are of: `anthropic`, `openai` or `openai-4o` */
+  family: string;
   cachedRead: number;
   cacheWrite: number;
+  /** a request shorter than this is not cached (billed at the plain input price), and a shorter prefix is not read */
+  minCached: number;
 }
 
-/**
+/** Each price model as the ledger keeps it twice: cached from the first token, and from the provider's minimum. */
+const withMinimums = (models: readonly Omit<CachePrices, 'family' | 'minCached'>[], minimum: number): CachePrices[] => [
+  ...models.map((pm) => ({ ...pm, family: pm.name, minCached: 0 })),
+  ...models.map((pm) => ({ ...pm, name: `${pm.name}-min`, family: pm.name, minCached: minimum })),
+];
+
 /**
  * The price models a decision must pay back under, each as the provider bills cached input today
  * (src/replay/prices.ts has the sources; the engine imports nothing of ours, so they are repeated
  * here): Anthropic reads 0.1x and writes the 5-minute cache at 1.25x; OpenAI's GPT-5 family,
  * DeepSeek and Gemini read 0.1x with no write premium; the GPT-4o generation reads 0.5x. A rewrite
  * is dearest under Anthropic and a saving smallest under the 0.1x readers, so every model has its say.
+ *
+ * Each is kept twice: caching from the first token, and, as the providers do, caching nothing under
+ * 1,024 tokens (a shorter request is billed at the plain price, a shorter prefix is not read). Near
+ * that size either rule can be the dearer for the projection, so a decision must hold under both.
+ * OpenAI's 128-token cache steps are left out: they move raw and projection alike by less than one
+ * step's price a call, and counting them would stop reductions on that noise.
  */
-export const CACHE_PRICES: readonly CachePrices[] = [
-  { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 },
-  { name: 'openai', cachedRead: 0.1, cacheWrite: 1 },
-  { name: 'openai-4o', cachedRead: 0.5, cacheWrite: 1 },
-];
+export const CACHE_PRICES: readonly CachePrices[] = withMinimums(
+  [
+    { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 },
+    { name: 'openai', cachedRead: 0.1, cacheWrite: 1 },
+    { name: 'openai-4o', cachedRead: 0.5, cacheWrite: 1 },
+  ],
+  1_024,
+);
 
 /**
  * The quantile of the remaining calls that the schedule counts on: a quarter of the corpus sessions

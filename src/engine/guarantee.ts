@@ -16,9 +16,9 @@
  * cause (`stopsAt`). A stop changes only decisions still to come, never what was sent.
  *
  * The arithmetic is the providers' caching reduced to what the engine knows: a call reads from the
- * cache the prefix it shares with the previous call and writes the rest (clear-schedule.ts names
- * the prices). Minimum cacheable sizes and cache steps are left out (docs/savings.md, "The
- * guarantee", says what that leaves of the bound as the replay's meter bills it).
+ * cache the prefix it shares with the previous call and writes the rest, nothing is cached under the
+ * providers' minimum (clear-schedule.ts names the prices). OpenAI's cache steps are left out
+ * (docs/savings.md, "The guarantee", says what that leaves of the bound as the replay's meter bills it).
  */
 import { CACHE_PRICES, type CachePrices } from './clear-schedule';
 import type { SpillwayConfig } from './config';
@@ -49,12 +49,18 @@ const BREAKPOINT_CACHES: ReadonlySet<string> = new Set(['anthropic']);
 
 /** The tokens a call reads from the cache under `pm`. */
 function readOf(c: CallTokens | CacheRead, pm: CachePrices): number {
-  return BREAKPOINT_CACHES.has(pm.name) && c.atBreakpoint !== undefined ? c.atBreakpoint : c.read;
+  return BREAKPOINT_CACHES.has(pm.family) && c.atBreakpoint !== undefined ? c.atBreakpoint : c.read;
 }
 
-/** The input cost of one call under `pm`, in uncached-token units. */
+/** Of a prefix of `tokens` the cache holds, what the provider reads: nothing under its minimum (as the replay's `billInput`). */
+function cachedPart(tokens: number, pm: CachePrices): number {
+  return tokens < pm.minCached ? 0 : tokens;
+}
+
+/** The input cost of one call under `pm`, in uncached-token units: a request under the minimum is not cached at all. */
 function callCost(c: CallTokens, pm: CachePrices): number {
-  const read = Math.min(Math.max(0, readOf(c, pm)), c.total);
+  if (c.total < pm.minCached) return Math.max(0, c.total);
+  const read = cachedPart(Math.min(Math.max(0, readOf(c, pm)), c.total), pm);
   return read * pm.cachedRead + (c.total - read) * pm.cacheWrite;
 }
 
@@ -147,7 +153,7 @@ export function readBackCost(prefix: number, reads: readonly Pick<ReadBack, 'ask
   if (reads.length === 0) return 0;
   const added = reads.reduce((a, r) => a + readBackTokens(r), 0);
   const asked = reads.reduce((a, r) => a + r.ask, 0);
-  return prefix * pm.cachedRead + added * pm.cacheWrite + asked * (OUTPUT_PRICE[pm.name] ?? DEAREST_OUTPUT);
+  return prefix * pm.cachedRead + added * pm.cacheWrite + asked * (OUTPUT_PRICE[pm.family] ?? DEAREST_OUTPUT);
 }
 
 /** The tokens one read-back adds to the agent's history, carried by every later call. */
@@ -177,12 +183,19 @@ export class CostLedger {
 
   /**
    * True when, with this call charged, the projection has cost no more than raw under every price
-   * model; `rewriteNext` tokens the next call will write again instead of reading are paid for now.
+   * model, and can also pay now for a change the next call will make: without it that call would
+   * read this one's `next.total` tokens from the cache; with it, it reads only `next.kept` and sends
+   * `next.freed` tokens fewer, writing the rest again. What that costs over the call unchanged is
+   * paid for here.
    */
-  affords(raw: CallTokens, projected: CallTokens, rewriteNext: CacheRead = { read: 0, atBreakpoint: 0 }): boolean {
+  affords(raw: CallTokens, projected: CallTokens, next?: { total: number; kept: CacheRead; freed: number }): boolean {
     return this.prices.every((pm, i) => {
       const a = this.after(i, raw, projected);
-      return a.projected + readOf(rewriteNext, pm) * (pm.cacheWrite - pm.cachedRead) <= a.raw;
+      const extra = next
+        ? (cachedPart(next.total, pm) - cachedPart(readOf(next.kept, pm), pm)) * (pm.cacheWrite - pm.cachedRead) -
+          next.freed * pm.cacheWrite
+        : 0;
+      return a.projected + Math.max(0, extra) <= a.raw;
     });
   }
 

@@ -137,7 +137,8 @@ export class Run implements Ledger {
         const origin = handleOrigin(memory, handle);
         if (origin === undefined) continue;
         this.readBack.add(handle);
-        if (this.env.cfg.offload.backoff) noteReadBack(this.backoff, origin.tool, this.call);
+        // (its tool's cap rises for results arriving from the call the read was made in: results.ts, `capOf`)
+        if (this.env.cfg.offload.backoff) noteReadBack(this.backoff, origin.tool, this.results.callOf(i));
         if (guaranteed(this.env.cfg))
           this.guarantee.readBacks.push({
             call: this.call,

@@ -9,7 +9,8 @@
  * writes the new part at 1.25x (5-minute cache), and caches nothing under 1,024 tokens; OpenAI,
  * DeepSeek and Gemini cache the longest prefix they have seen automatically (OpenAI from 1,024 tokens
  * in steps of 128) with no write premium. The rates come from src/replay/prices.ts. Thinking and
- * reasoning of earlier turns is not billed as input; images are billed by their pixels.
+ * reasoning of earlier turns is not billed as input; images are billed by their pixels. A cache left
+ * idle longer than the provider keeps it (`cacheIdleMs`) is gone but for the fixed part.
  */
 import { escapeRe } from '../engine/config';
 import { READ_BACK_ITEM_TOKENS, READ_BACK_MAX_CHARS } from '../engine/guarantee';
@@ -40,13 +41,43 @@ export interface PriceModel {
   cacheIncrement: number;
   /** how images are billed: `anthropic` (width × height / 750) or `openai-tiles` (85 + 170 per 512 px tile) */
   images: 'anthropic' | 'openai-tiles';
+  /**
+   * How long the provider keeps a cached prefix unused, in ms: after a longer gap between two calls
+   * the cache of the items is surely gone (the system prompt and tools, sent by every call of every
+   * session of the agent, stay cached). The time after which the cache is surely cold, not the
+   * shortest it may live, so a cold cache is never billed where a warm one was possible.
+   */
+  cacheIdleMs: number;
 }
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+/** Anthropic's default cache: 5 minutes, refreshed each time it is read. */
+const ANTHROPIC_IDLE_MS = 5 * MINUTE_MS;
+/** Anthropic's extended cache (`ttl: "1h"`): one hour, refreshed each time it is read. */
+const ANTHROPIC_1H_IDLE_MS = HOUR_MS;
+/**
+ * OpenAI: cached prefixes stay "5 to 10 minutes of inactivity, up to an hour" (prompt caching guide;
+ * the opt-in 24-hour retention is not billed here): surely cold after an hour.
+ */
+const OPENAI_IDLE_MS = HOUR_MS;
+/**
+ * DeepSeek: an unused cache "will be automatically cleared, usually within a few hours to a few
+ * days" (Context Caching guide), no firmer bound: surely cold only after a few days, read as three.
+ */
+const DEEPSEEK_IDLE_MS = 72 * HOUR_MS;
+/**
+ * Gemini: the Gemini API states no lifetime for implicit caching ("send requests with a similar
+ * prefix in a short amount of time"); Google Cloud's context caching overview says implicitly
+ * cached prefixes expire within 24 hours of their creation, most much sooner: surely cold after a day.
+ */
+const GEMINI_IDLE_MS = 24 * HOUR_MS;
 
 /** Price ratios are kept to six decimals: enough for any published price, and exact for the round ones. */
 const RATIO_DIGITS = 1e6;
 
 /** A family's price model from its reference model's dollars (src/replay/prices.ts): every rate over the input price. */
-function familyPrices(family: string, rules: Pick<PriceModel, 'caching' | 'cacheIncrement' | 'images'>): PriceModel {
+function familyPrices(family: string, rules: Pick<PriceModel, 'caching' | 'cacheIncrement' | 'images' | 'cacheIdleMs'>): PriceModel {
   const ref = familyReference(family);
   if (!ref) throw new Error(`no reference model for the price family ${family}`);
   // dollars divide into binary fractions (0.3 / 3 is 0.09999…); the ratios are round by design
@@ -66,11 +97,21 @@ function familyPrices(family: string, rules: Pick<PriceModel, 'caching' | 'cache
  * Anthropic (Claude Sonnet 4.5, the reference): cache reads 0.1x, 5-minute cache writes 1.25x, output
  * 5x; caches up to breakpoints, from 1,024 tokens (Opus 4.5 and Haiku 4.5: 4,096; see prices.ts).
  */
-export const ANTHROPIC_PRICES: PriceModel = familyPrices('anthropic', { caching: 'breakpoints', cacheIncrement: 1, images: 'anthropic' });
-/** Anthropic with the 1-hour cache: writes at 2x. @public (module API, docs/replay-and-cost.md; nothing here bills with it) */
-export const ANTHROPIC_1H_PRICES: PriceModel = { ...ANTHROPIC_PRICES, name: 'anthropic-1h', cacheWrite: 2 };
+export const ANTHROPIC_PRICES: PriceModel = familyPrices('anthropic', {
+  caching: 'breakpoints',
+  cacheIncrement: 1,
+  images: 'anthropic',
+  cacheIdleMs: ANTHROPIC_IDLE_MS,
+});
+/** Anthropic with the 1-hour cache: writes at 2x, kept an hour idle. @public (module API, docs/replay-and-cost.md; nothing here bills with it) */
+export const ANTHROPIC_1H_PRICES: PriceModel = {
+  ...ANTHROPIC_PRICES,
+  name: 'anthropic-1h',
+  cacheWrite: 2,
+  cacheIdleMs: ANTHROPIC_1H_IDLE_MS,
+};
 /** OpenAI caches the longest prefix it has seen, from 1,024 tokens in steps of 128, and bills images in 512 px tiles. */
-const OPENAI_RULES = { caching: 'automatic', cacheIncrement: 128, images: 'openai-tiles' } as const;
+const OPENAI_RULES = { caching: 'automatic', cacheIncrement: 128, images: 'openai-tiles', cacheIdleMs: OPENAI_IDLE_MS } as const;
 /**
  * OpenAI, the GPT-5 family (GPT-5, GPT-5.1, their Codex models: what Codex and most agents use now):
  * cached input 0.1x, no write premium, output 8x ($1.25 / $0.125 / $10 per million).
@@ -84,13 +125,23 @@ export const OPENAI_GPT41_PRICES: PriceModel = { ...OPENAI_4O_PRICES, name: 'ope
  * DeepSeek (deepseek-chat and deepseek-reasoner, V3.2): cache hits 0.1x, no write premium, output 1.5x;
  * the disk cache keeps prefixes in 64-token units. Images do not occur (the models take none).
  */
-export const DEEPSEEK_PRICES: PriceModel = familyPrices('deepseek', { caching: 'automatic', cacheIncrement: 64, images: 'openai-tiles' });
+export const DEEPSEEK_PRICES: PriceModel = familyPrices('deepseek', {
+  caching: 'automatic',
+  cacheIncrement: 64,
+  images: 'openai-tiles',
+  cacheIdleMs: DEEPSEEK_IDLE_MS,
+});
 /**
  * Google Gemini 3 Pro (preview): implicit caching of a shared prefix from 4,096 tokens, cached input
  * 0.1x, no write premium (implicit caching stores nothing billable), output 6x. Images are billed as
  * OpenAI tiles, an approximation (Gemini bills them by media resolution).
  */
-export const GEMINI_PRICES: PriceModel = familyPrices('gemini', { caching: 'automatic', cacheIncrement: 1, images: 'openai-tiles' });
+export const GEMINI_PRICES: PriceModel = familyPrices('gemini', {
+  caching: 'automatic',
+  cacheIncrement: 1,
+  images: 'openai-tiles',
+  cacheIdleMs: GEMINI_IDLE_MS,
+});
 /** The price models replay reports: the three the corpus is judged by first, then the other families it can name. */
 export const PRICE_MODELS: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES, OPENAI_4O_PRICES, DEEPSEEK_PRICES, GEMINI_PRICES];
 

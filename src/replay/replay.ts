@@ -57,6 +57,14 @@ export interface ReplayCall {
   cacheStable: boolean;
   /** the same two figures for the agent's own requests (raw history) */
   rawCachedPrefixTokens: number;
+  /** ms since the previous call, when both calls have a time (TranscriptCall.at) */
+  gapMs?: number;
+  /**
+   * the price models whose cache this call found cold: the gap since the previous call was longer
+   * than they keep a prefix idle (PriceModel.cacheIdleMs), so raw history and projection alike read
+   * only the fixed part (system prompt and tools) and write the items again; absent when none did
+   */
+  coldFor?: string[];
   referencedIds: number;
   missedIds: number;
   /** the same two counts under the previous definition of an identifier (src/replay/identifiers.ts) */
@@ -109,6 +117,11 @@ export interface ReplayTotals {
   missCauses?: MissCauseTotals;
   /** read-backs the misses imply, summed over the calls (set by the replay, as `missCauses`) */
   readBacks?: number;
+  /**
+   * per price model, the calls that found its cache cold (`ReplayCall.coldFor`); set by the replay,
+   * as `missCauses` (0 for every model when the transcript has no times)
+   */
+  coldCalls?: Record<string, number>;
   /** handles whose stored text did not read back equal to the original (empty when recoverable) */
   unrecoverable: string[];
 }
@@ -184,6 +197,11 @@ export interface MeterCall {
   inputs?: readonly { handle: string; fresh?: boolean; tool?: string }[];
   /** tool results in the request (the engine's count): tells the call each result arrived in */
   toolResults?: number;
+  /**
+   * when the agent sent the request (ms since the epoch, TranscriptCall.at): a gap since the previous
+   * call longer than a price model keeps its cache idle bills this call cold; absent, never cold
+   */
+  at?: number;
 }
 
 /** Options of the meter beyond its price models and store. */
@@ -227,8 +245,14 @@ class CacheSide {
     return i;
   }
 
-  /** The input bill of this request under `pm`, given its billed item tokens; records its breakpoint. */
-  bill(pm: PriceModel, shape: PromptShape, billed: number[], m: number) {
+  /**
+   * The input bill of this request under `pm`, given its billed item tokens; records its breakpoint.
+   * `m` is the count of leading items equal to the previous request's (-1: the fixed part differs).
+   * A `cold` cache has lost every item: only the fixed part (system prompt, tools), which every call
+   * of every session of the agent sends, is still read, and earlier breakpoints past it are gone.
+   */
+  bill(pm: PriceModel, shape: PromptShape, billed: number[], m: number, cold = false) {
+    if (cold) m = Math.min(m, 0);
     const pre = new Array<number>(billed.length + 1);
     pre[0] = shape.fixedTokens;
     for (let i = 0; i < billed.length; i++) pre[i + 1] = pre[i]! + billed[i]!;
@@ -262,6 +286,10 @@ export class ReplayMeter {
   private outputTokens = 0;
   private prevProjected?: PromptShape;
   private prevOriginal?: PromptShape;
+  /** the previous call's time (undefined when it had none, or before the first call) */
+  private prevAt?: number;
+  /** per price model, the calls that found its cache cold */
+  private readonly coldCalls: Record<string, number>;
   private readonly originals = new Map<string, string>();
   private readonly rawSide = new CacheSide();
   private readonly projSide = new CacheSide();
@@ -284,6 +312,7 @@ export class ReplayMeter {
   ) {
     this.cost = Object.fromEntries(prices.map((p) => [p.name, { raw: 0, projected: 0, relative: 1, output: 0 }]));
     this.readBack = Object.fromEntries(prices.map((p) => [p.name, 0]));
+    this.coldCalls = Object.fromEntries(prices.map((p) => [p.name, 0]));
   }
 
   private count(text: string): number {
@@ -399,10 +428,16 @@ export class ReplayMeter {
     const b = this.billed(c);
     const mRaw = this.rawSide.shared(c.originalShape, b.origStripped);
     const mProj = this.projSide.shared(c.projectedShape, b.projStripped);
+    // a gap longer than a provider keeps its cache idle: cold for raw history and projection alike
+    const gapMs = c.at !== undefined && this.prevAt !== undefined ? c.at - this.prevAt : undefined;
+    this.prevAt = c.at;
+    const coldFor = gapMs === undefined ? [] : this.prices.filter((pm) => gapMs > pm.cacheIdleMs).map((pm) => pm.name);
     const cost: ReplayCall['cost'] = {};
     for (const pm of this.prices) {
-      const raw = this.rawSide.bill(pm, c.originalShape, b.tokensFor(c.originalShape, b.origB, pm), mRaw);
-      const proj = this.projSide.bill(pm, c.projectedShape, b.tokensFor(c.projectedShape, b.projB, pm), mProj);
+      const cold = coldFor.includes(pm.name);
+      if (cold) this.coldCalls[pm.name]! += 1;
+      const raw = this.rawSide.bill(pm, c.originalShape, b.tokensFor(c.originalShape, b.origB, pm), mRaw, cold);
+      const proj = this.projSide.bill(pm, c.projectedShape, b.tokensFor(c.projectedShape, b.projB, pm), mProj, cold);
       // earlier read-backs ride along in this call's cached prefix; this call's own are priced as new
       const readBack = this.carriedTokens * pm.cachedRead + readBackCost(proj.total, reads, pm);
       cost[pm.name] = { raw: raw.cost, projected: proj.cost, readBack };
@@ -429,6 +464,8 @@ export class ReplayMeter {
       cachedPrefixTokens: cached.tokens,
       cacheStable: cached.stable,
       rawCachedPrefixTokens: rawCached.tokens,
+      ...(gapMs !== undefined ? { gapMs } : {}),
+      ...(coldFor.length > 0 ? { coldFor } : {}),
       referencedIds: ids.referenced.length,
       missedIds: ids.missed.length,
       referencedIdsBefore: ids.referencedBefore,
@@ -483,6 +520,7 @@ export class ReplayMeter {
       outputTokens: this.outputTokens,
       missCauses: missCauseTotals(calls),
       readBacks: calls.reduce((a, c) => a + c.readBacks.length, 0),
+      coldCalls: { ...this.coldCalls },
       unrecoverable,
     };
   }
@@ -521,6 +559,7 @@ export function poolReplays(results: readonly { totals: ReplayTotals }[]): Poole
   const referencedIdsBefore = sum((t) => t.referencedIdsBefore);
   const missedIdsBefore = sum((t) => t.missedIdsBefore);
   const unrecoverable = ts.flatMap((t) => t.unrecoverable);
+  const coldCalls = Object.fromEntries(names.map((k) => [k, sum((t) => t.coldCalls?.[k] ?? 0)]));
   return {
     sessions: ts.length,
     calls: sum((t) => t.calls),
@@ -542,6 +581,7 @@ export function poolReplays(results: readonly { totals: ReplayTotals }[]): Poole
     outputTokens: sum((t) => t.outputTokens ?? 0),
     missCauses: poolMissCauses(ts.map((t) => t.missCauses)),
     readBacks: sum((t) => t.readBacks ?? 0),
+    coldCalls,
     unrecoverable,
   };
 }
@@ -653,6 +693,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
         reductions: p.reductions,
         inputs: p.inputs,
         toolResults: p.stats.toolResults,
+        ...(t.calls[k]!.at !== undefined ? { at: t.calls[k]!.at } : {}),
       },
       opts.detail ? { reductions: p.reductions, inputs: p.inputs } : undefined,
     );

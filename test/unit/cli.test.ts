@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
-import { SHORT_SESSIONS } from '../support/corpus';
+import { LONG_CLAUDE_CODE, SHORT_SESSIONS } from '../support/corpus';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'spillway-cli-'));
@@ -237,6 +237,18 @@ describe('spillway replay', () => {
     expect(reads.length).toBe(out.totals.readBacks);
     expect(out.totals.missCauses).toEqual({ offload: { ids: out.totals.missedIds, readBacks: out.totals.readBacks } });
   });
+  it('says how many calls found the cache cold after a pause, in the summary and per call in --json', () => {
+    // the long Claude Code session pauses over 5 minutes six times, once over an hour
+    const text = run(['replay', LONG_CLAUDE_CODE]);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^cache cold after a pause: 6 calls \(anthropic, over 5 min\), 1 \(openai, openai-4o, over 1 h\)$/m);
+    const out = JSON.parse(run(['replay', LONG_CLAUDE_CODE, '--json']).out);
+    expect(out.totals.coldCalls).toEqual({ anthropic: 6, openai: 1, 'openai-4o': 1, deepseek: 0, gemini: 0 });
+    const cold = out.calls.filter((c: { coldFor?: string[] }) => c.coldFor?.includes('anthropic'));
+    expect(cold).toHaveLength(6);
+    for (const c of cold) expect(c.gapMs).toBeGreaterThan(5 * 60_000);
+  }, 60_000);
+
   it('is deterministic', () => {
     const f = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
     expect(run(['replay', f, '--preset', 'oracle-offload']).out).toBe(run(['replay', f, '--preset', 'oracle-offload']).out);

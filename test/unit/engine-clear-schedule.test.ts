@@ -12,7 +12,7 @@ describe('clearPaysBack', () => {
   it('prices the saving as freed tokens read from cache on each call the session can still be expected to make, and the rewrite as what follows the first cleared result', () => {
     const b = clearBalance(
       { running: 50_000, before: 10_000, freed: 20_000, calls: 30 },
-      { name: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25 },
+      { name: 'anthropic', family: 'anthropic', cachedRead: 0.1, cacheWrite: 1.25, minCached: 1_024 },
     );
     expect(b.saving).toBeCloseTo(20_000 * 0.1 * expectedRemainingCalls(30));
     expect(b.rewrite).toBeCloseTo(20_000 * 1.15);
@@ -30,7 +30,7 @@ describe('clearPaysBack', () => {
 
   it('must pay back under every price model: a rewrite Anthropic would not recover blocks the clear', () => {
     const plan = { running: 40_000, before: 0, freed: 10_000, calls: 5 };
-    expect(clearPaysBack(plan, [{ name: 'openai-4o', cachedRead: 0.5, cacheWrite: 1 }])).toBe(true);
+    expect(clearPaysBack(plan, [{ name: 'openai-4o', family: 'openai-4o', cachedRead: 0.5, cacheWrite: 1, minCached: 1_024 }])).toBe(true);
     expect(clearPaysBack(plan)).toBe(false);
   });
 

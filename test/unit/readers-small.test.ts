@@ -72,11 +72,13 @@ describe('Claude Code records', () => {
 
   test('there is one call per assistant message, its reply the text and tool input', async () => {
     const t = await read();
+    // every record of the fixture is dated 2025-01-01T00:00:00Z: each call is sent then
+    const at = Date.UTC(2025, 0, 1);
     expect(t.calls).toEqual([
-      { end: 1, reply: 'Listing src/ now.\n{"command":"ls src/"}' },
-      { end: 3, reply: 'src/ holds main.ts and util.ts.' },
-      { end: 5, reply: '{"file_path":"src/util.ts"}' },
-      { end: 7, reply: 'util.ts exports x.' },
+      { end: 1, reply: 'Listing src/ now.\n{"command":"ls src/"}', at },
+      { end: 3, reply: 'src/ holds main.ts and util.ts.', at },
+      { end: 5, reply: '{"file_path":"src/util.ts"}', at },
+      { end: 7, reply: 'util.ts exports x.', at },
     ]);
     expect(t.base).toEqual({ model: 'claude-sonnet-4-5' });
   });
@@ -217,7 +219,7 @@ describe('broken JSONL input', () => {
     const t = await readTranscript(small('codex-truncated-last-line.jsonl'));
     expect(t.skipped.byReason).toEqual({ 'truncated-last-line': 1 });
     expect(t.skipped.notes[0]).toMatch(/^line 4: not valid JSON \(truncated last line/);
-    expect(t.calls).toEqual([{ end: 1, reply: 'hello' }]);
+    expect(t.calls).toEqual([{ end: 1, reply: 'hello', at: Date.parse('2025-10-21T20:00:00.000Z') }]);
     expect(t.base).toEqual({ instructions: 'Be brief.' });
   });
 });
@@ -242,10 +244,11 @@ describe('Codex records', () => {
       'message',
       'message',
     ]);
+    const at = Date.parse('2025-10-21T20:00:00.000Z');
     expect(t.calls).toEqual([
-      { end: 1, reply: '{"command":["npm","test"]}' },
-      { end: 4, reply: '*** Begin Patch\n*** Update File: src/a.ts\n-1\n+2\n*** End Patch' },
-      { end: 6, reply: 'Fixed src/a.ts; tests pass.' },
+      { end: 1, reply: '{"command":["npm","test"]}', at },
+      { end: 4, reply: '*** Begin Patch\n*** Update File: src/a.ts\n-1\n+2\n*** End Patch', at },
+      { end: 6, reply: 'Fixed src/a.ts; tests pass.', at },
     ]);
     expect(allRequestsValid(t)).toEqual([]);
   });

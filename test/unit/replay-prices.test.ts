@@ -1,6 +1,15 @@
 /** Prices as billed today: the dollar table, the family of every model the corpus names, and the price models built from them. */
 import { describe, expect, it } from 'vitest';
-import { ANTHROPIC_PRICES, DEEPSEEK_PRICES, GEMINI_PRICES, OPENAI_4O_PRICES, OPENAI_PRICES, PRICE_MODELS } from '../../src/replay/metrics';
+import {
+  ANTHROPIC_PRICES,
+  DEEPSEEK_PRICES,
+  GEMINI_PRICES,
+  OPENAI_4O_PRICES,
+  OPENAI_PRICES,
+  PRICE_MODELS,
+  type PriceModel,
+} from '../../src/replay/metrics';
+import { CACHE_PRICES } from '../../src/engine/clear-schedule';
 import { familyOf, modelPrice } from '../../src/replay/prices';
 import type { Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
@@ -98,6 +107,15 @@ describe('price models by family', () => {
 
   it('the GPT-4o generation is kept apart at 0.5x', () => {
     expect(OPENAI_4O_PRICES).toMatchObject({ name: 'openai-4o', cachedRead: 0.5, cacheWrite: 1, output: 4, cacheIncrement: 128 });
+  });
+
+  it("the engine's ledger prices as the meter bills: the three models the guarantee is stated for, from the first token and from the meter's minimum", () => {
+    const meter = [ANTHROPIC_PRICES, OPENAI_PRICES, OPENAI_4O_PRICES];
+    const rates = (pm: PriceModel) => ({ family: pm.name, cachedRead: pm.cachedRead, cacheWrite: pm.cacheWrite });
+    expect(CACHE_PRICES).toEqual([
+      ...meter.map((pm) => ({ name: pm.name, ...rates(pm), minCached: 0 })),
+      ...meter.map((pm) => ({ name: `${pm.name}-min`, ...rates(pm), minCached: pm.minCacheableTokens })),
+    ]);
   });
 
   it('DeepSeek and Gemini read at 0.1x with no write premium, from their own minimums', () => {

@@ -102,6 +102,43 @@ describe('session summary', () => {
   });
 });
 
+describe('cold caches in the summary', () => {
+  // three calls of one growing session, 2 minutes and then 2 hours apart
+  const t0 = Date.UTC(2026, 0, 1, 10);
+  const long = 'word '.repeat(2000);
+  const dated: Transcript = {
+    ...t,
+    items: [
+      { role: 'user', content: long },
+      { role: 'assistant', content: 'one' },
+      { role: 'user', content: long },
+      { role: 'assistant', content: 'two' },
+      { role: 'user', content: long },
+    ],
+    calls: [
+      { end: 1, reply: 'one', at: t0 },
+      { end: 3, reply: 'two', at: t0 + 2 * 60_000 },
+      { end: 5, reply: 'three', at: t0 + 2 * 60_000 + 2 * 3_600_000 },
+    ],
+  };
+
+  it('says how many calls found which provider cache cold, grouped by how long each keeps it idle', () => {
+    const rd = replay(dated, { config: { tokenizer: 'approximate' } });
+    const out = sessionSummary('s.jsonl', rd, new ReductionCollector());
+    expect(rd.totals.coldCalls).toEqual({ anthropic: 1, openai: 1, 'openai-4o': 1, deepseek: 0, gemini: 0 });
+    expect(out).toMatch(/^cache cold after a pause: 1 call \(anthropic, over 5 min\), 1 \(openai, openai-4o, over 1 h\)$/m);
+  });
+
+  it('says when the log holds no call times, and when no pause was long enough', () => {
+    expect(sessionSummary('s.jsonl', r, new ReductionCollector())).toContain(
+      'call times: none between calls in this log, so the cache is taken never to go cold',
+    );
+    const close: Transcript = { ...dated, calls: dated.calls.map((c, k) => ({ ...c, at: t0 + k * 60_000 })) };
+    const out = sessionSummary('s.jsonl', replay(close, { config: { tokenizer: 'approximate' } }), new ReductionCollector());
+    expect(out).toContain('cache never cold: no pause longer than a provider keeps its cache idle');
+  });
+});
+
 describe('misses in the summary', () => {
   const miss = (id: string, cause: Miss['cause'], tool: string, since: number): Miss => ({ id, handle: `sw_${tool}`, cause, tool, since });
   const call = (index: number, missed: Miss[], reads: number): ReplayResult['calls'][number] => ({

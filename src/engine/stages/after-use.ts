@@ -82,6 +82,11 @@ export class AfterUse {
     this.waiting = results;
   }
 
+  /** The results let through whole in the current call so far. */
+  waitingNow(): readonly number[] {
+    return this.waiting;
+  }
+
   /** The results let through whole in the previous call, now due; none wait any longer. */
   takeWaiting(): number[] {
     const due = this.waiting;

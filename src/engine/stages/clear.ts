@@ -127,18 +127,37 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   let rawTotal = fixed;
   let rawPrev = 0; // raw tokens the previous call sent (what this one reads from the cache)
   let projPrev: CacheRead = { read: 0, atBreakpoint: 0 }; // projected tokens of the previous call that this one still shares
+  // where the cache is at breakpoints (../guarantee.ts), the ends of earlier requests it still holds,
+  // in item order: a call that changes item x leaves the ends at or before x and adds its own, as the
+  // provider keeps a breakpoint only while the prefix before it is unchanged
+  const ends: number[] = [];
+  // the first item this call changes of what the previous call sent (Infinity: none)
+  let changedAt = Number.POSITIVE_INFINITY;
+  let seenBefore = -1; // the previous call's first result reduced after use by a later projection
   // what a call reads from the cache when the projection is unchanged up to item x: all of that
-  // prefix, or (where the cache is at breakpoints: ../guarantee.ts) up to the end of the last earlier
-  // request within it
-  const cachedUpTo = (x: number): CacheRead => {
+  // prefix, or (at breakpoints) up to the last request end the cache holds within it; `from` asks
+  // for the next call, once this one has changed what follows that item
+  const cachedUpTo = (x: number, from = Number.POSITIVE_INFINITY): CacheRead => {
+    const limit = Math.min(x, from);
     let lo = 0,
-      hi = Math.min(callNo, checkpoints.length);
+      hi = ends.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (checkpoints[mid]! <= x) lo = mid + 1;
+      if (ends[mid]! <= limit) lo = mid + 1;
       else hi = mid;
     }
-    return { read: fixed + sums.before(x), atBreakpoint: fixed + sums.before(lo > 0 ? checkpoints[lo - 1]! : 0) };
+    return { read: fixed + sums.before(x), atBreakpoint: fixed + sums.before(lo > 0 ? ends[lo - 1]! : 0) };
+  };
+  /** The first item of the round that holds item x: a clear of a result there may replace its call's input in it. */
+  const roundOf = (x: number): number => {
+    let lo = 0,
+      hi = roundsBefore;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (rounds[mid]! <= x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 ? rounds[lo - 1]! : x;
   };
 
   /** Offloads result i now (after use, or on arrival); returns the tokens freed, undefined when kept. */
@@ -153,6 +172,16 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     planner?.refresh(i);
     return saved;
   };
+
+  /**
+   * The next call's change if `waiting` results are reduced after use: it would read this call's
+   * `total` tokens, and keeps only what the cache holds before the first of them, less what they free.
+   */
+  const nextRewrite = (waiting: readonly number[], total: number): { total: number; kept: CacheRead; freed: number } => ({
+    total,
+    kept: cachedUpTo(list[waiting[0]!]!.item, changedAt),
+    freed: waiting.reduce((a, i) => a + afterUse.gain(i), 0),
+  });
 
   if (inUse) planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, plannerGain);
   for (const cp of checkpoints) {
@@ -188,6 +217,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
         if (cut !== undefined) firstChanged = Math.min(firstChanged, list[i]!.item);
       }
     }
+    changedAt = Math.min(firstChanged, seenBefore < 0 ? Number.POSITIVE_INFINITY : seenBefore);
 
     // 2. This call as sent, before any clear: the latest round is the items after its last
     // assistant item; results reduced after use by a later call were whole in it
@@ -207,22 +237,29 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     if (afterUse.on && !offloadStopped) {
       const arriving = afterUse.arriving(before, roundStart);
       if (arriving.length) {
-        const first = list[arriving[0]!]!.item;
-        const freedLater = arriving.reduce((a, i) => a + afterUse.gain(i), 0);
-        const kept = cachedUpTo(first);
-        const tail = all(running - freedLater);
-        const rewrite = { read: Math.max(0, tail.read - kept.read), atBreakpoint: Math.max(0, tail.atBreakpoint - kept.atBreakpoint) };
-        if (costs.affords(raw, { ...readNow, total: running }, rewrite)) afterUse.wait(arriving);
+        if (costs.affords(raw, { ...readNow, total: running }, nextRewrite(arriving, running))) afterUse.wait(arriving);
         else for (const i of arriving) running -= reduceNow(i, false) ?? 0;
       }
     }
-    /** Charges this call as sent (`total` tokens, `read` of them from the cache) and moves on. */
+    /**
+     * Charges this call as sent (`total` tokens, `read` of them from the cache) and moves on. Results
+     * let through whole to be reduced after use are reduced on arrival instead when, with what this
+     * call changed (a clear may have), the ledger cannot pay now for the next call's rewrite.
+     */
     const settle = (total: number, read: CacheRead) => {
+      const waiting = afterUse.waitingNow();
+      if (waiting.length && !costs.affords(raw, { ...read, total }, nextRewrite(waiting, total))) {
+        for (const i of waiting) total -= reduceNow(i, false) ?? 0;
+        afterUse.wait([]);
+      }
       costs.charge(raw, { ...read, total });
       lastTotal = total;
       rawPrev = rawTotal;
+      while (ends.length && ends[ends.length - 1]! > changedAt) ends.pop();
+      ends.push(cp);
       // the next call shares this one up to the first result it will see reduced after use
       projPrev = seen.first < 0 ? all(total) : least(all(total), cachedUpTo(seen.first));
+      seenBefore = seen.first;
     };
 
     // 4. Whether to clear: only over the trigger, ...
@@ -287,7 +324,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       planner ??= new ClearPlanner(n, stale, plannerGain);
       const need = c.clearAtLeastTokens === 'all' ? Number.POSITIVE_INFINITY : Math.max(c.clearAtLeastTokens, running - c.triggerTokens);
       const plan = planner.plan(cursor, protectedFrom, cp, need);
-      const kept = plan ? cachedUpTo(list[plan.first]!.item) : all(0);
+      // (from the start of its round: clearing a result may replace its call's input, before it)
+      const kept = plan ? cachedUpTo(roundOf(list[plan.first]!.item)) : all(0);
       const remaining = expectedRemainingCalls(callNo + 1);
       if (
         stopped(guarantee, 'clear', callNo) ||
@@ -316,6 +354,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (i === cursor && !inUse?.now(i)) cursor++;
     }
     running -= freed;
+    changedAt = Math.min(changedAt, firstCleared);
     settle(running, freed > 0 ? least(readNow, cachedUpTo(firstCleared)) : readNow);
   }
   if (guarantee) draft.outcome.bank = costs.bank(callNo, lastTotal);

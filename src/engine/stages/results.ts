@@ -279,7 +279,10 @@ export class Results {
   capOf(i: number): Cap {
     const cap = capFor(this.cfg, this.list[i]!.names);
     if (cap === 'unlimited' || !this.backoff) return cap;
-    return backedOffCap(cap, readBacks(this.backoff.record, this.list[i]!.tool));
+    // only the read-backs counted by the call the result arrived in: a later one must not change what
+    // an earlier call decided (or let wait) when a later call walks the session again
+    const r = this.list[i]!;
+    return backedOffCap(cap, readBacks(this.backoff.record, r.tool, this.callOf(r.item)));
   }
 
   /** Size of a result in the cap's unit when over `cap`; decodes only when the raw length could exceed it. */

@@ -11,14 +11,16 @@
  * records, e.g. `<session>/subagents/*.jsonl`) the sidechain records are the session and are read.
  *
  * Call k is everything before assistant message k; its reply is that message's text and tool
- * inputs. Thinking blocks stay in the items untouched.
+ * inputs; its time (`at`) is the `timestamp` of the last record of its request (the tool result or
+ * user message it answers), absent when that record has no valid one. Thinking blocks stay in the
+ * items untouched.
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript } from './types';
-import { computeCalls, isRecord, type Json } from './wire';
+import { computeCalls, isRecord, parseTime, type Json } from './wire';
 
 /** Record types Claude Code writes that are not API messages. */
 const NON_MESSAGE_TYPES: ReadonlySet<string> = new Set([
@@ -55,6 +57,8 @@ function toolResultsFirst(blocks: unknown[]): unknown[] {
 
 class SessionBuilder {
   readonly items: AnthropicMessage[] = [];
+  /** per item, the time of the last record merged into it (undefined: that record had no valid time) */
+  readonly times: (number | undefined)[] = [];
   model: string | undefined;
   private lastAssistant = -1;
   private lastAssistantId: string | undefined;
@@ -140,23 +144,26 @@ class SessionBuilder {
     }
     if (uuid !== undefined) this.lastUuid = uuid;
 
-    if (type === 'user') this.addUser(message.content);
+    const at = parseTime(r.timestamp);
+    if (type === 'user') this.addUser(message.content, at);
     else {
       if (this.model === undefined && typeof message.model === 'string') this.model = message.model;
-      this.addAssistant(typeof message.id === 'string' ? message.id : undefined, message.content);
+      this.addAssistant(typeof message.id === 'string' ? message.id : undefined, message.content, at);
     }
   }
 
-  private addUser(content: unknown): void {
+  private addUser(content: unknown, at: number | undefined): void {
     const last = this.items.at(-1);
     if (last?.role === 'user') {
       last.content = toolResultsFirst([...toBlocks(last.content), ...toBlocks(content)]);
+      this.times[this.items.length - 1] = at;
     } else {
       this.items.push({ role: 'user', content });
+      this.times.push(at);
     }
   }
 
-  private addAssistant(id: string | undefined, content: unknown): void {
+  private addAssistant(id: string | undefined, content: unknown, at: number | undefined): void {
     const lastIndex = this.items.length - 1;
     const last = this.items[lastIndex];
     let target: AnthropicMessage | undefined;
@@ -175,6 +182,7 @@ class SessionBuilder {
     }
     if (target === undefined) {
       this.items.push({ role: 'assistant', content });
+      this.times.push(at);
       this.lastAssistant = this.items.length - 1;
     } else {
       const blocks = toBlocks(target.content);
@@ -210,7 +218,7 @@ export async function readClaudeCode(path: string, opts: StreamOptions = {}): Pr
     wire: 'anthropic-messages',
     base: builder.model === undefined ? {} : { model: builder.model },
     items: builder.items,
-    calls: computeCalls('anthropic-messages', builder.items),
+    calls: computeCalls('anthropic-messages', builder.items, false, builder.times),
     skipped: log.result(),
   };
 }

@@ -7,12 +7,13 @@
  * `event_msg` (UI events that partly repeat the items) are counted and skipped. A `compacted` line
  * marks where Codex summarised the history: the replay keeps the full history and says so in a
  * note. A call is each run of model output (assistant message, reasoning, tool calls) that follows
- * input items. Older rollouts (bare items, no wrapper) are read too.
+ * input items; its time (`at`) is the `timestamp` of the line of the last item of its request (a
+ * tool output or user message). Older rollouts (bare items, no wrapper, no times) are read too, without times.
  */
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript } from './types';
-import { computeCalls, isRecord, RESPONSES_INPUT_TYPES, type Json } from './wire';
+import { computeCalls, isRecord, parseTime, RESPONSES_INPUT_TYPES, type Json } from './wire';
 
 /** Top-level line types Codex writes that are not items. */
 const SKIPPED_TYPES: ReadonlySet<string> = new Set(['turn_context', 'event_msg']);
@@ -35,6 +36,8 @@ function instructionsOf(meta: Json): string | undefined {
 export async function readCodex(path: string, opts: StreamOptions = {}): Promise<Transcript> {
   const log = new SkipLog();
   const items: unknown[] = [];
+  /** per item, its line's time (undefined for a line without a valid `timestamp`, as in old rollouts) */
+  const times: (number | undefined)[] = [];
   let instructions: string | undefined;
   let model: string | undefined;
   let sawMeta = false;
@@ -50,6 +53,7 @@ export async function readCodex(path: string, opts: StreamOptions = {}): Promise
     if (!('payload' in record)) {
       if (type !== undefined && ITEM_TYPES.has(type)) {
         items.push(record);
+        times.push(undefined);
         return;
       }
       if (type === undefined && record.record_type === 'state') {
@@ -68,8 +72,10 @@ export async function readCodex(path: string, opts: StreamOptions = {}): Promise
         return;
       }
       const itemType = typeof payload.type === 'string' ? payload.type : '(no type)';
-      if (ITEM_TYPES.has(itemType)) items.push(payload);
-      else if (LOCAL_ITEM_TYPES.has(itemType)) log.skip(`response_item:${itemType}`);
+      if (ITEM_TYPES.has(itemType)) {
+        items.push(payload);
+        times.push(parseTime(record.timestamp));
+      } else if (LOCAL_ITEM_TYPES.has(itemType)) log.skip(`response_item:${itemType}`);
       else {
         log.skipNoteFirst(
           `unknown:response_item:${itemType}`,
@@ -107,7 +113,7 @@ export async function readCodex(path: string, opts: StreamOptions = {}): Promise
     wire: 'openai-responses',
     base,
     items,
-    calls: computeCalls('openai-responses', items),
+    calls: computeCalls('openai-responses', items, false, times),
     skipped: log.result(),
   };
 }

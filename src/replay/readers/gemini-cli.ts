@@ -20,12 +20,14 @@
  * results as a `user` content, unless a user message of the log already carries those responses
  * (0.61 writes both; older versions only the results). `info`, `error` and `warning` messages are
  * the CLI's own and never sent to the model: counted and skipped. The system prompt and tool
- * declarations are not saved, so calls replay without them (base holds the model only).
+ * declarations are not saved, so calls replay without them (base holds the model only). A call's
+ * time (`at`) is that of the last record of its request: the user message, or the tool calls whose
+ * results it sends (see `contentsOf`).
  */
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript } from './types';
-import { computeCalls, isRecord, type Json } from './wire';
+import { computeCalls, isRecord, parseTime, type Json } from './wire';
 
 /** Messages Gemini CLI shows but does not send. */
 const LOCAL_TYPES: ReadonlySet<string> = new Set(['info', 'error', 'warning']);
@@ -107,11 +109,33 @@ function responseId(part: Json): string | undefined {
   return isRecord(part.functionResponse) && typeof part.functionResponse.id === 'string' ? part.functionResponse.id : undefined;
 }
 
-/** The contents of the final message list (see the module comment). */
-function contentsOf(messages: Iterable<Json>, log: SkipLog): unknown[] {
+/**
+ * The latest of some records' times, or undefined when any of them has no valid time (a time is
+ * never guessed from the others).
+ */
+function latest(values: unknown[]): number | undefined {
+  let out: number | undefined;
+  for (const v of values) {
+    const t = parseTime(v);
+    if (t === undefined) return undefined;
+    out = out === undefined ? t : Math.max(out, t);
+  }
+  return out;
+}
+
+/**
+ * The contents of the final message list (see the module comment), and per content the time of the
+ * last record in it: a message's `timestamp`; for the function responses of a gemini message, the
+ * latest of its tool calls' `timestamp`s (when each finished), or that of the user record that wrote
+ * the same responses again (0.61), which comes last.
+ */
+function contentsOf(messages: Iterable<Json>, log: SkipLog): { contents: unknown[]; times: (number | undefined)[] } {
   const contents: unknown[] = [];
+  const times: (number | undefined)[] = [];
   // function responses already sent from a gemini message's tool call results
   const answered = new Set<string>();
+  /** the last content is the function responses of a gemini message */
+  let resultsLast = false;
   for (const m of messages) {
     const type = typeof m.type === 'string' ? m.type : '(no type)';
     if (type === 'user') {
@@ -119,16 +143,21 @@ function contentsOf(messages: Iterable<Json>, log: SkipLog): unknown[] {
       const responses = parts.filter((p) => isRecord(p.functionResponse));
       if (responses.length > 0 && responses.length === parts.length && responses.every((p) => answered.has(responseId(p) ?? ''))) {
         log.skip('function-responses-again');
+        if (resultsLast) times[times.length - 1] = parseTime(m.timestamp);
         continue;
       }
-      if (parts.length) contents.push({ role: 'user', parts });
-      else log.skip('empty-user-message');
+      resultsLast = false;
+      if (parts.length) {
+        contents.push({ role: 'user', parts });
+        times.push(parseTime(m.timestamp));
+      } else log.skip('empty-user-message');
       continue;
     }
     if (type === 'gemini') {
       const parts = partsOf(m.content).filter((p) => p.thought !== true);
       const calls = Array.isArray(m.toolCalls) ? m.toolCalls.filter(isRecord) : [];
       const results: Json[] = [];
+      const finished: unknown[] = [];
       for (const c of calls) {
         if (typeof c.name !== 'string') continue;
         parts.push({
@@ -137,29 +166,37 @@ function contentsOf(messages: Iterable<Json>, log: SkipLog): unknown[] {
         for (const r of partsOf(c.result)) {
           if (!isRecord(r.functionResponse)) continue;
           results.push(r);
+          finished.push(c.timestamp);
           const id = responseId(r);
           if (id !== undefined) answered.add(id);
         }
       }
-      if (parts.length) contents.push({ role: 'model', parts });
-      else log.skip('empty-gemini-message');
-      if (results.length) contents.push({ role: 'user', parts: results });
+      resultsLast = false;
+      if (parts.length) {
+        contents.push({ role: 'model', parts });
+        times.push(parseTime(m.timestamp));
+      } else log.skip('empty-gemini-message');
+      if (results.length) {
+        contents.push({ role: 'user', parts: results });
+        times.push(latest(finished));
+        resultsLast = true;
+      }
       continue;
     }
     if (LOCAL_TYPES.has(type)) log.skip(type);
     else log.skipNoteFirst(`unknown:${type}`, `message ${preview(String(m.id))}: unknown message type ${preview(type)} (skipped)`);
   }
-  return contents;
+  return { contents, times };
 }
 
 function transcript(conversation: Conversation, log: SkipLog): Transcript {
-  const items = contentsOf(conversation.messages.values(), log);
+  const { contents: items, times } = contentsOf(conversation.messages.values(), log);
   return {
     source: 'gemini-cli',
     wire: 'gemini',
     base: conversation.model !== undefined ? { model: conversation.model } : {},
     items,
-    calls: computeCalls('gemini', items),
+    calls: computeCalls('gemini', items, false, times),
     skipped: log.result(),
   };
 }

@@ -21,7 +21,7 @@
  * counted by kind.
  */
 import type { SkipLog } from './skip-log';
-import { isRecord, type Json } from './wire';
+import { isRecord, parseTime, type Json } from './wire';
 
 type ChatMessage = Record<string, unknown>;
 
@@ -74,13 +74,21 @@ function toolCallOf(event: Json): Json | undefined {
 }
 
 /** The chat messages of one SDK history; `instruction` is the record's task, sent first when the history lacks it. */
-export function sdkItems(history: readonly unknown[], instruction: unknown, log: SkipLog): ChatMessage[] {
+export function sdkItems(
+  history: readonly unknown[],
+  instruction: unknown,
+  log: SkipLog,
+): { items: ChatMessage[]; times: (number | undefined)[] } {
   const items: ChatMessage[] = [];
+  /** per message, its event's time (undefined: the event had none valid, or the message is the record's task) */
+  const times: (number | undefined)[] = [];
   const calls = new Set<string>();
   /** the response id of the last assistant message, when it was built from actions */
   let openResponse: string | undefined;
-  const push = (message: ChatMessage, response?: string): void => {
+  let at: number | undefined;
+  const push = (message: ChatMessage, response?: string, time = at): void => {
     items.push(message);
+    times.push(time);
     openResponse = response;
   };
   const answer = (event: Json, k: number, content: string): void => {
@@ -98,6 +106,7 @@ export function sdkItems(history: readonly unknown[], instruction: unknown, log:
       log.skipNoteFirst('not-an-sdk-event', `history[${k}]: not an agent-sdk event (no "kind")`);
       return;
     }
+    at = parseTime(event.timestamp);
     switch (event.kind) {
       case 'SystemPromptEvent': {
         const prompt = isRecord(event.system_prompt) ? event.system_prompt.text : event.system_prompt;
@@ -120,7 +129,7 @@ export function sdkItems(history: readonly unknown[], instruction: unknown, log:
           log.skipNoteFirst('action-without-tool-call', `history[${k}]: an ActionEvent without tool_call id and name (skipped)`);
           return;
         }
-        if (!startsWithUser() && typeof instruction === 'string') push({ role: 'user', content: instruction });
+        if (!startsWithUser() && typeof instruction === 'string') push({ role: 'user', content: instruction }, undefined, undefined);
         calls.add(call.id as string);
         const response = str(event.llm_response_id);
         const last = items.at(-1);
@@ -148,5 +157,5 @@ export function sdkItems(history: readonly unknown[], instruction: unknown, log:
         log.skip(`kind:${event.kind}`);
     }
   });
-  return items;
+  return { items, times };
 }

@@ -16,6 +16,10 @@
  * Everything else (recall, agent state changes, observations that answer no call, events without an
  * action or observation) is skipped and counted, like the other readers' skips.
  *
+ * A call's time (`at`) is the `timestamp` of the last event of its request (the observation or
+ * message it answers). OpenHands writes its machine's local time without a zone: it is read as UTC,
+ * so the gaps between calls are right and the absolute time may be off by that machine's offset.
+ *
  * Which instance: `instance` (an `instance_id`, or the resolver's `owner/repo#number`), or the first
  * in the file; the instances a file holds are named in the note (and in the error when the one asked
  * for is missing).
@@ -26,9 +30,15 @@ import { forEachRecord, type StreamOptions } from './lines';
 import { isSdkHistory, sdkItems } from './openhands-sdk';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript } from './types';
-import { computeCalls, isRecord, type Json } from './wire';
+import { computeCalls, isRecord, parseTime, type Json } from './wire';
 
 type ChatMessage = Record<string, unknown>;
+
+/** Chat messages and, per message, the time of the last event that went into it (undefined: none valid). */
+interface Items {
+  items: ChatMessage[];
+  times: (number | undefined)[];
+}
 
 function text(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -60,26 +70,27 @@ const TEXT_OBSERVATIONS: Record<string, (o: Json) => string> = {
 };
 
 /** A text-mode CodeActAgent history (no event has tool call metadata) as chat messages, observations marked. */
-function textModeItems(
-  history: readonly unknown[],
-  instruction: unknown,
-  log: SkipLog,
-): { items: ChatMessage[]; observations: ObservationMark[] } {
+function textModeItems(history: readonly unknown[], instruction: unknown, log: SkipLog): Items & { observations: ObservationMark[] } {
   const items: ChatMessage[] = [];
+  const times: (number | undefined)[] = [];
   const observations: ObservationMark[] = [];
   let sawMessage = false;
   let lastTool = 'execute_bash';
+  let at: number | undefined;
   const push = (role: 'user' | 'assistant', content: string): boolean => {
     const last = items.at(-1);
     if (last?.role === role && typeof last.content === 'string') {
       last.content = `${last.content}\n${content}`;
+      times[items.length - 1] = at;
       return false;
     }
     items.push({ role, content });
+    times.push(at);
     return true;
   };
   history.forEach((event: unknown, k: number) => {
     if (!isRecord(event)) return void log.skip('not-an-event', `history[${k}]: not an object`);
+    at = parseTime(event.timestamp);
     // the event's fields are under `args` / `extras` in the event format, at the top in the memory format
     const a: Json = { ...event, ...(isRecord(event.args) ? event.args : {}), ...(isRecord(event.extras) ? event.extras : {}) };
     if (typeof event.action === 'string') {
@@ -92,7 +103,11 @@ function textModeItems(
         push(fromUser ? 'user' : 'assistant', content);
         return;
       }
-      if (action === 'system') return void items.push({ role: 'system', content: text(a.content ?? event.message) });
+      if (action === 'system') {
+        items.push({ role: 'system', content: text(a.content ?? event.message) });
+        times.push(at);
+        return;
+      }
       if (action === 'finish' && event.source !== 'user') {
         if (text(a.thought) !== '') push('assistant', text(a.thought));
         else log.skip('action:finish');
@@ -115,12 +130,13 @@ function textModeItems(
       `history[${k}]: an event with neither "action" nor "observation" (skipped; further ones counted only)`,
     );
   });
-  return { items, observations };
+  return { items, times, observations };
 }
 
 /** A legacy (CodeActAgent) history as chat messages, with the model named by its responses. */
-function legacyItems(history: readonly unknown[], log: SkipLog): { items: ChatMessage[]; model?: string } {
+function legacyItems(history: readonly unknown[], log: SkipLog): Items & { model?: string } {
   const items: ChatMessage[] = [];
+  const times: (number | undefined)[] = [];
   const responses = new Set<string>();
   let model: string | undefined;
   history.forEach((event: unknown, k: number) => {
@@ -128,6 +144,10 @@ function legacyItems(history: readonly unknown[], log: SkipLog): { items: ChatMe
       log.skip('not-an-event', `history[${k}]: not an object`);
       return;
     }
+    const push = (message: ChatMessage): void => {
+      items.push(message);
+      times.push(parseTime(event.timestamp));
+    };
     const meta = isRecord(event.tool_call_metadata) ? event.tool_call_metadata : undefined;
     const args = isRecord(event.args) ? event.args : {};
     if (typeof event.action === 'string') {
@@ -145,7 +165,7 @@ function legacyItems(history: readonly unknown[], log: SkipLog): { items: ChatMe
         }
         if (model === undefined && typeof response.model === 'string') model = response.model;
         const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
-        items.push({
+        push({
           role: 'assistant',
           content: typeof message.content === 'string' || Array.isArray(message.content) ? message.content : null,
           ...(calls.length ? { tool_calls: calls } : {}),
@@ -153,13 +173,13 @@ function legacyItems(history: readonly unknown[], log: SkipLog): { items: ChatMe
         return;
       }
       if (action === 'system') {
-        items.push({ role: 'system', content: text(args.content ?? event.message) });
+        push({ role: 'system', content: text(args.content ?? event.message) });
         return;
       }
       if (action === 'message') {
         const content = text(args.content ?? event.message);
-        if (event.source === 'user') items.push({ role: 'user', content });
-        else if (event.source === 'agent') items.push({ role: 'assistant', content });
+        if (event.source === 'user') push({ role: 'user', content });
+        else if (event.source === 'agent') push({ role: 'assistant', content });
         else log.skip(`message:${String(event.source)}`);
         return;
       }
@@ -172,7 +192,7 @@ function legacyItems(history: readonly unknown[], log: SkipLog): { items: ChatMe
         log.skip(`observation:${event.observation}`);
         return;
       }
-      items.push({ role: 'tool', tool_call_id: callId, content: text(event.content) });
+      push({ role: 'tool', tool_call_id: callId, content: text(event.content) });
       return;
     }
     log.skipNoteFirst(
@@ -180,7 +200,7 @@ function legacyItems(history: readonly unknown[], log: SkipLog): { items: ChatMe
       `history[${k}]: an event with neither "action" nor "observation" (skipped; further ones counted only)`,
     );
   });
-  return { items, model };
+  return { items, times, model };
 }
 
 /**
@@ -209,7 +229,7 @@ function sdkModel(record: Json): string | undefined {
 }
 
 /** One instance's history as chat messages and the model it ran, in whichever event format it holds. */
-function instanceItems(instance: Json, log: SkipLog): { items: ChatMessage[]; model?: string; observations?: ObservationMark[] } {
+function instanceItems(instance: Json, log: SkipLog): Items & { model?: string; observations?: ObservationMark[] } {
   const history: unknown[] = Array.isArray(instance.history) ? instance.history : [];
   if (!isSdkHistory(history)) {
     const textMode = history.length > 0 && !history.some((e) => isRecord(e) && isRecord(e.tool_call_metadata));
@@ -220,7 +240,7 @@ function instanceItems(instance: Json, log: SkipLog): { items: ChatMessage[]; mo
     return legacyItems(history, log);
   }
   const model = sdkModel(instance);
-  return { items: sdkItems(history, instance.instruction, log), ...(model === undefined ? {} : { model }) };
+  return { ...sdkItems(history, instance.instruction, log), ...(model === undefined ? {} : { model }) };
 }
 
 export async function readOpenHands(path: string, opts: StreamOptions & { instance?: string } = {}): Promise<Transcript> {
@@ -253,13 +273,13 @@ export async function readOpenHands(path: string, opts: StreamOptions & { instan
     );
   }
   if (ids.length > 1) log.note(`instance ${preview(chosen.id)} of ${ids.length} in the file (pick another with --instance ID)`);
-  const { items, model, observations } = instanceItems(chosen.record, log);
+  const { items, times, model, observations } = instanceItems(chosen.record, log);
   return {
     source: 'openhands',
     wire: 'openai-chat',
     base: model === undefined ? {} : { model },
     items,
-    calls: computeCalls('openai-chat', items),
+    calls: computeCalls('openai-chat', items, false, times),
     ...(observations?.length ? { observations } : {}),
     skipped: log.result(),
   };

@@ -21,12 +21,13 @@
  * one that ends at the file's last entry, as pi reopens it. A compaction replaced the history with a
  * summary: the replay keeps the full history (its calls are prefixes of one growing history) and
  * says so in a note, as for Codex and Claude Code. The system prompt and tools are not in the file.
+ * A call's time (`at`) is its answer's `timestamp` (ms), which pi sets as it starts the request.
  */
 import type { WireFormat } from '../../engine/types';
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript, TranscriptCall } from './types';
-import { isRecord, replyParts, type Json } from './wire';
+import { isRecord, parseTime, replyParts, type Json } from './wire';
 
 /** What pi puts before a branch summary it sends as a user message (packages/coding-agent/src/core/messages.ts). */
 const BRANCH_SUMMARY_PREFIX = 'The following is a summary of a branch that this conversation came back from:\n\n<summary>\n';
@@ -425,7 +426,9 @@ export async function readPi(path: string, opts: StreamOptions = {}): Promise<Tr
         .flatMap((item) => replyParts(wire, item))
         .filter((p) => p !== '')
         .join('\n');
-      out.push({ end: conv.items.length, reply });
+      // pi sets an answer's timestamp when it starts the request (packages/ai/src/providers)
+      const at = parseTime(call.answer.timestamp);
+      out.push({ end: conv.items.length, reply, ...(at !== undefined ? { at } : {}) });
       next += 1;
     }
     const m = messages[i];

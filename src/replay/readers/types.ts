@@ -43,6 +43,15 @@ export interface TranscriptCall {
   end: number;
   /** assistant text and tool call arguments/inputs of the answer, joined by newlines ('' if unknown) */
   reply: string;
+  /**
+   * When the agent sent this request, in ms since the epoch, as the log dates it; absent when the
+   * format has no times or the record it is read from has none or an invalid one (never a guess).
+   * Claude Code, Codex, OpenHands and Gemini CLI: the time of the last record of the request (the
+   * tool result or user message the call answers; a merged item, its last record's). pi: the
+   * answer's own `timestamp`, which pi sets when it starts the request. The replay's meter lets a
+   * provider's cache expire across a gap longer than it keeps a prefix idle (docs/replay-and-cost.md).
+   */
+  at?: number;
 }
 
 /** Records the reader did not turn into items: always counted, never silently dropped. */

@@ -115,13 +115,59 @@ export function replyParts(wire: WireFormat, item: unknown): string[] {
   }
 }
 
+/** An ISO 8601 date and time, with or without a zone (`2026-01-01T05:03:58.880Z`, `2025-10-30T03:50:30.915175`). */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * A record's time as ms since the epoch, or undefined when it has none or it is not a valid time
+ * (never a guess). Accepted: an ISO 8601 string (a time without a zone, as OpenHands writes its
+ * machine's local time, is read as UTC: the gaps between a file's times are right, the absolute time
+ * may be off by that machine's offset) or a number of ms since the epoch (pi). A time before 2000 is
+ * not a log's (a placeholder, or seconds taken for ms) and is rejected too.
+ */
+export function parseTime(value: unknown): number | undefined {
+  const t = timeOf(value);
+  return t !== undefined && t >= EARLIEST_LOG_TIME ? t : undefined;
+}
+
+/** No agent wrote a log before 2000: an earlier time is a placeholder or seconds read as ms. */
+const EARLIEST_LOG_TIME = Date.UTC(2000, 0, 1);
+
+function timeOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  const m = ISO_TIME.exec(value.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, frac, zone] = m;
+  const ms = frac ? Math.round(Number(`0${frac}`) * 1000) : 0;
+  const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
+  const date = new Date(utc);
+  // Date.UTC rolls 2026-02-31 over to March: such a date is invalid, not a guess
+  if (date.getUTCMonth() !== Number(mo) - 1 || date.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 60)
+    return undefined;
+  let offset = 0;
+  if (zone && zone !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+  }
+  return utc - offset;
+}
+
 /**
  * One call before each run of model output that follows at least one input item; its reply is that
  * run's text. A run at the very start has no request before it and is not a call. With
  * `callAtEnd`, the whole list is one more call (its reply unknown): a saved request body is the
- * input of a call whose answer is not in the file.
+ * input of a call whose answer is not in the file. `times[i]`, when given, is the time of the last
+ * record that went into item i; a call's `at` is that of the last item of its request (the tool
+ * result or user message it answers), absent when that item has none.
  */
-export function computeCalls(wire: WireFormat, items: readonly unknown[], callAtEnd = false): TranscriptCall[] {
+export function computeCalls(
+  wire: WireFormat,
+  items: readonly unknown[],
+  callAtEnd = false,
+  times?: readonly (number | undefined)[],
+): TranscriptCall[] {
   const calls: TranscriptCall[] = [];
   let i = 0;
   while (i < items.length) {
@@ -135,9 +181,15 @@ export function computeCalls(wire: WireFormat, items: readonly unknown[], callAt
       parts.push(...replyParts(wire, items[i]));
       i += 1;
     }
-    if (start > 0) calls.push({ end: start, reply: parts.filter((p) => p !== '').join('\n') });
+    if (start > 0) {
+      const at = times?.[start - 1];
+      calls.push({ end: start, reply: parts.filter((p) => p !== '').join('\n'), ...(at !== undefined ? { at } : {}) });
+    }
   }
-  if (callAtEnd && items.length > 0 && calls.at(-1)?.end !== items.length) calls.push({ end: items.length, reply: '' });
+  if (callAtEnd && items.length > 0 && calls.at(-1)?.end !== items.length) {
+    const at = times?.[items.length - 1];
+    calls.push({ end: items.length, reply: '', ...(at !== undefined ? { at } : {}) });
+  }
   return calls;
 }
 
