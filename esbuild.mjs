@@ -70,6 +70,9 @@ if (existsSync('bench/heldout-main.ts')) {
 if (existsSync('bench/peer-main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/peer-main.ts'], outfile: 'dist/bench-peer.js' });
 }
+if (existsSync('bench/hashes-main.ts')) {
+  builds.push({ ...node, entryPoints: ['bench/hashes-main.ts'], outfile: 'dist/bench-hashes.js' });
+}
 if (existsSync('bench/tune.ts')) {
   builds.push({ ...node, entryPoints: ['bench/tune.ts'], outfile: 'dist/bench-tune.js' });
 }

@@ -63,8 +63,11 @@ const MAX_NAME = 40;
  * name runs from just after an escaped newline to just before another one (or the string's end).
  * Found with `indexOf`, so a request of megabytes costs one native scan.
  */
-function listedReadTool(text: string): string | undefined {
-  for (let at = text.indexOf(MCP_READ_TOOL); at >= 0; at = text.indexOf(MCP_READ_TOOL, at + 1)) {
+function listedReadTool(text: string, unchangedBefore: number): string | undefined {
+  // a listed name is judged on the characters from MAX_NAME before it to two after it: one judged
+  // on characters of the unchanged part only would have been found in the earlier request
+  const start = Math.max(0, unchangedBefore - MCP_READ_TOOL.length - 1);
+  for (let at = text.indexOf(MCP_READ_TOOL, start); at >= 0; at = text.indexOf(MCP_READ_TOOL, at + 1)) {
     const end = at + MCP_READ_TOOL.length;
     // only the few chars a name can span are looked at, whatever the length of the line
     const from = Math.max(0, at - MAX_NAME);
@@ -77,8 +80,13 @@ function listedReadTool(text: string): string | undefined {
   return undefined;
 }
 
-/** The name the request gives Spillway's read tool (among its tools, or listed as a deferred tool), or undefined. */
-export function findReadTool(req: ParsedRequest): string | undefined {
+/**
+ * The name the request gives Spillway's read tool (among its tools, or listed as a deferred tool), or
+ * undefined. `unchangedBefore`: the request's text up to there is that of an earlier request of the
+ * session in which no read tool was found, so a deferred listing is looked for only after it (a long
+ * session's request is megabytes; the scan of the whole text was a fifth of a call's time).
+ */
+export function findReadTool(req: ParsedRequest, unchangedBefore = 0): string | undefined {
   for (const key of ['tools', 'functions']) {
     const list = get(req.root, key);
     if (list?.kind !== 'array') continue;
@@ -102,5 +110,5 @@ export function findReadTool(req: ParsedRequest): string | undefined {
       }
     }
   }
-  return listedReadTool(req.text);
+  return listedReadTool(req.text, unchangedBefore);
 }

@@ -90,7 +90,8 @@ export class Run implements Ledger {
   ) {
     const recognised = recognise(req, env.cfg, env.known);
     // once a session has offered the read tool, its markers keep naming it (read-tool.ts)
-    const readTool = memory?.readTool ?? findReadTool(req);
+    // (a session's earlier request found none: only what changed since is looked through)
+    const readTool = memory?.readTool ?? findReadTool(req, memory ? samePrefix : 0);
     this.results = new Results(req, env.cfg, env.counter, recognised, env.where, memory ? { memory, samePrefix } : undefined, readTool);
     this.keys = resultKeys(req.results);
     const n = req.results.length;

@@ -14,7 +14,8 @@ import type { BackoffRecord } from './backoff';
 import { readBackAnswerTokens, type GuaranteeRecord, type ReductionKind } from './guarantee';
 import type { ParsedRequest, ToolResult } from './formats';
 import { reusableNodes, type JValue } from './json';
-import type { Decision, InputDecision, Results, Span } from './stages/results';
+import type { ReferencesMemory } from './stages/references';
+import type { Decision, InputDecision, PartsMemory, Results, Span } from './stages/results';
 
 /** Session memories by session id; opaque to callers. */
 export interface SessionStore {
@@ -45,6 +46,10 @@ export interface SessionMemory {
   inputs: Array<Pick<InputDecision, 'handle' | 'tool' | 'originalTokens' | 'originalChars'>>;
   /** Spillway's read tool as the session's agent names it, once a request offered it (sticky: ../read-tool.ts) */
   readTool?: string;
+  /** which results the agent referred to, for extending rather than redoing (stages/references.ts) */
+  references?: ReferencesMemory;
+  /** per result: its item and the tokens of its text parts, where counted */
+  parts?: PartsMemory;
 }
 
 /**
@@ -127,9 +132,11 @@ export function remember(
     items,
     fixed: results.fixedSpanTokens(),
     nodes: reusableNodes(req.root, 2),
+    parts: results.partsMemory(),
     ...session,
   };
   if (results.readTool) memory.readTool = results.readTool;
+  if (results.references) memory.references = results.references;
   return memory;
 }
 

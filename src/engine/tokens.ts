@@ -75,7 +75,9 @@ class CachedCounter implements TokenCounter {
       this.cache.clear();
       this.cachedChars = 0;
     }
-    this.cache.set(text, n);
+    // a copy: the text is often a slice of a request body, and a slice kept as a key keeps the whole
+    // body alive (measured: the 19 Claude Code sessions of the corpus left 790 MB behind for 6 MB of keys)
+    this.cache.set(JSON.parse(JSON.stringify(text)) as string, n);
     this.cachedChars += text.length;
     return n;
   }

@@ -10,7 +10,7 @@ import { readRequest } from '../../src/engine/formats';
 import { recogniseMarker } from '../../src/engine/markers';
 import { findReadTool, isReadToolName } from '../../src/engine/read-tool';
 import type { WireFormat } from '../../src/engine/types';
-import { build, contentsOf, contentText, transcript, type ToolStep } from '../support/wire';
+import { build, contentsOf, contentText, transcript, type ToolStep, type Transcript } from '../support/wire';
 
 const big = (tag: string) => Array.from({ length: 2_000 }, (_, i) => `${tag} line ${i}: something happened`).join('\n');
 
@@ -88,6 +88,21 @@ describe('findReadTool', () => {
       tools: toolsOf('anthropic-messages', ['Bash', 'ToolSearch']),
     };
     expect(findReadTool(readRequest(JSON.stringify(body), 'anthropic-messages'))).toBe('mcp__spillway__read_output');
+  });
+
+  it('looks for a deferred listing only where the request changed since one that listed none', () => {
+    const body = {
+      ...build(transcript('go'), 'anthropic-messages'),
+      system: 'Use ToolSearch to load tool schemas before calling them:\nWebFetch\nmcp__spillway__read_output\n\nMore.',
+      tools: toolsOf('anthropic-messages', ['Bash', 'ToolSearch']),
+    };
+    const text = JSON.stringify(body);
+    const req = readRequest(text, 'anthropic-messages');
+    const end = text.indexOf('read_output') + 'read_output'.length;
+    // a listing that ends where the change begins, or after, is found
+    for (const unchanged of [0, end - 3, end, end + 1]) expect(findReadTool(req, unchanged)).toBe('mcp__spillway__read_output');
+    // one wholly inside the unchanged part is not looked for (the earlier request would have listed it)
+    expect(findReadTool(req, end + 2)).toBeUndefined();
   });
 
   it('does not take a mention inside a sentence for a listed tool', () => {
@@ -171,6 +186,18 @@ describe('the way back is decided per session and sticky', () => {
     const p2 = engine.project(request(format, [first, second], ['mcp__spillway__read_output']), format, { session: 's' });
     const [again, after] = markers(p2.request, format);
     expect(again).toBe(before);
+    expect(after).toContain('call `mcp__spillway__read_output`');
+  });
+
+  it('finds the tool listed in a message added since the previous call of the session', () => {
+    const engine = createEngine(config, { store: new MemorySink() });
+    const first: ToolStep = { tool: 'bash', output: big('first') };
+    const second: ToolStep = { tool: 'bash', output: big('second') };
+    const listing = 'Load tool schemas with ToolSearch before calling them:\nWebFetch\nmcp__spillway__read_output\n';
+    const body = (t: Transcript) => JSON.stringify({ ...build(t, format), tools: toolsOf(format, ['Bash', 'ToolSearch']) });
+    engine.project(body(transcript(first)), format, { session: 's' });
+    const p2 = engine.project(body(transcript(first, listing, second)), format, { session: 's' });
+    const [, after] = markers(p2.request, format);
     expect(after).toContain('call `mcp__spillway__read_output`');
   });
 

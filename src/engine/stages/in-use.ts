@@ -42,8 +42,12 @@ export class InUse {
     const refs = referencesOf(results, candidate, extra);
     this.touches = refs.map((items, i) => {
       if (!candidate(i)) return [];
-      const ts = [knownFrom(results.list[i]!.item), ...items.map(knownFrom)];
-      const uniq = [...new Set(ts)].sort((a, b) => a - b);
+      // the referring items come after the result and in order, so the calls ascend: drop repeats
+      const uniq = [knownFrom(results.list[i]!.item)];
+      for (const x of items) {
+        const t = knownFrom(x);
+        if (t !== uniq[uniq.length - 1]) uniq.push(t);
+      }
       for (const t of uniq) {
         this.at(t, i);
         this.at(t + calls, i);

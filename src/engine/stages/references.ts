@@ -16,7 +16,7 @@
  * the clear stage protects results in use (`clear.inUseCalls`). The token sets of results are kept
  * across projections (a session sends the same results again on every call) in a bounded cache.
  */
-import type { Results } from './results';
+import { owned, type Results } from './results';
 
 /** Shorter tokens say too little: `a.b`, `x_1` appear in every program. */
 const MIN_TOKEN_CHARS = 5;
@@ -42,14 +42,18 @@ export function tokensOf(text: string): Set<string> {
   const scan = text.length > SCAN_MAX_CHARS ? text.slice(0, SCAN_MAX_CHARS / 2) + '\n' + text.slice(-SCAN_MAX_CHARS / 2) : text;
   for (const m of scan.matchAll(TOKEN)) {
     const t = m[0].replace(/[.:-]+$/, '');
-    if (distinctive(t)) out.add(t);
+    // a copy: a match is a view of the text it was found in, and a cached token would keep that text
+    // (for an undecoded result or an assistant item, the whole request body) alive
+    if (distinctive(t) && !out.has(t)) out.add(owned(t));
   }
   return out;
 }
 
 /** The tokens of a text, from the cache when the same text (by its id, length and ends) was read before. */
 function cachedTokens(id: string, text: () => string, length: number, ends: () => string): ReadonlySet<string> {
-  const key = `${id}\u0000${length}\u0000${ends()}`;
+  // a copy, as the tokens are: a key built of slices of the request text kept that whole text alive
+  // for as long as the entry (measured: every request body of a 1,000-call session, 3 GB)
+  const key = owned(`${id}\u0000${length}\u0000${ends()}`);
   let s = cache.get(key);
   if (!s) {
     if (cache.size >= CACHE_MAX) cache.clear();
@@ -70,36 +74,122 @@ function resultTokens(results: Results, i: number): ReadonlySet<string> {
 }
 
 /**
+ * A references walk, kept for the session's next call. The walk is the same in every call of a
+ * session up to where the request changed, so the next call extends it rather than redoing it: a
+ * walk redone on every call made the clear stage's time grow with the session (every result's text
+ * decoded and its tokens filed again at every call). The next call takes it and changes it in place.
+ */
+export interface ReferencesMemory {
+  /** per result: the item it sits in, whether it was scanned, the extra text scanned with it */
+  readonly item: number[];
+  readonly candidate: boolean[];
+  readonly extra: Array<string | undefined>;
+  /** per result: the token sets filed for it in `holders` (its text's, its extra text's) */
+  readonly tokens: Array<ReadonlyArray<ReadonlySet<string>>>;
+  /** which results hold each token, ascending */
+  readonly holders: Map<string, number[]>;
+  /** per result, the assistant items that refer to it, ascending */
+  readonly refs: number[][];
+}
+
+function emptyWalk(): ReferencesMemory {
+  return { item: [], candidate: [], extra: [], tokens: [], holders: new Map(), refs: [] };
+}
+
+/**
+ * How much of the previous call's walk holds for this request: the results in its leading unchanged
+ * items, with the same eligibility and extra text (0 when none, or when any of them changed: then the
+ * walk starts over). Takes out of `w` what does not hold.
+ */
+function keepWalk(
+  w: ReferencesMemory,
+  results: Results,
+  sameItems: number,
+  candidate: (i: number) => boolean,
+  extra: ((i: number) => string | undefined) | undefined,
+): number {
+  const list = results.list;
+  let kept = 0;
+  while (kept < list.length && kept < w.item.length && list[kept]!.item < sameItems) {
+    if (w.item[kept] !== list[kept]!.item) return 0;
+    const c = candidate(kept);
+    if (c !== w.candidate[kept]) return 0;
+    if (c) {
+      const more = extra?.(kept);
+      if (more !== w.extra[kept]) return 0;
+      // the equal string of this request: the memory then keeps no earlier request's text alive
+      w.extra[kept] = more;
+    }
+    kept++;
+  }
+  // a result in those items the previous call did not have: the items are not what they were
+  if (kept < list.length && list[kept]!.item < sameItems) return 0;
+  // the results after those: out of the holders (the lists are ascending: theirs are at the ends)
+  for (let i = kept; i < w.item.length; i++)
+    for (const set of w.tokens[i]!)
+      for (const t of set) {
+        const h = w.holders.get(t);
+        if (!h) continue;
+        while (h.length && h[h.length - 1]! >= kept) h.pop();
+        if (!h.length) w.holders.delete(t);
+      }
+  for (const a of [w.item, w.candidate, w.extra, w.tokens, w.refs]) a.length = kept;
+  // and the references from items that changed
+  for (const r of w.refs) while (r.length && r[r.length - 1]! >= sameItems) r.pop();
+  return kept;
+}
+
+/**
  * For each result, the items (assistant items after it, in order) that refer to it. Results that
- * `candidate` rejects are not scanned (their list stays empty).
+ * `candidate` rejects are not scanned (their list stays empty). In a session, the previous call's
+ * walk is extended (ReferencesMemory); the lists are the same as a walk over the whole request.
  */
 export function referencesOf(results: Results, candidate: (i: number) => boolean, extra?: (i: number) => string | undefined): number[][] {
   const { req } = results;
   const n = results.length;
-  const refs: number[][] = Array.from({ length: n }, () => []);
-  // which results hold each token
-  const holders = new Map<string, number[]>();
-  for (let i = 0; i < n; i++) {
-    if (!candidate(i)) continue;
+  const prev = results.takeReferences();
+  let w = prev?.memory ?? emptyWalk();
+  const from = prev ? keepWalk(w, results, prev.sameItems, candidate, extra) : 0;
+  if (from === 0) w = emptyWalk();
+  // assistant items before `sameItems` were walked already, over results in items before them
+  const itemsFrom = from > 0 ? prev!.sameItems : 0;
+  const holders = w.holders;
+  for (let i = from; i < n; i++) {
+    w.item.push(results.list[i]!.item);
+    w.refs.push([]);
+    const c = candidate(i);
+    w.candidate.push(c);
+    if (!c) {
+      w.extra.push(undefined);
+      w.tokens.push([]);
+      continue;
+    }
     const more = extra?.(i);
+    w.extra.push(more);
     const add = (t: string) => {
       const h = holders.get(t);
       if (!h) holders.set(t, [i]);
       else if (h[h.length - 1] !== i) h.push(i);
     };
-    for (const t of resultTokens(results, i)) add(t);
+    const sets = [resultTokens(results, i)];
     if (more)
-      for (const t of cachedTokens(
-        `\u0002input:${results.list[i]!.callId}`,
-        () => more,
-        more.length,
-        () => more.slice(0, 48) + '\u0000' + more.slice(-48),
-      ))
-        add(t);
+      sets.push(
+        cachedTokens(
+          `\u0002input:${results.list[i]!.callId}`,
+          () => more,
+          more.length,
+          () => more.slice(0, 48) + '\u0000' + more.slice(-48),
+        ),
+      );
+    for (const set of sets) for (const t of set) add(t);
+    w.tokens.push(sets);
   }
+  results.references = w;
+  const refs = w.refs;
   if (!holders.size) return refs;
-  req.items.forEach((it, a) => {
-    if (req.kinds[a] !== 'assistant') return;
+  for (let a = itemsFrom; a < req.items.length; a++) {
+    if (req.kinds[a] !== 'assistant') continue;
+    const it = req.items[a]!;
     const seen = new Set<number>();
     const raw = () => req.text.slice(it.start, it.end);
     const ends = () =>
@@ -111,6 +201,6 @@ export function referencesOf(results: Results, candidate: (i: number) => boolean
         refs[i]!.push(a);
       }
     }
-  });
+  }
   return refs;
 }

@@ -22,6 +22,7 @@ import { decodeString, forEachString, type JValue } from '../json';
 import type { TokenCounter } from '../tokens';
 import type { StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
+import type { ReferencesMemory } from './references';
 import { isReadBackInCode, isReadToolName } from '../read-tool';
 
 /** Tokens a message costs beyond its text (role, separators), as providers count them. */
@@ -145,6 +146,18 @@ export interface CountsMemory {
   text: string;
   items: Span[];
   fixed: Span[];
+  /** the references walk of that call, until a later call takes it (references.ts) */
+  references?: ReferencesMemory;
+  /** per result of that call: its item and the tokens of its text parts, where counted */
+  parts?: PartsMemory;
+}
+
+/** Token counts of the results' text parts, kept in session memory to skip recounting. */
+export interface PartsMemory {
+  /** the counter that made them (a settings change keeps the session but may change the counter) */
+  counter: string;
+  item: number[];
+  tokens: Array<number | undefined>;
 }
 
 /** The request's tool results and items, with what the stages ask of them, computed on demand. */
@@ -213,6 +226,32 @@ export class Results {
   /** Read-backs per tool in this session, when backing off (backoff.ts). */
   backoff?: { record: BackoffRecord };
 
+  /** The references walk of this call, for the session's next call (references.ts). */
+  references?: ReferencesMemory;
+
+  /**
+   * The references walk the session's previous call left, with how many leading items of this
+   * request are that call's items unchanged (same place, inside the unchanged prefix). Taken: a
+   * second call gets nothing, and a call that fails leaves nothing behind for the next, which then
+   * walks the whole request.
+   */
+  takeReferences(): { memory: ReferencesMemory; sameItems: number } | undefined {
+    const m = this.counts?.memory;
+    const memory = m?.references;
+    if (!m || !memory) return undefined;
+    m.references = undefined;
+    const samePrefix = this.counts!.samePrefix;
+    const items = this.req.items;
+    let k = 0;
+    while (k < items.length && k < m.items.length) {
+      const old = m.items[k]!;
+      const it = items[k]!;
+      if (old.start !== it.start || old.end !== it.end || it.end > samePrefix) break;
+      k++;
+    }
+    return { memory, sameItems: k };
+  }
+
   /** Read-backs charged to the session and the kinds stopped, under the guarantee (../guarantee.ts). */
   guarantee?: GuaranteeRecord;
 
@@ -279,15 +318,38 @@ export class Results {
     let n = this.parts[i];
     if (n === undefined) {
       const r = this.list[i]!;
-      if (current?.partsTokens !== undefined) n = current.partsTokens;
-      else if (r.observation || r.embedded) n = this.counter.count(this.text(i));
-      else {
-        n = 0;
-        for (const p of r.textParts) n += this.counter.count(decodeString(this.req.text, p));
+      n = current?.partsTokens ?? this.countedBefore(i);
+      if (n === undefined) {
+        if (r.observation || r.embedded) n = this.counter.count(this.text(i));
+        else {
+          n = 0;
+          for (const p of r.textParts) n += this.counter.count(decodeString(this.req.text, p));
+        }
       }
       this.parts[i] = n;
     }
     return n;
+  }
+
+  /**
+   * The count the session's previous call made of result i's text parts, when the result sits in an
+   * item that call sent unchanged at the same place (so that call's result i is this one).
+   */
+  private countedBefore(i: number): number | undefined {
+    const m = this.counts?.memory;
+    const n = m?.parts?.counter === this.counter.name ? m.parts.tokens[i] : undefined;
+    if (n === undefined) return undefined;
+    const item = this.list[i]!.item;
+    const old = m!.items[item];
+    const it = this.req.items[item]!;
+    return m!.parts!.item[i] === item && old && old.start === it.start && old.end === it.end && it.end <= this.counts!.samePrefix
+      ? n
+      : undefined;
+  }
+
+  /** The counts of the results' text parts made in this call or kept from earlier ones, for the session's next call. */
+  partsMemory(): PartsMemory {
+    return { counter: this.counter.name, item: this.list.map((r) => r.item), tokens: [...this.parts] };
   }
 
   /** Tokens of the result as it stands under `current` (its marker, or its text). */

@@ -1,0 +1,58 @@
+/**
+ * Speed work must not change a decision: every projected request of two real sessions, projected call
+ * by call in one session as the proxy does, hashes to the value pinned here (under the default and
+ * with `offload.afterUseCap: 40000`). A change that means to change decisions updates the pins (the
+ * failure prints the new value); a change meant only to make the engine faster must leave them.
+ * The pins are main's at 4c54acf (2026-11-27), before the in-use walk became incremental.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createEngine, MemorySink } from '../../src/engine/engine';
+import { withAgentPrelude } from '../../src/replay/prelude';
+import { readTranscript, requestForCall } from '../../src/replay/readers';
+
+const SESSIONS = join(__dirname, '../fixtures/sessions');
+
+/** sha256 over the sha256 of each projected request, in call order (16 hex digits of each). */
+async function projectionHash(
+  file: string,
+  config: Record<string, unknown>,
+): Promise<{ hash: string; calls: number; reduced: number; cleared: number }> {
+  const t = withAgentPrelude(await readTranscript(join(SESSIONS, file))).transcript;
+  const engine = createEngine(config, { store: new MemorySink() });
+  const all = createHash('sha256');
+  let cleared = 0,
+    reduced = 0;
+  for (let k = 0; k < t.calls.length; k++) {
+    const p = engine.project(JSON.stringify(requestForCall(t, k)), t.wire, {
+      session: 'pin',
+      ...(t.observations ? { observations: t.observations } : {}),
+    });
+    all.update(createHash('sha256').update(p.request).digest('hex').slice(0, 16));
+    if (k < t.calls.length - 1) continue;
+    reduced = p.reductions.length;
+    cleared = p.reductions.filter((r) => r.stage === 'clear').length;
+  }
+  return { hash: all.digest('hex').slice(0, 16), calls: t.calls.length, reduced, cleared };
+}
+
+const CLAUDE = 'dev3/claude-code/randlee__claude-history-subagent-a00c619.jsonl';
+const PI = 'dev3/pi/badlogic__pi-session-20251217.jsonl';
+const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string }> = [
+  { file: CLAUDE, config: {}, hash: '6f0ab02091509fde' },
+  { file: PI, config: {}, hash: 'ecbe8ebe11652cec' },
+  { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '1963d08f70d92ad9' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '3801ae7a38f1b696' },
+];
+
+describe('projections of real sessions are pinned', () => {
+  for (const pin of PINS)
+    it(`${pin.file} under ${JSON.stringify(pin.config)}`, async () => {
+      const got = await projectionHash(pin.file, pin.config);
+      // the engine reduces in these sessions, and under the default the clear stage acts (the pins cover its decisions)
+      expect(got.reduced).toBeGreaterThan(0);
+      if (!Object.keys(pin.config).length) expect(got.cleared).toBeGreaterThan(0);
+      expect(got.hash, `projections changed (${got.calls} calls): if decisions were meant to change, pin ${got.hash}`).toBe(pin.hash);
+    }, 60_000);
+});
