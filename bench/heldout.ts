@@ -43,58 +43,180 @@ interface Candidate {
 
 /**
  * The candidates: the mechanisms of docs/savings.md (reads kept whole while in use, file inputs
- * replaced by clears, the in-use window, the clear trigger) a notch either side, and the previous
- * default. The shipped default must be the candidate the rule picks on the whole corpus (the run
+ * replaced by clears, the in-use window, the clear trigger, how far ahead a clear must pay back) a
+ * notch either side, and the previous default. The shipped default must be the candidate the rule picks on the whole corpus (the run
  * says so if not). Each names every setting it tunes, so changing the default changes no candidate.
  */
 const CANDIDATES: readonly Candidate[] = [
   {
     name: 'in use 4 calls, clear from 40k',
-    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 40_000 },
+    over: {
+      'offload.keepReads': 64_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 40_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'clear from 30k',
-    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 30_000 },
+    over: {
+      'offload.keepReads': 64_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 30_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'in use 3 calls',
-    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 3, 'inputs.when': 'clear', 'clear.triggerTokens': 40_000 },
+    over: {
+      'offload.keepReads': 64_000,
+      'clear.inUseCalls': 3,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 40_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'reads kept up to 32k',
-    over: { 'offload.keepReads': 32_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 40_000 },
+    over: {
+      'offload.keepReads': 32_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 40_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'clear from 20k',
-    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
+    over: {
+      'offload.keepReads': 64_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'reads kept up to 32k, clear from 20k',
-    over: { 'offload.keepReads': 32_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
+    over: {
+      'offload.keepReads': 32_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'reads kept up to 24k, clear from 20k',
-    over: { 'offload.keepReads': 24_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
+    over: {
+      'offload.keepReads': 24_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'reads kept up to 32k, clear from 30k',
-    over: { 'offload.keepReads': 32_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 30_000 },
+    over: {
+      'offload.keepReads': 32_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 30_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'in use 6 calls, clear from 20k',
-    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 6, 'inputs.when': 'clear', 'clear.triggerTokens': 20_000 },
+    over: {
+      'offload.keepReads': 64_000,
+      'clear.inUseCalls': 6,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'file inputs on arrival',
-    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'arrival', 'clear.triggerTokens': 40_000 },
+    over: {
+      'offload.keepReads': 64_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'arrival',
+      'clear.triggerTokens': 40_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
   {
     name: 'clear from 60k',
-    over: { 'offload.keepReads': 64_000, 'clear.inUseCalls': 4, 'inputs.when': 'clear', 'clear.triggerTokens': 60_000 },
+    over: {
+      'offload.keepReads': 64_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 60_000,
+      'clear.paybackHorizon': 'corpus',
+    },
+  },
+  {
+    name: 'reads kept up to 24k, clear from 20k, payback within a third',
+    over: {
+      'offload.keepReads': 24_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'third',
+    },
+  },
+  {
+    name: 'reads kept up to 24k, clear from 20k, payback within as many again',
+    over: {
+      'offload.keepReads': 24_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'same',
+    },
+  },
+  {
+    name: 'reads kept up to 32k, clear from 20k, payback within as many again',
+    over: {
+      'offload.keepReads': 32_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'same',
+    },
+  },
+  {
+    name: 'reads kept up to 48k, clear from 20k, payback within as many again',
+    over: {
+      'offload.keepReads': 48_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'same',
+    },
+  },
+  {
+    name: 'clear from 20k, payback within as many again',
+    over: {
+      'offload.keepReads': 64_000,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'same',
+    },
   },
   {
     name: 'the previous default',
-    over: { 'offload.keepReads': 0, 'clear.inUseCalls': 0, 'inputs.when': 'arrival', 'clear.triggerTokens': 20_000 },
+    over: {
+      'offload.keepReads': 0,
+      'clear.inUseCalls': 0,
+      'inputs.when': 'arrival',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'corpus',
+    },
   },
 ];
 

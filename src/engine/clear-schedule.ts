@@ -12,6 +12,7 @@
  * they still made, at a low quantile, so a clear pays back in most sessions that reach it rather
  * than on average (a few very long sessions would otherwise justify clearing in every short one).
  */
+import type { PaybackHorizon } from './config';
 import { CORPUS_SESSION_LENGTHS } from './session-lengths';
 
 /** Cache prices relative to an uncached input token, and the provider's rule of what it caches. */
@@ -83,8 +84,18 @@ export function remainingCallsTable(lengths: readonly number[]): number[] {
 
 const REMAINING = remainingCallsTable(CORPUS_SESSION_LENGTHS);
 
-/** The calls a session that has made `calls` calls (this one included) can still be expected to make. */
-export function expectedRemainingCalls(calls: number, table: readonly number[] = REMAINING): number {
+/**
+ * The calls a session that has made `calls` calls (this one included) can still be expected to make,
+ * by `clear.paybackHorizon`: `corpus` reads the table learned from the corpus (above); the others
+ * assume only that a session which has lasted n calls is as likely as not to last n more (Lindy's
+ * law: P(length > n + r | length > n) = n / (n + r)), which needs no corpus and holds its shape at
+ * any length, where the table, learned from a few dozen sessions, jumps about past 50 calls and
+ * ends where its sessions do. `third`: the calls three in four sessions still make (n / 3), the
+ * table's own quantile; `same`: even odds (n).
+ */
+export function expectedRemainingCalls(calls: number, horizon: PaybackHorizon = 'corpus', table: readonly number[] = REMAINING): number {
+  if (horizon === 'third') return calls / 3;
+  if (horizon === 'same') return calls;
   if (table.length < 2) return 0;
   return table[Math.max(1, Math.min(calls, table.length - 1))]!;
 }
@@ -98,11 +109,13 @@ export interface ClearPlan {
   freed: number;
   /** model calls so far, this one included */
   calls: number;
+  /** how far ahead the clear must pay back (`clear.paybackHorizon`; `corpus` when omitted) */
+  horizon?: PaybackHorizon;
 }
 
 /** What a clear saves and costs under one price model, in uncached-token units. */
 export function clearBalance(p: ClearPlan, prices: CachePrices): { saving: number; rewrite: number } {
-  const remaining = expectedRemainingCalls(p.calls);
+  const remaining = expectedRemainingCalls(p.calls, p.horizon);
   const rewritten = Math.max(0, p.running - p.before - p.freed);
   return { saving: p.freed * prices.cachedRead * remaining, rewrite: rewritten * (prices.cacheWrite - prices.cachedRead) };
 }

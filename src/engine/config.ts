@@ -25,6 +25,8 @@ export type TokenizerName = (typeof TOKENIZERS)[number];
 const MAX_CAP = 1_000_000_000;
 
 export type Cap = number | 'unlimited';
+/** How far ahead a clear must pay back (`clear.paybackHorizon`; clear-schedule.ts, `expectedRemainingCalls`). */
+export type PaybackHorizon = 'corpus' | 'third' | 'same';
 
 export interface SpillwayConfig {
   preset: PresetName;
@@ -54,6 +56,7 @@ export interface SpillwayConfig {
     clearToolInputs: boolean;
     staleFirst: boolean;
     schedule: 'trigger' | 'payback';
+    paybackHorizon: PaybackHorizon;
     inUseCalls: number;
   };
 }
@@ -248,6 +251,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
       "Clear stage: `trigger` clears whenever the request is over `clear.triggerTokens` and enough is clearable; `payback` (the guarantee) also waits until the saving over the calls the session can still be expected to make (learned from real sessions) pays back the prompt-cache rewrite, and clears only when the session, read-backs charged, has then cost no more than sending everything under Anthropic, OpenAI GPT-5 and GPT-4o prices even if it ended right after; it also stops a kind of reduction for the session once its savings cannot cover that kind's next read-back (see docs/savings.md).",
   },
   {
+    key: 'clear.paybackHorizon',
+    schema: z.enum(['corpus', 'third', 'same']),
+    description:
+      "Clear stage, `payback` schedule: the calls a clear must pay back its prompt-cache rewrite within. `corpus`: the calls that three in four of the real sessions in Spillway's corpus that got as far still made; `third`: a third of the calls the session has made so far (what three in four sessions still make when a session that has lasted n calls is as likely to last n more as not); `same`: as many calls again as made so far (even odds). Longer horizons clear more, and sooner.",
+  },
+  {
     key: 'inputs.enabled',
     schema: z.boolean(),
     description:
@@ -296,6 +305,7 @@ const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
   clearToolInputs: false,
   staleFirst: false,
   schedule: 'trigger',
+  paybackHorizon: 'corpus',
   inUseCalls: 0,
 };
 
@@ -340,6 +350,7 @@ const SPILLWAY: SpillwayConfig = {
     clearToolInputs: false,
     staleFirst: true,
     schedule: 'payback',
+    paybackHorizon: 'same',
     inUseCalls: 4,
   },
 };

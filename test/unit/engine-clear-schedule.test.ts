@@ -51,11 +51,28 @@ describe('remainingCallsTable', () => {
   it('stops where fewer than four sessions got that far, and the last estimate holds past it', () => {
     const table = remainingCallsTable([10, 20, 30, 40]);
     expect(table.length).toBe(11);
-    expect(expectedRemainingCalls(500, table)).toBe(table[10]);
+    expect(expectedRemainingCalls(500, 'corpus', table)).toBe(table[10]);
   });
 
   it('expects nothing when it has learned nothing', () => {
-    expect(expectedRemainingCalls(5, remainingCallsTable([]))).toBe(0);
+    expect(expectedRemainingCalls(5, 'corpus', remainingCallsTable([]))).toBe(0);
+  });
+});
+
+describe('clear.paybackHorizon', () => {
+  it('third and same need no corpus: a third of the calls made so far, and as many again, at any length', () => {
+    expect(expectedRemainingCalls(30, 'third')).toBe(10);
+    expect(expectedRemainingCalls(600, 'third')).toBe(200);
+    expect(expectedRemainingCalls(30, 'same')).toBe(30);
+    expect(expectedRemainingCalls(30, 'corpus')).toBe(expectedRemainingCalls(30));
+  });
+
+  it('a longer horizon lets a clear with a long rewrite pay back that a shorter one refuses', () => {
+    // at call 90: 10,000 freed, 60,000 rewritten; Anthropic's rewrite is 60,000 x 1.15 = 69,000
+    const plan = { running: 70_000, before: 0, freed: 10_000, calls: 90 };
+    // a third: 30 calls x 10,000 x 0.1 = 30,000 saved, short; even odds: 90 x 1,000 = 90,000
+    expect(clearPaysBack({ ...plan, horizon: 'third' })).toBe(false);
+    expect(clearPaysBack({ ...plan, horizon: 'same' })).toBe(true);
   });
 });
 

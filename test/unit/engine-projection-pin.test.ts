@@ -3,7 +3,9 @@
  * by call in one session as the proxy does, hashes to the value pinned here (under the default and
  * with `offload.afterUseCap: 40000`). A change that means to change decisions updates the pins (the
  * failure prints the new value); a change meant only to make the engine faster must leave them.
- * The pins are main's at 4c54acf (2026-11-27), before the in-use walk became incremental.
+ * The pins are main's at 4c54acf (2026-11-27), before the in-use walk became incremental; the pi
+ * session's changed on purpose with `clear.paybackHorizon: same` (the Claude Code one clears nothing
+ * the horizon decides).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -41,9 +43,9 @@ const CLAUDE = 'dev3/claude-code/randlee__claude-history-subagent-a00c619.jsonl'
 const PI = 'dev3/pi/badlogic__pi-session-20251217.jsonl';
 const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string }> = [
   { file: CLAUDE, config: {}, hash: '6f0ab02091509fde' },
-  { file: PI, config: {}, hash: 'ecbe8ebe11652cec' },
+  { file: PI, config: {}, hash: '7e7866720c40f627' },
   { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '1963d08f70d92ad9' },
-  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '3801ae7a38f1b696' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '79199f936034f6de' },
 ];
 
 describe('projections of real sessions are pinned', () => {

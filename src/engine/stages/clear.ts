@@ -326,11 +326,11 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       const plan = planner.plan(cursor, protectedFrom, cp, need);
       // (from the start of its round: clearing a result may replace its call's input, before it)
       const kept = plan ? cachedUpTo(roundOf(list[plan.first]!.item)) : all(0);
-      const remaining = expectedRemainingCalls(callNo + 1);
+      const remaining = expectedRemainingCalls(callNo + 1, c.paybackHorizon);
       if (
         stopped(guarantee, 'clear', callNo) ||
         !plan ||
-        !clearPaysBack({ running, before: kept.read, freed: plan.freed, calls: callNo + 1 }) ||
+        !clearPaysBack({ running, before: kept.read, freed: plan.freed, calls: callNo + 1, horizon: c.paybackHorizon }) ||
         !costs.paysBack(raw, { ...least(readNow, kept), total: running - plan.freed }, (pm) => plan.freed * pm.cachedRead * remaining)
       ) {
         settle(running, readNow);
