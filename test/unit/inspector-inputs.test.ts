@@ -14,7 +14,7 @@ import { recordedTurn } from '../support/turns';
 import { replay } from '../../src/replay/replay';
 import { readTranscript } from '../../src/replay/readers';
 import { parseConfig } from '../../src/engine';
-import { inputsClearedWith, projectedRecords, withInputStage } from '../../src/extension/pure/records';
+import { projectedRecords, withInputStage } from '../../src/extension/pure/records';
 import { apiTranscript } from '../../src/replay/readers/api';
 import { freshFigures } from '../../src/extension/inspector/session';
 import { ApiSession } from '../../src/extension/inspector/apiSource';
@@ -33,6 +33,7 @@ const input = (over: Partial<InputReduction> = {}): InputReduction => ({
   callId: 'toolu_w',
   tool: 'Write',
   item: 1,
+  by: 'arrival',
   reason: 'file input of 2,400 chars; the file holds it',
   originalChars: 2_400,
   projectedChars: 160,
@@ -211,62 +212,50 @@ describe('a file input a clear replaced (the default, inputs.when: clear)', () =
 
   it('is recorded as a file input with its own handle and the marker the clear sent for it', async () => {
     const store = new MemoryStore();
-    const recorded: { handle: string; input?: boolean; marker: string; stage: string; clearHandle: string }[] = [];
+    const recorded: { handle: string; input?: boolean; marker: string; stage: string; reason: string; clearHandle: string }[] = [];
+    // every call's inputs list each input a clear replaced once, under the handle its result's clear points at
+    const listed: number[] = [];
     replay(await readTranscript(file), {
       config: parseConfig({}).config,
       store,
       detail: true,
       onProjection: (i, { request, projection }) => {
-        const cleared = projection.reductions.filter((r) => r.fresh && r.inputHandle);
+        for (const r of projection.reductions)
+          if (r.inputHandle) listed.push(projection.inputs.filter((x) => x.handle === r.inputHandle && x.by === 'clear').length);
+        const cleared = projection.inputs.filter((r) => r.fresh && r.by === 'clear');
         if (cleared.length === 0) return;
         const records = projectedRecords(
           JSON.parse(request) as unknown,
           JSON.parse(projection.request) as unknown,
-          [...projection.reductions, ...withInputStage(projection.inputs), ...inputsClearedWith(projection.reductions)],
+          [...projection.reductions, ...withInputStage(projection.inputs)],
           '',
           { turn: i },
           (r) => r.fresh === true,
         );
         for (const c of cleared) {
-          const r = records.find((x) => x.handle === c.inputHandle)!;
+          const r = records.find((x) => x.handle === c.handle)!;
           recorded.push({
             handle: r.handle,
             input: r.input,
             marker: r.markers[0]!.text,
             stage: r.markers[0]!.stage,
-            clearHandle: c.handle,
+            reason: r.markers[0]!.reason,
+            clearHandle: projection.reductions.find((x) => x.inputHandle === c.handle)!.handle,
           });
         }
       },
     });
     expect(recorded.length).toBeGreaterThan(0);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((n) => n === 1)).toBe(true);
     for (const r of recorded) {
       expect(r.input).toBe(true);
       expect(r.stage).toBe('input');
+      expect(r.reason).toContain('by a clear');
       expect(r.handle).not.toBe(r.clearHandle);
       expect(r.marker).toContain(r.handle);
       // the stored output is the input as the agent sent it
       expect(store.get(r.handle).length).toBeGreaterThan(0);
     }
-  });
-
-  it('adds nothing for a reduction that replaced no input', () => {
-    const r: Reduction = {
-      result: 0,
-      callId: 'toolu_r',
-      tool: 'Read',
-      stage: 'clear',
-      reason: 'cleared',
-      originalChars: 10,
-      projectedChars: 5,
-      originalTokens: 3,
-      projectedTokens: 2,
-      handle: HANDLE,
-      fresh: true,
-    };
-    expect(inputsClearedWith([r])).toEqual([]);
-    expect(inputsClearedWith([{ ...r, inputHandle: 'sw_fedcba9876543210fedcba98' }])).toEqual([
-      { handle: 'sw_fedcba9876543210fedcba98', tool: 'Read', callId: 'toolu_r', reason: 'cleared', stage: 'input', fresh: true },
-    ]);
   });
 });
