@@ -118,6 +118,38 @@ describe('a proxied turn with file inputs', () => {
   });
 });
 
+describe('a proxied turn with a file input a clear replaced', () => {
+  it('keeps what replaced each input, reads one recorded before inputs said so as replaced on arrival, and counts a clear that replaced only an input as that input', () => {
+    const file = join(root, 'by.jsonl');
+    const { by: _by, ...unsaid } = input({ handle: 'sw_00000000000000000000beef' });
+    const cleared = input({ by: 'clear', callId: 'toolu_c' });
+    const inputOnly = reduction({
+      callId: 'toolu_c',
+      stage: 'clear',
+      originalTokens: 3,
+      projectedTokens: 3,
+      inputOnly: true,
+      inputCleared: true,
+    });
+    fs.writeFileSync(
+      file,
+      [
+        recordedTurn({ inputs: [unsaid] as never }),
+        recordedTurn({ turn: 2, inputs: [cleared], reductions: [inputOnly] }),
+        { ...recordedTurn({ turn: 3 }), inputs: [{ ...cleared, by: 'later' }] },
+      ]
+        .map((t) => JSON.stringify(t))
+        .join('\n') + '\n',
+    );
+    const read = readSession(file);
+    expect(read[0]!.inputs).toEqual([{ ...unsaid, by: 'arrival' }]);
+    expect(read[1]!.inputs).toEqual([cleared]);
+    expect(read[2]!.inputs).toBeUndefined();
+    const rec = proxyRecord(read[1]!, 1);
+    expect(rec.summary).toMatchObject({ inputs: 1, clears: 0, freshSaved: 560 });
+  });
+});
+
 describe('a session made through the API', () => {
   it('lists the Write input replaced in its turn, with tool, call id, reason and handle, finds it, and keeps it in the archive', () => {
     const store = new MemoryStore();
@@ -154,6 +186,43 @@ describe('a session made through the API', () => {
     archive.append('api', 'demo', { summary: rec.summary, reductions: [], missed: [], inputs: [{ broken: true }] as never });
     const [kept] = archive.read('api');
     expect(kept!.turns.map((t) => t.inputs?.length)).toEqual([1, undefined]);
+  });
+});
+
+describe('a turn made through the API whose clear replaced a file input', () => {
+  it('lists the input under its inputs, by the clear, and not its result as a clear that saved nothing', () => {
+    const store = new MemoryStore();
+    const engine = createEngine(
+      {
+        offload: { enabled: false },
+        inputs: { when: 'clear' },
+        clear: { triggerTokens: 1_000, keep: 1, clearAtLeastTokens: 0, schedule: 'trigger', inUseCalls: 0 },
+      },
+      { store, tokenizer: perChar },
+    );
+    const session = new ApiSession({ store: () => store, config: () => engine.config } as never, 'cleared');
+    const text = JSON.stringify({
+      model: 'claude-x',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'write it, then run it' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_w', name: 'Write', input: { file_path: '/repo/v.ts', content } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_w', content: 'File created' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_b', name: 'Bash', input: { command: 'ls' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_b', content: 'ok' }] },
+      ],
+    });
+    const p = engine.project(text, 'anthropic-messages');
+    expect(p.reductions.find((r) => r.callId === 'toolu_w')).toMatchObject({ stage: 'clear', inputOnly: true });
+    const rec = session.add(text, p);
+    expect(rec.summary).toMatchObject({ inputs: 1, clears: 0 });
+    const detail = TurnDetail.parse(session.detail(0));
+    expect(detail.results).toEqual([]);
+    expect(detail.inputs).toEqual([
+      expect.objectContaining({ tool: 'Write', callId: 'toolu_w', by: 'clear', fresh: true, handle: p.inputs[0]!.handle }),
+    ]);
+    expect(detail.inputs![0]!.originalChars).toBeGreaterThan(content.length);
+    expect(session.text(p.inputs[0]!.handle, 'original', 0, 100_000).text).toBe(content);
   });
 });
 
