@@ -218,6 +218,18 @@ function project(argv: string[]): void {
               projectedTokens: r.projectedTokens,
               handle: r.handle,
             })),
+            // file inputs replaced by a marker, whatever replaced them (on arrival, or a clear with their call's result)
+            inputs: result.inputs.map((r) => ({
+              callId: r.callId,
+              tool: r.tool,
+              by: r.by,
+              reason: r.reason,
+              originalChars: r.originalChars,
+              projectedChars: r.projectedChars,
+              originalTokens: r.originalTokens,
+              projectedTokens: r.projectedTokens,
+              handle: r.handle,
+            })),
             stats: result.stats,
           },
           null,

@@ -29,8 +29,11 @@ const TABLE_PRICE_MODELS = ['anthropic', 'openai'] as const;
 export interface ReductionFigures {
   /** tool → tokens not sent, summed over the calls, and how many results it reduced */
   tools: Map<string, { saved: number; results: number }>;
-  /** calls where the clear stage cleared results: how many and the tokens it freed there */
-  clears: { call: number; results: number; freed: number }[];
+  /**
+   * calls where the clear stage cleared results: how many, the file inputs it replaced with them
+   * (when any), and the tokens it freed there (results and inputs)
+   */
+  clears: { call: number; results: number; inputs?: number; freed: number }[];
   /** tool → tokens of file inputs (what the agent wrote) not sent, summed over the calls, and how many inputs */
   inputs: Map<string, { saved: number; inputs: number }>;
 }
@@ -38,19 +41,28 @@ export interface ReductionFigures {
 /** Collects `ReductionFigures` from each call's projection (pass `add` as the replay's `onProjection`). */
 export class ReductionCollector implements ReductionFigures {
   readonly tools = new Map<string, { saved: number; results: number }>();
-  readonly clears: { call: number; results: number; freed: number }[] = [];
+  readonly clears: { call: number; results: number; inputs?: number; freed: number }[] = [];
   readonly inputs = new Map<string, { saved: number; inputs: number }>();
 
   add(call: number, projection: Pick<Projection<string>, 'reductions'> & Partial<Pick<Projection<string>, 'inputs'>>): void {
+    let cleared = 0,
+      clearedInputs = 0,
+      freed = 0;
+    // file inputs, whatever replaced them; those a clear replaced with their call's result count with its clear too
     for (const r of projection.inputs ?? []) {
+      const saved = Math.max(0, r.originalTokens - r.projectedTokens);
       const t = this.inputs.get(r.tool) ?? { saved: 0, inputs: 0 };
-      t.saved += Math.max(0, r.originalTokens - r.projectedTokens);
+      t.saved += saved;
       if (r.fresh) t.inputs++;
       this.inputs.set(r.tool, t);
+      if (r.fresh && r.by === 'clear') {
+        clearedInputs++;
+        freed += saved;
+      }
     }
-    let cleared = 0,
-      freed = 0;
     for (const r of projection.reductions) {
+      // a result sent as it was, only its call's file input replaced: counted with the inputs above
+      if (r.inputOnly) continue;
       const saved = Math.max(0, r.originalTokens - r.projectedTokens);
       const t = this.tools.get(r.tool) ?? { saved: 0, results: 0 };
       t.saved += saved;
@@ -61,7 +73,8 @@ export class ReductionCollector implements ReductionFigures {
         freed += saved;
       }
     }
-    if (cleared) this.clears.push({ call: call, results: cleared, freed });
+    if (cleared || clearedInputs)
+      this.clears.push({ call: call, results: cleared, ...(clearedInputs ? { inputs: clearedInputs } : {}), freed });
   }
 }
 
@@ -307,8 +320,10 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
 
   if (figures.clears.length) {
     lines.push('', `calls with clears (${figures.clears.length}): the cache is rewritten from the first cleared result`);
-    for (const c of figures.clears.slice(0, LISTED_CLEARS))
-      lines.push(`  call ${c.call}: ${c.results} result${c.results === 1 ? '' : 's'} cleared, ${compact(c.freed)} tokens freed`);
+    for (const c of figures.clears.slice(0, LISTED_CLEARS)) {
+      const inputs = c.inputs ? `, ${c.inputs} file input${c.inputs === 1 ? '' : 's'} replaced` : '';
+      lines.push(`  call ${c.call}: ${c.results} result${c.results === 1 ? '' : 's'} cleared${inputs}, ${compact(c.freed)} tokens freed`);
+    }
     if (figures.clears.length > LISTED_CLEARS) lines.push(`  and ${figures.clears.length - LISTED_CLEARS} more`);
   } else lines.push('', 'no clears');
   return lines.join('\n') + '\n';

@@ -199,6 +199,7 @@ export class Run implements Ledger {
       inputs.push({
         ...replacementFigures(d),
         item: d.item,
+        by: 'arrival',
         // decided in an earlier call when the previous request already carried this call
         fresh: !(this.memory && d.end <= this.samePrefix),
       });
@@ -211,6 +212,9 @@ export class Run implements Ledger {
       if (d.inputReplacement && call?.input && !inputsDone.has(call.input.start)) {
         inputsDone.add(call.input.start);
         patches.push({ start: call.input.start, end: call.input.end, text: d.inputReplacement });
+        // a file input the clear replaced with this result: listed with those replaced on arrival,
+        // fresh in the call that made the clear (`clear.clearToolInputs` keeps only `inputCleared`)
+        if (d.clearedInput) inputs.push({ ...replacementFigures(d.clearedInput), item: call.item, by: 'clear', fresh: this.fresh[i]! });
       }
       reductions.push({
         result: r.n,
@@ -219,6 +223,7 @@ export class Run implements Ledger {
         fresh: this.fresh[i]!,
         ...(d.inputReplacement ? { inputCleared: true } : {}),
         ...(d.inputHandle ? { inputHandle: d.inputHandle } : {}),
+        ...(d.inputOnly ? { inputOnly: true } : {}),
       });
     });
     return { patches, reductions, inputs };

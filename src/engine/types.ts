@@ -86,10 +86,22 @@ export interface Reduction {
   handle: string;
   /** true when this call made the decision, false when it was carried over from an earlier call */
   fresh: boolean;
-  /** true when the stage also cleared the tool call's input (clear stage, clearToolInputs) */
+  /**
+   * true when the stage also replaced the tool call's input: a file input (`inputs.when: clear`, then
+   * also listed in the projection's `inputs`, with its figures) or any input (`clear.clearToolInputs`)
+   */
   inputCleared?: boolean;
-  /** the handle of the call's input, when the clear stage replaced a file input with it (`inputs.when: clear`) */
+  /**
+   * the handle of the call's input, when the clear stage replaced a file input with it (`inputs.when:
+   * clear`); the input itself, with its sizes, is in the projection's `inputs` (`by: 'clear'`)
+   */
   inputHandle?: string;
+  /**
+   * true when the result was sent as it was and the clear replaced only its call's file input (a
+   * file-writing call's short result, "File created"): this reduction saves nothing, the input in
+   * `inputs` is what was replaced
+   */
+  inputOnly?: boolean;
 }
 
 export interface SavedByAgent {
@@ -106,13 +118,21 @@ export interface SavedByAgent {
 
 /**
  * One tool call's input replaced by a marker (file-writing tools: the content is on disk). Kept apart
- * from `Reduction`, which is always about a tool result.
+ * from `Reduction`, which is always about a tool result. A projection lists every file input it
+ * replaces once, whatever replaced it: see `by`.
  */
 export interface InputReduction {
   callId: string;
   tool: string;
   /** index of the item (assistant message / input item) that holds the call */
   item: number;
+  /**
+   * what replaced it: `arrival`, the file inputs stage (`inputs.when: arrival`, or once `inputs.keepRounds`
+   * model calls followed it); `clear`, the clear stage together with its call's result (`inputs.when:
+   * clear`, the default; that result's reduction carries the same handle as `inputHandle`)
+   */
+  by: InputReplacedBy;
+  /** why, e.g. "12,408 chars of Write input; the file on disk holds the content" (a clear's adds its own reason) */
   reason: string;
   originalChars: number;
   projectedChars: number;
@@ -120,8 +140,12 @@ export interface InputReduction {
   projectedTokens: number;
   /** reads back the input exactly as it was sent (the decoded string, or the object's JSON text) */
   handle: string;
+  /** true in the call that replaced it (for `by: 'clear'`, the call that made the clear), false when carried over */
   fresh: boolean;
 }
+
+/** What replaced a file input: the file inputs stage on arrival, or the clear stage with its call's result. */
+export type InputReplacedBy = 'arrival' | 'clear';
 
 export interface ProjectionStats {
   format: WireFormat;

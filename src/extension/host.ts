@@ -35,7 +35,6 @@ import {
   readRecord,
   recordCallIds,
   withInputStage,
-  inputsClearedWith,
   type MarkerRecord,
   type ProjectedRecord,
   type RecordedAt,
@@ -285,11 +284,9 @@ export class SpillwayHost implements vscode.Disposable {
           `${formatCount(r.originalChars)} → ${formatCount(r.projectedChars)} chars, handle ${r.handle}`,
       );
     }
-    // file inputs a clear replaced are recorded as inputs too (their clear is logged above)
-    const recorded: RecordedReduction[] = [...all, ...inputsClearedWith(reductions)];
     // carried-over decisions were recorded when they were made (each decision's marker is kept once)
-    const wanted = new Set(recorded.filter((r) => r.fresh || !this.records.has(r.handle)));
-    this.keepRecords(request, projected, recorded, undefined, (r) => wanted.has(r));
+    const wanted = new Set<RecordedReduction>(all.filter((r) => r.fresh || !this.records.has(r.handle)));
+    this.keepRecords(request, projected, all, undefined, (r) => wanted.has(r));
     if (wanted.size > 0) this.changeEmitter.fire();
   }
 

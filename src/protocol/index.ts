@@ -152,8 +152,10 @@ export type ResultInfo = z.infer<typeof ResultInfo>;
 /**
  * A tool call's input replaced by a marker with a handle (a file-writing call's content, or a shell
  * command's heredoc body): the original is what the agent wrote, the projected side the marker.
+ * `by` says what replaced it: `arrival` (the file inputs stage) or `clear` (the clear stage, with its
+ * call's result); absent in records made before inputs a clear replaced were listed (then `arrival`).
  */
-const InputInfo = ResultInfo.omit({ stage: true });
+const InputInfo = ResultInfo.omit({ stage: true }).extend({ by: z.enum(['arrival', 'clear']).optional() });
 export type InputInfo = z.infer<typeof InputInfo>;
 
 /**

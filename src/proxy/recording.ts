@@ -248,6 +248,8 @@ const RecordedInput = z.object({
   callId: z.string(),
   tool: z.string(),
   item: z.number().int().nonnegative(),
+  // recordings made before inputs a clear replaced were listed hold only those replaced on arrival
+  by: z.enum(['arrival', 'clear']).default('arrival'),
   reason: z.string(),
   originalChars: count,
   projectedChars: count,

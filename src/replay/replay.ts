@@ -51,7 +51,10 @@ export interface ReplayCall {
   reductions: number;
   /** reductions this call made (not carried over from earlier calls) */
   freshReductions: number;
-  /** file inputs (a Write's content, a heredoc's body) this call replaced by a marker (not carried over) */
+  /**
+   * file inputs (a Write's content, a heredoc's body) this call replaced by a marker (not carried over),
+   * on arrival or by a clear with their call's result
+   */
   freshInputs: number;
   cachedPrefixTokens: number;
   cacheStable: boolean;
@@ -81,7 +84,7 @@ export interface ReplayCall {
   cost: Record<string, { raw: number; projected: number; readBack: number }>;
   /** the reductions in force in this call (with `detail: true`) */
   reductionList?: Reduction[];
-  /** the file inputs replaced by a marker in this call (with `detail: true`) */
+  /** the file inputs replaced by a marker in force in this call, those a clear replaced included (with `detail: true`) */
   inputList?: InputReduction[];
 }
 
@@ -193,7 +196,10 @@ export interface MeterCall {
   projected: () => string;
   /** the reductions in force in this call ([] for a strategy that keeps no store) */
   reductions: readonly Reduction[];
-  /** the file inputs in force in this call (their markers hide what the agent wrote) */
+  /**
+   * the file inputs in force in this call (their markers hide what the agent wrote): the projection's
+   * `inputs`, those a clear replaced included
+   */
   inputs?: readonly { handle: string; fresh?: boolean; tool?: string }[];
   /** tool results in the request (the engine's count): tells the call each result arrived in */
   toolResults?: number;
@@ -379,10 +385,8 @@ export class ReplayMeter {
       ? missedIdentifiers(c.reply, c.original(), this.readBackText ? `${c.projected()}\n${this.readBackText}` : c.projected())
       : { referenced: [], missed: [], referencedBefore: 0, missedBefore: 0 };
     // file inputs: those replaced on arrival, and those a clear replaced with their call's result
-    const inputs: { handle: string; tool?: string; fresh?: boolean }[] = [
-      ...(c.inputs ?? []),
-      ...c.reductions.flatMap((r) => (r.inputHandle ? [{ handle: r.inputHandle, tool: r.tool, fresh: r.fresh }] : [])),
-    ];
+    // (the engine lists both in its projection's `inputs`)
+    const inputs = c.inputs ?? [];
     const sinceKey = (stage: string | undefined, handle: string) => `${stage ?? 'input'}:${handle}`;
     for (const r of c.reductions)
       if (r.fresh && !this.since.has(sinceKey(r.stage, r.handle))) this.since.set(sinceKey(r.stage, r.handle), this.calls.length);

@@ -76,6 +76,45 @@ describe('spillway project', () => {
     expect(back.out).toBe(bigOutput);
   });
 
+  it("lists in the report the file input a clear replaced with its call's result, by: clear", () => {
+    const content = 'print("written")\n'.repeat(400);
+    const call = (id: string, name: string, args: unknown) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    });
+    const request = JSON.stringify({
+      model: 'gpt-x',
+      messages: [
+        { role: 'user', content: 'write it, then run it' },
+        call('w', 'Write', { file_path: '/repo/w.py', content }),
+        { role: 'tool', tool_call_id: 'w', content: 'File created' },
+        call('b', 'bash', { cmd: 'python w.py' }),
+        { role: 'tool', tool_call_id: 'b', content: 'ran\n'.repeat(2_000) },
+        call('c', 'bash', { cmd: 'ls' }),
+        { role: 'tool', tool_call_id: 'c', content: 'ok' },
+      ],
+    });
+    const cfg = join(dir, 'clear-inputs.json');
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        offload: { enabled: false },
+        inputs: { when: 'clear' },
+        clear: { triggerTokens: 1_000, keep: 1, clearAtLeastTokens: 0, schedule: 'trigger', inUseCalls: 0 },
+      }),
+    );
+    const report = join(dir, 'report-inputs.json');
+    const r = run(['project', '--config', cfg, '--store', store, '--report', report], request);
+    expect(r.code).toBe(0);
+    const rep = JSON.parse(readFileSync(report, 'utf8'));
+    expect(rep.inputs).toHaveLength(1);
+    expect(rep.inputs[0]).toMatchObject({ callId: 'w', tool: 'Write', by: 'clear' });
+    expect(rep.inputs[0].reason).toContain('by a clear');
+    expect(rep.inputs[0].projectedTokens).toBeLessThan(rep.inputs[0].originalTokens);
+    expect(JSON.parse(run(['read', rep.inputs[0].handle, '--store', store]).out)).toEqual({ file_path: '/repo/w.py', content });
+  });
+
   it('applies a preset and a config file together, the file overriding the preset', () => {
     const cfg = join(dir, 'cfg.json');
     writeFileSync(cfg, JSON.stringify({ preset: 'clark-budget', defaultCap: 100, budget: { enabled: false }, offload: { enabled: true } }));

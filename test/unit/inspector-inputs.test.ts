@@ -14,7 +14,7 @@ import { recordedTurn } from '../support/turns';
 import { replay } from '../../src/replay/replay';
 import { readTranscript } from '../../src/replay/readers';
 import { parseConfig } from '../../src/engine';
-import { inputsClearedWith, projectedRecords, withInputStage } from '../../src/extension/pure/records';
+import { projectedRecords, withInputStage } from '../../src/extension/pure/records';
 import { apiTranscript } from '../../src/replay/readers/api';
 import { freshFigures } from '../../src/extension/inspector/session';
 import { ApiSession } from '../../src/extension/inspector/apiSource';
@@ -33,6 +33,7 @@ const input = (over: Partial<InputReduction> = {}): InputReduction => ({
   callId: 'toolu_w',
   tool: 'Write',
   item: 1,
+  by: 'arrival',
   reason: 'file input of 2,400 chars; the file holds it',
   originalChars: 2_400,
   projectedChars: 160,
@@ -117,6 +118,38 @@ describe('a proxied turn with file inputs', () => {
   });
 });
 
+describe('a proxied turn with a file input a clear replaced', () => {
+  it('keeps what replaced each input, reads one recorded before inputs said so as replaced on arrival, and counts a clear that replaced only an input as that input', () => {
+    const file = join(root, 'by.jsonl');
+    const { by: _by, ...unsaid } = input({ handle: 'sw_00000000000000000000beef' });
+    const cleared = input({ by: 'clear', callId: 'toolu_c' });
+    const inputOnly = reduction({
+      callId: 'toolu_c',
+      stage: 'clear',
+      originalTokens: 3,
+      projectedTokens: 3,
+      inputOnly: true,
+      inputCleared: true,
+    });
+    fs.writeFileSync(
+      file,
+      [
+        recordedTurn({ inputs: [unsaid] as never }),
+        recordedTurn({ turn: 2, inputs: [cleared], reductions: [inputOnly] }),
+        { ...recordedTurn({ turn: 3 }), inputs: [{ ...cleared, by: 'later' }] },
+      ]
+        .map((t) => JSON.stringify(t))
+        .join('\n') + '\n',
+    );
+    const read = readSession(file);
+    expect(read[0]!.inputs).toEqual([{ ...unsaid, by: 'arrival' }]);
+    expect(read[1]!.inputs).toEqual([cleared]);
+    expect(read[2]!.inputs).toBeUndefined();
+    const rec = proxyRecord(read[1]!, 1);
+    expect(rec.summary).toMatchObject({ inputs: 1, clears: 0, freshSaved: 560 });
+  });
+});
+
 describe('a session made through the API', () => {
   it('lists the Write input replaced in its turn, with tool, call id, reason and handle, finds it, and keeps it in the archive', () => {
     const store = new MemoryStore();
@@ -153,6 +186,43 @@ describe('a session made through the API', () => {
     archive.append('api', 'demo', { summary: rec.summary, reductions: [], missed: [], inputs: [{ broken: true }] as never });
     const [kept] = archive.read('api');
     expect(kept!.turns.map((t) => t.inputs?.length)).toEqual([1, undefined]);
+  });
+});
+
+describe('a turn made through the API whose clear replaced a file input', () => {
+  it('lists the input under its inputs, by the clear, and not its result as a clear that saved nothing', () => {
+    const store = new MemoryStore();
+    const engine = createEngine(
+      {
+        offload: { enabled: false },
+        inputs: { when: 'clear' },
+        clear: { triggerTokens: 1_000, keep: 1, clearAtLeastTokens: 0, schedule: 'trigger', inUseCalls: 0 },
+      },
+      { store, tokenizer: perChar },
+    );
+    const session = new ApiSession({ store: () => store, config: () => engine.config } as never, 'cleared');
+    const text = JSON.stringify({
+      model: 'claude-x',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'write it, then run it' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_w', name: 'Write', input: { file_path: '/repo/v.ts', content } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_w', content: 'File created' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_b', name: 'Bash', input: { command: 'ls' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_b', content: 'ok' }] },
+      ],
+    });
+    const p = engine.project(text, 'anthropic-messages');
+    expect(p.reductions.find((r) => r.callId === 'toolu_w')).toMatchObject({ stage: 'clear', inputOnly: true });
+    const rec = session.add(text, p);
+    expect(rec.summary).toMatchObject({ inputs: 1, clears: 0 });
+    const detail = TurnDetail.parse(session.detail(0));
+    expect(detail.results).toEqual([]);
+    expect(detail.inputs).toEqual([
+      expect.objectContaining({ tool: 'Write', callId: 'toolu_w', by: 'clear', fresh: true, handle: p.inputs[0]!.handle }),
+    ]);
+    expect(detail.inputs![0]!.originalChars).toBeGreaterThan(content.length);
+    expect(session.text(p.inputs[0]!.handle, 'original', 0, 100_000).text).toBe(content);
   });
 });
 
@@ -211,62 +281,50 @@ describe('a file input a clear replaced (the default, inputs.when: clear)', () =
 
   it('is recorded as a file input with its own handle and the marker the clear sent for it', async () => {
     const store = new MemoryStore();
-    const recorded: { handle: string; input?: boolean; marker: string; stage: string; clearHandle: string }[] = [];
+    const recorded: { handle: string; input?: boolean; marker: string; stage: string; reason: string; clearHandle: string }[] = [];
+    // every call's inputs list each input a clear replaced once, under the handle its result's clear points at
+    const listed: number[] = [];
     replay(await readTranscript(file), {
       config: parseConfig({}).config,
       store,
       detail: true,
       onProjection: (i, { request, projection }) => {
-        const cleared = projection.reductions.filter((r) => r.fresh && r.inputHandle);
+        for (const r of projection.reductions)
+          if (r.inputHandle) listed.push(projection.inputs.filter((x) => x.handle === r.inputHandle && x.by === 'clear').length);
+        const cleared = projection.inputs.filter((r) => r.fresh && r.by === 'clear');
         if (cleared.length === 0) return;
         const records = projectedRecords(
           JSON.parse(request) as unknown,
           JSON.parse(projection.request) as unknown,
-          [...projection.reductions, ...withInputStage(projection.inputs), ...inputsClearedWith(projection.reductions)],
+          [...projection.reductions, ...withInputStage(projection.inputs)],
           '',
           { turn: i },
           (r) => r.fresh === true,
         );
         for (const c of cleared) {
-          const r = records.find((x) => x.handle === c.inputHandle)!;
+          const r = records.find((x) => x.handle === c.handle)!;
           recorded.push({
             handle: r.handle,
             input: r.input,
             marker: r.markers[0]!.text,
             stage: r.markers[0]!.stage,
-            clearHandle: c.handle,
+            reason: r.markers[0]!.reason,
+            clearHandle: projection.reductions.find((x) => x.inputHandle === c.handle)!.handle,
           });
         }
       },
     });
     expect(recorded.length).toBeGreaterThan(0);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((n) => n === 1)).toBe(true);
     for (const r of recorded) {
       expect(r.input).toBe(true);
       expect(r.stage).toBe('input');
+      expect(r.reason).toContain('by a clear');
       expect(r.handle).not.toBe(r.clearHandle);
       expect(r.marker).toContain(r.handle);
       // the stored output is the input as the agent sent it
       expect(store.get(r.handle).length).toBeGreaterThan(0);
     }
-  });
-
-  it('adds nothing for a reduction that replaced no input', () => {
-    const r: Reduction = {
-      result: 0,
-      callId: 'toolu_r',
-      tool: 'Read',
-      stage: 'clear',
-      reason: 'cleared',
-      originalChars: 10,
-      projectedChars: 5,
-      originalTokens: 3,
-      projectedTokens: 2,
-      handle: HANDLE,
-      fresh: true,
-    };
-    expect(inputsClearedWith([r])).toEqual([]);
-    expect(inputsClearedWith([{ ...r, inputHandle: 'sw_fedcba9876543210fedcba98' }])).toEqual([
-      { handle: 'sw_fedcba9876543210fedcba98', tool: 'Read', callId: 'toolu_r', reason: 'cleared', stage: 'input', fresh: true },
-    ]);
   });
 });

@@ -50,6 +50,7 @@ describe('reductions collector: file inputs', () => {
     callId: 'c',
     tool,
     item: 1,
+    by: 'arrival' as const,
     reason: '',
     originalChars: 0,
     projectedChars: 0,

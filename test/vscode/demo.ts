@@ -17,14 +17,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } 
 import { basename, join } from 'node:path';
 import { parseConfig } from '../../src/engine/index';
 import { FileStore } from '../../src/store/store';
-import {
-  inputsClearedWith,
-  mergeRecords,
-  PROJECTED_DIR,
-  projectedRecords,
-  withInputStage,
-  type ProjectedRecord,
-} from '../../src/extension/pure/records';
+import { mergeRecords, PROJECTED_DIR, projectedRecords, withInputStage, type ProjectedRecord } from '../../src/extension/pure/records';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { defaultArchiveDir, SessionArchive } from '../../src/extension/inspector/archive';
@@ -164,7 +157,7 @@ export async function makeDemoWorkspace(
       projected,
       // file inputs are stored outputs too (replaced on arrival, or by a clear with their call's
       // result): each gets its record, so every stored output is listed
-      [...projection.reductions, ...withInputStage(projection.inputs), ...inputsClearedWith(projection.reductions)],
+      [...projection.reductions, ...withInputStage(projection.inputs)],
       '',
       { turn: i },
       (x) => x.fresh === true,

@@ -7,10 +7,11 @@
  * with a link to that turn; results, documents and pickers are named by file or command (call id in
  * the tooltip).
  *
- * A turn's details list file inputs only when replaced on arrival (the default replaces them by a
- * clear, whose input the details do not list; the pickers do), so the second part opens another window on a session with a
- * heredoc (`INPUTS_FIXTURE`) under `INPUTS_ON_ARRIVAL`: a file the agent wrote through a heredoc opens
- * as the command's text, titled by the file, and the pickers say "input".
+ * A turn's details list file inputs whatever replaced them (on arrival, or a clear with their call's
+ * result: the default); the second part opens another window on a session with a heredoc
+ * (`INPUTS_FIXTURE`) under `INPUTS_ON_ARRIVAL`, where the heredoc's input is replaced in a turn of its
+ * own: a file the agent wrote through a heredoc opens as the command's text, titled by the file, and
+ * the pickers say "input".
  * Screenshots go to test-results/inspector/ and are attached to the run.
  *
  * Each test finds the panel on its session itself and closes the editors it opened, so any one runs
@@ -252,9 +253,8 @@ describe('file inputs replaced on arrival (a non-default mechanism, on a session
   let HEREDOC_TURN = 0;
 
   beforeAll(async () => {
-    // under the default a file input is replaced only by a clear, and a turn's details list only inputs
-    // replaced on arrival: this window asks for them on arrival, on a session whose agent wrote a file
-    // through a heredoc, to test how an input is shown (named, opened as text, "input" in the pickers)
+    // this window asks for file inputs on arrival, on a session whose agent wrote a file through a
+    // heredoc, to test how an input is shown (named, opened as text, "input" in the pickers)
     demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `turns-inputs-${process.pid}`), ROOT, INPUTS_ON_ARRIVAL, INPUTS_FIXTURE);
     const input = demo.replayed.decisions.find((x) => x.stage === 'input' && x.tool === 'Bash');
     if (!input) throw new Error(`the replay of ${INPUTS_FIXTURE} replaces no Bash input (heredoc) by a marker`);

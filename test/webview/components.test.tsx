@@ -681,6 +681,82 @@ describe('TurnDetails: every result of the turn', () => {
   });
 });
 
+describe('TurnDetails: a file input a clear replaced', () => {
+  const cleared = {
+    tool: 'Write',
+    callId: 'call_w',
+    by: 'clear' as const,
+    reason:
+      "5,200 chars of Write input; the file on disk holds the content; replaced with its call's result by a clear: context at 120,000 tokens over the trigger of 100,000",
+    originalChars: 5_200,
+    projectedChars: 180,
+    originalTokens: 1_300,
+    projectedTokens: 45,
+    handle: HANDLE2,
+    fresh: true,
+    source: '/src/writer.py',
+  };
+  const detail: TurnDetail = {
+    index: 7,
+    results: [
+      {
+        tool: 'bash',
+        callId: 'call_b',
+        stage: 'clear',
+        reason: 'context at 120,000 tokens over the trigger of 100,000',
+        originalChars: 8_000,
+        projectedChars: 200,
+        originalTokens: 2_000,
+        projectedTokens: 50,
+        handle: HANDLE,
+        fresh: true,
+      },
+    ],
+    missed: [],
+    own: [],
+    whole: [],
+    inputs: [cleared],
+  };
+  const loadText = (_h: string, side: string, offset: number): Promise<TextPage> =>
+    Promise.resolve({ text: `${side} text`, offset, total: 13 });
+
+  it('lists it under the file inputs of the turn, with its sizes, what replaced it and what it frees', () => {
+    const { container } = render(
+      <TurnDetails detail={detail} loadText={loadText} onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />,
+    );
+    const rows = [...container.querySelectorAll('.results > li')];
+    const divider = rows.findIndex((li) => li.textContent?.startsWith('File inputs replaced by a marker in this turn'));
+    expect(divider).toBeGreaterThan(0);
+    const row = rows[divider + 1]!;
+    expect(row.getAttribute('data-kind')).toBe('input');
+    expect(row.getAttribute('data-handle')).toBe(HANDLE2);
+    expect(row.querySelector('.result-call')!.textContent).toBe('/src/writer.py');
+    expect(row.querySelector('.result-sizes')!.textContent).toBe('5,200 → 180 chars · 1.3k → 45 tokens');
+    expect(row.querySelector('.stage')!.getAttribute('title')).toContain("Replaced by the clear stage, together with its call's result.");
+    expect(row.querySelector('.result-reason')!.textContent).toContain('by a clear: context at 120,000 tokens');
+    expect(row.querySelector('.result-saved')!.textContent).toContain('frees 1.3k tokens in every later call');
+    // the turn counts it once, as a file input, and its saving with the clear's
+    expect(screen.getByTestId('details-summary').textContent).toBe(
+      "0 new tool results: 0 reduced, 0 sent whole · 1 earlier result cleared in this turn · 1 file input replaced by a marker · this turn's decisions save 3.2k tokens",
+    );
+  });
+
+  it('says the file inputs stage replaced one on arrival', () => {
+    const { container } = render(
+      <TurnDetails
+        detail={{ ...detail, results: [], inputs: [{ ...cleared, by: 'arrival', reason: '5,200 chars of Write input' }] }}
+        loadText={loadText}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
+    const row = container.querySelector('.result[data-kind="input"]')!;
+    expect(row.querySelector('.stage')!.getAttribute('title')).toContain('Replaced by the file inputs stage.');
+    expect(row.querySelector('.result-saved')!.textContent).toContain('saves 1.3k tokens in this and every later call');
+  });
+});
+
 describe("CapsPanel: folded, and the dry run's effect", () => {
   const caps: ToolCap[] = [{ tool: 'bash', cap: 8000, explicit: false, reducedTurns: 3 }];
   const base = {

@@ -61,8 +61,10 @@ const LATER_VERB: Record<string, string> = {
 export const keyOfReduced = (r: ResultInfo) => `r:${r.handle}:${r.callId}`;
 const keyOfWhole = (w: WholeResult) => `w:${w.callId}`;
 const keyOfInput = (i: InputInfo) => `i:${i.handle}:${i.callId}`;
+/** A row's result: a reduced one, or an input replaced by a marker listed like one (stage `input`, with what replaced it). */
+type RowResult = ResultInfo & Pick<InputInfo, 'by'>;
 /** An input replaced by a marker, listed like a reduced result: its stage is `input`. */
-const asResult = (i: InputInfo): ResultInfo => ({ ...i, stage: 'input' });
+const asResult = (i: InputInfo): RowResult => ({ ...i, stage: 'input' });
 type RowKind = 'own' | 'decided' | 'kept' | 'input';
 
 /**
@@ -70,10 +72,15 @@ type RowKind = 'own' | 'decided' | 'kept' | 'input';
  * (whichever of the offload, window and budget stages made it), a clear, a file input. The stage
  * that decided it is in the badge's tooltip.
  */
-function StageBadge(props: { stage: string }) {
+function StageBadge(props: { stage: string; by?: InputInfo['by'] }) {
   const { stage } = props;
   const word: GlossaryWord = stage === 'clear' ? 'clear' : stage === 'input' ? 'file input' : 'preview';
-  const by = stage === 'input' ? 'Replaced by the file inputs stage.' : `Made by the ${stage} stage.`;
+  const by =
+    stage !== 'input'
+      ? `Made by the ${stage} stage.`
+      : props.by === 'clear'
+        ? "Replaced by the clear stage, together with its call's result."
+        : 'Replaced by the file inputs stage.';
   return (
     <Term word={word} className={`stage stage-${stage}`} more={by}>
       {word}
@@ -81,10 +88,11 @@ function StageBadge(props: { stage: string }) {
   );
 }
 
-function savedText(r: ResultInfo): string {
+function savedText(r: RowResult): string {
   const saved = r.originalTokens - r.projectedTokens;
   if (saved < 0) return `adds ${compact(-saved)} tokens (the marker counts more tokens than the short result)`;
-  if (r.stage === 'clear') return `frees ${compact(saved)} tokens in every later call (the cached prefix is rewritten from here once)`;
+  if (r.stage === 'clear' || r.by === 'clear')
+    return `frees ${compact(saved)} tokens in every later call (the cached prefix is rewritten from here once)`;
   return `saves ${compact(saved)} tokens in this and every later call`;
 }
 
@@ -99,7 +107,7 @@ function CallName(props: { callId: string; source?: string | undefined }) {
 
 function ResultRow(
   props: {
-    r: ResultInfo;
+    r: RowResult;
     turn: number;
     expanded: boolean;
     onToggle: () => void;
@@ -127,7 +135,7 @@ function ResultRow(
         </span>
         <span className="result-tool">{r.tool}</span>
         <CallName callId={r.callId} source={r.source} />
-        <StageBadge stage={r.stage} />
+        <StageBadge stage={r.stage} {...(r.by ? { by: r.by } : {})} />
         {!r.fresh && <Term word="kept" className="carried" />}
         <span className="result-sizes">
           {count(r.originalChars)} → {count(r.projectedChars)} chars · {compact(r.originalTokens)} → {compact(r.projectedTokens)} tokens
@@ -282,7 +290,7 @@ export function TurnDetails(props: TurnDetailsProps) {
   const inputs = detail.inputs ?? [];
   const freshInputs = inputs.filter((i) => i.fresh);
   const keptInputs = inputs.filter((i) => !i.fresh);
-  const row = (r: ResultInfo, kind: RowKind, key = keyOfReduced(r)) => (
+  const row = (r: RowResult, kind: RowKind, key = keyOfReduced(r)) => (
     <ResultRow
       key={key}
       r={r}

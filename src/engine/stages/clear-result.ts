@@ -19,7 +19,7 @@ import { deferredToClear } from './after-use';
 import { replaceInput } from './inputs';
 import { keptRead } from './offload';
 import { reduceResult } from './reduce';
-import { owned, type Draft, type Results, type StoreWrite } from './results';
+import { owned, type Draft, type Replacement, type Results, type StoreWrite } from './results';
 
 /** A file input the clear stage replaces with its call's result (`inputs.when: clear`). */
 type InputClear = NonNullable<ReturnType<typeof replaceInput>>;
@@ -163,6 +163,7 @@ export function clearResult(draft: Draft, i: number, why: string, input?: InputC
     out.decision.inputReplacement = input.decision.replacement;
     out.decision.inputHandle = input.decision.handle;
     out.decision.inputTokensSaved = input.decision.originalTokens - input.decision.projectedTokens;
+    out.decision.clearedInput = clearedInputFigures(input, why);
     writes.push(input.write);
   } else if (results.cfg.clear.clearToolInputs) {
     const input = clearInput(draft, i, out.decision.handle);
@@ -173,6 +174,24 @@ export function clearResult(draft: Draft, i: number, why: string, input?: InputC
   }
   draft.record(i, out.decision, writes);
   return true;
+}
+
+/**
+ * The file input a clear replaces, as the projection reports it (`inputs`, by the run): the figures
+ * inputs.ts measured, and a reason that says the clear of its call's result replaced it, and why.
+ */
+function clearedInputFigures(input: InputClear, why: string): Replacement {
+  const d = input.decision;
+  return {
+    replacement: d.replacement,
+    handle: d.handle,
+    reason: `${d.reason}; replaced with its call's result by a clear: ${why}`,
+    originalChars: d.originalChars,
+    originalTokens: d.originalTokens,
+    projectedTokens: d.projectedTokens,
+    tool: d.tool,
+    callId: d.callId,
+  };
 }
 
 /** What replaces a cleared call's input, and the write that keeps it; undefined keeps the input. */

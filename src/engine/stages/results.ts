@@ -59,6 +59,12 @@ export interface Decision extends Replacement {
   inputOnly?: boolean;
   /** the stored input's handle, when the call's input was replaced as a file input */
   inputHandle?: string;
+  /**
+   * the file input a clear replaced with this result (`inputs.when: clear`), measured as inputs.ts
+   * measures one replaced on arrival, with a reason that names the clear: the run reports it in the
+   * projection's `inputs` (../run.ts)
+   */
+  clearedInput?: Replacement;
   /** tokens the call's input replacement saves in the call's own item */
   inputTokensSaved?: number;
   /**

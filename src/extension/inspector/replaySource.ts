@@ -11,7 +11,7 @@ import { createEngine, readRequest, resultText, type SpillwayConfig } from '../.
 import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
 import { callSources, type CallSource } from '../pure/documents';
-import { inputsClearedWith, withInputStage } from '../pure/records';
+import { withInputStage } from '../pure/records';
 import { modelFields } from './prices';
 import type { SessionInfo, TurnSummary } from '../../protocol';
 import type { SessionArchive, ArchivedSession } from './archive';
@@ -268,7 +268,8 @@ export function recordFor(ctx: InspectorContext): ReplayOptions['onProjection'] 
   if (!record) return undefined;
   return (i, { request, projection }) => {
     // all of them, so calls that share a handle each get their own marker; only this call's decisions are recorded
-    const all = [...projection.reductions, ...withInputStage(projection.inputs), ...inputsClearedWith(projection.reductions)];
+    // (file inputs, whether replaced on arrival or by a clear with their call's result)
+    const all = [...projection.reductions, ...withInputStage(projection.inputs)];
     if (all.some((r) => r.fresh))
       record(JSON.parse(request) as unknown, JSON.parse(projection.request) as unknown, all, { turn: i }, (r) => r.fresh === true);
   };

@@ -113,8 +113,10 @@ export function costOf(originalTokens: number, rawCached: number, projectedToken
 
 /**
  * What a turn decided: results cleared, outputs turned into a preview with a handle, file inputs
- * replaced by a marker, and the tokens all of these save (`freshSaved`: what this turn's own
- * decisions removed, whichever kind they are). Carried-over decisions count in the turn that made them.
+ * replaced by a marker (on arrival, or by a clear with their call's result), and the tokens all of
+ * these save (`freshSaved`: what this turn's own decisions removed, whichever kind they are).
+ * Carried-over decisions count in the turn that made them. A clear that sent its result as it was
+ * and replaced only the call's file input (`inputOnly`) counts as that input, not as a clear too.
  */
 export function freshFigures(
   reductions: readonly Reduction[],
@@ -125,7 +127,7 @@ export function freshFigures(
   let fresh = 0;
   let freshSaved = 0;
   for (const r of reductions) {
-    if (!r.fresh) continue;
+    if (!r.fresh || r.inputOnly) continue;
     if (r.stage === 'clear') clears++;
     else previews++;
     freshSaved += Math.max(0, r.originalTokens - r.projectedTokens);
@@ -290,6 +292,7 @@ function inputInfo(r: InputReduction | Reduction): InputInfo {
   return {
     tool: r.tool,
     callId: r.callId,
+    ...('by' in r ? { by: r.by } : {}),
     reason: r.reason,
     originalChars: r.originalChars,
     projectedChars: r.projectedChars,
@@ -301,7 +304,8 @@ function inputInfo(r: InputReduction | Reduction): InputInfo {
 }
 
 function resultInfo(r: Reduction): ResultInfo {
-  return { ...inputInfo(r), stage: r.stage };
+  const { by: _by, ...info } = inputInfo(r);
+  return { ...info, stage: r.stage };
 }
 
 export function toolsOf(reductions: readonly Reduction[]): string[] {
@@ -499,7 +503,8 @@ export abstract class RecordSession implements InspectorSession {
     };
     const d: TurnDetail = {
       index: turn,
-      results: r.reductions.map((x) => ({ ...resultInfo(x), ...extra(x, 'result') })),
+      // a result sent as it was, only its call's file input replaced by a clear, is listed as that input
+      results: r.reductions.filter((x) => !x.inputOnly).map((x) => ({ ...resultInfo(x), ...extra(x, 'result') })),
       missed: r.missed.map((m) => ({
         id: m.id,
         ...(m.handle ? { handle: m.handle } : {}),
@@ -518,7 +523,7 @@ export abstract class RecordSession implements InspectorSession {
       this.ctx.log?.(`inspector: the results of turn ${turn} of ${this.info.id} could not be read: ${String(e)}`);
     }
     if (!own) return { ...d, wholeUnavailable: 'the request of this turn was not kept, so the results sent whole cannot be listed' };
-    const reduced = new Set(r.reductions.map((x) => x.callId));
+    const reduced = new Set(r.reductions.filter((x) => !x.inputOnly).map((x) => x.callId));
     return {
       ...d,
       whole: own

@@ -59,20 +59,12 @@ export function markerId(text: string): string {
 /** What a record needs of a reduction: a result's (`Reduction`), or a file input's with its stage named. */
 export type RecordedReduction = Pick<Reduction, 'handle' | 'tool' | 'callId' | 'reason'> & { stage: string; fresh?: boolean };
 
-/** File inputs as records (and the log) name them: with their stage, `input`. */
+/**
+ * File inputs as records (and the log) name them: with their stage, `input`, whatever replaced them
+ * (on arrival, or a clear with their call's result: the projection lists both in `inputs`).
+ */
 export function withInputStage<T extends InputReduction>(inputs: readonly T[]): (T & { stage: 'input' })[] {
   return inputs.map((i) => ({ ...i, stage: 'input' as const }));
-}
-
-/**
- * File inputs a clear replaced along with their call's result (`inputs.when: clear`, the default):
- * each has its own handle (the reduction's `inputHandle`) and marker, so it is recorded as a file
- * input, like one replaced on arrival, and its stored output is listed, compared and opened as one.
- */
-export function inputsClearedWith(reductions: readonly Reduction[]): RecordedReduction[] {
-  return reductions.flatMap((r) =>
-    r.inputHandle ? [{ handle: r.inputHandle, tool: r.tool, callId: r.callId, reason: r.reason, stage: 'input', fresh: r.fresh }] : [],
-  );
 }
 
 /** Where a projection was made: the session and turn, when the caller knows them. */
