@@ -6,7 +6,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { createEngine, isWireFormat, PRESET_NAMES, SpillwayError, validateConfig, type FormatOption } from '../engine';
+import { createEngine, isWireFormat, PRESET_NAMES, SpillwayError, validateConfig, type FormatOption, type Reduction } from '../engine';
 import { FileStore, MemoryStore } from '../store';
 import { readTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../replay/readers';
 import { poolReplays, replay, type ReplayOptions, type ReplayResult, type ReplayTotals } from '../replay/replay';
@@ -207,29 +207,9 @@ function project(argv: string[]): void {
         report,
         JSON.stringify(
           {
-            reductions: result.reductions.map((r) => ({
-              callId: r.callId,
-              tool: r.tool,
-              stage: r.stage,
-              reason: r.reason,
-              originalChars: r.originalChars,
-              projectedChars: r.projectedChars,
-              originalTokens: r.originalTokens,
-              projectedTokens: r.projectedTokens,
-              handle: r.handle,
-            })),
+            reductions: result.reductions.map((r) => ({ callId: r.callId, tool: r.tool, stage: r.stage, ...reported(r) })),
             // file inputs replaced by a marker, whatever replaced them (on arrival, or a clear with their call's result)
-            inputs: result.inputs.map((r) => ({
-              callId: r.callId,
-              tool: r.tool,
-              by: r.by,
-              reason: r.reason,
-              originalChars: r.originalChars,
-              projectedChars: r.projectedChars,
-              originalTokens: r.originalTokens,
-              projectedTokens: r.projectedTokens,
-              handle: r.handle,
-            })),
+            inputs: result.inputs.map((r) => ({ callId: r.callId, tool: r.tool, by: r.by, ...reported(r) })),
             stats: result.stats,
           },
           null,
@@ -562,4 +542,16 @@ if (typeof require !== 'undefined' && typeof module !== 'undefined' && require.m
   void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
+}
+
+/** What `--report` says of a reduced result or a replaced input, beside which it was. */
+function reported(r: Pick<Reduction, 'reason' | 'originalChars' | 'projectedChars' | 'originalTokens' | 'projectedTokens' | 'handle'>) {
+  return {
+    reason: r.reason,
+    originalChars: r.originalChars,
+    projectedChars: r.projectedChars,
+    originalTokens: r.originalTokens,
+    projectedTokens: r.projectedTokens,
+    handle: r.handle,
+  };
 }
