@@ -38,7 +38,7 @@ import { ClearPlanner } from './clear-planner';
 import { RecalledChanges, pushAt } from './clear-recall';
 import { ClearGains, clearResult } from './clear-result';
 import { InUse } from './in-use';
-import { PrefixSums } from './prefix-sums';
+import { countUpTo, PrefixSums } from './prefix-sums';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 import { staleAt as findStale } from './stale';
 
@@ -138,26 +138,13 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   // prefix, or (at breakpoints) up to the last request end the cache holds within it; `from` asks
   // for the next call, once this one has changed what follows that item
   const cachedUpTo = (x: number, from = Number.POSITIVE_INFINITY): CacheRead => {
-    const limit = Math.min(x, from);
-    let lo = 0,
-      hi = ends.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ends[mid]! <= limit) lo = mid + 1;
-      else hi = mid;
-    }
-    return { read: fixed + sums.before(x), atBreakpoint: fixed + sums.before(lo > 0 ? ends[lo - 1]! : 0) };
+    const k = countUpTo(ends, Math.min(x, from));
+    return { read: fixed + sums.before(x), atBreakpoint: fixed + sums.before(k > 0 ? ends[k - 1]! : 0) };
   };
   /** The first item of the round that holds item x: a clear of a result there may replace its call's input in it. */
   const roundOf = (x: number): number => {
-    let lo = 0,
-      hi = roundsBefore;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (rounds[mid]! <= x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo > 0 ? rounds[lo - 1]! : x;
+    const k = countUpTo(rounds, x, roundsBefore);
+    return k > 0 ? rounds[k - 1]! : x;
   };
 
   /** Offloads result i now (after use, or on arrival); returns the tokens freed, undefined when kept. */

@@ -10,6 +10,7 @@
  * Where it sits: a helper of the clear stage (clear.ts), which walks the session's calls in order
  * and asks `moveTo` at each call which results changed state, so its planner stays current.
  */
+import { countUpTo } from './prefix-sums';
 import { referencesOf } from './references';
 import type { Results } from './results';
 
@@ -29,16 +30,7 @@ export class InUse {
     extra?: (i: number) => string | undefined,
   ) {
     // the call that first sees item x: the first checkpoint after it
-    const knownFrom = (x: number): number => {
-      let lo = 0,
-        hi = checkpoints.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (checkpoints[mid]! > x) hi = mid;
-        else lo = mid + 1;
-      }
-      return lo;
-    };
+    const knownFrom = (x: number): number => countUpTo(checkpoints, x, checkpoints.length - 1);
     const refs = referencesOf(results, candidate, extra);
     this.touches = refs.map((items, i) => {
       if (!candidate(i)) return [];

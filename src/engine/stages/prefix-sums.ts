@@ -9,8 +9,22 @@
  * a session's projection quadratic in its calls.
  *
  * Where it sits: a helper of the clear stage (clear.ts: the projected tokens per item) and of its
- * planner (clear-planner.ts: the gains of clearable results).
+ * planner (clear-planner.ts: the gains of clearable results). `countUpTo` answers the same kind of
+ * question over positions that never change (the calls' checkpoints, the request ends a cache holds).
  */
+
+/** How many of the first `n` values of ascending `sorted` are at or before `x`, by binary search. */
+export function countUpTo(sorted: readonly number[], x: number, n = sorted.length): number {
+  let lo = 0,
+    hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export class PrefixSums {
   private readonly tree: Float64Array;
 
