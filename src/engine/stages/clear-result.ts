@@ -19,7 +19,7 @@ import { deferredToClear } from './after-use';
 import { replaceInput } from './inputs';
 import { keptRead } from './offload';
 import { reduceResult } from './reduce';
-import { owned, type Draft, type Replacement, type Results, type StoreWrite } from './results';
+import { owned, type Decision, type Draft, type Replacement, type Results, type StoreWrite } from './results';
 
 /** A file input the clear stage replaces with its call's result (`inputs.when: clear`). */
 type InputClear = NonNullable<ReturnType<typeof replaceInput>>;
@@ -109,12 +109,27 @@ export class ClearGains {
   }
 }
 
+/** A clear of one result, made but not yet recorded: what the stage sends and what it frees. */
+export interface PreparedClear {
+  i: number;
+  decision: Decision;
+  writes: StoreWrite[];
+  /** tokens the result and its file input (if replaced with it) free, as they will be sent */
+  freed: number;
+  /** the result's own share of `freed` */
+  resultFreed: number;
+  /** the first item the clear changes: the file input's call when it is replaced too */
+  first: number;
+}
+
 /**
- * Clears result i on the draft (and its call's input with `clear.clearToolInputs`, or as a file
- * input with `inputs.when: clear`). A file-writing call's result is often shorter than any marker
- * ("File created"): then the result is sent as it was and only the input is replaced.
+ * Clears result i (and its call's input with `clear.clearToolInputs`, or as a file input with
+ * `inputs.when: clear`), without recording it: the stage decides on what the clear really frees
+ * (`ClearGains` only estimates it), then records it (`commitClear`). A file-writing call's result is
+ * often shorter than any marker ("File created"): then the result is sent as it was and only the
+ * input is replaced. Undefined when nothing would change.
  */
-export function clearResult(draft: Draft, i: number, why: string, input?: InputClear): boolean {
+export function prepareClear(draft: Draft, i: number, why: string, input?: InputClear): PreparedClear | undefined {
   const results = draft.results;
   // a result still whole though over its cap (a read left whole while in use: offload.keepReads)
   // gets the preview it would have had on arrival; any other gets a one-line marker
@@ -157,23 +172,33 @@ export function clearResult(draft: Draft, i: number, why: string, input?: InputC
     };
   }
   if (out === 'no-gain') draft.refuse(i);
-  if (typeof out === 'string') return false;
+  if (typeof out === 'string') return undefined;
   const writes: StoreWrite[] = [out.write];
+  const resultFreed = results.resultTokens(i, draft.decisions[i]) - results.resultTokens(i, out.decision);
+  let freed = resultFreed;
+  let first = results.list[i]!.item;
   if (input) {
     out.decision.inputReplacement = input.decision.replacement;
     out.decision.inputHandle = input.decision.handle;
     out.decision.inputTokensSaved = input.decision.originalTokens - input.decision.projectedTokens;
     out.decision.clearedInput = clearedInputFigures(input, why);
     writes.push(input.write);
+    freed += out.decision.inputTokensSaved;
+    first = Math.min(first, input.decision.item);
   } else if (results.cfg.clear.clearToolInputs) {
-    const input = clearInput(draft, i, out.decision.handle);
-    if (input) {
-      out.decision.inputReplacement = input.replacement;
-      writes.push(input.write);
+    const cleared = clearInput(draft, i, out.decision.handle);
+    if (cleared) {
+      out.decision.inputReplacement = cleared.replacement;
+      writes.push(cleared.write);
     }
   }
-  draft.record(i, out.decision, writes);
-  return true;
+  return { i, decision: out.decision, writes, freed, resultFreed, first };
+}
+
+/** Records a prepared clear on the draft, marked with the call that made it and the tokens it took. */
+export function commitClear(draft: Draft, p: PreparedClear, call: number): void {
+  p.decision.clearedAt = { call, tokens: draft.results.resultTokens(p.i, draft.decisions[p.i]) };
+  draft.record(p.i, p.decision, p.writes);
 }
 
 /**

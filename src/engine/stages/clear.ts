@@ -36,7 +36,7 @@ import { formatInt as fmt } from '../format-number';
 import { AfterUse } from './after-use';
 import { ClearPlanner } from './clear-planner';
 import { RecalledChanges, pushAt } from './clear-recall';
-import { ClearGains, clearResult } from './clear-result';
+import { ClearGains, commitClear, prepareClear, type PreparedClear } from './clear-result';
 import { InUse } from './in-use';
 import { countUpTo, PrefixSums } from './prefix-sums';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
@@ -49,7 +49,6 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const kinds = results.req.kinds;
   const list = results.list;
   const n = results.length;
-  const tokensNow = (i: number) => results.resultTokens(i, draft.decisions[i]);
 
   // every model call the transcript shows: before each run of assistant items, and this one
   const checkpoints: number[] = [];
@@ -255,33 +254,6 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       continue;
     }
     const protectedFrom = c.keepUnit === 'results' ? before - c.keep : firstInLastRounds(results, c.keep, before, rounds, roundsBefore);
-    let freed = 0;
-    let firstCleared = Number.POSITIVE_INFINITY;
-    const enough = () => c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens;
-    const clearOne = (i: number, why: string) => {
-      const was = tokensNow(i);
-      if (counted[i]) {
-        freeSum -= gains.of(i);
-        counted[i] = 0;
-      }
-      // (not once the session's bank can no longer cover a read-back of a file input: ../guarantee.ts)
-      if (clearResult(draft, i, why, stopped(guarantee, 'input', callNo) ? undefined : gains.inputOf(i))) {
-        draft.decisions[i]!.clearedAt = { call: callNo, tokens: was };
-        const saved = was - tokensNow(i);
-        freed += saved;
-        shrink(list[i]!.item, saved);
-        firstCleared = Math.min(firstCleared, list[i]!.item);
-        // a file input replaced with it: its call's item shrinks too, and the rewrite starts there
-        const input = draft.decisions[i]?.inputTokensSaved ? gains.inputOf(i) : undefined;
-        if (input) {
-          const s = input.decision.originalTokens - input.decision.projectedTokens;
-          freed += s;
-          shrink(input.decision.item, s);
-          firstCleared = Math.min(firstCleared, input.decision.item);
-        }
-      }
-      planner?.refresh(i);
-    };
     // ... when enough is clearable: as Anthropic's context editing does, a clear that cannot free
     // clearAtLeastTokens is not worth the cache it breaks, so it waits until enough is clearable
     if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0 && inUse) {
@@ -306,6 +278,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     // back its cache rewrite within the calls the session can be expected to still make, counting
     // what the session has banked, and leaves the session no dearer than raw should it end now,
     // read-backs charged (../guarantee.ts); not once the bank can no longer cover a read-back of a clear
+    const remaining = expectedRemainingCalls(callNo + 1, c.paybackHorizon);
     if (c.schedule === 'payback') {
       stale ??= c.staleFirst ? findStale(results.req) : undefined;
       planner ??= new ClearPlanner(n, stale, plannerGain);
@@ -313,7 +286,6 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       const plan = planner.plan(cursor, protectedFrom, cp, need);
       // (from the start of its round: clearing a result may replace its call's input, before it)
       const kept = plan ? cachedUpTo(roundOf(list[plan.first]!.item)) : all(0);
-      const remaining = expectedRemainingCalls(callNo + 1, c.paybackHorizon);
       if (
         stopped(guarantee, 'clear', callNo) ||
         !plan ||
@@ -326,23 +298,66 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     }
 
     // 5. The clear: stale results first (the file was read or written again later, so this copy is
-    // outdated), then the oldest, until enough is freed
+    // outdated), then the oldest, until enough is freed. Each clear is made before any is recorded,
+    // and the schedule's and the ledger's checks are made again on what they really free: the plan
+    // only estimates each marker (clear-result.ts), and a ledger that went over raw by an estimate's
+    // error would stop every later clear of the session (../guarantee.ts)
     const over = `context at ${fmt(running)} tokens over the trigger of ${fmt(c.triggerTokens)}`;
+    const picked: PreparedClear[] = [];
+    const taken = new Set<number>();
+    let freed = 0;
+    let firstCleared = Number.POSITIVE_INFINITY;
+    const enough = () => c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens;
+    const pick = (i: number, why: string) => {
+      // (not once the session's bank can no longer cover a read-back of a file input: ../guarantee.ts)
+      const p = prepareClear(draft, i, why, stopped(guarantee, 'input', callNo) ? undefined : gains.inputOf(i));
+      taken.add(i);
+      if (!p) return forgetEstimate(i);
+      picked.push(p);
+      freed += p.freed;
+      firstCleared = Math.min(firstCleared, p.first);
+    };
+    const forgetEstimate = (i: number) => {
+      if (counted[i]) {
+        freeSum -= gains.of(i);
+        counted[i] = 0;
+      }
+      planner?.refresh(i);
+    };
+    let nextCursor = cursor;
     if (c.staleFirst) {
       stale ??= findStale(results.req);
       for (let i = cursor; i < protectedFrom && !enough(); i++) {
-        if (stale[i]! < cp && clearable(i)) clearOne(i, `${over}; stale: the same file or command was used again later`);
+        if (stale[i]! < cp && clearable(i)) pick(i, `${over}; stale: the same file or command was used again later`);
       }
     }
     for (let i = cursor; i < protectedFrom; i++) {
       if (enough()) break;
-      if (clearable(i)) clearOne(i, over);
+      if (!taken.has(i) && clearable(i)) pick(i, over);
       // a result in use now may be cleared at a later call: the cursor stays before it
-      if (i === cursor && !inUse?.now(i)) cursor++;
+      if (i === nextCursor && !inUse?.now(i)) nextCursor++;
+    }
+    const kept = freed > 0 ? cachedUpTo(firstCleared) : readNow;
+    if (
+      c.schedule === 'payback' &&
+      freed > 0 &&
+      (!clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon }) ||
+        !costs.paysBack(raw, { ...least(readNow, kept), total: running - freed }, (pm) => freed * pm.cachedRead * remaining))
+    ) {
+      settle(running, readNow);
+      continue;
+    }
+    cursor = nextCursor;
+    for (const p of picked) {
+      commitClear(draft, p, callNo);
+      forgetEstimate(p.i);
+      shrink(list[p.i]!.item, p.resultFreed);
+      // a file input replaced with it: its call's item shrinks too, and the rewrite starts there
+      if (p.freed > p.resultFreed) shrink(gains.inputOf(p.i)!.decision.item, p.freed - p.resultFreed);
     }
     running -= freed;
     changedAt = Math.min(changedAt, firstCleared);
-    settle(running, freed > 0 ? least(readNow, cachedUpTo(firstCleared)) : readNow);
+    settle(running, freed > 0 ? least(readNow, kept) : readNow);
   }
   if (guarantee) draft.outcome.bank = costs.bank(callNo, lastTotal);
   return draft.outcome;
