@@ -292,23 +292,6 @@ export function toValue(text: string, node: JValue): unknown {
   }
 }
 
-/** Calls `visit` for every string value (not keys) under `node`, in document order. */
-export function forEachString(node: JValue, visit: (s: JString) => void): void {
-  switch (node.kind) {
-    case 'string':
-      visit(node);
-      return;
-    case 'array':
-      for (const n of node.items) forEachString(n, visit);
-      return;
-    case 'object':
-      for (const n of node.values) forEachString(n, visit);
-      return;
-    default:
-      return;
-  }
-}
-
 /** A replacement of `text.slice(start, end)`. Patches never overlap. */
 export interface Patch {
   start: number;

@@ -16,7 +16,15 @@ import { escapeRe } from '../engine/config';
 import { READ_BACK_ITEM_TOKENS, READ_BACK_MAX_CHARS } from '../engine/guarantee';
 import { stringTokens, type TokenCounter } from '../engine/tokens';
 import type { WireFormat } from '../engine/types';
-import { dataUrlBase64, imageSize, type ImageSize } from './images';
+import {
+  anthropicImageTokens,
+  dataUrlBase64,
+  IMAGE_TYPES,
+  imageSize,
+  imageTokens,
+  openaiImageTokens,
+  type ImageSize,
+} from '../engine/images';
 import { familyReference } from './prices';
 
 /** How a provider bills a call, in units of one uncached input token at its base price. */
@@ -202,41 +210,6 @@ export function sharedPrefix(prev: PromptShape | undefined, cur: PromptShape): {
 // ---------------------------------------------------------------------------------------------
 // What an item bills, beyond the engine's count of its strings
 
-/** Image tokens when the size is unknown (a URL, an undecodable header): Anthropic's cap before resizing. */
-const ANTHROPIC_UNKNOWN_IMAGE_TOKENS = 1600;
-/** OpenAI, size unknown: a 1024 × 1024 image at high detail (4 tiles). */
-const OPENAI_UNKNOWN_IMAGE_TOKENS = 85 + 170 * 4;
-
-/**
- * Anthropic: an image whose long edge is over 1,568 px, or that would cost over about 1,600 tokens,
- * is scaled down first; then tokens = width × height / 750.
- */
-export function anthropicImageTokens(size: ImageSize | undefined): number {
-  if (!size) return ANTHROPIC_UNKNOWN_IMAGE_TOKENS;
-  const s = Math.min(1, 1568 / Math.max(size.width, size.height));
-  const w = Math.round(size.width * s),
-    h = Math.round(size.height * s);
-  return Math.min(ANTHROPIC_UNKNOWN_IMAGE_TOKENS, Math.ceil((w * h) / 750));
-}
-
-/**
- * OpenAI gpt-4o class, detail high or auto: fit in 2048 × 2048, scale the short side down to 768,
- * then 170 tokens per 512 px tile plus 85; detail low is 85.
- */
-export function openaiImageTokens(size: ImageSize | undefined, detail?: string): number {
-  if (detail === 'low') return 85;
-  if (!size) return OPENAI_UNKNOWN_IMAGE_TOKENS;
-  let w = size.width,
-    h = size.height;
-  const fit = Math.min(1, 2048 / Math.max(w, h));
-  w *= fit;
-  h *= fit;
-  const short = Math.min(1, 768 / Math.min(w, h));
-  w = Math.round(w * short);
-  h = Math.round(h * short);
-  return 85 + 170 * Math.ceil(w / 512) * Math.ceil(h / 512);
-}
-
 /** What billing needs of one item, found once per item text. */
 export interface ItemBilling {
   /** a user message that is not only tool results: a new turn starts here */
@@ -256,7 +229,6 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const IMAGE_TYPES = new Set(['image', 'image_url', 'input_image']);
 const THINKING_TYPES = new Set(['thinking', 'redacted_thinking', 'reasoning']);
 
 /** The readable text of a thinking block or reasoning item (signatures and encrypted content excluded). */
@@ -303,8 +275,9 @@ export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCount
     if (!isObj(v)) return;
     const type = v.type;
     if (typeof type === 'string' && IMAGE_TYPES.has(type)) {
-      out.countedImageTokens += stringTokens(v, counter);
-      out.images.push(imageOf(v));
+      const img = imageOf(v);
+      out.countedImageTokens += imageTokens(img.size, img.detail);
+      out.images.push(img);
       return;
     }
     if (typeof type === 'string' && THINKING_TYPES.has(type)) {
@@ -330,8 +303,8 @@ export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCount
 }
 
 /**
- * Tokens an item is billed under `prices`: the engine's count, with image strings replaced by the
- * image's pixel price and thinking counted only as readable text and only within the current turn.
+ * Tokens an item is billed under `prices`: the engine's count, with its estimate of each image
+ * (../engine/images.ts) replaced by the provider's own price for the image's pixels, and thinking counted only as readable text and only within the current turn.
  */
 export function billedItemTokens(engineTokens: number, b: ItemBilling, prices: PriceModel, inCurrentTurn: boolean): number {
   let n = engineTokens - b.countedImageTokens - b.countedThinkingTokens;

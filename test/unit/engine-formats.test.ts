@@ -265,3 +265,37 @@ describe('what a reduction keeps', () => {
     expect(JSON.stringify(request)).toBe(before);
   });
 });
+
+describe('images are counted by their pixels, not by the text of their base64', () => {
+  /** A PNG of width × height: its header, then filler as long as a real screenshot's data (70 KB). */
+  const png = (width: number, height: number): string => {
+    const b = Buffer.alloc(52_500, 7);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
+    b.writeUInt32BE(13, 8);
+    b.write('IHDR', 12, 'latin1');
+    b.writeUInt32BE(width, 16);
+    b.writeUInt32BE(height, 20);
+    return b.toString('base64');
+  };
+  const tokensOf = (request: unknown) => reduce(request).stats.originalTokens;
+  const text = { type: 'text', text: 'what does this show?' };
+
+  it('an Anthropic image block as the dearer provider bills it: 1,000 × 750 px is 1,000 tokens (Anthropic) over 765 (OpenAI)', () => {
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(1000, 750) } };
+    const withImage = tokensOf({ system: 's', messages: [{ role: 'user', content: [text, image] }] });
+    const without = tokensOf({ system: 's', messages: [{ role: 'user', content: [text] }] });
+    expect(withImage - without).toBe(1000);
+  });
+
+  it("a Chat Completions data URL likewise, its detail heeded, and an image of unknown size at the providers' largest", () => {
+    const at = (url: string, detail?: string) =>
+      tokensOf({
+        messages: [{ role: 'user', content: [text, { type: 'image_url', image_url: { url, ...(detail ? { detail } : {}) } }] }],
+      }) - tokensOf({ messages: [{ role: 'user', content: [text] }] });
+    // 2,000 × 400 px: Anthropic fits 1,568 px (1,568 × 314 / 750 = 657), OpenAI 768 px short side: 4 × 1 tiles = 765
+    expect(at(`data:image/png;base64,${png(2000, 400)}`)).toBe(765);
+    // detail low is 85 for OpenAI; Anthropic still bills the pixels
+    expect(at(`data:image/png;base64,${png(2000, 400)}`, 'low')).toBe(657);
+    expect(at('https://example.com/a.png')).toBe(1600);
+  });
+});

@@ -4,17 +4,8 @@
  * their headers. Tokens are the approximate counter's: ceil(chars / 4) per string value, plus 4 per item.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  anthropicImageTokens,
-  billInput,
-  openaiImageTokens,
-  fileText,
-  readBackCall,
-  readBackSlices,
-  ANTHROPIC_PRICES,
-  OPENAI_PRICES,
-} from '../../src/replay/metrics';
-import { imageSize } from '../../src/replay/images';
+import { billInput, fileText, readBackCall, readBackSlices, ANTHROPIC_PRICES, OPENAI_PRICES } from '../../src/replay/metrics';
+import { anthropicImageTokens, imageSize, openaiImageTokens } from '../../src/engine/images';
 import type { Transcript } from '../../src/replay/readers';
 import { poolReplays, replay, type ReplayTotals } from '../../src/replay/replay';
 import { LONG_CLAUDE_CODE } from '../support/corpus';
@@ -51,7 +42,8 @@ describe('a small Anthropic session priced by hand', () => {
           { type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/a/b.png' } },
         ],
       },
-      // item 2: "user" 1, "tool_result" 3, "t1" 1, image block ("image" 2 + "base64" 2 + "image/png" 3 + data 11 = 18) + 4 = 27
+      // item 2: "user" 1, "tool_result" 3, "t1" 1, image block + 4 = 1,009: the engine counts the image as the
+      //   dearer provider bills its 1,000 × 750 pixels (Anthropic 1,000, OpenAI 765), not as its base64's text
       {
         role: 'user',
         content: [
@@ -84,14 +76,14 @@ describe('a small Anthropic session priced by hand', () => {
   const r = replay(t, { config: quiet });
 
   it('counts the engine tokens the hand count says', () => {
-    expect(r.calls.map((c) => c.originalTokens)).toEqual([1106, 1106 + 315 + 27, 1106 + 315 + 27 + 162 + 105]);
+    expect(r.calls.map((c) => c.originalTokens)).toEqual([1106, 1106 + 315 + 1009, 1106 + 315 + 1009 + 162 + 105]);
     expect(r.calls.every((c) => c.projectedTokens === c.originalTokens)).toBe(true);
   });
 
   it('Anthropic: the first call writes its prompt, later calls read up to the last breakpoint still a prefix', () => {
     // call 0: 1,106 tokens written at 1.25
     // call 1: thinking of the current turn billed as its text (315 - 302 + 100 = 113), the image by
-    //   pixels (27 - 18 + 1000×750/750 = 1,009): 2,228 tokens, 1,106 read (call 0's breakpoint), 1,122 written
+    //   pixels (1,009 - 1,000 + 1000×750/750 = 1,009): 2,228 tokens, 1,106 read (call 0's breakpoint), 1,122 written
     // call 2: a new prompt strips the earlier thinking (item 1: 13, item 3: 10); item 1 is billed
     //   differently than in call 1, so only call 0's breakpoint is a prefix: 2,243 tokens, 1,106 read
     const calls = [1106 * 1.25, 1106 * 0.1 + 1122 * 1.25, 1106 * 0.1 + 1137 * 1.25];
@@ -102,7 +94,7 @@ describe('a small Anthropic session priced by hand', () => {
   });
 
   it('OpenAI: the image in 512 px tiles, cached tokens from 1,024 in steps of 128, no write premium', () => {
-    // image: 2 × 2 tiles = 85 + 4 × 170 = 765, so item 2 is 27 - 18 + 765 = 774
+    // image: 2 × 2 tiles = 85 + 4 × 170 = 765, so item 2 is 1,009 - 1,000 + 765 = 774
     // call 0: 1,106 at 1; call 1: 1,993 tokens, 1,106 shared read as 1,024; call 2: 2,008, again 1,024
     // (the GPT-5 family reads cached input at 0.1x, the GPT-4o generation at 0.5x)
     const calls = [1106, 1024 * 0.1 + 969, 1024 * 0.1 + 984];

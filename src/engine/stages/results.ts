@@ -18,7 +18,8 @@ import { backedOffCap, readBacks, type BackoffRecord } from '../backoff';
 import type { Bank, GuaranteeRecord } from '../guarantee';
 import { capFor, type Cap, type SpillwayConfig } from '../config';
 import { resultRawLength, resultText, type ParsedRequest, type ToolResult } from '../formats';
-import { decodeString, forEachString, type JValue } from '../json';
+import { decodeString, get, getString, type JValue } from '../json';
+import { dataUrlBase64, IMAGE_TYPES, imageSize, imageTokens } from '../images';
 import type { TokenCounter } from '../tokens';
 import type { StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
@@ -108,6 +109,16 @@ export interface StoreWrite {
   handle: string;
   text: string;
   meta: StoredMeta;
+}
+
+/** The tokens of an image block (Anthropic `source.data`, an `image_url` data URL, with its `detail`). */
+function imageBlockTokens(text: string, block: JValue): number {
+  const source = get(block, 'source');
+  const url = get(block, 'image_url');
+  const address = url?.kind === 'string' ? decodeString(text, url) : getString(text, url, 'url');
+  const data = getString(text, source, 'data') ?? (address === undefined ? undefined : dataUrlBase64(address));
+  const detail = getString(text, url, 'detail') ?? getString(text, block, 'detail');
+  return imageTokens(data === undefined ? undefined : imageSize(data), detail);
 }
 
 /** What the stages have decided so far in this projection (read-only to a stage). */
@@ -309,11 +320,14 @@ export class Results {
   // ---- token accounting ---------------------------------------------------------------------
 
   countNode(node: JValue): number {
-    let n = 0;
-    forEachString(node, (s) => {
-      n += this.counter.count(decodeString(this.req.text, s));
-    });
-    return n;
+    const text = this.req.text;
+    if (node.kind === 'string') return this.counter.count(decodeString(text, node));
+    if (node.kind === 'array') return node.items.reduce((a, x) => a + this.countNode(x), 0);
+    if (node.kind !== 'object') return 0;
+    // an image block counts as the provider bills its pixels, not as the text of its base64 (../images.ts)
+    const type = getString(text, node, 'type');
+    if (type !== undefined && IMAGE_TYPES.has(type)) return imageBlockTokens(text, node);
+    return node.values.reduce((a, x) => a + this.countNode(x), 0);
   }
 
   /**

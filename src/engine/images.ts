@@ -1,6 +1,10 @@
 /**
- * Image sizes from the first bytes of base64 data, for billing by pixels (providers bill an image by
- * its width and height, not by the length of its encoding). Only the header bytes are decoded: a
+ * Images in a request, counted as the providers bill them: by width and height, not by the length of
+ * their base64 encoding (a 70 KB screenshot is some 56,000 tokens as text and about 600 as pixels).
+ * The engine counts each image block so (results.ts), so its sizes, its ledger and its clears see
+ * what the provider sees; the replay's meter prices each block under each provider's own rule.
+ *
+ * Image sizes come from the first bytes of base64 data. Only the header bytes are decoded: a
  * PNG's IHDR, a GIF's screen descriptor, a WebP's VP8/VP8L/VP8X header, a JPEG's segments up to its
  * SOF marker (jumping over the others by their lengths). Anything else, or a truncated or
  * malformed header, gives undefined.
@@ -86,4 +90,50 @@ export function imageSize(b64: string): ImageSize | undefined {
 export function dataUrlBase64(url: string): string | undefined {
   const m = /^data:[^;,]*;base64,/i.exec(url.slice(0, 100));
   return m ? url.slice(m[0].length) : undefined;
+}
+
+/** Image tokens when the size is unknown (a URL, an undecodable header): Anthropic's cap before resizing. */
+const ANTHROPIC_UNKNOWN_IMAGE_TOKENS = 1600;
+/** OpenAI, size unknown: a 1024 × 1024 image at high detail (4 tiles). */
+const OPENAI_UNKNOWN_IMAGE_TOKENS = 85 + 170 * 4;
+
+/**
+ * Anthropic: an image whose long edge is over 1,568 px, or that would cost over about 1,600 tokens,
+ * is scaled down first; then tokens = width × height / 750.
+ */
+export function anthropicImageTokens(size: ImageSize | undefined): number {
+  if (!size) return ANTHROPIC_UNKNOWN_IMAGE_TOKENS;
+  const s = Math.min(1, 1568 / Math.max(size.width, size.height));
+  const w = Math.round(size.width * s),
+    h = Math.round(size.height * s);
+  return Math.min(ANTHROPIC_UNKNOWN_IMAGE_TOKENS, Math.ceil((w * h) / 750));
+}
+
+/**
+ * OpenAI gpt-4o class, detail high or auto: fit in 2048 × 2048, scale the short side down to 768,
+ * then 170 tokens per 512 px tile plus 85; detail low is 85.
+ */
+export function openaiImageTokens(size: ImageSize | undefined, detail?: string): number {
+  if (detail === 'low') return 85;
+  if (!size) return OPENAI_UNKNOWN_IMAGE_TOKENS;
+  let w = size.width,
+    h = size.height;
+  const fit = Math.min(1, 2048 / Math.max(w, h));
+  w *= fit;
+  h *= fit;
+  const short = Math.min(1, 768 / Math.min(w, h));
+  w = Math.round(w * short);
+  h = Math.round(h * short);
+  return 85 + 170 * Math.ceil(w / 512) * Math.ceil(h / 512);
+}
+
+/** The block types that carry an image: Anthropic's `image`, Chat Completions' `image_url`, Responses' `input_image`. */
+export const IMAGE_TYPES: ReadonlySet<string> = new Set(['image', 'image_url', 'input_image']);
+
+/**
+ * What the engine counts for one image block: the dearer of the two providers' rules, so a decision
+ * that rewrites an image after it (a clear) is never priced below what any provider bills for it.
+ */
+export function imageTokens(size: ImageSize | undefined, detail?: string): number {
+  return Math.max(anthropicImageTokens(size), openaiImageTokens(size, detail));
 }
