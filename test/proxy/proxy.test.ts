@@ -722,14 +722,16 @@ describe('sessions and recordings', () => {
     expect(t1!.session).toBe(t2!.session);
     expect(t2!.turn).toBe(t1!.turn + 1);
     expect(p2.messages[2].content[0].content).toBe(p1.messages[2].content[0].content);
+    // (the other conversation holds no output; its model names its turn, as a turn of an earlier test
+    // may still be recorded after t2)
+    const model = 'claude-opus-4-5-another-conversation';
     const other = await anthropic.messages.create(
-      anthropicRequest(output, { messages: [{ role: 'user', content: 'another conversation' }] }) as any,
+      anthropicRequest(output, { model, messages: [{ role: 'user', content: 'another conversation' }] }) as any,
     );
     expect(other.id).toBe('msg_01');
-    // (the other conversation holds no output: its turn is the one recorded after t2, which was before it was sent)
-    const afterT2 = () => turns.slice(turns.indexOf(t2!) + 1);
-    await until(() => afterT2().length >= 1);
-    expect(afterT2()[0]!.session).not.toBe(t1!.session);
+    const theirs = () => turns.slice(turns.indexOf(t2!) + 1).filter((t) => t.model === model);
+    await until(() => theirs().length >= 1);
+    expect(theirs()[0]!.session).not.toBe(t1!.session);
     const file = listSessions(sessionsDir).find((s) => s.session === t1!.session)!;
     const recorded = readSession(file.file);
     expect(recorded.slice(-2).map((t) => t.turn)).toEqual([t1!.turn, t2!.turn]);
