@@ -42,8 +42,8 @@ interface Candidate {
 }
 
 /**
- * The candidates: the mechanisms of docs/savings.md (reads kept whole while in use, file inputs
- * replaced by clears, the in-use window, the clear trigger, how far ahead a clear must pay back) a
+ * The candidates: the mechanisms of docs/savings.md (reads kept whole while in use (larger ones
+ * early in a session), file inputs replaced by clears, the in-use window, the clear trigger, how far ahead a clear must pay back) a
  * notch either side, and the previous default. The shipped default must be the candidate the rule picks on the whole corpus (the run
  * says so if not). Each names every setting it tunes, so changing the default changes no candidate.
  */
@@ -52,6 +52,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'in use 4 calls, clear from 40k',
     over: {
       'offload.keepReads': 64_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 40_000,
@@ -62,6 +63,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'clear from 30k',
     over: {
       'offload.keepReads': 64_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 30_000,
@@ -72,6 +74,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'in use 3 calls',
     over: {
       'offload.keepReads': 64_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 3,
       'inputs.when': 'clear',
       'clear.triggerTokens': 40_000,
@@ -82,6 +85,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'reads kept up to 32k',
     over: {
       'offload.keepReads': 32_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 40_000,
@@ -92,6 +96,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'clear from 20k',
     over: {
       'offload.keepReads': 64_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 20_000,
@@ -102,6 +107,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'reads kept up to 32k, clear from 20k',
     over: {
       'offload.keepReads': 32_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 20_000,
@@ -112,6 +118,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'reads kept up to 24k, clear from 20k',
     over: {
       'offload.keepReads': 24_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 20_000,
@@ -122,6 +129,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'reads kept up to 32k, clear from 30k',
     over: {
       'offload.keepReads': 32_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 30_000,
@@ -132,6 +140,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'in use 6 calls, clear from 20k',
     over: {
       'offload.keepReads': 64_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 6,
       'inputs.when': 'clear',
       'clear.triggerTokens': 20_000,
@@ -142,6 +151,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'file inputs on arrival',
     over: {
       'offload.keepReads': 64_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'arrival',
       'clear.triggerTokens': 40_000,
@@ -152,6 +162,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'clear from 60k',
     over: {
       'offload.keepReads': 64_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 60_000,
@@ -162,6 +173,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'reads kept up to 24k, clear from 20k, payback within a third',
     over: {
       'offload.keepReads': 24_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 20_000,
@@ -172,6 +184,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'reads kept up to 24k, clear from 20k, payback within as many again',
     over: {
       'offload.keepReads': 24_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 20_000,
@@ -182,6 +195,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'reads kept up to 32k, clear from 20k, payback within as many again',
     over: {
       'offload.keepReads': 32_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 20_000,
@@ -192,6 +206,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'reads kept up to 48k, clear from 20k, payback within as many again',
     over: {
       'offload.keepReads': 48_000,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 20_000,
@@ -202,6 +217,31 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'clear from 20k, payback within as many again',
     over: {
       'offload.keepReads': 64_000,
+      'offload.keepEarlyReads': 0,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'same',
+    },
+  },
+  {
+    name: 'reads kept up to 24k (64k in the first 8 calls), clear from 20k, payback within as many again',
+    over: {
+      'offload.keepReads': 24_000,
+      'offload.keepEarlyReads': 64_000,
+      'offload.earlyCalls': 8,
+      'clear.inUseCalls': 4,
+      'inputs.when': 'clear',
+      'clear.triggerTokens': 20_000,
+      'clear.paybackHorizon': 'same',
+    },
+  },
+  {
+    name: 'reads kept up to 32k (64k in the first 8 calls), clear from 20k, payback within as many again',
+    over: {
+      'offload.keepReads': 32_000,
+      'offload.keepEarlyReads': 64_000,
+      'offload.earlyCalls': 8,
       'clear.inUseCalls': 4,
       'inputs.when': 'clear',
       'clear.triggerTokens': 20_000,
@@ -212,6 +252,7 @@ const CANDIDATES: readonly Candidate[] = [
     name: 'the previous default',
     over: {
       'offload.keepReads': 0,
+      'offload.keepEarlyReads': 0,
       'clear.inUseCalls': 0,
       'inputs.when': 'arrival',
       'clear.triggerTokens': 20_000,

@@ -42,7 +42,16 @@ export interface SpillwayConfig {
   tokenizer: TokenizerName;
   /** which user messages are observations (a command's output, text-mode agents): see formats/observations.ts */
   observations: ObservationMode;
-  offload: { enabled: boolean; dedupe: boolean; latestCap: number; afterUseCap: number; backoff: boolean; keepReads: number };
+  offload: {
+    enabled: boolean;
+    dedupe: boolean;
+    latestCap: number;
+    afterUseCap: number;
+    backoff: boolean;
+    keepReads: number;
+    keepEarlyReads: number;
+    earlyCalls: number;
+  };
   window: { enabled: boolean; recentTurns: number; maxOutputChars: number; tools: string[] };
   budget: { enabled: boolean };
   inputs: { enabled: boolean; when: 'arrival' | 'clear'; keepRounds: number; minTokens: number; tools: string[]; shellTools: string[] };
@@ -167,6 +176,17 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     schema: z.number().int().min(0).max(MAX_CAP),
     description:
       "What the agent asked to read reaches it whole: a file read (a read tool, `cat`, `sed -n`, `head`), `git show` or a fetched page over its tool's cap but not over this size is not offloaded on arrival; the clear stage reduces it once the agent is no longer using it (see `clear.inUseCalls`). 0 offloads reads on arrival like any result, and so does a session without the clear stage (`clear.enabled` off, or the Responses WebSocket route).",
+  },
+  {
+    key: 'offload.keepEarlyReads',
+    schema: z.number().int().min(0).max(MAX_CAP),
+    description:
+      'Reads early in a session: in its first `offload.earlyCalls` model calls, a read the agent asked for is kept whole (as `offload.keepReads` describes) up to this size instead. What an agent reads first is usually what it was sent to work from (a sub-agent reads a dozen files, then writes its report from all of them); a larger read offloaded then is what it misses. 0 uses `offload.keepReads` throughout.',
+  },
+  {
+    key: 'offload.earlyCalls',
+    schema: z.number().int().min(0).max(1_000_000),
+    description: 'How many model calls from the start of a session count as early for `offload.keepEarlyReads`.',
   },
   {
     key: 'offload.dedupe',
@@ -336,7 +356,16 @@ const SPILLWAY: SpillwayConfig = {
   language: 'en',
   tokenizer: 'o200k_base',
   observations: 'auto',
-  offload: { enabled: true, dedupe: true, latestCap: 0, afterUseCap: 0, backoff: true, keepReads: 24_000 },
+  offload: {
+    enabled: true,
+    dedupe: true,
+    latestCap: 0,
+    afterUseCap: 0,
+    backoff: true,
+    keepReads: 24_000,
+    keepEarlyReads: 0,
+    earlyCalls: 8,
+  },
   window: { enabled: false, recentTurns: 10, maxOutputChars: 2_000, tools: [] },
   budget: { enabled: false },
   inputs: { enabled: true, when: 'clear', keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
@@ -362,7 +391,16 @@ function preset(over: Partial<SpillwayConfig> & Pick<SpillwayConfig, 'preset'>):
     observations: 'off',
     toolCaps: {},
     reportTools: [],
-    offload: { enabled: false, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0 },
+    offload: {
+      enabled: false,
+      dedupe: false,
+      latestCap: 0,
+      afterUseCap: 0,
+      backoff: false,
+      keepReads: 0,
+      keepEarlyReads: 0,
+      earlyCalls: 8,
+    },
     window: { ...SPILLWAY.window, enabled: false },
     budget: { enabled: false },
     inputs: { ...SPILLWAY.inputs, enabled: false, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
@@ -401,7 +439,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
     previewChars: 0,
     preview: 'head',
     markerStyle: 'ai-agent',
-    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0 },
+    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0, keepEarlyReads: 0, earlyCalls: 8 },
   }),
   // Eino ToolReduction: truncate over 50,000 chars and store; clear over 30,000 tokens (chars/4),
   // keeping the most recent round
@@ -412,7 +450,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
     preview: 'cut',
     markerStyle: 'eino',
     tokenizer: 'approximate',
-    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0 },
+    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0, keepEarlyReads: 0, earlyCalls: 8 },
     clear: { ...DEFAULT_CLEAR, enabled: true, triggerTokens: 30_000, keep: 1, keepUnit: 'rounds', clearAtLeastTokens: 'all' },
   }),
   // the offload-and-fetch pattern: outputs over 600 bytes keep a 600-byte preview, then the number
@@ -424,7 +462,7 @@ export const PRESETS: Record<PresetName, SpillwayConfig> = {
     previewChars: 600,
     preview: 'cut',
     markerStyle: 'oracle',
-    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0 },
+    offload: { enabled: true, dedupe: false, latestCap: 0, afterUseCap: 0, backoff: false, keepReads: 0, keepEarlyReads: 0, earlyCalls: 8 },
   }),
 };
 

@@ -296,6 +296,8 @@ const randomConfigArb = fc.record({
     dedupe: fc.boolean(),
     latestCap: fc.oneof(fc.constant(0), fc.integer({ min: 500, max: 20_000 })),
     keepReads: fc.oneof(fc.constant(0), fc.integer({ min: 500, max: 60_000 })),
+    keepEarlyReads: fc.oneof(fc.constant(0), fc.integer({ min: 500, max: 100_000 })),
+    earlyCalls: fc.integer({ min: 0, max: 20 }),
   }),
   inputs: fc.record({
     enabled: fc.boolean(),

@@ -107,6 +107,27 @@ describe('offload stage: requested reads', () => {
     const run: ToolStep = { tool: 'Bash', output: 'y'.repeat(20_000), args: { command: 'pytest -x' } };
     expect(offloaded(project(cfg(40_000), transcript('q', run), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
   });
+
+  it('leaves a larger read whole early in a session: up to keepEarlyReads in the first earlyCalls calls', () => {
+    const read = (n: number, chars: number): ToolStep => ({ tool: 'Read', output: `${n}`.repeat(chars), args: { file_path: `/f${n}.py` } });
+    const cfg = (keepEarlyReads: number) => ({
+      defaultCap: 8_000,
+      offload: { keepReads: 24_000, keepEarlyReads, earlyCalls: 2 },
+      clear: { enabled: true, triggerTokens: 10_000_000 },
+      inputs: { enabled: false },
+    });
+    // three reads of 40,000 characters, each in its own call: results arrive in calls 1, 2 and 3
+    const t = transcript('q', read(1, 40_000), read(2, 40_000), read(3, 40_000));
+    const offloaded = (over: number) =>
+      project(cfg(over), t, 'anthropic-messages', { tokenizer: perChar })
+        .p.reductions.filter((x) => x.stage === 'offload')
+        .map((x) => x.callId);
+    expect(offloaded(0)).toEqual(['call_1', 'call_2', 'call_3']);
+    // the read that arrives in call 1 is early; those of calls 2 and 3 are not
+    expect(offloaded(64_000)).toEqual(['call_2', 'call_3']);
+    // past keepEarlyReads even an early read is offloaded on arrival
+    expect(offloaded(30_000)).toEqual(['call_1', 'call_2', 'call_3']);
+  });
 });
 
 describe('clear stage: file inputs replaced once the agent is past them (inputs.when: clear)', () => {

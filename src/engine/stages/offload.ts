@@ -100,23 +100,32 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
 }
 
 /**
- * Whether result i is a read the agent asked for, over its cap and within `offload.keepReads`: left
+ * Whether result i is a read the agent asked for, over its cap and within `offload.keepReads`
+ * (`offload.keepEarlyReads` in the session's first `offload.earlyCalls` calls): left
  * whole on arrival, for the clear stage to reduce once the agent is no longer using it (clear-result.ts
  * gives it the preview it would have had on arrival). Without a clear stage (`clear.enabled` off,
  * the Responses WebSocket route) nothing could reduce it later, so it is offloaded on arrival.
  */
 export function keptRead(results: Results, i: number): boolean {
   const cfg = results.cfg;
-  if (!cfg.offload.enabled || cfg.offload.keepReads <= 0 || !cfg.clear.enabled) return false;
+  if (!cfg.offload.enabled || !cfg.clear.enabled) return false;
+  const upTo = keptReadsUpTo(results, i);
+  if (upTo <= 0) return false;
   const cap = results.capOf(i);
   return (
     cap !== 'unlimited' &&
     results.overCap(i, cap) !== undefined &&
-    results.overCap(i, cfg.offload.keepReads) === undefined &&
+    results.overCap(i, upTo) === undefined &&
     // with reduce after use on, it decides what reaches the model whole (after-use.ts), reads included
     !deferredToClear(cfg) &&
     requestedRead(hintForResult(results.req, results.list[i]!))
   );
+}
+
+/** The largest read kept whole at result i's call: `offload.keepEarlyReads` in the session's first `offload.earlyCalls` calls. */
+function keptReadsUpTo(results: Results, i: number): number {
+  const o = results.cfg.offload;
+  return o.keepEarlyReads > o.keepReads && results.callOf(results.list[i]!.item) < o.earlyCalls ? o.keepEarlyReads : o.keepReads;
 }
 
 /** The reducer for a tool: by exact or bare name first, then the first `*` pattern that matches. */
