@@ -133,6 +133,18 @@ describe('clear stage: what a cleared result looks like', () => {
     expect(r.store.get(first.handle)).toBe(out(0));
     expect(r.p.reductions.filter((x) => x.result > 0).map((x) => x.stage)).toEqual(['offload', 'offload', 'offload', 'offload']);
   });
+
+  it('leaves a result whose marker would be shorter in characters but not in tokens', () => {
+    // a counter under which prose is dense (ten characters a token) and a marker is not (its handle's
+    // hex digits a token each), as a real tokenizer treats "The file has been updated" and `sw_3f9a…`
+    const dense = { name: 'dense-prose', count: (s: string) => (s.includes('sw_') ? s.length : Math.ceil(s.length / 10)) };
+    const note = 'The file has been updated successfully. '.repeat(8); // 320 characters: 32 tokens
+    const t = transcript('q', tool('Edit', note), ...[1, 2, 3, 4].map((i) => tool('bash', out(i))));
+    const r = project(clear({ triggerTokens: 3_000, clearAtLeastTokens: 'all' }), t, 'openai-chat', { tokenizer: dense });
+    // every bash output but the newest is cleared; the note, shorter than any marker in tokens, is sent as it was
+    expect(cleared(r)).toEqual([1, 2, 3]);
+    expect(r.texts[0]).toBe(note);
+  });
 });
 
 describe('clear stage: clearToolInputs', () => {

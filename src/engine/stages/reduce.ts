@@ -84,6 +84,15 @@ export function reduceResult(
   const path = results.where(handle);
   let replacement = path ? renderMarker({ ...info, path }) : bare;
   if (replacement.length >= text.length) replacement = bare;
+  // a clear takes results of any size, and for a short one shorter in characters is not enough: a
+  // handle's hex digits take more tokens per character than prose ("The file has been updated" is
+  // shorter in tokens than a marker of fewer characters). The other stages reduce what is over a
+  // cap, and the seed systems' presets decide by characters, as their sources do.
+  let projectedTokens = counter.count(replacement);
+  if (stage === 'clear' && projectedTokens >= tokens) {
+    if (replacement !== bare) projectedTokens = counter.count((replacement = bare));
+    if (projectedTokens >= tokens) return 'no-gain';
+  }
   const decision: Decision = {
     stage,
     replacement,
@@ -93,7 +102,7 @@ export function reduceResult(
     callId,
     originalChars: text.length,
     originalTokens: tokens,
-    projectedTokens: counter.count(replacement),
+    projectedTokens,
   };
   decision.partsTokens = results.partsTokens(i, current);
   return { decision, write: { handle, text, meta: { tool, callId, stage, chars: text.length, bytes, lines: info.lines, tokens } } };

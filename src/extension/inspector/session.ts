@@ -446,6 +446,9 @@ export abstract class RecordSession implements InspectorSession {
       [...rec.reductions, ...(rec.inputs ?? [])].find((x) => x.handle === handle && (callId === undefined || x.callId === callId)) ??
       undefined;
     if (!r) return undefined;
+    // a clear that replaced only the call's file input sent the result as it was (its marker would have
+    // been no shorter): its projected text is the original
+    if ('inputOnly' in r && r.inputOnly) return this.original(handle);
     const decided = this.decidedIn(turn, r.callId, handle) ?? turn;
     const key = `${decided}\n${decisionKey(r.callId, handle)}`;
     const hit = this.markerCache.get(key);
