@@ -11,9 +11,9 @@
  * Read-backs: each read-back the engine sees or is told of (run.ts, engine.ts) is charged at the
  * call it happened, as the replay prices it (READ_BACK_*, src/replay/metrics.ts). The kind of
  * reduction whose handle was read back (an offload, a file input, a clear) is recorded, and a kind
- * stops for the rest of the session, from the next call it could decide in, once the bank (raw minus
- * projected minus read-backs, under the worst price model) cannot cover the next read-back it may
- * cause (`stopsAt`). A stop changes only decisions still to come, never what was sent.
+ * stops, from the next call it could decide in, while the bank (raw minus projected minus
+ * read-backs, under the worst price model) cannot cover the next read-back it may cause (`stopsAt`),
+ * and goes on once it can again. A stop changes only decisions still to come, never what was sent.
  *
  * The arithmetic is the providers' caching reduced to what the engine knows: a call reads from the
  * cache the prefix it shares with the previous call and writes the rest, nothing is cached under the
@@ -113,8 +113,11 @@ export interface Bank {
 /** What the guarantee keeps in the session memory (session.ts). */
 export interface GuaranteeRecord {
   readBacks: ReadBack[];
-  /** per kind, the call from which it stopped (sticky) */
-  stops: Partial<Record<ReductionKind, number>>;
+  /**
+   * per kind, the calls at which it stopped and went on again, in turn and ascending: stopped from
+   * the first, going on from the second, stopped again from the third, ...
+   */
+  stops: Partial<Record<ReductionKind, number[]>>;
   bank?: Bank;
 }
 
@@ -126,13 +129,18 @@ export function guaranteed(cfg: SpillwayConfig): boolean {
 /** A session's record to extend in this call: a copy of the one remembered, or an empty one. */
 export function copyGuarantee(g: GuaranteeRecord | undefined): GuaranteeRecord {
   if (!g) return { readBacks: [], stops: {} };
-  return { readBacks: [...g.readBacks], stops: { ...g.stops }, ...(g.bank ? { bank: g.bank } : {}) };
+  const stops: GuaranteeRecord['stops'] = {};
+  for (const [kind, calls] of Object.entries(g.stops) as [ReductionKind, number[]][]) stops[kind] = [...calls];
+  return { readBacks: [...g.readBacks], stops, ...(g.bank ? { bank: g.bank } : {}) };
 }
 
-/** True when `kind` stopped at or before call `call`: it decides nothing there. */
+/** True when `kind` is stopped at call `call`: it decides nothing there. */
 export function stopped(g: GuaranteeRecord | undefined, kind: ReductionKind, call: number): boolean {
   const s = g?.stops[kind];
-  return s !== undefined && s <= call;
+  if (!s) return false;
+  let n = 0;
+  while (n < s.length && s[n]! <= call) n++;
+  return n % 2 === 1;
 }
 
 /**
@@ -274,12 +282,13 @@ export function paysOwnReadBack(
 }
 
 /**
- * The kinds that stop from call `call` on, given where the bank stood after the last call the walk
- * charged and the read-backs noted since (charged now, as the walk will charge them). A kind whose
- * outputs were read back must find its next read-back in the bank, priced as its dearest so far;
- * one never read back may go on while the bank is not below zero: the bound allows the session one
- * read-back over raw (docs/savings.md), and this is where it is spent. Without a bank (no call
- * charged yet) nothing stops.
+ * The kinds that stop, or go on again, from call `call`, given where the bank stood after the last
+ * call the walk charged and the read-backs noted since (charged now, as the walk will charge them).
+ * A kind whose outputs were read back must find its next read-back in the bank, priced as its
+ * dearest so far; one never read back may go on while the bank is not below zero: the bound allows
+ * the session one read-back over raw (docs/savings.md), and this is where it is spent. A stopped
+ * kind goes on again once the bank covers that again (savings the session banked since, by the
+ * kinds still deciding). Without a bank (no call charged yet) nothing changes.
  */
 export function stopsAt(g: GuaranteeRecord, call: number, prices: readonly CachePrices[] = CACHE_PRICES): ReductionKind[] {
   const bank = g.bank;
@@ -289,8 +298,8 @@ export function stopsAt(g: GuaranteeRecord, call: number, prices: readonly Cache
   const left = prices.map((pm, i) => bank.banked[i]! - readBackCost(bank.running, since, pm) - carried * pm.cachedRead);
   const kinds: ReductionKind[] = ['offload', 'input', 'window', 'budget', 'clear'];
   return kinds.filter((kind) => {
-    if (g.stops[kind] !== undefined) return false;
     const dearest = dearestReadBack(g, kind, call);
-    return prices.some((pm, i) => left[i]! < (dearest ? readBackCost(bank.running, [dearest], pm) : 0));
+    const short = prices.some((pm, i) => left[i]! < (dearest ? readBackCost(bank.running, [dearest], pm) : 0));
+    return short !== stopped(g, kind, call);
   });
 }

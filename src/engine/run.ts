@@ -108,9 +108,11 @@ export class Run implements Ledger {
     if (memory && (env.cfg.offload.backoff || guarded)) this.findReadBacks(memory);
     if (env.cfg.offload.backoff) this.results.backoff = { record: this.backoff };
     if (guarded) {
-      // a new call of the session: the kinds the bank can no longer cover stop from here on
-      // (a request projected again, or an earlier one, keeps the stops it had: only a new call adds any)
-      if (!memory || memory.call < this.call) for (const kind of stopsAt(this.guarantee, this.call)) this.guarantee.stops[kind] = this.call;
+      // a new call of the session: the kinds the bank can no longer cover stop from here on, and those
+      // it covers again go on (a request projected again, or an earlier one, keeps the stops it had:
+      // only a new call changes any)
+      if (!memory || memory.call < this.call)
+        for (const kind of stopsAt(this.guarantee, this.call)) (this.guarantee.stops[kind] ??= []).push(this.call);
       this.results.guarantee = this.guarantee;
     }
   }

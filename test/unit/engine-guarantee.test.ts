@@ -14,6 +14,7 @@ import {
   readBackAnswerTokens,
   readBackCost,
   READ_BACK_MAX_CHARS,
+  stopped,
   stopsAt,
   type GuaranteeRecord,
 } from '../../src/engine/guarantee';
@@ -117,12 +118,24 @@ describe('stopsAt', () => {
 
   it('stops nothing before a call was charged, and nothing twice', () => {
     expect(stopsAt({ readBacks: [rb], stops: {} }, 5)).toEqual([]);
-    expect(stopsAt({ readBacks: [rb], stops: { offload: 4 }, bank: bank(0) }, 5)).not.toContain('offload');
+    expect(stopsAt({ readBacks: [rb], stops: { offload: [4] }, bank: bank(0) }, 5)).not.toContain('offload');
+  });
+
+  it('lets a stopped kind go on again once the bank covers its next read-back again, and stop again after', () => {
+    const g: GuaranteeRecord = { readBacks: [rb], stops: { offload: [4] }, bank: bank(dearest) };
+    expect(stopped(g, 'offload', 4)).toBe(true);
+    expect(stopsAt(g, 5)).toEqual(['offload']);
+    g.stops.offload!.push(5);
+    expect(stopped(g, 'offload', 4)).toBe(true);
+    expect(stopped(g, 'offload', 5)).toBe(false);
+    expect(stopsAt({ ...g, bank: bank(dearest - 1) }, 7)).toEqual(['offload']);
+    g.stops.offload!.push(7);
+    expect([3, 4, 5, 6, 7, 8].map((c) => stopped(g, 'offload', c))).toEqual([false, true, false, false, true, true]);
   });
 });
 
 describe('paysOwnReadBack', () => {
-  const g: GuaranteeRecord = { readBacks: [{ call: 1, kind: 'offload', ask: 40, answer: 600 }], stops: { offload: 2 } };
+  const g: GuaranteeRecord = { readBacks: [{ call: 1, kind: 'offload', ask: 40, answer: 600 }], stops: { offload: [2] } };
   const own = { ask: 40, answer: 500 };
   it('holds when the tokens spared cover the dearest read-back of the kind at that context under every price model', () => {
     // the dearest is GPT-4o's: 0.5 x 10,000 re-read + 648 written + 40 x 8 output = 5,968 tokens' worth

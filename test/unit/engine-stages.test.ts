@@ -194,9 +194,12 @@ describe('what a clear would free (ClearGains)', () => {
     expect(input).toBeDefined();
     const inputSaving = input.decision.originalTokens - input.decision.projectedTokens;
     expect(inputSaving).toBeGreaterThan(1_000);
-    expect(gains.stopInputs()).toBe(true);
+    expect(gains.stopInputs(true)).toBe(true);
     // the result's own saving only: a plan made after the stop never counts on the input
     expect(gains.of(0)).toBe(withInput - inputSaving);
-    expect(gains.stopInputs()).toBe(false);
+    expect(gains.stopInputs(true)).toBe(false);
+    // once file inputs go on again (the bank covers their read-back again), the estimate counts the input
+    expect(gains.stopInputs(false)).toBe(true);
+    expect(gains.of(0)).toBe(withInput);
   });
 });

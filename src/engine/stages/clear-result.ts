@@ -58,12 +58,12 @@ export class ClearGains {
   }
 
   /**
-   * From now on a clear replaces no file input (the guarantee stopped them): every estimate that
-   * counted one is dropped. True when estimates changed.
+   * Whether a clear replaces file inputs from now on (the guarantee stops them while the bank cannot
+   * cover their read-back): every estimate is dropped when that changes. True when estimates changed.
    */
-  stopInputs(): boolean {
-    if (this.inputsStopped || !this.inputsByClear) return false;
-    this.inputsStopped = true;
+  stopInputs(stopped: boolean): boolean {
+    if (this.inputsStopped === stopped || !this.inputsByClear) return false;
+    this.inputsStopped = stopped;
     this.gains.fill(undefined);
     return true;
   }

@@ -178,9 +178,9 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
     costs.chargeReadBacks(lastTotal, readBacksAt.get(callNo) ?? []);
     const offloadStopped = stopped(guarantee, 'offload', callNo);
-    // from the call file inputs stop (../guarantee.ts), a clear no longer replaces them: what clearing
-    // each result would free shrinks to the result's own saving, so a plan never counts on them
-    if (callNo === guarantee?.stops.input && gains.stopInputs()) {
+    // while file inputs are stopped (../guarantee.ts), a clear does not replace them: what clearing
+    // each result would free is the result's own saving, so a plan never counts on them
+    if (gains.stopInputs(stopped(guarantee, 'input', callNo))) {
       freeSum = 0;
       for (let i = 0; i < n; i++) {
         planner?.refresh(i);
