@@ -328,3 +328,36 @@ describe('a file input a clear replaced (the default, inputs.when: clear)', () =
     }
   });
 });
+
+describe("a record of a result a clear sent as it was (only its call's file input replaced)", () => {
+  const note = 'The file /src/a.py has been updated.';
+  const reduction = {
+    handle: HANDLE,
+    tool: 'Edit',
+    callId: 'call_e',
+    reason: 'cleared; its file input replaced',
+    stage: 'clear',
+    inputOnly: true,
+    fresh: true,
+  };
+  it.each([
+    [
+      'Anthropic Messages',
+      { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_e', content: [{ type: 'text', text: note }] }] }] },
+    ],
+    ['Chat Completions', { messages: [{ role: 'tool', tool_call_id: 'call_e', content: note }] }],
+    [
+      'Responses',
+      {
+        input: [
+          { type: 'function_call', call_id: 'call_e', name: 'Edit', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'call_e', output: note },
+        ],
+      },
+    ],
+  ])('is written, with the result as it was sent for its marker (%s)', (_, projected) => {
+    const [record] = projectedRecords(projected, projected, [reduction], '');
+    expect(record).toMatchObject({ handle: HANDLE, tool: 'Edit', callId: 'call_e' });
+    expect(record!.markers.map((m) => m.text)).toEqual([note]);
+  });
+});

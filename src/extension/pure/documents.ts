@@ -469,6 +469,44 @@ export function markerTextFor(projected: unknown, handle: string): string | unde
 }
 
 /**
+ * The text a tool result was sent as, found by its call id in a request (parsed or as JSON text):
+ * Anthropic's `tool_result` (`tool_use_id`), a Chat Completions `tool` message (`tool_call_id`), a
+ * Responses `function_call_output` (`call_id`); its text parts joined. Undefined when none holds it.
+ */
+export function resultTextFor(request: unknown, callId: string): string | undefined {
+  let root = request;
+  if (typeof root === 'string') {
+    try {
+      root = JSON.parse(root);
+    } catch {
+      return undefined;
+    }
+  }
+  const textOf = (v: unknown): string | undefined => {
+    if (typeof v === 'string') return v;
+    if (!Array.isArray(v)) return undefined;
+    const parts = v.flatMap((p) =>
+      p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? [(p as { text: string }).text] : [],
+    );
+    return parts.length ? parts.join('\n') : undefined;
+  };
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      for (const x of node) stack.push(x);
+    } else if (node && typeof node === 'object') {
+      const o = node as Record<string, unknown>;
+      if (o.type === 'tool_result' && o.tool_use_id === callId) return textOf(o.content);
+      if (o.role === 'tool' && o.tool_call_id === callId) return textOf(o.content);
+      if (o.type === 'function_call_output' && o.call_id === callId) return textOf(o.output);
+      for (const v of Object.values(o)) stack.push(v);
+    }
+  }
+  return undefined;
+}
+
+/**
  * Every string of a projected request that holds the handle, in the request's order: the markers of
  * each result (or input) that shares it (identical content shares one handle), first to last.
  */

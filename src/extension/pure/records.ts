@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { InputReduction, Reduction } from '../../engine/types';
-import { callSources, markerTextsFor } from './documents';
+import { callSources, markerTextsFor, resultTextFor } from './documents';
 
 /** One marker an output was replaced by, in the turns that sent it. */
 export interface MarkerRecord {
@@ -57,7 +57,7 @@ export function markerId(text: string): string {
 }
 
 /** What a record needs of a reduction: a result's (`Reduction`), or a file input's with its stage named. */
-export type RecordedReduction = Pick<Reduction, 'handle' | 'tool' | 'callId' | 'reason'> & { stage: string; fresh?: boolean };
+export type RecordedReduction = Pick<Reduction, 'handle' | 'tool' | 'callId' | 'reason' | 'inputOnly'> & { stage: string; fresh?: boolean };
 
 /**
  * File inputs as records (and the log) name them: with their stage, `input`, whatever replaced them
@@ -98,7 +98,8 @@ export function projectedRecords(
     if (!all) texts.set(r.handle, (all = markerTextsFor(projected, r.handle)));
     const n = taken.get(r.handle) ?? 0;
     taken.set(r.handle, n + 1);
-    const marker = all[Math.min(n, all.length - 1)];
+    // a clear that replaced only the call's file input sent the result as it was: that text is what it was sent as
+    const marker = r.inputOnly ? resultTextFor(projected, r.callId) : all[Math.min(n, all.length - 1)];
     if (marker === undefined || !keep(r)) continue;
     const input = r.stage === 'input';
     const record: ProjectedRecord = {
