@@ -267,6 +267,19 @@ export interface CallSource {
   writes?: string[];
 }
 
+/** Returned by `parsedRequest` for JSON text that does not parse. */
+const UNREADABLE = Symbol('unreadable');
+
+/** A request as given (parsed), or parsed from its JSON text. */
+function parsedRequest(request: unknown): unknown {
+  if (typeof request !== 'string') return request;
+  try {
+    return JSON.parse(request) as unknown;
+  } catch {
+    return UNREADABLE;
+  }
+}
+
 /**
  * Finds, for each call id, what its tool call names (the file, the command, the files a heredoc
  * writes), by walking the request in any of the three wire formats: Anthropic `tool_use` (`id`,
@@ -275,14 +288,8 @@ export interface CallSource {
  */
 export function callSources(request: unknown): Map<string, CallSource> {
   const found = new Map<string, CallSource>();
-  let root = request;
-  if (typeof root === 'string') {
-    try {
-      root = JSON.parse(root);
-    } catch {
-      return found;
-    }
-  }
+  const root = parsedRequest(request);
+  if (root === UNREADABLE) return found;
   const visit = (node: unknown, depth: number): void => {
     if (depth > 64 || node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
@@ -474,14 +481,8 @@ export function markerTextFor(projected: unknown, handle: string): string | unde
  * Responses `function_call_output` (`call_id`); its text parts joined. Undefined when none holds it.
  */
 export function resultTextFor(request: unknown, callId: string): string | undefined {
-  let root = request;
-  if (typeof root === 'string') {
-    try {
-      root = JSON.parse(root);
-    } catch {
-      return undefined;
-    }
-  }
+  const root = parsedRequest(request);
+  if (root === UNREADABLE) return undefined;
   const textOf = (v: unknown): string | undefined => {
     if (typeof v === 'string') return v;
     if (!Array.isArray(v)) return undefined;
@@ -512,14 +513,8 @@ export function resultTextFor(request: unknown, callId: string): string | undefi
  */
 export function markerTextsFor(projected: unknown, handle: string, most = Number.MAX_SAFE_INTEGER): string[] {
   const out: string[] = [];
-  let root = projected;
-  if (typeof root === 'string') {
-    try {
-      root = JSON.parse(root);
-    } catch {
-      return out;
-    }
-  }
+  const root = parsedRequest(projected);
+  if (root === UNREADABLE) return out;
   const stack: unknown[] = [root];
   while (stack.length > 0 && out.length < most) {
     const node = stack.pop();
