@@ -279,6 +279,10 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     // what the session has banked, and leaves the session no dearer than raw should it end now,
     // read-backs charged (../guarantee.ts); not once the bank can no longer cover a read-back of a clear
     const remaining = expectedRemainingCalls(callNo + 1, c.paybackHorizon);
+    /** Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back and leaves the ledger no dearer than raw. */
+    const paysBack = (freed: number, kept: CacheRead): boolean =>
+      clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon }) &&
+      costs.paysBack(raw, { ...least(readNow, kept), total: running - freed }, (pm) => freed * pm.cachedRead * remaining);
     if (c.schedule === 'payback') {
       stale ??= c.staleFirst ? findStale(results.req) : undefined;
       planner ??= new ClearPlanner(n, stale, plannerGain);
@@ -286,12 +290,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       const plan = planner.plan(cursor, protectedFrom, cp, need);
       // (from the start of its round: clearing a result may replace its call's input, before it)
       const kept = plan ? cachedUpTo(roundOf(list[plan.first]!.item)) : all(0);
-      if (
-        stopped(guarantee, 'clear', callNo) ||
-        !plan ||
-        !clearPaysBack({ running, before: kept.read, freed: plan.freed, calls: callNo + 1, horizon: c.paybackHorizon }) ||
-        !costs.paysBack(raw, { ...least(readNow, kept), total: running - plan.freed }, (pm) => plan.freed * pm.cachedRead * remaining)
-      ) {
+      if (stopped(guarantee, 'clear', callNo) || !plan || !paysBack(plan.freed, kept)) {
         settle(running, readNow);
         continue;
       }
@@ -308,6 +307,14 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     let freed = 0;
     let firstCleared = Number.POSITIVE_INFINITY;
     const enough = () => c.clearAtLeastTokens !== 'all' && freed >= c.clearAtLeastTokens && running - freed <= c.triggerTokens;
+    /** Drops result i's estimate from what the walk keeps of clearable gains (it was cleared, or cannot be). */
+    const forgetEstimate = (i: number) => {
+      if (counted[i]) {
+        freeSum -= gains.of(i);
+        counted[i] = 0;
+      }
+      planner?.refresh(i);
+    };
     const pick = (i: number, why: string) => {
       // (not once the session's bank can no longer cover a read-back of a file input: ../guarantee.ts)
       const p = prepareClear(draft, i, why, stopped(guarantee, 'input', callNo) ? undefined : gains.inputOf(i));
@@ -316,13 +323,6 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       picked.push(p);
       freed += p.freed;
       firstCleared = Math.min(firstCleared, p.first);
-    };
-    const forgetEstimate = (i: number) => {
-      if (counted[i]) {
-        freeSum -= gains.of(i);
-        counted[i] = 0;
-      }
-      planner?.refresh(i);
     };
     let nextCursor = cursor;
     if (c.staleFirst) {
@@ -338,12 +338,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (i === nextCursor && !inUse?.now(i)) nextCursor++;
     }
     const kept = freed > 0 ? cachedUpTo(firstCleared) : readNow;
-    if (
-      c.schedule === 'payback' &&
-      freed > 0 &&
-      (!clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon }) ||
-        !costs.paysBack(raw, { ...least(readNow, kept), total: running - freed }, (pm) => freed * pm.cachedRead * remaining))
-    ) {
+    if (c.schedule === 'payback' && freed > 0 && !paysBack(freed, kept)) {
       settle(running, readNow);
       continue;
     }

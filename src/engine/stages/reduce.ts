@@ -89,10 +89,11 @@ export function reduceResult(
   // shorter in tokens than a marker of fewer characters). The other stages reduce what is over a
   // cap, and the seed systems' presets decide by characters, as their sources do.
   let projectedTokens = counter.count(replacement);
-  if (stage === 'clear' && projectedTokens >= tokens) {
-    if (replacement !== bare) projectedTokens = counter.count((replacement = bare));
-    if (projectedTokens >= tokens) return 'no-gain';
+  if (stage === 'clear' && projectedTokens >= tokens && replacement !== bare) {
+    replacement = bare;
+    projectedTokens = counter.count(bare);
   }
+  if (stage === 'clear' && projectedTokens >= tokens) return 'no-gain';
   const decision: Decision = {
     stage,
     replacement,
