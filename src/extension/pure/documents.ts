@@ -15,6 +15,8 @@
  */
 import { HANDLE_PATTERN } from '../../engine/handle';
 import { heredocWrites } from '../../engine/file-inputs';
+import { readRequest } from '../../engine/formats';
+import { resultText } from '../../engine/formats/model';
 
 export const SCHEME = 'spillway';
 /** Longest tool or call id kept in a title; the rest is elided so tabs stay readable. */
@@ -476,35 +478,18 @@ export function markerTextFor(projected: unknown, handle: string): string | unde
 }
 
 /**
- * The text a tool result was sent as, found by its call id in a request (parsed or as JSON text):
- * Anthropic's `tool_result` (`tool_use_id`), a Chat Completions `tool` message (`tool_call_id`), a
- * Responses `function_call_output` (`call_id`); its text parts joined. Undefined when none holds it.
+ * The text a tool result was sent as, found by its call id in a request (parsed or as JSON text),
+ * read as the engine reads it in any wire format (its text parts joined). Undefined when no result
+ * of the request has that call id, or the request is not one the engine reads.
  */
 export function resultTextFor(request: unknown, callId: string): string | undefined {
-  const root = parsedRequest(request);
-  if (root === UNREADABLE) return undefined;
-  const textOf = (v: unknown): string | undefined => {
-    if (typeof v === 'string') return v;
-    if (!Array.isArray(v)) return undefined;
-    const parts = v.flatMap((p) =>
-      p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? [(p as { text: string }).text] : [],
-    );
-    return parts.length ? parts.join('\n') : undefined;
-  };
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (Array.isArray(node)) {
-      for (const x of node) stack.push(x);
-    } else if (node && typeof node === 'object') {
-      const o = node as Record<string, unknown>;
-      if (o.type === 'tool_result' && o.tool_use_id === callId) return textOf(o.content);
-      if (o.role === 'tool' && o.tool_call_id === callId) return textOf(o.content);
-      if (o.type === 'function_call_output' && o.call_id === callId) return textOf(o.output);
-      for (const v of Object.values(o)) stack.push(v);
-    }
+  try {
+    const req = readRequest(typeof request === 'string' ? request : JSON.stringify(request));
+    const r = req.results.find((x) => x.callId === callId);
+    return r && resultText(req, r);
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /**
