@@ -7,6 +7,26 @@ import { build, contentsOf, contentText, type Transcript } from './wire';
 /** Counts one token per character, so sizes in tests read directly as tokens. */
 export const perChar: TokenCounter = { name: 'per-char', count: (s: string) => s.length };
 
+/**
+ * The clear stage by its trigger alone, as the clear tests take it: over 45,000 tokens the oldest
+ * results go, none kept and no minimum freed, no payback schedule (engine-clear-schedule.test.ts)
+ * and no in-use protection (engine-in-use.test.ts) unless `over` sets them.
+ */
+export function triggerClear(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    enabled: true,
+    triggerTokens: 45_000,
+    keep: 0,
+    keepUnit: 'results',
+    clearAtLeastTokens: 0,
+    excludeTools: [],
+    clearToolInputs: false,
+    schedule: 'trigger',
+    inUseCalls: 0,
+    ...over,
+  };
+}
+
 export function project(
   config: Record<string, unknown>,
   t: Transcript,

@@ -5,7 +5,7 @@
  * tokens of call and overhead.
  */
 import { describe, expect, it } from 'vitest';
-import { perChar, project } from '../support/run';
+import { perChar, project, triggerClear } from '../support/run';
 import { build, transcript, type Step, type ToolStep } from '../support/wire';
 import type { WireFormat } from '../../src/engine/types';
 import { createEngine } from '../../src/engine/engine';
@@ -19,20 +19,8 @@ const clear = (over: Record<string, unknown> = {}) => ({
   offload: { enabled: false },
   // file inputs replaced on arrival, as before the default left them to the clear stage
   inputs: { when: 'arrival' },
-  clear: {
-    enabled: true,
-    triggerTokens: 45_000,
-    keep: 0,
-    keepUnit: 'results',
-    clearAtLeastTokens: 0,
-    excludeTools: [],
-    clearToolInputs: false,
-    // the trigger's mechanics; the payback schedule that the default adds is tested in engine-clear-schedule.test.ts
-    schedule: 'trigger',
-    // by age alone; what in-use protection leaves is tested in engine-in-use.test.ts
-    inUseCalls: 0,
-    ...over,
-  },
+  // the trigger's mechanics, by age alone
+  clear: triggerClear(over),
 });
 const run = (config: Record<string, unknown>, t = five(), format: WireFormat = 'openai-chat') =>
   project(config, t, format, { tokenizer: perChar });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createEngine, MemorySink, type Projection } from '../../src/engine/engine';
-import { perChar } from '../support/run';
+import { perChar, triggerClear } from '../support/run';
 import { build, transcript, type ToolStep, type Transcript } from '../support/wire';
 
 const body = 'def writer_mod.make_thing():\n' + 'w'.repeat(5_000);
@@ -19,18 +19,7 @@ const session = transcript('q', write, step(1), step(2), step(3), step(4), step(
 const config = (when: 'clear' | 'arrival') => ({
   offload: { enabled: false },
   inputs: { enabled: true, when, minTokens: 0, keepRounds: 0 },
-  clear: {
-    enabled: true,
-    triggerTokens: 45_000,
-    keep: 0,
-    keepUnit: 'results',
-    clearAtLeastTokens: 0,
-    excludeTools: [],
-    clearToolInputs: false,
-    staleFirst: false,
-    schedule: 'trigger',
-    inUseCalls: 0,
-  },
+  clear: triggerClear({ staleFirst: false }),
 });
 
 /** The session projected call by call, as the proxy does: each request ends on a call's results. */

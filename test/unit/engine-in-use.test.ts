@@ -5,7 +5,7 @@
  * Tokens are counted one per character, so each round is a 10,000-token result.
  */
 import { describe, expect, it } from 'vitest';
-import { perChar, project } from '../support/run';
+import { perChar, project, triggerClear } from '../support/run';
 import { transcript, type ToolStep } from '../support/wire';
 import { distinctive, tokensOf } from '../../src/engine/stages/references';
 import { requestedRead } from '../../src/engine/previews';
@@ -15,18 +15,7 @@ const out = (i: number) => `def module_${i}.handler_${i}():\n` + `${i % 10}`.rep
 const step = (i: number, args: Record<string, unknown> = { n: i }): ToolStep => ({ tool: 'bash', output: out(i), args });
 const clear = (inUseCalls: number) => ({
   offload: { enabled: false },
-  clear: {
-    enabled: true,
-    triggerTokens: 45_000,
-    keep: 0,
-    keepUnit: 'results',
-    clearAtLeastTokens: 0,
-    excludeTools: [],
-    clearToolInputs: false,
-    staleFirst: false,
-    schedule: 'trigger',
-    inUseCalls,
-  },
+  clear: triggerClear({ staleFirst: false, inUseCalls }),
 });
 const cleared = (r: ReturnType<typeof project>) => r.p.reductions.filter((x) => x.stage === 'clear').map((x) => x.result);
 
