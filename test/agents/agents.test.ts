@@ -252,6 +252,10 @@ describe('Claude Code on a subscription (CLAUDE_CODE_OAUTH_TOKEN) through spillw
       { ...env, CLAUDE_CODE_OAUTH_TOKEN: token },
       work,
     );
+    // the proxy records a turn after it has answered, so the last one may still be on its way when
+    // the agent exits: stopping the proxy waits for its recordings (the later checks read only its
+    // files and its output)
+    await proxy.close();
     const turns = listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
     calls = provider.received
       .filter((r) => r.method === 'POST' && r.path === '/v1/messages')
