@@ -57,9 +57,13 @@ export interface CompactionReport {
 
 /** Claude Code's context window for the models it runs by default (the 1M-context variants are opt-in). */
 const CLAUDE_CODE_WINDOW = 200_000;
-/** Claude Code's margin under the effective window (cli.js `13000`; anthropics/claude-code#12004). */
+/** Claude Code's margin under the effective window (cli.js `13000`, quoted in anthropics/claude-code#12004). */
 const CLAUDE_CODE_MARGIN = 13_000;
-/** The output Claude Code reserves from the window: 20,000 in 2.1 (cli.js, #12004); 32,000 before (its `/context` showed a 45k buffer). */
+/**
+ * The output Claude Code reserves from the window. Its source is not published: assumed from the
+ * autocompact buffer its `/context` shows (45,000 before 2.1, 33,000 in 2.1; jarrodwatts/claude-hud#184)
+ * less the margin; the corpus' automatic compactions fit (155,121 and 155,548 under 2.0.76, 174,834 under 2.1.29).
+ */
 const CLAUDE_CODE_RESERVE_2_1 = 20_000;
 const CLAUDE_CODE_RESERVE_2_0 = 32_000;
 /** Codex: the context window of the gpt-5 and codex- families, and the share of it at which it compacts (model_family.rs). */
@@ -83,8 +87,8 @@ function piWindow(model: string | undefined): { window: number; known: boolean }
 
 /**
  * The context at which the agent compacts on its own, with the rule it comes from. Claude Code: its
- * window less the output it reserves and a 13,000-token margin (200,000 − 20,000 − 13,000 = 167,000
- * from 2.1; 155,000 before, as its `/context` showed a 45,000-token buffer). Codex: 90% of the
+ * window less the output it reserves and a 13,000-token margin (167,000 from 2.1, 155,000 before;
+ * the reserve is assumed, see CLAUDE_CODE_RESERVE_2_1). Codex: 90% of the
  * model's context window (codex-rs model_family.rs `default_auto_compact_limit`; 272,000 for the
  * gpt-5 and codex- families). pi: the window less `reserveTokens` (16,384 by default).
  */
@@ -101,7 +105,7 @@ export function thresholdOf(
     const reserve = before21 ? CLAUDE_CODE_RESERVE_2_0 : CLAUDE_CODE_RESERVE_2_1;
     return {
       threshold: CLAUDE_CODE_WINDOW - reserve - CLAUDE_CODE_MARGIN,
-      rule: `Claude Code ${before21 ? 'before 2.1' : '2.1'}: 200,000 − ${reserve.toLocaleString('en-US')} reserved for output − 13,000`,
+      rule: `Claude Code ${before21 ? 'before 2.1' : '2.1'}: 200,000 − ${reserve.toLocaleString('en-US')} reserved for output (assumed) − 13,000`,
     };
   }
   if (format === 'codex') {
@@ -175,4 +179,18 @@ export function compactionLine(reports: readonly CompactionReport[]): string | u
     .join('; ');
   const postponed = reports.filter((r) => r.postponed).length;
   return `compactions: ${reports.length}, ${postponed} postponed past the end (threshold ${k(reports[0]!.threshold)}; raw→sent): ${each}`;
+}
+
+/** One line for a folder of sessions: its compactions, pooled, by what the projection did to them. */
+export function pooledCompactionLine(perSession: readonly (readonly CompactionReport[])[]): string | undefined {
+  const all = perSession.flat();
+  if (!all.length) return undefined;
+  const auto = all.filter((r) => r.trigger === 'auto');
+  const past = auto.filter((r) => r.postponed).length;
+  const later = auto.filter((r) => !r.postponed && r.reachedAt !== r.call).length;
+  const sessions = perSession.filter((l) => l.length > 0).length;
+  return (
+    `compactions: ${all.length} in ${sessions} session${sessions === 1 ? '' : 's'}, ${auto.length} automatic: ` +
+    `${past} postponed past the end, ${later} to a later call, ${auto.length - past - later} kept`
+  );
 }

@@ -6,9 +6,12 @@
  * sessions (five compactions); no Codex session of the corpus compacts, so a small file in Codex's
  * shape stands in.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { compactionLine, compactionReports, thresholdOf, type CompactionReport } from '../../src/replay/compactions';
+import { compactionLine, compactionReports, pooledCompactionLine, thresholdOf, type CompactionReport } from '../../src/replay/compactions';
 import { readTranscript, type Transcript } from '../../src/replay/readers/index';
 import { replay } from '../../src/replay/replay';
 import { MemoryStore } from '../../src/store/memory';
@@ -141,6 +144,14 @@ describe('what the projection does to a compaction', () => {
     );
     expect(compactionLine([])).toBeUndefined();
   });
+
+  test("a folder's line pools its sessions' compactions by what became of them", () => {
+    const session = (share: number, n: number) => compactionReports(piAt({ calls: 9, tokens: 200_000 }), calls(n, 20_000, share));
+    expect(pooledCompactionLine([session(0.5, 12), session(0.5, 20), [], session(0.95, 12)])).toBe(
+      'compactions: 3 in 3 sessions, 3 automatic: 1 postponed past the end, 1 to a later call, 1 kept',
+    );
+    expect(pooledCompactionLine([[], []])).toBeUndefined();
+  });
 });
 
 describe('the replay reports the compactions of a corpus session', () => {
@@ -154,8 +165,36 @@ describe('the replay reports the compactions of a corpus session', () => {
     expect(c!.projectedTokens).toBe(r.calls.at(-1)!.projectedTokens);
   });
 
+  test("an automatic compaction of Claude Code 2.1 that the default's projection postpones past the session's end", async () => {
+    const t = await readTranscript(join(CORPUS, 'dev3/claude-code/randlee__claude-history-simple-session.jsonl'));
+    const r = replay(t, { config: {}, store: new MemoryStore() });
+    const [c] = r.totals.compactions!;
+    expect(c).toMatchObject({ call: 62, trigger: 'auto', agentTokens: 174_834, threshold: 167_000, postponed: true });
+    // on the agent's scale the projection stays under the threshold from the compaction to the last call
+    const scale = 174_834 / r.calls[62]!.originalTokens;
+    expect(r.calls.slice(62).filter((k) => k.projectedTokens * scale >= 167_000)).toEqual([]);
+    expect(c!.projectedAgentTokens).toBe(Math.round(r.calls[62]!.projectedTokens * scale));
+    expect(c!.projectedTokens).toBeLessThan(c!.rawTokens);
+  });
+
   test('a session that never compacted has no compactions in its totals', async () => {
     const t = await readTranscript(join(CORPUS, 'dev4/claude-code/DRMacIver__claude-reliability-coverage-test-fix.jsonl'));
     expect(replay(t, { config: {}, store: new MemoryStore() }).totals.compactions).toBeUndefined();
+  });
+});
+
+describe('spillway replay (the built dist/cli.js)', () => {
+  test("prints one line for the session's compactions", () => {
+    const store = mkdtempSync(join(tmpdir(), 'spillway-compactions-'));
+    try {
+      const r = spawnSync(
+        process.execPath,
+        [join(__dirname, '../../dist/cli.js'), 'replay', join(CORPUS, 'dev/claude-code/M-Thisness__router-ssh-97b0ffde.jsonl')],
+        { encoding: 'utf8', env: { ...process.env, SPILLWAY_STORE: store } },
+      );
+      expect(r.stdout.split('\n')).toContain('compactions: 1, 0 postponed past the end (threshold 155k; raw→sent): call 61 manual 31k→31k');
+    } finally {
+      rmSync(store, { recursive: true, force: true });
+    }
   });
 });
