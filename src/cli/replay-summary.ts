@@ -7,6 +7,7 @@
  * Pure formatting: the command (main.ts) runs the replays and writes the text.
  */
 import type { Projection } from '../engine';
+import { compactionLine, pooledCompactionLine } from '../replay/compactions';
 import { PRICE_MODELS } from '../replay/metrics';
 import { causeLabel, causesInOrder } from '../replay/misses';
 import { modelPrice } from '../replay/prices';
@@ -307,6 +308,8 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
       SUMMARY_WIDTH,
     ),
   );
+  const cl = compactionLine(t.compactions ?? []);
+  if (cl) lines.push(fit(cl, SUMMARY_WIDTH));
 
   const tools = [...figures.tools].map(([tool, f]): [string, number, string] => [tool, f.saved, `${f.results} results reduced`]);
   lines.push('', tools.length ? 'tokens saved by tool (summed over the calls)' : 'nothing was reduced', ...toolRows(tools));
@@ -383,5 +386,7 @@ export function folderSummary(
   lines.push('', missLine(pooled), ...missCauseLines(pooled), ...worstCallLines(worst), '', ...costLines(pooled, undefined));
   // a folder's totals do not say whether its logs had times: the line is there when some cache went cold
   if (Object.values(pooled.coldCalls ?? {}).some((n) => n > 0)) lines.push(fit(coldLine(pooled, true), SUMMARY_WIDTH));
+  const cl = pooledCompactionLine(sessions.map((s) => ('totals' in s ? (s.totals.compactions ?? []) : [])));
+  if (cl) lines.push(fit(cl, SUMMARY_WIDTH));
   return lines.join('\n') + '\n';
 }

@@ -43,6 +43,7 @@ import { missedIdentifiers } from './identifiers';
 import { attributeMiss, missCauseTotals, poolMissCauses, type Miss, type MissCauseTotals, type ReadBack } from './misses';
 import { withAgentPrelude, type PreludeUse } from './prelude';
 import { familyOf } from './prices';
+import { compactionReports, type CompactionReport } from './compactions';
 
 export interface ReplayCall {
   index: number;
@@ -127,6 +128,8 @@ export interface ReplayTotals {
   coldCalls?: Record<string, number>;
   /** handles whose stored text did not read back equal to the original (empty when recoverable) */
   unrecoverable: string[];
+  /** the compactions the log records and what the projection does to each (src/replay/compactions.ts); absent: none */
+  compactions?: CompactionReport[];
 }
 
 export interface ReplayResult {
@@ -710,6 +713,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
 
   const model = typeof t.base.model === 'string' ? t.base.model : undefined;
   const family = familyOf(model);
+  const compactions = compactionReports(t, meter.calls);
   return {
     format: t.source,
     wire: t.wire,
@@ -717,7 +721,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
     ...(family !== undefined ? { family } : {}),
     calls: meter.calls,
     skipped: t.skipped,
-    totals: meter.totals(t.skipped.total, unrecoverable),
+    totals: { ...meter.totals(t.skipped.total, unrecoverable), ...(compactions.length ? { compactions } : {}) },
     ...(prelude
       ? { prelude: { ...prelude, tokens: prelude.fields.reduce((a, f) => a + counter.count(JSON.stringify(t.base[f])), 0) } }
       : {}),

@@ -1,6 +1,6 @@
 /**
  * Where the real sessions live: test/fixtures/sessions/, the repository's copy of the development
- * corpus (45 real sessions with their sources and licenses). Tests and the benchmark read it from
+ * corpus (55 real sessions with their sources and licenses). Tests and the benchmark read it from
  * here and nowhere else, so a clone with nothing beside it passes `npm test`.
  */
 import { join } from 'node:path';

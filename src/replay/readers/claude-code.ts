@@ -13,14 +13,15 @@
  * Call k is everything before assistant message k; its reply is that message's text and tool
  * inputs; its time (`at`) is the `timestamp` of the last record of its request (the tool result or
  * user message it answers), absent when that record has no valid one. Thinking blocks stay in the
- * items untouched.
+ * items untouched. A `compact_boundary` record is where Claude Code summarised its history: the
+ * replay keeps the full history, and the transcript lists the compaction (`compactions`).
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
-import type { Transcript } from './types';
-import { computeCalls, isRecord, parseTime, type Json } from './wire';
+import type { Transcript, TranscriptCompaction } from './types';
+import { callsBefore, computeCalls, isRecord, parseTime, type Json } from './wire';
 
 /** Record types Claude Code writes that are not API messages. */
 const NON_MESSAGE_TYPES: ReadonlySet<string> = new Set([
@@ -46,6 +47,13 @@ function toBlocks(content: unknown): unknown[] {
   return [];
 }
 
+/** The text of a message's content: a string, or its text blocks joined. */
+const textOfContent = (content: unknown): string =>
+  toBlocks(content)
+    .filter((b): b is Json => isRecord(b) && b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('\n');
+
 const isToolResult = (block: unknown): boolean => isRecord(block) && block.type === 'tool_result';
 
 /** The API wants a user message's tool_result blocks before anything else in it. */
@@ -69,6 +77,10 @@ class SessionBuilder {
   /** user/assistant records seen, and how many of them were sidechain records */
   conversation = 0;
   sidechain = 0;
+  /** the compact boundaries, each with the item count when it came (turned into call counts at the end) */
+  readonly compactions: { items: number; c: Omit<TranscriptCompaction, 'calls'> }[] = [];
+  /** the model of the latest assistant record read */
+  private latestModel: string | undefined;
 
   constructor(
     private readonly log: SkipLog,
@@ -88,6 +100,7 @@ class SessionBuilder {
           this.log.note(
             `line ${line}: compact boundary (Claude Code summarised the history here; later calls are replayed with the full history)`,
           );
+          this.compaction(r, line);
         }
       } else {
         this.log.skipNoteFirst(
@@ -145,11 +158,36 @@ class SessionBuilder {
     if (uuid !== undefined) this.lastUuid = uuid;
 
     const at = parseTime(r.timestamp);
-    if (type === 'user') this.addUser(message.content, at);
-    else {
+    if (type === 'user') {
+      const last = this.compactions.at(-1);
+      if (r.isCompactSummary === true && last !== undefined && last.c.summary === '') last.c.summary = textOfContent(message.content);
+      this.addUser(message.content, at);
+    } else {
       if (this.model === undefined && typeof message.model === 'string') this.model = message.model;
+      if (typeof message.model === 'string') this.latestModel = message.model;
       this.addAssistant(typeof message.id === 'string' ? message.id : undefined, message.content, at);
     }
+  }
+
+  /**
+   * A `compact_boundary` record: `compactMetadata` holds the trigger (`auto` or `manual`) and
+   * `preTokens`, Claude Code's count of the context it compacted; the summary is the next user
+   * record, marked `isCompactSummary`.
+   */
+  private compaction(r: Json, line: number): void {
+    const meta = isRecord(r.compactMetadata) ? r.compactMetadata : {};
+    const trigger = meta.trigger === 'auto' || meta.trigger === 'manual' ? meta.trigger : undefined;
+    this.compactions.push({
+      items: this.items.length,
+      c: {
+        line,
+        ...(trigger ? { trigger } : {}),
+        ...(typeof meta.preTokens === 'number' ? { tokens: meta.preTokens } : {}),
+        ...(this.latestModel !== undefined ? { model: this.latestModel } : {}),
+        ...(typeof r.version === 'string' ? { version: r.version } : {}),
+        summary: '',
+      },
+    });
   }
 
   private addUser(content: unknown, at: number | undefined): void {
@@ -213,12 +251,15 @@ export async function readClaudeCode(path: string, opts: StreamOptions = {}): Pr
     builder = new SessionBuilder(log, true);
     await forEachRecord(path, opts, log, (record, line) => builder.record(record, line));
   }
+  const calls = computeCalls('anthropic-messages', builder.items, false, builder.times);
+  const compactions = builder.compactions.map(({ items, c }) => ({ calls: callsBefore(calls, items), ...c }));
   return {
     source: 'claude-code',
     wire: 'anthropic-messages',
     base: builder.model === undefined ? {} : { model: builder.model },
     items: builder.items,
-    calls: computeCalls('anthropic-messages', builder.items, false, builder.times),
+    calls,
+    ...(compactions.length > 0 ? { compactions } : {}),
     skipped: log.result(),
   };
 }

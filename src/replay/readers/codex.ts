@@ -5,15 +5,15 @@
  * items exactly as Codex sent or received them, so they become the items unchanged (not copied).
  * `session_meta` carries the instructions; `turn_context` (per-turn settings, the model) and
  * `event_msg` (UI events that partly repeat the items) are counted and skipped. A `compacted` line
- * marks where Codex summarised the history: the replay keeps the full history and says so in a
- * note. A call is each run of model output (assistant message, reasoning, tool calls) that follows
+ * marks where Codex summarised the history: the replay keeps the full history, says so in a note and
+ * lists the compaction (`compactions`, with the last `token_count`'s usage as Codex's count). A call is each run of model output (assistant message, reasoning, tool calls) that follows
  * input items; its time (`at`) is the `timestamp` of the line of the last item of its request (a
  * tool output or user message). Older rollouts (bare items, no wrapper, no times) are read too, without times.
  */
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
-import type { Transcript } from './types';
-import { computeCalls, isRecord, parseTime, RESPONSES_INPUT_TYPES, type Json } from './wire';
+import type { Transcript, TranscriptCompaction } from './types';
+import { callsBefore, computeCalls, isRecord, parseTime, RESPONSES_INPUT_TYPES, type Json } from './wire';
 
 /** Top-level line types Codex writes that are not items. */
 const SKIPPED_TYPES: ReadonlySet<string> = new Set(['turn_context', 'event_msg']);
@@ -41,6 +41,10 @@ export async function readCodex(path: string, opts: StreamOptions = {}): Promise
   let instructions: string | undefined;
   let model: string | undefined;
   let sawMeta = false;
+  /** the last `token_count` event's usage (total tokens of the last call) and the context window it names */
+  let lastUsage: number | undefined;
+  let contextWindow: number | undefined;
+  const compactions: { items: number; c: Omit<TranscriptCompaction, 'calls'> }[] = [];
 
   let first = true;
   await forEachRecord(path, opts, log, (record, line) => {
@@ -94,10 +98,27 @@ export async function readCodex(path: string, opts: StreamOptions = {}): Promise
     }
     if (type === 'compacted') {
       log.skip('compacted', `line ${line}: compacted (Codex summarised the history here; later calls are replayed with the full history)`);
+      // `{message, replacement_history?}` (codex-rs protocol's CompactedItem): no trigger, no usage
+      const message = isRecord(payload) && typeof payload.message === 'string' ? payload.message : '';
+      compactions.push({
+        items: items.length,
+        c: {
+          line,
+          ...(lastUsage !== undefined ? { tokens: lastUsage } : {}),
+          ...(contextWindow !== undefined ? { contextWindow } : {}),
+          ...(model !== undefined ? { model } : {}),
+          summary: message,
+        },
+      });
       return;
     }
     if (type !== undefined && SKIPPED_TYPES.has(type)) {
       if (type === 'turn_context' && model === undefined && isRecord(payload) && typeof payload.model === 'string') model = payload.model;
+      if (type === 'event_msg' && isRecord(payload) && payload.type === 'token_count' && isRecord(payload.info)) {
+        const last = payload.info.last_token_usage;
+        if (isRecord(last) && typeof last.total_tokens === 'number') lastUsage = last.total_tokens;
+        if (typeof payload.info.model_context_window === 'number') contextWindow = payload.info.model_context_window;
+      }
       log.skip(type);
       return;
     }
@@ -108,12 +129,15 @@ export async function readCodex(path: string, opts: StreamOptions = {}): Promise
   const base: Record<string, unknown> = {};
   if (model !== undefined) base.model = model;
   if (instructions !== undefined) base.instructions = instructions;
+  const calls = computeCalls('openai-responses', items, false, times);
+  const compacted = compactions.map(({ items: n, c }) => ({ calls: callsBefore(calls, n), ...c }));
   return {
     source: 'codex',
     wire: 'openai-responses',
     base,
     items,
-    calls: computeCalls('openai-responses', items, false, times),
+    calls,
+    ...(compacted.length > 0 ? { compactions: compacted } : {}),
     skipped: log.result(),
   };
 }

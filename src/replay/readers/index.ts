@@ -21,7 +21,7 @@ import { TRANSCRIPT_FORMATS, type ReadTranscriptOptions, type Transcript, type T
 
 export { detectTranscriptFormat } from './detect';
 export { requestForCall, itemsKey, TRANSCRIPT_FORMATS } from './types';
-export type { ReadTranscriptOptions, Transcript, TranscriptFormat } from './types';
+export type { ReadTranscriptOptions, Transcript, TranscriptCompaction, TranscriptFormat } from './types';
 
 async function readHead(path: string): Promise<Buffer> {
   const file = await open(path, 'r');

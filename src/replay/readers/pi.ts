@@ -19,14 +19,14 @@
  * model that made most of its calls (pi itself converts the whole history for each new model), and a
  * note says so. Since version 2 entries form a tree (`id`, `parentId`); the branch replayed is the
  * one that ends at the file's last entry, as pi reopens it. A compaction replaced the history with a
- * summary: the replay keeps the full history (its calls are prefixes of one growing history) and
- * says so in a note, as for Codex and Claude Code. The system prompt and tools are not in the file.
+ * summary: the replay keeps the full history (its calls are prefixes of one growing history), says
+ * so in a note and lists it (`compactions`, with pi's `tokensBefore`), as for Codex and Claude Code. The system prompt and tools are not in the file.
  * A call's time (`at`) is its answer's `timestamp` (ms), which pi sets as it starts the request.
  */
 import type { WireFormat } from '../../engine/types';
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
-import type { Transcript, TranscriptCall } from './types';
+import type { Transcript, TranscriptCall, TranscriptCompaction } from './types';
 import { isRecord, parseTime, replyParts, type Json } from './wire';
 
 /** What pi puts before a branch summary it sends as a user message (packages/coding-agent/src/core/messages.ts). */
@@ -346,6 +346,8 @@ export async function readPi(path: string, opts: StreamOptions = {}): Promise<Tr
   // pass 1: pi's messages in the order they were sent, and where each call was made
   const messages: PiMessage[] = [];
   const calls: { at: number; answer: Json }[] = [];
+  /** each compaction on the branch, with the calls made before it (pass 1's count) */
+  const compactions: { before: number; c: Omit<TranscriptCompaction, 'calls'> }[] = [];
   for (const { entry, line } of branchOf(entries, log)) {
     const type = typeof entry.type === 'string' ? entry.type : '(no type)';
     if (type === 'message') {
@@ -384,6 +386,17 @@ export async function readPi(path: string, opts: StreamOptions = {}): Promise<Tr
       } else log.skip('branch_summary');
     } else if (type === 'compaction') {
       log.skip('compaction', `line ${line}: compaction (pi summarised the history here; later calls are replayed with the full history)`);
+      // CompactionEntry (packages/coding-agent/src/core/session-manager.ts): summary, tokensBefore, no usage of its own
+      const model = calls.length > 0 && typeof calls.at(-1)!.answer.model === 'string' ? (calls.at(-1)!.answer.model as string) : undefined;
+      compactions.push({
+        before: calls.length,
+        c: {
+          line,
+          ...(typeof entry.tokensBefore === 'number' ? { tokens: entry.tokensBefore } : {}),
+          ...(model !== undefined ? { model } : {}),
+          summary: typeof entry.summary === 'string' ? entry.summary : '',
+        },
+      });
     } else if (SETTING_ENTRIES.has(type)) log.skip(type);
     else log.skipNoteFirst(`unknown:${type}`, `line ${line}: unknown entry type ${preview(type)} (skipped; further ones counted only)`);
   }
@@ -438,12 +451,16 @@ export async function readPi(path: string, opts: StreamOptions = {}): Promise<Tr
     else conv.user(m.content);
   }
 
+  // a call with nothing before it is no call; a compaction counts the calls kept before it
+  const kept = out.map((c) => c.end > 0);
+  const compacted = compactions.map(({ before, c }) => ({ calls: kept.slice(0, before).filter(Boolean).length, ...c }));
   return {
     source: 'pi',
     wire,
     base: target.model !== '' ? { model: target.model } : {},
     items: conv.items,
     calls: out.filter((c) => c.end > 0),
+    ...(compacted.length > 0 ? { compactions: compacted } : {}),
     skipped: log.result(),
   };
 }

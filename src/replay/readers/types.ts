@@ -54,6 +54,38 @@ export interface TranscriptCall {
   at?: number;
 }
 
+/**
+ * Where the agent compacted its history (replaced what came before by a summary), as its log
+ * records it. The readers keep the full history across a compaction, so the replay's calls after it
+ * are what the agent would have sent had it not compacted; src/replay/compactions.ts measures each.
+ */
+export interface TranscriptCompaction {
+  /** the calls made before the compaction (it came after call `calls - 1`'s answer) */
+  calls: number;
+  /** the line (JSONL) of the compaction record */
+  line: number;
+  /** as the log says (Claude Code's `compactMetadata.trigger`), or as the agent's rule implies (pi); absent when unknown */
+  trigger?: 'auto' | 'manual';
+  /**
+   * the agent's own count of its context when it compacted: Claude Code's `preTokens`, pi's
+   * `tokensBefore`, Codex's last `token_count` (the usage the provider reported, plus the agent's
+   * estimate of what came after); absent when the log has none
+   */
+  tokens?: number;
+  /** Codex's `token_count`: the context window the agent was told the model has */
+  contextWindow?: number;
+  /** the model that answered the last call before it, as the log names it */
+  model?: string;
+  /** the agent's version when the log names it (Claude Code's `version`), which sets its rule */
+  version?: string;
+  /**
+   * the summary the agent continued from, as it is in the log ('' when the log does not keep it).
+   * No agent's log records the summarising call's usage (Claude Code's `compact_boundary`, pi's
+   * `compaction` entry and Codex's `compacted` line carry none), so its cost is not priced.
+   */
+  summary: string;
+}
+
 /** Records the reader did not turn into items: always counted, never silently dropped. */
 export interface SkippedRecords {
   total: number;
@@ -79,6 +111,8 @@ export interface Transcript {
    * them to the engine, which reduces their output like tool results. Absent: none.
    */
   observations?: ObservationMark[];
+  /** the compactions the log records, in order (absent: none) */
+  compactions?: TranscriptCompaction[];
   skipped: SkippedRecords;
 }
 

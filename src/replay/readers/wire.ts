@@ -193,6 +193,13 @@ export function computeCalls(
   return calls;
 }
 
+/** The calls made before the item list was `items` long: those whose answer is among those items. */
+export function callsBefore(calls: readonly TranscriptCall[], items: number): number {
+  let n = 0;
+  while (n < calls.length && calls[n]!.end < items) n++;
+  return n;
+}
+
 const ANTHROPIC_BLOCKS = new Set([
   'tool_use',
   'tool_result',
