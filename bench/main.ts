@@ -8,7 +8,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { incrementalBench, sizeBench, type IncrementalRow, type SizeRow } from './engine';
 import { runPeers } from './peers';
-import { updateBenchmarksPage } from './readme';
+import { syncFigures } from './figures';
+import { SESSIONS_PAGE, updateBenchmarksPage, updateSection } from './readme';
 import { runKinds } from './preview-kinds';
 import { runHeldOut } from './heldout';
 import { runPeer } from './peer';
@@ -54,6 +55,8 @@ async function realSessions(): Promise<void> {
     'heldout',
     `Made by \`npm run bench${quick ? ' -- --quick' : ''}\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}.\n\n${held.markdown}`,
   );
+  // the README and docs quote the headline: their figure spans follow the new block (figures.ts)
+  syncFigures();
   process.stdout.write(`## Held out (leave one source out)\n\n${held.markdown}\n\n`);
   // then the default against context-guru, measured the peer's way (bench/peer.ts)
   const peer = await runPeer({}, (line) => process.stderr.write(line + '\n'));
@@ -108,12 +111,17 @@ async function againstPeers(started: number): Promise<void> {
   if (!quick) {
     updateBenchmarksPage(
       'peers',
-      `${peers.markdown}\n![Tokens sent per call, generated session](../bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](../bench/results/tokens-per-call-real.svg)`,
+      `${peers.summary}\nEvery session's own table: [Benchmarks per session](benchmarks-sessions.md). Per agent and the frontier: the next two sections.\n\n![Tokens sent per call, generated session](../bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](../bench/results/tokens-per-call-real.svg)`,
+    );
+    updateSection(
+      SESSIONS_PAGE,
+      'sessions',
+      `Made by \`npm run bench\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}.\n\n${peers.sessions}`,
     );
   }
   // the real sessions run whole in a quick run too (only generated sessions and the sweep shrink),
   // so the frontier and per-agent tables are written by both, naming the command that made them
-  const made = `Made by \`npm run bench${quick ? ' -- --quick' : ''}\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}${quick ? ', the sweep cut to three points' : ''}; every session's own table is in [bench/results/peers.md](../bench/results/peers.md).`;
+  const made = `Made by \`npm run bench${quick ? ' -- --quick' : ''}\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}${quick ? ', the sweep cut to three points' : ''}; every session's own table is in [Benchmarks per session](benchmarks-sessions.md).`;
   updateBenchmarksPage(
     'frontier',
     `${made}\n\n${peers.frontier}\n\n![Cost against miss rate, real sessions pooled](../bench/results/frontier.svg)`,

@@ -402,7 +402,12 @@ function aimsTable(aims: Aim[]): string {
 }
 
 export interface PeersReport {
+  /** everything, for bench/results/peers.md */
   markdown: string;
+  /** the pooled tables and how each strategy is driven, for the `peers` block of docs/benchmarks.md */
+  summary: string;
+  /** one table per session, for the `sessions` block of docs/benchmarks-sessions.md */
+  sessions: string;
   frontier: string;
   /** every strategy pooled per agent, one table each */
   byAgent: string;
@@ -467,8 +472,14 @@ function report(
   );
   if (shortRows) parts.push(`### Short sessions pooled\n\n${rowsTable(shortRows)}`);
   parts.push(`### All real sessions pooled\n\n${rowsTable(pool('real'))}`);
+  const pooledParts = parts.length;
   for (const r of results) parts.push(`### ${r.session}\n\n${r.note}\n\n${rowsTable(r.rows)}`);
-  parts.push(`### How each strategy is driven\n\n${strategies.map((s) => `- **${s.name}**: ${s.how}`).join('\n')}`);
+  const how = `### How each strategy is driven\n\n${strategies.map((s) => `- **${s.name}**: ${s.how}`).join('\n')}`;
+  parts.push(how);
+  // the pages: the pooled tables on the benchmarks page, the per-session ones on a page of their own
+  // (they are most of the bytes); the per-agent and frontier tables have blocks of their own
+  const summary = [...parts.slice(0, pooledParts), how].join('\n\n') + '\n';
+  const sessions = parts.slice(pooledParts, -1).join('\n\n') + '\n';
   const points = real.length ? frontierPoints(results, strategies, sweep, 'real') : [];
   const agents = AGENTS.filter((a) => real.some(inPool(a)));
   const sessionsOf = (pool: Pool) => real.filter(inPool(pool)).length;
@@ -534,7 +545,7 @@ function report(
       projectedTokensPerCall: perCall,
     })),
   };
-  return { markdown: parts.join('\n\n') + '\n', frontier, byAgent, aims, json, svgs };
+  return { markdown: parts.join('\n\n') + '\n', summary, sessions, frontier, byAgent, aims, json, svgs };
 }
 
 export async function runPeers(opts: { quick: boolean; out: string; log?: (line: string) => void }): Promise<PeersReport> {

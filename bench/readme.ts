@@ -12,6 +12,12 @@ import { join } from 'node:path';
 /** The page the generated tables live on, relative to the repository root. */
 export const BENCHMARKS_PAGE = 'docs/benchmarks.md';
 
+/**
+ * The page of one table per corpus session (`npm run bench`'s `sessions` block): most of the bytes
+ * of the figures, kept off the benchmarks page, which links to it.
+ */
+export const SESSIONS_PAGE = 'docs/benchmarks-sessions.md';
+
 /** The tables the benchmarks write, each between its own pair of markers on the page. */
 export const BENCH_TABLES = ['heldout', 'peer', 'engine', 'peers', 'frontier', 'agents', 'proxy'] as const;
 export type BenchTable = (typeof BENCH_TABLES)[number];

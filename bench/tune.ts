@@ -1,5 +1,5 @@
 /**
- * The tuning table of docs/savings.md: the mechanisms and settings that were tried for the default,
+ * The tuning table (docs/log/2026-11-25-tuning-table.md is its last full run): the mechanisms and settings that were tried for the default,
  * each measured on the whole corpus (every session in test/fixtures/sessions), pooled and per agent,
  * with read-backs priced, under Anthropic prices, OpenAI's current (GPT-5, cached input 0.1x) and the
  * GPT-4o generation's (0.5x). It also reports the guarantee per point: the worst session's cost

@@ -6,7 +6,7 @@
  * is the same whatever a model's base price; but a user pays in dollars, and the inspector and the
  * CLI show dollars for the session's own model. The family price models take their ratios (cached
  * read, cache write, output over input) from the reference model of each family here, so a price is
- * written once. Every row names the page it comes from; docs/replay-and-cost.md cites them all.
+ * written once. Every row names the page it comes from; docs/prices.md cites them all.
  */
 
 /** One model's list price in US dollars per million tokens (standard tier, prompts under any long-context tier). */

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BENCH_TABLES, BENCHMARKS_PAGE, updateBenchmarksPage } from '../../bench/readme';
+import { BENCH_TABLES, BENCHMARKS_PAGE, SESSIONS_PAGE, updateBenchmarksPage } from '../../bench/readme';
 
 const ROOT = join(__dirname, '../..');
 
@@ -24,6 +24,13 @@ describe('the benchmarks page', () => {
     const open = page.indexOf(`<!-- bench:${name} -->`);
     expect(open).toBeGreaterThanOrEqual(0);
     expect(page.indexOf(`<!-- /bench:${name} -->`)).toBeGreaterThan(open);
+  });
+
+  it('docs/benchmarks-sessions.md has the markers of the per-session tables', () => {
+    const page = readFileSync(join(ROOT, SESSIONS_PAGE), 'utf8');
+    const open = page.indexOf('<!-- bench:sessions -->');
+    expect(open).toBeGreaterThanOrEqual(0);
+    expect(page.indexOf('<!-- /bench:sessions -->')).toBeGreaterThan(open);
   });
 
   it('a write replaces the table between its markers and nothing else', () => {

@@ -17,6 +17,12 @@ const readme = readFileSync(README, 'utf8');
 const docFiles = readdirSync(DOCS)
   .filter((f) => f.endsWith('.md'))
   .map((f) => join(DOCS, f));
+/** The dated records of docs/log/ and their index: linked from the pages, checked for links like them. */
+const LOG = join(DOCS, 'log');
+const logFiles = readdirSync(LOG)
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => join(LOG, f));
+const logRecords = logFiles.filter((f) => /\/\d{4}-\d{2}-\d{2}-[\w-]+\.md$/.test(f));
 /** README and every page of docs/: the manual the completeness checks search. */
 const manual = [readme, ...docFiles.map((f) => readFileSync(f, 'utf8'))].join('\n');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -130,12 +136,24 @@ describe('README and docs/', () => {
     expect(manual).toContain(title);
   });
 
-  it.each([README, ...docFiles].map((f) => [relative(root, f), f]))(
+  it.each([README, ...docFiles, ...logFiles].map((f) => [relative(root, f), f]))(
     'every relative link of %s leads to a file and heading',
     (_name, file) => {
       expect(brokenLinks(file)).toEqual([]);
     },
   );
+});
+
+describe('docs/log/', () => {
+  it('holds only dated records (YYYY-MM-DD-topic.md) and its index', () => {
+    expect(logFiles.filter((f) => !logRecords.includes(f)).map((f) => relative(LOG, f))).toEqual(['README.md']);
+  });
+
+  it('its index lists every record', () => {
+    const index = readFileSync(join(LOG, 'README.md'), 'utf8');
+    const listed = [...prose(index).matchAll(/\]\(([^)#\s]+)\)/g)].map((m) => m[1]!);
+    expect(logRecords.map((f) => relative(LOG, f)).filter((f) => !listed.includes(f))).toEqual([]);
+  });
 });
 
 describe('README', () => {

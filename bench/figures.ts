@@ -1,0 +1,108 @@
+/**
+ * The headline figures the prose quotes, kept in step with the last benchmark run.
+ *
+ * `npm run bench` and `npm run bench:heldout` write the held-out table between the `bench:heldout`
+ * markers of docs/benchmarks.md (readme.ts). A page that quotes one of its figures in prose (the
+ * README's table, Savings, Known limitations) wraps the quote in a figure span,
+ *
+ *     <!-- fig:heldout.all.with -->78.9% / 76.9%<!-- /fig -->
+ *
+ * invisible once rendered. `syncFigures` rewrites every span of the README and docs/*.md from the
+ * block on the page, so a new run moves the quotes with it; test/unit/docs-figures.test.ts fails
+ * while a span differs from the block. The dated records of docs/log/ are never rewritten: they keep
+ * the figures of their day.
+ *
+ * Keys: `TABLE.FAMILY.FIELD`, where TABLE is `heldout`, `insample` or `noprelude` (the three tables of
+ * the block), FAMILY is `all` or an agent family (`claude-code`, `codex`, …), and FIELD one of
+ * `before` (cost before read-backs, "Anthropic / GPT-5"), `with` (with read-backs), `misses` (the
+ * miss rate), `missed` and `references` (its count, as "262" and "21,635"), `sessions` and `calls`.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BENCHMARKS_PAGE } from './readme';
+
+const FIELDS = ['sessions', 'calls', 'before', 'with', 'misses', 'missed', 'references'] as const;
+
+/** The pages whose figure spans follow the block, relative to the repository root. */
+export function quotingPages(root: string): string[] {
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...docs];
+}
+
+const thousands = (digits: string) => Number(digits).toLocaleString('en-US');
+
+/**
+ * Every figure of the `bench:heldout` block of a benchmarks page, by key. Throws, naming the page,
+ * when the block is missing or holds no row of a pooled table: a figure is never quietly undefined.
+ */
+export function headlineFigures(page: string): Map<string, string> {
+  const open = page.indexOf('<!-- bench:heldout -->');
+  const close = page.indexOf('<!-- /bench:heldout -->');
+  if (open < 0 || close < open) throw new Error(`figures: ${BENCHMARKS_PAGE} has no bench:heldout block`);
+  const block = page.slice(open, close);
+  const figures = new Map<string, string>();
+  // | all, held out | 45 | 4127 | 77.6% / 75.4% | **78.9% / 76.9%** | **1.2%** (262/21635) |
+  const row =
+    /^\| ([\w-]+), (held out|in sample|no prelude)(?:, no prelude)? \| (\d+) \| (\d+) \| ([\d.]+% \/ [\d.]+%) \| \*\*([\d.]+% \/ [\d.]+%)\*\* \| \*\*([\d.]+%)\*\* \((\d+)\/(\d+)\) \|$/gm;
+  for (const m of block.matchAll(row)) {
+    const [, family, table, sessions, calls, before, withReadBacks, misses, missed, references] = m as unknown as string[];
+    const name = table === 'held out' ? 'heldout' : table === 'in sample' && !m[0].includes('no prelude') ? 'insample' : 'noprelude';
+    const values = [sessions!, thousands(calls!), before!, withReadBacks!, misses!, thousands(missed!), thousands(references!)];
+    FIELDS.forEach((field, i) => figures.set(`${name}.${family}.${field}`, values[i]!));
+  }
+  for (const table of ['heldout', 'insample', 'noprelude'])
+    if (!figures.has(`${table}.all.with`))
+      throw new Error(`figures: the bench:heldout block of ${BENCHMARKS_PAGE} has no "all" row for ${table}`);
+  return figures;
+}
+
+/** A figure span that does not say what the block says. */
+export interface StaleFigure {
+  page: string;
+  key: string;
+  quoted: string;
+  /** undefined when the block has no such key */
+  figure: string | undefined;
+}
+
+const SPAN = /<!-- fig:([\w.-]+) -->(.*?)<!-- \/fig -->/g;
+
+/** The figure spans of one page's text, as key and quoted value. */
+export function figureSpans(text: string): { key: string; quoted: string }[] {
+  return [...text.matchAll(SPAN)].map((m) => ({ key: m[1]!, quoted: m[2]! }));
+}
+
+/** Every span of the quoting pages that differs from the block (or names a key it lacks). */
+export function staleFigures(root: string): StaleFigure[] {
+  const figures = headlineFigures(readFileSync(join(root, BENCHMARKS_PAGE), 'utf8'));
+  return quotingPages(root).flatMap((page) =>
+    figureSpans(readFileSync(join(root, page), 'utf8'))
+      .filter(({ key, quoted }) => figures.get(key) !== quoted)
+      .map(({ key, quoted }) => ({ page, key, quoted, figure: figures.get(key) })),
+  );
+}
+
+/**
+ * Rewrites every figure span of the README and docs/*.md from the block; returns the pages it
+ * changed. Throws, naming the page and the key, for a span whose key the block lacks.
+ */
+export function syncFigures(root = process.cwd()): string[] {
+  const figures = headlineFigures(readFileSync(join(root, BENCHMARKS_PAGE), 'utf8'));
+  const changed: string[] = [];
+  for (const page of quotingPages(root)) {
+    const file = join(root, page);
+    const text = readFileSync(file, 'utf8');
+    const next = text.replace(SPAN, (_all, key: string) => {
+      const value = figures.get(key);
+      if (value === undefined) throw new Error(`figures: ${page} quotes fig:${key}, which the bench:heldout block does not give`);
+      return `<!-- fig:${key} -->${value}<!-- /fig -->`;
+    });
+    if (next !== text) {
+      writeFileSync(file, next);
+      changed.push(page);
+    }
+  }
+  return changed;
+}
