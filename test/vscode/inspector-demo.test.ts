@@ -406,7 +406,7 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
     // a later turn keeps earlier reductions: "kept" is explained on hover, and so is "sent whole"
     await openTurn(frame, demo.replayed.previewTurns[0]! + 1);
     expect(await frame.locator('.details-summary .term[data-term="sent whole"]').getAttribute('title')).toMatch(
-      /^A tool result under its cap/,
+      /^A tool result the model was sent exactly as the tool returned it/,
     );
     expect(await frame.locator('.result .term[data-term="kept"]').first().getAttribute('title')).toMatch(
       /^A reduction decided in an earlier turn/,
