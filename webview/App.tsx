@@ -35,6 +35,8 @@ import { SessionList } from './components/SessionList';
 import { Timeline } from './components/Timeline';
 import { TurnDetails } from './components/TurnDetails';
 
+/** Where the timeline and the details sit side by side and fill the panel's height (styles.css, the 1100 px break). */
+const WIDE_LAYOUT = '(min-width: 1101px)';
 /** Pause after the last keystroke before a dry run or a search is asked for. */
 const DEBOUNCE_MS = 300;
 /** A turn's details whose top is less than this far above the panel's bottom edge count as out of view (a heading alone is not "in view"). */
@@ -259,7 +261,8 @@ export function App(props: { host: Host }) {
   const prices = view?.prices ?? [];
   const price = prices.find((p) => p.model === model) ?? prices[0];
   const lens: CostLens = React.useMemo(() => ({ costModel: costModelFor(price?.family), price }), [price]);
-  const marks = React.useMemo(() => marksOf(turns, lens.costModel), [turns, lens.costModel]);
+  // in a dry run the marks (clears, misses, savings) are the dry run's, as the lines are
+  const marks = React.useMemo(() => marksOf(shown ?? turns, lens.costModel), [shown, turns, lens.costModel]);
   const visible = React.useMemo(() => {
     const out: number[] = [];
     const marked = markFilter ? new Set(marks[markFilter]) : undefined;
@@ -373,6 +376,18 @@ export function App(props: { host: Host }) {
     const viewport = window.innerHeight || document.documentElement.clientHeight;
     if (box.top > viewport - REVEAL_MARGIN_PX || box.bottom < 0) el.scrollIntoView({ block: 'start', behavior: 'smooth' });
   }, [detail, selected]);
+
+  // a result opened to be read gets the panel: what is above the toolbar scrolls away and the timeline
+  // and the details fill the height (side by side; stacked narrow, where they flow with the page anyway)
+  const splitRef = React.useRef<HTMLDivElement>(null);
+  const expand = (key: string | undefined) => {
+    setExpanded(key);
+    const el = splitRef.current;
+    if (!key || !el || !window.matchMedia?.(WIDE_LAYOUT).matches) return;
+    const main = el.closest('.main');
+    const toolbar = main?.querySelector('.toolbar')?.getBoundingClientRect().height ?? 0;
+    if (main && el.getBoundingClientRect().top - main.getBoundingClientRect().top > toolbar + 1) el.scrollIntoView({ block: 'start' });
+  };
 
   const session = sessions.find((s) => s.id === sessionId) ?? view?.session;
   const filtered = !!(tool || hits || markFilter || reducedOnly);
@@ -536,7 +551,7 @@ export function App(props: { host: Host }) {
                 </Button>
               )}
             </div>
-            <div className="split">
+            <div className="split" ref={splitRef}>
               <Timeline
                 turns={turns}
                 visible={visible}
@@ -553,11 +568,12 @@ export function App(props: { host: Host }) {
                   detail={detail && detail.index === selected ? detail : undefined}
                   summary={turns[selected]}
                   costText={explainTurnCost(shown ?? turns, selected, lens)}
+                  dryRun={!!shown}
                   error={detailError}
                   loadText={loadText}
                   loadWhole={loadWhole}
                   expanded={expanded}
-                  onExpanded={setExpanded}
+                  onExpanded={expand}
                   {...(hits && debouncedQuery ? { highlight: debouncedQuery, matches: matches.get(selected) } : {})}
                   onOpen={(handle, find) => host.command('result/openStored', { handle, ...(find ? { find } : {}) })}
                   onCompare={(handle, at) => host.command('result/compare', { handle, ...(at ?? {}) })}

@@ -61,5 +61,6 @@ export {
 export { handleFor, isHandle, sha256Hex, handleFromDigest, HANDLE_PATTERN } from './handle';
 export { recogniseMarker, recognisePersistedOutput, renderMarker, HEADER_BUDGET } from './markers';
 export { preview, jsonPreview } from './preview';
+export { isReference } from './stages/offload';
 export { newTokenCounter, tokenCounter, type TokenCounter } from './tokens';
 export * from './types';

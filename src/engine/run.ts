@@ -30,7 +30,7 @@ import { findReadTool } from './read-tool';
 import { budget } from './stages/budget';
 import { clear } from './stages/clear';
 import { fileInputs } from './stages/inputs';
-import { offload } from './stages/offload';
+import { offload, whyWhole } from './stages/offload';
 import { recognise } from './stages/recognise';
 import {
   replacementFigures,
@@ -47,6 +47,7 @@ import {
   STAGE_ORDER,
   type CustomReducer,
   type InputReduction,
+  type KeptWhole,
   type ProjectionStats,
   type Reduction,
   type SavedByAgent,
@@ -58,6 +59,8 @@ export interface ProjectionDetail {
   fixedTokens: number;
   originalItemTokens: number[];
   projectedItemTokens: number[];
+  /** results new in this call (after the session's previous request) over their tool's cap and sent whole, and why (offload.ts `whyWhole`) */
+  keptWhole: KeptWhole[];
 }
 
 /** What a run needs from its engine. */
@@ -252,7 +255,25 @@ export class Run implements Ledger {
       fixedTokens: this.results.fixedTokens(),
       originalItemTokens: [...this.results.originalItemTokens()],
       projectedItemTokens: this.results.projectedItemTokens(this),
+      keptWhole: this.keptWhole(),
     };
+  }
+
+  /**
+   * The results new in this call that are over their tool's cap and that no stage reduced, each with
+   * the reason it stayed whole (a result the previous call of the session carried was told there).
+   */
+  private keptWhole(): KeptWhole[] {
+    const results = this.results;
+    const out: KeptWhole[] = [];
+    for (let i = 0; i < results.length; i++) {
+      if (this.memory && this.req.items[results.list[i]!.item]!.end <= this.samePrefix) continue;
+      if (this.decisions[i] || results.recognised.markers[i] !== undefined || results.recognised.agentSaved[i] !== undefined) continue;
+      const why = whyWhole(results, i, this.noGain[i]!);
+      const r = results.list[i]!;
+      if (why) out.push({ result: i, callId: r.callId, tool: r.tool, ...why });
+    }
+    return out;
   }
 
   stats(out: string): ProjectionStats {

@@ -104,6 +104,22 @@ export interface Reduction {
   inputOnly?: boolean;
 }
 
+/**
+ * A tool result over its tool's cap that the projection sent whole, and why (a read the agent asked
+ * for, kept whole while in use: `offload.keepReads`; its cap raised by back-off; ...). Results under
+ * their cap are not listed: they are whole because they fit.
+ */
+export interface KeptWhole {
+  /** position of the tool result among the request's tool results (0-based) */
+  result: number;
+  callId: string;
+  tool: string;
+  /** "13,947 chars, over Read's cap of 8,000; kept whole while in use: …" */
+  reason: string;
+  /** the clause after the size: why it went whole */
+  why: string;
+}
+
 export interface SavedByAgent {
   /** position of the tool result among the request's tool results (0-based) */
   result: number;

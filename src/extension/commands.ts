@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { errorText, type SpillwayHost } from './host';
 import { CAP_CHOICES, parseCapInput, updateToolCaps, SECTION, type CapChoice } from './pure/settings';
 import { formatCount, outputPickItem } from './pure/format';
-import { inputDocument, lineHolding, sourceLabel } from './pure/documents';
+import { firstContentLine, inputDocument, lineHolding, sourceLabel } from './pure/documents';
 import { recordCallIds, type ProjectedRecord } from './pure/records';
 
 export const COMMANDS = {
@@ -194,6 +194,14 @@ async function openStoredOutput(host: SpillwayHost, handle?: string, opts?: Open
     const range = new vscode.Range(at.line, at.character, at.line, at.character + opts!.find!.length);
     editor.selection = new vscode.Selection(range.start, range.end);
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  } else {
+    // a Read from further down a file keeps the file's line numbers with blank lines above: open at its content
+    const first = firstContentLine(doc.getText());
+    if (first > 0) {
+      const start = new vscode.Position(first, 0);
+      editor.selection = new vscode.Selection(start, start);
+      editor.revealRange(new vscode.Range(start, start), vscode.TextEditorRevealType.AtTop);
+    }
   }
   return uri.toString();
 }

@@ -117,6 +117,8 @@ export const TurnSummary = z.object({
   clears: z.number().int().nonnegative().optional(),
   /** outputs this turn replaced by a preview and a handle (offload, window, budget; decided in this turn) */
   previews: z.number().int().nonnegative().optional(),
+  /** outputs this turn replaced by a reference to an identical earlier output (`offload.dedupe`; not counted in `previews`) */
+  references: z.number().int().nonnegative().optional(),
   /**
    * file inputs this turn replaced by a marker with a handle (the content of a Write, an Edit, an
    * apply_patch or a heredoc that writes a file; decided in this turn)
@@ -140,6 +142,11 @@ export const ResultInfo = z.object({
   originalTokens: z.number().nonnegative(),
   projectedTokens: z.number().nonnegative(),
   handle: Handle,
+  /**
+   * what the model was sent in its place: a `preview` (offload, window, budget), a `reference` to an
+   * identical earlier output (offload's dedupe), a `clear`; absent from older hosts (then read from `stage`)
+   */
+  kind: z.enum(['preview', 'reference', 'clear']).optional(),
   /** made by this turn, not carried over from an earlier one */
   fresh: z.boolean(),
   /** the file the call read (a file input: wrote), else the command it ran (`$ npm test`): what the row is named by */
@@ -169,6 +176,12 @@ export const WholeResult = z.object({
   source: z.string().optional(),
   chars: z.number().int().nonnegative(),
   tokens: z.number().nonnegative().optional(),
+  /**
+   * why the engine sent it whole: `over` when it is over its tool's cap and was kept whole all the same
+   * (a read the agent asked for, kept while in use: `offload.keepReads`), with the engine's reason;
+   * absent when the source cannot tell
+   */
+  why: z.object({ over: z.boolean(), reason: z.string() }).optional(),
 });
 export type WholeResult = z.infer<typeof WholeResult>;
 
@@ -242,6 +255,11 @@ export const ToolCap = z.object({
   explicit: z.boolean(),
   /** turns of the open session whose results of this tool were reduced */
   reducedTurns: z.number().int().nonnegative(),
+  /**
+   * results of this tool over the cap that the engine sent whole all the same, and the reason most of
+   * them share (a read the agent asked for, kept whole while in use: `offload.keepReads`)
+   */
+  keptWhole: z.object({ results: z.number().int().positive(), why: z.string() }).optional(),
 });
 export type ToolCap = z.infer<typeof ToolCap>;
 

@@ -19,7 +19,7 @@ import {
 } from '../engine';
 import { decodeString, parseLazy, type JValue } from '../engine/json';
 import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
-import type { InputReduction, Reduction, WireFormat } from '../engine/types';
+import type { InputReduction, KeptWhole, Reduction, WireFormat } from '../engine/types';
 import { MemoryStore } from '../store';
 import type { OutputStore } from '../store/entry';
 import { itemsKey, requestForCall, type Transcript } from './readers';
@@ -87,6 +87,8 @@ export interface ReplayCall {
   reductionList?: Reduction[];
   /** the file inputs replaced by a marker in force in this call, those a clear replaced included (with `detail: true`) */
   inputList?: InputReduction[];
+  /** results new in this call over their tool's cap that were sent whole, and why (with `detail: true`) */
+  keptWholeList?: KeptWhole[];
 }
 
 export interface ReplayTotals {
@@ -379,7 +381,7 @@ export class ReplayMeter {
     return { origB, projB, origStripped: strippedOf(origB), projStripped: strippedOf(projB), tokensFor };
   }
 
-  add(c: MeterCall, detail?: { reductions: Reduction[]; inputs: InputReduction[] }): ReplayCall {
+  add(c: MeterCall, detail?: { reductions: Reduction[]; inputs: InputReduction[]; keptWhole?: KeptWhole[] }): ReplayCall {
     const cached = sharedPrefix(this.prevProjected, c.projectedShape);
     const rawCached = sharedPrefix(this.prevOriginal, c.originalShape);
     this.prevProjected = c.projectedShape;
@@ -487,6 +489,7 @@ export class ReplayMeter {
       })),
       cost,
       ...(detail ? { reductionList: detail.reductions, inputList: detail.inputs } : {}),
+      ...(detail?.keptWhole?.length ? { keptWholeList: detail.keptWhole } : {}),
     };
     this.calls.push(call);
     return call;
@@ -702,7 +705,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
         toolResults: p.stats.toolResults,
         ...(t.calls[k]!.at !== undefined ? { at: t.calls[k]!.at } : {}),
       },
-      opts.detail ? { reductions: p.reductions, inputs: p.inputs } : undefined,
+      opts.detail ? { reductions: p.reductions, inputs: p.inputs, keptWhole: d.keptWhole } : undefined,
     );
     // the loop the proxy runs live: a miss the agent would have read back makes that tool back off
     for (const m of metered.missed) if (m.handle) engine.noteReadBack(REPLAY_SESSION, m.handle);

@@ -244,11 +244,40 @@ describe('the inspector bundle in Chromium', () => {
     });
   }
 
-  // issue 28: at 1600 px the details had two 190 px columns beside a mostly empty turn list
-  it('gives the details the width for original and projected side by side at 1600 px, and stacks them at 1000 px (screenshots in test-results/)', async () => {
-    for (const [width, height] of [
-      [1600, 1000],
-      [1000, 800],
+  /** The monospace columns a pane's text holds a line: its text box's width over the width of one character of its font. */
+  const paneColumns = (page: Page) =>
+    page.evaluate(() => {
+      const columns = (sel: string) => {
+        const pre = document.querySelector<HTMLElement>(`${sel} .pager-text`)!;
+        const probe = document.createElement('span');
+        probe.textContent = 'x'.repeat(100);
+        probe.style.position = 'absolute';
+        probe.style.visibility = 'hidden';
+        probe.style.whiteSpace = 'pre';
+        pre.appendChild(probe);
+        const char = probe.getBoundingClientRect().width / 100;
+        probe.remove();
+        const cs = getComputedStyle(pre);
+        return Math.floor((pre.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)) / char);
+      };
+      const box = (s: string) => document.querySelector(s)!.getBoundingClientRect();
+      const o = box('.pager-original');
+      const p = box('.pager-projected');
+      return {
+        original: columns('.pager-original'),
+        projected: columns('.pager-projected'),
+        details: Math.round(box('.details').width),
+        originalWidth: Math.round(o.width),
+        sideBySide: Math.abs(o.top - p.top) < 2 && p.left > o.right,
+      };
+    });
+
+  // issue 28 gave the details the width; issue 36: each pane holds 80 columns of code, side by side where both fit, else one above the other
+  it('puts original and projected side by side only where each holds 80 columns, else stacks them at full width (screenshots in test-results/)', async () => {
+    for (const [width, height, sideBySide] of [
+      [2200, 1000, true],
+      [1600, 1000, false],
+      [1000, 800, false],
     ] as const) {
       for (const theme of ['dark', 'light']) {
         const { page, problems } = await openPage(theme, [120, 10_000], width);
@@ -256,35 +285,131 @@ describe('the inspector bundle in Chromium', () => {
         await openSession(page, 120);
         await page.locator('.result-head').first().click();
         await page.locator('.pager-projected .pager-text').waitFor();
-        const m = await page.evaluate(() => {
-          const box = (s: string) => document.querySelector(s)!.getBoundingClientRect();
-          const o = box('.pager-original');
-          const p = box('.pager-projected');
-          return {
-            timeline: Math.round(box('.timeline').width),
-            details: Math.round(box('.details').width),
-            original: Math.round(o.width),
-            projected: Math.round(p.width),
-            sideBySide: Math.abs(o.top - p.top) < 2 && p.left > o.right,
-          };
-        });
-        if (width === 1600) {
-          // the details take what the turn list does not need: two columns of about 60 characters of code
-          expect(m.sideBySide).toBe(true);
-          expect(m.timeline).toBeLessThanOrEqual(300);
-          expect(m.details).toBeGreaterThan(2.5 * m.timeline);
-          expect(m.original).toBeGreaterThanOrEqual(480);
-          expect(m.projected).toBe(m.original);
-        } else {
-          // one column: the list above, the texts one above the other, each the details' full width
-          expect(m.sideBySide).toBe(false);
-          expect(m.original).toBeGreaterThan(m.details - 40);
-        }
+        const m = await paneColumns(page);
+        expect(m.sideBySide, `side by side at ${width} px`).toBe(sideBySide);
+        expect(m.original).toBeGreaterThanOrEqual(80);
+        expect(m.projected).toBeGreaterThanOrEqual(80);
+        // stacked, each pane takes the details' whole width
+        if (!sideBySide) expect(m.originalWidth).toBeGreaterThan(m.details - 40);
+        expect(await page.locator('.timeline').evaluate((el) => Math.round(el.getBoundingClientRect().width))).toBeLessThanOrEqual(
+          width > 1100 ? 300 : width,
+        );
         await page.screenshot({ path: join(ARTIFACTS, `inspector-details-${width}-${theme}.png`) });
         expect(problems).toEqual([]);
         await page.close();
       }
     }
+  });
+
+  // issue 36: VS Code at 1600×1000 with the Explorer open leaves the panel about 1250 × 900; at 1000×800, about 650 × 700
+  for (const [width, height] of [
+    [1250, 900],
+    [650, 700],
+  ] as const) {
+    it(`gives the turn being read the room in a ${width}×${height} panel: 80-column panes, the header scrolls away, the glossary over the content (screenshots in test-results/)`, async () => {
+      const { page, problems } = await openPage('dark', [120, 10_000], width);
+      await page.setViewportSize({ width, height });
+      await openSession(page, 120);
+      const timelineBox = () =>
+        page.locator('.timeline').evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          return { width: Math.round(r.width), height: Math.round(r.height) };
+        });
+      // the glossary opens over the content: the timeline keeps its size
+      const before = await timelineBox();
+      await page.locator('[data-testid="glossary"] summary').click();
+      await page.locator('.glossary-body').waitFor();
+      expect(await timelineBox()).toEqual(before);
+      const over = await page.evaluate(() => {
+        const g = document.querySelector('.glossary-body')!.getBoundingClientRect();
+        const c = document.querySelector('.chart')!.getBoundingClientRect();
+        return g.bottom > c.top && g.top < c.bottom && getComputedStyle(document.querySelector('.glossary-body')!).position === 'absolute';
+      });
+      expect(over, 'the glossary lies over the chart').toBe(true);
+      await page.screenshot({ path: join(ARTIFACTS, `inspector-glossary-${width}x${height}.png`) });
+      await page.keyboard.press('Escape');
+      await page.locator('.glossary-body').waitFor({ state: 'hidden' });
+
+      // a dry run: the caps' explanation does not take the timeline's room either
+      await page.getByRole('button', { name: /Caps per tool/ }).click();
+      await page.getByLabel('New cap for bash').click();
+      await page.keyboard.type('unlimited');
+      await page.locator('[data-testid="dry-totals"]').waitFor();
+      expect((await timelineBox()).width).toBe(before.width);
+
+      // a result opened to be read: 80 columns of code in each pane, stacked at these widths
+      await page.locator('.result-head').first().click();
+      await page.locator('.pager-projected .pager-text').waitFor();
+      const m = await paneColumns(page);
+      expect(m.sideBySide).toBe(false);
+      expect(m.original).toBeGreaterThanOrEqual(80);
+      expect(m.projected).toBeGreaterThanOrEqual(80);
+      if (width > 1100) {
+        // the header, chart and caps have scrolled away: the toolbar at the top, the timeline and details fill the panel under it
+        await expect
+          .poll(() => page.locator('.toolbar').evaluate((el) => Math.round(el.getBoundingClientRect().top)))
+          .toBeLessThanOrEqual(1);
+        const t = await timelineBox();
+        expect(t.height).toBeGreaterThan(height - 120);
+        expect(await page.locator('.session-head').evaluate((el) => el.getBoundingClientRect().bottom)).toBeLessThanOrEqual(0);
+      }
+      await page.screenshot({ path: join(ARTIFACTS, `inspector-reading-${width}x${height}.png`) });
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  }
+
+  it('draws the chart in colours told apart and the top savings as circles, and the timeline marks whole and readable, at 650 px', async () => {
+    const { page } = await openPage('light', [120, 10_000], 650);
+    await page.setViewportSize({ width: 650, height: 700 });
+    await openSession(page, 120);
+    // a mark that does not fit is left out whole, never cut mid-word ("✎ 1 inp")
+    const clipped = await page.evaluate(() => {
+      const out: string[] = [];
+      for (const marks of document.querySelectorAll('.turn-marks')) {
+        const box = marks.getBoundingClientRect();
+        for (const m of marks.querySelectorAll<HTMLElement>('.mark')) {
+          const r = m.getBoundingClientRect();
+          const shown = r.top < box.bottom - 1;
+          if (shown && r.right > box.right + 1) out.push(m.textContent ?? '');
+        }
+      }
+      return out;
+    });
+    expect(clipped).toEqual([]);
+    // "cache ✓" at 11 px reads at 4.5:1 at least
+    const contrast = await page.evaluate(() => {
+      const lum = (c: string) => {
+        const [r, g, b] = c
+          .match(/\d+/g)!
+          .slice(0, 3)
+          .map((v) => {
+            const x = Number(v) / 255;
+            return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+          });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const mark = document.querySelector('.mark-stable')!;
+      const a = lum(getComputedStyle(mark).color);
+      const b = lum(getComputedStyle(document.body).backgroundColor);
+      return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    });
+    expect(contrast).toBeGreaterThanOrEqual(4.5);
+    const m = await page.evaluate(() => {
+      const rgb = (sel: string) => getComputedStyle(document.querySelector(sel)!).backgroundColor.match(/\d+/g)!.slice(0, 3).map(Number);
+      const o = rgb('.key-original');
+      const x = rgb('.key-missed');
+      const circles = [...document.querySelectorAll('[data-testid="chart-mark-savings"] circle')].map((c) => {
+        const r = c.getBoundingClientRect();
+        return [Math.round(r.width), Math.round(r.height)];
+      });
+      return { distance: Math.hypot(o[0]! - x[0]!, o[1]! - x[1]!, o[2]! - x[2]!), circles };
+    });
+    // 209,134,22 against 191,136,3 was 26 apart
+    expect(m.distance).toBeGreaterThan(100);
+    expect(m.circles.length).toBeGreaterThan(0);
+    for (const [w, h] of m.circles) expect(Math.abs(w! - h!)).toBeLessThanOrEqual(1);
+    await page.close();
   });
 
   // every width in every theme: nothing may stick out of the panel
@@ -339,6 +464,8 @@ describe('the inspector bundle in Chromium', () => {
     expect(await page.locator('.result[data-kind="own"] .stage-offload').count()).toBeGreaterThan(0);
     await page.locator('.result[data-kind="own"] .result-head').first().click();
     await page.locator('.pager-projected .pager-text').waitFor();
+    // the result opened scrolled the header away (the turn being read gets the room): the README's picture shows it all
+    await page.locator('main.main').evaluate((el) => (el.scrollTop = 0));
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-demo.png') });
     await page.close();
   });

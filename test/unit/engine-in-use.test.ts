@@ -97,6 +97,43 @@ describe('offload stage: requested reads', () => {
     expect(offloaded(project(cfg(40_000), transcript('q', run), 'anthropic-messages', { tokenizer: perChar }))).toBe(1);
   });
 
+  it('says why a read over its cap went whole: kept while in use, up to keepReads (the inspector shows it instead of "under its cap")', () => {
+    const read: ToolStep = { tool: 'Read', output: 'x'.repeat(13_947), args: { file_path: '/style.css' } };
+    const small: ToolStep = { tool: 'Read', output: 'y'.repeat(2_000), args: { file_path: '/b.css' } };
+    const cfg = {
+      defaultCap: 8_000,
+      offload: { keepReads: 24_000 },
+      clear: { enabled: true, triggerTokens: 10_000_000 },
+      inputs: { enabled: false },
+    };
+    const r = project(cfg, transcript('q', read, small), 'anthropic-messages', { tokenizer: perChar }, { detail: true });
+    expect(r.p.reductions).toEqual([]);
+    // only the result over its cap is listed; the one under it is whole because it fits
+    expect(r.p.detail!.keptWhole).toEqual([
+      {
+        result: 0,
+        callId: 'call_1',
+        tool: 'Read',
+        reason:
+          "13,947 chars, over Read's cap of 8,000; kept whole while in use: a read the agent asked for stays whole up to 24,000 chars (offload.keepReads) and is cleared once no longer used",
+        why: 'kept whole while in use: a read the agent asked for stays whole up to 24,000 chars (offload.keepReads) and is cleared once no longer used',
+      },
+    ]);
+  });
+
+  it('lists no result as kept whole once a stage reduced it', () => {
+    const read: ToolStep = { tool: 'Read', output: 'x'.repeat(30_000), args: { file_path: '/a.py' } };
+    const cfg = {
+      defaultCap: 8_000,
+      offload: { keepReads: 24_000 },
+      clear: { enabled: true, triggerTokens: 10_000_000 },
+      inputs: { enabled: false },
+    };
+    const r = project(cfg, transcript('q', read), 'anthropic-messages', { tokenizer: perChar }, { detail: true });
+    expect(r.p.reductions.map((x) => x.stage)).toEqual(['offload']);
+    expect(r.p.detail!.keptWhole).toEqual([]);
+  });
+
   it('leaves a larger read whole early in a session: up to keepEarlyReads in the first earlyCalls calls', () => {
     const read = (n: number, chars: number): ToolStep => ({ tool: 'Read', output: `${n}`.repeat(chars), args: { file_path: `/f${n}.py` } });
     const cfg = (keepEarlyReads: number) => ({

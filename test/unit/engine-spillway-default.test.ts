@@ -3,7 +3,7 @@
  * repeated, stale results cleared first, and the latest round kept readable up to offload.latestCap.
  */
 import { describe, expect, it } from 'vitest';
-import { createEngine, MemorySink } from '../../src/engine';
+import { createEngine, isReference, MemorySink } from '../../src/engine';
 
 type Msg = Record<string, unknown>;
 const call = (id: string, name: string, args: object): Msg => ({
@@ -33,6 +33,18 @@ describe('dedupe (offload.dedupe)', () => {
     expect(p.reductions).toHaveLength(1);
     expect(p.reductions[0]).toMatchObject({ callId: 'b', stage: 'offload', reason: 'identical to the output of call a' });
     expect(store.get(p.reductions[0]!.handle)).toBe(out);
+  });
+
+  it('tells a reference from a preview (isReference), so the inspector does not call it a preview', () => {
+    const out = text(3_000, 'same');
+    const big = text(20_000, 'big');
+    const p = createEngine({}).project(
+      body([call('a', 'bash', {}), result('a', out), call('b', 'bash', {}), result('b', out), call('c', 'bash', {}), result('c', big)]),
+    );
+    expect(p.reductions.map((r) => [r.callId, isReference(r)])).toEqual([
+      ['b', true],
+      ['c', false],
+    ]);
   });
 
   it('leaves short repeated outputs alone', () => {

@@ -3,6 +3,7 @@ import {
   documentExtension,
   documentPath,
   documentTitle,
+  firstContentLine,
   lineHolding,
   readToolText,
   markerTextFor,
@@ -94,6 +95,19 @@ describe("Claude Code's numbered Read output", () => {
 
   it('leaves text that is not numbered alone', () => {
     expect(readToolText('total 8\n-rw-r--r-- a')).toBeUndefined();
+  });
+
+  it('opens a read of a file from line 425 at line 425, its first line of content, not on the blank lines above it', () => {
+    const text = readToolText('   425→.card {\n   426→  color: red;\n   427→}')!;
+    expect(firstContentLine(text)).toBe(424);
+    expect(text.split('\n')[firstContentLine(text)]).toBe('.card {');
+  });
+
+  it('opens a text that starts with content, or holds none, at its first line', () => {
+    expect(firstContentLine('a\n\nb')).toBe(0);
+    expect(firstContentLine('\n\n  \n')).toBe(0);
+    expect(firstContentLine('')).toBe(0);
+    expect(firstContentLine('\n\n  x')).toBe(2);
   });
 });
 

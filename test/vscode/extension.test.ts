@@ -253,6 +253,40 @@ describe('Spillway in a real VS Code', () => {
     expect(active).toBe('spillway');
   });
 
+  // issue 36: a Read of style.css from line 425 keeps the file's numbers with 424 blank lines above, and opened on a blank screen
+  it('opens a stored Read from further down a file at its first line of content, not on the blank lines above it', async () => {
+    const css = Array.from({ length: 500 }, (_, i) => `${String(425 + i).padStart(6)}→.rule-${i} { color: red; }`).join('\n');
+    const handle = await onArrival(async () => {
+      const r = await project(anthropicRequest('Read', 'toolu_css', css, { file_path: '/repo/style.css' }));
+      expect(r.reductions.map((x) => x.callId)).toEqual(['toolu_css']);
+      return r.reductions[0]!.handle;
+    });
+    try {
+      await vs.run(async ({ vscode }, h) => {
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        await vscode.commands.executeCommand('spillway.openStoredOutput', h);
+      }, handle);
+      const at = () =>
+        vs.run(({ vscode }) => {
+          const e = vscode.window.activeTextEditor;
+          if (!e || e.document.uri.scheme !== 'spillway') return null;
+          return {
+            line: e.selection.active.line,
+            text: e.document.lineAt(e.selection.active.line).text,
+            top: e.visibleRanges[0]?.start.line ?? 0,
+          };
+        });
+      await waitUntil('the Read to open at its content', async () => ((await at())?.top ?? 0) >= 400);
+      const shown = (await at())!;
+      expect(shown.line).toBe(424);
+      expect(shown.text).toBe('.rule-0 { color: red; }');
+    } finally {
+      await vs.run(async ({ vscode }) => {
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      });
+    }
+  });
+
   it('compares the original and the projected result in the diff editor', async () => {
     const handle = await storedLog();
     const diff = await vs.run(async ({ vscode }, h) => {

@@ -259,7 +259,7 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
     }
   });
 
-  it('gives the details the width for original and projected side by side at 1600 px, stacks them at 1000 px, and compares beside the inspector', async ({
+  it('gives original and projected 80 columns each at 1600 px (stacked where two would not fit), stacks them at 1000 px, and compares beside the inspector', async ({
     annotate,
   }) => {
     const frame = await showDemo();
@@ -279,11 +279,11 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
       await openTurn(frame, demo.replayed.previewTurns[0]!);
       await expandFirst(frame);
       await theme(frame, 'dark');
-      // about 40 characters of code a line each, where they had 190 px
-      await expect.poll(sides).toMatchObject({ sideBySide: true });
+      // 80 columns of code a line each (issue 36; they had 190 px, then about 40 characters side by side):
+      // side by side only where both get 80, else one above the other at the details' full width
+      await expect.poll(async () => (await sides()).original).toBeGreaterThanOrEqual(560);
       const wide = await sides();
-      expect(wide.original).toBeGreaterThanOrEqual(300);
-      expect(wide.projected).toBeGreaterThanOrEqual(300);
+      expect(wide.projected).toBeGreaterThanOrEqual(560);
       await shot('details-1600-dark', annotate);
       await theme(frame, 'light');
       await shot('details-1600-light', annotate);
@@ -406,7 +406,7 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
     // a later turn keeps earlier reductions: "kept" is explained on hover, and so is "sent whole"
     await openTurn(frame, demo.replayed.previewTurns[0]! + 1);
     expect(await frame.locator('.details-summary .term[data-term="sent whole"]').getAttribute('title')).toMatch(
-      /^A tool result under its cap/,
+      /^A tool result the model was sent exactly as the tool returned it/,
     );
     expect(await frame.locator('.result .term[data-term="kept"]').first().getAttribute('title')).toMatch(
       /^A reduction decided in an earlier turn/,

@@ -199,6 +199,7 @@ describe('the glossary', () => {
       'preview',
       'read-back',
       'records skipped',
+      'reference',
       'sent whole',
     ]);
     render(

@@ -280,25 +280,47 @@ describe('the status bar', () => {
     ...over,
   });
 
-  it('sums what the sessions saved, tokens and cost, and says a click opens the inspector', () => {
+  const api = (over: Partial<SessionInfo>): SessionInfo => ({
+    id: 'api:b',
+    origin: 'api',
+    title: 'b',
+    detail: '',
+    turns: 1,
+    modified: 'x',
+    live: true,
+    ...over,
+  });
+
+  it('counts only the live sessions on its face, tokens and cost in dollars, and the replays apart in the tooltip', () => {
     const s = sessionsStatus([
       replayed({ totals: { originalTokens: 1000, projectedTokens: 600, cost: { anthropic: { raw: 500, projected: 400 } } } }),
-      {
-        id: 'api:b',
-        origin: 'api',
-        title: 'b',
-        detail: '',
-        turns: 1,
-        modified: 'x',
-        live: true,
-        totals: { originalTokens: 100, projectedTokens: 100, cost: { anthropic: { raw: 500, projected: 500 } } },
-      },
+      api({ totals: { originalTokens: 1000, projectedTokens: 700, cost: { anthropic: { raw: 1_000_000, projected: 900_000 } } } }),
       { id: 'replay:c', origin: 'replay', title: 'c', detail: '', turns: 0, modified: 'x', live: false },
     ]);
-    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −10.0%');
+    expect(s.text).toBe('$(fold) Spillway: 300 tokens saved · cost −10.0% (−$0.30)');
     expect(s.tooltip).toMatch(
-      /1 replayed, 1 API sessions\): 1,100 → 700 tokens sent; input cost under caching with read-backs −10\.0% \(\$0\.0030 → \$0\.0027, claude-sonnet-4-5 prices where the model is unknown\)\. Click to open the inspector\./,
+      /^Spillway in this workspace's live sessions \(1 API session\): 1,000 → 700 tokens sent; input cost under caching with read-backs −10\.0% \(\$3\.00 → \$2\.70, claude-sonnet-4-5 prices where the model is unknown\)\. Not counted above: what Spillway would have saved in 1 replayed session .*: 1,000 → 600 tokens sent; .*−20\.0%.* Click to open the inspector\.$/,
     );
+  });
+
+  it('says the savings are in replays when replays are all there is', () => {
+    const s = sessionsStatus([
+      replayed({ totals: { originalTokens: 1000, projectedTokens: 600, cost: { anthropic: { raw: 500, projected: 400 } } } }),
+    ]);
+    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved in replays · cost −20.0% (−$0.00030)');
+    expect(s.tooltip).not.toMatch(/live sessions/);
+  });
+
+  it('counts a proxy session observed without projecting as what would have been saved, not as saved', () => {
+    const s = sessionsStatus([
+      api({ origin: 'proxy', observed: true, totals: { originalTokens: 1000, projectedTokens: 600 } }),
+      api({ id: 'api:d', totals: { originalTokens: 100, projectedTokens: 90 } }),
+    ]);
+    expect(s.text).toBe('$(fold) Spillway: 10 tokens saved');
+    expect(s.tooltip).toContain('would have saved in 1 observed session');
+  });
+
+  it('says there is nothing yet when there are no sessions', () => {
     expect(sessionsStatus([]).text).toBe('$(fold) Spillway: 0 tokens saved');
   });
 
@@ -313,7 +335,7 @@ describe('the status bar', () => {
         },
       }),
     ]);
-    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −20.0%');
+    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved in replays · cost −20.0% (−$1.00)');
     expect(s.tooltip).toContain('with read-backs −20.0% ($5.00 → $4.00)');
   });
 
@@ -329,7 +351,7 @@ describe('the status bar', () => {
         },
       }),
     ]);
-    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved · cost −50.0%');
+    expect(s.text).toBe('$(fold) Spillway: 400 tokens saved in replays · cost −50.0% (−$0.63)');
     expect(s.tooltip).toContain('($1.25 → $0.63)');
   });
 });

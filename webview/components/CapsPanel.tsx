@@ -89,6 +89,12 @@ function CapRow(props: {
       <td className="cap-current">
         {capText(c.cap)}
         {!c.explicit && <span className="muted"> (default)</span>}
+        {c.keptWhole && (
+          <span className="cap-kept-whole" data-testid={`cap-kept-whole-${c.tool}`} title={c.keptWhole.why}>
+            {' '}
+            · {c.keptWhole.results} over it sent whole*
+          </span>
+        )}
       </td>
       <td className="num">{c.reducedTurns}</td>
       <td>
@@ -229,6 +235,18 @@ export function CapsPanel(props: CapsPanelProps) {
               ))}
             </tbody>
           </table>
+          {caps.some((c) => c.keptWhole) && (
+            <ul className="caps-notes" data-testid="caps-kept-whole">
+              {caps
+                .filter((c) => c.keptWhole)
+                .map((c) => (
+                  <li key={c.tool}>
+                    * {c.tool}: {c.keptWhole!.results} result{c.keptWhole!.results === 1 ? '' : 's'} over its cap{' '}
+                    {c.keptWhole!.results === 1 ? 'was' : 'were'} sent whole: {c.keptWhole!.why}.
+                  </li>
+                ))}
+            </ul>
+          )}
         </div>
       )}
       {!open && changed && base && dry && <span className="sr-only">{`${compact(dry.projectedTokens)} tokens under the new caps`}</span>}

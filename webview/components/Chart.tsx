@@ -132,10 +132,15 @@ export function Chart(props: ChartProps) {
         const cx = x(colOf(i)).toFixed(1);
         if (kind === 'clears') return `M${cx},1l-5,8h10z`;
         if (kind === 'missed') return `M${cx},${PAD_TOP}v${H - PAD_TOP - MARK_H - 4}`;
-        const cy = y(s.projected[colOf(i)] ?? 0).toFixed(1);
-        return `M${cx},${cy}m-4,0a4,4 0 1,0 8,0a4,4 0 1,0 -8,0`;
+        return '';
       })
       .join('');
+  // the top savings are drawn in an overlay without the plot's stretch, so they stay circles at any width
+  const savingDots = (marks?.savings ?? []).map((i) => ({
+    turn: i,
+    cx: `${((x(colOf(i)) / W) * 100).toFixed(2)}%`,
+    cy: `${((y(s.projected[colOf(i)] ?? 0) / H) * 100).toFixed(2)}%`,
+  }));
 
   const columnAt = (e: React.MouseEvent<SVGSVGElement>): number | undefined => {
     const box = e.currentTarget.getBoundingClientRect();
@@ -228,12 +233,18 @@ export function Chart(props: ChartProps) {
                 <path className="chart-stable" d={stableMarks} data-testid="chart-stable" />
                 {marks && <path className="chart-mark-missed" d={markPath('missed')} data-testid="chart-mark-missed" />}
                 {marks && <path className="chart-mark-clear" d={markPath('clears')} data-testid="chart-mark-clears" />}
-                {marks && <path className="chart-mark-saving" d={markPath('savings')} data-testid="chart-mark-savings" />}
                 {selCol >= 0 && <line className="chart-cursor" x1={x(selCol)} x2={x(selCol)} y1={0} y2={H} />}
                 {hoverCol !== undefined && <line className="chart-hover" x1={x(hoverCol)} x2={x(hoverCol)} y1={0} y2={H} />}
               </>
             )}
           </svg>
+          {marks && cols > 0 && (
+            <svg className="chart-overlay" aria-hidden="true" data-testid="chart-mark-savings">
+              {savingDots.map((d) => (
+                <circle key={d.turn} className="chart-mark-saving" cx={d.cx} cy={d.cy} r={4} />
+              ))}
+            </svg>
+          )}
           {hoverCol !== undefined && (
             <span
               id="chart-hover"

@@ -68,11 +68,13 @@ export function Timeline(props: TimelineProps) {
       onActive={(i) => onSelect(visible[i]!)}
       onActivate={(i) => (props.onActivate ?? onSelect)(visible[i]!)}
       renderRow={(i) => {
-        const t = turns[visible[i]!]!;
-        const d = dry?.[t.index];
-        const projected = d ? d.projectedTokens : t.projectedTokens;
+        const saved = turns[visible[i]!]!;
+        const d = dry?.[saved.index];
+        // in a dry run everything on the row is the dry run's (its reductions, clears, cache, misses); the original is the same
+        const t = d ?? saved;
+        const projected = t.projectedTokens;
         return (
-          <div className="turn" data-turn={t.index}>
+          <div className={`turn${d ? ' dry' : ''}`} data-turn={t.index}>
             <span className="turn-index">#{t.index + 1}</span>
             <span className="bar" aria-hidden="true">
               <span className="bar-original" style={{ width: `${(t.originalTokens / max) * 100}%` }} />
@@ -88,7 +90,7 @@ export function Timeline(props: TimelineProps) {
             <span className="turn-saved" title="tokens saved so far in this session">
               saved {compact(cumulative[t.index] ?? 0)}
             </span>
-            <TurnCost t={d ?? t} lens={lens} />
+            <TurnCost t={t} lens={lens} />
             {props.matches?.get(t.index)?.[0] ? (
               <span className="turn-marks">
                 <Snippet match={props.matches.get(t.index)![0]!} withTool className="turn-snippet" />
@@ -98,7 +100,7 @@ export function Timeline(props: TimelineProps) {
                 {(t.clears ?? 0) > 0 && (
                   <span
                     className="mark mark-clear"
-                    title={`${t.clears} results cleared in this turn: the cached prefix is rewritten from the first of them`}
+                    title={`${t.clears} result${t.clears === 1 ? '' : 's'} cleared in this turn${d ? ' in the dry run' : ''}: the cached prefix is rewritten from the first of them`}
                   >
                     ✂ {t.clears} cleared
                   </span>
@@ -112,7 +114,10 @@ export function Timeline(props: TimelineProps) {
                   </span>
                 )}
                 {t.reductions > 0 && (
-                  <span className="mark mark-reduced" title={`${t.reductions} tool results reduced`}>
+                  <span
+                    className="mark mark-reduced"
+                    title={`${t.reductions} tool result${t.reductions === 1 ? '' : 's'} reduced${d ? ' in the dry run' : ''}`}
+                  >
                     {t.reductions} reduced
                   </span>
                 )}

@@ -39,6 +39,11 @@ export interface TurnDetailsProps {
   onExpanded?: (key: string | undefined) => void;
   /** the search, highlighted in the texts */
   highlight?: string;
+  /**
+   * a dry run is shown: the turn's line (costText) is the dry run's, the results listed are the saved
+   * run's (the settings in force) and say so
+   */
+  dryRun?: boolean;
   /** where the search found its text in this turn's results (shown under each) */
   matches?: readonly SearchMatch[] | undefined;
 }
@@ -69,12 +74,13 @@ type RowKind = 'own' | 'decided' | 'kept' | 'input';
 
 /**
  * The badge of a reduced result says what the model was sent in the glossary's words: a preview
- * (whichever of the offload, window and budget stages made it), a clear, a file input. The stage
+ * (whichever of the offload, window and budget stages made it), a reference to an identical earlier
+ * output, a clear, a file input. The stage
  * that decided it is in the badge's tooltip.
  */
-function StageBadge(props: { stage: string; by?: InputInfo['by'] }) {
+function StageBadge(props: { stage: string; kind?: ResultInfo['kind']; by?: InputInfo['by'] }) {
   const { stage } = props;
-  const word: GlossaryWord = stage === 'clear' ? 'clear' : stage === 'input' ? 'file input' : 'preview';
+  const word: GlossaryWord = stage === 'input' ? 'file input' : (props.kind ?? (stage === 'clear' ? 'clear' : 'preview'));
   const by =
     stage !== 'input'
       ? `Made by the ${stage} stage.`
@@ -88,12 +94,15 @@ function StageBadge(props: { stage: string; by?: InputInfo['by'] }) {
   );
 }
 
-function savedText(r: RowResult): string {
+/** "1 token", "2.6k tokens" */
+const tokens = (n: number) => `${compact(n)} token${n === 1 ? '' : 's'}`;
+
+export function savedText(r: RowResult): string {
   const saved = r.originalTokens - r.projectedTokens;
-  if (saved < 0) return `adds ${compact(-saved)} tokens (the marker counts more tokens than the short result)`;
+  if (saved < 0) return `adds ${tokens(-saved)} (the marker counts more tokens than the short result)`;
   if (r.stage === 'clear' || r.by === 'clear')
-    return `frees ${compact(saved)} tokens in every later call (the cached prefix is rewritten from here once)`;
-  return `saves ${compact(saved)} tokens in this and every later call`;
+    return `frees ${tokens(saved)} in every later call (the cached prefix is rewritten from here once)`;
+  return `saves ${tokens(saved)} in this and every later call`;
 }
 
 /** The row's name: the file or command the call named, else its call id; the call id is in the tooltip either way. */
@@ -135,7 +144,7 @@ function ResultRow(
         </span>
         <span className="result-tool">{r.tool}</span>
         <CallName callId={r.callId} source={r.source} />
-        <StageBadge stage={r.stage} {...(r.by ? { by: r.by } : {})} />
+        <StageBadge stage={r.stage} {...(r.kind ? { kind: r.kind } : {})} {...(r.by ? { by: r.by } : {})} />
         {!r.fresh && <Term word="kept" className="carried" />}
         <span className="result-sizes">
           {count(r.originalChars)} → {count(r.projectedChars)} chars · {compact(r.originalTokens)} → {compact(r.projectedTokens)} tokens
@@ -222,11 +231,18 @@ function WholeRow(props: {
         <span className="result-tool">{w.tool}</span>
         <CallName callId={w.callId} source={w.source} />
         <Term word="sent whole" className="stage stage-whole" />
+        {w.why?.over && (
+          <span className="over-cap" data-testid="over-cap" title={w.why.reason}>
+            over its cap
+          </span>
+        )}
         <span className="result-sizes">
           {count(w.chars)} chars{w.tokens !== undefined ? ` · ${compact(w.tokens)} tokens` : ''}
         </span>
       </button>
-      <div className="result-reason">under its cap: the model was sent it as it was (nothing saved, nothing hidden)</div>
+      <div className="result-reason" data-testid="whole-reason">
+        {wholeReason(w)}
+      </div>
       {props.match && <Snippet match={props.match} className="result-match" />}
       {expanded && (
         <div className="result-body">
@@ -238,6 +254,30 @@ function WholeRow(props: {
       )}
     </li>
   );
+}
+
+/**
+ * Why a result went whole, as the engine decided it (the host sends its reason): over its cap and
+ * kept whole on purpose (a read the agent asked for, while in use), under its cap, or, when the source
+ * cannot tell, only what is certain.
+ */
+export function wholeReason(w: WholeResult): string {
+  if (w.why?.over) return `${w.why.reason}: the model was sent it as it was (nothing saved in this turn, nothing hidden)`;
+  if (w.why) return `${w.why.reason}: the model was sent it as it was (nothing saved, nothing hidden)`;
+  return 'the model was sent it as it was (nothing saved, nothing hidden)';
+}
+
+/** " (1 preview, 1 reference)" when a turn's reductions are not all previews; "" when they are. */
+function kindsOf(rows: readonly ResultInfo[]): string {
+  const n = { preview: 0, reference: 0, clear: 0 };
+  for (const r of rows) n[r.kind ?? (r.stage === 'clear' ? 'clear' : 'preview')]++;
+  if (n.reference === 0 && n.clear === 0) return '';
+  const words = [
+    n.preview ? `${count(n.preview)} preview${n.preview === 1 ? '' : 's'}` : '',
+    n.reference ? `${count(n.reference)} reference${n.reference === 1 ? '' : 's'}` : '',
+    n.clear ? `${count(n.clear)} cleared` : '',
+  ].filter(Boolean);
+  return ` (${words.join(', ')})`;
 }
 
 /** Arrow keys, Home and End move the focus between the result heads of a list. */
@@ -322,13 +362,20 @@ export function TurnDetails(props: TurnDetailsProps) {
         </div>
       )}
       {props.costText && (
-        <p className="turn-cost-explained" data-testid="turn-cost-explained">
+        <p className={`turn-cost-explained${props.dryRun ? ' dry-text' : ''}`} data-testid="turn-cost-explained">
+          {props.dryRun && <b>Dry run: </b>}
           {props.costText}
         </p>
       )}
+      {props.dryRun && (
+        <p className="saved-run-note" data-testid="saved-run-note" role="note">
+          Dry run: the line above is the dry run&apos;s. The results below are the <b>saved run&apos;s</b> (the caps in force), not the dry
+          run&apos;s; Save or Revert the caps to see one run.
+        </p>
+      )}
       <p className="details-summary muted" data-testid="details-summary">
-        {count(own.length + whole.length)} new tool result{own.length + whole.length === 1 ? '' : 's'}: {count(own.length)} reduced,{' '}
-        {count(whole.length)} <Term word="sent whole" />
+        {count(own.length + whole.length)} new tool result{own.length + whole.length === 1 ? '' : 's'}: {count(own.length)} reduced
+        {kindsOf(own)}, {count(whole.length)} <Term word="sent whole" />
         {decided.length > 0 && (
           <>
             {' '}
@@ -410,7 +457,11 @@ export function TurnDetails(props: TurnDetailsProps) {
             : 'This turn brought no new tool results.'}
         </p>
       ) : (
-        <ul className="results" aria-label="Tool results of this turn" onKeyDown={onResultsKey}>
+        <ul
+          className={`results${props.dryRun ? ' saved-run' : ''}`}
+          aria-label={props.dryRun ? 'Tool results of this turn in the saved run' : 'Tool results of this turn'}
+          onKeyDown={onResultsKey}
+        >
           {own.map((r) => row(r, 'own'))}
           {whole.map((w) =>
             props.loadWhole ? (

@@ -12,7 +12,7 @@
  * Where it sits: after recognition and the session's recalled decisions, with file inputs
  * (inputs.ts) in the same slot; window (window.ts) sees only what it leaves verbatim.
  */
-import { toolListed } from '../config';
+import { capFor, toolListed } from '../config';
 import { hintForResult, requestedRead } from '../previews';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
@@ -23,6 +23,17 @@ import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 
 /** Results shorter than this are never replaced by a reference: the marker would not save much. */
 const DEDUPE_MIN_CHARS = 600;
+/** How a reference's reason starts: `identical to the output of call X` (`isReference` reads it back). */
+const REFERENCE_REASON = 'identical to the output of call ';
+
+/**
+ * Whether a reduction is a reference to an identical earlier output (`offload.dedupe`) rather than a
+ * preview: its marker points at the earlier copy and carries no preview of its own. Read from the
+ * reason this stage gave it, which a recalled decision keeps.
+ */
+export function isReference(r: { stage: string; reason: string }): boolean {
+  return r.stage === 'offload' && r.reason.startsWith(REFERENCE_REASON);
+}
 
 export function offload(results: Results, ledger: Ledger, reducers: Record<string, CustomReducer>): StageOutcome {
   const draft = new Draft(results, ledger);
@@ -122,6 +133,48 @@ export function keptRead(results: Results, i: number): boolean {
   );
 }
 
+/**
+ * Why result i, over its tool's cap, reached the model whole in this call, in the words of the
+ * setting that kept it so (a read the agent asked for: `offload.keepReads`): `reason` with its size
+ * and cap, `why` the clause alone; undefined when it is not over its cap. Asked only of results no
+ * stage reduced; `noGain` when a stage found a marker would not be shorter. The inspector shows it
+ * instead of "under its cap", which would mislead a user tuning caps.
+ */
+export function whyWhole(results: Results, i: number, noGain: boolean): { reason: string; why: string } | undefined {
+  const cfg = results.cfg;
+  const r = results.list[i]!;
+  const nominal = capFor(cfg, r.names);
+  if (nominal === 'unlimited') return undefined;
+  const size = results.overCap(i, nominal);
+  if (size === undefined) return undefined;
+  const why = wholeClause(results, i, noGain);
+  return { reason: `${fmt(size)} ${cfg.capUnit}, over ${r.tool}'s cap of ${fmt(nominal)}; ${why}`, why };
+}
+
+function wholeClause(results: Results, i: number, noGain: boolean): string {
+  const cfg = results.cfg;
+  const r = results.list[i]!;
+  const unit = cfg.capUnit;
+  if (noGain) return 'sent whole: a marker would not be shorter';
+  if (!cfg.offload.enabled) return 'sent whole: the offload stage is off';
+  const cap = results.capOf(i);
+  if (cap === 'unlimited' || results.overCap(i, cap) === undefined)
+    return `sent whole: ${r.tool}'s cap was raised to ${cap === 'unlimited' ? 'unlimited' : fmt(cap)} after the agent read back its outputs (offload.backoff)`;
+  if (keptRead(results, i)) {
+    const upTo = keptReadsUpTo(results, i);
+    const key = upTo === cfg.offload.keepReads ? 'offload.keepReads' : 'offload.keepEarlyReads';
+    return `kept whole while in use: a read the agent asked for stays whole up to ${fmt(upTo)} ${unit} (${key}) and is cleared once no longer used`;
+  }
+  if (deferredToClear(cfg) && results.overCap(i, cfg.offload.afterUseCap) === undefined)
+    return 'whole in the call it arrives in, reduced after use when the session can pay for it (offload.afterUseCap)';
+  if (stopped(results.guarantee, 'offload', results.callOf(r.item)))
+    return "sent whole: the session's savings so far could not pay for reading it back";
+  const lastAssistant = results.req.kinds.lastIndexOf('assistant');
+  if (r.item > lastAssistant && cfg.offload.latestCap > 0 && results.overCap(i, Math.max(cap, cfg.offload.latestCap)) === undefined)
+    return `the latest round stays whole up to ${fmt(cfg.offload.latestCap)} ${unit} (offload.latestCap); offloaded from the next call on`;
+  return 'sent whole';
+}
+
 /** The largest read kept whole at result i's call: `offload.keepEarlyReads` in the session's first `offload.earlyCalls` calls. */
 function keptReadsUpTo(results: Results, i: number): number {
   const o = results.cfg.offload;
@@ -151,14 +204,7 @@ function dedupeOne(draft: Draft, i: number, seen: Map<string, number>): void {
   const f = results.list[first]!;
   const note = `(identical to the ${f.tool} output of call ${f.callId} above; nothing new in it)`;
   // the note is part of the preview budget, so markers stay bounded by previewChars + header
-  reduceOn(
-    draft,
-    i,
-    'offload',
-    `identical to the output of call ${f.callId}`,
-    note.length <= results.cfg.previewChars ? note : '',
-    undefined,
-  );
+  reduceOn(draft, i, 'offload', `${REFERENCE_REASON}${f.callId}`, note.length <= results.cfg.previewChars ? note : '', undefined);
 }
 
 /**

@@ -18,7 +18,7 @@ import type { InputReduction, Reduction } from '../../engine';
 import { recordedInputs } from '../../proxy/recording';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
-import type { KeptMarker, MissedRecord, OwnResultRecord, TurnRecord } from './session';
+import type { KeptMarker, KeptWholeRecord, MissedRecord, OwnResultRecord, TurnRecord } from './session';
 
 /** Where the archive of a store lives: next to the store folder, like the proxy's `sessions/`. */
 export function defaultArchiveDir(storeDir: string): string {
@@ -51,6 +51,8 @@ export interface ArchivedTurn {
   inputs?: InputReduction[];
   /** the markers the turn's own decisions sent (API sessions; absent in files kept before they were) */
   markers?: KeptMarker[];
+  /** the turn's new results over their cap sent whole, and why (absent in files kept before they were) */
+  keptWhole?: KeptWholeRecord[];
 }
 
 export interface ArchivedSession {

@@ -85,6 +85,10 @@ export function replayRecords(result: ReplayResult, markers: ReplayMarkers = [])
       readBacks: c.readBacks.length,
       ...(inputs.length ? { inputs } : {}),
       ...(kept?.length ? { markers: kept } : {}),
+      // the engine said why each of the call's new results over its cap went whole (absent: it was not asked)
+      ...(c.reductionList
+        ? { keptWhole: (c.keptWholeList ?? []).map(({ callId, tool, reason, why }) => ({ callId, tool, reason, why })) }
+        : {}),
     };
   });
 }
@@ -324,6 +328,7 @@ export function archiveReplay(
       ...(r.readBacks !== undefined ? { readBacks: r.readBacks } : {}),
       ...(r.inputs ? { inputs: [...r.inputs] } : {}),
       ...(r.markers ? { markers: [...r.markers] } : {}),
+      ...(r.keptWhole ? { keptWhole: [...r.keptWhole] } : {}),
     })),
   );
 }
@@ -461,6 +466,7 @@ export class ReplaySource implements SessionSource {
             ...(t.readBacks !== undefined ? { readBacks: t.readBacks } : {}),
             ...(t.inputs ? { inputs: t.inputs } : {}),
             ...(t.markers ? { markers: t.markers } : {}),
+            ...(t.keptWhole ? { keptWhole: t.keptWhole } : {}),
           })),
           detail: kept.header.detail,
         },

@@ -124,12 +124,14 @@ export class InspectorService {
   caps(session: InspectorSession | undefined): ToolCap[] {
     const config = this.actions.config();
     const counts = session?.tools() ?? new Map<string, number>();
-    const tools = new Set([...counts.keys(), ...Object.keys(config.toolCaps).filter((t) => !t.includes('*'))]);
+    const whole = session?.keptWhole?.() ?? new Map<string, { results: number; why: string }>();
+    const tools = new Set([...counts.keys(), ...whole.keys(), ...Object.keys(config.toolCaps).filter((t) => !t.includes('*'))]);
     return [...tools].sort().map((tool) => ({
       tool,
       cap: capFor(config, [tool]),
       explicit: config.toolCaps[tool] !== undefined,
       reducedTurns: counts.get(tool) ?? 0,
+      ...(whole.has(tool) ? { keptWhole: whole.get(tool)! } : {}),
     }));
   }
 

@@ -9,6 +9,7 @@
  * a dry-run re-projection under other caps), so the panel never needs to know where a session came from.
  */
 import {
+  isReference,
   readRequest,
   resultText,
   type InputReduction,
@@ -31,6 +32,7 @@ import type {
   TextPage,
   TurnDetail,
   TurnSummary,
+  WholeResult,
 } from '../../protocol';
 import { callCost, PRICE_MODELS } from '../../replay/metrics';
 import { causeLabel } from '../../replay/misses';
@@ -75,6 +77,21 @@ export interface TurnRecord {
    * marker carried through later turns is kept once
    */
   markers?: readonly KeptMarker[];
+  /**
+   * the turn's new results over their tool's cap that the engine sent whole, with its reason (a read
+   * kept whole while in use); absent when the source does not know, empty when there were none
+   */
+  keptWhole?: readonly KeptWholeRecord[];
+}
+
+/** A result over its cap that the engine sent whole, and the engine's reason (src/engine/stages/offload.ts whyWhole). */
+export interface KeptWholeRecord {
+  callId: string;
+  tool: string;
+  /** with its size and cap */
+  reason: string;
+  /** the clause alone ("kept whole while in use: …") */
+  why: string;
 }
 
 /** The marker one decision sent: the call, its handle, the text. */
@@ -112,7 +129,8 @@ export function costOf(originalTokens: number, rawCached: number, projectedToken
 }
 
 /**
- * What a turn decided: results cleared, outputs turned into a preview with a handle, file inputs
+ * What a turn decided: results cleared, outputs turned into a preview with a handle (or into a
+ * reference to an identical earlier output: `references`, not counted as previews), file inputs
  * replaced by a marker (on arrival, or by a clear with their call's result), and the tokens all of
  * these save (`freshSaved`: what this turn's own decisions removed, whichever kind they are).
  * Carried-over decisions count in the turn that made them. A clear that sent its result as it was
@@ -121,14 +139,17 @@ export function costOf(originalTokens: number, rawCached: number, projectedToken
 export function freshFigures(
   reductions: readonly Reduction[],
   inputs: readonly InputReduction[] = [],
-): { clears: number; previews: number; inputs: number; freshSaved: number } {
+): { clears: number; previews: number; references?: number; inputs: number; freshSaved: number } {
   let clears = 0;
   let previews = 0;
+  let references = 0;
   let fresh = 0;
   let freshSaved = 0;
   for (const r of reductions) {
     if (!r.fresh || r.inputOnly) continue;
-    if (r.stage === 'clear') clears++;
+    const kind = reductionKind(r);
+    if (kind === 'clear') clears++;
+    else if (kind === 'reference') references++;
     else previews++;
     freshSaved += Math.max(0, r.originalTokens - r.projectedTokens);
   }
@@ -137,7 +158,7 @@ export function freshFigures(
     fresh++;
     freshSaved += Math.max(0, i.originalTokens - i.projectedTokens);
   }
-  return { clears, previews, inputs: fresh, freshSaved };
+  return { clears, previews, ...(references ? { references } : {}), inputs: fresh, freshSaved };
 }
 
 export interface InspectorSession {
@@ -156,6 +177,8 @@ export interface InspectorSession {
   resultPage(turn: number, callId: string, offset: number, limit: number): TextPage;
   /** tool → turns in which a result of that tool was reduced */
   tools(): Map<string, number>;
+  /** tool → its results over the cap that the engine sent whole, and the reason most of them share (when the source knows) */
+  keptWhole?(): Map<string, { results: number; why: string }>;
 }
 
 export interface SessionChange {
@@ -305,7 +328,12 @@ function inputInfo(r: InputReduction | Reduction): InputInfo {
 
 function resultInfo(r: Reduction): ResultInfo {
   const { by: _by, ...info } = inputInfo(r);
-  return { ...info, stage: r.stage };
+  return { ...info, stage: r.stage, kind: reductionKind(r) };
+}
+
+/** What the model was sent in a result's place, as the engine made it: a preview, a reference to an identical output, a clear. */
+function reductionKind(r: Reduction): NonNullable<ResultInfo['kind']> {
+  return r.stage === 'clear' ? 'clear' : isReference(r) ? 'reference' : 'preview';
 }
 
 export function toolsOf(reductions: readonly Reduction[]): string[] {
@@ -533,12 +561,14 @@ export abstract class RecordSession implements InspectorSession {
         .filter((o) => !reduced.has(o.callId))
         .map((o) => {
           const source = sourceLabel(sources?.get(o.callId), 'result');
+          const why = wholeWhy(r.keptWhole, o.callId);
           return {
             tool: o.tool,
             callId: o.callId,
             chars: o.chars,
             ...(o.tokens !== undefined ? { tokens: o.tokens } : {}),
             ...(source ? { source } : {}),
+            ...(why ? { why } : {}),
           };
         }),
       own: own.filter((o) => reduced.has(o.callId)).map((o) => o.callId),
@@ -661,7 +691,31 @@ export abstract class RecordSession implements InspectorSession {
     return m;
   }
 
+  keptWhole(): Map<string, { results: number; why: string }> {
+    const m = new Map<string, { results: number; why: string; whys: Map<string, number> }>();
+    for (const r of this.records)
+      for (const k of r.keptWhole ?? []) {
+        const e = m.get(k.tool) ?? { results: 0, why: k.why, whys: new Map<string, number>() };
+        e.results++;
+        e.whys.set(k.why, (e.whys.get(k.why) ?? 0) + 1);
+        m.set(k.tool, e);
+      }
+    // the reason most of them share
+    return new Map([...m].map(([tool, e]) => [tool, { results: e.results, why: [...e.whys].sort((a, b) => b[1] - a[1])[0]![0] }]));
+  }
+
   abstract dryRun(config: SpillwayConfig, signal?: AbortSignal): Promise<TurnSummary[]>;
+}
+
+/**
+ * Why a result went whole, as the engine decided it: its reason when the engine kept it whole though
+ * over its cap, `under its cap` when the engine listed the turn's results over their cap and this is
+ * not one of them, undefined when the source does not know.
+ */
+function wholeWhy(kept: readonly KeptWholeRecord[] | undefined, callId: string): WholeResult['why'] {
+  if (!kept) return undefined;
+  const k = kept.find((x) => x.callId === callId);
+  return k ? { over: true, reason: k.reason } : { over: false, reason: 'under its cap' };
 }
 
 /** Results kept with their text when sent whole and no request is kept to read them from. */

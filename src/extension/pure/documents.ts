@@ -247,6 +247,19 @@ export function readToolText(text: string): string | undefined {
   return '\n'.repeat(start - 1) + lines.join('\n');
 }
 
+/**
+ * The first line (0-based) of a document that holds something other than white space: a Read of a
+ * file from its line 425 keeps the file's numbers with 424 blank lines before it, and opens there
+ * rather than on a blank screen. 0 for a text that starts with content or holds none.
+ */
+export function firstContentLine(text: string): number {
+  const at = text.search(/\S/);
+  if (at <= 0) return 0;
+  let line = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
 /** Where `find` first occurs in `text` (0-based line and column), so a missed identifier opens at its line. */
 export function lineHolding(text: string, find: string): { line: number; character: number } | undefined {
   const at = find ? text.indexOf(find) : -1;
