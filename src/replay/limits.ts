@@ -13,13 +13,13 @@
  *   projection that held it raw: no misses, hence no read-backs. A file input (what the agent wrote)
  *   becomes its marker on arrival unless it holds such an identifier (a marker keeps no lines). As a
  *   check, a replay that still finds a miss is run again with the results and inputs that held it
- *   kept whole, until none is left. Nothing is cleared later: the oracle decides on arrival only, so
+ *   kept whole (at most ORACLE_PASSES replays; `oracleMisses` reports any left). Nothing is cleared later: the oracle decides on arrival only, so
  *   its prefix is as cache-stable as raw history's (a hindsight clear, placed knowing the session's
  *   length, could take the kept lines after their last use; it is not modelled).
  * - **floor**: every tool result and file input is replaced, on arrival, by the marker alone (no
- *   preview), unless that marker is not shorter in tokens. Both use the engine's shortest marker
- *   (LIMIT_MARKER_STYLE) for results; file inputs get the engine's own input marker. Misses are not priced: it is what sending
- *   no tool output at all would cost.
+ *   preview), unless that marker is not shorter in tokens. Misses are not priced: it is what sending
+ *   no tool output at all would cost. Both use the engine's shortest marker (LIMIT_MARKER_STYLE) for
+ *   results; file inputs get the engine's own input marker.
  *
  * Both run through the replay itself (its engine with a custom reducer for every tool, its meter
  * with caching, the agent's prelude and cache expiry), so the three figures (raw, oracle, floor)
@@ -27,6 +27,8 @@
  */
 import {
   handleFor,
+  observationOption,
+  readRequest,
   renderMarker,
   tokenCounter,
   validateConfig,
@@ -37,7 +39,6 @@ import {
   type TokenCounter,
 } from '../engine';
 import { countLines } from '../engine/lines';
-import { observationOption, readRequest } from '../engine';
 import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
 import { requestForCall, type Transcript } from './readers';
 import { identifiersIn } from './identifiers';
