@@ -2,11 +2,16 @@
  * `npm run bench:heldout`: the leave-one-source-out table alone (bench/heldout.ts), written into
  * docs/benchmarks.md between its markers and printed.
  */
-import { replayCandidate, runHeldOut } from './heldout';
+import { replayCandidate, replayLimits, runHeldOut } from './heldout';
 import { syncFigures } from './figures';
 import { updateBenchmarksPage } from './readme';
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--limits')) {
+    // the oracle's and the floor's cost on every session, as JSON on stdout (heldout.ts, replayAll)
+    process.stdout.write(JSON.stringify(await replayLimits(!process.argv.includes('--no-prelude'))));
+    return;
+  }
   const w = process.argv.indexOf('--worker');
   if (w >= 0) {
     // one candidate's replays, as JSON on stdout, for the parent run (heldout.ts, replayAll)

@@ -24,6 +24,7 @@ import { dirname, join, relative } from 'node:path';
 import { DEFAULT_CONFIG, newTokenCounter, parseConfig } from '../src/engine';
 import { readTranscript, type Transcript } from '../src/replay/readers';
 import { ANTHROPIC_PRICES, OPENAI_PRICES, type PriceModel } from '../src/replay/metrics';
+import { measureLimits, oracleShare, type Limits } from '../src/replay/limits';
 import { poolReplays, replay, type ReplayTotals } from '../src/replay/replay';
 import { MemoryStore } from '../src/store';
 import { agentOf, fixturesDir, fixtureFiles } from './peers';
@@ -333,8 +334,26 @@ export interface HeldOut {
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-const row = (label: string, t: Totals & { sessions?: number }) =>
-  `| ${label} | ${t.sessions ?? 1} | ${t.calls} | ${pct(t.cost.anthropic!.relative)} / ${pct(t.cost.openai!.relative)} | **${pct(t.costWithReadBacks.anthropic!.relative)} / ${pct(t.costWithReadBacks.openai!.relative)}** | **${pct(t.missRate)}** (${t.missedIds}/${t.referencedIds}) |`;
+/** Oracle over raw, and the share of the oracle's saving kept with read-backs (src/replay/limits.ts), under one price model. */
+function limitCells(t: Totals, p: 'anthropic' | 'openai'): { oracle: string; share: string } {
+  const l = t.limits;
+  const raw = t.cost[p]!.raw;
+  if (!l || l.oracle[p] === undefined || raw <= 0) return { oracle: '–', share: '–' };
+  const s = oracleShare(raw, t.costWithReadBacks[p]!.projected, l.oracle[p]!);
+  return { oracle: pct(l.oracle[p]! / raw), share: s === undefined ? '–' : pct(s) };
+}
+
+/** The header of a held-out table: the default's cost and misses, then the oracle's cost and the share of its saving kept. */
+const HELD_OUT_HEAD =
+  "| sessions | n | calls | cost before read-backs (Anthropic / GPT-5) | with read-backs | misses | oracle (Anthropic / GPT-5) | share of the oracle's saving kept |\n| --- | ---: | ---: | --- | --- | --- | --- | --- |";
+
+/** One row of a held-out table (its limits columns '–' when the totals carry no limits). */
+export function heldOutRow(label: string, t: Totals & { sessions?: number }): string {
+  const a = limitCells(t, 'anthropic'),
+    o = limitCells(t, 'openai');
+  return `| ${label} | ${t.sessions ?? 1} | ${t.calls} | ${pct(t.cost.anthropic!.relative)} / ${pct(t.cost.openai!.relative)} | **${pct(t.costWithReadBacks.anthropic!.relative)} / ${pct(t.costWithReadBacks.openai!.relative)}** | **${pct(t.missRate)}** (${t.missedIds}/${t.referencedIds}) | ${a.oracle} / ${o.oracle} | **${a.share} / ${o.share}** |`;
+}
+const row = heldOutRow;
 
 /** Candidate k replayed on every session of the corpus, in this process: the totals per session. */
 export async function replayCandidate(k: number, prelude = true): Promise<Totals[]> {
@@ -348,32 +367,50 @@ export async function replayCandidate(k: number, prelude = true): Promise<Totals
   );
 }
 
+/** The oracle and the floor on every session of the corpus, in this process (src/replay/limits.ts). */
+export async function replayLimits(prelude = true): Promise<Limits[]> {
+  const corpus = await loadCorpus(fixturesDir());
+  const counter = newTokenCounter('o200k_base');
+  return corpus.map((s) => measureLimits(s.t, { config: { preset: 'spillway' }, tokenizer: counter, prices: PRICES, prelude }));
+}
+
 /**
  * Every candidate's replays, one worker process per candidate (`bench-heldout.js --worker K`), as
  * many at once as the machine has cores: the replays are independent and each is single-threaded.
  */
-async function replayAll(log: (s: string) => void, shipped: number): Promise<{ totals: Totals[][]; bare?: Totals[] }> {
+async function replayAll(log: (s: string) => void, shipped: number): Promise<{ totals: Totals[][]; bare?: Totals[]; limits: Limits[] }> {
   const worker = join(__dirname, 'bench-heldout.js');
   const out: Totals[][] = new Array<Totals[]>(CANDIDATES.length);
   let bare: Totals[] | undefined;
-  // every candidate as the agents send it, then the shipped default without their prelude
-  const jobs = [...CANDIDATES.map((_, k) => ({ k, prelude: true })), ...(shipped >= 0 ? [{ k: shipped, prelude: false }] : [])];
+  let limits: Limits[] = [];
+  // the limits first (the longest job), every candidate as the agents send it, then the shipped default without their prelude
+  const jobs: { k: number | 'limits'; prelude: boolean }[] = [
+    { k: 'limits', prelude: true },
+    ...CANDIDATES.map((_, k) => ({ k, prelude: true })),
+    ...(shipped >= 0 ? [{ k: shipped, prelude: false }] : []),
+  ];
   let next = 0;
   const one = async (): Promise<void> => {
     for (let j = next++; j < jobs.length; j = next++) {
       const { k, prelude } = jobs[j]!;
       const started = Date.now();
-      const args = [worker, '--worker', String(k), ...(prelude ? [] : ['--no-prelude'])];
+      const args = [worker, ...(k === 'limits' ? ['--limits'] : ['--worker', String(k)]), ...(prelude ? [] : ['--no-prelude'])];
       const { stdout } = await run(process.execPath, args, { maxBuffer: 256 * 1024 * 1024 });
+      const seconds = ((Date.now() - started) / 1000).toFixed(0);
+      if (k === 'limits') {
+        limits = JSON.parse(stdout) as Limits[];
+        log(`  the oracle and the floor: ${seconds} s`);
+        continue;
+      }
       const t = JSON.parse(stdout) as Totals[];
       if (prelude) out[k] = t;
       else bare = t;
-      log(`  ${CANDIDATES[k]!.name}${prelude ? '' : ' (without the prelude)'}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      log(`  ${CANDIDATES[k]!.name}${prelude ? '' : ' (without the prelude)'}: ${seconds} s`);
     }
   };
   const workers = Number(process.env.SPILLWAY_BENCH_WORKERS) || cpus().length;
   await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, jobs.length)) }, one));
-  return { totals: out, ...(bare ? { bare } : {}) };
+  return { totals: out, ...(bare ? { bare } : {}), limits };
 }
 
 export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
@@ -382,7 +419,10 @@ export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
     (c) => JSON.stringify(parseConfig({ preset: 'spillway', ...c.over }).config) === JSON.stringify(DEFAULT_CONFIG),
   );
   // totals[k][s]: candidate k on session s
-  const { totals, bare } = await replayAll(log, shipped);
+  const replays = await replayAll(log, shipped);
+  const { bare } = replays;
+  // every session's totals carry its limits, so pooling sums them beside the costs
+  const totals = replays.totals.map((ts) => ts.map((t, i) => ({ ...t, ...(replays.limits[i] ? { limits: replays.limits[i] } : {}) })));
   const pool = (k: number, keep: (i: number) => boolean) =>
     poolReplays(corpus.flatMap((_, i) => (keep(i) ? [{ totals: totals[k]![i]! }] : [])));
   const sources = [...new Set(corpus.map((s) => s.source))].sort();
@@ -397,8 +437,7 @@ export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
   const heldOut = (keep: (i: number) => boolean) =>
     poolReplays(corpus.flatMap((s, i) => (keep(i) ? [{ totals: totals[chosen.get(s.source)!]![i]! }] : [])));
   const all = pick(CANDIDATES.map((_, k) => score(k, () => true)));
-  const head =
-    '| sessions | n | calls | cost before read-backs (Anthropic / GPT-5) | with read-backs | misses |\n| --- | ---: | ---: | --- | --- | --- |';
+  const head = HELD_OUT_HEAD;
   const lines = [
     `**Held out** (each source judged under the candidate picked on the other ${sources.length - 1} sources):`,
     '',

@@ -10,6 +10,7 @@ import { createEngine, isWireFormat, PRESET_NAMES, SpillwayError, validateConfig
 import { FileStore, MemoryStore } from '../store';
 import { readTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../replay/readers';
 import { poolReplays, replay, type ReplayOptions, type ReplayResult, type ReplayTotals } from '../replay/replay';
+import { measureLimits } from '../replay/limits';
 import { sessionFilesIn } from '../replay/sessions-folder';
 import type { OutputStore } from '../store/entry';
 import { DEFAULT_PROXY_PORT, runStandaloneProxy } from '../proxy';
@@ -26,7 +27,7 @@ export const COMMAND_USAGE: Record<string, string> = {
   read: `  spillway read HANDLE [--store DIR] [--lines A:B] [--grep REGEX] [--context N] [--ignore-case]
                        [--offset N --limit N] [--json]`,
   replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|pi|gemini|gemini-cli]
-                  [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--agent-prelude on|off] [--json]`,
+                  [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--agent-prelude on|off] [--limits] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
                  [--chatgpt-upstream URL] [--gemini-upstream URL] [--config FILE] [--preset NAME] [--websockets project|refuse]
                  [--observe] [--answer-reads]`,
@@ -331,13 +332,14 @@ const REPLAY_FLAGS = {
   store: { kind: 'string' },
   instance: { kind: 'string' },
   'agent-prelude': { kind: 'string' },
+  limits: { kind: 'bool' },
   json: { kind: 'bool' },
 } as const;
 
 /** One session read and replayed, with what the summary needs of its reductions. */
 async function replayOne(
   file: string,
-  opts: { format: string; instance?: string; config: ReplayOptions['config']; store: OutputStore; prelude: boolean },
+  opts: { format: string; instance?: string; config: ReplayOptions['config']; store: OutputStore; prelude: boolean; limits: boolean },
   progress: Progress,
   label: string,
 ): Promise<{ result: ReplayResult; figures: ReductionCollector }> {
@@ -361,6 +363,11 @@ async function replayOne(
     onProjection: (k, c) => figures.add(k, c.projection),
     onCall: (k, n) => progress.update(`${label}: call ${k + 1} of ${n}`),
   });
+  if (opts.limits) {
+    // the oracle and the floor replay the session twice more, each with a store of its own (never --store)
+    progress.update(`${label}: the oracle and the floor`);
+    result.totals.limits = measureLimits(transcript, { config: opts.config, prelude: opts.prelude });
+  }
   return { result, figures };
 }
 
@@ -424,6 +431,7 @@ async function replayCommand(argv: string[]): Promise<void> {
   if (preludeFlag !== 'on' && preludeFlag !== 'off')
     throw new SpillwayError(`replay: --agent-prelude is on or off, not ${JSON.stringify(preludeFlag)}`, 'usage');
   const prelude = preludeFlag === 'on';
+  const limits = a.flags.get('limits') === true;
   let isFolder = false;
   try {
     isFolder = statSync(target).isDirectory();
@@ -435,7 +443,7 @@ async function replayCommand(argv: string[]): Promise<void> {
     if (!isFolder) {
       const { result, figures } = await replayOne(
         target,
-        { format, ...(instance !== undefined ? { instance } : {}), config, store, prelude },
+        { format, ...(instance !== undefined ? { instance } : {}), config, store, prelude, limits },
         progress,
         basename(target),
       );
@@ -461,7 +469,7 @@ async function replayCommand(argv: string[]): Promise<void> {
       try {
         const { result } = await replayOne(
           file,
-          { format, config, store, prelude },
+          { format, config, store, prelude, limits },
           progress,
           `session ${i + 1} of ${found.files.length}, ${name}`,
         );

@@ -9,6 +9,7 @@
 import type { Projection } from '../engine';
 import { compactionLine, pooledCompactionLine } from '../replay/compactions';
 import { PRICE_MODELS } from '../replay/metrics';
+import { oracleShare } from '../replay/limits';
 import { causeLabel, causesInOrder } from '../replay/misses';
 import { modelPrice } from '../replay/prices';
 import type { PooledTotals, ReplayCall, ReplayResult, ReplayTotals } from '../replay/replay';
@@ -212,6 +213,31 @@ function costLines(t: ReplayTotals, family: string | undefined): string[] {
   return out;
 }
 
+/**
+ * The limit (src/replay/limits.ts), when measured: first the share of the oracle's saving the
+ * default keeps with read-backs priced (how much is left to win), then the oracle and the floor
+ * against raw, per price model of the table.
+ */
+function limitLines(t: ReplayTotals): string[] {
+  const l = t.limits;
+  if (!l) return [];
+  const models = TABLE_PRICE_MODELS.filter((p) => t.cost[p] && l.oracle[p] !== undefined && l.floor[p] !== undefined);
+  if (!models.length) return [];
+  const each = (f: (p: (typeof models)[number]) => string) => models.map((p) => `${p} ${f(p)}`).join(' · ');
+  const share = (p: (typeof models)[number]) => {
+    const s = oracleShare(t.cost[p]!.raw, t.costWithReadBacks[p]?.projected ?? t.cost[p]!.projected, l.oracle[p]!);
+    return s === undefined ? 'n/a (the oracle saves nothing)' : pct(s);
+  };
+  const ofRaw = (x: number, p: (typeof models)[number]) => (t.cost[p]!.raw > 0 ? pct(x / t.cost[p]!.raw) : '—');
+  return [
+    '',
+    'the limit: the oracle keeps only the lines the agent uses later; the floor sends no tool output',
+    fit(`  share of the oracle's saving kept, with read-backs: ${each(share)}`, SUMMARY_WIDTH),
+    fit(`  oracle (of raw): ${each((p) => ofRaw(l.oracle[p]!, p))}${l.oracleMisses ? ` (${l.oracleMisses} misses!)` : ''}`, SUMMARY_WIDTH),
+    fit(`  floor (of raw): ${each((p) => ofRaw(l.floor[p]!, p))}`, SUMMARY_WIDTH),
+  ];
+}
+
 /** A price model's idle time, as people write it (`5 min`, `1 h`). */
 function idleTime(name: string): string | undefined {
   const ms = PRICE_MODELS.find((p) => p.name === name)?.cacheIdleMs;
@@ -308,6 +334,7 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
       SUMMARY_WIDTH,
     ),
   );
+  lines.push(...limitLines(t));
   const cl = compactionLine(t.compactions ?? []);
   if (cl) lines.push(fit(cl, SUMMARY_WIDTH));
 
@@ -384,6 +411,7 @@ export function folderSummary(
   lines.push('-'.repeat(widths.reduce((a, w) => a + w, 0) + 2 * (widths.length - 1)));
   lines.push(row(cells(`pooled (${pooled.sessions})`, pooled), widths));
   lines.push('', missLine(pooled), ...missCauseLines(pooled), ...worstCallLines(worst), '', ...costLines(pooled, undefined));
+  lines.push(...limitLines(pooled));
   // a folder's totals do not say whether its logs had times: the line is there when some cache went cold
   if (Object.values(pooled.coldCalls ?? {}).some((n) => n > 0)) lines.push(fit(coldLine(pooled, true), SUMMARY_WIDTH));
   const cl = pooledCompactionLine(sessions.map((s) => ('totals' in s ? (s.totals.compactions ?? []) : [])));

@@ -31,6 +31,7 @@ import { tokenCounter, type TokenCounter } from './tokens';
 import {
   SpillwayError,
   type CustomReducer,
+  type InputFilter,
   type InputReduction,
   type OutputSink,
   type ProjectionStats,
@@ -47,6 +48,8 @@ export interface EngineOptions {
   tokenizer?: TokenizerName | TokenCounter;
   /** custom per-tool reducers, keyed by tool name (exact, bare or `*` pattern) */
   reducers?: Record<string, CustomReducer>;
+  /** decides, input by input, whether a file input the configuration would replace is replaced (default: every one) */
+  inputFilter?: InputFilter;
   /** receives one line per projection that reduced something, and per problem */
   log?: (line: string) => void;
   /**
@@ -147,7 +150,12 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
       memory ? { nodes: memory.nodes, upTo: samePrefix } : undefined,
       observationOption(cfg, opts.observations),
     );
-    const run = new Run(req, { cfg, counter, reducers, known, where }, memory, samePrefix);
+    const run = new Run(
+      req,
+      { cfg, counter, reducers, known, where, ...(options.inputFilter ? { inputFilter: options.inputFilter } : {}) },
+      memory,
+      samePrefix,
+    );
     run.stages();
     // every stage has decided: now the outputs go to the store, then the request is patched
     run.writes.forEach(write);

@@ -46,6 +46,7 @@ import type { TokenCounter } from './tokens';
 import {
   STAGE_ORDER,
   type CustomReducer,
+  type InputFilter,
   type InputReduction,
   type KeptWhole,
   type ProjectionStats,
@@ -68,6 +69,8 @@ export interface RunEnv {
   cfg: SpillwayConfig;
   counter: TokenCounter;
   reducers: Record<string, CustomReducer>;
+  /** which file inputs the configuration would replace are replaced (EngineOptions.inputFilter) */
+  inputFilter?: InputFilter;
   /** whether a handle is stored or was issued by this engine (a marker's handle must be) */
   known: (handle: string) => boolean;
   /** where the store keeps, or will keep, a handle's output (the file hint in markers) */
@@ -166,7 +169,7 @@ export class Run implements Ledger {
     const results = this.results;
     for (const stage of STAGE_ORDER) {
       if (stage === 'offload' && c.inputs.enabled) {
-        const out = fileInputs(results);
+        const out = fileInputs(results, this.env.inputFilter);
         for (const d of out.inputs) this.inputs.set(d.start, d);
         this.writes.push(...out.writes);
       }

@@ -205,6 +205,13 @@ export interface ReducerInput {
  */
 export type CustomReducer = (input: ReducerInput) => string | null;
 
+/**
+ * Whether a file input the configuration would replace by a marker is replaced (its tool, call id
+ * and the input as sent); false keeps it whole. The replay's hindsight oracle (src/replay/limits.ts)
+ * keeps the inputs whose identifiers the agent uses later.
+ */
+export type InputFilter = (input: { tool: string; callId: string; text: string }) => boolean;
+
 export class SpillwayError extends Error {
   constructor(
     message: string,

@@ -44,6 +44,7 @@ import { attributeMiss, missCauseTotals, poolMissCauses, type Miss, type MissCau
 import { withAgentPrelude, type PreludeUse } from './prelude';
 import { familyOf } from './prices';
 import { compactionReports, type CompactionReport } from './compactions';
+import type { CostByModel, Limits } from './limits';
 
 export interface ReplayCall {
   index: number;
@@ -132,6 +133,11 @@ export interface ReplayTotals {
   unrecoverable: string[];
   /** the compactions the log records and what the projection does to each (src/replay/compactions.ts); absent: none */
   compactions?: CompactionReport[];
+  /**
+   * what the hindsight oracle and the floor would cost (src/replay/limits.ts); set only when asked
+   * for (`spillway replay --limits`, the benchmark), and pooled only when every session has them
+   */
+  limits?: Limits;
 }
 
 export interface ReplayResult {
@@ -156,6 +162,7 @@ export interface ReplayOptions {
   store?: OutputStore;
   tokenizer?: EngineOptions['tokenizer'];
   reducers?: EngineOptions['reducers'];
+  inputFilter?: EngineOptions['inputFilter'];
   prices?: readonly PriceModel[];
   /**
    * add the agent's system prompt and tool definitions to every call of a Claude Code or Codex log,
@@ -570,6 +577,7 @@ export function poolReplays(results: readonly { totals: ReplayTotals }[]): Poole
   const missedIdsBefore = sum((t) => t.missedIdsBefore);
   const unrecoverable = ts.flatMap((t) => t.unrecoverable);
   const coldCalls = Object.fromEntries(names.map((k) => [k, sum((t) => t.coldCalls?.[k] ?? 0)]));
+  const limits = poolLimits(ts.map((t) => t.limits));
   return {
     sessions: ts.length,
     calls: sum((t) => t.calls),
@@ -593,7 +601,19 @@ export function poolReplays(results: readonly { totals: ReplayTotals }[]): Poole
     readBacks: sum((t) => t.readBacks ?? 0),
     coldCalls,
     unrecoverable,
+    ...(limits ? { limits } : {}),
   };
+}
+
+/** Several sessions' limits pooled: sums of costs (a pooled share is then a ratio of sums); undefined unless every session has them. */
+function poolLimits(all: readonly (Limits | undefined)[]): Limits | undefined {
+  if (all.length === 0 || all.some((l) => l === undefined)) return undefined;
+  const sum = (pick: (l: Limits) => CostByModel): CostByModel => {
+    const out: CostByModel = {};
+    for (const l of all as Limits[]) for (const [k, v] of Object.entries(pick(l))) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  return { oracle: sum((l) => l.oracle), floor: sum((l) => l.floor), oracleMisses: all.reduce((a, l) => a + l!.oracleMisses, 0) };
 }
 
 /** Replays a transcript; throws only for engine failures, which are bugs or unreadable calls. */
@@ -636,6 +656,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
     store,
     ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}),
     ...(opts.reducers ? { reducers: opts.reducers } : {}),
+    ...(opts.inputFilter ? { inputFilter: opts.inputFilter } : {}),
   });
   const counter = typeof opts.tokenizer === 'object' ? opts.tokenizer : tokenCounter(opts.tokenizer ?? engine.config.tokenizer);
   const meter = new ReplayMeter(opts.prices ?? PRICE_MODELS, store, { counter, wire: t.wire });

@@ -288,6 +288,26 @@ describe('spillway replay', () => {
     for (const c of cold) expect(c.gapMs).toBeGreaterThan(5 * 60_000);
   }, 60_000);
 
+  it('adds the oracle and the floor to the totals with --limits, in the units of the calls raw cost', () => {
+    const f = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
+    const out = JSON.parse(run(['replay', f, '--json', '--limits']).out);
+    const raw = (p: string) => out.calls.reduce((a: number, c: { cost: Record<string, { raw: number }> }) => a + c.cost[p]!.raw, 0);
+    for (const p of ['anthropic', 'openai']) {
+      expect(out.totals.limits.oracle[p]).toBeLessThan(raw(p));
+      expect(out.totals.limits.floor[p]).toBeLessThanOrEqual(out.totals.limits.oracle[p]);
+    }
+    expect(out.totals.limits.oracleMisses).toBe(0);
+    expect(JSON.parse(run(['replay', f, '--json']).out).totals).not.toHaveProperty('limits');
+  });
+
+  it("reports the share of the oracle's saving kept first among the limit lines of the summary with --limits", () => {
+    const f = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
+    const r = run(['replay', f, '--limits']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^the limit: .*\n {2}share of the oracle's saving kept, with read-backs: anthropic .*\n {2}oracle \(of raw\): /m);
+    for (const line of r.out.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
+  });
+
   it('is deterministic', () => {
     const f = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
     expect(run(['replay', f, '--preset', 'oracle-offload']).out).toBe(run(['replay', f, '--preset', 'oracle-offload']).out);

@@ -25,13 +25,14 @@ import { stopped } from '../guarantee';
 import { deferredToClear } from './after-use';
 import { LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
 import { countLines } from '../lines';
+import type { InputFilter } from '../types';
 
 export interface InputsOutcome {
   inputs: InputDecision[];
   writes: StoreWrite[];
 }
 
-export function fileInputs(results: Results): InputsOutcome {
+export function fileInputs(results: Results, filter?: InputFilter): InputsOutcome {
   const out: InputsOutcome = { inputs: [], writes: [] };
   const { req, cfg } = results;
   const { keepRounds, minTokens, tools, shellTools } = cfg.inputs;
@@ -72,6 +73,7 @@ export function fileInputs(results: Results): InputsOutcome {
     if (minTokens > 0 && before[call.item]! <= minTokens) continue;
     const d = replaceInput(results, call, decidedAt);
     if (!d) continue;
+    if (filter && !filter({ tool: d.write.meta.tool, callId: d.write.meta.callId, text: d.write.text })) continue;
     out.writes.push(d.write);
     out.inputs.push(d.decision);
   }
