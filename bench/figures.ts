@@ -15,7 +15,9 @@
  * Keys: `TABLE.FAMILY.FIELD`, where TABLE is `heldout`, `insample` or `noprelude` (the three tables of
  * the block), FAMILY is `all` or an agent family (`claude-code`, `codex`, …), and FIELD one of
  * `before` (cost before read-backs, "Anthropic / GPT-5"), `with` (with read-backs), `misses` (the
- * miss rate), `missed` and `references` (its count, as "262" and "21,635"), `sessions` and `calls`.
+ * miss rate), `missed` and `references` (its count, as "262" and "21,635"), `sessions` and `calls`, and
+ * in tables that have the limit's columns `oracle` (the oracle's cost) and `share` (the share of the
+ * oracle's saving the default keeps with read-backs), each "Anthropic / GPT-5".
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,12 +47,15 @@ export function headlineFigures(page: string): Map<string, string> {
   const figures = new Map<string, string>();
   // | all, held out | 45 | 4127 | 77.6% / 75.4% | **78.9% / 76.9%** | **1.2%** (262/21635) |
   const row =
-    /^\| ([\w-]+), (held out|in sample|no prelude)(?:, no prelude)? \| (\d+) \| (\d+) \| ([\d.]+% \/ [\d.]+%) \| \*\*([\d.]+% \/ [\d.]+%)\*\* \| \*\*([\d.]+%)\*\* \((\d+)\/(\d+)\) \|$/gm;
+    /^\| ([\w-]+), (held out|in sample|no prelude)(?:, no prelude)? \| (\d+) \| (\d+) \| ([\d.]+% \/ [\d.]+%) \| \*\*([\d.]+% \/ [\d.]+%)\*\* \| \*\*([\d.]+%)\*\* \((\d+)\/(\d+)\) \|(?: ([^|*]+?) \| \*\*([^|*]+?)\*\* \|)?$/gm;
   for (const m of block.matchAll(row)) {
-    const [, family, table, sessions, calls, before, withReadBacks, misses, missed, references] = m as unknown as string[];
+    const [, family, table, sessions, calls, before, withReadBacks, misses, missed, references, oracle, share] = m as unknown as string[];
     const name = table === 'held out' ? 'heldout' : table === 'in sample' && !m[0].includes('no prelude') ? 'insample' : 'noprelude';
     const values = [sessions!, thousands(calls!), before!, withReadBacks!, misses!, thousands(missed!), thousands(references!)];
     FIELDS.forEach((field, i) => figures.set(`${name}.${family}.${field}`, values[i]!));
+    // the limit's columns (src/replay/limits.ts), in tables made since they were added
+    if (oracle !== undefined) figures.set(`${name}.${family}.oracle`, oracle);
+    if (share !== undefined) figures.set(`${name}.${family}.share`, share);
   }
   for (const table of ['heldout', 'insample', 'noprelude'])
     if (!figures.has(`${table}.all.with`))

@@ -122,6 +122,23 @@ describe('headline figures the docs quote', () => {
 });
 
 describe('figure spans (bench/figures.ts)', () => {
+  it("reads the limit's columns, the oracle's cost and the share of its saving kept, where the table has them", () => {
+    const page = [
+      '<!-- bench:heldout -->',
+      '| all, held out | 55 | 6312 | 70.0% / 71.0% | **72.0% / 73.0%** | **1.5%** (300/20000) | 51.2% / 52.3% | **43.3% / 48.3%** |',
+      '| all, in sample | 55 | 6312 | 70.0% / 71.0% | **72.0% / 73.0%** | **1.5%** (300/20000) | 51.2% / 52.3% | **43.3% / 48.3%** |',
+      '| all, in sample, no prelude | 55 | 6312 | 69.0% / 70.0% | **71.0% / 72.0%** | **1.4%** (290/19990) | – / – | **– / –** |',
+      '<!-- /bench:heldout -->',
+    ].join('\n');
+    const f = headlineFigures(page);
+    expect([f.get('heldout.all.with'), f.get('heldout.all.oracle'), f.get('heldout.all.share')]).toEqual([
+      '72.0% / 73.0%',
+      '51.2% / 52.3%',
+      '43.3% / 48.3%',
+    ]);
+    expect(f.get('noprelude.all.share')).toBe('– / –');
+  });
+
   const BLOCK = [
     '<!-- bench:heldout -->',
     '| all, held out | 45 | 4127 | 70.0% / 71.0% | **72.0% / 73.0%** | **1.5%** (300/20000) |',
