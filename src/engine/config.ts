@@ -67,6 +67,7 @@ export interface SpillwayConfig {
     schedule: 'trigger' | 'payback';
     paybackHorizon: PaybackHorizon;
     inUseCalls: number;
+    keepGathered: boolean;
   };
 }
 
@@ -311,6 +312,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description:
       "File inputs: shell tools whose commands write files through heredocs (`cat > path << 'EOF'`); each such heredoc's body is replaced by one line naming the file and a handle to the stored input, the rest of the command is kept (exact, bare or `*` pattern names).",
   },
+  {
+    key: 'clear.keepGathered',
+    schema: z.boolean(),
+    description:
+      'Clear stage: what the agent gathered (the results of reads, searches, fetches and listings) is not cleared before the agent has written from it: until a later reply of the agent writes or edits a file or writes a report, or, outside a sub-agent, does anything else than gather. A sub-agent searches and reads, then writes its report from all of it at once; clearing the first searches before the report hides what it cites.',
+  },
 ];
 
 const KEY_INDEX = new Map(CONFIG_KEYS.map((k) => [k.key, k]));
@@ -327,6 +334,7 @@ const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
   schedule: 'trigger',
   paybackHorizon: 'corpus',
   inUseCalls: 0,
+  keepGathered: false,
 };
 
 /**
@@ -381,6 +389,7 @@ const SPILLWAY: SpillwayConfig = {
     schedule: 'payback',
     paybackHorizon: 'same',
     inUseCalls: 4,
+    keepGathered: true,
   },
 };
 

@@ -10,7 +10,7 @@ export const perChar: TokenCounter = { name: 'per-char', count: (s: string) => s
 /**
  * The clear stage by its trigger alone, as the clear tests take it: over 45,000 tokens the oldest
  * results go, none kept and no minimum freed, no payback schedule (engine-clear-schedule.test.ts)
- * and no in-use protection (engine-in-use.test.ts) unless `over` sets them.
+ * and no in-use protection (engine-in-use.test.ts, engine-gathering.test.ts) unless `over` sets them.
  */
 export function triggerClear(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -23,6 +23,7 @@ export function triggerClear(over: Record<string, unknown> = {}): Record<string,
     clearToolInputs: false,
     schedule: 'trigger',
     inUseCalls: 0,
+    keepGathered: false,
     ...over,
   };
 }

@@ -95,7 +95,7 @@ describe('clear stage with schedule payback', () => {
     offload: { enabled: false },
     inputs: { enabled: false },
     // by age alone (in-use protection: engine-in-use.test.ts)
-    clear: { enabled: true, triggerTokens: 5_000, keep: 1, clearAtLeastTokens: 0, schedule, inUseCalls: 0 },
+    clear: { enabled: true, triggerTokens: 5_000, keep: 1, clearAtLeastTokens: 0, schedule, inUseCalls: 0, keepGathered: false },
   });
   const outputs = Array.from({ length: 6 }, (_, i) => ({ cmd: `cat f${i}`, out: String.fromCharCode(65 + i).repeat(2_000) }));
 
@@ -142,6 +142,7 @@ describe('stale results: the same command run again', () => {
           staleFirst: true,
           schedule: 'trigger',
           inUseCalls: 0,
+          keepGathered: false,
         },
       },
       { tokenizer: perChar },

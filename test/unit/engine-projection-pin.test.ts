@@ -6,7 +6,8 @@
  * The pins are main's at 4c54acf (2026-11-27), before the in-use walk became incremental; the pi
  * session's changed on purpose with `clear.paybackHorizon: same` (the Claude Code one clears nothing
  * the horizon decides), and both when a clear stopped taking results whose marker is no shorter in
- * tokens (reduce.ts).
+ * tokens (reduce.ts); the pi session's again with `clear.keepGathered` (what the agent gathered is
+ * not cleared before it has written from it: stages/gathering.ts).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -44,9 +45,9 @@ const CLAUDE = 'dev3/claude-code/randlee__claude-history-subagent-a00c619.jsonl'
 const PI = 'dev3/pi/badlogic__pi-session-20251217.jsonl';
 const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string }> = [
   { file: CLAUDE, config: {}, hash: '6f8f03a080a9e7ae' },
-  { file: PI, config: {}, hash: '04b563f106c53119' },
+  { file: PI, config: {}, hash: '8cffb5242743f958' },
   { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '1963d08f70d92ad9' },
-  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '22fd0a63d3abf492' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '1568a15e3fd83ef0' },
 ];
 
 describe('projections of real sessions are pinned', () => {

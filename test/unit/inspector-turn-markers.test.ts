@@ -46,7 +46,11 @@ describe('a session with a preview cleared later and a heredoc input, turn by tu
   // default this session is reduced nowhere (reads kept whole while in use, inputs left to clears that
   // never pay back in 41 calls); with reductions on arrival it has a preview cleared later and a
   // heredoc input replaced, in the turns named below
-  const config = parseConfig({ offload: { keepReads: 0 }, clear: { inUseCalls: 0 }, inputs: { when: 'arrival' } }).config;
+  const config = parseConfig({
+    offload: { keepReads: 0 },
+    clear: { inUseCalls: 0, keepGathered: false },
+    inputs: { when: 'arrival' },
+  }).config;
   const store = new MemoryStore();
   let transcript: Transcript;
   let result: ReplayResult;

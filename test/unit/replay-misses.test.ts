@@ -122,7 +122,16 @@ describe('a replayed session: an offload on arrival, a file input and a clear ea
     offload: { keepReads: 0 },
     inputs: { when: 'arrival', minTokens: 0, keepRounds: 0 },
     // the clear stage leaves `cat` alone, so its result stays offloaded (a clear takes over an offloaded result's marker)
-    clear: { enabled: true, triggerTokens: 300, keep: 1, clearAtLeastTokens: 1, schedule: 'trigger', excludeTools: ['cat'], inUseCalls: 0 },
+    clear: {
+      enabled: true,
+      triggerTokens: 300,
+      keep: 1,
+      clearAtLeastTokens: 1,
+      schedule: 'trigger',
+      excludeTools: ['cat'],
+      inUseCalls: 0,
+      keepGathered: false,
+    },
   };
   const r = replay(t, { config });
   const last = r.calls.at(-1)!;

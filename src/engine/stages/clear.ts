@@ -67,15 +67,17 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   // (the list is checked first: it is short, and most results are of no report tool)
   const reportKept = (i: number): boolean => toolListed(results.cfg.reportTools, list[i]!.names) && results.capOf(i) === 'unlimited';
   // results the agent referred to (or received) in its last clear.inUseCalls calls: still in use
-  // (in-use.ts; a file input the clear would replace with the result stands for it too)
+  // (in-use.ts; a file input the clear would replace with the result stands for it too); and with
+  // clear.keepGathered, what it gathered and has not yet written from (gathering.ts)
   const inUse =
-    c.inUseCalls > 0
+    c.inUseCalls > 0 || c.keepGathered
       ? new InUse(
           results,
           c.inUseCalls,
           (i) => !results.fixedAsIs(i),
           checkpoints,
           (i) => gains.inputOf(i)?.write.text,
+          c.keepGathered,
         )
       : undefined;
   const clearable = (i: number): boolean =>

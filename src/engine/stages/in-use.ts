@@ -7,9 +7,14 @@
  * reply is built from. Results it has not touched for longer are cleared as before (stale first,
  * then the oldest), and become protected again the moment the agent refers to one of them.
  *
+ * Gathered material the agent has not yet written from (a search, a read, a fetch, a listing, until a
+ * later reply writes a file or a report) is in use however long ago it arrived: gathering.ts, with
+ * `clear.keepGathered`.
+ *
  * Where it sits: a helper of the clear stage (clear.ts), which walks the session's calls in order
  * and asks `moveTo` at each call which results changed state, so its planner stays current.
  */
+import { gatheredUntil } from './gathering';
 import { countUpTo } from './prefix-sums';
 import { referencesOf } from './references';
 import type { Results } from './results';
@@ -17,6 +22,8 @@ import type { Results } from './results';
 export class InUse {
   /** per result, the calls from which a touch (its arrival, a reference to it) is known, ascending */
   private readonly touches: number[][];
+  /** per result, the last call through which it is gathered material not yet written from (gathering.ts); -1 for none */
+  private readonly gathered: readonly number[] | undefined;
   /** per call, the results whose state may change at it */
   private readonly events = new Map<number, number[]>();
   private call = -1;
@@ -28,6 +35,8 @@ export class InUse {
     checkpoints: readonly number[],
     /** more text that stands for result i (its call's file input, when the clear replaces it too) */
     extra?: (i: number) => string | undefined,
+    /** keep gathered material until the agent has written from it (`clear.keepGathered`) */
+    keepGathered = false,
   ) {
     // the call that first sees item x: the first checkpoint after it
     const knownFrom = (x: number): number => countUpTo(checkpoints, x, checkpoints.length - 1);
@@ -46,6 +55,13 @@ export class InUse {
       }
       return uniq;
     });
+    if (keepGathered) {
+      this.gathered = gatheredUntil(results, checkpoints, candidate);
+      // the call after the last one it is kept through: its state may change there
+      this.gathered.forEach((until, i) => {
+        if (until >= 0 && until < Number.POSITIVE_INFINITY) this.at(until + 1, i);
+      });
+    }
   }
 
   private at(call: number, i: number): void {
@@ -58,6 +74,8 @@ export class InUse {
   now(i: number): boolean {
     const ts = this.touches[i];
     if (!ts) return false;
+    // gathered and not yet written from (only once it has arrived: its first touch)
+    if (this.gathered && ts.length && ts[0]! <= this.call && this.call <= this.gathered[i]!) return true;
     for (let k = ts.length - 1; k >= 0; k--) {
       const t = ts[k]!;
       if (t > this.call) continue;
