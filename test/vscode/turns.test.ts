@@ -23,7 +23,7 @@ import { basename, join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
 import { INPUTS_FIXTURE, INPUTS_ON_ARRIVAL, makeDemoWorkspace, type DemoWorkspace } from './demo';
-import { callSources, sourceLabel } from '../../src/extension/pure/documents';
+import { callSources, sourceLabel } from '../../src/engine/names';
 
 let vs: Harness;
 let demo: DemoWorkspace;

@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import { createEngine, readRequest, resultText, type SpillwayConfig } from '../../engine';
 import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
-import { callSources, type CallSource } from '../pure/documents';
+import { callSources, type CallSource } from '../../engine/names';
 import { withInputStage } from '../pure/records';
 import { modelFields } from './prices';
 import type { SessionInfo, TurnSummary } from '../../protocol';
