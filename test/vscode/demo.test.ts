@@ -13,10 +13,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
-import { DEMO_TRANSCRIPT, engineSettings, makeDemoWorkspace, type DemoWorkspace } from './demo';
+import { DEMO_FIXTURE, engineSettings, makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { failing } from '../support/expect';
 import { formatChange } from '../../src/protocol';
 import { formatInt } from '../../src/engine/format-number';
@@ -24,10 +24,12 @@ import { parseConfig } from '../../src/engine/index';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { causeLabel } from '../../src/replay/misses';
+import { sessionName } from '../../src/replay/session-title';
 
 let vs: Harness;
 let demo: DemoWorkspace;
-const TITLE = basename(DEMO_TRANSCRIPT);
+/** the session as the inspector names it: its task, project and day (src/replay/session-title.ts), not its file name */
+const TITLE = sessionName(join(ROOT, DEMO_FIXTURE));
 /**
  * Sessions that, under today's default, miss identifiers of files their agent read (the demo session
  * misses none): the missed-identifier test opens the first that still does, so a default that hides
@@ -381,7 +383,7 @@ describe('the demo workspace', () => {
     )) as { missedIds: number };
     expect(r.missedIds).toBe(replayed.totals.missedIds);
     const frame = await inspectorFrame(vs.page);
-    await frame.locator('.session-head h1', { hasText: basename(file) }).waitFor({ timeout: 60_000 });
+    await frame.locator('.session-head h1', { hasText: sessionName(file) }).waitFor({ timeout: 60_000 });
     try {
       await frame.getByRole('button', { name: `Missed identifiers: turn ${turn}` }).click();
       await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${turn}$`) }).waitFor();

@@ -19,11 +19,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
 import { INPUTS_FIXTURE, INPUTS_ON_ARRIVAL, makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { callSources, sourceLabel } from '../../src/engine/names';
+import { sessionName } from '../../src/replay/session-title';
 
 let vs: Harness;
 let demo: DemoWorkspace;
@@ -42,7 +43,8 @@ function sourcesOf(file: string) {
 
 /** The inspector's frame on the window's session, with turn `n` (1-based) chosen and its details shown. */
 async function showTurn(n: number): Promise<Frame> {
-  const title = basename(demo.replayed.path);
+  // named by its task, project and day (src/replay/session-title.ts), not its file name
+  const title = sessionName(demo.replayed.path);
   const active = await vs.run(({ vscode }) => vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? null);
   if (active !== 'Spillway Inspector') await vs.runCommand('Spillway: Open Inspector');
   const frame = await inspectorFrame(vs.page);
