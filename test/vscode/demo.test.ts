@@ -396,6 +396,8 @@ describe('the demo workspace', () => {
       const id = (await item.locator('code').textContent())!;
       // what hid it, in the words `spillway replay` prints (sent by the host: one place for them)
       expect(await item.textContent()).toContain(`Read result ${causeLabel(found.cause)}`);
+      // the output that held it is named by the file the Read read, not by its handle
+      expect(await item.locator('button.link').textContent()).not.toMatch(/^sw_/);
       await item.locator('button.link').click();
       await waitUntil('the stored output to open at the identifier', async () =>
         vs.run(({ vscode }, want) => {

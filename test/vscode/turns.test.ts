@@ -226,6 +226,10 @@ describe('each turn shows what the model was sent in it (the demo, default setti
       all.every((t) => !/^\w+ · toolu_/.test(t)),
       all.join('\n'),
     ).toBe(true);
+    // a command is named by what it does, not by the `cd /Users/…/worktree &&` the demo's agent starts it
+    // with (the row's detail keeps the command as written, so typing any of it finds the row)
+    expect(all.filter((t) => /^\w+ · \$ cd /.test(t))).toEqual([]);
+    expect(all.some((t) => t.startsWith('Bash · $ go test ./pkg/export'))).toBe(true);
     // the row of the output (its detail lists the call): named by tool and file or command, with its size and lines
     const input = vs.page.locator('.quick-input-widget .quick-input-box input');
     await input.fill(CALL);
