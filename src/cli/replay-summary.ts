@@ -18,12 +18,19 @@ import type { PooledTotals, ReplayCall, ReplayResult, ReplayTotals } from '../re
 const SUMMARY_WIDTH = 100;
 /** Tools listed by tokens saved; the rest are summed on one line. */
 const TOP_TOOLS = 5;
+/**
+ * A turn as people read it: a model call numbered from 1, as the inspector numbers its turns (the
+ * replay's `index` and a miss's `since` count from 0).
+ */
+const turnOf = (index: number) => `turn ${index + 1}`;
 /** Calls with clears listed one by one; past this, how many more. */
 const LISTED_CLEARS = 8;
 /** Calls listed as the worst for misses (most missed identifiers, then most read-backs). */
 const WORST_CALLS = 5;
 /** Missed identifiers named on a worst call's line. */
 const NAMED_MISSES = 3;
+/** Characters of the file or command that names an output on a worst call's line. */
+const NAMED_SOURCE = 36;
 /** The price models the folder table shows per session (every one is in the pooled lines under it). */
 const TABLE_PRICE_MODELS = ['anthropic', 'openai'] as const;
 
@@ -107,6 +114,15 @@ function fit(text: string, width: number): string {
   return `${text.slice(0, head)}…${text.slice(text.length - (width - 1 - head))}`;
 }
 
+/** Text cut to `width` around `id` (kept in view), an ellipsis where it was cut. */
+function around(text: string, id: string, width: number): string {
+  if (text.length <= width) return text;
+  const at = Math.max(0, text.indexOf(id));
+  const to = Math.min(text.length, Math.max(at + id.length + Math.floor((width - id.length) / 2), width));
+  const from = Math.max(0, to - width);
+  return `${from > 0 ? '…' : ''}${text.slice(from > 0 ? from + 1 : 0, to < text.length ? to - 1 : to)}${to < text.length ? '…' : ''}`;
+}
+
 /** A session's name in the table: its file name without the transcript extension. */
 function sessionName(file: string): string {
   return (file.split(/[\\/]/).pop() ?? file).replace(/\.(traj\.json|traj|jsonl|json)$/, '');
@@ -168,12 +184,17 @@ const LISTED_GROUPS = 3;
 
 /** One worst call: how much it missed and its read-backs, then per tool and cause what hid them, with the first identifiers. */
 function describeWorstCall(c: CallOf): string[] {
+  // per output (its tool and file or command), cause and turn: the identifiers, and what the agent wrote around the first
   const groups = new Map<string, string[]>();
+  const wrote = new Map<string, string>();
   for (const m of c.call.missed) {
-    const key = `${m.tool ? `${m.tool}, ` : ''}${causeLabel(m.cause)}${m.since !== undefined ? ` in call ${m.since}` : ''}`;
+    const source = m.source && m.source.length > NAMED_SOURCE ? `${m.source.slice(0, NAMED_SOURCE - 1)}…` : m.source;
+    const what = m.tool ? `${m.tool}${source ? ` ${source}` : ''}, ` : '';
+    const key = `${what}${causeLabel(m.cause)}${m.since !== undefined ? ` in ${turnOf(m.since)}` : ''}`;
     groups.set(key, [...(groups.get(key) ?? []), m.id]);
+    if (m.wrote && !wrote.has(key)) wrote.set(key, m.wrote);
   }
-  const where = c.file ? `${tail(sessionName(c.file), 40)}, call ${c.call.index}` : `call ${c.call.index}`;
+  const where = c.file ? `${tail(sessionName(c.file), 40)}, ${turnOf(c.call.index)}` : turnOf(c.call.index);
   const reads = c.call.readBacks.length;
   const sorted = [...groups].sort((a, b) => b[1].length - a[1].length);
   const out = [
@@ -181,7 +202,12 @@ function describeWorstCall(c: CallOf): string[] {
   ];
   for (const [what, ids] of sorted.slice(0, LISTED_GROUPS)) {
     const named = ids.slice(0, NAMED_MISSES).join(', ') + (ids.length > NAMED_MISSES ? ', …' : '');
-    out.push(fit(`    ${ids.length} ${what}: ${named}`, SUMMARY_WIDTH));
+    // cut at the end: what hid them and where stay whole, the identifiers go first
+    const line = `    ${ids.length} ${what}: ${named}`;
+    out.push(line.length <= SUMMARY_WIDTH ? line : `${line.slice(0, SUMMARY_WIDTH - 1)}…`);
+    const said = wrote.get(what);
+    const lead = '      the agent wrote: "';
+    if (said) out.push(`${lead}${around(said, ids[0]!, SUMMARY_WIDTH - lead.length - 1)}"`);
   }
   if (sorted.length > LISTED_GROUPS) out.push(`    and ${sorted.length - LISTED_GROUPS} more`);
   return out;
@@ -190,7 +216,7 @@ function describeWorstCall(c: CallOf): string[] {
 function worstCallLines(calls: Iterable<CallOf>): string[] {
   const worst = worstCalls(calls);
   if (!worst.length) return [];
-  return ['', 'worst calls for misses: what hid each group of identifiers, and in which call', ...worst.flatMap(describeWorstCall)];
+  return ['', 'worst turns for misses: what hid each group of identifiers, and in which turn', ...worst.flatMap(describeWorstCall)];
 }
 
 /** The cost lines: one per price model, the session's own family marked. */
@@ -313,9 +339,8 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   lines.push(`${fit(file, Math.max(20, SUMMARY_WIDTH - about.length))}${about}`);
   const saved = t.originalTokens ? 1 - t.projectedTokens / t.originalTokens : 0;
   lines.push(
-    `${t.calls} calls · tokens ${compact(t.originalTokens)} raw → ${compact(t.projectedTokens)} sent (−${pct(saved)}) · ` +
-      `cache-stable calls ${pct(t.cacheStableShare)}`,
-    `largest context ${compact(t.maxOriginalTokens)} → ${compact(t.maxProjectedTokens)} tokens`,
+    `${t.calls} turns (model calls, numbered from 1) · tokens ${compact(t.originalTokens)} raw → ${compact(t.projectedTokens)} sent (−${pct(saved)})`,
+    `largest context ${compact(t.maxOriginalTokens)} → ${compact(t.maxProjectedTokens)} tokens · cache-stable turns ${pct(t.cacheStableShare)}`,
   );
   lines.push(missLine(t));
   const pl = preludeLine(r, prelude);
@@ -349,10 +374,12 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
     lines.push('', 'tokens saved by file inputs replaced by a marker (what the agent wrote; summed over the calls)', ...toolRows(inputs));
 
   if (figures.clears.length) {
-    lines.push('', `calls with clears (${figures.clears.length}): the cache is rewritten from the first cleared result`);
+    lines.push('', `turns with clears (${figures.clears.length}): the cache is rewritten from the first cleared result`);
     for (const c of figures.clears.slice(0, LISTED_CLEARS)) {
       const inputs = c.inputs ? `, ${c.inputs} file input${c.inputs === 1 ? '' : 's'} replaced` : '';
-      lines.push(`  call ${c.call}: ${c.results} result${c.results === 1 ? '' : 's'} cleared${inputs}, ${compact(c.freed)} tokens freed`);
+      lines.push(
+        `  ${turnOf(c.call)}: ${c.results} result${c.results === 1 ? '' : 's'} cleared${inputs}, ${compact(c.freed)} tokens freed`,
+      );
     }
     if (figures.clears.length > LISTED_CLEARS) lines.push(`  and ${figures.clears.length - LISTED_CLEARS} more`);
   } else lines.push('', 'no clears');
@@ -401,7 +428,7 @@ export function folderSummary(
     'cost relative to raw history with caching: without / with read-backs; miss rate: now / previously',
     ...folderPreludeLine(sessions, prelude),
     '',
-    row(['session', 'calls', 'tokens', ...TABLE_PRICE_MODELS, 'miss rate'], widths),
+    row(['session', 'turns', 'tokens', ...TABLE_PRICE_MODELS, 'miss rate'], widths),
   ];
   for (const s of sessions) {
     const name = tail(sessionName(s.file), widths[0]!);

@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { errorText, type SpillwayHost } from './host';
 import { CAP_CHOICES, parseCapInput, updateToolCaps, SECTION, type CapChoice } from './pure/settings';
 import { formatCount, outputPickItem } from './pure/format';
-import { firstContentLine, inputDocument, lineHolding, sourceLabel } from './pure/documents';
+import { firstContentLine, inputDocument, lineHolding } from './pure/documents';
+import { sourceLabel } from '../engine/names';
 import { recordCallIds, type ProjectedRecord } from './pure/records';
 
 export const COMMANDS = {
@@ -175,6 +176,7 @@ async function openStoredOutput(host: SpillwayHost, handle?: string, opts?: Open
           time: e.used ?? e.time,
           input,
           ...(source ? { source } : {}),
+          ...(r?.command && !input ? { command: r.command } : {}),
           ...(callIds ? { callIds } : {}),
         };
         return { ...outputPickItem(summary, now), handle: e.handle };
@@ -243,10 +245,12 @@ async function compare(host: SpillwayHost, handle?: string, opts?: CompareOption
     // one row per marker: an output offloaded in one turn and cleared in a later one was sent two
     const items = records.flatMap((r) => {
       const name = `${r.tool}${r.input ? ' · input' : ''} · ${recordLabel(r) ?? recordCallIds(r).join(', ')}`;
+      // the command as the agent wrote it, so typing any of it finds the row (the label names what it does)
+      const command = r.command && !r.input ? ` · $ ${r.command.trim().split('\n')[0]!.slice(0, 500)}` : '';
       return [...r.markers].reverse().map((m) => ({
         label: name,
         description: `${markerWhere(m)} · ${formatCount(m.text.length)} chars sent`,
-        detail: `${m.reason} · ${recordCallIds(r).join(', ')}`,
+        detail: `${m.reason} · ${recordCallIds(r).join(', ')}${command}`,
         handle: r.handle,
         marker: m.id,
       }));

@@ -197,6 +197,10 @@ const Missed = z.object({
   /** the cause in words, as `spillway replay` prints it (src/replay/misses.ts): the one place they are kept */
   causeLabel: z.string().optional(),
   tool: z.string().optional(),
+  /** the file or command of the call whose output holds it (`$ go test ./...`, `src/a.ts`), when known */
+  source: z.string().optional(),
+  /** what the agent wrote around it in the reply that used it, on one line, cut short */
+  wrote: z.string().optional(),
   since: z.number().int().nonnegative().optional(),
 });
 type Missed = z.infer<typeof Missed>;
@@ -331,8 +335,11 @@ export const SearchMatch = z.object({
   callId: z.string(),
   /** the handle of the result (a reduced one or a file input); absent for a result sent whole */
   handle: Handle.optional(),
-  /** what held the match: the tool's name, the call id, the handle, the original text, the text the model was sent */
-  where: z.enum(['tool', 'call id', 'handle', 'original', 'projected']),
+  /**
+   * what held the match: the tool's name, the command the call ran or the file it named, the call id,
+   * the handle, the original text, the text the model was sent
+   */
+  where: z.enum(['tool', 'command', 'file', 'call id', 'handle', 'original', 'projected']),
   snippet: z.string().max(400),
   at: z.number().int().nonnegative(),
   length: z.number().int().nonnegative(),

@@ -39,6 +39,12 @@ export interface Miss {
   cause: MissCause;
   /** the tool whose result (or, for a file input, whose input) the handle holds */
   tool?: string;
+  /** the call whose result (or input) the handle holds */
+  callId?: string;
+  /** that call's file or command as people read it (engine/names.ts sourceLabel), when the replay knows it */
+  source?: string;
+  /** what the agent wrote around the identifier in the reply that used it: one line, cut short (`wroteAround`) */
+  wrote?: string;
   /** the call that made the reduction (0-based), when known */
   since?: number;
   /** the call whose request first held the result (0-based), when known (not for file inputs) */
@@ -62,6 +68,8 @@ export type MissCauseTotals = Partial<Record<MissCause, { ids: number; readBacks
 export interface HeldBy {
   handle: string;
   tool: string;
+  /** the call whose result (or input) it is */
+  callId?: string;
   /** the reduction's stage; absent for a file input */
   stage?: StageName;
   /** the reduction's tool result: its position among the request's tool results; absent for a file input */
@@ -75,6 +83,8 @@ export interface MissLookups {
   since: (held: HeldBy) => number | undefined;
   /** the call whose request first held tool result `result` */
   arrived: (result: number) => number | undefined;
+  /** the file or command a call named, as people read it (absent: misses are not named) */
+  nameOf?: (held: HeldBy) => string | undefined;
 }
 
 /**
@@ -87,16 +97,39 @@ export function attributeMiss(id: string, held: readonly HeldBy[], look: MissLoo
     const since = look.since(h);
     const arrived = h.result === undefined ? undefined : look.arrived(h.result);
     const later = h.stage === 'offload' && since !== undefined && arrived !== undefined && since > arrived;
+    const source = look.nameOf?.(h);
     return {
       id,
       handle: h.handle,
       cause: later ? 'offload-after-use' : (h.stage ?? 'input'),
       tool: h.tool,
+      ...(h.callId !== undefined ? { callId: h.callId } : {}),
+      ...(source !== undefined ? { source } : {}),
       ...(since !== undefined ? { since } : {}),
       ...(arrived !== undefined ? { arrived } : {}),
     };
   }
   return { id, cause: 'unheld' };
+}
+
+/** Characters of the agent's reply a miss shows on each side of the identifier. */
+const WROTE_SIDE_CHARS = 60;
+
+/**
+ * What the agent wrote around `id` in its reply (its text and its tool calls' inputs), on one line:
+ * so a person can judge whether the miss mattered (`…the failing test is in html_test.go, line 4…`).
+ * Undefined when the reply does not hold it.
+ */
+export function wroteAround(reply: string, id: string): string | undefined {
+  const at = reply.indexOf(id);
+  if (at < 0) return undefined;
+  const from = Math.max(0, at - WROTE_SIDE_CHARS);
+  const to = Math.min(reply.length, at + id.length + WROTE_SIDE_CHARS);
+  const text = reply
+    .slice(from, to)
+    .replace(/\\n|\s+/g, ' ')
+    .trim();
+  return `${from > 0 ? '…' : ''}${text}${to < reply.length ? '…' : ''}`;
 }
 
 /** Sums misses and read-backs by cause over a session's calls. */

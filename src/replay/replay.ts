@@ -40,7 +40,17 @@ import {
   type PromptShape,
 } from './metrics';
 import { missedIdentifiers } from './identifiers';
-import { attributeMiss, missCauseTotals, poolMissCauses, type Miss, type MissCauseTotals, type ReadBack } from './misses';
+import {
+  attributeMiss,
+  missCauseTotals,
+  poolMissCauses,
+  wroteAround,
+  type HeldBy,
+  type Miss,
+  type MissCauseTotals,
+  type ReadBack,
+} from './misses';
+import { callSources, sourceLabel, type CallSource } from '../engine/names';
 import { withAgentPrelude, type PreludeUse } from './prelude';
 import { familyOf } from './prices';
 import { compactionReports, type CompactionReport } from './compactions';
@@ -212,9 +222,11 @@ export interface MeterCall {
    * the file inputs in force in this call (their markers hide what the agent wrote): the projection's
    * `inputs`, those a clear replaced included
    */
-  inputs?: readonly { handle: string; fresh?: boolean; tool?: string }[];
+  inputs?: readonly { handle: string; fresh?: boolean; tool?: string; callId?: string }[];
   /** tool results in the request (the engine's count): tells the call each result arrived in */
   toolResults?: number;
+  /** the file or command each call named (engine/names.ts callSources), to name what held a miss; absent, misses are not named */
+  callSources?: () => ReadonlyMap<string, CallSource>;
   /**
    * when the agent sent the request (ms since the epoch, TranscriptCall.at): a gap since the previous
    * call longer than a price model keeps its cache idle bills this call cold; absent, never cold
@@ -405,17 +417,28 @@ export class ReplayMeter {
     for (const r of inputs)
       if (r.fresh && !this.since.has(sinceKey(undefined, r.handle))) this.since.set(sinceKey(undefined, r.handle), this.calls.length);
     this.resultsByCall.push(c.toolResults ?? 0);
-    const held = [
-      ...c.reductions.map((r) => ({ handle: r.handle, tool: r.tool, stage: r.stage, result: r.result })),
-      ...inputs.map((r) => ({ handle: r.handle, tool: r.tool ?? 'input' })),
+    const held: HeldBy[] = [
+      ...c.reductions.map((r) => ({ handle: r.handle, tool: r.tool, callId: r.callId, stage: r.stage, result: r.result })),
+      ...inputs.map((r) => ({ handle: r.handle, tool: r.tool ?? 'input', ...(r.callId !== undefined ? { callId: r.callId } : {}) })),
     ];
-    const missed = ids.missed.map((id) =>
-      attributeMiss(id, held, {
+    let sources: ReadonlyMap<string, CallSource> | undefined;
+    const missed = ids.missed.map((id) => {
+      const miss = attributeMiss(id, held, {
         storedText: (h) => this.storedText(h.handle),
         since: (h) => this.since.get(sinceKey(h.stage, h.handle)),
         arrived: (result) => (c.toolResults === undefined ? undefined : this.arrivedAt(result)),
-      }),
-    );
+        ...(c.callSources
+          ? {
+              nameOf: (h: HeldBy) =>
+                h.callId === undefined
+                  ? undefined
+                  : sourceLabel((sources ??= c.callSources!()).get(h.callId), h.stage ? 'result' : 'input'),
+            }
+          : {}),
+      });
+      const wrote = wroteAround(c.reply, id);
+      return wrote === undefined ? miss : { ...miss, wrote };
+    });
     // what each read-back returns and the call that asks for it, in tokens (the same under every
     // price model): one read per stored output, for all that this call missed of it
     const groups = new Map<string, { handle?: string; ids: string[]; miss: Miss }>();
@@ -665,7 +688,8 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
 
   for (let k = 0; k < t.calls.length; k++) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
-    const text = JSON.stringify(requestForCall(t, k));
+    const request = requestForCall(t, k);
+    const text = JSON.stringify(request);
     const started = opts.onProjection ? performance.now() : 0;
     // observations are what the reader marked (the agent's own rules), not the `auto` recognition
     const p = engine.project(text, t.wire, {
@@ -724,6 +748,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
         reductions: p.reductions,
         inputs: p.inputs,
         toolResults: p.stats.toolResults,
+        callSources: () => callSources(request),
         ...(t.calls[k]!.at !== undefined ? { at: t.calls[k]!.at } : {}),
       },
       opts.detail ? { reductions: p.reductions, inputs: p.inputs, keptWhole: d.keptWhole } : undefined,

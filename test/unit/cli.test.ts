@@ -322,7 +322,7 @@ describe('spillway replay', () => {
     const lines = r.out.trimEnd().split('\n');
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(100);
     const json = JSON.parse(run(['replay', f, '--preset', 'oracle-offload', '--json']).out);
-    expect(r.out).toContain(`${json.totals.calls} calls`);
+    expect(r.out).toContain(`${json.totals.calls} turns (model calls, numbered from 1)`);
     expect(r.out).toMatch(/miss rate .*; previous definition /);
     // one cost line per price model, the session's own marked, with and without read-backs
     for (const name of Object.keys(json.totals.cost))
@@ -330,12 +330,13 @@ describe('spillway replay', () => {
     expect(r.out).toMatch(/^anthropic \*/m);
     expect(r.out).toMatch(/^\* claude-sonnet-4-20250514: input \$[\d.]+ raw → \$[\d.]+ sent/m);
     expect(r.out).toMatch(/tokens saved by tool|nothing was reduced/);
-    expect(r.out).toMatch(/calls with clears|no clears/);
+    expect(r.out).toMatch(/turns with clears|no clears/);
     // the misses by cause, and the worst calls with what hid their identifiers
     expect(r.out).toMatch(new RegExp(`^  offloaded on arrival +${json.totals.missedIds} +100\\.0% +${json.totals.readBacks}$`, 'm'));
     const worst = [...json.calls].sort((a, b) => b.missedIds - a.missedIds)[0];
-    expect(r.out).toContain(`  call ${worst.index}: ${worst.missedIds} of ${worst.referencedIds} identifiers missed`);
-    expect(r.out).toMatch(/^ {4}\d+ \w+, offloaded on arrival in call \d+: /m);
+    // numbered from 1 as the inspector numbers turns; --json's index counts from 0
+    expect(r.out).toContain(`  turn ${worst.index + 1}: ${worst.missedIds} of ${worst.referencedIds} identifiers missed`);
+    expect(r.out).toMatch(/^ {4}\d+ \w+( .+)?, offloaded on arrival in turn \d+: /m);
   });
 
   it('replays every session under a folder: a row each, the pooled row, files in no format counted and Markdown ignored', () => {
@@ -387,7 +388,7 @@ describe('spillway replay', () => {
     const r = run(['replay', folder, '--config', config]);
     for (const line of r.out.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
     expect(r.out).toContain('misses by cause');
-    expect(r.out).toMatch(new RegExp(`^  pomodoro, call ${json.worstCalls[0].index}: ${json.worstCalls[0].missedIds} of `, 'm'));
+    expect(r.out).toMatch(new RegExp(`^  pomodoro, turn ${json.worstCalls[0].index + 1}: ${json.worstCalls[0].missedIds} of `, 'm'));
   });
 
   it("adds Claude Code's system prompt and tools to every call by default, says so, and leaves them out with --agent-prelude off", () => {

@@ -9,9 +9,9 @@ import {
   markerTextFor,
   parseDocumentPath,
   safeSegment,
-  sourceExtension,
   toolInputPaths,
 } from '../../src/extension/pure/documents';
+import { sourceExtension } from '../../src/engine/names';
 
 const H = 'sw_0123456789abcdef01234567';
 

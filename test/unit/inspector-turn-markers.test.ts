@@ -25,16 +25,8 @@ import {
   recordCallIds,
   type ProjectedRecord,
 } from '../../src/extension/pure/records';
-import {
-  callSources,
-  documentPath,
-  inputDocument,
-  markerSegment,
-  markerTextsFor,
-  parseDocumentPath,
-  shortPath,
-  sourceLabel,
-} from '../../src/extension/pure/documents';
+import { documentPath, inputDocument, markerSegment, markerTextsFor, parseDocumentPath } from '../../src/extension/pure/documents';
+import { callSources, shortPath, sourceLabel } from '../../src/engine/names';
 import { outputPickItem } from '../../src/extension/pure/format';
 
 /** A 41-call Claude Code session (the `npm start` demo's before, and the VS Code suite's heredoc session: INPUTS_FIXTURE). */

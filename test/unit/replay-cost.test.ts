@@ -154,7 +154,16 @@ describe('cost with read-backs', () => {
 
   it('each miss costs one more call: this call read from the cache, the read and its answer written, the read call as output', () => {
     expect(call.missed).toEqual([
-      { id: 'handleRequestFoo', handle: expect.stringMatching(/^sw_/), cause: 'offload', tool: 'sh', since: 1, arrived: 1 },
+      {
+        id: 'handleRequestFoo',
+        handle: expect.stringMatching(/^sw_/),
+        cause: 'offload',
+        tool: 'sh',
+        callId: 'a',
+        since: 1,
+        arrived: 1,
+        wrote: 'Fix handleRequestFoo',
+      },
     ]);
     const handle = call.missed[0]!.handle!;
     const callTokens = Math.ceil(readBackCall('handleRequestFoo', handle).length / 4);
@@ -238,7 +247,19 @@ describe('read-backs of several identifiers, and of file inputs', () => {
     const content = output;
     const r = replay(session('Write', JSON.stringify({ file_path: '/w/a.py', content }), 'Now call gammaFunction'), { config });
     const call = r.calls[1]!;
-    expect(call.missed).toEqual([{ id: 'gammaFunction', handle: expect.stringMatching(/^sw_/), cause: 'input', tool: 'Write', since: 1 }]);
+    // named by the file it wrote, with what the agent wrote around the identifier
+    expect(call.missed).toEqual([
+      {
+        id: 'gammaFunction',
+        handle: expect.stringMatching(/^sw_/),
+        cause: 'input',
+        tool: 'Write',
+        callId: 'a',
+        source: '/w/a.py',
+        since: 1,
+        wrote: 'Now call gammaFunction',
+      },
+    ]);
     const callTokens = Math.ceil(readBackCall(['gammaFunction'], call.missed[0]!.handle).length / 4);
     const answer = Math.ceil(lines.slice(85, 96).join('\n').length / 4);
     expect(call.cost.anthropic!.readBack).toBeCloseTo(call.projectedTokens * 0.1 + (callTokens + answer + 8) * 1.25 + callTokens * 5, 9);

@@ -88,9 +88,10 @@ describe('session summary', () => {
     expect(out).toMatch(/^ {2}g +70k +10 results reduced$/m);
     expect(out).toMatch(/^ {2}2 more tools +30k$/m);
     expect(out).not.toMatch(/^ {2}a /m);
-    expect(out).toContain('calls with clears (10)');
-    expect(out).toMatch(/^ {2}call 7: 7 results cleared, 28k tokens freed$/m);
-    expect(out).not.toMatch(/^ {2}call 8:/m);
+    expect(out).toContain('turns with clears (10)');
+    // numbered from 1, as the inspector numbers its turns: the collector's call 7 is turn 8
+    expect(out).toMatch(/^ {2}turn 8: 7 results cleared, 28k tokens freed$/m);
+    expect(out).not.toMatch(/^ {2}turn 9:/m);
     expect(out).toMatch(/^ {2}and 2 more$/m);
   });
 
@@ -184,12 +185,12 @@ describe('misses in the summary', () => {
     expect(out).not.toContain('windowed');
   });
 
-  it('lists the five worst calls, most missed first, each with what hid its identifiers and where', () => {
-    const worst = out.slice(out.indexOf('worst calls for misses'));
-    expect(worst.split('\n')[1]).toBe('  call 2: 5 of 10 identifiers missed, 2 read-backs');
-    expect(worst).toMatch(/^ {4}4 Bash, cleared in call 2: a\.py, b\.py, c\.py, …$/m);
-    expect(worst).toMatch(/^ {4}1 Write, file input replaced by a marker in call 1: gammaFunction$/m);
-    expect(worst.match(/^ {2}call \d+:/gm)).toHaveLength(5);
-    expect(worst).not.toMatch(/^ {2}call 0:/m);
+  it('lists the five worst turns, most missed first, each with what hid its identifiers and where', () => {
+    const worst = out.slice(out.indexOf('worst turns for misses'));
+    expect(worst.split('\n')[1]).toBe('  turn 3: 5 of 10 identifiers missed, 2 read-backs');
+    expect(worst).toMatch(/^ {4}4 Bash, cleared in turn 3: a\.py, b\.py, c\.py, …$/m);
+    expect(worst).toMatch(/^ {4}1 Write, file input replaced by a marker in turn 2: gammaFunction$/m);
+    expect(worst.match(/^ {2}turn \d+:/gm)).toHaveLength(5);
+    expect(worst).not.toMatch(/^ {2}turn 1:/m);
   });
 });

@@ -13,10 +13,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
-import { DEMO_TRANSCRIPT, engineSettings, makeDemoWorkspace, type DemoWorkspace } from './demo';
+import { DEMO_FIXTURE, engineSettings, makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { failing } from '../support/expect';
 import { formatChange } from '../../src/protocol';
 import { formatInt } from '../../src/engine/format-number';
@@ -24,10 +24,12 @@ import { parseConfig } from '../../src/engine/index';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { causeLabel } from '../../src/replay/misses';
+import { sessionName } from '../../src/replay/session-title';
 
 let vs: Harness;
 let demo: DemoWorkspace;
-const TITLE = basename(DEMO_TRANSCRIPT);
+/** the session as the inspector names it: its task, project and day (src/replay/session-title.ts), not its file name */
+const TITLE = sessionName(join(ROOT, DEMO_FIXTURE));
 /**
  * Sessions that, under today's default, miss identifiers of files their agent read (the demo session
  * misses none): the missed-identifier test opens the first that still does, so a default that hides
@@ -382,7 +384,7 @@ describe('the demo workspace', () => {
     )) as { missedIds: number };
     expect(r.missedIds).toBe(replayed.totals.missedIds);
     const frame = await inspectorFrame(vs.page);
-    await frame.locator('.session-head h1', { hasText: basename(file) }).waitFor({ timeout: 60_000 });
+    await frame.locator('.session-head h1', { hasText: sessionName(file) }).waitFor({ timeout: 60_000 });
     try {
       await frame.getByRole('button', { name: `Missed identifiers: turn ${turn}` }).click();
       await frame.locator('.details h2', { hasText: new RegExp(`^Turn ${turn}$`) }).waitFor();
@@ -395,6 +397,8 @@ describe('the demo workspace', () => {
       const id = (await item.locator('code').textContent())!;
       // what hid it, in the words `spillway replay` prints (sent by the host: one place for them)
       expect(await item.textContent()).toContain(`Read result ${causeLabel(found.cause)}`);
+      // the output that held it is named by the file the Read read, not by its handle
+      expect(await item.locator('button.link').textContent()).not.toMatch(/^sw_/);
       await item.locator('button.link').click();
       await waitUntil('the stored output to open at the identifier', async () =>
         vs.run(({ vscode }, want) => {

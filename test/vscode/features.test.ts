@@ -9,9 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { HARNESS_DIR, ROOT, ensureChatCodeServer, inspectorFrame, launch, waitUntil, type Harness } from './harness';
-import { DEMO_TRANSCRIPT, makeDemoWorkspace } from './demo';
+import { DEMO_FIXTURE, makeDemoWorkspace } from './demo';
+import { sessionName } from '../../src/replay/session-title';
 import { filesUnder } from '../support/files';
 
 /** The Spillway output channel's log lines (its own file under the window's logs). */
@@ -95,7 +96,7 @@ describe('the demo on VS Code 1.139, the one `npm start` runs', () => {
   it('opens the inspector on the demo session with every feature offered', async () => {
     expect(await vs.run(({ vscode }) => vscode.version)).toMatch(/^1\.139\./);
     const frame = await inspectorFrame(vs.page);
-    await frame.locator('.session-head h1', { hasText: basename(DEMO_TRANSCRIPT) }).waitFor({ timeout: 30_000 });
+    await frame.locator('.session-head h1', { hasText: sessionName(join(ROOT, DEMO_FIXTURE)) }).waitFor({ timeout: 30_000 });
     await frame.locator('.timeline .vrow').first().waitFor();
     const lines = await featuresLine(vs);
     expect(lines).toEqual([expect.stringMatching(/^.*VS Code 1\.139\.\d+ offers every Spillway feature: /)]);

@@ -15,18 +15,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, SHOTS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
-import { DEMO_TRANSCRIPT, engineSettings, makeDemoWorkspace, type DemoWorkspace } from './demo';
+import { DEMO_FIXTURE, engineSettings, makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { formatInt } from '../../src/engine/format-number';
 import { parseConfig } from '../../src/engine/index';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
+import { sessionName } from '../../src/replay/session-title';
 
 let vs: Harness;
 let demo: DemoWorkspace;
-const TITLE = basename(DEMO_TRANSCRIPT);
+/** the session as the inspector names it: its task, project and day (src/replay/session-title.ts), not its file name */
+const TITLE = sessionName(join(ROOT, DEMO_FIXTURE));
 const GIT_PARENT_NOTICE = /repository was found in the parent folders/;
 /** A test name in the output of the `go test` run the demo's agent made (a result the replay reduces). */
 const SEARCHED = 'TestTruncateSessionID';

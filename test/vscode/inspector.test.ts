@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, ROOT, launch, waitUntil, type Harness, inspectorFrame } from './harness';
 import { makeDemoWorkspace, type DemoWorkspace } from './demo';
+import { sessionName } from '../../src/replay/session-title';
 import { anthropicRequest, testLog } from './requests';
 import { HANDLE_IN_TEXT, HANDLE_PATTERN } from '../../src/engine/handle';
 
@@ -297,18 +298,20 @@ describe('the inspector in a real VS Code', () => {
     )) as { sessionId: string; calls: number };
     expect(opened.calls).toBe(10);
     const frame = await inspectorFrame(vs.page);
-    await frame.locator('.session-head h1', { hasText: 'abc.jsonl' }).waitFor();
+    // named by what the session was, its project and day (src/replay/session-title.ts), not by abc.jsonl
+    expect(sessionName(claude)).not.toContain('abc.jsonl');
+    await frame.locator('.session-head h1', { hasText: sessionName(claude) }).waitFor();
   });
 
   it('comes back after a window reload on the session it showed (the panel serializer)', async () => {
-    const { home } = fakeHome();
+    const { home, claude } = fakeHome();
     await vs.run(
       async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'abc.jsonl' }),
       home,
     );
-    await (await inspectorFrame(vs.page)).locator('.session-head h1', { hasText: 'abc.jsonl' }).waitFor();
+    await (await inspectorFrame(vs.page)).locator('.session-head h1', { hasText: sessionName(claude) }).waitFor();
     const frame = await reloadWindow();
-    await frame.locator('.session-head h1', { hasText: 'abc.jsonl' }).waitFor({ timeout: 30_000 });
+    await frame.locator('.session-head h1', { hasText: sessionName(claude) }).waitFor({ timeout: 30_000 });
     await frame.locator('.totals', { hasText: '10 turns' }).waitFor();
   });
 

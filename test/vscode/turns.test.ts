@@ -19,11 +19,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, inspectorFrame, inspectorSettled, launch, ROOT, waitUntil, type Harness } from './harness';
 import { INPUTS_FIXTURE, INPUTS_ON_ARRIVAL, makeDemoWorkspace, type DemoWorkspace } from './demo';
-import { callSources, sourceLabel } from '../../src/extension/pure/documents';
+import { callSources, sourceLabel } from '../../src/engine/names';
+import { sessionName } from '../../src/replay/session-title';
 
 let vs: Harness;
 let demo: DemoWorkspace;
@@ -42,7 +43,8 @@ function sourcesOf(file: string) {
 
 /** The inspector's frame on the window's session, with turn `n` (1-based) chosen and its details shown. */
 async function showTurn(n: number): Promise<Frame> {
-  const title = basename(demo.replayed.path);
+  // named by its task, project and day (src/replay/session-title.ts), not its file name
+  const title = sessionName(demo.replayed.path);
   const active = await vs.run(({ vscode }) => vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? null);
   if (active !== 'Spillway Inspector') await vs.runCommand('Spillway: Open Inspector');
   const frame = await inspectorFrame(vs.page);
@@ -224,6 +226,10 @@ describe('each turn shows what the model was sent in it (the demo, default setti
       all.every((t) => !/^\w+ · toolu_/.test(t)),
       all.join('\n'),
     ).toBe(true);
+    // a command is named by what it does, not by the `cd /Users/…/worktree &&` the demo's agent starts it
+    // with (the row's detail keeps the command as written, so typing any of it finds the row)
+    expect(all.filter((t) => /^\w+ · \$ cd /.test(t))).toEqual([]);
+    expect(all.some((t) => t.startsWith('Bash · $ go test ./pkg/export'))).toBe(true);
     // the row of the output (its detail lists the call): named by tool and file or command, with its size and lines
     const input = vs.page.locator('.quick-input-widget .quick-input-box input');
     await input.fill(CALL);

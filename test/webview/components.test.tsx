@@ -297,6 +297,36 @@ describe('TurnDetails', () => {
     expect(onOpen).toHaveBeenCalledWith(HANDLE2, 'gammaFunction');
   });
 
+  it('names the output that held a miss by its file or command, the handle in its tooltip, and shows what the agent wrote around it', () => {
+    const onOpen = vi.fn();
+    const named: TurnDetail = {
+      ...detail,
+      missed: [
+        {
+          id: 'TestRenderMarkdownTables',
+          handle: HANDLE,
+          cause: 'clear',
+          causeLabel: causeLabel('clear'),
+          tool: 'Bash',
+          source: '$ go test ./pkg/export/... -v',
+          wrote: '…the export tests fail: TestRenderMarkdownTables does not close the row…',
+          since: 20,
+        },
+      ],
+    };
+    render(<TurnDetails detail={named} loadText={loadText} onOpen={onOpen} onCompare={() => undefined} onCopy={() => undefined} />);
+    const line = screen.getByTestId('missed-id');
+    expect(line.textContent).toMatch(/^TestRenderMarkdownTables · Bash result cleared in turn 21 in \$ go test \.\/pkg\/export\/\.\.\. -v/);
+    expect(line.textContent).not.toContain(HANDLE);
+    const link = screen.getByText('$ go test ./pkg/export/... -v', { selector: 'button' });
+    expect(link.getAttribute('title')).toContain(HANDLE);
+    const wrote = screen.getByTestId('missed-wrote');
+    expect(wrote.textContent).toBe('the agent wrote: “…the export tests fail: TestRenderMarkdownTables does not close the row…”');
+    expect(wrote.querySelector('mark')!.textContent).toBe('TestRenderMarkdownTables');
+    fireEvent.click(link);
+    expect(onOpen).toHaveBeenCalledWith(HANDLE, 'TestRenderMarkdownTables');
+  });
+
   it('says when nothing was reduced', () => {
     render(
       <TurnDetails

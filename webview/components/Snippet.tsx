@@ -1,6 +1,7 @@
 /**
  * Where a search found its text: a one-line snippet with the match marked, and what held it (the
- * original output, what the model was sent, the tool's name, the call id or the handle). The
+ * original output, what the model was sent, the tool's name, the command or file the call named, the call id
+ * or the handle). The
  * timeline shows it in each matching turn's row, the turn's details under each matching result.
  */
 import * as React from 'react';
@@ -10,6 +11,8 @@ const WHERE: Record<SearchMatch['where'], string> = {
   original: 'in the original',
   projected: 'in what the model was sent',
   tool: 'in the tool name',
+  command: 'in the command',
+  file: 'in the file name',
   'call id': 'in the call id',
   handle: 'in the handle',
 };

@@ -6,7 +6,7 @@
  * one shows the original and what the model was sent side by side (the same text for a result sent
  * whole), with buttons to open the stored output, compare it in VS Code's diff editor and copy its
  * handle. Identifiers the agent wrote next that the projection had hidden are listed with the stored
- * output that holds each. The arrow keys, Home and End move between results; Enter expands one.
+ * output that holds each, named by its file or command, and what the agent wrote around each. The arrow keys, Home and End move between results; Enter expands one.
  */
 import * as React from 'react';
 import type { InputInfo, ResultInfo, SearchMatch, TextPage, TurnDetail, TurnSummary, WholeResult } from '../../src/protocol';
@@ -308,6 +308,26 @@ function hiddenBy(m: TurnDetail['missed'][number]): string {
   return `${tool}${what}${m.since !== undefined ? ` in turn ${m.since + 1}` : ''}`;
 }
 
+/** What the agent wrote around a missed identifier, the identifier marked: whether the miss mattered is read there. */
+function Wrote(props: { text: string; id: string }) {
+  const at = props.text.indexOf(props.id);
+  return (
+    <div className="missed-wrote muted" data-testid="missed-wrote">
+      the agent wrote: “
+      {at < 0 ? (
+        props.text
+      ) : (
+        <>
+          {props.text.slice(0, at)}
+          <mark>{props.id}</mark>
+          {props.text.slice(at + props.id.length)}
+        </>
+      )}
+      ”
+    </div>
+  );
+}
+
 export function TurnDetails(props: TurnDetailsProps) {
   const { detail, error } = props;
   const [localExpanded, setLocalExpanded] = React.useState<string>();
@@ -420,16 +440,17 @@ export function TurnDetails(props: TurnDetailsProps) {
                     in{' '}
                     <button
                       type="button"
-                      className="link"
+                      className="link missed-source"
                       onClick={() => props.onOpen(m.handle!, m.id)}
-                      title="Open the stored output at the line that holds it"
+                      title={`Open the stored output ${m.handle} at the line that holds it`}
                     >
-                      {m.handle}
+                      {m.source ?? m.handle}
                     </button>
                   </>
                 ) : (
                   ' (not in a stored output)'
                 )}
+                {m.wrote && <Wrote text={m.wrote} id={m.id} />}
               </li>
             ))}
           </ul>

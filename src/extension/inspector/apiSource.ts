@@ -9,7 +9,7 @@
 import { createEngine, type Projection, type SpillwayConfig, type WireFormat } from '../../engine';
 import type { Origin, SessionInfo, TurnSummary } from '../../protocol';
 import type { SessionArchive } from './archive';
-import { callSources, type CallSource } from '../pure/documents';
+import { callSources, type CallSource } from '../../engine/names';
 import {
   costOf,
   freshFigures,

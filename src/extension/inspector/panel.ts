@@ -22,6 +22,7 @@ import { COMMANDS } from '../commands';
 import { errorText, type SpillwayHost } from '../host';
 import type { CapChoice, CapValue } from '../../protocol';
 import { agentSessions, type AgentSessionFile } from './agentSessions';
+import { sessionName } from '../../replay/session-title';
 import { defaultArchiveDir, SessionArchive } from './archive';
 import { sessionsStatus } from './status';
 import { ApiSource } from './apiSource';
@@ -451,12 +452,16 @@ export class Inspector implements vscode.Disposable {
     let file = opts?.pick !== undefined ? found.find((f) => f.file === opts.pick || basename(f.file) === opts.pick)?.file : undefined;
     if (!file) {
       const picked = await vscode.window.showQuickPick(
-        found.map((f) => ({
-          label: f.parent ? `$(debug-stackframe-dot) ${basename(f.file)}` : basename(f.file),
-          description: `${AGENT_LABEL[f.agent]}${f.parent ? ` sub-agent of ${basename(f.parent)}` : ''} · ${formatCount(f.bytes)} bytes · ${new Date(f.modified).toLocaleString()}`,
-          detail: f.file,
-          file: f.file,
-        })),
+        found.map((f) => {
+          // named by what it was (its title or first prompt), its project and day; the file in the detail
+          const name = sessionName(f.file);
+          return {
+            label: f.parent ? `$(debug-stackframe-dot) ${name}` : name,
+            description: `${AGENT_LABEL[f.agent]}${f.parent ? ' sub-agent' : ''} · ${formatCount(Math.ceil(f.bytes / 1024))} KB · last written ${new Date(f.modified).toLocaleString()}`,
+            detail: f.file,
+            file: f.file,
+          };
+        }),
         { title: 'Spillway: Browse Agent Sessions', placeHolder: `Sessions of ${basename(folder)}, newest first`, matchOnDetail: true },
       );
       file = picked?.file;

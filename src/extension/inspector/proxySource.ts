@@ -10,7 +10,7 @@ import { createEngine, handleFor, readRequest, resultText, type SpillwayConfig }
 import { listSessions, readBody, readSession, type Turn } from '../../proxy/recording';
 import { replayAsync } from '../../replay/replay';
 import { apiTranscript } from '../../replay/readers/api';
-import { callSources, type CallSource } from '../pure/documents';
+import { callSources, type CallSource } from '../../engine/names';
 import { sessionTitle } from '../pure/sessionTitle';
 import { modelFields } from './prices';
 import type { SessionInfo, TurnSummary } from '../../protocol';
@@ -180,7 +180,8 @@ export class ProxySession extends RecordSession {
             cachedPrefixTokens: c.cachedPrefixTokens,
             cacheStable: c.cacheStable,
           },
-          missed: c.missed,
+          // a miss's `since` counts the replay's calls: the recording's turns start `offset` calls later
+          missed: c.missed.map(({ since, ...m }) => (since !== undefined && since >= offset ? { ...m, since: since - offset } : m)),
         };
       });
       this.info = { ...this.info, totals: infoTotals(this.records.map((x) => x.summary)) };

@@ -9,8 +9,9 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createEngine, readRequest, resultText, type SpillwayConfig } from '../../engine';
 import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
+import { sessionName } from '../../replay/session-title';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
-import { callSources, type CallSource } from '../pure/documents';
+import { callSources, type CallSource } from '../../engine/names';
 import { withInputStage } from '../pure/records';
 import { modelFields } from './prices';
 import type { SessionInfo, TurnSummary } from '../../protocol';
@@ -34,6 +35,29 @@ import {
   type SessionSource,
   type TurnRecord,
 } from './session';
+
+/** Session names by file, size and time: the list is asked for often, the file is read once (src/replay/session-title.ts). */
+const titles = new Map<string, string>();
+/** Names kept at most; the oldest go first. */
+const MAX_TITLES = 500;
+
+/** A replayed session's name: what it was, its project and its day, else its file name. */
+function titleOf(path: string): string {
+  let key: string;
+  try {
+    const st = statSync(path);
+    key = `${path}\0${st.size}\0${st.mtimeMs}`;
+  } catch {
+    return basename(path);
+  }
+  let title = titles.get(key);
+  if (title === undefined) {
+    title = sessionName(path);
+    if (titles.size >= MAX_TITLES) titles.delete(titles.keys().next().value!);
+    titles.set(key, title);
+  }
+  return title;
+}
 
 /** Per call (0-based), the markers its own decisions sent; a call that decided nothing has none. */
 export type ReplayMarkers = readonly (readonly KeptMarker[] | undefined)[];
@@ -137,7 +161,7 @@ export class ReplaySession extends RecordSession {
       this.info = {
         id,
         origin: 'replay',
-        title: basename(path),
+        title: titleOf(path),
         detail: result.detail,
         turns: result.records.length,
         modified,
@@ -163,7 +187,7 @@ export class ReplaySession extends RecordSession {
     return {
       id: this.id,
       origin: 'replay',
-      title: basename(this.path),
+      title: titleOf(this.path),
       detail: replayDetail(result, this.path),
       turns: result.totals.calls,
       modified: this.modified,
@@ -313,7 +337,7 @@ export function archiveReplay(
       v: 1,
       origin: 'replay',
       name: path,
-      title: basename(path),
+      title: titleOf(path),
       detail: replayDetail(result, path),
       created: new Date().toISOString(),
       path,
@@ -416,7 +440,7 @@ export class ReplaySource implements SessionSource {
             ? {
                 id: `replay:${path}`,
                 origin: 'replay',
-                title: a.header.title,
+                title: titleOf(path),
                 detail: a.header.detail,
                 ...modelFields(a.header.model),
                 turns: a.turns.length,
@@ -428,7 +452,7 @@ export class ReplaySource implements SessionSource {
             : {
                 id: `replay:${path}`,
                 origin: 'replay',
-                title: basename(path),
+                title: titleOf(path),
                 detail: `not replayed in this window yet; open it to replay · ${path}`,
                 turns: 0,
                 modified: st.mtime.toISOString(),

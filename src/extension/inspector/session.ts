@@ -19,7 +19,8 @@ import {
   type WireFormat,
 } from '../../engine';
 import type { RecordedAt, RecordedReduction } from '../pure/records';
-import { inputDocument, markerTextsFor, sourceLabel, type CallSource } from '../pure/documents';
+import { inputDocument, markerTextsFor } from '../pure/documents';
+import { sourceLabel, withCallsNamed, type CallSource } from '../../engine/names';
 import type { OutputStore } from '../../store/entry';
 import type {
   Cost,
@@ -55,6 +56,11 @@ export interface MissedRecord {
   handle?: string;
   cause?: string;
   tool?: string;
+  /** the call whose result (or input) holds it, its file or command (src/replay/misses.ts Miss) */
+  callId?: string;
+  source?: string;
+  /** what the agent wrote around it */
+  wrote?: string;
   since?: number;
 }
 
@@ -526,23 +532,38 @@ export abstract class RecordSession implements InspectorSession {
     } catch (e) {
       this.ctx.log?.(`inspector: the tool calls of turn ${turn} of ${this.info.id} could not be read: ${String(e)}`);
     }
-    // named by the file or command, and told when a later turn reduced it again
+    // named by the file or command, its reason citing calls by theirs, and told when a later turn reduced it again
     const extra = (x: Reduction | InputReduction, kind: 'result' | 'input') => {
       const source = sourceLabel(sources?.get(x.callId), kind);
       const later = this.laterOf(turn, x.callId, x.handle);
-      return { ...(source ? { source } : {}), ...(later ? { later } : {}) };
+      return { reason: withCallsNamed(x.reason, sources), ...(source ? { source } : {}), ...(later ? { later } : {}) };
+    };
+    // what held a miss: named by the replay, else by the call of the reduction that holds its handle
+    const heldBy = (m: MissedRecord): string | undefined => {
+      if (m.source) return m.source;
+      const call = m.callId
+        ? { callId: m.callId, input: m.cause === 'input' }
+        : [...r.reductions, ...(r.inputs ?? [])]
+            .filter((x) => x.handle === m.handle)
+            .map((x) => ({ callId: x.callId, input: !('stage' in x) }))[0];
+      return call ? sourceLabel(sources?.get(call.callId), call.input ? 'input' : 'result') : undefined;
     };
     const d: TurnDetail = {
       index: turn,
       // a result sent as it was, only its call's file input replaced by a clear, is listed as that input
       results: r.reductions.filter((x) => !x.inputOnly).map((x) => ({ ...resultInfo(x), ...extra(x, 'result') })),
-      missed: r.missed.map((m) => ({
-        id: m.id,
-        ...(m.handle ? { handle: m.handle } : {}),
-        ...(m.cause ? { cause: m.cause, causeLabel: causeLabel(m.cause) } : {}),
-        ...(m.tool ? { tool: m.tool } : {}),
-        ...(m.since !== undefined ? { since: m.since } : {}),
-      })),
+      missed: r.missed.map((m) => {
+        const source = m.handle ? heldBy(m) : undefined;
+        return {
+          id: m.id,
+          ...(m.handle ? { handle: m.handle } : {}),
+          ...(m.cause ? { cause: m.cause, causeLabel: causeLabel(m.cause) } : {}),
+          ...(m.tool ? { tool: m.tool } : {}),
+          ...(source ? { source } : {}),
+          ...(m.wrote ? { wrote: m.wrote } : {}),
+          ...(m.since !== undefined ? { since: m.since } : {}),
+        };
+      }),
       ...(r.readBacks !== undefined ? { readBacks: r.readBacks } : {}),
       ...(saved.length ? { savedByAgent: saved } : {}),
       ...(r.inputs?.length ? { inputs: r.inputs.map((x) => ({ ...inputInfo(x), ...extra(x, 'input') })) } : {}),
@@ -635,9 +656,38 @@ export abstract class RecordSession implements InspectorSession {
       }
       return h;
     };
-    /** a match in the names of a result: its tool, call id or handle */
-    const inNames = (r: { tool: string; callId: string; handle?: string | undefined }): Found | null =>
-      found(r.tool, q, 'tool') ?? found(r.callId, q, 'call id') ?? (r.handle ? found(r.handle, q, 'handle') : null);
+    /**
+     * what each call ran or read: the newest turn's request holds every call of a conversation that
+     * grew; a call it lacks (a conversation compacted or restarted) is looked up in its own turn's
+     */
+    let newest: ReadonlyMap<string, CallSource> | undefined;
+    const perTurn = new Map<number, ReadonlyMap<string, CallSource> | undefined>();
+    const sourcesOf = (turn: number): ReadonlyMap<string, CallSource> | undefined => {
+      if (!perTurn.has(turn)) {
+        try {
+          perTurn.set(turn, this.sourcesAt(turn));
+        } catch {
+          perTurn.set(turn, undefined);
+        }
+      }
+      return perTurn.get(turn);
+    };
+    const sourceOf = (turn: number, callId: string): CallSource | undefined => {
+      newest ??= sourcesOf(this.records.length - 1) ?? new Map();
+      return newest.get(callId) ?? sourcesOf(turn)?.get(callId);
+    };
+    /** a match in the names of a result: its tool, the command it ran or the file it named (as written), call id or handle */
+    const inNames = (turn: number, r: { tool: string; callId: string; handle?: string | undefined }): Found | null => {
+      const source = sourceOf(turn, r.callId);
+      return (
+        found(r.tool, q, 'tool') ??
+        (source?.command !== undefined ? found(source.command.split('\n')[0]!, q, 'command') : null) ??
+        (source?.path !== undefined ? found(source.path, q, 'file') : null) ??
+        (source?.writes?.length ? found(source.writes.join(' '), q, 'file') : null) ??
+        found(r.callId, q, 'call id') ??
+        (r.handle ? found(r.handle, q, 'handle') : null)
+      );
+    };
     const turns: number[] = [];
     const matches: SearchMatch[] = [];
     for (let i = 0; i < this.records.length; i++) {
@@ -649,7 +699,7 @@ export abstract class RecordSession implements InspectorSession {
       };
       // a reduction or file input this turn decided, matched by its tool, call id, handle or text
       const decidedHere = (r: { fresh: boolean; tool: string; callId: string; handle: string }): void => {
-        if (r.fresh) add(r, inNames(r) ?? inTexts(r.handle));
+        if (r.fresh) add(r, inNames(i, r) ?? inTexts(r.handle));
       };
       let own: readonly OwnResultRecord[] | undefined;
       try {
@@ -662,10 +712,10 @@ export abstract class RecordSession implements InspectorSession {
         for (const o of own) {
           if (here.length >= MAX_MATCHES_PER_TURN) break;
           const r = rec.reductions.find((x) => x.callId === o.callId);
-          if (r) add(r, inNames(r) ?? inTexts(r.handle));
+          if (r) add(r, inNames(i, r) ?? inTexts(r.handle));
           else {
             const text = this.ownText(i, o);
-            add(o, inNames(o) ?? (text === undefined ? null : found(text, q, 'original')));
+            add(o, inNames(i, o) ?? (text === undefined ? null : found(text, q, 'original')));
           }
         }
         // a clear decided in this turn is this turn's doing too

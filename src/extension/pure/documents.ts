@@ -3,7 +3,7 @@
  *
  * A stored output opens as `spillway:/<handle>/<call id>/<title>`. The editor tab shows the last
  * segment, so the title reads like the output's source: the file the tool call read
- * (`sync_raw_logs.py`), else the command it ran (`$ npm test.log`), else `<tool> · <call id>`; the
+ * (`sync_raw_logs.py`), else the command it ran (what it does: `$ npm test.log`, engine/names.ts), else `<tool> · <call id>`; the
  * call id and the handle sit in the folder segments, so the tab's tooltip (the path) names them, and
  * the handle is the only part the file system provider trusts. The extension picks the language
  * mode: `.json` when the output parses as JSON, `.diff` for a unified diff, the source file's own
@@ -14,7 +14,7 @@
  * document shows the file's text at its own line numbers instead (`readToolText`), not both.
  */
 import { HANDLE_PATTERN } from '../../engine/handle';
-import { heredocWrites } from '../../engine/file-inputs';
+import { callInputSource, callSources, commandName, sourceExtension } from '../../engine/names';
 import { readRequest } from '../../engine/formats';
 import { resultText } from '../../engine/formats/model';
 
@@ -71,7 +71,8 @@ export function markerSegment(id: string): string | undefined {
 export function documentTitle(name: Omit<DocumentName, 'handle'>): string {
   const file = name.sourcePath?.split(/[\\/]/).pop();
   if (file) return `${safeSegment(file, 'output')}${file.toLowerCase().endsWith(name.ext) ? '' : name.ext}`;
-  const command = name.command?.trim().split('\n')[0]?.trim();
+  // named by what the command does (engine/names.ts commandName): `$ go test ./pkg/export/... -v.log`
+  const command = name.command ? commandName(name.command) : '';
   if (command) return `${safeSegment(`$ ${command}`, 'output')}${name.ext}`;
   return `${safeSegment(name.tool, 'tool')} · ${safeSegment(name.callId, 'output')}${name.ext}`;
 }
@@ -118,69 +119,6 @@ export function parseDocumentPath(path: string): ParsedPath {
   return { ok: false, reason: 'unexpected path below the handle' };
 }
 
-/** Source extensions the editor maps to languages; a tool-input path with another extension is ignored. */
-const SOURCE_EXTENSIONS = new Set([
-  'ts',
-  'tsx',
-  'js',
-  'jsx',
-  'mjs',
-  'cjs',
-  'json',
-  'jsonc',
-  'py',
-  'rs',
-  'go',
-  'java',
-  'kt',
-  'c',
-  'h',
-  'cc',
-  'cpp',
-  'hpp',
-  'cs',
-  'rb',
-  'php',
-  'swift',
-  'm',
-  'scala',
-  'sh',
-  'bash',
-  'zsh',
-  'ps1',
-  'sql',
-  'html',
-  'css',
-  'scss',
-  'less',
-  'md',
-  'yaml',
-  'yml',
-  'toml',
-  'xml',
-  'ini',
-  'lua',
-  'r',
-  'dart',
-  'vue',
-  'svelte',
-  'txt',
-  'csv',
-  'diff',
-  'patch',
-  'log',
-  'dockerfile',
-  'makefile',
-  'tf',
-  'ex',
-  'exs',
-  'erl',
-  'hs',
-  'clj',
-  'fs',
-  'pl',
-]);
-
 /** Unified diff: a `diff --git` header, or `---`/`+++` file lines followed by a hunk header. */
 function looksLikeUnifiedDiff(text: string): boolean {
   const head = text.slice(0, 20_000);
@@ -197,17 +135,6 @@ function looksLikeJson(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The extension (with dot) of a source path named in a tool call, if it is one we map. */
-export function sourceExtension(path: string | undefined): string | undefined {
-  if (!path) return undefined;
-  const base = path.split(/[\\/]/).pop() ?? '';
-  const lower = base.toLowerCase();
-  if (lower === 'dockerfile' || lower === 'makefile') return undefined;
-  const m = /\.([A-Za-z0-9]{1,10})$/.exec(base);
-  if (!m) return undefined;
-  return SOURCE_EXTENSIONS.has(m[1]!.toLowerCase()) ? `.${m[1]!.toLowerCase()}` : undefined;
 }
 
 /**
@@ -269,19 +196,6 @@ export function lineHolding(text: string, find: string): { line: number; charact
   return { line, character: at - (before.lastIndexOf('\n') + 1) };
 }
 
-/** Keys of tool-call inputs that name the file a tool read or wrote. */
-const PATH_KEYS = ['file_path', 'filePath', 'path', 'file', 'filename', 'target_file', 'notebook_path'];
-
-/** What a tool call's input says about where its output or its input comes from. */
-export interface CallSource {
-  /** the file the call read or wrote (a path field of its input, or the file a simple `cat` prints) */
-  path?: string;
-  /** the shell command it ran */
-  command?: string;
-  /** the files its command writes through heredocs (`cat > f << 'EOF'`) */
-  writes?: string[];
-}
-
 /** Returned by `parsedRequest` for JSON text that does not parse. */
 const UNREADABLE = Symbol('unreadable');
 
@@ -296,70 +210,6 @@ function parsedRequest(request: unknown): unknown {
 }
 
 /**
- * Finds, for each call id, what its tool call names (the file, the command, the files a heredoc
- * writes), by walking the request in any of the three wire formats: Anthropic `tool_use` (`id`,
- * `input`), OpenAI Chat (`id`, `function.arguments`) and Responses `function_call` (`call_id`,
- * `arguments`). Unknown shapes are skipped.
- */
-export function callSources(request: unknown): Map<string, CallSource> {
-  const found = new Map<string, CallSource>();
-  const root = parsedRequest(request);
-  if (root === UNREADABLE) return found;
-  const visit = (node: unknown, depth: number): void => {
-    if (depth > 64 || node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item, depth + 1);
-      return;
-    }
-    const o = node as Record<string, unknown>;
-    const id = typeof o.call_id === 'string' ? o.call_id : typeof o.id === 'string' ? o.id : undefined;
-    if (id) {
-      let input: unknown = o.input;
-      const fn = o.function as Record<string, unknown> | undefined;
-      const args = typeof o.arguments === 'string' ? o.arguments : typeof fn?.arguments === 'string' ? fn.arguments : undefined;
-      if (args !== undefined) {
-        try {
-          input = JSON.parse(args);
-        } catch {
-          input = undefined;
-        }
-      }
-      if (input && typeof input === 'object' && !Array.isArray(input)) {
-        const source = inputSource(input as Record<string, unknown>);
-        if (source) found.set(id, source);
-      }
-    }
-    for (const v of Object.values(o)) if (typeof v === 'object') visit(v, depth + 1);
-  };
-  visit(root, 0);
-  return found;
-}
-
-/** What one tool call's input (an object) names: its file, its command, the files its heredocs write. */
-function inputSource(fields: Record<string, unknown>): CallSource | undefined {
-  const source: CallSource = {};
-  for (const k of PATH_KEYS) {
-    const v = fields[k];
-    if (typeof v === 'string' && v.length > 0 && v.length < 4096) {
-      source.path = v;
-      break;
-    }
-  }
-  const raw = fields.command ?? fields.cmd;
-  // Codex's shell takes an argv (`["bash", "-lc", script]`): the script is the command
-  const cmd = typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.filter((c) => typeof c === 'string').pop() : undefined;
-  if (typeof cmd === 'string' && cmd.length > 0) {
-    // a long command (a heredoc's body) is kept to its start: it titles the output, and its first line is read
-    source.command = cmd.length < MAX_KEPT_COMMAND ? cmd : cmd.slice(0, MAX_KEPT_COMMAND);
-    const writes = cmd.includes('<<') ? heredocWrites(cmd).map((w) => w.path) : [];
-    if (writes.length) source.writes = [...new Set(writes)];
-    const shown = !source.path ? fileShownBy(cmd) : undefined;
-    if (shown) source.path = shown;
-  }
-  return source.path || source.command || source.writes ? source : undefined;
-}
-
-/**
  * Finds, for each call id, the file path its tool call names (see callSources). `commands`, when
  * given, receives the shell command of each call that ran one.
  */
@@ -371,37 +221,6 @@ export function toolInputPaths(request: unknown, commands?: Map<string, string>)
   }
   return found;
 }
-
-/** Paths longer than this are shortened from the left in labels (`…/src/foo.ts`). */
-const MAX_LABEL_PATH = 48;
-/** Commands longer than this are cut in labels. */
-const MAX_LABEL_COMMAND = 60;
-
-/** A path for a label: as it was when short, else its last segments after `…/`. */
-export function shortPath(path: string): string {
-  if (path.length <= MAX_LABEL_PATH) return path;
-  const parts = path.split(/[\\/]/);
-  let out = parts.pop() ?? path;
-  while (parts.length > 0 && out.length + parts[parts.length - 1]!.length + 1 <= MAX_LABEL_PATH - 2) out = `${parts.pop()}/${out}`;
-  return `…/${out}`;
-}
-
-/**
- * How a result or a file input is named where people read it (the inspector's rows, the pickers):
- * a result by the file it read, else by its command (`$ npm test`); a file input by the file it wrote.
- * Undefined when the call names neither (the call id names it then).
- */
-export function sourceLabel(source: CallSource | undefined, kind: 'result' | 'input'): string | undefined {
-  if (!source) return undefined;
-  const file = kind === 'input' ? (source.writes?.[0] ?? source.path) : source.path;
-  if (file) return shortPath(file) + (kind === 'input' && (source.writes?.length ?? 0) > 1 ? ` +${source.writes!.length - 1}` : '');
-  const line = source.command?.trim().split('\n')[0]?.trim();
-  if (!line) return undefined;
-  return `$ ${line.length > MAX_LABEL_COMMAND ? `${line.slice(0, MAX_LABEL_COMMAND - 1)}…` : line}`;
-}
-
-/** Most characters of a command kept to name its output. */
-const MAX_KEPT_COMMAND = 4096;
 
 /** Input fields that hold the whole text a file-writing call wrote (Write, create, write_file). */
 const CONTENT_KEYS = ['content', 'file_text', 'contents', 'text'];
@@ -427,7 +246,7 @@ export function inputDocument(text: string): { text: string; ext: string; path?:
   } catch {
     return undefined;
   }
-  const source = inputSource(obj);
+  const source = callInputSource(obj);
   if (source?.command !== undefined && source.writes?.length) {
     const raw = obj.command ?? obj.cmd;
     const command = typeof raw === 'string' ? raw : Array.isArray(raw) ? String(raw.filter((c) => typeof c === 'string').pop()) : '';
@@ -465,21 +284,6 @@ export function inputDocument(text: string): { text: string; ext: string; path?:
     };
   }
   return { text: JSON.stringify(obj, null, 2) + '\n', ext: '.json', ...(source?.path ? { path: source.path } : {}) };
-}
-
-/**
- * The file a simple shell command prints (`cat a.py`, `head -n 50 src/x.ts`, `sed -n 1,80p x.go`,
- * `nl -ba x.rs`): its output is that file's source. Pipelines and compound commands are skipped,
- * since their output is no longer the file.
- */
-function fileShownBy(command: string): string | undefined {
-  const c = command.trim();
-  if (c.length > 500 || /[|;&><`$]/.test(c)) return undefined;
-  const words = c.split(/\s+/);
-  if (!/^(cat|head|tail|nl|bat|less|more|sed)$/.test(words[0] ?? '')) return undefined;
-  const last = words[words.length - 1] ?? '';
-  if (words.length < 2 || last.startsWith('-')) return undefined;
-  return sourceExtension(last.replace(/^['"]|['"]$/g, '')) ? last.replace(/^['"]|['"]$/g, '') : undefined;
 }
 
 /**

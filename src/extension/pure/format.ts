@@ -42,23 +42,27 @@ export interface OutputSummary {
   callId?: string;
   /** every call that produced the output (identical content shares one handle) */
   callIds?: readonly string[];
-  /** the file or command that names it (pure/documents.ts sourceLabel) */
+  /** the file or command that names it (engine/names.ts sourceLabel) */
   source?: string;
   /** a file input (what the agent wrote to a file), not a tool result */
   input?: boolean;
+  /** the command the call ran, as the agent wrote it: in the detail when the label shows less of it, so typing any of it finds the row */
+  command?: string;
   chars?: number;
   lines?: number;
   tokens?: number;
   time?: unknown;
 }
 
+/** Most characters of a command a picker row's detail shows (and the picker matches). */
+const MAX_DETAIL_COMMAND = 500;
 /** Call ids listed in a picker row's detail; more are counted. */
 const MAX_LISTED_CALLS = 3;
 
 /**
  * Label, description and detail of one row in Open Stored Output…: named by its tool and the file or
- * command it came from (`Read · src/foo.ts`, `input` for a file input), its size, then its age, handle
- * and the calls that produced it.
+ * command it came from (`Read · src/foo.ts`, `Bash · $ go test ./...`, `input` for a file input), its size,
+ * then its age, handle, the calls that produced it and the command as the agent wrote it.
  */
 export function outputPickItem(e: OutputSummary, now: number = Date.now()): { label: string; description: string; detail: string } {
   const calls = e.callIds?.length ? e.callIds : e.callId ? [e.callId] : [];
@@ -70,10 +74,14 @@ export function outputPickItem(e: OutputSummary, now: number = Date.now()): { la
     e.tokens !== undefined ? `${formatCount(e.tokens)} tokens` : undefined,
   ].filter(Boolean);
   const name = e.source ?? (e.source === undefined && calls.length ? listed : 'unknown call');
+  // the label names a command by what it does (`$ go test …`); the detail keeps the whole line (`cd /w && go test …`)
+  const line = e.command?.trim().split('\n')[0]?.trim();
+  const command =
+    line && e.source !== `$ ${line}` ? [`$ ${line.length > MAX_DETAIL_COMMAND ? `${line.slice(0, MAX_DETAIL_COMMAND - 1)}…` : line}`] : [];
   return {
     label: [e.tool ?? 'tool', ...(e.input ? ['input'] : []), name].join(' · '),
     description: parts.join(', '),
-    detail: [formatAge(e.time, now), e.handle, ...(e.source !== undefined && calls.length ? [listed] : [])].join(' · '),
+    detail: [formatAge(e.time, now), e.handle, ...(e.source !== undefined && calls.length ? [listed] : []), ...command].join(' · '),
   };
 }
 

@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { InputReduction, Reduction } from '../../engine/types';
-import { callSources, markerTextsFor, resultTextFor } from './documents';
+import { markerTextsFor, resultTextFor } from './documents';
+import { callSources } from '../../engine/names';
 
 /** One marker an output was replaced by, in the turns that sent it. */
 export interface MarkerRecord {

@@ -1,0 +1,157 @@
+/**
+ * A session on disk named by what it was: the agent's own title for it (Claude Code's `summary`
+ * records, Codex's thread name, pi's session name), else the first thing the user asked, then the
+ * project it ran in (the working directory's last segment) and the day it started:
+ * `Fix the HTML export's quality issues · claude-history · Feb 2, 2026`. File names and UUIDs
+ * (`randlee__claude-history-subagent-a5e7369.jsonl`, `rollout-2025-…-019ab73e….jsonl`) tell a person
+ * nothing, and sessions of one project share their prefix.
+ *
+ * Only the head and the tail of a file are read (a log can be hundreds of megabytes): the working
+ * directory, the start and the first prompt are in the first records; an agent writes its title late
+ * (a Codex rename, a pi `/name`) or first (Claude Code's summaries of a resumed session). Best effort:
+ * a file in no known shape, or unreadable, is named by its file name.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { basename } from 'node:path';
+
+/** Bytes read from each end of a session file. */
+const END_BYTES = 256 * 1024;
+/** Longest title or prompt kept in a name; the rest is elided. */
+const MAX_WHAT = 80;
+
+/** What a session file says about itself. */
+export interface SessionAbout {
+  /** the agent's own title for the session */
+  title?: string;
+  /** the first thing the user asked, on one line */
+  prompt?: string;
+  /** the working directory */
+  cwd?: string;
+  /** when it started (ISO 8601) */
+  start?: string;
+}
+
+function ends(file: string): { head: string; tail: string } {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const read = (at: number, n: number) => {
+      const buf = Buffer.alloc(n);
+      return buf.subarray(0, readSync(fd, buf, 0, n, at)).toString('utf8');
+    };
+    const head = read(0, Math.min(size, END_BYTES));
+    return { head, tail: size > END_BYTES ? read(Math.max(END_BYTES, size - END_BYTES), Math.min(END_BYTES, size - END_BYTES)) : '' };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The JSON records of some JSONL text; lines cut at either end, or not JSON, are skipped. */
+function records(text: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const v = JSON.parse(line) as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) out.push(v as Record<string, unknown>);
+    } catch {
+      /* a line cut by the end of what was read */
+    }
+  }
+  return out;
+}
+
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v : undefined);
+
+/** The text a user message holds: its string content, or its text parts (not tool results). */
+function userText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  const parts = content.map(obj).filter((p) => p && (p.type === 'text' || p.type === 'input_text') && typeof p.text === 'string');
+  return parts.length ? parts.map((p) => p!.text as string).join('\n') : undefined;
+}
+
+/** Text an agent puts in the user's turn that the user did not write (Claude Code's command echoes, Codex's environment). */
+const NOT_ASKED = /^\s*<(command-|local-command|environment_context|user_instructions|system-reminder)|^\s*Caveat: /;
+
+/**
+ * What a session file says about itself, read from its ends (see the module comment); `{}` when it is
+ * in no shape known here or cannot be read.
+ */
+export function sessionAbout(file: string): SessionAbout {
+  let text: { head: string; tail: string };
+  try {
+    text = ends(file);
+  } catch {
+    return {};
+  }
+  const about: SessionAbout = {};
+  const head = records(text.head);
+  const all = [...head, ...records(text.tail)];
+  for (const r of head) {
+    const payload = obj(r.payload);
+    about.cwd ??= str(r.cwd) ?? str(payload?.cwd);
+    about.start ??= str(r.timestamp) ?? str(payload?.timestamp);
+    if (about.prompt) continue;
+    // Claude Code (`type: user`), pi (`type: message`, role user), Codex's own record of what the user typed
+    const message = obj(r.message);
+    const asked =
+      (r.type === 'user' || (r.type === 'message' && message?.role === 'user')) && !r.isMeta
+        ? userText(message?.content)
+        : r.type === 'event_msg' && payload?.type === 'user_message'
+          ? str(payload.message)
+          : undefined;
+    if (asked && !NOT_ASKED.test(asked)) about.prompt = asked;
+  }
+  // the agent's title: the last it wrote wins (a rename), a Claude Code summary the first of the file
+  for (const r of all) {
+    const payload = obj(r.payload);
+    const title =
+      r.type === 'summary'
+        ? str(r.summary)
+        : r.type === 'session_info'
+          ? str(r.name)
+          : r.type === 'event_msg' && payload?.type === 'thread_name_updated'
+            ? str(payload.thread_name)
+            : undefined;
+    if (title && !(r.type === 'summary' && about.title)) about.title = title;
+  }
+  return about;
+}
+
+/** Lines of a prompt that only say where to work (`Working in worktree: /path`, `Branch: x`), not what to do. */
+const WHERE_LINE = /^\s*(?:[*#>-]\s*)*(?:\*\*)?(?:working in|worktree|path|branch|cwd|directory|repo(?:sitory)?)\b[^:\n]*:/i;
+
+/** A title or prompt on one line: Markdown marks and where-to-work lines left out, blanks collapsed, cut to MAX_WHAT. */
+function oneLine(text: string): string {
+  const lines = text.split('\n').filter((l) => l.trim() && !WHERE_LINE.test(l));
+  const line = (lines.length ? lines : text.split('\n'))
+    .join(' ')
+    .replace(/\*\*|__|`|^#+\s*/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return line.length > MAX_WHAT ? `${line.slice(0, MAX_WHAT - 1)}…` : line;
+}
+
+/** The day a session started, as people write it (`Feb 2, 2026`), in the local time zone. */
+function dayOf(start: string | undefined): string | undefined {
+  if (!start) return undefined;
+  const d = new Date(start);
+  return Number.isNaN(d.getTime()) ? undefined : d.toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric' });
+}
+
+/**
+ * A session's name: what it was (its title, else its first prompt), the project and the day it
+ * started, `·` between them; the file's name when the file says none of them.
+ */
+export function sessionName(file: string, about: SessionAbout = sessionAbout(file)): string {
+  const what = about.title ?? about.prompt;
+  const project = about.cwd
+    ?.replace(/[\\/]+$/, '')
+    .split(/[\\/]/)
+    .pop();
+  const parts = [what ? oneLine(what) : undefined, project, dayOf(about.start)].filter(Boolean);
+  return what || project ? parts.join(' · ') : basename(file);
+}
