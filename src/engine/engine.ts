@@ -125,8 +125,6 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     if (issued.size > MAX_ISSUED) issued.delete(issued.values().next().value!);
   };
   const known = (handle: string): boolean => issued.has(handle) || (store.has?.(handle) ?? false);
-  // the file hint in a marker is decided before the output is written: ask where it will be
-  const where = (handle: string): string | undefined => (store.pathFor ? store.pathFor(handle) : store.locate(handle));
   for (const [name, fn] of Object.entries(reducers)) {
     if (typeof fn !== 'function') throw new SpillwayError(`reducers.${name} must be a function`, 'bad-config');
   }
@@ -147,7 +145,7 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
       memory ? { nodes: memory.nodes, upTo: samePrefix } : undefined,
       observationOption(cfg, opts.observations),
     );
-    const run = new Run(req, { cfg, counter, reducers, known, where }, memory, samePrefix);
+    const run = new Run(req, { cfg, counter, reducers, known }, memory, samePrefix);
     run.stages();
     // every stage has decided: now the outputs go to the store, then the request is patched
     run.writes.forEach(write);
