@@ -227,3 +227,33 @@ export function recognisePersistedOutput(text: string): string | undefined {
   const m = PERSISTED_FILE.exec(text.slice(0, 4096));
   return m ? m[1]! : '';
 }
+
+/** How Gemini CLI wraps a tool output it masked itself (its tool output masking: large outputs in older turns). */
+export const MASKED_OUTPUT_TAG = '<tool_output_masked>';
+const MASKED_OUTPUT_END = '</tool_output_masked>';
+/**
+ * The file line of a masked output, right before the closing tag: `Output too large. Full output
+ * available at: <file>` (Gemini CLI's ToolOutputMaskingService) or `[Tool … masked to preserve context
+ * window. Full string saved to: <file>]` (its context pipeline's ToolMaskingProcessor).
+ */
+const MASKED_FILES = [
+  /\nOutput too large\. Full output available at: *([^\n]+?) *\n<\/tool_output_masked>\s*$/,
+  /Full string saved to: *([^\n]+?)\] *\n<\/tool_output_masked>\s*$/,
+];
+
+/**
+ * When `text` is a result Gemini CLI already masked (`<tool_output_masked>` … a head and tail with
+ * `[TRUNCATED]` or lines omitted … `Output too large. Full output available at: <file>` …
+ * `</tool_output_masked>`), the file it names ('' if none is named); else undefined. Like Claude
+ * Code's persisted output, it is a preview plus the agent's own pointer to the full output: Spillway
+ * never reduces it again. Both tags must be there, at the start and the end, as Gemini CLI writes them.
+ */
+export function recogniseMaskedOutput(text: string): string | undefined {
+  if (!text.startsWith(MASKED_OUTPUT_TAG) || !text.trimEnd().endsWith(MASKED_OUTPUT_END)) return undefined;
+  const end = text.slice(-4096);
+  for (const re of MASKED_FILES) {
+    const m = re.exec(end);
+    if (m) return m[1]!;
+  }
+  return '';
+}

@@ -285,10 +285,10 @@ export class Run implements Ledger {
   private savedByAgent(): SavedByAgent[] {
     const out: SavedByAgent[] = [];
     const results = this.results;
-    results.recognised.agentSaved.forEach((file, i) => {
-      if (file === undefined) return;
+    results.recognised.agentSaved.forEach((saved, i) => {
+      if (saved === undefined) return;
       const r = results.list[i]!;
-      out.push({ result: i, callId: r.callId, tool: r.tool, agent: 'claude-code', file, chars: results.text(i).length });
+      out.push({ result: i, callId: r.callId, tool: r.tool, agent: saved.agent, file: saved.file, chars: results.text(i).length });
     });
     return out;
   }

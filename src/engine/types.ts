@@ -105,7 +105,8 @@ export interface SavedByAgent {
   result: number;
   callId: string;
   tool: string;
-  agent: 'claude-code';
+  /** Claude Code (`<persisted-output>`) or Gemini CLI (`<tool_output_masked>`) */
+  agent: 'claude-code' | 'gemini-cli';
   /** where the agent says the full output is ('' when it names no file) */
   file: string;
   /** characters of the preview the model sees */
