@@ -6,7 +6,9 @@
  * The pins are main's at 4c54acf (2026-11-27), before the in-use walk became incremental; the pi
  * session's changed on purpose with `clear.paybackHorizon: same` (the Claude Code one clears nothing
  * the horizon decides), and both when a clear stopped taking results whose marker is no shorter in
- * tokens (reduce.ts).
+ * tokens (reduce.ts). The pi session's under `offload.afterUseCap: 40000` changed when a dedupe
+ * reference became one line (markers.ts): the same decisions, its call-46 reference 62 tokens instead
+ * of 114, so the clear at call 53 reports 39,978 tokens instead of 40,030.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -46,7 +48,7 @@ const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string 
   { file: CLAUDE, config: {}, hash: '6f8f03a080a9e7ae' },
   { file: PI, config: {}, hash: '04b563f106c53119' },
   { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '1963d08f70d92ad9' },
-  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '22fd0a63d3abf492' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: 'e6de5761969933aa' },
 ];
 
 describe('projections of real sessions are pinned', () => {

@@ -160,7 +160,7 @@ describe('the engine', () => {
     expect(store.get(p.reductions[0]!.handle)).toBe(big('a'));
   });
 
-  it("names no store file in a marker: a projection is the same byte for byte whatever store it writes to, and wherever", () => {
+  it('names no store file in a marker: a projection is the same byte for byte whatever store it writes to, and wherever', () => {
     const dirs = [mkdtempSync(join(tmpdir(), 'spillway-stages-')), mkdtempSync(join(tmpdir(), 'spillway-stages-elsewhere-'))];
     try {
       const body = JSON.stringify(build(transcript('q', tool('bash', big('a')), tool('grep', big('b'))), 'openai-chat'));
