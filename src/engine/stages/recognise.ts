@@ -39,7 +39,7 @@ export interface Recognised {
 }
 
 /** An output the agent reduced itself, and the file it says holds the whole. */
-export interface AgentSaved {
+interface AgentSaved {
   agent: SavedByAgent['agent'];
   file: string;
 }
