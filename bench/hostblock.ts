@@ -64,7 +64,6 @@ export async function hostBlockBench(calls: number, mode: HostBlockMode): Promis
         puts++;
       },
       locate: (h) => store.locate(h),
-      pathFor: (h) => store.pathFor(h),
       has: (h) => store.has(h),
     };
     const engine = createEngine({ tokenizer: 'approximate' }, { store: timed });

@@ -100,10 +100,10 @@ function compact(n: number): string {
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-/** A share of raw as a change: 0.697 → "−30.3%", 1.04 → "+4.0%". */
-const change = (relative: number) => {
+/** A share of raw as a change: 0.697 → "−30.3%", 1.04 → "+4.0%", and "0.0%" for what rounds to no change either way. */
+export const change = (relative: number) => {
   const d = (relative - 1) * 100;
-  return Math.abs(d) < 0.05 ? '±0.0%' : `${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(1)}%`;
+  return Math.abs(d) < 0.05 ? '0.0%' : `${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(1)}%`;
 };
 const dollars = (x: number) => (x >= 100 ? `$${x.toFixed(0)}` : x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(3)}`);
 
@@ -337,9 +337,8 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   const lines: string[] = [];
   const about = ` (${r.format}${r.model ? `, ${r.model}` : ''})`;
   lines.push(`${fit(file, Math.max(20, SUMMARY_WIDTH - about.length))}${about}`);
-  const saved = t.originalTokens ? 1 - t.projectedTokens / t.originalTokens : 0;
   lines.push(
-    `${t.calls} turns (model calls, numbered from 1) · tokens ${compact(t.originalTokens)} raw → ${compact(t.projectedTokens)} sent (−${pct(saved)})`,
+    `${t.calls} turns (model calls, numbered from 1) · tokens ${compact(t.originalTokens)} raw → ${compact(t.projectedTokens)} sent (${change(t.originalTokens ? t.projectedTokens / t.originalTokens : 1)})`,
     `largest context ${compact(t.maxOriginalTokens)} → ${compact(t.maxProjectedTokens)} tokens · cache-stable turns ${pct(t.cacheStableShare)}`,
   );
   lines.push(missLine(t));

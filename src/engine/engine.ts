@@ -128,8 +128,6 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     if (issued.size > MAX_ISSUED) issued.delete(issued.values().next().value!);
   };
   const known = (handle: string): boolean => issued.has(handle) || (store.has?.(handle) ?? false);
-  // the file hint in a marker is decided before the output is written: ask where it will be
-  const where = (handle: string): string | undefined => (store.pathFor ? store.pathFor(handle) : store.locate(handle));
   for (const [name, fn] of Object.entries(reducers)) {
     if (typeof fn !== 'function') throw new SpillwayError(`reducers.${name} must be a function`, 'bad-config');
   }
@@ -152,7 +150,7 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     );
     const run = new Run(
       req,
-      { cfg, counter, reducers, known, where, ...(options.inputFilter ? { inputFilter: options.inputFilter } : {}) },
+      { cfg, counter, reducers, known, ...(options.inputFilter ? { inputFilter: options.inputFilter } : {}) },
       memory,
       samePrefix,
     );

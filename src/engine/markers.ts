@@ -5,14 +5,19 @@
  * to read the rest) followed by the preview. Every style carries the handle and is recognised on
  * sight by `recogniseMarker`, which is what makes projection idempotent: a marker is never reduced
  * again. The header never exceeds HEADER_BUDGET characters, so a marker is at most the preview plus
- * that budget, however long tool names or store paths get.
+ * that budget, however long tool names get.
+ *
+ * A marker names no file: the handle, with `spillway read` or Spillway's MCP read tool, is the way
+ * back. The store's path depends on where the store lives (a workspace's storage, `--store DIR`), and
+ * a path in the marker made the same session cost different tokens, and take different decisions,
+ * from one store to another.
  */
 import type { MarkerStyle } from './config';
 import { HANDLE_IN_TEXT } from './handle';
 import type { StageName } from './types';
 import { formatInt as grouped } from './format-number';
 
-/** Most characters a marker adds around its preview. Room for sizes, handle, read hint and path. */
+/** Most characters a marker adds around its preview. Room for sizes, handle and read hint. */
 export const HEADER_BUDGET = 480;
 /** clark_agent's MARKER_BUDGET_CHARS: its marker "must not itself be a budget problem". */
 const CLARK_MARKER_BUDGET = 256;
@@ -46,8 +51,12 @@ export interface MarkerInfo {
   lines: number;
   tokens: number;
   tokensEstimated: boolean;
-  /** the stored file, shown as a second way to read the output; dropped if it does not fit, or when `readTool` is set */
-  path?: string;
+  /**
+   * a dedupe reference: the earlier result this one repeats (offload.ts). The spillway style then says
+   * so in one line and carries no preview (the earlier result, verbatim above, is what the model
+   * reads); the seed styles, which have no wording for it, get a note as their preview
+   */
+  sameAs?: { tool: string; callId: string };
   /**
    * Spillway's MCP read tool as the agent names it (read-tool.ts), when its requests offer it: the
    * marker then says to call it with the handle instead of running `spillway read`
@@ -67,7 +76,7 @@ function toolName(name: string): string {
 const VERB_EN: Record<StageName, string> = { offload: 'offloaded', window: 'trimmed', budget: 'clipped', clear: 'cleared' };
 const VERB_ZH: Record<StageName, string> = { offload: '已转存', window: '已裁剪', budget: '已截断', clear: '已清除' };
 
-/** Renders the marker; the caller checks it is shorter than the original. */
+/** Renders the marker; the caller checks it is shorter than the original, in characters and tokens. */
 export function renderMarker(m: MarkerInfo): string {
   // the seed systems print plain integers; our own header groups thousands for reading
   const fmt = m.style === 'spillway' || m.style === 'eino' ? grouped : (n: number) => String(n);
@@ -75,12 +84,24 @@ export function renderMarker(m: MarkerInfo): string {
   const tokens = `${m.tokensEstimated ? '~' : ''}${fmt(m.tokens)}`;
   // the way back: the agent's MCP read tool when it has one, else the command
   const read = m.readTool ? `${m.readTool} with handle ${m.handle}` : `spillway read ${m.handle}`;
-  const withBody = (header: string) => (m.preview ? `${header}\n${m.preview}` : header);
+  const preview = m.preview;
+  const withBody = (header: string) => (preview ? `${header}\n${preview}` : header);
   const fit = (full: string, short: string) => (full.length <= HEADER_BUDGET ? full : short.slice(0, HEADER_BUDGET));
   switch (m.style) {
     case 'spillway': {
       const zh = m.language === 'zh';
-      if (m.stage === 'clear' && !m.preview) {
+      if (m.sameAs) {
+        // a repeat of an earlier result, which the model still has verbatim: one line, no preview
+        const same = toolName(m.sameAs.tool);
+        const full = zh
+          ? `[spillway: ${tool} 输出与上方调用 ${m.sameAs.callId} 的 ${same} 输出相同 · ${fmt(m.chars)} 字符 · ${tokens} tokens · 读取：${read}]`
+          : `[spillway: ${tool} output identical to the ${same} output of call ${m.sameAs.callId} above · ${fmt(m.chars)} chars · ${tokens} tokens · read it back: ${read}]`;
+        const short = zh
+          ? `[spillway: ${tool} 输出与上方一次输出相同 · ${fmt(m.chars)} 字符 · ${tokens} tokens · 读取：${read}]`
+          : `[spillway: ${tool} output identical to an output above · ${fmt(m.chars)} chars · ${tokens} tokens · read it back: ${read}]`;
+        return fit(full, short);
+      }
+      if (m.stage === 'clear' && !preview) {
         // cleared results pile up over a long session: one short line each, handle and how to read
         return zh
           ? `[spillway: ${tool} 输出已清除 · ${fmt(m.chars)} 字符 · ${tokens} tokens · 读取：${read}]`
@@ -89,7 +110,8 @@ export function renderMarker(m: MarkerInfo): string {
       const line1 = zh
         ? `[spillway: ${tool} 输出${VERB_ZH[m.stage]} · ${fmt(m.chars)} 字符 · ${fmt(m.lines)} 行 · ${tokens} tokens · 句柄 ${m.handle}]`
         : `[spillway: ${tool} output ${VERB_EN[m.stage]} · ${fmt(m.chars)} chars · ${fmt(m.lines)} lines · ${tokens} tokens · handle ${m.handle}]`;
-      const shown = m.preview
+      // "preview below" only when a preview follows
+      const shown = preview
         ? zh
           ? `以下为预览，省略 ${fmt(m.omitted)} ${m.unit === 'bytes' ? '字节' : '字符'}`
           : `preview below, ${fmt(m.omitted)} ${m.unit} left out`
@@ -101,15 +123,14 @@ export function renderMarker(m: MarkerInfo): string {
         : zh
           ? `\`${read}\`（--lines A:B、--grep 正则）`
           : `\`${read}\` (--lines A:B, --grep REGEX)`;
-      const hint = zh ? `[${shown ? shown + '；' : ''}读取全部或部分：${how}` : `[${shown ? shown + '; ' : ''}read all or part: ${how}`;
-      // with the tool, a file path would only invite a read outside the project (a permission prompt)
-      const file = m.path && !m.readTool ? (zh ? `；文件 ${m.path}]` : `; file ${m.path}]`) : ']';
-      return withBody(fit(`${line1}\n${hint}${file}`, `${line1}\n${hint}]`));
+      const hint = zh ? `[${shown ? shown + '；' : ''}读取全部或部分：${how}]` : `[${shown ? shown + '; ' : ''}read all or part: ${how}]`;
+      const header = `${line1}\n${hint}`;
+      return withBody(fit(header, header));
     }
     case 'trimmer': {
       // OpenAI Agents' ToolOutputTrimmer wording, plus the handle that makes it recoverable
-      const header = `[Trimmed: ${tool} output — ${fmt(m.chars)} chars → ${fmt(m.preview.length)} char preview; full output: ${read}]`;
-      return `${fit(header, header)}\n${m.preview}...`;
+      const header = `[Trimmed: ${tool} output — ${fmt(m.chars)} chars → ${fmt(preview.length)} char preview; full output: ${read}]`;
+      return `${fit(header, header)}\n${preview}...`;
     }
     case 'clark': {
       // clark_agent's ToolResultBudget wording (marker only), with the handle instead of "rerun"
@@ -125,9 +146,10 @@ export function renderMarker(m: MarkerInfo): string {
       return withBody(fit(header, header));
     }
     case 'eino': {
+      // Eino names the file it saved to; ours is named by its handle, wherever the store lives
       const zh = m.language === 'zh';
       const cleared = m.stage === 'clear';
-      const where = m.path ?? m.handle;
+      const where = m.handle;
       const header = zh
         ? cleared
           ? `<工具 ${tool} 的结果已清除，完整内容保存在 ${where}，句柄 ${m.handle}，可用 ${read} 读取>`
@@ -142,7 +164,7 @@ export function renderMarker(m: MarkerInfo): string {
     }
     case 'oracle': {
       // the offload-and-fetch pattern: preview, then the bytes left out and how to fetch them
-      return `${m.preview} ...[+${fmt(m.omitted)} ${m.unit}. full output: ${read}]`;
+      return `${preview} ...[+${fmt(m.omitted)} ${m.unit}. full output: ${read}]`;
     }
   }
 }
@@ -204,4 +226,34 @@ export function recognisePersistedOutput(text: string): string | undefined {
   if (!text.startsWith(PERSISTED_OUTPUT_TAG)) return undefined;
   const m = PERSISTED_FILE.exec(text.slice(0, 4096));
   return m ? m[1]! : '';
+}
+
+/** How Gemini CLI wraps a tool output it masked itself (its tool output masking: large outputs in older turns). */
+export const MASKED_OUTPUT_TAG = '<tool_output_masked>';
+const MASKED_OUTPUT_END = '</tool_output_masked>';
+/**
+ * The file line of a masked output, right before the closing tag: `Output too large. Full output
+ * available at: <file>` (Gemini CLI's ToolOutputMaskingService) or `[Tool … masked to preserve context
+ * window. Full string saved to: <file>]` (its context pipeline's ToolMaskingProcessor).
+ */
+const MASKED_FILES = [
+  /\nOutput too large\. Full output available at: *([^\n]+?) *\n<\/tool_output_masked>\s*$/,
+  /Full string saved to: *([^\n]+?)\] *\n<\/tool_output_masked>\s*$/,
+];
+
+/**
+ * When `text` is a result Gemini CLI already masked (`<tool_output_masked>` … a head and tail with
+ * `[TRUNCATED]` or lines omitted … `Output too large. Full output available at: <file>` …
+ * `</tool_output_masked>`), the file it names ('' if none is named); else undefined. Like Claude
+ * Code's persisted output, it is a preview plus the agent's own pointer to the full output: Spillway
+ * never reduces it again. Both tags must be there, at the start and the end, as Gemini CLI writes them.
+ */
+export function recogniseMaskedOutput(text: string): string | undefined {
+  if (!text.startsWith(MASKED_OUTPUT_TAG) || !text.trimEnd().endsWith(MASKED_OUTPUT_END)) return undefined;
+  const end = text.slice(-4096);
+  for (const re of MASKED_FILES) {
+    const m = re.exec(end);
+    if (m) return m[1]!;
+  }
+  return '';
 }

@@ -73,8 +73,6 @@ export interface RunEnv {
   inputFilter?: InputFilter;
   /** whether a handle is stored or was issued by this engine (a marker's handle must be) */
   known: (handle: string) => boolean;
-  /** where the store keeps, or will keep, a handle's output (the file hint in markers) */
-  where: (handle: string) => string | undefined;
 }
 
 export class Run implements Ledger {
@@ -98,7 +96,7 @@ export class Run implements Ledger {
     // once a session has offered the read tool, its markers keep naming it (read-tool.ts)
     // (a session's earlier request found none: only what changed since is looked through)
     const readTool = memory?.readTool ?? findReadTool(req, memory ? samePrefix : 0);
-    this.results = new Results(req, env.cfg, env.counter, recognised, env.where, memory ? { memory, samePrefix } : undefined, readTool);
+    this.results = new Results(req, env.cfg, env.counter, recognised, memory ? { memory, samePrefix } : undefined, readTool);
     this.keys = resultKeys(req.results);
     const n = req.results.length;
     this.decisions = memory
@@ -311,10 +309,10 @@ export class Run implements Ledger {
   private savedByAgent(): SavedByAgent[] {
     const out: SavedByAgent[] = [];
     const results = this.results;
-    results.recognised.agentSaved.forEach((file, i) => {
-      if (file === undefined) return;
+    results.recognised.agentSaved.forEach((saved, i) => {
+      if (saved === undefined) return;
       const r = results.list[i]!;
-      out.push({ result: i, callId: r.callId, tool: r.tool, agent: 'claude-code', file, chars: results.text(i).length });
+      out.push({ result: i, callId: r.callId, tool: r.tool, agent: saved.agent, file: saved.file, chars: results.text(i).length });
     });
     return out;
   }

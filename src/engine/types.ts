@@ -33,15 +33,11 @@ export interface StoredMeta {
  */
 export interface OutputSink {
   put(handle: string, text: string, meta: StoredMeta): void;
-  /** The file that holds `handle`, if the sink has one, shown in markers as a read hint. */
-  locate(handle: string): string | undefined;
   /**
-   * The file that will hold `handle` once it is put. The engine renders a marker before it writes
-   * the output (the store is written after every stage has decided), so a sink whose `locate`
-   * knows only what is already stored offers this to keep the read hint in new markers; without
-   * it, the engine asks `locate`.
+   * The file that holds `handle`, if the sink has one (`spillway read --json` reports it). Markers
+   * never name it: where a store lives must not change what a projection sends.
    */
-  pathFor?(handle: string): string | undefined;
+  locate(handle: string): string | undefined;
   /**
    * Whether `handle` is stored. The engine accepts a marker in a request as already reduced only
    * when its handle is stored here or was issued by the engine itself; without `has`, only the latter.
@@ -125,7 +121,8 @@ export interface SavedByAgent {
   result: number;
   callId: string;
   tool: string;
-  agent: 'claude-code';
+  /** Claude Code (`<persisted-output>`) or Gemini CLI (`<tool_output_masked>`) */
+  agent: 'claude-code' | 'gemini-cli';
   /** where the agent says the full output is ('' when it names no file) */
   file: string;
   /** characters of the preview the model sees */

@@ -212,7 +212,6 @@ export class SpillwayHost implements vscode.Disposable {
     return {
       put: (handle, text, meta) => this.store.put(handle, text, meta),
       locate: (handle) => this.store.locate(handle),
-      pathFor: (handle) => this.store.pathFor(handle),
       has: (handle) => this.store.has(handle),
       written: (handles) => this.store.written(handles),
     };

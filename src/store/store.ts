@@ -2,7 +2,7 @@
  * The file store: where full tool outputs live on disk so every reduction stays recoverable.
  *
  * The engine hands each reduced output to `put` (synchronously, while it projects a request), the
- * marker shows the handle and `locate`'s path, and later `spillway read`, the language model tool or
+ * marker shows the handle, and later `spillway read`, the language model tool or
  * a `spillway:` document reads it back with `get`/`read`. Several processes (the extension, the CLI,
  * the proxy) may share one store folder, so nothing here keeps state that another writer could make
  * stale: every call goes to the files.
@@ -207,12 +207,12 @@ export class FileStore implements OutputStore {
   locate(handle: string): string | undefined {
     if (!isHandle(handle)) return undefined;
     const output = this.outputPath(handle);
-    // written in a moment: the path is where it will be (markers show it as a read hint)
+    // written in a moment: the path is where it will be
     if (this.pending.has(handle)) return output;
     return fs.existsSync(output) ? output : undefined;
   }
 
-  /** Where `handle`'s output is, or will be once put: the engine renders a marker's file hint before it writes. */
+  /** Where `handle`'s output is, or will be once put. */
   pathFor(handle: string): string | undefined {
     return isHandle(handle) ? this.outputPath(handle) : undefined;
   }

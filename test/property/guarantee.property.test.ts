@@ -16,13 +16,14 @@
  * PROVIDER_RULES_SLACK of raw.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CostLedger } from '../../src/engine/guarantee';
 import { ANTHROPIC_PRICES, OPENAI_4O_PRICES, OPENAI_PRICES, type PriceModel } from '../../src/replay/metrics';
 import { replay, type ReplayResult } from '../../src/replay/replay';
 import type { Transcript } from '../../src/replay/readers';
 import { perChar } from '../support/run';
 import type { TokenCounter } from '../../src/engine/tokens';
+import { realOutputs, type RealOutput } from '../support/real-outputs';
 
 const RUNS = Number(process.env.SPILLWAY_PROP_RUNS ?? 40);
 /** The three price models the guarantee is stated for, as the providers bill. */
@@ -358,5 +359,60 @@ describe('CostLedger', () => {
     ledger.charge({ read: 10_000, total: 10_000 }, { read: 5_000, total: 5_000 });
     // the next call saves 500 (5,000 fewer tokens read) but carries the 538 read-back tokens
     expect(ledger.banked().anthropic! - mid.anthropic!).toBeCloseTo(500 - 53.8);
+  });
+});
+
+/**
+ * On arrival, under the engine's real tokenizer (o200k) and on outputs agents really printed (short
+ * reads, greps, shell output, the same output again for dedupe): a reduction made on arrival is new
+ * text the cache never held, so it keeps the session under raw only if its marker is fewer tokens
+ * than the output. With caps a short read is over, the projection costs no more than raw after every call.
+ */
+describe('the guarantee, on arrival, in real tokens', () => {
+  let pool: RealOutput[] = [];
+  beforeAll(async () => {
+    pool = await realOutputs();
+  });
+  /** A session in the Chat Completions format of real outputs, one tool round per call. */
+  const realSession = (picks: Array<{ at: number; again: boolean }>): Transcript => {
+    const items: Msg[] = [{ role: 'user', content: 'fix the build' }];
+    const calls: Transcript['calls'] = [];
+    const sent: RealOutput[] = [];
+    picks.forEach((p, k) => {
+      const o = p.again && sent.length ? sent[p.at % sent.length]! : pool[p.at % pool.length]!;
+      sent.push(o);
+      items.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `c${k}`, type: 'function', function: { name: o.tool, arguments: `{"n":${k}}` } }],
+      });
+      items.push({ role: 'tool', tool_call_id: `c${k}`, content: o.text });
+      calls.push({ end: items.length, reply: 'next' });
+    });
+    return {
+      source: 'openai-chat',
+      wire: 'openai-chat',
+      base: { model: 'm' },
+      items,
+      calls,
+      skipped: { total: 0, byReason: {}, notes: [] },
+    };
+  };
+  it('after every call of a session of real outputs, the projection has cost no more than raw', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ at: fc.nat(1_000_000), again: fc.boolean() }), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 200, max: 2_000 }),
+        fc.integer({ min: 0, max: 600 }),
+        (picks, cap, previewChars) => {
+          const r = replay(realSession(picks), {
+            config: { preset: 'spillway', defaultCap: cap, previewChars, 'offload.keepReads': 0 },
+            prices: IDEAL,
+          });
+          for (const pm of IDEAL) for (const p of prefixes(r, pm.name)) expect(p.projected).toBeLessThanOrEqual(p.raw * (1 + EPS));
+        },
+      ),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
   });
 });

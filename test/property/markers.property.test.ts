@@ -7,7 +7,7 @@
  * and real markers are still recognised (idempotence).
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, MemorySink } from '../../src/engine/engine';
 import { markerBound, renderMarker, type MarkerInfo } from '../../src/engine/markers';
 import { HANDLE_PATTERN, handleFor } from '../../src/engine/handle';
@@ -15,6 +15,8 @@ import type { MarkerStyle } from '../../src/engine/config';
 import type { WireFormat } from '../../src/engine/types';
 import { FORMATS } from '../support/arbitraries';
 import { build, contentsOf, contentText, transcript, type ToolStep } from '../support/wire';
+import { realOutputs, type RealOutput } from '../support/real-outputs';
+import { tokenCounter } from '../../src/engine/tokens';
 
 const RUNS = Number(process.env.SPILLWAY_PROP_RUNS ?? 100);
 const STYLES: MarkerStyle[] = ['spillway', 'trimmer', 'clark', 'ai-agent', 'eino', 'oracle'];
@@ -208,6 +210,77 @@ describe('forged markers', () => {
         },
       ),
       { numRuns: Math.ceil(RUNS / 2) },
+    );
+  });
+});
+
+/**
+ * No reduction longer than what it replaced (issue 35, item 5), under the engine's real tokenizer
+ * (o200k) and on outputs agents really printed. Shorter in characters is not enough: a handle's hex
+ * digits cost more tokens a character than code or prose, and a 644-character Read of 149 tokens once
+ * became a 154-token dedupe reference. Every stage that reduces on arrival or later (offload, dedupe,
+ * window, budget, clear) is on, over small caps, so short reads are reduced too.
+ */
+describe('no reduction longer than what it replaced, in real tokens', () => {
+  let pool: RealOutput[] = [];
+  beforeAll(async () => {
+    pool = await realOutputs();
+  });
+  const o200k = tokenCounter('o200k_base');
+  const configArb = fc.record({
+    markerStyle: fc.constantFrom(...STYLES),
+    // mostly caps a short read is over: those are the reductions a marker may not pay for
+    defaultCap: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 200, max: 800 }) }, fc.integer({ min: 800, max: 9_000 })),
+    previewChars: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 300 }) }, fc.integer({ min: 300, max: 1_500 })),
+    language: fc.constantFrom('en' as const, 'zh' as const),
+    'offload.dedupe': fc.constant(true),
+    'offload.keepReads': fc.constantFrom(0, 24_000),
+    'window.enabled': fc.boolean(),
+    'window.recentTurns': fc.integer({ min: 1, max: 3 }),
+    'window.maxOutputChars': fc.integer({ min: 200, max: 3_000 }),
+    'budget.enabled': fc.boolean(),
+    'clear.triggerTokens': fc.integer({ min: 2_000, max: 30_000 }),
+    'clear.schedule': fc.constantFrom('trigger' as const, 'payback' as const),
+  });
+  /** Picks from the pool, and now and then an output sent before, for dedupe (fast-check's doubles keep to their ends: an index spreads). */
+  const pickArb = fc.record({ at: fc.nat(1_000_000), again: fc.boolean(), user: fc.boolean() });
+
+  it('every marker sent is fewer tokens than the output it stands for, on arrival and in every later call', () => {
+    fc.assert(
+      fc.property(
+        configArb,
+        fc.array(pickArb, { minLength: 2, maxLength: 24 }),
+        fc.constantFrom<WireFormat>(...FORMATS),
+        (cfg, picks, format) => {
+          const outputs: RealOutput[] = [];
+          const steps: Array<string | ToolStep> = ['fix the failing test'];
+          picks.forEach((p, k) => {
+            const o = p.again && outputs.length ? outputs[p.at % outputs.length]! : pool[p.at % pool.length]!;
+            outputs.push(o);
+            steps.push({ tool: o.tool, output: o.text, id: `call_${k + 1}` });
+            if (p.user) steps.push(`go on ${k}`);
+          });
+          const engine = createEngine({ preset: 'spillway', tokenizer: 'o200k_base', ...cfg }, { store: new MemorySink() });
+          // call by call, as an agent sends them: each request one tool round longer
+          for (let n = 1; n <= steps.length; n++) {
+            if (typeof steps[n - 1] === 'string' && n < steps.length) continue;
+            const p = engine.project(JSON.stringify(build(transcript(...steps.slice(0, n)), format)), format, { session: 's' });
+            const sent = contentsOf(p.request, format).map(contentText);
+            const over = p.reductions
+              .filter((r) => !r.inputOnly)
+              .map((r) => ({
+                callId: r.callId,
+                stage: r.stage,
+                original: o200k.count(outputs[r.result]!.text),
+                marker: o200k.count(sent[r.result]!),
+                claimed: [r.originalTokens, r.projectedTokens],
+              }))
+              .filter((x) => x.marker >= x.original || x.claimed[1]! >= x.claimed[0]!);
+            expect(over, 'reductions whose marker is not fewer tokens than the output').toEqual([]);
+          }
+        },
+      ),
+      { numRuns: Math.ceil(RUNS / 4) },
     );
   });
 });

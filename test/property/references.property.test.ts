@@ -16,7 +16,7 @@ import { perChar } from '../support/run';
 import { build, transcript, type ToolStep } from '../support/wire';
 
 const RUNS = Number(process.env.SPILLWAY_PROP_RUNS ?? 100);
-const env: RunEnv = { cfg: validateConfig({}), counter: perChar, reducers: {}, known: () => false, where: () => undefined };
+const env: RunEnv = { cfg: validateConfig({}), counter: perChar, reducers: {}, known: () => false };
 
 /** A name only output j holds. */
 const name = (j: number) => `module_${j}.handler_${j}`;

@@ -19,7 +19,6 @@ const env: RunEnv = {
   counter: perChar,
   reducers: {},
   known: () => false,
-  where: () => undefined,
 };
 
 /** Step i: its output names `module_i.handler_i`; its call refers to the outputs of `refs`. */

@@ -28,8 +28,11 @@ describe('dedupe (offload.dedupe)', () => {
     );
     const [, , first, , second] = contents(p.request);
     expect(first).toBe(out);
-    expect(second).toMatch(/^\[spillway: bash output offloaded/);
-    expect(second).toContain('identical to the bash output of call a above');
+    // one line that says what it repeats: no preview (the first copy is above), and never called one
+    expect(second).toMatch(
+      /^\[spillway: bash output identical to the bash output of call a above · 2,549 chars · [\d,]+ tokens · read it back: spillway read sw_[0-9a-f]+\]$/,
+    );
+    expect(second).not.toContain('preview');
     expect(p.reductions).toHaveLength(1);
     expect(p.reductions[0]).toMatchObject({ callId: 'b', stage: 'offload', reason: 'identical to the output of call a' });
     expect(store.get(p.reductions[0]!.handle)).toBe(out);

@@ -3,7 +3,7 @@
  * ledger of decisions so far and the configuration, and returns its decisions and the writes they
  * need without changing what it was given; the engine writes the store only after every stage.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,7 +35,6 @@ function resultsOf(config: Record<string, unknown>, ...steps: Parameters<typeof 
     cfg,
     perChar,
     recognise(req, cfg, () => false),
-    () => undefined,
   );
 }
 
@@ -139,22 +138,20 @@ describe('the engine', () => {
     expect(puts).toEqual([]);
   });
 
-  it('writes each output after the decisions, in decision order, and shows where it will be', () => {
+  it('writes each output after the decisions, in decision order', () => {
     const written = new Map<string, StoredMeta>();
     const store: OutputSink = {
       put: (h, _t, meta) => void written.set(h, meta),
       // like a file store: only what is already written is located
       locate: (h) => (written.has(h) ? `/store/${h}.txt` : undefined),
-      pathFor: (h) => `/store/${h}.txt`,
     };
     const engine = createEngine({ defaultCap: 1_000, previewChars: 100 }, { store });
     const body = JSON.stringify(build(transcript('q', tool('bash', big('a')), tool('grep', big('b'))), 'openai-chat'));
     const p = engine.project(body, 'openai-chat');
     expect([...written.keys()]).toEqual(p.reductions.map((r) => r.handle));
-    for (const r of p.reductions) expect(p.request).toContain(`/store/${r.handle}.txt`);
   });
 
-  it('still projects the same with a memory store (no path hint)', () => {
+  it('still projects the same with a memory store', () => {
     const store = new MemorySink();
     const engine = createEngine({ defaultCap: 1_000, previewChars: 100 }, { store });
     const body = JSON.stringify(build(transcript('q', tool('bash', big('a'))), 'openai-chat'));
@@ -163,18 +160,19 @@ describe('the engine', () => {
     expect(store.get(p.reductions[0]!.handle)).toBe(big('a'));
   });
 
-  it("shows a file store's path in a new marker, though the output is written after the marker is made", () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spillway-stages-'));
+  it('names no store file in a marker: a projection is the same byte for byte whatever store it writes to, and wherever', () => {
+    const dirs = [mkdtempSync(join(tmpdir(), 'spillway-stages-')), mkdtempSync(join(tmpdir(), 'spillway-stages-elsewhere-'))];
     try {
-      const store = new FileStore(dir);
-      const engine = createEngine({ defaultCap: 1_000, previewChars: 100 }, { store });
-      const body = JSON.stringify(build(transcript('q', tool('bash', big('a'))), 'openai-chat'));
-      const p = engine.project(body, 'openai-chat');
-      const file = store.locate(p.reductions[0]!.handle)!;
-      expect(existsSync(file)).toBe(true);
-      expect(p.request).toContain(`; file ${file}]`);
+      const body = JSON.stringify(build(transcript('q', tool('bash', big('a')), tool('grep', big('b'))), 'openai-chat'));
+      const project = (store: OutputSink) => createEngine({ defaultCap: 1_000, previewChars: 100 }, { store }).project(body, 'openai-chat');
+      const [first, second] = dirs.map((d) => project(new FileStore(join(d, 'a/much/longer/path/to/the/store'))));
+      const inMemory = project(new MemorySink());
+      expect(first!.reductions).toHaveLength(2);
+      expect(second!.request).toBe(first!.request);
+      expect(inMemory.request).toBe(first!.request);
+      for (const d of dirs) expect(first!.request).not.toContain(d);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
     }
   });
 });

@@ -1,6 +1,6 @@
 /** The replay summary for people: what the reductions collector counts, and how the summary lists tools and clears. */
 import { describe, expect, it } from 'vitest';
-import { ReductionCollector, sessionSummary } from '../../src/cli/replay-summary';
+import { change, ReductionCollector, sessionSummary } from '../../src/cli/replay-summary';
 import type { Reduction } from '../../src/engine';
 import type { Miss } from '../../src/replay/misses';
 import { replay, type ReplayResult } from '../../src/replay/replay';
@@ -30,6 +30,13 @@ const t: Transcript = {
   skipped: { total: 0, byReason: {}, notes: [] },
 };
 const r = replay(t, { config: { tokenizer: 'approximate' } });
+
+describe('changes against raw', () => {
+  it('print one sign each, and 0.0% for whatever rounds to no change, a hair over raw as a hair under', () => {
+    expect([0.697, 1.04, 1.0001, 0.9999, 1, 1.0004999].map(change)).toEqual(['−30.3%', '+4.0%', '0.0%', '0.0%', '0.0%', '0.0%']);
+    expect([0.9994, 1.0006].map(change)).toEqual(['−0.1%', '+0.1%']);
+  });
+});
 
 describe('reductions collector', () => {
   it('sums the tokens each tool saves over the calls, counts its results once, and records the calls that cleared', () => {

@@ -360,6 +360,26 @@ describe('TurnDetails', () => {
     expect(screen.getByText(file)).toBeTruthy();
     expect(screen.getByText('toolu_9')).toBeTruthy();
   });
+
+  it('shows results Gemini CLI masked itself as saved by Gemini CLI, with the file it named', () => {
+    const file = '/home/u/.gemini/tmp/4f2a9c/tool-outputs/session-8d1e/run_shell_command_1_k3j9x.txt';
+    render(
+      <TurnDetails
+        detail={{
+          index: 0,
+          results: [],
+          missed: [],
+          savedByAgent: [{ tool: 'run_shell_command', callId: 'run_shell_command-1', agent: 'gemini-cli', file, chars: 1200 }],
+        }}
+        loadText={loadText}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
+    expect(screen.getByText(/Saved by Gemini CLI \(1\)/)).toBeTruthy();
+    expect(screen.getByText(file)).toBeTruthy();
+  });
 });
 
 describe('TextPager', () => {

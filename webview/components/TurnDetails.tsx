@@ -328,6 +328,12 @@ function Wrote(props: { text: string; id: string }) {
   );
 }
 
+/** The agents that saved outputs themselves, by name (Claude Code persists large outputs, Gemini CLI masks them). */
+const AGENT_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', 'gemini-cli': 'Gemini CLI' };
+function savedByWhom(saved: ReadonlyArray<{ agent: string }>): string {
+  return [...new Set(saved.map((s) => AGENT_NAMES[s.agent] ?? s.agent))].join(' and ');
+}
+
 export function TurnDetails(props: TurnDetailsProps) {
   const { detail, error } = props;
   const [localExpanded, setLocalExpanded] = React.useState<string>();
@@ -459,8 +465,8 @@ export function TurnDetails(props: TurnDetailsProps) {
       {(detail.savedByAgent?.length ?? 0) > 0 && (
         <div className="saved-by-agent" role="note">
           <b>
-            Saved by Claude Code ({detail.savedByAgent!.length}): the agent kept the full output itself and sent a preview; Spillway left it
-            alone.
+            Saved by {savedByWhom(detail.savedByAgent!)} ({detail.savedByAgent!.length}): the agent kept the full output itself and sent a
+            preview; Spillway left it alone.
           </b>
           <ul>
             {detail.savedByAgent!.map((s) => (

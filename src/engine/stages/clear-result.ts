@@ -14,7 +14,7 @@ import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { countLines } from '../lines';
 import { renderMarker } from '../markers';
-import type { TokenCounter } from '../tokens';
+import { stringTokens, type TokenCounter } from '../tokens';
 import { deferredToClear } from './after-use';
 import { replaceInput } from './inputs';
 import { keptRead } from './offload';
@@ -235,6 +235,8 @@ function clearInput(draft: Draft, i: number, resultHandle: string): { replacemen
       ? JSON.stringify({ spillway_cleared: note })
       : JSON.stringify(input.kind === 'string' && original.trimStart().startsWith('{') ? JSON.stringify({ spillway_cleared: note }) : note);
   if (replacement.length >= raw.length) return undefined;
+  // fewer tokens too, as for every reduction (reduce.ts), counted as the input's item counts them
+  if (stringTokens(JSON.parse(replacement), draft.results.counter) >= draft.results.countNode(input)) return undefined;
   const meta = {
     tool: owned(r.tool),
     callId: owned(r.callId),

@@ -202,9 +202,12 @@ function dedupeOne(draft: Draft, i: number, seen: Map<string, number>): void {
     return;
   }
   const f = results.list[first]!;
+  // the spillway marker says which result it repeats, with no preview: that result is above,
+  // verbatim; a seed style has no words for it, and gets a note in the preview's place (within
+  // the preview budget, so markers stay bounded by previewChars + header)
   const note = `(identical to the ${f.tool} output of call ${f.callId} above; nothing new in it)`;
-  // the note is part of the preview budget, so markers stay bounded by previewChars + header
-  reduceOn(draft, i, 'offload', `${REFERENCE_REASON}${f.callId}`, note.length <= results.cfg.previewChars ? note : '', undefined);
+  const preview = results.cfg.markerStyle !== 'spillway' && note.length <= results.cfg.previewChars ? note : '';
+  reduceOn(draft, i, 'offload', `${REFERENCE_REASON}${f.callId}`, preview, undefined, { tool: f.tool, callId: f.callId });
 }
 
 /**

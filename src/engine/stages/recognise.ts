@@ -3,7 +3,7 @@
  *
  * Why: projecting a projection must change nothing (idempotence), so a result that is one of our
  * markers is left alone; and a result the agent reduced itself (Claude Code's `<persisted-output>`
- * preview) is not reduced again. But a marker is only trusted when it could be one: no longer than
+ * preview, Gemini CLI's `<tool_output_masked>`) is not reduced again. But a marker is only trusted when it could be one: no longer than
  * a marker can be (all its text parts together) and with a handle the store holds or this engine
  * issued. Anything else that merely looks like a marker (a log or saved projection the agent read,
  * a real marker with output pasted after it) is ordinary text and goes through the stages, so no
@@ -14,7 +14,15 @@
  */
 import type { SpillwayConfig } from '../config';
 import { resultRawLength, resultString, resultText, type ParsedRequest, type ToolResult } from '../formats';
-import { markerBound, PERSISTED_OUTPUT_TAG, recognisePersistedOutput, recogniseRawMarker } from '../markers';
+import {
+  markerBound,
+  MASKED_OUTPUT_TAG,
+  PERSISTED_OUTPUT_TAG,
+  recogniseMaskedOutput,
+  recognisePersistedOutput,
+  recogniseRawMarker,
+} from '../markers';
+import type { SavedByAgent } from '../types';
 
 /** A JSON string escape is at most 6 characters (\uXXXX) for one decoded character. */
 const MAX_ESCAPE = 6;
@@ -22,21 +30,33 @@ const MAX_ESCAPE = 6;
 export interface Recognised {
   /** per result: the handle when the result is a genuine marker (a projection projected again) */
   markers: ReadonlyArray<string | undefined>;
-  /** per result: the file the agent saved the full output to ('' when it names none), when it did */
-  agentSaved: ReadonlyArray<string | undefined>;
+  /** per result: the agent that saved the full output itself and the file it names ('' when none), when one did */
+  agentSaved: ReadonlyArray<AgentSaved | undefined>;
   /** genuine markers found */
   markersSeen: number;
   /** results that looked like markers but were not (too long, or an unknown handle): treated as text */
   forged: number;
 }
 
+/** An output the agent reduced itself, and the file it says holds the whole. */
+interface AgentSaved {
+  agent: SavedByAgent['agent'];
+  file: string;
+}
+
+/** The agents' own wrappers of an output they saved: the tag it opens with, and how to read it. */
+const AGENT_WRAPPERS: ReadonlyArray<{ tag: string; agent: SavedByAgent['agent']; read: (text: string) => string | undefined }> = [
+  { tag: PERSISTED_OUTPUT_TAG, agent: 'claude-code', read: recognisePersistedOutput },
+  { tag: MASKED_OUTPUT_TAG, agent: 'gemini-cli', read: recogniseMaskedOutput },
+];
+
 export function recognise(req: ParsedRequest, cfg: SpillwayConfig, known: (handle: string) => boolean): Recognised {
   const markers: Array<string | undefined> = [];
-  const agentSaved: Array<string | undefined> = [];
+  const agentSaved: Array<AgentSaved | undefined> = [];
   let markersSeen = 0,
     forged = 0;
   for (const r of req.results) {
-    let marker: string | undefined, saved: string | undefined;
+    let marker: string | undefined, saved: AgentSaved | undefined;
     const first = r.textParts[0];
     // an observation's body (or an embedded output) is a span inside its string: the marker, if any, is that span
     const at = resultString(req, r);
@@ -45,12 +65,13 @@ export function recognise(req: ParsedRequest, cfg: SpillwayConfig, known: (handl
       marker = handle;
       markersSeen++;
     } else if (handle) forged++;
-    else if (
-      r.embedded
-        ? at!.src.startsWith(PERSISTED_OUTPUT_TAG, at!.start + 1)
-        : first && req.text.startsWith(PERSISTED_OUTPUT_TAG, first.start + 1)
-    ) {
-      saved = recognisePersistedOutput(resultText(req, r));
+    else {
+      // a cheap look at the raw start first: only a result that opens with a wrapper's tag is decoded
+      const opens = (tag: string) =>
+        r.embedded ? at!.src.startsWith(tag, at!.start + 1) : !!first && req.text.startsWith(tag, first.start + 1);
+      const wrapper = AGENT_WRAPPERS.find((w) => opens(w.tag));
+      const file = wrapper?.read(resultText(req, r));
+      if (wrapper && file !== undefined) saved = { agent: wrapper.agent, file };
     }
     markers.push(marker);
     agentSaved.push(saved);

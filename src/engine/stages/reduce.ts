@@ -3,8 +3,9 @@
  *
  * Why: every stage ends the same way once it has picked a result: preview the text (or take a
  * custom reducer's preview), name it by its handle, render the marker in the configured style, and
- * give up when the marker would not be shorter than the result. Doing that in one place keeps
- * every marker bounded (`previewChars` plus the header budget) and every reduction recoverable.
+ * give up when the marker would not be shorter than the result, in characters and in tokens. Doing
+ * that in one place keeps every marker bounded (`previewChars` plus the header budget), every
+ * reduction a saving, and every reduction recoverable.
  *
  * Where it sits: called by the stages (offload.ts, window.ts, budget.ts, clear.ts) for each result
  * they reduce. It decides and writes nothing itself: it returns the decision and the write, and
@@ -23,7 +24,7 @@ export type Reduced = { decision: Decision; write: StoreWrite } | 'no-gain' | 'u
 
 /**
  * The decision to replace result `i` by a marker. 'no-gain' when the marker would not be shorter
- * than the result (no stage tries it again in this projection); 'unstorable' when the text holds a
+ * than the result, in characters and in tokens (no stage tries it again in this projection); 'unstorable' when the text holds a
  * lone surrogate, which cannot be stored as UTF-8 and read back the same (kept verbatim).
  */
 export function reduceResult(
@@ -34,6 +35,7 @@ export function reduceResult(
   customPreview: string | undefined,
   cap: number | undefined,
   current: Decision | undefined,
+  sameAs?: { tool: string; callId: string },
 ): Reduced {
   const r = results.list[i]!;
   const text = results.text(i);
@@ -77,23 +79,16 @@ export function reduceResult(
     unit,
     cap,
     ...(results.readTool ? { readTool: results.readTool } : {}),
+    ...(sameAs ? { sameAs: { tool: owned(sameAs.tool), callId: owned(sameAs.callId) } } : {}),
   } as const;
-  // the path is only a hint: render once without it to know the marker is worth storing
-  const bare = renderMarker(info);
-  if (bare.length >= text.length) return 'no-gain';
-  const path = results.where(handle);
-  let replacement = path ? renderMarker({ ...info, path }) : bare;
-  if (replacement.length >= text.length) replacement = bare;
-  // a clear takes results of any size, and for a short one shorter in characters is not enough: a
-  // handle's hex digits take more tokens per character than prose ("The file has been updated" is
-  // shorter in tokens than a marker of fewer characters). The other stages reduce what is over a
-  // cap, and the seed systems' presets decide by characters, as their sources do.
-  let projectedTokens = counter.count(replacement);
-  if (stage === 'clear' && projectedTokens >= tokens && replacement !== bare) {
-    replacement = bare;
-    projectedTokens = counter.count(bare);
-  }
-  if (stage === 'clear' && projectedTokens >= tokens) return 'no-gain';
+  const replacement = renderMarker(info);
+  if (replacement.length >= text.length) return 'no-gain';
+  // shorter in characters is not enough: a handle's hex digits take more tokens per character than
+  // prose or code (a 650-character read of 149 tokens became a dedupe reference of 154). A reduction
+  // must send fewer tokens than what it replaces, in every stage (the guarantee's ledger and the
+  // cost a user sees count tokens): the result as sent, or the marker already in its place
+  const projectedTokens = counter.count(replacement);
+  if (projectedTokens >= Math.min(tokens, results.resultTokens(i, current))) return 'no-gain';
   const decision: Decision = {
     stage,
     replacement,
@@ -117,8 +112,9 @@ export function reduceOn(
   reason: string,
   customPreview: string | undefined,
   cap: number | undefined,
+  sameAs?: { tool: string; callId: string },
 ): boolean {
-  const out = reduceResult(draft.results, i, stage, reason, customPreview, cap, draft.decisions[i]);
+  const out = reduceResult(draft.results, i, stage, reason, customPreview, cap, draft.decisions[i], sameAs);
   if (out === 'no-gain') draft.refuse(i);
   if (typeof out === 'string') return false;
   draft.record(i, out.decision, [out.write]);

@@ -194,8 +194,6 @@ export class Results {
     readonly counter: TokenCounter,
     /** markers and agent-saved outputs found in the request before any stage (recognise.ts) */
     readonly recognised: Recognised,
-    /** where the store keeps (or will keep) a handle's output: the file hint in markers */
-    readonly where: (handle: string) => string | undefined,
     private readonly counts?: { memory: CountsMemory; samePrefix: number },
     /** Spillway's read tool as the agent names it, when the session offers it (../read-tool.ts): markers name it */
     readonly readTool?: string,
