@@ -18,7 +18,7 @@ const QUOTED: readonly (readonly [string, string])[] = [
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** "keeps 43% / 48% of the oracle's saving (Anthropic / GPT-5) · oracle 51% / 50% of raw", in parts the header marks up. */
-export function limitParts(l: SessionLimits): { share: string; models: string; oracle: string } | undefined {
+function limitParts(l: SessionLimits): { share: string; models: string; oracle: string } | undefined {
   const quoted = QUOTED.filter(([k]) => l.models[k]);
   const shown = quoted.length ? quoted : Object.keys(l.models).map((k) => [k, k] as const);
   if (!shown.length) return undefined;
