@@ -26,6 +26,7 @@ import type { Host } from './host';
 import { compact, count, percent, wouldHaveSaved } from './format';
 import { money, sessionSentence, explainTurnCost, type CostLens } from './cost';
 import { Glossary, Term } from './components/Glossary';
+import { LimitAction } from './components/Limit';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
 import { firstInteresting, MARK_LABEL, marksOf, type MarkKind } from './marks';
 import { CapsPanel } from './components/CapsPanel';
@@ -468,6 +469,10 @@ export function App(props: { host: Host }) {
                   <span data-testid="missed-answer">
                     <Term word="miss">Misses</Term>: none: no turn needed anything it hid
                   </span>
+                )}
+                {session.origin === 'replay' && !session.live && (
+                  // a replayed session only: measuring replays it twice more on the host, so it waits to be asked
+                  <LimitAction key={`${session.id}:${loaded}`} measure={() => host.request('session/limits', { sessionId: session.id })} />
                 )}
                 <Glossary />
               </div>

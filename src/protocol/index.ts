@@ -358,6 +358,29 @@ export const ClearSettings = z.object({
 });
 export type ClearSettings = z.infer<typeof ClearSettings>;
 
+/**
+ * The limit of a replayed session under one price model (src/replay/limits.ts), in the units of the
+ * cost figures: raw history, the default's cost with read-backs priced (`kept`), the hindsight
+ * oracle's and the floor's, and the share of the oracle's saving the default keeps,
+ * (raw − kept) / (raw − oracle), absent when the oracle saves nothing.
+ */
+export const LimitFigures = z.object({
+  raw: z.number().nonnegative(),
+  kept: z.number().nonnegative(),
+  oracle: z.number().nonnegative(),
+  floor: z.number().nonnegative(),
+  share: z.number().optional(),
+});
+export type LimitFigures = z.infer<typeof LimitFigures>;
+
+export const SessionLimits = z.object({
+  /** per price model (`anthropic`, `openai`, …) */
+  models: z.record(z.string(), LimitFigures),
+  /** identifiers the oracle missed: 0 by construction, shown when not */
+  oracleMisses: z.number().int().nonnegative(),
+});
+export type SessionLimits = z.infer<typeof SessionLimits>;
+
 // ---- the message catalogue -------------------------------------------------------------------
 
 const empty = z.object({}).strict();
@@ -418,6 +441,8 @@ const requests = {
     }),
     result: TextPage,
   },
+  /** the limit of a replayed session (the oracle and the floor replayed on the host, cancellable); an error for live sessions */
+  'session/limits': { params: SessionRef, result: SessionLimits },
   /** turns whose own tool results (original text, the text the model was sent, tool, call id) contain `query` */
   'search/results': {
     params: SessionRef.extend({ query: z.string().min(1).max(500) }),

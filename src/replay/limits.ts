@@ -42,7 +42,7 @@ import { countLines } from '../engine/lines';
 import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
 import { requestForCall, type Transcript } from './readers';
 import { identifiersIn } from './identifiers';
-import { replay, type ReplayOptions, type ReplayResult, type ReplayTotals } from './replay';
+import { replay, replayAsync, type ReplayOptions, type ReplayResult, type ReplayTotals } from './replay';
 
 /** Per price model, a session's input cost in the units of `calls[].cost.<model>.raw`. */
 export type CostByModel = Record<string, number>;
@@ -191,12 +191,17 @@ function costOf(t: ReplayTotals, withReadBacks: boolean): CostByModel {
   );
 }
 
-/** The floor's replay: every result and file input a bare marker on arrival, when that is shorter in tokens. */
-export function replayFloor(t: Transcript, opts: LimitOptions): ReplayResult {
+/** The floor's replay options: every result and file input a bare marker on arrival, when that is shorter in tokens. */
+function floorOptions(opts: LimitOptions): ReplayOptions {
   const base = validateConfig(opts.config);
   const counter = counterOf(opts, base);
   const bare: CustomReducer = (input) => (markerTokens(input, '', counter) < counter.count(input.text) ? '' : null);
-  return replay(t, { ...opts, config: limitConfig(base), reducers: { '*': bare } });
+  return { ...opts, config: limitConfig(base), reducers: { '*': bare } };
+}
+
+/** The floor's replay (floorOptions). */
+export function replayFloor(t: Transcript, opts: LimitOptions): ReplayResult {
+  return replay(t, floorOptions(opts));
 }
 
 /**
@@ -204,6 +209,28 @@ export function replayFloor(t: Transcript, opts: LimitOptions): ReplayResult {
  * miss in an earlier pass (none on the corpus; the loop is the proof, not a tuning).
  */
 export function replayOracle(t: Transcript, opts: LimitOptions): ReplayResult {
+  const passes = oraclePasses(t, opts);
+  let result: ReplayResult;
+  do result = replay(t, passes.next());
+  while (!passes.done(result));
+  return result;
+}
+
+/** `replayOracle` yielding to the event loop between calls (replayAsync), so a host stays responsive and `opts.signal` stops it. */
+async function replayOracleAsync(t: Transcript, opts: LimitOptions): Promise<ReplayResult> {
+  const passes = oraclePasses(t, opts);
+  let result: ReplayResult;
+  do result = await replayAsync(t, passes.next());
+  while (!passes.done(result));
+  return result;
+}
+
+/**
+ * The oracle's passes over a session: `next` gives the options of the next pass's replay, `done`
+ * says whether a pass's result is the last (no miss left, or none it could still keep whole, or
+ * ORACLE_PASSES made).
+ */
+function oraclePasses(t: Transcript, opts: LimitOptions): { next(): ReplayOptions; done(result: ReplayResult): boolean } {
   const base = validateConfig(opts.config);
   const counter = counterOf(opts, base);
   // identifiers of the replies from call k on, for every k (a set per call, shared suffixes built backwards)
@@ -216,8 +243,9 @@ export function replayOracle(t: Transcript, opts: LimitOptions): ReplayResult {
     later[k] = s;
   }
   const whole = new Set<string>();
-  let result: ReplayResult | undefined;
-  for (let pass = 0; pass < ORACLE_PASSES; pass++) {
+  let pass = 0;
+  const next = (): ReplayOptions => {
+    pass++;
     let current = 0;
     // decided once per result, in the call it arrives in (the engine recalls it after)
     const decided = new Map<string, string | null>();
@@ -266,7 +294,7 @@ export function replayOracle(t: Transcript, opts: LimitOptions): ReplayResult {
       decided.set(key, out);
       return out;
     };
-    result = replay(t, {
+    return {
       ...opts,
       config: limitConfig(base),
       reducers: { '*': oracle },
@@ -274,18 +302,39 @@ export function replayOracle(t: Transcript, opts: LimitOptions): ReplayResult {
       onCall: (k) => {
         current = k + 1;
       },
-    });
+    };
+  };
+  const done = (result: ReplayResult): boolean => {
     const missedHandles = result.calls.flatMap((c) => c.missed.flatMap((m) => (m.handle ? [m.handle] : [])));
-    if (result.totals.missedIds === 0 || missedHandles.every((h) => whole.has(h))) break;
+    if (pass >= ORACLE_PASSES || result.totals.missedIds === 0 || missedHandles.every((h) => whole.has(h))) return true;
     for (const h of missedHandles) whole.add(h);
-  }
-  return result!;
+    return false;
+  };
+  return { next, done };
 }
 
 /** The limits of one session: the oracle's and the floor's cost per price model. */
 export function measureLimits(t: Transcript, opts: LimitOptions): Limits {
-  const oracle = replayOracle(t, opts);
-  const floor = replayFloor(t, opts);
+  return limitsOf(replayOracle(t, opts), replayFloor(t, opts));
+}
+
+/**
+ * `measureLimits` for a host that must stay responsive (the inspector): each replay yields to the
+ * event loop between calls, `opts.signal` stops it, and `onStage` hears which of the two is running.
+ */
+export async function measureLimitsAsync(
+  t: Transcript,
+  opts: LimitOptions,
+  onStage?: (stage: 'oracle' | 'floor') => void,
+): Promise<Limits> {
+  onStage?.('oracle');
+  const oracle = await replayOracleAsync(t, opts);
+  onStage?.('floor');
+  const floor = await replayAsync(t, floorOptions(opts));
+  return limitsOf(oracle, floor);
+}
+
+function limitsOf(oracle: ReplayResult, floor: ReplayResult): Limits {
   return { oracle: costOf(oracle.totals, true), floor: costOf(floor.totals, false), oracleMisses: oracle.totals.missedIds };
 }
 

@@ -252,6 +252,23 @@ export class Inspector implements vscode.Disposable {
       },
       saveCaps: (caps, target) => this.saveCaps(caps, target),
       opened: (sessionId) => this.memory.write({ lastSession: sessionId }),
+      // a notification with Cancel, as Open Transcript's replay has; a newer request (signal) stops it too
+      progress: async (title, signal, task) =>
+        await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+          async (progress, token) => {
+            const abort = new AbortController();
+            const stop = () => abort.abort(signal.aborted ? signal.reason : new Error('cancelled'));
+            const sub = token.onCancellationRequested(stop);
+            signal.addEventListener('abort', stop, { once: true });
+            try {
+              return await task((message) => progress.report({ message }), abort.signal);
+            } finally {
+              sub.dispose();
+              signal.removeEventListener('abort', stop);
+            }
+          },
+        ),
       log: (level, line) => (level === 'error' ? host.log.error(line) : level === 'warn' ? host.log.warn(line) : host.log.info(line)),
     };
   }

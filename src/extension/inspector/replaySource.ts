@@ -12,9 +12,10 @@ import { replay, type ReplayOptions, type ReplayResult } from '../../replay/repl
 import { sessionName } from '../../replay/session-title';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
 import { callSources, type CallSource } from '../../engine/names';
+import { measureLimitsAsync, oracleShare } from '../../replay/limits';
 import { withInputStage } from '../pure/records';
 import { modelFields } from './prices';
-import type { SessionInfo, TurnSummary } from '../../protocol';
+import type { LimitFigures, SessionInfo, SessionLimits, TurnSummary } from '../../protocol';
 import type { SessionArchive, ArchivedSession } from './archive';
 import {
   costOf,
@@ -282,6 +283,30 @@ export class ReplaySession extends RecordSession {
     if (n === 0) return undefined;
     this.sources ??= callSources(requestForCall(this.transcript, n - 1));
     return this.sources;
+  }
+
+  /**
+   * The session's limit under the settings its figures were made with: the oracle and the floor
+   * (src/replay/limits.ts) replayed off the event loop's way (replayAsync), each with a store of its
+   * own, against the cost with read-backs the session's turns report, per price model they price.
+   */
+  async limits(signal: AbortSignal, report?: (message: string) => void): Promise<SessionLimits> {
+    const n = this.transcript.calls.length;
+    const l = await measureLimitsAsync(this.transcript, { config: this.ctx.config(), signal }, (stage) =>
+      report?.(
+        stage === 'oracle' ? `the oracle (only the lines used later) over ${n} calls` : `the floor (no tool output) over ${n} calls`,
+      ),
+    );
+    const models: Record<string, LimitFigures> = {};
+    for (const [model, c] of Object.entries(this.info.totals?.cost ?? {})) {
+      const oracle = l.oracle[model];
+      const floor = l.floor[model];
+      if (oracle === undefined || floor === undefined) continue;
+      const kept = c.projected + (c.readBack ?? 0);
+      const share = oracleShare(c.raw, kept, oracle);
+      models[model] = { raw: c.raw, kept, oracle, floor, ...(share !== undefined ? { share } : {}) };
+    }
+    return { models, oracleMisses: l.oracleMisses };
   }
 
   async dryRun(config: SpillwayConfig, signal?: AbortSignal): Promise<TurnSummary[]> {

@@ -43,6 +43,15 @@ export interface InspectorActions {
   log(level: 'info' | 'warn' | 'error', line: string): void;
   /** the session the webview opened last (the panel shows it again after a reload) */
   opened?(sessionId: string): void;
+  /**
+   * Runs a long task with the host's own progress and Cancel (VS Code's notification): `task` gets
+   * a signal that stops when the user cancels or `signal` aborts, and a reporter for what runs.
+   */
+  progress?<T>(
+    title: string,
+    signal: AbortSignal,
+    task: (report: (message: string) => void, signal: AbortSignal) => Promise<T>,
+  ): Promise<T>;
 }
 
 export function mergeCaps(base: SpillwayConfig['toolCaps'], changes: Record<string, CapChoice> | null): SpillwayConfig['toolCaps'] {
@@ -61,6 +70,8 @@ export class InspectorService {
   /** the session the webview shows (for live appends and cap listings) */
   private current: InspectorSession | undefined;
   private dryRunAbort: AbortController | undefined;
+  /** the limit being measured (one at a time: a new request stops the one before) */
+  private limitsAbort: AbortController | undefined;
   /** messages dropped because they failed validation (tests read it) */
   dropped = 0;
   /** the last handled request of each method, for tests */
@@ -241,6 +252,21 @@ export class InspectorService {
           if (this.dryRunAbort === abort) this.notify('host/progress', { message: null });
         }
       }
+      case 'session/limits': {
+        const s = await this.session(m.params.sessionId);
+        if (!s.limits) throw new Error(`the limit is measured for replayed transcripts only, not for ${s.info.origin} sessions`);
+        this.limitsAbort?.abort(new Error('a newer measurement started'));
+        const abort = new AbortController();
+        this.limitsAbort = abort;
+        const run = (report: (message: string) => void, signal: AbortSignal) => s.limits!(signal, report);
+        try {
+          return await (this.actions.progress
+            ? this.actions.progress(`Spillway: measuring the limit of ${s.info.title}`, abort.signal, run)
+            : run(() => undefined, abort.signal));
+        } finally {
+          if (this.limitsAbort === abort) this.limitsAbort = undefined;
+        }
+      }
       case 'caps/save': {
         const toolCaps = await this.actions.saveCaps(m.params.caps, m.params.target);
         return toolCaps ? { toolCaps } : { toolCaps: this.actions.config().toolCaps, cancelled: true };
@@ -250,6 +276,7 @@ export class InspectorService {
 
   dispose(): void {
     this.dryRunAbort?.abort();
+    this.limitsAbort?.abort();
     for (const u of this.unsubscribe.splice(0)) u();
   }
 }

@@ -29,6 +29,7 @@ import type {
   ResultInfo,
   SearchMatch,
   SessionInfo,
+  SessionLimits,
   Side,
   TextPage,
   TurnDetail,
@@ -183,6 +184,11 @@ export interface InspectorSession {
   resultPage(turn: number, callId: string, offset: number, limit: number): TextPage;
   /** tool → turns in which a result of that tool was reduced */
   tools(): Map<string, number>;
+  /**
+   * The session's limit (replayed transcripts only: the oracle and the floor replayed again, which
+   * takes about twice the replay's time), stopped by `signal`; `report` hears what is running.
+   */
+  limits?(signal: AbortSignal, report?: (message: string) => void): Promise<SessionLimits>;
   /** tool → its results over the cap that the engine sent whole, and the reason most of them share (when the source knows) */
   keptWhole?(): Map<string, { results: number; why: string }>;
 }
