@@ -314,7 +314,11 @@ describe('the engine reduces observations in place', () => {
     const p = createEngine(cfg, { store: new MemorySink() }).project(text, 'auto');
     expect(p.reductions.map((r) => [r.callId, r.reason])).toEqual([['obs-5', 'identical to the output of call obs-3']]);
     const cleared = createEngine(
-      { ...cfg, defaultCap: 'unlimited', clear: { enabled: true, triggerTokens: 1_000, keep: 1, clearAtLeastTokens: 0, inUseCalls: 0, keepGathered: false } },
+      {
+        ...cfg,
+        defaultCap: 'unlimited',
+        clear: { enabled: true, triggerTokens: 1_000, keep: 1, clearAtLeastTokens: 0, inUseCalls: 0, keepGathered: false },
+      },
       { store: new MemorySink() },
     ).project(conversation('openai-chat', [miniObs(BIG), miniObs('tail\n')]), 'auto');
     expect(cleared.reductions.map((r) => [r.callId, r.stage])).toEqual([['obs-3', 'clear']]);
