@@ -196,11 +196,13 @@ describe('the glossary', () => {
       'handle',
       'kept',
       'miss',
+      'oracle',
       'preview',
       'read-back',
       'records skipped',
       'reference',
       'sent whole',
+      "share of the oracle's saving",
     ]);
     render(
       <>
