@@ -5,12 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { MemoryStore } from '../../src/store';
 import { parseConfig } from '../../src/engine';
 import { readTranscript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
+import { sessionName } from '../../src/replay/session-title';
 import { collectMarkers, ReplaySource } from '../../src/extension/inspector/replaySource';
 import { DEMO_FIXTURE } from '../vscode/demo';
 import {
@@ -456,8 +457,8 @@ describe('the inspector bundle in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await attachHost(page, [], [source]);
     await page.goto(`${server.url}/?theme=dark`);
-    // it opens on its own on the session, on the turn whose outputs became previews and saved the most
-    await page.locator('.session-head h1', { hasText: basename(file) }).waitFor();
+    // it opens on its own on the session (named by its task, project and day, not its file), on the turn whose outputs became previews and saved the most
+    await page.locator('.session-head h1', { hasText: sessionName(file) }).waitFor();
     await page.locator('main.main[aria-busy="false"]').waitFor();
     await page.locator('.details h2').waitFor();
     expect(await page.locator('[data-testid="story"]').textContent()).toMatch(/outputs? became previews? with a handle, .* cleared/);
@@ -485,7 +486,7 @@ describe('the inspector bundle in Chromium', () => {
     await page.goto(`${server.url}/?theme=dark`);
     // it opens on its own on the most recent session, on the turn that saved the most
     await page
-      .locator('.session-head h1', { hasText: 'session-share__general-tool-calls.jsonl' })
+      .locator('.session-head h1', { hasText: sessionName(file) })
       .waitFor()
       .catch(async (e) => {
         await page.screenshot({ path: join(ARTIFACTS, 'inspector-long-session-failed.png') });
