@@ -229,9 +229,15 @@ describe('each turn shows what the model was sent in it (the demo, default setti
     // a command is named by what it does, not by the `cd /Users/…/worktree &&` the demo's agent starts it
     // with (the row's detail keeps the command as written, so typing any of it finds the row)
     expect(all.filter((t) => /^\w+ · \$ cd /.test(t))).toEqual([]);
-    expect(all.some((t) => t.startsWith('Bash · $ go test ./pkg/export'))).toBe(true);
-    // the row of the output (its detail lists the call): named by tool and file or command, with its size and lines
+    // typing what the command does finds it (the picker shows only the first rows until one types)
     const input = vs.page.locator('.quick-input-widget .quick-input-box input');
+    await input.fill('go test');
+    const goTest = await waitUntil('a row for the go test run', async () => {
+      const shown = await rows.allTextContents();
+      return shown.some((t) => t.startsWith('Bash · $ go test ./pkg/export')) ? shown : undefined;
+    });
+    expect(goTest.filter((t) => /^\w+ · \$ cd /.test(t))).toEqual([]);
+    // the row of the output (its detail lists the call): named by tool and file or command, with its size and lines
     await input.fill(CALL);
     await waitUntil(`the row of ${CALL}`, async () => (await rows.count()) === 1);
     const text = (await rows.first().textContent()) ?? '';
