@@ -14,7 +14,8 @@
  */
 import { escapeRe } from '../engine/config';
 import { READ_BACK_ITEM_TOKENS, READ_BACK_MAX_CHARS } from '../engine/guarantee';
-import { stringTokens, type TokenCounter } from '../engine/tokens';
+import { THINKING_TYPES, thinkingText } from '../engine/thinking';
+import type { TokenCounter } from '../engine/tokens';
 import type { WireFormat } from '../engine/types';
 import {
   anthropicImageTokens,
@@ -217,29 +218,25 @@ export interface ItemBilling {
   /** tokens the engine counted for the strings of image blocks (their base64 data, mostly) */
   countedImageTokens: number;
   images: { size?: ImageSize; detail?: string }[];
-  /** tokens the engine counted for thinking and reasoning blocks (text, signature, encrypted content) */
+  /** the item holds a thinking block or reasoning item (which the provider drops once its turn is over) */
+  hasThinking: boolean;
+  /** tokens the engine counted for thinking and reasoning blocks (their readable text: src/engine/thinking.ts) */
   countedThinkingTokens: number;
   /** tokens of their readable text: what is billed when the block is in the current turn */
   thinkingTextTokens: number;
 }
 
-const NO_BILLING: ItemBilling = { turnStart: false, countedImageTokens: 0, images: [], countedThinkingTokens: 0, thinkingTextTokens: 0 };
+const NO_BILLING: ItemBilling = {
+  turnStart: false,
+  countedImageTokens: 0,
+  images: [],
+  hasThinking: false,
+  countedThinkingTokens: 0,
+  thinkingTextTokens: 0,
+};
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-const THINKING_TYPES = new Set(['thinking', 'redacted_thinking', 'reasoning']);
-
-/** The readable text of a thinking block or reasoning item (signatures and encrypted content excluded). */
-function thinkingText(b: Record<string, unknown>): string {
-  if (typeof b.thinking === 'string') return b.thinking;
-  const parts: string[] = [];
-  for (const key of ['summary', 'content']) {
-    const v = b[key];
-    if (Array.isArray(v)) for (const p of v) if (isObj(p) && typeof p.text === 'string') parts.push(p.text);
-  }
-  return parts.join('\n');
 }
 
 function imageOf(b: Record<string, unknown>): { size?: ImageSize; detail?: string } {
@@ -257,7 +254,14 @@ function imageOf(b: Record<string, unknown>): { size?: ImageSize; detail?: strin
 /** What an item (a wire-format message or input item, parsed) bills beyond its counted strings. */
 export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCounter): ItemBilling {
   if (!isObj(item)) return NO_BILLING;
-  const out: ItemBilling = { turnStart: false, countedImageTokens: 0, images: [], countedThinkingTokens: 0, thinkingTextTokens: 0 };
+  const out: ItemBilling = {
+    turnStart: false,
+    countedImageTokens: 0,
+    images: [],
+    hasThinking: false,
+    countedThinkingTokens: 0,
+    thinkingTextTokens: 0,
+  };
   const isUser = item.role === 'user' && (wire !== 'openai-responses' || item.type === undefined || item.type === 'message');
   if (isUser && wire === 'gemini') {
     // a Gemini user content that carries function responses answers a call; any other starts a turn
@@ -281,8 +285,10 @@ export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCount
       return;
     }
     if (typeof type === 'string' && THINKING_TYPES.has(type)) {
-      out.countedThinkingTokens += stringTokens(v, counter);
-      out.thinkingTextTokens += counter.count(thinkingText(v));
+      const text = counter.count(thinkingText(v));
+      out.hasThinking = true;
+      out.countedThinkingTokens += text;
+      out.thinkingTextTokens += text;
       return;
     }
     for (const x of Object.values(v)) visit(x);
@@ -294,6 +300,7 @@ export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCount
       const r = item[key];
       if (typeof r === 'string') {
         const n = counter.count(r);
+        if (n > 0) out.hasThinking = true;
         out.countedThinkingTokens += n;
         out.thinkingTextTokens += n;
       }

@@ -394,7 +394,7 @@ export class ReplayMeter {
       }
     }
     const strippedOf = (bs: (ItemBilling | undefined)[]) =>
-      Uint8Array.from(bs, (b, i) => (b && b.countedThinkingTokens > 0 && i < turnStart ? 1 : 0));
+      Uint8Array.from(bs, (b, i) => (b && b.hasThinking && i < turnStart ? 1 : 0));
     const tokensFor = (shape: PromptShape, bs: (ItemBilling | undefined)[], pm: PriceModel) =>
       shape.itemTokens.map((t, i) => (bs[i] ? billedItemTokens(t, bs[i]!, pm, i >= turnStart) : t));
     return { origB, projB, origStripped: strippedOf(origB), projStripped: strippedOf(projB), tokensFor };

@@ -299,3 +299,42 @@ describe('images are counted by their pixels, not by the text of their base64', 
     expect(at('https://example.com/a.png')).toBe(1600);
   });
 });
+
+describe('thinking blocks and reasoning items are counted by their readable text, not their signatures or encrypted content', () => {
+  const tokensOf = (request: unknown) => reduce(request).stats.originalTokens;
+  // about 1,000 tokens of base64-like text: what a signature or an encrypted blob looks like to a tokenizer
+  const blob = Buffer.alloc(3_000, 'spillway thinking blob').toString('base64');
+  const said = 'I should read the config first.';
+  const counted = (request: (block: unknown) => unknown, block: unknown, empty: unknown) =>
+    tokensOf(request(block)) - tokensOf(request(empty));
+
+  it('an Anthropic thinking block: its thinking, never its signature; a redacted block: nothing', () => {
+    const request = (block: unknown) => ({
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [block, { type: 'text', text: 'ok' }] },
+      ],
+    });
+    const withText = counted(
+      request,
+      { type: 'thinking', thinking: said, signature: blob },
+      { type: 'thinking', thinking: '', signature: '' },
+    );
+    const bare = tokensOf({ messages: [{ role: 'user', content: said }] }) - tokensOf({ messages: [{ role: 'user', content: '' }] });
+    expect(withText).toBe(bare);
+    expect(counted(request, { type: 'redacted_thinking', data: blob }, { type: 'redacted_thinking', data: '' })).toBe(0);
+  });
+
+  it('an OpenAI reasoning item: its summary, never its encrypted content', () => {
+    const request = (item: unknown) => ({ input: [{ role: 'user', content: 'go' }, item] });
+    const reasoning = (summary: string, encrypted: string) => ({
+      type: 'reasoning',
+      id: 'rs_1',
+      summary: summary ? [{ type: 'summary_text', text: summary }] : [],
+      encrypted_content: encrypted,
+    });
+    expect(counted(request, reasoning('', blob), reasoning('', ''))).toBe(0);
+    const bare = tokensOf({ input: [{ role: 'user', content: said }] }) - tokensOf({ input: [{ role: 'user', content: '' }] });
+    expect(counted(request, reasoning(said, blob), reasoning('', blob))).toBe(bare);
+  });
+});

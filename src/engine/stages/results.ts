@@ -18,8 +18,9 @@ import { backedOffCap, readBacks, type BackoffRecord } from '../backoff';
 import type { Bank, GuaranteeRecord } from '../guarantee';
 import { capFor, type Cap, type SpillwayConfig } from '../config';
 import { resultRawLength, resultText, type ParsedRequest, type ToolResult } from '../formats';
-import { decodeString, get, getString, type JValue } from '../json';
+import { decodeString, get, getString, toValue, type JValue } from '../json';
 import { dataUrlBase64, IMAGE_TYPES, imageSize, imageTokens } from '../images';
+import { THINKING_TYPES, thinkingText } from '../thinking';
 import type { TokenCounter } from '../tokens';
 import type { StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
@@ -325,6 +326,9 @@ export class Results {
     // an image block counts as the provider bills its pixels, not as the text of its base64 (../images.ts)
     const type = getString(text, node, 'type');
     if (type !== undefined && IMAGE_TYPES.has(type)) return imageBlockTokens(text, node);
+    // a thinking block counts as its readable text: signatures and encrypted content are not billed (../thinking.ts)
+    if (type !== undefined && THINKING_TYPES.has(type))
+      return this.counter.count(thinkingText(toValue(text, node) as Record<string, unknown>));
     return node.values.reduce((a, x) => a + this.countNode(x), 0);
   }
 
