@@ -471,7 +471,7 @@ export function App(props: { host: Host }) {
                   </span>
                 )}
                 {session.origin === 'replay' && !session.live && (
-                  // a replayed session only: measuring replays it twice more on the host, so it waits to be asked
+                  // a replayed session only: measuring replays it three times more on the host, so it waits to be asked
                   <LimitAction key={`${session.id}:${loaded}`} measure={() => host.request('session/limits', { sessionId: session.id })} />
                 )}
                 <Glossary />

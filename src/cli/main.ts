@@ -364,7 +364,7 @@ async function replayOne(
     onCall: (k, n) => progress.update(`${label}: call ${k + 1} of ${n}`),
   });
   if (opts.limits) {
-    // the oracle and the floor replay the session twice more, each with a store of its own (never --store)
+    // the oracle (with and without its hindsight clears) and the floor replay the session three times more, each with a store of its own (never --store)
     progress.update(`${label}: the oracle and the floor`);
     result.totals.limits = measureLimits(transcript, { config: opts.config, prelude: opts.prelude });
   }

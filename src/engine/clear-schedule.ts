@@ -111,11 +111,13 @@ export interface ClearPlan {
   calls: number;
   /** how far ahead the clear must pay back (`clear.paybackHorizon`; `corpus` when omitted) */
   horizon?: PaybackHorizon;
+  /** the calls the session really has left, when known (the limit's oracle: ../types.ts, Hindsight); overrides `horizon` */
+  remaining?: number;
 }
 
 /** What a clear saves and costs under one price model, in uncached-token units. */
 export function clearBalance(p: ClearPlan, prices: CachePrices): { saving: number; rewrite: number } {
-  const remaining = expectedRemainingCalls(p.calls, p.horizon);
+  const remaining = p.remaining ?? expectedRemainingCalls(p.calls, p.horizon);
   const rewritten = Math.max(0, p.running - p.before - p.freed);
   return { saving: p.freed * prices.cachedRead * remaining, rewrite: rewritten * (prices.cacheWrite - prices.cachedRead) };
 }

@@ -31,6 +31,7 @@ import { tokenCounter, type TokenCounter } from './tokens';
 import {
   SpillwayError,
   type CustomReducer,
+  type Hindsight,
   type InputFilter,
   type InputReduction,
   type OutputSink,
@@ -50,6 +51,8 @@ export interface EngineOptions {
   reducers?: Record<string, CustomReducer>;
   /** decides, input by input, whether a file input the configuration would replace is replaced (default: every one) */
   inputFilter?: InputFilter;
+  /** what the session holds ahead, for the limit's oracle (types.ts, Hindsight); never set by a product surface */
+  hindsight?: Hindsight;
   /** receives one line per projection that reduced something, and per problem */
   log?: (line: string) => void;
   /**
@@ -150,7 +153,14 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     );
     const run = new Run(
       req,
-      { cfg, counter, reducers, known, ...(options.inputFilter ? { inputFilter: options.inputFilter } : {}) },
+      {
+        cfg,
+        counter,
+        reducers,
+        known,
+        ...(options.inputFilter ? { inputFilter: options.inputFilter } : {}),
+        ...(options.hindsight ? { hindsight: options.hindsight } : {}),
+      },
       memory,
       samePrefix,
     );

@@ -46,6 +46,7 @@ import type { TokenCounter } from './tokens';
 import {
   STAGE_ORDER,
   type CustomReducer,
+  type Hindsight,
   type InputFilter,
   type InputReduction,
   type KeptWhole,
@@ -71,6 +72,8 @@ export interface RunEnv {
   reducers: Record<string, CustomReducer>;
   /** which file inputs the configuration would replace are replaced (EngineOptions.inputFilter) */
   inputFilter?: InputFilter;
+  /** what the session holds ahead (EngineOptions.hindsight) */
+  hindsight?: Hindsight;
   /** whether a handle is stored or was issued by this engine (a marker's handle must be) */
   known: (handle: string) => boolean;
 }
@@ -97,6 +100,7 @@ export class Run implements Ledger {
     // (a session's earlier request found none: only what changed since is looked through)
     const readTool = memory?.readTool ?? findReadTool(req, memory ? samePrefix : 0);
     this.results = new Results(req, env.cfg, env.counter, recognised, memory ? { memory, samePrefix } : undefined, readTool);
+    if (env.hindsight) this.results.hindsight = env.hindsight;
     this.keys = resultKeys(req.results);
     const n = req.results.length;
     this.decisions = memory

@@ -209,6 +209,19 @@ export type CustomReducer = (input: ReducerInput) => string | null;
  */
 export type InputFilter = (input: { tool: string; callId: string; text: string }) => boolean;
 
+/**
+ * Hindsight, for the limit's oracle only (src/replay/limits.ts): what a reducer that knows the whole
+ * session would know. With it the clear stage takes a result only once it is no longer needed, and
+ * weighs a clear against the calls the session really has left instead of an expectation. No
+ * product surface sets it.
+ */
+export interface Hindsight {
+  /** the last call (0-based) in which the result, as it stands, is still needed; a clear may take it from the next */
+  neededUntil(result: { tool: string; callId: string; text: string }): number;
+  /** how many calls the session makes after call `call` (0-based) */
+  remainingCalls(call: number): number;
+}
+
 export class SpillwayError extends Error {
   constructor(
     message: string,

@@ -11,11 +11,17 @@
  *   The lines are found in the result as the request's JSON spells it, the text the replay's miss
  *   check (`missedIdentifiers`) looks in, so every identifier the agent uses later is still in every
  *   projection that held it raw: no misses, hence no read-backs. A file input (what the agent wrote)
- *   becomes its marker on arrival unless it holds such an identifier (a marker keeps no lines). As a
- *   check, a replay that still finds a miss is run again with the results and inputs that held it
- *   kept whole (at most ORACLE_PASSES replays; `oracleMisses` reports any left). Nothing is cleared later: the oracle decides on arrival only, so
- *   its prefix is as cache-stable as raw history's (a hindsight clear, placed knowing the session's
- *   length, could take the kept lines after their last use; it is not modelled).
+ *   becomes its marker on arrival unless it holds such an identifier that the request holds nowhere
+ *   else (a marker keeps no lines). As a check, a replay that still finds a miss is run again with
+ *   the results and inputs that held it kept whole (at most ORACLE_PASSES replays; `oracleMisses`
+ *   reports any left).
+ *   Clears with hindsight: the clear stage runs with Hindsight (../engine/types.ts). A result may be
+ *   cleared once the agent has written each identifier it kept (its own reply holds it from then on),
+ *   and a clear fires whenever it pays back its cache rewrite over the calls the session really has
+ *   left, under the guarantee's ledger; no trigger, count, in-use window or stale order. The clear
+ *   stage still takes the oldest clearable results first. Because the ledger only estimates the
+ *   meter's cache (pauses, breakpoints), a clear may not pay back as billed, so the oracle is the
+ *   cheaper, per price model, of this replay and one that decides on arrival only.
  * - **floor**: every tool result and file input is replaced, on arrival, by the marker alone (no
  *   preview), unless that marker is not shorter in tokens. Misses are not priced: it is what sending
  *   no tool output at all would cost. Both use the engine's shortest marker (LIMIT_MARKER_STYLE) for
@@ -33,6 +39,7 @@ import {
   tokenCounter,
   validateConfig,
   type CustomReducer,
+  type Hindsight,
   type InputFilter,
   type ReducerInput,
   type SpillwayConfig,
@@ -84,6 +91,35 @@ function limitConfig(base: SpillwayConfig): SpillwayConfig {
     budget: { enabled: false },
     inputs: { ...base.inputs, enabled: true, when: 'arrival', keepRounds: 0, minTokens: 0 },
     clear: { ...base.clear, enabled: false, schedule: 'trigger' },
+  };
+}
+
+/**
+ * The oracle's configuration: the limits' (limitConfig) with the clear stage on and nothing of the
+ * default's caution left to it, since hindsight (../engine/types.ts, Hindsight) says what is needed:
+ * no trigger to wait for, no results kept by count, in use, gathered or as a report, no stale-first
+ * order; a clear fires whenever it pays back its rewrite over the calls the session really has left,
+ * under the guarantee's ledger.
+ */
+function oracleConfig(base: SpillwayConfig): SpillwayConfig {
+  const cfg = limitConfig(base);
+  return {
+    ...cfg,
+    reportTools: [],
+    clear: {
+      ...cfg.clear,
+      enabled: true,
+      triggerTokens: 1,
+      keep: 0,
+      keepUnit: 'results',
+      clearAtLeastTokens: 0,
+      excludeTools: [],
+      clearToolInputs: false,
+      staleFirst: false,
+      schedule: 'payback',
+      inUseCalls: 0,
+      keepGathered: false,
+    },
   };
 }
 
@@ -146,6 +182,13 @@ export function linesHolding(text: string, ids: Iterable<string>): string {
   return out.join('\n');
 }
 
+/** How many times `id` occurs in `text` (overlaps not counted). */
+function occurrences(text: string, id: string): number {
+  let n = 0;
+  for (let at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + id.length)) n++;
+  return n;
+}
+
 /** Every tool call of a request, duplicated ids included. */
 function callsOf(req: ParsedRequest): ToolCall[] {
   return req.calls instanceof CallMap ? req.calls.all : [...req.calls.values()];
@@ -178,7 +221,7 @@ function heldOutsideResults(t: Transcript, k: number, cfg: SpillwayConfig, repla
 }
 
 /** What the limit replays share with the replay of the default: everything but the configuration and reducers. */
-export type LimitOptions = Omit<ReplayOptions, 'reducers' | 'onProjection' | 'onCall' | 'detail'>;
+export type LimitOptions = Omit<ReplayOptions, 'reducers' | 'onProjection' | 'onCall' | 'detail' | 'hindsight'>;
 
 function counterOf(opts: LimitOptions, cfg: SpillwayConfig): TokenCounter {
   return typeof opts.tokenizer === 'object' ? opts.tokenizer : tokenCounter(opts.tokenizer ?? cfg.tokenizer);
@@ -205,11 +248,12 @@ export function replayFloor(t: Transcript, opts: LimitOptions): ReplayResult {
 }
 
 /**
- * The oracle's replay (see the module comment), with the handles it had to keep whole after a
- * miss in an earlier pass (none on the corpus; the loop is the proof, not a tuning).
+ * One of the oracle's replays (see the module comment), with hindsight clears (`clears`) or with
+ * reductions on arrival alone, and the handles it had to keep whole after a miss in an earlier pass
+ * (none on the corpus; the loop is the proof, not a tuning).
  */
-export function replayOracle(t: Transcript, opts: LimitOptions): ReplayResult {
-  const passes = oraclePasses(t, opts);
+export function replayOracle(t: Transcript, opts: LimitOptions, clears = true): ReplayResult {
+  const passes = oraclePasses(t, opts, clears);
   let result: ReplayResult;
   do result = replay(t, passes.next());
   while (!passes.done(result));
@@ -217,8 +261,8 @@ export function replayOracle(t: Transcript, opts: LimitOptions): ReplayResult {
 }
 
 /** `replayOracle` yielding to the event loop between calls (replayAsync), so a host stays responsive and `opts.signal` stops it. */
-async function replayOracleAsync(t: Transcript, opts: LimitOptions): Promise<ReplayResult> {
-  const passes = oraclePasses(t, opts);
+async function replayOracleAsync(t: Transcript, opts: LimitOptions, clears: boolean): Promise<ReplayResult> {
+  const passes = oraclePasses(t, opts, clears);
   let result: ReplayResult;
   do result = await replayAsync(t, passes.next());
   while (!passes.done(result));
@@ -230,11 +274,34 @@ async function replayOracleAsync(t: Transcript, opts: LimitOptions): Promise<Rep
  * says whether a pass's result is the last (no miss left, or none it could still keep whole, or
  * ORACLE_PASSES made).
  */
-function oraclePasses(t: Transcript, opts: LimitOptions): { next(): ReplayOptions; done(result: ReplayResult): boolean } {
+function oraclePasses(t: Transcript, opts: LimitOptions, clears: boolean): { next(): ReplayOptions; done(result: ReplayResult): boolean } {
   const base = validateConfig(opts.config);
   const counter = counterOf(opts, base);
   // identifiers of the replies from call k on, for every k (a set per call, shared suffixes built backwards)
   const replyIds = t.calls.map((c) => identifiersIn(c.reply ?? ''));
+  // the calls whose reply writes each identifier, ascending: once the agent has written an identifier,
+  // its own reply holds it in every later request, so a result is needed until the next use of each
+  // identifier it keeps, not the last
+  const usesOf = new Map<string, number[]>();
+  replyIds.forEach((ids, k) => {
+    for (const id of ids) {
+      const calls = usesOf.get(id);
+      if (!calls) usesOf.set(id, [k]);
+      else if (calls[calls.length - 1] !== k) calls.push(k);
+    }
+  });
+  /** The first call from `from` on whose reply writes `id` (-1 when none does). */
+  const nextUse = (id: string, from: number): number => {
+    const calls = usesOf.get(id) ?? [];
+    let lo = 0,
+      hi = calls.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (calls[mid]! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < calls.length ? calls[lo]! : -1;
+  };
   const later: Set<string>[] = new Array(t.calls.length + 1);
   later[t.calls.length] = new Set();
   for (let k = t.calls.length - 1; k >= 0; k--) {
@@ -249,6 +316,8 @@ function oraclePasses(t: Transcript, opts: LimitOptions): { next(): ReplayOption
     let current = 0;
     // decided once per result, in the call it arrives in (the engine recalls it after)
     const decided = new Map<string, string | null>();
+    // per result (as `decided`), the last call that uses an identifier of what it keeps: a clear takes it after
+    const neededUntil = new Map<string, number>();
     // the call ids of the file inputs replaced so far, and the request of the current call without what may be reduced
     const replaced = new Set<string>();
     let held: { call: number; text: string } | undefined;
@@ -264,7 +333,12 @@ function oraclePasses(t: Transcript, opts: LimitOptions): { next(): ReplayOption
       if (replace === undefined) {
         const ids = later[Math.min(current, t.calls.length)]!;
         const escaped = JSON.stringify(text);
-        replace = !whole.has(handle) && ![...ids].some((id) => text.includes(id) || escaped.includes(id));
+        const mine = [...ids].filter((id) => text.includes(id) || escaped.includes(id));
+        // an identifier the request also holds outside tool results and this input (the agent's own
+        // words, another input kept) is not a reason to keep it: the request's text holds the input
+        // itself once, so it is held elsewhere when it occurs there more often than in the input
+        const elsewhere = mine.length ? heldNow() : '';
+        replace = !whole.has(handle) && !mine.some((id) => occurrences(elsewhere, id) <= occurrences(escaped, id));
         inputs.set(handle, replace);
       }
       if (replace) {
@@ -279,26 +353,33 @@ function oraclePasses(t: Transcript, opts: LimitOptions): { next(): ReplayOption
       const known = decided.get(key);
       if (known !== undefined) return known;
       let out: string | null = null;
+      let until = Number.POSITIVE_INFINITY;
       if (!whole.has(handle)) {
         const ids = [...later[Math.min(current, t.calls.length)]!];
         // only the identifiers this result holds need the request's other text looked at
         const escaped = JSON.stringify(input.text);
         const mine = ids.filter((id) => escaped.includes(id));
         const elsewhere = mine.length ? heldNow() : '';
-        const kept = linesHolding(
-          input.text,
-          mine.filter((id) => !elsewhere.includes(id)),
-        );
+        const needed = mine.filter((id) => !elsewhere.includes(id));
+        const kept = linesHolding(input.text, needed);
         if (kept.length <= LARGEST_PREVIEW && markerTokens(input, kept, counter) < counter.count(input.text)) out = kept;
+        until = needed.reduce((a, id) => Math.max(a, nextUse(id, current)), -1);
       }
       decided.set(key, out);
+      neededUntil.set(key, until);
       return out;
+    };
+    const hindsight: Hindsight = {
+      // a result the reducer did not weigh (a marker the agent sent back, say) is never cleared
+      neededUntil: ({ callId, text }) => neededUntil.get(`${callId}\0${handleFor(text)}`) ?? Number.POSITIVE_INFINITY,
+      remainingCalls: (call) => Math.max(0, t.calls.length - 1 - call),
     };
     return {
       ...opts,
-      config: limitConfig(base),
+      config: clears ? oracleConfig(base) : limitConfig(base),
       reducers: { '*': oracle },
       inputFilter,
+      ...(clears ? { hindsight } : {}),
       onCall: (k) => {
         current = k + 1;
       },
@@ -315,7 +396,7 @@ function oraclePasses(t: Transcript, opts: LimitOptions): { next(): ReplayOption
 
 /** The limits of one session: the oracle's and the floor's cost per price model. */
 export function measureLimits(t: Transcript, opts: LimitOptions): Limits {
-  return limitsOf(replayOracle(t, opts), replayFloor(t, opts));
+  return limitsOf([replayOracle(t, opts, true), replayOracle(t, opts, false)], replayFloor(t, opts));
 }
 
 /**
@@ -328,14 +409,24 @@ export async function measureLimitsAsync(
   onStage?: (stage: 'oracle' | 'floor') => void,
 ): Promise<Limits> {
   onStage?.('oracle');
-  const oracle = await replayOracleAsync(t, opts);
+  const withClears = await replayOracleAsync(t, opts, true);
+  const onArrival = await replayOracleAsync(t, opts, false);
   onStage?.('floor');
   const floor = await replayAsync(t, floorOptions(opts));
-  return limitsOf(oracle, floor);
+  return limitsOf([withClears, onArrival], floor);
 }
 
-function limitsOf(oracle: ReplayResult, floor: ReplayResult): Limits {
-  return { oracle: costOf(oracle.totals, true), floor: costOf(floor.totals, false), oracleMisses: oracle.totals.missedIds };
+/**
+ * The limits from the oracle's replays and the floor's: per price model the cheaper of the oracle's
+ * two placements (a hindsight clear is placed by the ledger's estimate of the cache, which the meter
+ * may bill otherwise; with hindsight a reducer would not have made it).
+ */
+function limitsOf(oracles: readonly ReplayResult[], floor: ReplayResult): Limits {
+  const costs = oracles.map((o) => costOf(o.totals, true));
+  const oracle = Object.fromEntries(
+    Object.keys(costs[0]!).map((k) => [k, Math.min(...costs.map((c) => c[k] ?? Number.POSITIVE_INFINITY))]),
+  );
+  return { oracle, floor: costOf(floor.totals, false), oracleMisses: Math.max(...oracles.map((o) => o.totals.missedIds)) };
 }
 
 /**

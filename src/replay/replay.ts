@@ -173,6 +173,8 @@ export interface ReplayOptions {
   tokenizer?: EngineOptions['tokenizer'];
   reducers?: EngineOptions['reducers'];
   inputFilter?: EngineOptions['inputFilter'];
+  /** what the session holds ahead: the limit's oracle only (src/replay/limits.ts) */
+  hindsight?: EngineOptions['hindsight'];
   prices?: readonly PriceModel[];
   /**
    * add the agent's system prompt and tool definitions to every call of a Claude Code or Codex log,
@@ -393,8 +395,7 @@ export class ReplayMeter {
         projB[i] = i < n && p.items[i] === o.items[i] ? origB[i] : this.projSide.billingOf(i, p.items[i]!, wire, counter);
       }
     }
-    const strippedOf = (bs: (ItemBilling | undefined)[]) =>
-      Uint8Array.from(bs, (b, i) => (b && b.hasThinking && i < turnStart ? 1 : 0));
+    const strippedOf = (bs: (ItemBilling | undefined)[]) => Uint8Array.from(bs, (b, i) => (b && b.hasThinking && i < turnStart ? 1 : 0));
     const tokensFor = (shape: PromptShape, bs: (ItemBilling | undefined)[], pm: PriceModel) =>
       shape.itemTokens.map((t, i) => (bs[i] ? billedItemTokens(t, bs[i]!, pm, i >= turnStart) : t));
     return { origB, projB, origStripped: strippedOf(origB), projStripped: strippedOf(projB), tokensFor };
@@ -680,6 +681,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
     ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}),
     ...(opts.reducers ? { reducers: opts.reducers } : {}),
     ...(opts.inputFilter ? { inputFilter: opts.inputFilter } : {}),
+    ...(opts.hindsight ? { hindsight: opts.hindsight } : {}),
   });
   const counter = typeof opts.tokenizer === 'object' ? opts.tokenizer : tokenCounter(opts.tokenizer ?? engine.config.tokenizer);
   const meter = new ReplayMeter(opts.prices ?? PRICE_MODELS, store, { counter, wire: t.wire });

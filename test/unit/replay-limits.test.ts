@@ -3,6 +3,7 @@
  * sessions, the lines the oracle keeps, the share of its saving the summary reports first, and the
  * held-out table's limit columns (bench/heldout.ts) on a few small sessions pooled.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { heldOutRow } from '../../bench/heldout';
 import { sessionSummary, ReductionCollector } from '../../src/cli/replay-summary';
@@ -11,7 +12,7 @@ import { linesHolding, measureLimits, oracleShare, replayOracle } from '../../sr
 import { readTranscript, type Transcript } from '../../src/replay/readers';
 import { poolReplays, replay } from '../../src/replay/replay';
 import { ANTHROPIC_PRICES, OPENAI_PRICES } from '../../src/replay/metrics';
-import { SHORT_SESSIONS } from '../support/corpus';
+import { CORPUS, SHORT_SESSIONS } from '../support/corpus';
 
 const PRICES = [ANTHROPIC_PRICES, OPENAI_PRICES];
 const counter = newTokenCounter('o200k_base');
@@ -37,6 +38,18 @@ describe('the oracle on real sessions', () => {
       expect(l.oracle[p]).toBeLessThan(raw[p]!.raw);
     }
     expect(l.oracleMisses).toBe(0);
+  });
+
+  it('clears with hindsight where a clear pays back, and is the cheaper of its two placements (M-Thisness__windows-admin)', async () => {
+    const t = await readTranscript(join(CORPUS, 'dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl'));
+    const cost = (clears: boolean) => replayOracle(t, opts, clears).totals.costWithReadBacks;
+    const withClears = cost(true);
+    const onArrival = cost(false);
+    const l = measureLimits(t, opts);
+    for (const p of ['anthropic', 'openai']) {
+      expect(withClears[p]!.projected).toBeLessThan(onArrival[p]!.projected);
+      expect(l.oracle[p]).toBeCloseTo(Math.min(withClears[p]!.projected, onArrival[p]!.projected), 6);
+    }
   });
 
   it('gives the same figures when measured twice', async () => {

@@ -1,7 +1,7 @@
 /**
  * How much is left to win, for a replayed session: the share of the hindsight oracle's saving the
  * session's settings keep, with read-backs priced (src/replay/limits.ts). Measuring it replays the
- * session twice more on the host, so it is never done on open: the header offers it as an action and
+ * session three times more on the host, so it is never done on open: the header offers it as an action and
  * shows the answer, or a one-line reason when the host could not measure it.
  */
 import * as React from 'react';
@@ -57,7 +57,7 @@ export function LimitAction(props: { measure: () => Promise<SessionLimits> }) {
       className="link"
       data-testid="limit-measure"
       onClick={measure}
-      title="Replays the session twice more: the oracle and the floor"
+      title="Replays the session three times more: the oracle, with and without its hindsight clears, and the floor"
     >
       {label}
     </button>

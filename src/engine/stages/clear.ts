@@ -80,7 +80,19 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
           c.keepGathered,
         )
       : undefined;
+  // with hindsight (the limit's oracle only: ../types.ts), a result is taken only after the last call
+  // that needs it, and results become clearable as the walk passes that call
+  const hindsight = results.hindsight;
+  const neededUntil = hindsight
+    ? list.map((r, i) => hindsight.neededUntil({ tool: r.tool, callId: r.callId, text: results.text(i) }))
+    : undefined;
+  const freedAt = new Map<number, number[]>();
+  neededUntil?.forEach((u, i) => {
+    if (Number.isFinite(u)) pushAt(freedAt, u + 1, i);
+  });
+  const needed = (i: number): boolean => neededUntil !== undefined && neededUntil[i]! >= callNo;
   const clearable = (i: number): boolean =>
+    !needed(i) &&
     !results.fixedAsIs(i) &&
     !draft.noGain[i] &&
     draft.decisions[i]?.stage !== 'clear' &&
@@ -171,10 +183,13 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     freed: waiting.reduce((a, i) => a + afterUse.gain(i), 0),
   });
 
-  if (inUse) planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, plannerGain);
+  // what is clearable changes from call to call when results are in use or needed later: the planner keeps up
+  const moving = inUse !== undefined || neededUntil !== undefined;
+  if (moving) planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, plannerGain);
   for (const cp of checkpoints) {
     callNo++;
     if (inUse) for (const i of inUse.moveTo(callNo)) planner!.refresh(i);
+    for (const i of freedAt.get(callNo) ?? []) planner!.refresh(i);
     while (upTo < cp) rawTotal += originalTok[upTo++]!;
     while (before < n && list[before]!.item < cp) before++;
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
@@ -258,7 +273,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     const protectedFrom = c.keepUnit === 'results' ? before - c.keep : firstInLastRounds(results, c.keep, before, rounds, roundsBefore);
     // ... when enough is clearable: as Anthropic's context editing does, a clear that cannot free
     // clearAtLeastTokens is not worth the cache it breaks, so it waits until enough is clearable
-    if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0 && inUse) {
+    if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0 && moving) {
       // what is clearable changes from call to call here: the planner's trees know it
       if (planner!.total(cursor, protectedFrom) < c.clearAtLeastTokens) {
         settle(running, readNow);
@@ -280,10 +295,10 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     // back its cache rewrite within the calls the session can be expected to still make, counting
     // what the session has banked, and leaves the session no dearer than raw should it end now,
     // read-backs charged (../guarantee.ts); not once the bank can no longer cover a read-back of a clear
-    const remaining = expectedRemainingCalls(callNo + 1, c.paybackHorizon);
+    const remaining = hindsight ? hindsight.remainingCalls(callNo) : expectedRemainingCalls(callNo + 1, c.paybackHorizon);
     /** Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back and leaves the ledger no dearer than raw. */
     const paysBack = (freed: number, kept: CacheRead): boolean =>
-      clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon }) &&
+      clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon, remaining }) &&
       costs.paysBack(raw, { ...least(readNow, kept), total: running - freed }, (pm) => freed * pm.cachedRead * remaining);
     if (c.schedule === 'payback') {
       stale ??= c.staleFirst ? findStale(results.req) : undefined;
@@ -337,7 +352,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (enough()) break;
       if (!taken.has(i) && clearable(i)) pick(i, over);
       // a result in use now may be cleared at a later call: the cursor stays before it
-      if (i === nextCursor && !inUse?.now(i)) nextCursor++;
+      if (i === nextCursor && !inUse?.now(i) && !needed(i)) nextCursor++;
     }
     const kept = freed > 0 ? cachedUpTo(firstCleared) : readNow;
     if (c.schedule === 'payback' && freed > 0 && !paysBack(freed, kept)) {

@@ -22,7 +22,7 @@ import { decodeString, get, getString, toValue, type JValue } from '../json';
 import { dataUrlBase64, IMAGE_TYPES, imageSize, imageTokens } from '../images';
 import { THINKING_TYPES, thinkingText } from '../thinking';
 import type { TokenCounter } from '../tokens';
-import type { StageName, StoredMeta } from '../types';
+import type { Hindsight, StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
 import type { ReferencesMemory } from './references';
 import { isReadBackInCode, isReadToolName } from '../read-tool';
@@ -270,6 +270,9 @@ export class Results {
 
   /** Read-backs charged to the session and the kinds stopped, under the guarantee (../guarantee.ts). */
   guarantee?: GuaranteeRecord;
+
+  /** What the session holds ahead: set for the limit's oracle only (../types.ts, Hindsight). */
+  hindsight?: Hindsight;
 
   private callsAt?: Uint32Array;
 
