@@ -31,8 +31,8 @@ import { agentOf, fixturesDir, fixtureFiles } from './peers';
 
 const run = promisify(execFile);
 
-/** The pooled miss rate the rule asks of a candidate on its training sources (the issue's aim). */
-const MISS_AIM = 0.02;
+/** The pooled miss rate the rule asks of a candidate on its training sources (issue 35's aim; 2% before it). */
+const MISS_AIM = 0.01;
 /** The miss rate every agent family is held to (the issue's aim). */
 const FAMILY_MISS_AIM = 0.03;
 const PRICES: readonly PriceModel[] = [ANTHROPIC_PRICES, OPENAI_PRICES];
