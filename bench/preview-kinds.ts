@@ -14,6 +14,7 @@ import { readRequest, resultText } from '../src/engine/formats';
 import { genericPreview, preview } from '../src/engine/preview';
 import { classifyOutput, hintForResult, OUTPUT_KINDS, type OutputKindName, type PreviewHint } from '../src/engine/previews';
 import { identifiersIn } from '../src/replay/identifiers';
+import { linesHolding } from '../src/replay/limits';
 import { readTranscript, requestForCall, type Transcript } from '../src/replay/readers';
 import { formatInt } from '../src/engine/format-number';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -51,10 +52,19 @@ export interface KindRow {
   referencedIds: number;
   keptGeneric: number;
   keptKind: number;
+  /** characters of the results */
+  chars: number;
+  /** characters of their per-kind previews */
+  kindChars: number;
+  /**
+   * characters the limit's oracle keeps of them (src/replay/limits.ts, `linesHolding`): the lines that
+   * hold every referenced identifier, none of a result no later reply refers to
+   */
+  oracleChars: number;
 }
 
 function emptyRow(kind: OutputKindName): KindRow {
-  return { kind, results: 0, referenced: 0, referencedIds: 0, keptGeneric: 0, keptKind: 0 };
+  return { kind, results: 0, referenced: 0, referencedIds: 0, keptGeneric: 0, keptKind: 0, chars: 0, kindChars: 0, oracleChars: 0 };
 }
 
 /** Adds one session's results to `rows` (keyed by kind), previewing each in `budget` characters. */
@@ -75,11 +85,14 @@ function measureSession(t: Transcript, rows: Map<OutputKindName, KindRow>, budge
     row.results++;
     const later = laterIds[r.firstCall] ?? new Set<string>();
     const used = identifiersIn(r.text).filter((id) => later.has(id));
+    const perKind = preview('smart', r.text, budget, r.hint);
+    row.chars += r.text.length;
+    row.kindChars += perKind.length;
     if (used.length === 0) continue;
+    row.oracleChars += linesHolding(r.text, used).length;
     row.referenced++;
     row.referencedIds += used.length;
     const generic = genericPreview(r.text, budget);
-    const perKind = preview('smart', r.text, budget, r.hint);
     row.keptGeneric += used.filter((id) => generic.includes(id)).length;
     row.keptKind += used.filter((id) => perKind.includes(id)).length;
   }
@@ -104,14 +117,17 @@ export function kindTable(rows: readonly KindRow[]): string {
       referencedIds: a.referencedIds + r.referencedIds,
       keptGeneric: a.keptGeneric + r.keptGeneric,
       keptKind: a.keptKind + r.keptKind,
+      chars: a.chars + r.chars,
+      kindChars: a.kindChars + r.kindChars,
+      oracleChars: a.oracleChars + r.oracleChars,
     }),
     emptyRow('generic'),
   );
   const line = (name: string, r: KindRow) =>
-    `| ${name} | ${formatInt(r.results)} | ${formatInt(r.referenced)} | ${formatInt(r.referencedIds)} | ${formatInt(r.keptGeneric)} (${share(r.keptGeneric, r.referencedIds)}) | ${formatInt(r.keptKind)} (${share(r.keptKind, r.referencedIds)}) |`;
+    `| ${name} | ${formatInt(r.results)} | ${formatInt(r.referenced)} | ${formatInt(r.referencedIds)} | ${formatInt(r.keptGeneric)} (${share(r.keptGeneric, r.referencedIds)}) | ${formatInt(r.keptKind)} (${share(r.keptKind, r.referencedIds)}) | ${share(r.kindChars, r.chars)} | ${share(r.oracleChars, r.chars)} |`;
   return [
-    '| kind | results over the preview budget | results referenced later | referenced identifiers | kept by the generic preview | kept by the per-kind preview |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    "| kind | results over the preview budget | results referenced later | referenced identifiers | kept by the generic preview | kept by the per-kind preview | the per-kind preview's characters | the oracle's characters (every identifier kept) |",
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map((r) => line(r.kind, r)),
     line('**all**', total),
   ].join('\n');

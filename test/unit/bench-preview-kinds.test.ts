@@ -53,19 +53,27 @@ describe('preview kinds table', () => {
   it('counts an identifier the agent used later as kept by the test preview and not by the generic one', () => {
     const rows = kindRows([session('The failure is in test_save_slug.')]);
     const test = rows.find((r) => r.kind === 'test')!;
-    expect(test).toMatchObject({ results: 1, referenced: 1, referencedIds: 1, keptGeneric: 0, keptKind: 1 });
+    expect(test).toMatchObject({ results: 1, referenced: 1, referencedIds: 1, keptGeneric: 0, keptKind: 1, chars: PYTEST_LOG.length });
+    // the oracle keeps the one line that holds the identifier
+    expect(test.oracleChars).toBe('_______________________________ test_save_slug _______________________________'.length);
+    expect(test.kindChars).toBeGreaterThan(test.oracleChars);
   });
 
   it('counts a result no later reply refers to, with no referenced identifiers', () => {
     const test = kindRows([session('All done.')]).find((r) => r.kind === 'test')!;
-    expect(test).toMatchObject({ results: 1, referenced: 0, referencedIds: 0 });
+    expect(test).toMatchObject({ results: 1, referenced: 0, referencedIds: 0, oracleChars: 0 });
   });
 
-  it('tabulates every kind and the total, with shares of the referenced identifiers', () => {
-    const table = kindTable(kindRows([session('The failure is in test_save_slug.')]));
-    expect(table.split('\n')).toContain('| test | 1 | 1 | 1 | 0 (0.0%) | 1 (100.0%) |');
-    expect(table.split('\n').at(-1)).toBe('| **all** | 1 | 1 | 1 | 0 (0.0%) | 1 (100.0%) |');
-    expect(table.split('\n')).toContain('| git | 0 | 0 | 0 | 0 (—) | 0 (—) |');
+  it('tabulates every kind and the total, with shares of the referenced identifiers and of the characters kept', () => {
+    const rows = kindRows([session('The failure is in test_save_slug.')]);
+    const test = rows.find((r) => r.kind === 'test')!;
+    const pct = (n: number) => `${((n / PYTEST_LOG.length) * 100).toFixed(1)}%`;
+    const table = kindTable(rows);
+    expect(table.split('\n')).toContain(`| test | 1 | 1 | 1 | 0 (0.0%) | 1 (100.0%) | ${pct(test.kindChars)} | ${pct(test.oracleChars)} |`);
+    expect(table.split('\n').at(-1)).toBe(
+      `| **all** | 1 | 1 | 1 | 0 (0.0%) | 1 (100.0%) | ${pct(test.kindChars)} | ${pct(test.oracleChars)} |`,
+    );
+    expect(table.split('\n')).toContain('| git | 0 | 0 | 0 | 0 (—) | 0 (—) | — | — |');
   });
 });
 
