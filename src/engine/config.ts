@@ -370,7 +370,7 @@ const SPILLWAY: SpillwayConfig = {
     latestCap: 0,
     afterUseCap: 0,
     backoff: true,
-    keepReads: 24_000,
+    keepReads: 48_000,
     keepEarlyReads: 0,
     earlyCalls: 8,
   },

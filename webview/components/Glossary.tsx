@@ -20,7 +20,7 @@ export const GLOSSARY = {
     'A call the agent would make to read a stored output again, because what the model was sent hid something it needed. Its price is added to the cost.',
   miss: 'An identifier (a path, a name, a code) the agent wrote in its next reply that was in its full context but not in what Spillway sent.',
   'sent whole':
-    "A tool result the model was sent exactly as the tool returned it: nothing saved, nothing hidden, no handle. Most are under their tool's cap; some are over it and kept whole on purpose, and the row says why: a read the agent asked for (a file, git show, a fetched page) stays whole while the agent is using it, up to offload.keepReads (24,000 characters by default), and is cleared once it is no longer used.",
+    "A tool result the model was sent exactly as the tool returned it: nothing saved, nothing hidden, no handle. Most are under their tool's cap; some are over it and kept whole on purpose, and the row says why: a read the agent asked for (a file, git show, a fetched page) stays whole while the agent is using it, up to offload.keepReads (48,000 characters by default), and is cleared once it is no longer used.",
   kept: 'A reduction decided in an earlier turn and sent again the same way in this one (sticky), so the request keeps its prefix and the prompt cache keeps hitting.',
   oracle:
     'A reducer that needs hindsight, measured on a replayed session: it keeps of each tool output, on arrival, only the lines holding what the agent writes later, so it never causes a read-back and its cost is the limit of what reducing outputs can save.',
