@@ -46,6 +46,7 @@ import {
   type TokenCounter,
 } from '../engine';
 import { countLines } from '../engine/lines';
+import { countUpTo } from '../engine/stages/prefix-sums';
 import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
 import { requestForCall, type Transcript } from './readers';
 import { identifiersIn } from './identifiers';
@@ -293,14 +294,8 @@ function oraclePasses(t: Transcript, opts: LimitOptions, clears: boolean): { nex
   /** The first call from `from` on whose reply writes `id` (-1 when none does). */
   const nextUse = (id: string, from: number): number => {
     const calls = usesOf.get(id) ?? [];
-    let lo = 0,
-      hi = calls.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (calls[mid]! < from) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < calls.length ? calls[lo]! : -1;
+    const i = countUpTo(calls, from - 1);
+    return i < calls.length ? calls[i]! : -1;
   };
   const later: Set<string>[] = new Array(t.calls.length + 1);
   later[t.calls.length] = new Set();

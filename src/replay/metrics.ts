@@ -254,14 +254,7 @@ function imageOf(b: Record<string, unknown>): { size?: ImageSize; detail?: strin
 /** What an item (a wire-format message or input item, parsed) bills beyond its counted strings. */
 export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCounter): ItemBilling {
   if (!isObj(item)) return NO_BILLING;
-  const out: ItemBilling = {
-    turnStart: false,
-    countedImageTokens: 0,
-    images: [],
-    hasThinking: false,
-    countedThinkingTokens: 0,
-    thinkingTextTokens: 0,
-  };
+  const out: ItemBilling = { ...NO_BILLING, images: [] };
   const isUser = item.role === 'user' && (wire !== 'openai-responses' || item.type === undefined || item.type === 'message');
   if (isUser && wire === 'gemini') {
     // a Gemini user content that carries function responses answers a call; any other starts a turn
