@@ -11,6 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { newTokenCounter, type TokenCounter } from '../src/engine';
+import { THINKING_TYPES, thinkingText } from '../src/engine/thinking';
 import { stringTokens } from '../src/engine/tokens';
 import type { WireFormat } from '../src/engine/types';
 import type { PriceModel, PromptShape } from '../src/replay/metrics';
@@ -34,6 +35,20 @@ const FIXED_KEYS: Record<WireFormat, readonly string[]> = {
 };
 /** The fields replay's shapeOf compares to tell whether the fixed part changed. */
 const SHAPE_FIXED_KEYS = new Set(['system', 'tools', 'instructions']);
+
+/**
+ * Tokens of an item as the engine counts it: every string, but a thinking block or reasoning item as
+ * its readable text (src/engine/thinking.ts), never its signature or encrypted content.
+ */
+function itemTokens(v: unknown, counter: TokenCounter): number {
+  if (Array.isArray(v)) return v.reduce((a: number, x) => a + itemTokens(x, counter), 0);
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (typeof o.type === 'string' && THINKING_TYPES.has(o.type)) return counter.count(thinkingText(o));
+    return Object.values(o).reduce((a: number, x) => a + itemTokens(x, counter), 0);
+  }
+  return stringTokens(v, counter);
+}
 
 /** Token shapes of requests made of `base` plus items, each item serialised and counted once. */
 export class Shaper {
@@ -60,7 +75,7 @@ export class Shaper {
   private item(it: Item): { json: string; tokens: number } {
     let c = this.cache.get(it);
     if (!c) {
-      c = { json: JSON.stringify(it), tokens: stringTokens(it, this.counter) + ITEM_OVERHEAD_TOKENS };
+      c = { json: JSON.stringify(it), tokens: itemTokens(it, this.counter) + ITEM_OVERHEAD_TOKENS };
       this.cache.set(it, c);
     }
     return c;

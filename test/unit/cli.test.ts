@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HANDLE_IN_TEXT } from '../../src/engine/handle';
-import { LONG_CLAUDE_CODE, SHORT_SESSIONS } from '../support/corpus';
+import { CORPUS, LONG_CLAUDE_CODE, SHORT_SESSIONS } from '../support/corpus';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'spillway-cli-'));
@@ -371,7 +371,9 @@ describe('spillway replay', () => {
   it("a folder's summary and JSON break the pooled misses down by cause and name the worst calls of all its sessions", () => {
     const folder = join(dir, 'sessions-with-misses');
     mkdirSync(folder, { recursive: true });
-    copyFileSync(SHORT_SESSIONS['ai-sessions__codex-pomodor-timer.jsonl']!, join(folder, 'pomodoro.jsonl'));
+    // a Claude Code research sub-agent (19 calls): since the engine counts Codex's encrypted reasoning as
+    // billed (not at all), the Codex pomodoro session no longer grows enough to clear
+    copyFileSync(join(CORPUS, 'dev/claude-code/M-Thisness__subagent-cosmic-research-ae346a8.jsonl'), join(folder, 'research.jsonl'));
     copyFileSync(SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!, join(folder, 'katy.traj'));
     // the default leaves these short sessions' outputs whole while in use and misses nothing in them:
     // offloads on arrival and clears by age make the misses whose summary this test reads
@@ -381,14 +383,14 @@ describe('spillway replay', () => {
       JSON.stringify({ 'offload.keepReads': 0, 'clear.inUseCalls': 0, 'inputs.when': 'arrival', 'clear.schedule': 'trigger' }),
     );
     const json = JSON.parse(run(['replay', folder, '--json', '--config', config]).out);
-    const single = JSON.parse(run(['replay', join(folder, 'pomodoro.jsonl'), '--json', '--config', config]).out);
+    const single = JSON.parse(run(['replay', join(folder, 'research.jsonl'), '--json', '--config', config]).out);
     expect(json.pooled.missCauses).toEqual(single.totals.missCauses);
     expect(json.pooled.missedIds).toBeGreaterThan(0);
-    expect(json.worstCalls[0]).toMatchObject({ file: 'pomodoro.jsonl', missedIds: expect.any(Number), missed: expect.any(Array) });
+    expect(json.worstCalls[0]).toMatchObject({ file: 'research.jsonl', missedIds: expect.any(Number), missed: expect.any(Array) });
     const r = run(['replay', folder, '--config', config]);
     for (const line of r.out.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
     expect(r.out).toContain('misses by cause');
-    expect(r.out).toMatch(new RegExp(`^  pomodoro, turn ${json.worstCalls[0].index + 1}: ${json.worstCalls[0].missedIds} of `, 'm'));
+    expect(r.out).toMatch(new RegExp(`^  research, turn ${json.worstCalls[0].index + 1}: ${json.worstCalls[0].missedIds} of `, 'm'));
   });
 
   it("adds Claude Code's system prompt and tools to every call by default, says so, and leaves them out with --agent-prelude off", () => {

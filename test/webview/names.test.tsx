@@ -13,7 +13,7 @@ import { replay } from '../../src/replay/replay';
 import { ReplaySource } from '../../src/extension/inspector/replaySource';
 import type { InspectorSession } from '../../src/extension/inspector/session';
 import { ReductionCollector, sessionSummary } from '../../src/cli/replay-summary';
-import { SHORT_SESSIONS } from '../support/corpus';
+import { CORPUS } from '../support/corpus';
 
 const DEMO = join(__dirname, '../fixtures/sessions/dev3/claude-code/randlee__claude-history-subagent-a5e7369.jsonl');
 
@@ -54,7 +54,9 @@ describe('one numbering: `spillway replay` and the inspector', () => {
       'inputs.when': 'arrival',
       'clear.schedule': 'trigger',
     }).config;
-    const file = SHORT_SESSIONS['ai-sessions__codex-pomodor-timer.jsonl']!;
+    // a Claude Code research sub-agent: the Codex pomodoro session, with its reasoning counted as billed,
+    // no longer grows enough to clear
+    const file = join(CORPUS, 'dev/claude-code/M-Thisness__subagent-cosmic-research-ae346a8.jsonl');
     const t = await readTranscript(file);
     const store = new MemoryStore();
     const figures = new ReductionCollector();

@@ -23,9 +23,9 @@ export const GLOSSARY = {
     "A tool result the model was sent exactly as the tool returned it: nothing saved, nothing hidden, no handle. Most are under their tool's cap; some are over it and kept whole on purpose, and the row says why: a read the agent asked for (a file, git show, a fetched page) stays whole while the agent is using it, up to offload.keepReads (48,000 characters by default), and is cleared once it is no longer used.",
   kept: 'A reduction decided in an earlier turn and sent again the same way in this one (sticky), so the request keeps its prefix and the prompt cache keeps hitting.',
   oracle:
-    'A reducer that needs hindsight, measured on a replayed session: it keeps of each tool output, on arrival, only the lines holding what the agent writes later, so it never causes a read-back and its cost is the limit of what reducing outputs can save.',
+    'A reducer that needs hindsight, measured on a replayed session: it keeps of each tool output, on arrival, only the lines holding what the agent writes later, and clears them once the agent has written them, so it never causes a read-back. Its cost is the limit of what a reducer that never hides anything the agent uses can save.',
   "share of the oracle's saving":
-    'Of what the oracle saves against raw history, the part these settings save too, with read-backs priced: (raw − cost) ÷ (raw − oracle). 100% means nothing is left to win without hiding what the agent uses.',
+    'Of what the oracle saves against raw history, the part these settings save too, with read-backs priced: (raw − cost) ÷ (raw − oracle). 100% means nothing is left to win without hiding what the agent uses; over 100%, the settings save more than the oracle by hiding a little and paying its read-backs.',
   'records skipped':
     "Lines of a replayed transcript that are not part of the conversation the model was sent (the agent's own bookkeeping, a sub-agent's lines, a resumed session's copy of its history, a broken line): counted and left out of the replay. Spillway's log names each kind.",
 } as const;
