@@ -193,7 +193,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'offload.dedupe',
     schema: z.boolean(),
     description:
-      'Offload stage: a result identical to an earlier one in the conversation becomes a short reference to it (stored once, same handle).',
+      "Offload stage: a result identical to an earlier one in the conversation becomes a short reference to it (stored once, same handle); one that arrives mostly repeating an earlier one still sent whole (a file read again after an edit) becomes a reference with that output's line ranges and the lines that differ (the spillway marker style only).",
   },
   {
     key: 'window.enabled',

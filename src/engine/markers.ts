@@ -39,6 +39,16 @@ export function markerBound(previewChars: number): number {
   return previewChars + HEADER_BUDGET + MARKER_SLACK;
 }
 
+/**
+ * The earlier output a reference points at. `changes`: the output is a repeat with changes
+ * (../repeats.ts), and the preview is the whole of it as ranges of that output and the lines that differ.
+ */
+export interface SameAs {
+  tool: string;
+  callId: string;
+  changes?: boolean;
+}
+
 export interface MarkerInfo {
   style: MarkerStyle;
   language: 'en' | 'zh';
@@ -56,7 +66,7 @@ export interface MarkerInfo {
    * so in one line and carries no preview (the earlier result, verbatim above, is what the model
    * reads); the seed styles, which have no wording for it, get a note as their preview
    */
-  sameAs?: { tool: string; callId: string };
+  sameAs?: SameAs;
   /**
    * Spillway's MCP read tool as the agent names it (read-tool.ts), when its requests offer it: the
    * marker then says to call it with the handle instead of running `spillway read`
@@ -90,6 +100,18 @@ export function renderMarker(m: MarkerInfo): string {
   switch (m.style) {
     case 'spillway': {
       const zh = m.language === 'zh';
+      if (m.sameAs?.changes) {
+        // mostly a repeat of an earlier result the model still has verbatim: one line, then the
+        // output as that result's line ranges and the lines that differ (nothing left out)
+        const same = toolName(m.sameAs.tool);
+        const full = zh
+          ? `[spillway: ${tool} 输出大部分与上方调用 ${m.sameAs.callId} 的 ${same} 输出相同；以下为其行号范围与不同的行 · ${fmt(m.chars)} 字符 · ${tokens} tokens · 读取：${read}]`
+          : `[spillway: ${tool} output repeats the ${same} output of call ${m.sameAs.callId} above; below, its line ranges and the lines that differ · ${fmt(m.chars)} chars · ${tokens} tokens · read it back: ${read}]`;
+        const short = zh
+          ? `[spillway: ${tool} 输出大部分与上方一次输出相同；以下为其行号范围与不同的行 · 读取：${read}]`
+          : `[spillway: ${tool} output repeats an output above; below, its line ranges and the lines that differ · read it back: ${read}]`;
+        return withBody(fit(full, short));
+      }
       if (m.sameAs) {
         // a repeat of an earlier result, which the model still has verbatim: one line, no preview
         const same = toolName(m.sameAs.tool);

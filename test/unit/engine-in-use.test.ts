@@ -186,3 +186,30 @@ describe('clear stage: file inputs replaced once the agent is past them (inputs.
     expect(r.p.inputs).toEqual([]);
   });
 });
+
+describe('clear stage: results a later output repeats', () => {
+  // the fifth output repeats the first with 4,000 characters added: the offload stage sends it as a
+  // reference to the first plus those lines (engine-repeats.test.ts), so the model reads the first again
+  const added = Array.from({ length: 100 }, (_, k) => `a line the second run added, number ${String(k).padStart(3)}`).join('\n');
+  const repeat: ToolStep = { tool: 'bash', output: added + '\n' + out(0), args: { n: 'again' } };
+  const withRepeats = (dedupe: boolean) => ({
+    defaultCap: 100_000,
+    // (a repeat's body is bounded like a preview: room for the 4,000 new characters)
+    previewChars: 5_000,
+    offload: { enabled: true, dedupe, keepReads: 0 },
+    // over the trigger only in the last call (four 10,000-token outputs, then the repeat's 4,000 new characters)
+    clear: triggerClear({ staleFirst: false, inUseCalls: 2, triggerTokens: 42_000 }),
+  });
+
+  it('leaves alone the output a recent reference stands on, and clears the next oldest instead', () => {
+    const t = transcript('q', step(0), step(1), step(2), step(3), repeat);
+    const r = project(withRepeats(true), t, 'openai-chat', { tokenizer: perChar });
+    expect(r.p.reductions.find((x) => x.stage === 'offload')).toMatchObject({
+      result: 4,
+      reason: expect.stringMatching(/^repeats the output of call /),
+    });
+    expect(cleared(r)).toEqual([1]);
+    // without the reference the first output is out of use and goes first
+    expect(cleared(project(withRepeats(false), t, 'openai-chat', { tokenizer: perChar }))[0]).toBe(0);
+  });
+});

@@ -48,12 +48,12 @@ async function projectionHash(
 const CLAUDE = 'dev3/claude-code/randlee__claude-history-subagent-a00c619.jsonl';
 const PI = 'dev3/pi/badlogic__pi-session-20251217.jsonl';
 const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string; clears?: boolean }> = [
-  // under the default (reads kept whole up to 48,000 characters) the Claude Code session reduces
+  // under the default (reads kept whole up to 48,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
   { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '6f8f03a080a9e7ae', clears: true },
-  { file: PI, config: {}, hash: '86328d17f9be0cae', clears: true },
-  { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '1963d08f70d92ad9' },
-  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: 'a7572307d5653682' },
+  { file: PI, config: {}, hash: 'e8af583c8ca0c520', clears: true },
+  { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '0050fb71edac790e' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: 'ad0ee8fc0525e747' },
 ];
 
 describe('projections of real sessions are pinned', () => {

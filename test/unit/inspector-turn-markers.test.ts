@@ -37,9 +37,12 @@ describe('a session with a preview cleared later and a heredoc input, turn by tu
   // a mechanism test on a fixed session under pinned settings (not the demo as users see it): under the
   // default this session is reduced nowhere (reads kept whole while in use, inputs left to clears that
   // never pay back in 41 calls); with reductions on arrival it has a preview cleared later and a
-  // heredoc input replaced, in the turns named below
+  // heredoc input replaced, in the turns named below. Repeats (offload.dedupe) are off: this session
+  // is read without its recorded markers, each turn projected again alone, which matches the replay
+  // only while the clear fires the same with and without the calls before it (it does not once
+  // repeats shrink the re-reads: the next describe keeps the markers instead)
   const config = parseConfig({
-    offload: { keepReads: 0 },
+    offload: { keepReads: 0, dedupe: false },
     clear: { inUseCalls: 0, keepGathered: false },
     inputs: { when: 'arrival' },
   }).config;

@@ -38,6 +38,7 @@ import { ClearPlanner } from './clear-planner';
 import { RecalledChanges, pushAt } from './clear-recall';
 import { ClearGains, commitClear, prepareClear, type PreparedClear } from './clear-result';
 import { InUse } from './in-use';
+import { referenceTarget } from './offload';
 import { countUpTo, PrefixSums } from './prefix-sums';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 import { staleAt as findStale } from './stale';
@@ -78,6 +79,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
           checkpoints,
           (i) => gains.inputOf(i)?.write.text,
           c.keepGathered,
+          referredBy(draft),
         )
       : undefined;
   // with hindsight (the limit's oracle only: ../types.ts), a result is taken only after the last call
@@ -386,6 +388,23 @@ function least(a: CacheRead, b: CacheRead): CacheRead {
 }
 
 /** The last assistant item of the run of assistant items that starts at `from`. */
+/** Per result, the items of the later outputs this projection sends as references to it (offload.ts). */
+function referredBy(draft: Draft): (i: number) => readonly number[] {
+  const results = draft.results;
+  const byCallId = new Map<string, number>();
+  results.list.forEach((r, i) => byCallId.set(r.callId, i));
+  const items = new Map<number, number[]>();
+  draft.decisions.forEach((d, i) => {
+    const target = d && referenceTarget(d);
+    const j = target === undefined ? undefined : byCallId.get(target);
+    if (j === undefined || j >= i) return;
+    const list = items.get(j);
+    if (list) list.push(results.list[i]!.item);
+    else items.set(j, [results.list[i]!.item]);
+  });
+  return (i) => items.get(i) ?? [];
+}
+
 function lastAssistantFrom(kinds: readonly string[], from: number): number {
   let i = from;
   while (i + 1 < kinds.length && kinds[i + 1] === 'assistant') i++;

@@ -7,6 +7,9 @@
  * reply is built from. Results it has not touched for longer are cleared as before (stale first,
  * then the oldest), and become protected again the moment the agent refers to one of them.
  *
+ * A later output sent as a reference to a result (an identical output, or a repeat with changes:
+ * offload.ts) touches that result too: the model reads the earlier copy again to read the later one.
+ *
  * Gathered material the agent has not yet written from (a search, a read, a fetch, a listing, until a
  * later reply writes a file or a report) is in use however long ago it arrived: gathering.ts, with
  * `clear.keepGathered`.
@@ -37,6 +40,8 @@ export class InUse {
     extra?: (i: number) => string | undefined,
     /** keep gathered material until the agent has written from it (`clear.keepGathered`) */
     keepGathered = false,
+    /** items of later outputs sent as references to result i (offload.ts): the model reads i again there */
+    referredBy?: (i: number) => readonly number[],
   ) {
     // the call that first sees item x: the first checkpoint after it
     const knownFrom = (x: number): number => countUpTo(checkpoints, x, checkpoints.length - 1);
@@ -45,7 +50,8 @@ export class InUse {
       if (!candidate(i)) return [];
       // the referring items come after the result and in order, so the calls ascend: drop repeats
       const uniq = [knownFrom(results.list[i]!.item)];
-      for (const x of items) {
+      const more = referredBy?.(i);
+      for (const x of more?.length ? [...items, ...more].sort((a, b) => a - b) : items) {
         const t = knownFrom(x);
         if (t !== uniq[uniq.length - 1]) uniq.push(t);
       }

@@ -17,6 +17,7 @@ import { hintForResult, requestedRead } from '../previews';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
 import { paysOwnReadBack, READ_BACK_CALL_TEXT, readBackAnswerTokens, stopped } from '../guarantee';
+import { encodeRepeat } from '../repeats';
 import { deferredToClear } from './after-use';
 import { reduceOn, reduceResult } from './reduce';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
@@ -25,6 +26,19 @@ import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 const DEDUPE_MIN_CHARS = 600;
 /** How a reference's reason starts: `identical to the output of call X` (`isReference` reads it back). */
 const REFERENCE_REASON = 'identical to the output of call ';
+/** How a repeat's reason starts: `repeats the output of call X, with changes` (`isReference` too). */
+const REPEAT_REASON = 'repeats the output of call ';
+const REPEAT_REASON_END = ', with changes';
+/** A repeat is sent when at least this share of the output's characters is found in the earlier one... */
+const REPEAT_MIN_COPIED = 0.6;
+/** ...and what is sent in its place is at most this share of its characters. */
+const REPEAT_MAX_SENT = 0.5;
+/** How many earlier outputs (of DEDUPE_MIN_CHARS or more, verbatim) a new output is compared with, newest first. */
+const REPEAT_CANDIDATES = 48;
+/** Lines of a new output looked up in an earlier one before the whole comparison... */
+const REPEAT_PROBES = 12;
+/** ...of which at least this share must be found there. */
+const REPEAT_PROBE_SHARE = 0.4;
 
 /**
  * Whether a reduction is a reference to an identical earlier output (`offload.dedupe`) rather than a
@@ -32,7 +46,15 @@ const REFERENCE_REASON = 'identical to the output of call ';
  * reason this stage gave it, which a recalled decision keeps.
  */
 export function isReference(r: { stage: string; reason: string }): boolean {
-  return r.stage === 'offload' && r.reason.startsWith(REFERENCE_REASON);
+  return r.stage === 'offload' && (r.reason.startsWith(REFERENCE_REASON) || r.reason.startsWith(REPEAT_REASON));
+}
+
+/** The call id of the earlier output a reference points at (`isReference`), read from its reason. */
+export function referenceTarget(r: { stage: string; reason: string }): string | undefined {
+  if (r.stage !== 'offload') return undefined;
+  if (r.reason.startsWith(REFERENCE_REASON)) return r.reason.slice(REFERENCE_REASON.length);
+  if (r.reason.startsWith(REPEAT_REASON)) return r.reason.slice(REPEAT_REASON.length, r.reason.lastIndexOf(REPEAT_REASON_END));
+  return undefined;
 }
 
 export function offload(results: Results, ledger: Ledger, reducers: Record<string, CustomReducer>): StageOutcome {
@@ -41,6 +63,8 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
   const unit = cfg.capUnit;
   // first verbatim result per content key, for dedupe
   const dedupe = cfg.offload.enabled && cfg.offload.dedupe ? new Map<string, number>() : undefined;
+  // repeats with changes need the spillway marker's wording (the seed styles have none for them)
+  const repeats = dedupe !== undefined && cfg.markerStyle === 'spillway';
   const latestCap = cfg.offload.latestCap;
   const lastAssistant = results.req.kinds.lastIndexOf('assistant');
   const deferToClear = deferredToClear(cfg);
@@ -71,6 +95,9 @@ export function offload(results: Results, ledger: Ledger, reducers: Record<strin
       continue;
     }
     if (!cfg.offload.enabled) continue;
+    // an output that arrives mostly repeating an earlier verbatim one is sent as that one's line
+    // ranges and the lines that differ, whatever its size: nothing is left out
+    if (repeats && cap !== 'unlimited' && results.isNew(i) && repeatOne(draft, i)) continue;
     // what the agent asked to read reaches it whole: the clear stage reduces it once it is no longer in use
     if (keptRead(results, i)) continue;
     // with the payback schedule the clear stage's walk of the session decides these: whole while
@@ -208,6 +235,60 @@ function dedupeOne(draft: Draft, i: number, seen: Map<string, number>): void {
   const note = `(identical to the ${f.tool} output of call ${f.callId} above; nothing new in it)`;
   const preview = results.cfg.markerStyle !== 'spillway' && note.length <= results.cfg.previewChars ? note : '';
   reduceOn(draft, i, 'offload', `${REFERENCE_REASON}${f.callId}`, preview, undefined, { tool: f.tool, callId: f.callId });
+}
+
+/**
+ * A new output that mostly repeats an earlier one still verbatim in this projection becomes a
+ * reference to it carrying the whole output as that one's line ranges and the lines that differ
+ * (../repeats.ts). The earlier output compared is the one that leaves the least to send; an
+ * identical one is left to `dedupeOne`. Decided on arrival only, so it never changes a prefix
+ * already sent.
+ */
+function repeatOne(draft: Draft, i: number): boolean {
+  const results = draft.results;
+  const text = results.text(i);
+  if (text.length < DEDUPE_MIN_CHARS) return false;
+  const probes = probeLines(text);
+  if (probes.length === 0) return false;
+  // a marker's body is bounded like a preview's, so the marker is recognised as one (recognise.ts)
+  const maxBody = Math.min(REPEAT_MAX_SENT * text.length, results.cfg.previewChars);
+  let best: { j: number; body: string } | undefined;
+  for (let j = i - 1, looked = 0; j >= 0 && looked < REPEAT_CANDIDATES; j--) {
+    if (draft.decisions[j] || results.fixedAsIs(j)) continue;
+    const earlier = results.text(j);
+    if (earlier.length < DEDUPE_MIN_CHARS) continue;
+    looked++;
+    if (earlier === text) return false;
+    let found = 0;
+    for (const p of probes) if (earlier.includes(p)) found++;
+    // (a quick look before the whole comparison: a repeat has most of its characters there)
+    if (found < REPEAT_PROBE_SHARE * probes.length) continue;
+    const rep = encodeRepeat(earlier, text, REPEAT_MIN_COPIED * text.length);
+    if (rep && rep.body.length <= maxBody && (!best || rep.body.length < best.body.length)) best = { j, body: rep.body };
+  }
+  if (!best) return false;
+  const f = results.list[best.j]!;
+  return reduceOn(draft, i, 'offload', `${REPEAT_REASON}${f.callId}${REPEAT_REASON_END}`, best.body, undefined, {
+    tool: f.tool,
+    callId: f.callId,
+    changes: true,
+  });
+}
+
+/**
+ * Up to REPEAT_PROBES lines of `text`, at evenly spaced characters (a long line is looked up as often as
+ * its share of the characters says), without a read tool's line number; lines under 12 characters say too little.
+ */
+function probeLines(text: string): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < REPEAT_PROBES; k++) {
+    const at = Math.floor(((k + 0.5) * text.length) / REPEAT_PROBES);
+    const start = text.lastIndexOf('\n', at - 1) + 1;
+    const end = text.indexOf('\n', at);
+    const line = text.slice(start, end < 0 ? text.length : end).replace(/^ *\d+(→|\t)/, '');
+    if (line.trim().length >= 12) out.push(line);
+  }
+  return out;
 }
 
 /**

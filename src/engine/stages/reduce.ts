@@ -12,7 +12,7 @@
  * the stage puts both in its outcome for the run (../run.ts) to apply.
  */
 import { handleFor } from '../handle';
-import { renderMarker } from '../markers';
+import { renderMarker, type SameAs } from '../markers';
 import { cutBytes, preview } from '../preview';
 import { isEstimate } from '../tokens';
 import type { StageName } from '../types';
@@ -35,7 +35,7 @@ export function reduceResult(
   customPreview: string | undefined,
   cap: number | undefined,
   current: Decision | undefined,
-  sameAs?: { tool: string; callId: string },
+  sameAs?: SameAs,
 ): Reduced {
   const r = results.list[i]!;
   const text = results.text(i);
@@ -79,7 +79,7 @@ export function reduceResult(
     unit,
     cap,
     ...(results.readTool ? { readTool: results.readTool } : {}),
-    ...(sameAs ? { sameAs: { tool: owned(sameAs.tool), callId: owned(sameAs.callId) } } : {}),
+    ...(sameAs ? { sameAs: { tool: owned(sameAs.tool), callId: owned(sameAs.callId), ...(sameAs.changes ? { changes: true } : {}) } } : {}),
   } as const;
   const replacement = renderMarker(info);
   if (replacement.length >= text.length) return 'no-gain';
@@ -112,7 +112,7 @@ export function reduceOn(
   reason: string,
   customPreview: string | undefined,
   cap: number | undefined,
-  sameAs?: { tool: string; callId: string },
+  sameAs?: SameAs,
 ): boolean {
   const out = reduceResult(draft.results, i, stage, reason, customPreview, cap, draft.decisions[i], sameAs);
   if (out === 'no-gain') draft.refuse(i);

@@ -234,6 +234,16 @@ export class Results {
     );
   }
 
+  /**
+   * Whether result i is new in this request: the session's previous call did not send it within the
+   * prefix this request leaves unchanged. Without a session every result is new, so a fresh engine
+   * decides again what was decided on arrival.
+   */
+  isNew(i: number): boolean {
+    const c = this.counts;
+    return !c || this.req.items[this.list[i]!.item]!.end > c.samePrefix;
+  }
+
   /** Results a stage may still decide on, given the decisions and no-gain findings so far. */
   open(i: number, decisions: ReadonlyArray<Decision | undefined>, noGain: ReadonlyArray<boolean>): boolean {
     return !decisions[i] && !noGain[i] && !this.fixedAsIs(i);
