@@ -45,6 +45,11 @@ function splitLines(text: string, strip: boolean): Lines {
   return { lines, keys, numbered: strip };
 }
 
+/** A line without the number a read tool printed before it. */
+export function withoutLineNumber(line: string): string {
+  return line.replace(NUMBERED, '');
+}
+
 /** Whether nearly every non-empty line of `text` starts with a line number (as read tools print them). */
 function isNumbered(text: string): boolean {
   let lines = 0,

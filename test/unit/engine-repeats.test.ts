@@ -4,6 +4,7 @@
  * left out: the earlier output and the body give back every line, in order.
  */
 import { describe, expect, it } from 'vitest';
+import { body, call, contents, result } from '../support/chat';
 import fc from 'fast-check';
 import { createEngine, isReference, MemorySink } from '../../src/engine';
 import { encodeRepeat } from '../../src/engine/repeats';
@@ -100,16 +101,6 @@ describe('encodeRepeat', () => {
     );
   });
 });
-
-type Msg = Record<string, unknown>;
-const call = (id: string, name: string, args: object): Msg => ({
-  role: 'assistant',
-  content: null,
-  tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
-});
-const result = (id: string, content: string): Msg => ({ role: 'tool', tool_call_id: id, content });
-const body = (messages: Msg[]) => JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'task' }, ...messages] });
-const contents = (out: string) => (JSON.parse(out).messages as Msg[]).map((m) => m.content);
 
 describe('repeats in the offload stage (offload.dedupe)', () => {
   const first = lines(150, 'src').join('\n');

@@ -3,21 +3,13 @@
  * repeated, stale results cleared first, and the latest round kept readable up to offload.latestCap.
  */
 import { describe, expect, it } from 'vitest';
+import { body, call, contents, result } from '../support/chat';
 import { createEngine, isReference, MemorySink } from '../../src/engine';
 
-type Msg = Record<string, unknown>;
-const call = (id: string, name: string, args: object): Msg => ({
-  role: 'assistant',
-  content: null,
-  tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
-});
-const result = (id: string, content: string): Msg => ({ role: 'tool', tool_call_id: id, content });
-const body = (messages: Msg[]) => JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'task' }, ...messages] });
 const text = (n: number, seed: string) =>
   Array.from({ length: Math.ceil(n / 20) }, (_, i) => `${seed} line ${String(i).padStart(6)}`)
     .join('\n')
     .slice(0, n);
-const contents = (out: string) => (JSON.parse(out).messages as Msg[]).map((m) => m.content);
 
 describe('dedupe (offload.dedupe)', () => {
   it('replaces a repeated output by a reference to the first copy, which stays verbatim', () => {

@@ -6,8 +6,10 @@
  * arrives, from the result alone, so the decision never changes in a later call and the projected
  * prefix stays byte-stable for the provider's prompt cache. Two more decisions live here because
  * they are made on arrival too: a custom reducer (Eino's per-tool handlers) gives the preview for
- * its tool, and `offload.dedupe` turns a result identical to an earlier verbatim one into a short
- * reference (agents re-run the same command, re-read the same file).
+ * its tool, and `offload.dedupe` turns a result that repeats an earlier verbatim one into a
+ * reference to it (agents re-run the same command, re-read the same file): one short line when it
+ * is identical, the earlier one's line ranges and the lines that differ when it mostly repeats it
+ * (../repeats.ts).
  *
  * Where it sits: after recognition and the session's recalled decisions, with file inputs
  * (inputs.ts) in the same slot; window (window.ts) sees only what it leaves verbatim.
@@ -17,7 +19,7 @@ import { hintForResult, requestedRead } from '../previews';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
 import { paysOwnReadBack, READ_BACK_CALL_TEXT, readBackAnswerTokens, stopped } from '../guarantee';
-import { encodeRepeat } from '../repeats';
+import { encodeRepeat, withoutLineNumber } from '../repeats';
 import { deferredToClear } from './after-use';
 import { reduceOn, reduceResult } from './reduce';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
@@ -285,7 +287,7 @@ function probeLines(text: string): string[] {
     const at = Math.floor(((k + 0.5) * text.length) / REPEAT_PROBES);
     const start = text.lastIndexOf('\n', at - 1) + 1;
     const end = text.indexOf('\n', at);
-    const line = text.slice(start, end < 0 ? text.length : end).replace(/^ *\d+(→|\t)/, '');
+    const line = withoutLineNumber(text.slice(start, end < 0 ? text.length : end));
     if (line.trim().length >= 12) out.push(line);
   }
   return out;
