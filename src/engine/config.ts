@@ -370,7 +370,7 @@ const SPILLWAY: SpillwayConfig = {
     latestCap: 0,
     afterUseCap: 0,
     backoff: true,
-    keepReads: 48_000,
+    keepReads: 64_000,
     keepEarlyReads: 0,
     earlyCalls: 8,
   },
