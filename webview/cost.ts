@@ -56,7 +56,7 @@ export function explainTurnCost(turns: readonly TurnSummary[], index: number, le
   const causes: string[] = [];
   if ((t.previews ?? 0) > 0) causes.push(`${plural(t.previews!, 'output became a preview', 'outputs became previews')} with a handle`);
   if ((t.references ?? 0) > 0)
-    causes.push(`${plural(t.references!, 'output became a reference', 'outputs became references')} to an identical earlier one`);
+    causes.push(`${plural(t.references!, 'output became a reference', 'outputs became references')} to an earlier one`);
   if ((t.clears ?? 0) > 0) causes.push(`${plural(t.clears!, 'result', 'results')} cleared`);
   if ((t.inputs ?? 0) > 0) causes.push(`${plural(t.inputs!, 'file input', 'file inputs')} replaced by a marker`);
   if (index > 0 && !t.cacheStable && t.cachedPrefixTokens !== undefined)
@@ -97,8 +97,7 @@ export function sessionSentence(turns: readonly TurnSummary[]): string {
   }
   const did: string[] = [];
   if (previews > 0) did.push(`${plural(previews, 'output became a preview', 'outputs became previews')} with a handle`);
-  if (references > 0)
-    did.push(`${plural(references, 'output became a reference', 'outputs became references')} to an identical earlier one`);
+  if (references > 0) did.push(`${plural(references, 'output became a reference', 'outputs became references')} to an earlier one`);
   if (clears > 0) did.push(`${plural(clears, 'old result was', 'old results were')} cleared`);
   if (inputs > 0) did.push(`${plural(inputs, 'file input was', 'file inputs were')} replaced by a marker`);
   const what = did.length ? `: ${did.join(', ')}` : ', every result whole (nothing was over its limit)';

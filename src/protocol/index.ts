@@ -117,7 +117,7 @@ export const TurnSummary = z.object({
   clears: z.number().int().nonnegative().optional(),
   /** outputs this turn replaced by a preview and a handle (offload, window, budget; decided in this turn) */
   previews: z.number().int().nonnegative().optional(),
-  /** outputs this turn replaced by a reference to an identical earlier output (`offload.dedupe`; not counted in `previews`) */
+  /** outputs this turn replaced by a reference to an earlier output they repeat (`offload.dedupe`; not counted in `previews`) */
   references: z.number().int().nonnegative().optional(),
   /**
    * file inputs this turn replaced by a marker with a handle (the content of a Write, an Edit, an
@@ -144,7 +144,7 @@ export const ResultInfo = z.object({
   handle: Handle,
   /**
    * what the model was sent in its place: a `preview` (offload, window, budget), a `reference` to an
-   * identical earlier output (offload's dedupe), a `clear`; absent from older hosts (then read from `stage`)
+   * earlier output it repeats (offload's dedupe), a `clear`; absent from older hosts (then read from `stage`)
    */
   kind: z.enum(['preview', 'reference', 'clear']).optional(),
   /** made by this turn, not carried over from an earlier one */

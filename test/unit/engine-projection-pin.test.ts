@@ -11,7 +11,9 @@
  * `offload.afterUseCap: 40000` changed when a dedupe reference became one line (markers.ts): the
  * same decisions, its call-46 reference 62 tokens instead of 114. When the default's `offload.keepReads`
  * went from 24,000 to 48,000 (2026-11-29) the pi session's default pin moved, and the Claude Code
- * session, which the new default leaves whole, kept its pin under the old value.
+ * session, which the new default leaves whole, kept its pin under the old value. Repeats (a re-read
+ * sent as the earlier read's line ranges and what changed: repeats.ts) moved the pi pins and the
+ * Claude Code one under `offload.afterUseCap`; 64,000 (the next default) moved none.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -48,7 +50,7 @@ async function projectionHash(
 const CLAUDE = 'dev3/claude-code/randlee__claude-history-subagent-a00c619.jsonl';
 const PI = 'dev3/pi/badlogic__pi-session-20251217.jsonl';
 const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string; clears?: boolean }> = [
-  // under the default (reads kept whole up to 48,000 characters) the Claude Code session clears
+  // under the default (reads kept whole up to 64,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
   { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '6f8f03a080a9e7ae', clears: true },
   { file: PI, config: {}, hash: 'e8af583c8ca0c520', clears: true },

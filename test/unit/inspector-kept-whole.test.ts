@@ -64,7 +64,7 @@ describe('a read over its cap kept whole while in use, under the default setting
   it('counts them per tool for the caps table, with the reason they share', () => {
     const kept = session.keptWhole().get('Read');
     expect(kept?.results).toBe(wholeOverCap().length);
-    expect(kept?.why).toMatch(/^kept whole while in use: a read the agent asked for stays whole up to 48,000 chars \(offload\.keepReads\)/);
+    expect(kept?.why).toMatch(/^kept whole while in use: a read the agent asked for stays whole up to 64,000 chars \(offload\.keepReads\)/);
   });
 });
 

@@ -97,7 +97,7 @@ describe('the demo workspace', () => {
     const story = (await frame.locator('[data-testid="story"]').textContent()) ?? '';
     expect(story).toMatch(
       new RegExp(
-        `^The agent produced [\\d.]+[kM] tokens of context over ${calls} calls; Spillway sent [\\d.]+[kM]: (?:1 output became a preview|\\d+ outputs became previews) with a handle, (?:(?:1 output became a reference|\\d+ outputs became references) to an identical earlier one, )?(?:1 old result was|\\d+ old results were) cleared(?:, (?:1 file input was|\\d+ file inputs were) replaced by a marker)?\\. Click a turn to see what the model saw\\.$`,
+        `^The agent produced [\\d.]+[kM] tokens of context over ${calls} calls; Spillway sent [\\d.]+[kM]: (?:1 output became a preview|\\d+ outputs became previews) with a handle, (?:(?:1 output became a reference|\\d+ outputs became references) to an earlier one, )?(?:1 old result was|\\d+ old results were) cleared(?:, (?:1 file input was|\\d+ file inputs were) replaced by a marker)?\\. Click a turn to see what the model saw\\.$`,
       ),
     );
     // money: the headline (with read-backs) in dollars at the session's own model, the figure before read-backs beside it

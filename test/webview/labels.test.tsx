@@ -159,10 +159,8 @@ describe('what a reduction is called', () => {
 
   it('says what references did in the session sentence and in the turn line', () => {
     const turns = [turn(0), turn(1, { previews: 1, references: 2, cost: { anthropic: { raw: 100, projected: 90 } } })];
-    expect(sessionSentence(turns)).toContain(
-      '1 output became a preview with a handle, 2 outputs became references to an identical earlier one',
-    );
-    expect(explainTurnCost(turns, 1, { costModel: 'anthropic' })).toContain('2 outputs became references to an identical earlier one');
+    expect(sessionSentence(turns)).toContain('1 output became a preview with a handle, 2 outputs became references to an earlier one');
+    expect(explainTurnCost(turns, 1, { costModel: 'anthropic' })).toContain('2 outputs became references to an earlier one');
   });
 
   it('says "1 token", not "1 tokens"', () => {

@@ -10,7 +10,7 @@ export const GLOSSARY = {
   preview:
     'The start and end of a large tool output, sent to the model in its place with a header and the handle, so the model sees what matters and can read the rest back.',
   reference:
-    'A tool output identical to an earlier one in the conversation, sent as a short note pointing at that earlier copy (offload.dedupe) instead of a second copy or a preview. The full text is kept under the same handle.',
+    "A tool output that repeats an earlier one in the conversation, sent as a note pointing at that earlier copy (offload.dedupe) instead of a second copy or a preview: one line when identical, else the earlier copy's line ranges and the lines that differ. The full text is kept under its handle.",
   'file input':
     'What the agent wrote to a file (a Write or Edit call, an apply_patch, the body of a heredoc), replaced by a marker with the path and a handle once the conversation is long. The file on disk holds it.',
   handle: 'The id of a stored output (sw_…). The agent, or you, can read it back in part or in whole; nothing reduced is lost.',
@@ -20,7 +20,7 @@ export const GLOSSARY = {
     'A call the agent would make to read a stored output again, because what the model was sent hid something it needed. Its price is added to the cost.',
   miss: 'An identifier (a path, a name, a code) the agent wrote in its next reply that was in its full context but not in what Spillway sent.',
   'sent whole':
-    "A tool result the model was sent exactly as the tool returned it: nothing saved, nothing hidden, no handle. Most are under their tool's cap; some are over it and kept whole on purpose, and the row says why: a read the agent asked for (a file, git show, a fetched page) stays whole while the agent is using it, up to offload.keepReads (48,000 characters by default), and is cleared once it is no longer used.",
+    "A tool result the model was sent exactly as the tool returned it: nothing saved, nothing hidden, no handle. Most are under their tool's cap; some are over it and kept whole on purpose, and the row says why: a read the agent asked for (a file, git show, a fetched page) stays whole while the agent is using it, up to offload.keepReads (64,000 characters by default), and is cleared once it is no longer used.",
   kept: 'A reduction decided in an earlier turn and sent again the same way in this one (sticky), so the request keeps its prefix and the prompt cache keeps hitting.',
   oracle:
     'A reducer that needs hindsight, measured on a replayed session: it keeps of each tool output, on arrival, only the lines holding what the agent writes later, and clears them once the agent has written them, so it never causes a read-back. Its cost is the limit of what a reducer that never hides anything the agent uses can save.',

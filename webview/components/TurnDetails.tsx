@@ -74,8 +74,8 @@ type RowKind = 'own' | 'decided' | 'kept' | 'input';
 
 /**
  * The badge of a reduced result says what the model was sent in the glossary's words: a preview
- * (whichever of the offload, window and budget stages made it), a reference to an identical earlier
- * output, a clear, a file input. The stage
+ * (whichever of the offload, window and budget stages made it), a reference to an earlier output
+ * it repeats, a clear, a file input. The stage
  * that decided it is in the badge's tooltip.
  */
 function StageBadge(props: { stage: string; kind?: ResultInfo['kind']; by?: InputInfo['by'] }) {

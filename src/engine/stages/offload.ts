@@ -43,9 +43,10 @@ const REPEAT_PROBES = 12;
 const REPEAT_PROBE_SHARE = 0.4;
 
 /**
- * Whether a reduction is a reference to an identical earlier output (`offload.dedupe`) rather than a
- * preview: its marker points at the earlier copy and carries no preview of its own. Read from the
- * reason this stage gave it, which a recalled decision keeps.
+ * Whether a reduction is a reference to an earlier output it repeats (`offload.dedupe`) rather than a
+ * preview: its marker points at the earlier copy and carries no preview of its own (a repeat with
+ * changes carries the lines that differ). Read from the reason this stage gave it, which a recalled
+ * decision keeps.
  */
 export function isReference(r: { stage: string; reason: string }): boolean {
   return r.stage === 'offload' && (r.reason.startsWith(REFERENCE_REASON) || r.reason.startsWith(REPEAT_REASON));

@@ -137,7 +137,7 @@ export function costOf(originalTokens: number, rawCached: number, projectedToken
 
 /**
  * What a turn decided: results cleared, outputs turned into a preview with a handle (or into a
- * reference to an identical earlier output: `references`, not counted as previews), file inputs
+ * reference to an earlier output it repeats: `references`, not counted as previews), file inputs
  * replaced by a marker (on arrival, or by a clear with their call's result), and the tokens all of
  * these save (`freshSaved`: what this turn's own decisions removed, whichever kind they are).
  * Carried-over decisions count in the turn that made them. A clear that sent its result as it was
@@ -343,7 +343,7 @@ function resultInfo(r: Reduction): ResultInfo {
   return { ...info, stage: r.stage, kind: reductionKind(r) };
 }
 
-/** What the model was sent in a result's place, as the engine made it: a preview, a reference to an identical output, a clear. */
+/** What the model was sent in a result's place, as the engine made it: a preview, a reference to an earlier output it repeats, a clear. */
 function reductionKind(r: Reduction): NonNullable<ResultInfo['kind']> {
   return r.stage === 'clear' ? 'clear' : isReference(r) ? 'reference' : 'preview';
 }
