@@ -219,6 +219,21 @@ export function recogniseMarker(text: string): string | undefined {
   return tail ? tail[1] : undefined;
 }
 
+/** The call a reference marker (`sameAs`) names in its first line, in either language. */
+const SAME_AS_CALL = / output of call (\S+) above|上方调用 (\S+) 的/;
+
+/**
+ * The call id of the earlier output a reference marker points at (a projection projected again:
+ * the clear stage keeps that output in use as it does for a reference it made itself), or undefined
+ * when the marker names none (not a reference, or the short form without the call).
+ */
+export function referencedCall(marker: string): string | undefined {
+  const firstLine = marker.slice(0, Math.min(marker.length, HEADER_BUDGET + 16)).split('\n', 1)[0]!;
+  if (!firstLine.startsWith('[spillway: ')) return undefined;
+  const m = SAME_AS_CALL.exec(firstLine);
+  return m ? (m[1] ?? m[2]) : undefined;
+}
+
 /**
  * `recogniseMarker` on a string as it sits, still encoded, in JSON text (between the quotes at
  * `start` and `end - 1`), without decoding it: a marker's prefix, handle and oracle tail are plain

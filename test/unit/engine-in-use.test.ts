@@ -9,6 +9,8 @@ import { perChar, project, triggerClear } from '../support/run';
 import { transcript, type ToolStep } from '../support/wire';
 import { distinctive, tokensOf } from '../../src/engine/stages/references';
 import { requestedRead } from '../../src/engine/previews';
+import { createEngine } from '../../src/engine';
+import { referencedCall } from '../../src/engine/markers';
 
 /** A 10,000-char output that holds one name only it has: `module_N.handler_N`. */
 const out = (i: number) => `def module_${i}.handler_${i}():\n` + `${i % 10}`.repeat(10_000 - 30) + '\n';
@@ -211,5 +213,49 @@ describe('clear stage: results a later output repeats', () => {
     expect(cleared(r)).toEqual([1]);
     // without the reference the first output is out of use and goes first
     expect(cleared(project(withRepeats(false), t, 'openai-chat', { tokenizer: perChar }))[0]).toBe(0);
+  });
+});
+
+describe('clear stage: a reference in a projection projected again', () => {
+  it('keeps the output it points at in use, as for a reference it made itself (referencedCall)', () => {
+    // the fifth output repeats the first with 4,000 characters added: a reference to it carrying
+    // those lines (no clear in this projection)
+    const added = Array.from({ length: 100 }, (_, k) => `a line the second run added, number ${String(k).padStart(3)}`).join('\n');
+    const steps = [step(0), step(1), step(2), step(3), { tool: 'bash', output: added + '\n' + out(0), args: { n: 'again' } }];
+    const offloadOnly = {
+      defaultCap: 100_000,
+      previewChars: 5_000,
+      offload: { enabled: true, dedupe: true, keepReads: 0 },
+      clear: { enabled: false },
+    };
+    const first = project(offloadOnly, transcript('q', ...steps), 'openai-chat', { tokenizer: perChar });
+    expect(first.p.reductions.map((x) => [x.result, x.reason.replace(/call \S+, /, 'call …, ')])).toEqual([
+      [4, 'repeats the output of call …, with changes'],
+    ]);
+    // that projection projected again with a clear over the trigger in its last call only: the
+    // reference is now a marker the engine recognises, and the output it points at is in use through it
+    const clearing = { ...offloadOnly, clear: triggerClear({ staleFirst: false, inUseCalls: 2, triggerTokens: 42_000 }) };
+    const again = createEngine(clearing, { store: first.store, tokenizer: perChar }).project(first.p.request, 'openai-chat');
+    const clearedAgain = again.reductions.filter((x) => x.stage === 'clear').map((x) => x.result);
+    expect(clearedAgain).toEqual([1]);
+  });
+
+  it('reads the call a reference marker names, in either language, and nothing from other markers', () => {
+    const h = 'sw_0123456789abcdef01234567';
+    expect(
+      referencedCall(
+        `[spillway: Read output identical to the Read output of call toolu_01 above · 644 chars · 149 tokens · read it back: spillway read ${h}]`,
+      ),
+    ).toBe('toolu_01');
+    expect(
+      referencedCall(
+        `[spillway: read output repeats the read output of call c7 above; below, its line ranges and the lines that differ · 9 chars · 3 tokens · read it back: spillway read ${h}]\n[= lines 1–3 of that output]`,
+      ),
+    ).toBe('c7');
+    expect(
+      referencedCall(`[spillway: Read 输出与上方调用 toolu_02 的 Read 输出相同 · 644 字符 · 149 tokens · 读取：spillway read ${h}]`),
+    ).toBe('toolu_02');
+    expect(referencedCall(`[spillway: bash output cleared · 9 chars · 3 tokens · read it back: spillway read ${h}]`)).toBeUndefined();
+    expect(referencedCall('the output of call x above, as a tool printed it')).toBeUndefined();
   });
 });

@@ -39,6 +39,7 @@ import { RecalledChanges, pushAt } from './clear-recall';
 import { ClearGains, commitClear, prepareClear, type PreparedClear } from './clear-result';
 import { InUse } from './in-use';
 import { referenceTarget } from './offload';
+import { referencedCall } from '../markers';
 import { countUpTo, PrefixSums } from './prefix-sums';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 import { staleAt as findStale } from './stale';
@@ -394,8 +395,10 @@ function referredBy(draft: Draft): (i: number) => readonly number[] {
   const byCallId = new Map<string, number>();
   results.list.forEach((r, i) => byCallId.set(r.callId, i));
   const items = new Map<number, number[]>();
-  draft.decisions.forEach((d, i) => {
-    const target = d && referenceTarget(d);
+  results.list.forEach((_, i) => {
+    const d = draft.decisions[i];
+    // a reference this engine made, or one in a projection projected again (a marker it recognised)
+    const target = d ? referenceTarget(d) : results.recognised.markers[i] ? referencedCall(results.text(i)) : undefined;
     const j = target === undefined ? undefined : byCallId.get(target);
     if (j === undefined || j >= i) return;
     const list = items.get(j);
