@@ -26,8 +26,6 @@ const NUMBERED = /^ *(\d+)(→|\t)/;
 export interface Repeat {
   /** the new output as ranges of the earlier one and the lines that differ */
   body: string;
-  /** characters of the new output the ranges stand for */
-  copiedChars: number;
   /** lines of the new output written as they are */
   literalLines: number;
 }
@@ -107,7 +105,7 @@ export function encodeRepeat(earlier: string, text: string, minCopied: number): 
     }
   }
   if (copied < minCopied) return undefined;
-  return { body: out.join('\n'), copiedChars: copied, literalLines: literal };
+  return { body: out.join('\n'), literalLines: literal };
 }
 
 /**

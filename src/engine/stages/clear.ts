@@ -388,7 +388,6 @@ function least(a: CacheRead, b: CacheRead): CacheRead {
   return { read: Math.min(a.read, b.read), atBreakpoint: Math.min(a.atBreakpoint, b.atBreakpoint) };
 }
 
-/** The last assistant item of the run of assistant items that starts at `from`. */
 /** Per result, the items of the later outputs this projection sends as references to it (offload.ts). */
 function referredBy(draft: Draft): (i: number) => readonly number[] {
   const results = draft.results;
@@ -408,6 +407,7 @@ function referredBy(draft: Draft): (i: number) => readonly number[] {
   return (i) => items.get(i) ?? [];
 }
 
+/** The last assistant item of the run of assistant items that starts at `from`. */
 function lastAssistantFrom(kinds: readonly string[], from: number): number {
   let i = from;
   while (i + 1 < kinds.length && kinds[i + 1] === 'assistant') i++;
