@@ -53,7 +53,7 @@ const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string;
   // under the default (reads kept whole up to 64,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
   { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '6f8f03a080a9e7ae', clears: true },
-  { file: PI, config: {}, hash: 'e8af583c8ca0c520', clears: true },
+  { file: PI, config: {}, hash: '1ea9a33ba3f637de', clears: true },
   { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '0050fb71edac790e' },
   { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: 'ad0ee8fc0525e747' },
 ];

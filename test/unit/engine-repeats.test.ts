@@ -131,6 +131,28 @@ describe('repeats in the offload stage (offload.dedupe)', () => {
     expect(store.get(r.handle)).toBe(edited);
   });
 
+  it('sends a read repeated unchanged as a reference, also when it is a read kept whole over its cap', () => {
+    // a Claude Code session re-read a 9,000-character file twice after failed edits: kept whole as
+    // a read the agent asked for, each copy went out in full (windows-admin, 2026-11-29)
+    const file = lines(400, 'kept').join('\n');
+    const engine = createEngine({});
+    const req = body([
+      call('a', 'read', { path: 'src/k.ts' }),
+      result('a', file),
+      call('b', 'edit', { path: 'src/k.ts' }),
+      result('b', 'File has been unexpectedly modified. Read it again before attempting to write it.'),
+      call('c', 'read', { path: 'src/k.ts' }),
+      result('c', file),
+    ]);
+    const p = engine.project(req);
+    const out = contents(p.request);
+    expect(file.length).toBeGreaterThan(8_000);
+    expect(out[2]).toBe(file);
+    expect(p.reductions.map((r) => [r.callId, r.reason, isReference(r)])).toEqual([['c', 'identical to the output of call a', true]]);
+    expect(out[6]).toMatch(/^\[spillway: read output identical to the read output of call a above/);
+    expect(p.reductions[0]!.projectedTokens * 50).toBeLessThan(p.reductions[0]!.originalTokens);
+  });
+
   it('keeps each projection a prefix of the next in a session, and a fresh engine decides the same', () => {
     const engine = createEngine({});
     const m = [...session, call('c', 'read', { path: 'src/a.ts' }), result('c', edited)];

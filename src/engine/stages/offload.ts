@@ -244,8 +244,8 @@ function dedupeOne(draft: Draft, i: number, seen: Map<string, number>): void {
  * A new output that mostly repeats an earlier one still verbatim in this projection becomes a
  * reference to it carrying the whole output as that one's line ranges and the lines that differ
  * (../repeats.ts). The earlier output compared is the one that leaves the least to send; an
- * identical one is left to `dedupeOne`. Decided on arrival only, so it never changes a prefix
- * already sent.
+ * identical one makes it a plain reference, as `dedupeOne` would, also for a read kept whole over its
+ * cap, which `dedupeOne` never sees. Decided on arrival only, so it never changes a prefix already sent.
  */
 function repeatOne(draft: Draft, i: number): boolean {
   const results = draft.results;
@@ -261,7 +261,12 @@ function repeatOne(draft: Draft, i: number): boolean {
     const earlier = results.text(j);
     if (earlier.length < DEDUPE_MIN_CHARS) continue;
     looked++;
-    if (earlier === text) return false;
+    // an identical output is a plain reference, whatever its size: a read the agent asked for again
+    // included (kept whole on its own, it would be sent twice)
+    if (earlier === text) {
+      const f = results.list[j]!;
+      return reduceOn(draft, i, 'offload', `${REFERENCE_REASON}${f.callId}`, '', undefined, { tool: f.tool, callId: f.callId });
+    }
     let found = 0;
     for (const p of probes) if (earlier.includes(p)) found++;
     // (a quick look before the whole comparison: a repeat has most of its characters there)
