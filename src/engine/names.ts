@@ -111,7 +111,7 @@ const PATCH_START = '*** Begin Patch';
 const PATCH_FILE = /^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm;
 
 /** A request as given (parsed), or parsed from its JSON text; undefined for text that does not parse. */
-function parsedRequest(request: unknown): unknown {
+export function parsedRequest(request: unknown): unknown {
   if (typeof request !== 'string') return request;
   try {
     return JSON.parse(request) as unknown;

@@ -14,7 +14,7 @@
  * document shows the file's text at its own line numbers instead (`readToolText`), not both.
  */
 import { HANDLE_PATTERN } from '../../engine/handle';
-import { callInputSource, callSources, commandName, sourceExtension } from '../../engine/names';
+import { callInputSource, callSources, commandName, parsedRequest, sourceExtension } from '../../engine/names';
 import { readRequest } from '../../engine/formats';
 import { resultText } from '../../engine/formats/model';
 
@@ -196,19 +196,6 @@ export function lineHolding(text: string, find: string): { line: number; charact
   return { line, character: at - (before.lastIndexOf('\n') + 1) };
 }
 
-/** Returned by `parsedRequest` for JSON text that does not parse. */
-const UNREADABLE = Symbol('unreadable');
-
-/** A request as given (parsed), or parsed from its JSON text. */
-function parsedRequest(request: unknown): unknown {
-  if (typeof request !== 'string') return request;
-  try {
-    return JSON.parse(request) as unknown;
-  } catch {
-    return UNREADABLE;
-  }
-}
-
 /**
  * Finds, for each call id, the file path its tool call names (see callSources). `commands`, when
  * given, receives the shell command of each call that ran one.
@@ -316,7 +303,7 @@ export function resultTextFor(request: unknown, callId: string): string | undefi
 export function markerTextsFor(projected: unknown, handle: string, most = Number.MAX_SAFE_INTEGER): string[] {
   const out: string[] = [];
   const root = parsedRequest(projected);
-  if (root === UNREADABLE) return out;
+  if (root === undefined) return out;
   const stack: unknown[] = [root];
   while (stack.length > 0 && out.length < most) {
     const node = stack.pop();
