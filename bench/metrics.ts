@@ -11,6 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { newTokenCounter, type TokenCounter } from '../src/engine';
+import { IMAGE_TYPES, imageOfBlock, imageTokens } from '../src/engine/images';
 import { THINKING_TYPES, thinkingText } from '../src/engine/thinking';
 import { stringTokens } from '../src/engine/tokens';
 import type { WireFormat } from '../src/engine/types';
@@ -38,13 +39,18 @@ const SHAPE_FIXED_KEYS = new Set(['system', 'tools', 'instructions']);
 
 /**
  * Tokens of an item as the engine counts it: every string, but a thinking block or reasoning item as
- * its readable text (src/engine/thinking.ts), never its signature or encrypted content.
+ * its readable text (src/engine/thinking.ts), never its signature or encrypted content, and an image
+ * block as its pixels are billed (src/engine/images.ts), not as the characters of its base64.
  */
 function itemTokens(v: unknown, counter: TokenCounter): number {
   if (Array.isArray(v)) return v.reduce((a: number, x) => a + itemTokens(x, counter), 0);
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
     if (typeof o.type === 'string' && THINKING_TYPES.has(o.type)) return counter.count(thinkingText(o));
+    if (typeof o.type === 'string' && IMAGE_TYPES.has(o.type)) {
+      const img = imageOfBlock(o);
+      return imageTokens(img.size, img.detail);
+    }
     return Object.values(o).reduce((a: number, x) => a + itemTokens(x, counter), 0);
   }
   return stringTokens(v, counter);

@@ -137,3 +137,22 @@ export const IMAGE_TYPES: ReadonlySet<string> = new Set(['image', 'image_url', '
 export function imageTokens(size: ImageSize | undefined, detail?: string): number {
   return Math.max(anthropicImageTokens(size), openaiImageTokens(size, detail));
 }
+
+/**
+ * The size and detail of an image block given as a parsed value (Anthropic `source.data`, an
+ * `image_url` data URL or `{ url, detail }`, a block's `detail`): what `imageTokens` prices. The
+ * engine reads the same fields from the request text (stages/results.ts); the replay's meter and the
+ * benchmark's shaper read them here, so every count of an image agrees.
+ */
+export function imageOfBlock(b: Record<string, unknown>): { size?: ImageSize; detail?: string } {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  let b64: string | undefined;
+  let detail: string | undefined;
+  if (isObj(b.source) && typeof b.source.data === 'string') b64 = b.source.data;
+  const url = isObj(b.image_url) ? b.image_url.url : b.image_url;
+  if (typeof url === 'string') b64 = dataUrlBase64(url);
+  if (isObj(b.image_url) && typeof b.image_url.detail === 'string') detail = b.image_url.detail;
+  if (typeof b.detail === 'string') detail = b.detail;
+  const size = b64 ? imageSize(b64) : undefined;
+  return { ...(size ? { size } : {}), ...(detail ? { detail } : {}) };
+}

@@ -17,15 +17,7 @@ import { READ_BACK_ITEM_TOKENS, READ_BACK_MAX_CHARS } from '../engine/guarantee'
 import { THINKING_TYPES, thinkingText } from '../engine/thinking';
 import type { TokenCounter } from '../engine/tokens';
 import type { WireFormat } from '../engine/types';
-import {
-  anthropicImageTokens,
-  dataUrlBase64,
-  IMAGE_TYPES,
-  imageSize,
-  imageTokens,
-  openaiImageTokens,
-  type ImageSize,
-} from '../engine/images';
+import { anthropicImageTokens, IMAGE_TYPES, imageOfBlock, imageTokens, openaiImageTokens, type ImageSize } from '../engine/images';
 import { familyReference } from './prices';
 
 /** How a provider bills a call, in units of one uncached input token at its base price. */
@@ -239,18 +231,6 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function imageOf(b: Record<string, unknown>): { size?: ImageSize; detail?: string } {
-  let b64: string | undefined;
-  let detail: string | undefined;
-  if (isObj(b.source) && typeof b.source.data === 'string') b64 = b.source.data;
-  const url = isObj(b.image_url) ? b.image_url.url : b.image_url;
-  if (typeof url === 'string') b64 = dataUrlBase64(url);
-  if (isObj(b.image_url) && typeof b.image_url.detail === 'string') detail = b.image_url.detail;
-  if (typeof b.detail === 'string') detail = b.detail;
-  const size = b64 ? imageSize(b64) : undefined;
-  return { ...(size ? { size } : {}), ...(detail ? { detail } : {}) };
-}
-
 /** What an item (a wire-format message or input item, parsed) bills beyond its counted strings. */
 export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCounter): ItemBilling {
   if (!isObj(item)) return NO_BILLING;
@@ -272,7 +252,7 @@ export function itemBilling(item: unknown, wire: WireFormat, counter: TokenCount
     if (!isObj(v)) return;
     const type = v.type;
     if (typeof type === 'string' && IMAGE_TYPES.has(type)) {
-      const img = imageOf(v);
+      const img = imageOfBlock(v);
       out.countedImageTokens += imageTokens(img.size, img.detail);
       out.images.push(img);
       return;

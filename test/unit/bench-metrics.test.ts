@@ -150,4 +150,51 @@ describe('one way of counting for every strategy', () => {
       expect(shaper.shape((JSON.parse(projected[k]!) as Record<string, never[]>)[key]!).tokens).toBe(c.projectedTokens);
     });
   });
+
+  it('counts an image as its pixels are billed, as the engine does, not as the characters of its base64', () => {
+    // a PNG header of 1,000 × 750 pixels: the engine counts the dearer provider's 1,000 tokens
+    const b = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
+    b.writeUInt32BE(13, 8);
+    b.write('IHDR', 12, 'latin1');
+    b.writeUInt32BE(1000, 16);
+    b.writeUInt32BE(750, 20);
+    const png = b.toString('base64') + 'A'.repeat(40_000);
+    const tr: Transcript = {
+      source: 'anthropic-messages',
+      wire: 'anthropic-messages',
+      base: { model: 'm' },
+      items: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/a/b.png' } }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 't1',
+              content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }],
+            },
+          ],
+        },
+      ],
+      calls: [
+        { end: 1, reply: '' },
+        { end: 3, reply: 'Done.' },
+      ],
+      skipped: { total: 0, byReason: {}, notes: [] },
+    };
+    const counter = newTokenCounter('approximate');
+    const shaper = new Shaper(tr.wire, tr.base, counter);
+    const r = replay(tr, { config: { tokenizer: 'approximate' }, tokenizer: counter });
+    r.calls.forEach((c, k) => expect(shaper.shape(tr.items.slice(0, tr.calls[k]!.end) as never).tokens).toBe(c.originalTokens));
+    // the 40,000 characters of base64 would count 10,000 tokens as text: each image is 1,000
+    expect(r.calls[1]!.originalTokens).toBeLessThan(2_200);
+  });
 });
