@@ -237,7 +237,7 @@ function dedupeOne(draft: Draft, i: number, seen: Map<string, number>): void {
   // the preview budget, so markers stay bounded by previewChars + header)
   const note = `(identical to the ${f.tool} output of call ${f.callId} above; nothing new in it)`;
   const preview = results.cfg.markerStyle !== 'spillway' && note.length <= results.cfg.previewChars ? note : '';
-  reduceOn(draft, i, 'offload', `${REFERENCE_REASON}${f.callId}`, preview, undefined, { tool: f.tool, callId: f.callId });
+  referTo(draft, i, first, preview, false);
 }
 
 /**
@@ -263,10 +263,7 @@ function repeatOne(draft: Draft, i: number): boolean {
     looked++;
     // an identical output is a plain reference, whatever its size: a read the agent asked for again
     // included (kept whole on its own, it would be sent twice)
-    if (earlier === text) {
-      const f = results.list[j]!;
-      return reduceOn(draft, i, 'offload', `${REFERENCE_REASON}${f.callId}`, '', undefined, { tool: f.tool, callId: f.callId });
-    }
+    if (earlier === text) return referTo(draft, i, j, '', false);
     let found = 0;
     for (const p of probes) if (earlier.includes(p)) found++;
     // (a quick look before the whole comparison: a repeat has most of its characters there)
@@ -274,13 +271,18 @@ function repeatOne(draft: Draft, i: number): boolean {
     const rep = encodeRepeat(earlier, text, REPEAT_MIN_COPIED * text.length);
     if (rep && rep.body.length <= maxBody && (!best || rep.body.length < best.body.length)) best = { j, body: rep.body };
   }
-  if (!best) return false;
-  const f = results.list[best.j]!;
-  return reduceOn(draft, i, 'offload', `${REPEAT_REASON}${f.callId}${REPEAT_REASON_END}`, best.body, undefined, {
-    tool: f.tool,
-    callId: f.callId,
-    changes: true,
-  });
+  return best ? referTo(draft, i, best.j, best.body, true) : false;
+}
+
+/**
+ * Sends result i as a reference to the earlier result j, with `body` in the preview's place: its
+ * reason names j's call (`referenceTarget` reads it back) and so does its marker; `changes` for a
+ * repeat that carries ranges and the lines that differ, not for an identical output.
+ */
+function referTo(draft: Draft, i: number, j: number, body: string, changes: boolean): boolean {
+  const f = draft.results.list[j]!;
+  const reason = changes ? `${REPEAT_REASON}${f.callId}${REPEAT_REASON_END}` : `${REFERENCE_REASON}${f.callId}`;
+  return reduceOn(draft, i, 'offload', reason, body, undefined, { tool: f.tool, callId: f.callId, ...(changes ? { changes: true } : {}) });
 }
 
 /**
