@@ -56,6 +56,49 @@ export const CACHE_PRICES: readonly CachePrices[] = withMinimums(
 );
 
 /**
+ * How long each provider keeps a cached prefix unused (src/replay/metrics.ts has the sources):
+ * Anthropic's default cache 5 minutes (an hour where the request asks for the 1-hour cache),
+ * OpenAI's "up to an hour". A call sent longer than that after the previous one of its session, and
+ * a minute more for the clocks, finds the cache gone: it writes the whole request again, raw history
+ * as much as the projection, so a clear made there rewrites nothing it would not have.
+ */
+const IDLE_MS: Readonly<Record<string, number>> = { anthropic: 5 * 60_000, openai: 60 * 60_000, 'openai-4o': 60 * 60_000 };
+const IDLE_MARGIN_MS = 60_000;
+
+/** True when a call sent `gapMs` after the previous one finds `pm`'s cache surely cold (`hourCache`: the request asked Anthropic for the 1-hour cache). */
+export function coldAfter(gapMs: number | undefined, pm: CachePrices, hourCache = false): boolean {
+  if (gapMs === undefined) return false;
+  const idle = pm.family === 'anthropic' && hourCache ? 60 * 60_000 : (IDLE_MS[pm.family] ?? Number.POSITIVE_INFINITY);
+  return gapMs > idle + IDLE_MARGIN_MS;
+}
+
+/** The providers the ledger knows the prices of (CachePrices families): what ProjectOptions.provider may say. */
+export const PROVIDERS: readonly string[] = ['anthropic', 'openai', 'openai-4o'];
+
+/**
+ * The provider a model is billed by, from its name (`claude-sonnet-4-5`, `anthropic/claude-…`,
+ * `gpt-5-codex`, `gpt-4o-mini`): Claude models cache by Anthropic's rules wherever they are served
+ * (Anthropic, Bedrock, Vertex, a router), GPT models by OpenAI's. Undefined for any other model.
+ */
+export function providerOfModel(model: string | undefined): string | undefined {
+  if (!model) return undefined;
+  const name = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
+  if (name.includes('claude')) return 'anthropic';
+  if (/gpt-4o|chatgpt-4o/.test(name)) return 'openai-4o';
+  if (/gpt-5|codex/.test(name)) return 'openai';
+  return undefined;
+}
+
+/**
+ * The price models a session's decisions must hold under: those of the provider its requests go to
+ * (`route`: a CachePrices family, as the proxy or the replay knows it), every model when it is not known.
+ */
+export function routePrices(route: string | undefined): readonly CachePrices[] {
+  const mine = route ? CACHE_PRICES.filter((pm) => pm.family === route) : [];
+  return mine.length ? mine : CACHE_PRICES;
+}
+
+/**
  * The quantile of the remaining calls that the schedule counts on: a quarter of the corpus sessions
  * that reached this call ended sooner, three quarters went on at least this long.
  */
@@ -122,7 +165,7 @@ export function clearBalance(p: ClearPlan, prices: CachePrices): { saving: numbe
   return { saving: p.freed * prices.cachedRead * remaining, rewrite: rewritten * (prices.cacheWrite - prices.cachedRead) };
 }
 
-/** True when the clear pays back its cache rewrite under every price model. */
+/** True when the clear pays back its cache rewrite under every price model given (the clear stage gives the route's that find the cache warm: none, at a cold call). */
 export function clearPaysBack(p: ClearPlan, prices: readonly CachePrices[] = CACHE_PRICES): boolean {
   return (
     p.freed > 0 &&

@@ -269,7 +269,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'clear.schedule',
     schema: z.enum(['trigger', 'payback']),
     description:
-      "Clear stage: `trigger` clears whenever the request is over `clear.triggerTokens` and enough is clearable; `payback` (the guarantee) also waits until the saving over the calls the session can still be expected to make (learned from real sessions) pays back the prompt-cache rewrite, and clears only when the session, read-backs charged, has then cost no more than sending everything under Anthropic, OpenAI GPT-5 and GPT-4o prices even if it ended right after; it also stops a kind of reduction while the session's savings cannot cover that kind's next read-back (see docs/savings.md).",
+      "Clear stage: `trigger` clears whenever the request is over `clear.triggerTokens` and enough is clearable; `payback` (the guarantee) also waits until the saving over the calls the session can still be expected to make (learned from real sessions) pays back the prompt-cache rewrite, and clears only when the session, read-backs charged, has then cost no more than sending everything under the prices of the provider its model goes to (Anthropic, OpenAI GPT-5 and GPT-4o prices at once for another model) even if it ended right after; a call after a pause longer than that provider keeps its cache is charged cold, and a clear there costs no rewrite; it also stops a kind of reduction while the session's savings cannot cover that kind's next read-back (see docs/savings.md).",
   },
   {
     key: 'clear.paybackHorizon',

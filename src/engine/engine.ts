@@ -27,6 +27,7 @@ import type { StoreWrite } from './stages/results';
 import { noteReadBack } from './backoff';
 import { commonPrefixLength, createSessionStore, handleOrigin, type SessionMemory, type SessionStore } from './session';
 import { guaranteed, READ_BACK_CALL_TEXT } from './guarantee';
+import { PROVIDERS } from './clear-schedule';
 import { tokenCounter, type TokenCounter } from './tokens';
 import {
   SpillwayError,
@@ -73,6 +74,19 @@ export interface ProjectOptions {
    * configuration says `observations: off`.
    */
   observations?: readonly ObservationMark[];
+  /**
+   * When the request is sent, in ms since the epoch (the proxy's clock, a log's time). A call sent
+   * after the provider's cache has surely expired rewrites everything anyway, so the guarantee
+   * charges it so and a clear there costs no rewrite. Absent: never cold.
+   */
+  at?: number;
+  /**
+   * The provider the request goes to, by its prices (`anthropic`, `openai` for the GPT-5 family,
+   * `openai-4o`): the guarantee holds the session to that provider's bill. Absent: the provider of
+   * the request's `model` (Claude, GPT), else every price model at once. A session keeps the first
+   * it is told.
+   */
+  provider?: string;
 }
 
 /** What the read of a request is told about observations, from the configuration and the call's options. */
@@ -140,6 +154,14 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     if (!isText && (request === null || typeof request !== 'object')) {
       throw new SpillwayError('the request must be a JSON text or an object', 'bad-request');
     }
+    if (opts.at !== undefined && !Number.isFinite(opts.at))
+      throw new SpillwayError(`options.at must be a time in ms since the epoch, got ${String(opts.at)}`, 'bad-request');
+    if (opts.provider !== undefined && !PROVIDERS.includes(opts.provider)) {
+      throw new SpillwayError(
+        `options.provider must be one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(opts.provider)}`,
+        'bad-request',
+      );
+    }
     const text = isText ? request : JSON.stringify(request);
     const memory = opts.session ? sessions.get(opts.session) : undefined;
     const samePrefix = memory
@@ -160,6 +182,8 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
         known,
         ...(options.inputFilter ? { inputFilter: options.inputFilter } : {}),
         ...(options.hindsight ? { hindsight: options.hindsight } : {}),
+        ...(opts.at !== undefined ? { at: opts.at } : {}),
+        ...(opts.provider !== undefined ? { provider: opts.provider } : {}),
       },
       memory,
       samePrefix,

@@ -3,7 +3,8 @@
  * own requests (raw history) and as projected, both with caching, and what its read-backs cost.
  * The clear stage (stages/clear.ts) keeps one while it walks the session's calls and takes a
  * cache-breaking decision only when the ledger can pay for it: after the call that carries it, the
- * projection has cost no more than raw history under every price model, even if the session ended
+ * projection has cost no more than raw history under every price model of the session's route (the
+ * provider its requests go to; every model when that is not known), even if the session ended
  * right there. There is no overrun allowance: a saving still expected may be a reason to clear,
  * never room to go over raw. Savings banked by earlier reductions (offloads on arrival, earlier
  * clears) are what a rewrite spends.
@@ -17,7 +18,8 @@
  *
  * The arithmetic is the providers' caching reduced to what the engine knows: a call reads from the
  * cache the prefix it shares with the previous call and writes the rest, nothing is cached under the
- * providers' minimum (clear-schedule.ts names the prices). OpenAI's cache steps are left out
+ * providers' minimum (clear-schedule.ts names the prices), and a call sent after the provider's cache
+ * surely expired (`coldAfter`, from the times the host gives) reads nothing, raw or projected. OpenAI's cache steps are left out
  * (docs/savings.md, "The guarantee", says what that leaves of the bound as the replay's meter bills it).
  */
 import { CACHE_PRICES, type CachePrices } from './clear-schedule';
@@ -45,7 +47,7 @@ export interface CallTokens {
 }
 
 /** The price models whose cache is at the agent's breakpoints (see CacheRead). */
-const BREAKPOINT_CACHES: ReadonlySet<string> = new Set(['anthropic']);
+export const BREAKPOINT_CACHES: ReadonlySet<string> = new Set(['anthropic']);
 
 /** The tokens a call reads from the cache under `pm`. */
 function readOf(c: CallTokens | CacheRead, pm: CachePrices): number {
@@ -119,6 +121,13 @@ export interface GuaranteeRecord {
    */
   stops: Partial<Record<ReductionKind, number[]>>;
   bank?: Bank;
+  /**
+   * when each call of the session was sent (ms since the epoch), by call: a gap longer than a
+   * provider keeps its cache idle leaves that call cold, for raw history and projection alike
+   */
+  at?: Array<number | undefined>;
+  /** the price models the session's provider bills by (its route, ProjectOptions.provider); absent: every model */
+  route?: string;
 }
 
 /** Whether the guarantee holds the session: the clear stage on with the payback schedule keeps the ledger. */
@@ -131,7 +140,13 @@ export function copyGuarantee(g: GuaranteeRecord | undefined): GuaranteeRecord {
   if (!g) return { readBacks: [], stops: {} };
   const stops: GuaranteeRecord['stops'] = {};
   for (const [kind, calls] of Object.entries(g.stops) as [ReductionKind, number[]][]) stops[kind] = [...calls];
-  return { readBacks: [...g.readBacks], stops, ...(g.bank ? { bank: g.bank } : {}) };
+  return {
+    readBacks: [...g.readBacks],
+    stops,
+    ...(g.at ? { at: [...g.at] } : {}),
+    ...(g.bank ? { bank: g.bank } : {}),
+    ...(g.route ? { route: g.route } : {}),
+  };
 }
 
 /** True when `kind` is stopped at call `call`: it decides nothing there. */
@@ -174,18 +189,32 @@ export class CostLedger {
   private readonly projected: number[];
   /** tokens of read-backs so far, re-read from the cache by every later call */
   private carried = 0;
+  /** per price model, whether the call being charged finds the cache gone (it reads nothing from it) */
+  private cold: boolean[];
 
   constructor(private readonly prices: readonly CachePrices[] = CACHE_PRICES) {
     this.raw = prices.map(() => 0);
     this.projected = prices.map(() => 0);
+    this.cold = prices.map(() => false);
+  }
+
+  /** Sets which price models find the cache cold at the call about to be charged. */
+  setCold(cold: (pm: CachePrices) => boolean): void {
+    this.cold = this.prices.map(cold);
+  }
+
+  /** A call's cost under price model i, read nothing from the cache where it is cold. */
+  private costOf(i: number, c: CallTokens): number {
+    const pm = this.prices[i]!;
+    return callCost(this.cold[i] ? { read: 0, atBreakpoint: 0, total: c.total } : c, pm);
   }
 
   /** Raw and projected cost after this call under price model i, read-backs carried included. */
   private after(i: number, raw: CallTokens, projected: CallTokens): { raw: number; projected: number } {
     const pm = this.prices[i]!;
     return {
-      raw: this.raw[i]! + callCost(raw, pm),
-      projected: this.projected[i]! + callCost(projected, pm) + this.carried * pm.cachedRead,
+      raw: this.raw[i]! + this.costOf(i, raw),
+      projected: this.projected[i]! + this.costOf(i, projected) + this.carried * pm.cachedRead,
     };
   }
 
@@ -217,7 +246,7 @@ export class CostLedger {
   paysBack(raw: CallTokens, projected: CallTokens, expectedSaving: (pm: CachePrices) => number): boolean {
     return this.prices.every((pm, i) => {
       const a = this.after(i, raw, projected);
-      return a.projected <= a.raw && expectedSaving(pm) >= callCost(projected, pm) - callCost(raw, pm);
+      return a.projected <= a.raw && expectedSaving(pm) >= this.costOf(i, projected) - this.costOf(i, raw);
     });
   }
 

@@ -24,6 +24,8 @@ import type { SpillwayConfig } from './config';
 import { contentPatch, type ParsedRequest } from './formats';
 import type { Patch } from './json';
 import { handlesIn, noteReadBack, type BackoffRecord } from './backoff';
+import { providerOfModel, routePrices } from './clear-schedule';
+import { getString } from './json';
 import { copyGuarantee, guaranteed, READ_BACK_CALL_TEXT, stopsAt, type GuaranteeRecord } from './guarantee';
 import { handleOrigin, recall, remember, resultKeys, type SessionMemory } from './session';
 import { findReadTool } from './read-tool';
@@ -74,6 +76,10 @@ export interface RunEnv {
   inputFilter?: InputFilter;
   /** what the session holds ahead (EngineOptions.hindsight) */
   hindsight?: Hindsight;
+  /** when this call is sent (ProjectOptions.at) */
+  at?: number;
+  /** the provider it goes to (ProjectOptions.provider) */
+  provider?: string;
   /** whether a handle is stored or was issued by this engine (a marker's handle must be) */
   known: (handle: string) => boolean;
 }
@@ -112,6 +118,9 @@ export class Run implements Ledger {
     this.backoff = new Map([...(memory?.backoff ?? [])].map(([tool, calls]) => [tool, [...calls]]));
     this.readBack = new Set(memory?.readBack);
     this.guarantee = copyGuarantee(memory?.guarantee);
+    if (env.at !== undefined) (this.guarantee.at ??= [])[this.call] = env.at;
+    // the provider the session's requests go to: told by the host, else read from the request's model
+    this.guarantee.route ??= env.provider ?? providerOfModel(getString(req.text, req.root, 'model'));
     const guarded = guaranteed(env.cfg);
     if (memory && (env.cfg.offload.backoff || guarded)) this.findReadBacks(memory);
     if (env.cfg.offload.backoff) this.results.backoff = { record: this.backoff };
@@ -120,7 +129,8 @@ export class Run implements Ledger {
       // it covers again go on (a request projected again, or an earlier one, keeps the stops it had:
       // only a new call changes any)
       if (!memory || memory.call < this.call)
-        for (const kind of stopsAt(this.guarantee, this.call)) (this.guarantee.stops[kind] ??= []).push(this.call);
+        for (const kind of stopsAt(this.guarantee, this.call, routePrices(this.guarantee.route)))
+          (this.guarantee.stops[kind] ??= []).push(this.call);
       this.results.guarantee = this.guarantee;
     }
   }

@@ -698,6 +698,8 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
       session: REPLAY_SESSION,
       detail: true,
       ...(t.observations ? { observations: t.observations } : {}),
+      // when the agent sent it, as the log says: a call after a pause finds the provider's cache cold
+      ...(t.calls[k]!.at !== undefined ? { at: t.calls[k]!.at } : {}),
     });
     if (opts.onProjection) opts.onProjection(k, { request: text, projection: p, engineMs: performance.now() - started });
     const out = p.request;

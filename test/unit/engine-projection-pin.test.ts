@@ -38,6 +38,8 @@ async function projectionHash(
     const p = engine.project(JSON.stringify(requestForCall(t, k)), t.wire, {
       session: 'pin',
       ...(t.observations ? { observations: t.observations } : {}),
+      // when the call was sent, as the proxy tells its clock
+      ...(t.calls[k]!.at !== undefined ? { at: t.calls[k]!.at } : {}),
     });
     all.update(createHash('sha256').update(p.request).digest('hex').slice(0, 16));
     if (k < t.calls.length - 1) continue;

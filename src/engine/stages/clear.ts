@@ -30,8 +30,8 @@
  * them), after-use.ts (reduce after use), in-use.ts and stale.ts (which results go last and first).
  */
 import { toolListed } from '../config';
-import { clearPaysBack, expectedRemainingCalls } from '../clear-schedule';
-import { CostLedger, stopped, type CacheRead, type ReadBack } from '../guarantee';
+import { clearPaysBack, coldAfter, expectedRemainingCalls, routePrices, type CachePrices } from '../clear-schedule';
+import { BREAKPOINT_CACHES, CostLedger, stopped, type CacheRead, type ReadBack } from '../guarantee';
 import { formatInt as fmt } from '../format-number';
 import { AfterUse } from './after-use';
 import { ClearPlanner } from './clear-planner';
@@ -134,9 +134,21 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const counted = new Uint8Array(n);
 
   // --- What the session has cost so far, raw and projected (the guarantee's ledger: ../guarantee.ts) ---
-  const costs = new CostLedger();
   // the session's read-backs, charged at the call they happened
   const guarantee = results.guarantee;
+  // the session's bill is its provider's (its route): the ledger keeps that provider's price models,
+  // every model when the route is not known
+  const prices = routePrices(guarantee?.route);
+  const costs = new CostLedger(prices);
+  let hourCache: boolean | undefined; // whether the request asks Anthropic for the 1-hour cache (looked up once, when a gap needs it)
+  /** Whether call k finds `pm`'s cache cold: sent longer after the previous call than the provider keeps a prefix unused. */
+  const coldAt = (k: number): ((pm: CachePrices) => boolean) => {
+    const at = guarantee?.at;
+    const gap = k > 0 && at?.[k] !== undefined && at[k - 1] !== undefined ? at[k]! - at[k - 1]! : undefined;
+    if (gap === undefined || !prices.some((pm) => coldAfter(gap, pm))) return () => false;
+    hourCache ??= HOUR_CACHE.test(results.req.text);
+    return (pm) => coldAfter(gap, pm, hourCache);
+  };
   const readBacksAt = new Map<number, ReadBack[]>();
   for (const r of guarantee?.readBacks ?? []) pushAt(readBacksAt, r.call, r);
   let lastTotal = 0; // projected tokens of the previous call: what its read-backs read again
@@ -197,10 +209,19 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     while (before < n && list[before]!.item < cp) before++;
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
     costs.chargeReadBacks(lastTotal, readBacksAt.get(callNo) ?? []);
+    // a call sent after the provider's cache expired writes the whole request again, raw history as
+    // much as the projection: the ledger charges it so, and a clear there rewrites nothing more
+    const cold = coldAt(callNo);
+    costs.setCold(cold);
+    const warm = prices.filter((pm) => !cold(pm));
+    const coldEnds = prices.some((pm) => cold(pm) && BREAKPOINT_CACHES.has(pm.family));
     const offloadStopped = stopped(guarantee, 'offload', callNo);
     // while file inputs are stopped (../guarantee.ts), a clear does not replace them: what clearing
     // each result would free is the result's own saving, so a plan never counts on them
-    if (gains.stopInputs(stopped(guarantee, 'input', callNo))) {
+    // a clear the cold cache makes free leaves file inputs alone: what the agent wrote, it goes on
+    // writing from after a pause (docs/log/2026-11-29-cold-calls.md)
+    const coldClear = warm.length === 0;
+    if (gains.stopInputs(stopped(guarantee, 'input', callNo) || coldClear)) {
       freeSum = 0;
       for (let i = 0; i < n; i++) {
         planner?.refresh(i);
@@ -261,6 +282,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       costs.charge(raw, { ...read, total });
       lastTotal = total;
       rawPrev = rawTotal;
+      // a call the breakpoint cache saw cold wrote the whole request again: no earlier end is held
+      if (coldEnds) ends.length = 0;
       while (ends.length && ends[ends.length - 1]! > changedAt) ends.pop();
       ends.push(cp);
       // the next call shares this one up to the first result it will see reduced after use
@@ -301,7 +324,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     const remaining = hindsight ? hindsight.remainingCalls(callNo) : expectedRemainingCalls(callNo + 1, c.paybackHorizon);
     /** Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back and leaves the ledger no dearer than raw. */
     const paysBack = (freed: number, kept: CacheRead): boolean =>
-      clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon, remaining }) &&
+      clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon, remaining }, warm) &&
       costs.paysBack(raw, { ...least(readNow, kept), total: running - freed }, (pm) => freed * pm.cachedRead * remaining);
     if (c.schedule === 'payback') {
       stale ??= c.staleFirst ? findStale(results.req) : undefined;
@@ -337,7 +360,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     };
     const pick = (i: number, why: string) => {
       // (not once the session's bank can no longer cover a read-back of a file input: ../guarantee.ts)
-      const p = prepareClear(draft, i, why, stopped(guarantee, 'input', callNo) ? undefined : gains.inputOf(i));
+      const p = prepareClear(draft, i, why, stopped(guarantee, 'input', callNo) || coldClear ? undefined : gains.inputOf(i));
       taken.add(i);
       if (!p) return forgetEstimate(i);
       picked.push(p);
@@ -379,6 +402,9 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
 }
 
 /** A cache read of all of `tokens`, at a breakpoint or not. */
+/** A request that asks Anthropic for the 1-hour cache on a breakpoint. */
+const HOUR_CACHE = /"ttl"\s*:\s*"1h"/;
+
 function all(tokens: number): CacheRead {
   return { read: tokens, atBreakpoint: tokens };
 }
