@@ -48,6 +48,10 @@ export interface ProjectOptions {
   session?: string;
   /** not shown as an API session: the caller records the turn in its own source (Copilot's chat turns) */
   silent?: boolean;
+  /** when the request is sent, in ms since the epoch (default: now); the engine's `ProjectOptions.at` */
+  at?: number;
+  /** the provider it goes to (`anthropic`, `openai`, `openai-4o`); the engine's `ProjectOptions.provider` */
+  provider?: string;
 }
 
 /**
@@ -228,7 +232,12 @@ export class SpillwayHost implements vscode.Disposable {
     let result: ReturnType<Engine['project']>;
     const engine = this.engine;
     try {
-      result = engine.project(request, format ?? 'auto', options?.session ? { session: options.session } : undefined);
+      result = engine.project(request, format ?? 'auto', {
+        ...(options?.session ? { session: options.session } : {}),
+        // when it is sent, unless the caller says: a call after a pause finds the provider's cache cold
+        at: options?.at ?? Date.now(),
+        ...(options?.provider ? { provider: options.provider } : {}),
+      });
     } catch (e) {
       this.log.error(`projection failed: ${errorText(e)}`);
       throw e;

@@ -417,7 +417,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       model = opening.model;
       // answer-reads: the tool goes in before the engine runs, so the projection (and the markers) know the way back
       const withTool = answering && !observing ? addReadTool(decoded.text, format) : undefined;
-      const projection = current.project(withTool ?? decoded.text, format, { session });
+      // the time it is sent: a call after a pause finds the provider's cache cold (the guarantee charges it so)
+      const projection = current.project(withTool ?? decoded.text, format, { session, at: Date.now() });
       // durable before sent: nothing goes upstream until the outputs its markers point at are on disk
       const stored = await whenStored(current.store, projection).then(
         () => undefined,
