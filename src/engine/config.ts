@@ -387,7 +387,7 @@ const SPILLWAY: SpillwayConfig = {
     clearToolInputs: false,
     staleFirst: true,
     schedule: 'payback',
-    paybackHorizon: 'same',
+    paybackHorizon: 'corpus',
     inUseCalls: 4,
     keepGathered: true,
   },

@@ -13,7 +13,9 @@
  * went from 24,000 to 48,000 (2026-11-29) the pi session's default pin moved, and the Claude Code
  * session, which the new default leaves whole, kept its pin under the old value. Repeats (a re-read
  * sent as the earlier read's line ranges and what changed: repeats.ts) moved the pi pins and the
- * Claude Code one under `offload.afterUseCap`; 64,000 (the next default) moved none.
+ * Claude Code one under `offload.afterUseCap`; 64,000 (the next default) moved none. The pi pins
+ * moved when the default's `clear.paybackHorizon` went back to `corpus` (2026-11-29, with the
+ * guarantee held per provider and calls after a pause charged cold: docs/log/2026-11-29-cold-calls.md).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -55,9 +57,9 @@ const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string;
   // under the default (reads kept whole up to 64,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
   { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '6f8f03a080a9e7ae', clears: true },
-  { file: PI, config: {}, hash: '1ea9a33ba3f637de', clears: true },
+  { file: PI, config: {}, hash: '94064edfde33dda2', clears: true },
   { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '0050fb71edac790e' },
-  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: 'ad0ee8fc0525e747' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: 'c71d68888b6453b6' },
 ];
 
 describe('projections of real sessions are pinned', () => {
