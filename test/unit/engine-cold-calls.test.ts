@@ -18,6 +18,7 @@ import {
 } from '../../src/engine/clear-schedule';
 import { createEngine, type ProjectOptions } from '../../src/engine/engine';
 import { CostLedger } from '../../src/engine/guarantee';
+import { call, result } from '../support/chat';
 import { perChar } from '../support/run';
 
 const MINUTE = 60_000;
@@ -80,27 +81,10 @@ describe('the ledger at a cold call', () => {
 function request(model: string, outputs: ReadonlyArray<{ cmd: string; out: string }>): string {
   const messages: unknown[] = [
     { role: 'user', content: 'go' },
-    {
-      role: 'assistant',
-      content: null,
-      tool_calls: [
-        {
-          id: 'w',
-          type: 'function',
-          function: { name: 'Write', arguments: JSON.stringify({ file_path: 'notes.md', content: 'W'.repeat(3_000) }) },
-        },
-      ],
-    },
-    { role: 'tool', tool_call_id: 'w', content: 'File written.' },
+    call('w', 'Write', { file_path: 'notes.md', content: 'W'.repeat(3_000) }),
+    result('w', 'File written.'),
   ];
-  outputs.forEach((o, i) => {
-    messages.push({
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: o.cmd }) } }],
-    });
-    messages.push({ role: 'tool', tool_call_id: `c${i}`, content: o.out });
-  });
+  outputs.forEach((o, i) => messages.push(call(`c${i}`, 'bash', { command: o.cmd }), result(`c${i}`, o.out)));
   return JSON.stringify({ model, messages });
 }
 
