@@ -62,18 +62,20 @@ export const CACHE_PRICES: readonly CachePrices[] = withMinimums(
  * a minute more for the clocks, finds the cache gone: it writes the whole request again, raw history
  * as much as the projection, so a clear made there rewrites nothing it would not have.
  */
-const IDLE_MS: Readonly<Record<string, number>> = { anthropic: 5 * 60_000, openai: 60 * 60_000, 'openai-4o': 60 * 60_000 };
-const IDLE_MARGIN_MS = 60_000;
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const IDLE_MS: Readonly<Record<string, number>> = { anthropic: 5 * MINUTE_MS, openai: HOUR_MS, 'openai-4o': HOUR_MS };
+const IDLE_MARGIN_MS = MINUTE_MS;
 
 /** True when a call sent `gapMs` after the previous one finds `pm`'s cache surely cold (`hourCache`: the request asked Anthropic for the 1-hour cache). */
 export function coldAfter(gapMs: number | undefined, pm: CachePrices, hourCache = false): boolean {
   if (gapMs === undefined) return false;
-  const idle = pm.family === 'anthropic' && hourCache ? 60 * 60_000 : (IDLE_MS[pm.family] ?? Number.POSITIVE_INFINITY);
+  const idle = pm.family === 'anthropic' && hourCache ? HOUR_MS : (IDLE_MS[pm.family] ?? Number.POSITIVE_INFINITY);
   return gapMs > idle + IDLE_MARGIN_MS;
 }
 
 /** The providers the ledger knows the prices of (CachePrices families): what ProjectOptions.provider may say. */
-export const PROVIDERS: readonly string[] = ['anthropic', 'openai', 'openai-4o'];
+export const PROVIDERS: readonly string[] = [...new Set(CACHE_PRICES.map((pm) => pm.family))];
 
 /**
  * The provider a model is billed by, from its name (`claude-sonnet-4-5`, `anthropic/claude-…`,

@@ -22,10 +22,9 @@
  */
 import type { SpillwayConfig } from './config';
 import { contentPatch, type ParsedRequest } from './formats';
-import type { Patch } from './json';
 import { handlesIn, noteReadBack, type BackoffRecord } from './backoff';
 import { providerOfModel, routePrices } from './clear-schedule';
-import { getString } from './json';
+import { getString, type Patch } from './json';
 import { copyGuarantee, guaranteed, READ_BACK_CALL_TEXT, stopsAt, type GuaranteeRecord } from './guarantee';
 import { handleOrigin, recall, remember, resultKeys, type SessionMemory } from './session';
 import { findReadTool } from './read-tool';

@@ -401,10 +401,10 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   return draft.outcome;
 }
 
-/** A cache read of all of `tokens`, at a breakpoint or not. */
 /** A request that asks Anthropic for the 1-hour cache on a breakpoint. */
 const HOUR_CACHE = /"ttl"\s*:\s*"1h"/;
 
+/** A cache read of all of `tokens`, at a breakpoint or not. */
 function all(tokens: number): CacheRead {
   return { read: tokens, atBreakpoint: tokens };
 }
