@@ -56,21 +56,35 @@ export const CACHE_PRICES: readonly CachePrices[] = withMinimums(
 );
 
 /**
- * How long each provider keeps a cached prefix unused (src/replay/metrics.ts has the sources):
- * Anthropic's default cache 5 minutes (an hour where the request asks for the 1-hour cache),
- * OpenAI's "up to an hour". A call sent longer than that after the previous one of its session, and
- * a minute more for the clocks, finds the cache gone: it writes the whole request again, raw history
- * as much as the projection, so a clear made there rewrites nothing it would not have.
+ * How long each provider keeps a cached prefix unused. A call sent longer than that after the previous
+ * one of its session, and a minute more for the clocks, finds the cache gone: it writes the whole
+ * request again, raw history as much as the projection, so a clear made there rewrites nothing it
+ * would not have. The replay bills with the same times (src/replay/metrics.ts).
  */
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
-const IDLE_MS: Readonly<Record<string, number>> = { anthropic: 5 * MINUTE_MS, openai: HOUR_MS, 'openai-4o': HOUR_MS };
+export const IDLE_MS = {
+  /** Anthropic's default cache: 5 minutes, refreshed each time it is read. */
+  anthropic: 5 * MINUTE_MS,
+  /** Anthropic's extended cache (`ttl: "1h"`): one hour, refreshed each time it is read. */
+  anthropicHour: HOUR_MS,
+  /**
+   * OpenAI: cached prefixes stay "5 to 10 minutes of inactivity, up to an hour" (prompt caching guide;
+   * the opt-in 24-hour retention is not billed here): surely cold after an hour.
+   */
+  openai: HOUR_MS,
+} as const;
+const FAMILY_IDLE_MS: Readonly<Record<string, number>> = {
+  anthropic: IDLE_MS.anthropic,
+  openai: IDLE_MS.openai,
+  'openai-4o': IDLE_MS.openai,
+};
 const IDLE_MARGIN_MS = MINUTE_MS;
 
 /** True when a call sent `gapMs` after the previous one finds `pm`'s cache surely cold (`hourCache`: the request asked Anthropic for the 1-hour cache). */
 export function coldAfter(gapMs: number | undefined, pm: CachePrices, hourCache = false): boolean {
   if (gapMs === undefined) return false;
-  const idle = pm.family === 'anthropic' && hourCache ? HOUR_MS : (IDLE_MS[pm.family] ?? Number.POSITIVE_INFINITY);
+  const idle = pm.family === 'anthropic' && hourCache ? IDLE_MS.anthropicHour : (FAMILY_IDLE_MS[pm.family] ?? Number.POSITIVE_INFINITY);
   return gapMs > idle + IDLE_MARGIN_MS;
 }
 
@@ -85,11 +99,15 @@ export const PROVIDERS: readonly string[] = [...new Set(CACHE_PRICES.map((pm) =>
 export function providerOfModel(model: string | undefined): string | undefined {
   if (!model) return undefined;
   const name = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
-  if (name.includes('claude')) return 'anthropic';
-  if (/gpt-4o|chatgpt-4o/.test(name)) return 'openai-4o';
-  if (/gpt-5|codex/.test(name)) return 'openai';
-  return undefined;
+  return MODEL_PROVIDERS.find(([re]) => re.test(name))?.[1];
 }
+
+/** Model names to the provider that bills them, first match wins (the replay adds the families the ledger does not price). */
+export const MODEL_PROVIDERS: readonly (readonly [RegExp, string])[] = [
+  [/claude/, 'anthropic'],
+  [/gpt-4o|chatgpt-4o/, 'openai-4o'],
+  [/gpt-5|codex/, 'openai'],
+];
 
 /**
  * The price models a session's decisions must hold under: those of the provider its requests go to

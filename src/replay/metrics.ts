@@ -12,6 +12,7 @@
  * reasoning of earlier turns is not billed as input; images are billed by their pixels. A cache left
  * idle longer than the provider keeps it (`cacheIdleMs`) is gone but for the fixed part.
  */
+import { IDLE_MS } from '../engine/clear-schedule';
 import { escapeRe } from '../engine/config';
 import { READ_BACK_ITEM_TOKENS, READ_BACK_MAX_CHARS } from '../engine/guarantee';
 import { THINKING_TYPES, thinkingText } from '../engine/thinking';
@@ -51,17 +52,7 @@ export interface PriceModel {
   cacheIdleMs: number;
 }
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-/** Anthropic's default cache: 5 minutes, refreshed each time it is read. */
-const ANTHROPIC_IDLE_MS = 5 * MINUTE_MS;
-/** Anthropic's extended cache (`ttl: "1h"`): one hour, refreshed each time it is read. */
-const ANTHROPIC_1H_IDLE_MS = HOUR_MS;
-/**
- * OpenAI: cached prefixes stay "5 to 10 minutes of inactivity, up to an hour" (prompt caching guide;
- * the opt-in 24-hour retention is not billed here): surely cold after an hour.
- */
-const OPENAI_IDLE_MS = HOUR_MS;
+const HOUR_MS = 60 * 60_000;
 /**
  * DeepSeek: an unused cache "will be automatically cleared, usually within a few hours to a few
  * days" (Context Caching guide), no firmer bound: surely cold only after a few days, read as three.
@@ -102,17 +93,17 @@ export const ANTHROPIC_PRICES: PriceModel = familyPrices('anthropic', {
   caching: 'breakpoints',
   cacheIncrement: 1,
   images: 'anthropic',
-  cacheIdleMs: ANTHROPIC_IDLE_MS,
+  cacheIdleMs: IDLE_MS.anthropic,
 });
 /** Anthropic with the 1-hour cache: writes at 2x, kept an hour idle. @public (module API, docs/replay-and-cost.md; nothing here bills with it) */
 export const ANTHROPIC_1H_PRICES: PriceModel = {
   ...ANTHROPIC_PRICES,
   name: 'anthropic-1h',
   cacheWrite: 2,
-  cacheIdleMs: ANTHROPIC_1H_IDLE_MS,
+  cacheIdleMs: IDLE_MS.anthropicHour,
 };
 /** OpenAI caches the longest prefix it has seen, from 1,024 tokens in steps of 128, and bills images in 512 px tiles. */
-const OPENAI_RULES = { caching: 'automatic', cacheIncrement: 128, images: 'openai-tiles', cacheIdleMs: OPENAI_IDLE_MS } as const;
+const OPENAI_RULES = { caching: 'automatic', cacheIncrement: 128, images: 'openai-tiles', cacheIdleMs: IDLE_MS.openai } as const;
 /**
  * OpenAI, the GPT-5 family (GPT-5, GPT-5.1, their Codex models: what Codex and most agents use now):
  * cached input 0.1x, no write premium, output 8x ($1.25 / $0.125 / $10 per million).

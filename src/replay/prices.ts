@@ -9,6 +9,8 @@
  * written once. Every row names the page it comes from; docs/prices.md cites them all.
  */
 
+import { MODEL_PROVIDERS } from '../engine/clear-schedule';
+
 /** One model's list price in US dollars per million tokens (standard tier, prompts under any long-context tier). */
 export interface ModelPrice {
   model: string;
@@ -137,13 +139,7 @@ function bareName(model: string): string {
 const ANOTHER_VERSION = /^[-.]\d{1,2}(?!\d)/;
 
 /** The family a model belongs to by its name alone, when the table does not list it. */
-const FAMILY_PATTERNS: readonly [RegExp, string][] = [
-  [/claude/, 'anthropic'],
-  [/gpt-4o|chatgpt-4o/, 'openai-4o'],
-  [/gpt-5|codex/, 'openai'],
-  [/deepseek/, 'deepseek'],
-  [/gemini/, 'gemini'],
-];
+const FAMILY_PATTERNS: readonly (readonly [RegExp, string])[] = [...MODEL_PROVIDERS, [/deepseek/, 'deepseek'], [/gemini/, 'gemini']];
 
 function listed(model: string): ModelPrice | undefined {
   const name = bareName(model);
