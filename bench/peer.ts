@@ -307,15 +307,18 @@ export interface SpillwayMeasured extends Measured {
   replayMissed: number;
 }
 
-/** Spillway under `config` (over the preset's defaults, read from the engine) on one transcript. */
-function measureSpillway(t: Transcript, config: Record<string, unknown> = {}): SpillwayMeasured {
+/**
+ * Spillway under `config` (over the preset's defaults, read from the engine) on one transcript, its
+ * bodies without the agent's prelude (the published method) or with it (src/replay/prelude.ts).
+ */
+function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, prelude = false): SpillwayMeasured {
   const meter = new PeerMeter();
   const r = replay(t, {
     config: { preset: 'spillway', ...config },
     tokenizer: newTokenCounter('o200k_base'),
     store: new MemoryStore(),
     prices: [ANTHROPIC_PRICES, OPENAI_PRICES],
-    prelude: false,
+    prelude,
     onProjection: (k, c) => meter.add(c.request, c.projection.request, t.calls[k]!.reply),
   });
   const readBack = (pm: PriceModel) => r.calls.reduce((s, c) => s + (c.cost[pm.name]?.readBack ?? 0), 0);
@@ -376,6 +379,45 @@ export function aimLine(family: string, m: SpillwayMeasured, cg: Published): str
   );
 }
 
+/**
+ * context-guru's published cost of a session with the agent's prelude in every body, no rewrite
+ * charged: the prelude the method bills on the raw side (the same tokens before the messages on
+ * both sides, so the same cost) added to its cost without it. The issue's "measure it both ways"
+ * (bench/peers/context-guru.md): with the tool list in the body, context-guru adds its expand tool
+ * once a session, a rewrite of the whole prefix this estimate leaves out, so it favours context-guru.
+ */
+export function peerWithPrelude(cg: Published, m: Measured, mp: Measured): Published {
+  const at = (rate: number, noPrelude: number, prelude: number) => ((rate / 100) * noPrelude + (prelude - noPrelude)) / prelude;
+  return { ...cg, a: at(cg.a, m.raw.a, mp.raw.a) * 100, o: at(cg.o, m.raw.o, mp.raw.o) * 100 };
+}
+
+/** The family's comparison with the agent's prelude in every body: nothing when its logs carry their whole prompt. */
+function preludeTable(family: string, runs: readonly { s: PublishedSession; m: SpillwayMeasured; mp: SpillwayMeasured }[]): string[] {
+  if (runs.every(({ m, mp }) => mp.raw.a === m.raw.a)) {
+    return [`${family} logs carry their whole prompt: with the agent's prelude, the bodies and the figures are those above.`, ''];
+  }
+  const rows = runs.map(({ s, m, mp }) => ({ s, mp, cg: peerWithPrelude(s.contextGuru, m, mp) }));
+  const cost = (r: (typeof rows)[number], side: 'a' | 'o') => (r.cg[side] / 100) * r.mp.raw[side];
+  const pooledCg: Published = {
+    a: (rows.reduce((t, r) => t + cost(r, 'a'), 0) / rows.reduce((t, r) => t + r.mp.raw.a, 0)) * 100,
+    o: (rows.reduce((t, r) => t + cost(r, 'o'), 0) / rows.reduce((t, r) => t + r.mp.raw.o, 0)) * 100,
+    missed: rows.reduce((t, r) => t + r.cg.missed, 0),
+    referenced: rows.reduce((t, r) => t + r.cg.referenced, 0),
+  };
+  const p = pool(rows.map((r) => r.mp));
+  return [
+    `**${family}, with the agent's prelude** (its system prompt and tool definitions in every body, as the proxy forwards them; context-guru's published cost with the same prelude added, its once-a-session rewrite for the expand tool not charged)`,
+    '',
+    '| session | Spillway A / O / misses | context-guru A / O / misses (no rewrite charged) | Spillway with read-backs A / O / misses (`spillway replay`) |',
+    '| --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.s.name} | ${mine(r.mp)} | ${theirs(r.cg)} | ${withReads(r.mp)} |`),
+    `| pooled (${rows.length}) | **${mine(p)}** | **${theirs(pooledCg)}** | ${withReads(p)} |`,
+    '',
+    aimLine(`${family}, with the prelude`, p, pooledCg),
+    '',
+  ];
+}
+
 export interface PeerRun {
   markdown: string;
   /** per session, this run's figures beside the published Spillway column (for checking the method) */
@@ -398,13 +440,17 @@ export async function runPeer(config: Record<string, unknown> = {}, log: (s: str
       '| --- | ---: | --- | --- | --- |',
     );
     const measured: SpillwayMeasured[] = [];
+    const withPrelude: { s: PublishedSession; m: SpillwayMeasured; mp: SpillwayMeasured }[] = [];
     for (const s of fam.sessions) {
       const file = files.get(s.name);
       if (!file) throw new Error(`bench:peer: no corpus file for ${s.name} under ${fixturesDir()}`);
       const started = Date.now();
-      const m = measureSpillway(await readTranscript(file), config);
+      const t = await readTranscript(file);
+      const m = measureSpillway(t, config);
+      const mp = measureSpillway(t, config, true);
       log(`  ${s.name}: ${m.calls} calls, ${((Date.now() - started) / 1000).toFixed(0)} s`);
       measured.push(m);
+      withPrelude.push({ s, m, mp });
       out.push(`| ${s.name} | ${m.calls} | ${mine(m)} | ${theirs(s.contextGuru)} | ${withReads(m)} |`);
       const d = rel(m);
       check.push(
@@ -418,6 +464,7 @@ export async function runPeer(config: Record<string, unknown> = {}, log: (s: str
       aimLine(fam.family, p, fam.pooled.contextGuru),
       '',
       ...(fam.contrast ? [aimLine(`${fam.family}, against context-guru with ${fam.contrast.mode}`, p, fam.contrast.contextGuru), ''] : []),
+      ...preludeTable(fam.family, withPrelude),
     );
     const d = rel(p);
     check.push(

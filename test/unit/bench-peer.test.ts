@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { aimLine, o200k, PeerMeter, tokenize, tokenPrefix, type Encode, type Tokenized } from '../../bench/peer';
+import { aimLine, o200k, PeerMeter, peerWithPrelude, tokenize, tokenPrefix, type Encode, type Tokenized } from '../../bench/peer';
 import { readTranscript, requestForCall } from '../../src/replay/readers';
 
 /** One token per character: prefixes and costs can be counted by hand. */
@@ -100,5 +100,34 @@ describe('the aim line', () => {
     expect(aimLine('F', m(90, 98, 2), cg)).toMatch(/does not hold.*not below on GPT-5/);
     expect(aimLine('F', m(90, 90, 3), cg)).toMatch(/does not hold.*misses 3\.0% against at most 2\.0%/);
     expect(aimLine('F', m(90, 90, 3), { ...cg, missed: 150 })).toMatch(/holds/);
+  });
+});
+
+describe("context-guru with the agent's prelude", () => {
+  const measured = (rawA: number, rawO: number) => ({
+    calls: 2,
+    rawTokens: 1,
+    raw: { a: rawA, o: rawO },
+    projected: { a: 0, o: 0 },
+    referenced: 0,
+    missed: 0,
+  });
+
+  it('adds the prelude the raw side pays to its published cost, so the ratio moves toward raw and no further', () => {
+    const cg = { a: 90, o: 80, missed: 3, referenced: 100 };
+    // without the prelude raw costs 1,000 (A) and 800 (O); the prelude adds 1,000 and 200
+    const p = peerWithPrelude(cg, measured(1_000, 800), measured(2_000, 1_000));
+    expect(p.a).toBeCloseTo(((0.9 * 1_000 + 1_000) / 2_000) * 100, 10); // 95%
+    expect(p.o).toBeCloseTo(((0.8 * 800 + 200) / 1_000) * 100, 10); // 84%
+    expect(p.a).toBeGreaterThan(cg.a);
+    expect(p.a).toBeLessThan(100);
+    expect({ missed: p.missed, referenced: p.referenced }).toEqual({ missed: 3, referenced: 100 });
+  });
+
+  it('is the published cost when the logs carry the whole prompt (no prelude added)', () => {
+    const cg = { a: 104, o: 102.4, missed: 0, referenced: 1 };
+    const p = peerWithPrelude(cg, measured(500, 400), measured(500, 400));
+    expect(p.a).toBeCloseTo(104, 10);
+    expect(p.o).toBeCloseTo(102.4, 10);
   });
 });
