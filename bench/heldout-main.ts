@@ -2,7 +2,7 @@
  * `npm run bench:heldout`: the leave-one-source-out table alone (bench/heldout.ts), written into
  * docs/benchmarks.md between its markers and printed.
  */
-import { replayCandidate, replayLimits, runHeldOut } from './heldout';
+import { replayCandidate, replayCandidateRoutes, replayLimits, runHeldOut } from './heldout';
 import { syncFigures } from './figures';
 import { updateBenchmarksPage } from './readme';
 
@@ -13,6 +13,11 @@ async function main(): Promise<void> {
     return;
   }
   const w = process.argv.indexOf('--worker');
+  if (w >= 0 && process.argv.includes('--routes')) {
+    // one candidate's columns of other providers, each replayed routed there, as JSON on stdout (heldout.ts, routeReported)
+    process.stdout.write(JSON.stringify(await replayCandidateRoutes(Number(process.argv[w + 1]), !process.argv.includes('--no-prelude'))));
+    return;
+  }
   if (w >= 0) {
     // one candidate's replays, as JSON on stdout, for the parent run (heldout.ts, replayAll)
     process.stdout.write(JSON.stringify(await replayCandidate(Number(process.argv[w + 1]), !process.argv.includes('--no-prelude'))));

@@ -12,8 +12,11 @@
  * training sources (pooled misses at most MISS_AIM, each agent family's at most FAMILY_MISS_AIM),
  * and of those the one with the lowest cost with read-backs (mean of the Anthropic and GPT-5 figures).
  *
- * Every session is replayed once per candidate (the folds only regroup those replays), one after
- * another in this process. `npm run bench:heldout` runs this alone and writes its table into
+ * Every session is replayed once per candidate (the folds only regroup those replays), in worker
+ * processes. The rule compares candidates on those replays, routed to each session's own provider;
+ * the candidates it picks are then replayed once more per other provider a session is priced under,
+ * routed there (src/replay/routes.ts), so each reported column is what the session would cost sent
+ * to that provider. `npm run bench:heldout` runs this alone and writes its table into
  * docs/benchmarks.md; `npm run bench` runs it first.
  */
 import { execFile } from 'node:child_process';
@@ -26,6 +29,7 @@ import { readTranscript, type Transcript } from '../src/replay/readers';
 import { ANTHROPIC_PRICES, OPENAI_PRICES, type PriceModel } from '../src/replay/metrics';
 import { measureLimits, oracleShare, type Limits } from '../src/replay/limits';
 import { poolReplays, replay, type ReplayTotals } from '../src/replay/replay';
+import { otherRoutes, replayRouted, routeOf, withRouteColumns, type RoutedColumn } from '../src/replay/routes';
 import { MemoryStore } from '../src/store';
 import { agentOf, fixturesDir, fixtureFiles } from './peers';
 
@@ -374,43 +378,84 @@ export async function replayLimits(prelude = true): Promise<Limits[]> {
   return corpus.map((s) => measureLimits(s.t, { config: { preset: 'spillway' }, tokenizer: counter, prices: PRICES, prelude }));
 }
 
-/**
- * Every candidate's replays, one worker process per candidate (`bench-heldout.js --worker K`), as
- * many at once as the machine has cores: the replays are independent and each is single-threaded.
- */
-async function replayAll(log: (s: string) => void, shipped: number): Promise<{ totals: Totals[][]; bare?: Totals[]; limits: Limits[] }> {
+/** Runs `bench-heldout.js` with each job's arguments, as many at once as the machine has cores, and parses what each prints. */
+async function runWorkers<T>(jobs: readonly { args: string[]; label: string }[], log: (s: string) => void): Promise<T[]> {
   const worker = join(__dirname, 'bench-heldout.js');
-  const out: Totals[][] = new Array<Totals[]>(CANDIDATES.length);
-  let bare: Totals[] | undefined;
-  let limits: Limits[] = [];
-  // the limits first (the longest job), every candidate as the agents send it, then the shipped default without their prelude
-  const jobs: { k: number | 'limits'; prelude: boolean }[] = [
-    { k: 'limits', prelude: true },
-    ...CANDIDATES.map((_, k) => ({ k, prelude: true })),
-    ...(shipped >= 0 ? [{ k: shipped, prelude: false }] : []),
-  ];
+  const out = new Array<T>(jobs.length);
   let next = 0;
   const one = async (): Promise<void> => {
     for (let j = next++; j < jobs.length; j = next++) {
-      const { k, prelude } = jobs[j]!;
       const started = Date.now();
-      const args = [worker, ...(k === 'limits' ? ['--limits'] : ['--worker', String(k)]), ...(prelude ? [] : ['--no-prelude'])];
-      const { stdout } = await run(process.execPath, args, { maxBuffer: 256 * 1024 * 1024 });
-      const seconds = ((Date.now() - started) / 1000).toFixed(0);
-      if (k === 'limits') {
-        limits = JSON.parse(stdout) as Limits[];
-        log(`  the oracle and the floor: ${seconds} s`);
-        continue;
-      }
-      const t = JSON.parse(stdout) as Totals[];
-      if (prelude) out[k] = t;
-      else bare = t;
-      log(`  ${CANDIDATES[k]!.name}${prelude ? '' : ' (without the prelude)'}: ${seconds} s`);
+      const { stdout } = await run(process.execPath, [worker, ...jobs[j]!.args], { maxBuffer: 256 * 1024 * 1024 });
+      out[j] = JSON.parse(stdout) as T;
+      log(`  ${jobs[j]!.label}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
   };
   const workers = Number(process.env.SPILLWAY_BENCH_WORKERS) || cpus().length;
   await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, jobs.length)) }, one));
-  return { totals: out, ...(bare ? { bare } : {}), limits };
+  return out;
+}
+
+/**
+ * Every candidate's replays, one worker process per candidate (`bench-heldout.js --worker K`), as
+ * many at once as the machine has cores: the replays are independent and each is single-threaded.
+ * The limits first (the longest job), every candidate as the agents send it, then the shipped
+ * default without their prelude.
+ */
+async function replayAll(log: (s: string) => void, shipped: number): Promise<{ totals: Totals[][]; bare?: Totals[]; limits: Limits[] }> {
+  const jobs = [
+    { args: ['--limits'], label: 'the oracle and the floor' },
+    ...CANDIDATES.map((c, k) => ({ args: ['--worker', String(k)], label: c.name })),
+    ...(shipped >= 0
+      ? [{ args: ['--worker', String(shipped), '--no-prelude'], label: `${CANDIDATES[shipped]!.name} (without the prelude)` }]
+      : []),
+  ];
+  const done = await runWorkers<unknown>(jobs, log);
+  return {
+    limits: done[0] as Limits[],
+    totals: done.slice(1, 1 + CANDIDATES.length) as Totals[][],
+    ...(shipped >= 0 ? { bare: done[1 + CANDIDATES.length] as Totals[] } : {}),
+  };
+}
+
+/** Candidate k on every session of the corpus, each column of another provider replayed routed there (src/replay/routes.ts). */
+export async function replayCandidateRoutes(k: number, prelude = true): Promise<RoutedColumn[][]> {
+  const corpus = await loadCorpus(fixturesDir());
+  const opts = {
+    config: { preset: 'spillway', ...CANDIDATES[k]!.over },
+    tokenizer: newTokenCounter('o200k_base'),
+    prices: PRICES,
+    prelude,
+  };
+  const names = PRICES.map((pm) => pm.name);
+  return corpus.map((s) =>
+    otherRoutes(routeOf(s.t), names).map((provider) => ({ provider, totals: replayRouted(s.t, opts, provider).totals })),
+  );
+}
+
+/**
+ * The candidates the table reports (those the folds and the whole corpus picked, and the shipped
+ * default without the prelude), with every other provider's column of a session replayed routed
+ * there: the rule compares candidates on one replay each, the table reports what each column would cost.
+ */
+async function routeReported(
+  log: (s: string) => void,
+  ks: readonly number[],
+  bareOf: number,
+): Promise<{ routes: Map<number, RoutedColumn[][]>; bare?: RoutedColumn[][] }> {
+  const jobs = [
+    ...ks.map((k) => ({ args: ['--worker', String(k), '--routes'], label: `${CANDIDATES[k]!.name}, other routes` })),
+    ...(bareOf >= 0
+      ? [
+          {
+            args: ['--worker', String(bareOf), '--routes', '--no-prelude'],
+            label: `${CANDIDATES[bareOf]!.name}, other routes, without the prelude`,
+          },
+        ]
+      : []),
+  ];
+  const done = await runWorkers<RoutedColumn[][]>(jobs, log);
+  return { routes: new Map(ks.map((k, j) => [k, done[j]!])), ...(bareOf >= 0 ? { bare: done[ks.length]! } : {}) };
 }
 
 export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
@@ -434,9 +479,19 @@ export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
     families: agents.map((a) => pool(k, (i) => keep(i) && corpus[i]!.agent === a)).filter((t) => t.referencedIds > 0),
   });
   for (const src of sources) chosen.set(src, pick(CANDIDATES.map((_, k) => score(k, (i) => corpus[i]!.source !== src))));
-  const heldOut = (keep: (i: number) => boolean) =>
-    poolReplays(corpus.flatMap((s, i) => (keep(i) ? [{ totals: totals[chosen.get(s.source)!]![i]! }] : [])));
   const all = pick(CANDIDATES.map((_, k) => score(k, () => true)));
+  // what the table reports: the picked candidates with every column under its own route
+  const picked = [...new Set([...chosen.values(), all])].sort((a, b) => a - b);
+  const routed = await routeReported(log, picked, bare ? shipped : -1);
+  const reported = totals.map((ts, k) => {
+    const r = routed.routes.get(k);
+    return r ? ts.map((t, i) => withRouteColumns(t, r[i]!)) : ts;
+  });
+  const bareReported = bare && routed.bare ? bare.map((t, i) => withRouteColumns(t, routed.bare![i]!)) : bare;
+  const reportedPool = (k: number, keep: (i: number) => boolean) =>
+    poolReplays(corpus.flatMap((_, i) => (keep(i) ? [{ totals: reported[k]![i]! }] : [])));
+  const heldOut = (keep: (i: number) => boolean) =>
+    poolReplays(corpus.flatMap((s, i) => (keep(i) ? [{ totals: reported[chosen.get(s.source)!]![i]! }] : [])));
   const head = HELD_OUT_HEAD;
   const lines = [
     `**Held out** (each source judged under the candidate picked on the other ${sources.length - 1} sources):`,
@@ -458,28 +513,28 @@ export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
     head,
     row(
       'all, in sample',
-      pool(all, () => true),
+      reportedPool(all, () => true),
     ),
     ...agents.map((a) =>
       row(
         `${a}, in sample`,
-        pool(all, (i) => corpus[i]!.agent === a),
+        reportedPool(all, (i) => corpus[i]!.agent === a),
       ),
     ),
-    ...(bare
+    ...(bareReported
       ? [
           '',
           "The shipped default without the agents' prelude (the system prompt and tool definitions Claude Code and Codex send with every call and leave out of their logs: src/replay/prelude.ts), as figures before it were made:",
           '',
           head,
-          row('all, in sample, no prelude', poolReplays(bare.map((t) => ({ totals: t })))),
+          row('all, in sample, no prelude', poolReplays(bareReported.map((t) => ({ totals: t })))),
           ...agents.map((a) =>
-            row(`${a}, no prelude`, poolReplays(bare.flatMap((t, i) => (corpus[i]!.agent === a ? [{ totals: t }] : [])))),
+            row(`${a}, no prelude`, poolReplays(bareReported.flatMap((t, i) => (corpus[i]!.agent === a ? [{ totals: t }] : [])))),
           ),
         ]
       : []),
     '',
-    'Each candidate on the whole corpus, and the folds that picked it:',
+    "Each candidate on the whole corpus, and the folds that picked it, as the rule compares them: one replay each, routed to the session's own provider, every column priced from it (the tables above replay each column under its own route):",
     '',
     '| candidate | setting | cost with read-backs (Anthropic / GPT-5) | misses | misses per agent | picked when holding out |',
     '| --- | --- | --- | --- | --- | --- |',
@@ -496,7 +551,7 @@ export async function runHeldOut(log: (s: string) => void): Promise<HeldOut> {
     '| --- | --- | ---: | ---: | --- | --- | --- |',
     ...sources.map((src) => {
       const k = chosen.get(src)!;
-      const mine = corpus.map((s, i) => ({ s, t: totals[k]![i]! })).filter((x) => x.s.source === src);
+      const mine = corpus.map((s, i) => ({ s, t: reported[k]![i]! })).filter((x) => x.s.source === src);
       const t = poolReplays(mine.map((x) => ({ totals: x.t })));
       const worst = (f: (t: Totals) => number) => pct(Math.max(...mine.map((x) => f(x.t))));
       return `| ${src} | ${CANDIDATES[k]!.name} | ${mine.length} | ${t.calls} | ${pct(t.costWithReadBacks.anthropic!.relative)} / ${pct(t.costWithReadBacks.openai!.relative)} | ${pct(t.missRate)} | ${worst((x) => x.cost.anthropic!.relative)} / ${worst((x) => x.costWithReadBacks.anthropic!.relative)} |`;

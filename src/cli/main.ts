@@ -6,11 +6,21 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { createEngine, isWireFormat, PRESET_NAMES, SpillwayError, validateConfig, type FormatOption, type Reduction } from '../engine';
+import {
+  createEngine,
+  isWireFormat,
+  PRESET_NAMES,
+  PROVIDERS,
+  SpillwayError,
+  validateConfig,
+  type FormatOption,
+  type Reduction,
+} from '../engine';
 import { FileStore, MemoryStore } from '../store';
 import { readTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../replay/readers';
 import { poolReplays, replay, type ReplayOptions, type ReplayResult, type ReplayTotals } from '../replay/replay';
 import { measureLimits } from '../replay/limits';
+import { replayEachRoute } from '../replay/routes';
 import { sessionFilesIn } from '../replay/sessions-folder';
 import type { OutputStore } from '../store/entry';
 import { DEFAULT_PROXY_PORT, runStandaloneProxy } from '../proxy';
@@ -27,7 +37,7 @@ export const COMMAND_USAGE: Record<string, string> = {
   read: `  spillway read HANDLE [--store DIR] [--lines A:B] [--grep REGEX] [--context N] [--ignore-case]
                        [--offset N --limit N] [--json]`,
   replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|pi|gemini|gemini-cli]
-                  [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--agent-prelude on|off] [--limits] [--json]`,
+                  [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--agent-prelude on|off] [--provider NAME] [--each-route] [--limits] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
                  [--chatgpt-upstream URL] [--gemini-upstream URL] [--config FILE] [--preset NAME] [--websockets project|refuse]
                  [--observe] [--answer-reads]`,
@@ -333,13 +343,24 @@ const REPLAY_FLAGS = {
   instance: { kind: 'string' },
   'agent-prelude': { kind: 'string' },
   limits: { kind: 'bool' },
+  provider: { kind: 'string' },
+  'each-route': { kind: 'bool' },
   json: { kind: 'bool' },
 } as const;
 
 /** One session read and replayed, with what the summary needs of its reductions. */
 async function replayOne(
   file: string,
-  opts: { format: string; instance?: string; config: ReplayOptions['config']; store: OutputStore; prelude: boolean; limits: boolean },
+  opts: {
+    format: string;
+    instance?: string;
+    config: ReplayOptions['config'];
+    store: OutputStore;
+    prelude: boolean;
+    limits: boolean;
+    provider?: string;
+    eachRoute: boolean;
+  },
   progress: Progress,
   label: string,
 ): Promise<{ result: ReplayResult; figures: ReductionCollector }> {
@@ -356,13 +377,16 @@ async function replayOne(
     );
   }
   const figures = new ReductionCollector();
-  const result = replay(transcript, {
+  const replayOpts: ReplayOptions = {
     config: opts.config,
     store: opts.store,
     prelude: opts.prelude,
+    ...(opts.provider !== undefined ? { provider: opts.provider } : {}),
     onProjection: (k, c) => figures.add(k, c.projection),
     onCall: (k, n) => progress.update(`${label}: call ${k + 1} of ${n}`),
-  });
+  };
+  // --each-route: every other provider's columns from a replay routed there (one more replay each)
+  const result = opts.eachRoute ? replayEachRoute(transcript, replayOpts) : replay(transcript, replayOpts);
   if (opts.limits) {
     // the oracle (with and without its hindsight clears) and the floor replay the session three times more, each with a store of its own (never --store)
     progress.update(`${label}: the oracle and the floor`);
@@ -432,6 +456,11 @@ async function replayCommand(argv: string[]): Promise<void> {
     throw new SpillwayError(`replay: --agent-prelude is on or off, not ${JSON.stringify(preludeFlag)}`, 'usage');
   const prelude = preludeFlag === 'on';
   const limits = a.flags.get('limits') === true;
+  const eachRoute = a.flags.get('each-route') === true;
+  const provider = str(a, 'provider');
+  if (provider !== undefined && !PROVIDERS.includes(provider))
+    throw new SpillwayError(`replay: --provider is one of ${PROVIDERS.join(', ')}, not ${JSON.stringify(provider)}`, 'usage');
+  const routing = { ...(provider !== undefined ? { provider } : {}), eachRoute };
   let isFolder = false;
   try {
     isFolder = statSync(target).isDirectory();
@@ -443,7 +472,7 @@ async function replayCommand(argv: string[]): Promise<void> {
     if (!isFolder) {
       const { result, figures } = await replayOne(
         target,
-        { format, ...(instance !== undefined ? { instance } : {}), config, store, prelude, limits },
+        { format, ...(instance !== undefined ? { instance } : {}), config, store, prelude, limits, ...routing },
         progress,
         basename(target),
       );
@@ -469,7 +498,7 @@ async function replayCommand(argv: string[]): Promise<void> {
       try {
         const { result } = await replayOne(
           file,
-          { format, config, store, prelude, limits },
+          { format, config, store, prelude, limits, ...routing },
           progress,
           `session ${i + 1} of ${found.files.length}, ${name}`,
         );

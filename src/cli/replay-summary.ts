@@ -228,7 +228,7 @@ function costLines(t: ReplayTotals, family: string | undefined): string[] {
   ];
   for (const [name, c] of Object.entries(t.cost)) {
     const rb = t.costWithReadBacks[name];
-    const label = name === family ? `${name} *` : name;
+    const label = name === family ? `${name} *` : t.routedAs?.[name] ? `${name} †` : name;
     out.push(
       row(
         [label, compact(c.raw), compact(c.projected), change(c.relative), rb ? compact(rb.projected) : '—', rb ? change(rb.relative) : '—'],
@@ -236,7 +236,17 @@ function costLines(t: ReplayTotals, family: string | undefined): string[] {
       ),
     );
   }
+  const note = routeNote(t, family);
+  if (note) out.push(fit(note, SUMMARY_WIDTH));
   return out;
+}
+
+/** What the columns other than the session's own price model (*) are: the same projection priced, or a replay routed there (†). */
+function routeNote(t: ReplayTotals, family: string | undefined): string | undefined {
+  const routed = Object.keys(t.routedAs ?? {});
+  if (routed.length) return `† replayed as if sent to its provider, held to its prices; misses are the session's own`;
+  if (!family || Object.keys(t.cost).length < 2) return undefined;
+  return `other rows price the projection made for ${family} (*); --each-route replays each as sent there`;
 }
 
 /**

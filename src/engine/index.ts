@@ -63,4 +63,5 @@ export { recogniseMarker, recognisePersistedOutput, renderMarker, HEADER_BUDGET 
 export { preview, jsonPreview } from './preview';
 export { isReference } from './stages/offload';
 export { newTokenCounter, tokenCounter, type TokenCounter } from './tokens';
+export { PROVIDERS } from './clear-schedule';
 export * from './types';

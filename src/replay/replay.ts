@@ -148,6 +148,12 @@ export interface ReplayTotals {
    * for (`spillway replay --limits`, the benchmark), and pooled only when every session has them
    */
   limits?: Limits;
+  /**
+   * the price models whose columns (cost, cost with read-backs, cold calls) come from a replay routed
+   * to their own provider (src/replay/routes.ts), with that replay's misses; absent: every column
+   * prices this replay's projection, held to never dearer only under the session's own route
+   */
+  routedAs?: Record<string, { provider: string; missedIds: number; referencedIds: number }>;
 }
 
 export interface ReplayResult {
@@ -176,6 +182,12 @@ export interface ReplayOptions {
   /** what the session holds ahead: the limit's oracle only (src/replay/limits.ts) */
   hindsight?: EngineOptions['hindsight'];
   prices?: readonly PriceModel[];
+  /**
+   * the provider the requests are sent to (`ProjectOptions.provider`: anthropic, openai, openai-4o),
+   * so the engine holds its guarantee under that provider's prices as the proxy would; default: the
+   * provider of the transcript's model (src/replay/routes.ts replays each price model under its own)
+   */
+  provider?: string;
   /**
    * add the agent's system prompt and tool definitions to every call of a Claude Code or Codex log,
    * which does not hold them (default true: the request as the agent sent it; src/replay/prelude.ts)
@@ -698,6 +710,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
       session: REPLAY_SESSION,
       detail: true,
       ...(t.observations ? { observations: t.observations } : {}),
+      ...(opts.provider !== undefined ? { provider: opts.provider } : {}),
       // when the agent sent it, as the log says: a call after a pause finds the provider's cache cold
       ...(t.calls[k]!.at !== undefined ? { at: t.calls[k]!.at } : {}),
     });

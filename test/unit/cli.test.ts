@@ -415,6 +415,29 @@ describe('spillway replay', () => {
     expectOneLineError(run(['replay', f, '--agent-prelude', 'maybe']), /--agent-prelude is on or off, not "maybe"/);
   });
 
+  it('--each-route takes each other provider’s columns from a replay routed there, and --provider routes the whole replay', () => {
+    const f = join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl');
+    const own = JSON.parse(run(['replay', f, '--json']).out);
+    const each = JSON.parse(run(['replay', f, '--json', '--each-route']).out);
+    const routed = JSON.parse(run(['replay', f, '--json', '--provider', 'openai']).out);
+    expect(own.totals.routedAs).toBeUndefined();
+    expect(each.totals.routedAs.openai).toEqual({
+      provider: 'openai',
+      missedIds: routed.totals.missedIds,
+      referencedIds: routed.totals.referencedIds,
+    });
+    expect(each.totals.cost.openai).toEqual(routed.totals.cost.openai);
+    expect(each.totals.cost.anthropic).toEqual(own.totals.cost.anthropic);
+    // the projection made for Anthropic is dearer than raw at GPT-5's prices; routed there, it is not
+    expect(own.totals.cost.openai.relative).toBeGreaterThan(1);
+    expect(each.totals.cost.openai.relative).toBeLessThanOrEqual(1);
+    const human = run(['replay', f, '--each-route']).out;
+    expect(human).toMatch(/^openai †/m);
+    expect(human).toMatch(/^† replayed as if sent to its provider/m);
+    expect(run(['replay', f]).out).toMatch(/^other rows price the projection made for anthropic \(\*\)/m);
+    expectOneLineError(run(['replay', f, '--provider', 'bedrock']), /--provider is one of anthropic, openai, openai-4o, not "bedrock"/);
+  });
+
   it('refuses a folder with no transcript in it, and --instance with a folder', () => {
     const empty = join(dir, 'no-sessions');
     mkdirSync(empty, { recursive: true });
