@@ -64,6 +64,13 @@ describe('a Claude Code session replayed under each route', () => {
     expect(each.totals.cost.anthropic!.relative).toBeLessThanOrEqual(1);
   });
 
+  it('names a provider the engine does not price', async () => {
+    const t = await readTranscript(SESSION);
+    expect(() => replay(t, { config, prices, provider: 'bedrock' })).toThrow(
+      /options\.provider must be one of anthropic, openai, openai-4o, got "bedrock"/,
+    );
+  });
+
   it('replays nothing more when the route is unknown', async () => {
     const t = await readTranscript(MINI_SWE);
     const own = replay(t, { config, prices });
