@@ -245,7 +245,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'clear.clearAtLeastTokens',
     schema: z.union([z.number().int().min(0).max(100_000_000), z.literal('all')]),
     description:
-      'Clear stage: tokens to free each time it fires, so clears are rare and large and the prompt cache keeps hitting in between; "all" clears every eligible result.',
+      'Clear stage: tokens to free each time it fires, so clears are rare and large and the prompt cache keeps hitting in between; "all" clears every eligible result. At a call after a pause longer than the provider keeps its cache (which writes the whole request again anyway) any clearable result is cleared, however little it frees.',
   },
   {
     key: 'clear.staleFirst',

@@ -100,8 +100,12 @@ describe('a clear at a cold call', () => {
   ];
   const PAUSE_AT = 25;
   /** Projects the session call by call (call k sends the first k - 1 outputs), the agent pausing for `pause` before call PAUSE_AT. */
-  function session(model: string, opts: { pause: number; times?: boolean; provider?: string; laterProvider?: string }) {
-    const engine = createEngine(config, { tokenizer: perChar });
+  function session(
+    model: string,
+    opts: { pause: number; times?: boolean; provider?: string; laterProvider?: string; clearAtLeastTokens?: number },
+  ) {
+    const clear = { ...config.clear, ...(opts.clearAtLeastTokens !== undefined ? { clearAtLeastTokens: opts.clearAtLeastTokens } : {}) };
+    const engine = createEngine({ ...config, clear }, { tokenizer: perChar });
     const start = Date.UTC(2026, 10, 29);
     const projections = [];
     for (let k = 1; k <= outputs.length + 1; k++) {
@@ -130,6 +134,14 @@ describe('a clear at a cold call', () => {
     // a model of no known provider: every price model has its say, and OpenAI keeps a prefix an hour
     expect(cleared(session('m', { pause: 10 * MINUTE }))).toEqual([]);
     expect(cleared(session('m', { pause: 2 * 60 * MINUTE }))).toEqual([PAUSE_AT]);
+  });
+
+  it('takes whatever is clearable there, however little: the minimum a warm clear must free is for the cache it would break', () => {
+    // 6,000 tokens are clearable at most: never the 100,000 a warm clear is asked to free
+    expect(cleared(session('claude-sonnet-4-5', { pause: 4 * MINUTE, clearAtLeastTokens: 100_000 }))).toEqual([]);
+    const ps = session('claude-sonnet-4-5', { pause: 10 * MINUTE, clearAtLeastTokens: 100_000 });
+    expect(cleared(ps)).toEqual([PAUSE_AT]);
+    expect(ps[PAUSE_AT - 1]!.reductions.filter((r) => r.stage === 'clear' && r.fresh).map((r) => r.result)).toEqual([1, 2, 3]);
   });
 
   it('follows the provider the host names over the model, and the first a session is told', () => {

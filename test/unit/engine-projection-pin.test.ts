@@ -15,7 +15,9 @@
  * sent as the earlier read's line ranges and what changed: repeats.ts) moved the pi pins and the
  * Claude Code one under `offload.afterUseCap`; 64,000 (the next default) moved none. The pi pins
  * moved when the default's `clear.paybackHorizon` went back to `corpus` (2026-11-29, with the
- * guarantee held per provider and calls after a pause charged cold: docs/log/2026-11-29-cold-calls.md).
+ * guarantee held per provider and calls after a pause charged cold: docs/log/2026-11-29-cold-calls.md),
+ * and again when a clear at a call the cache finds cold stopped waiting for `clear.clearAtLeastTokens`
+ * (docs/log/2026-11-29-routes.md).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -57,9 +59,9 @@ const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string;
   // under the default (reads kept whole up to 64,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
   { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '6f8f03a080a9e7ae', clears: true },
-  { file: PI, config: {}, hash: '94064edfde33dda2', clears: true },
+  { file: PI, config: {}, hash: '0b115dde220a5d79', clears: true },
   { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '0050fb71edac790e' },
-  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: 'c71d68888b6453b6' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '260f8d63649f0918' },
 ];
 
 describe('projections of real sessions are pinned', () => {

@@ -298,21 +298,24 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     }
     const protectedFrom = c.keepUnit === 'results' ? before - c.keep : firstInLastRounds(results, c.keep, before, rounds, roundsBefore);
     // ... when enough is clearable: as Anthropic's context editing does, a clear that cannot free
-    // clearAtLeastTokens is not worth the cache it breaks, so it waits until enough is clearable
-    if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0 && moving) {
+    // clearAtLeastTokens is not worth the cache it breaks, so it waits until enough is clearable;
+    // a call the cache finds cold breaks nothing more, so there any clearable result is worth it
+    // (docs/log/2026-11-29-routes.md)
+    const atLeast = coldClear && c.clearAtLeastTokens !== 'all' ? Math.min(1, c.clearAtLeastTokens) : c.clearAtLeastTokens;
+    if (atLeast !== 'all' && atLeast > 0 && moving) {
       // what is clearable changes from call to call here: the planner's trees know it
-      if (planner!.total(cursor, protectedFrom) < c.clearAtLeastTokens) {
+      if (planner!.total(cursor, protectedFrom) < atLeast) {
         settle(running, readNow);
         continue;
       }
-    } else if (c.clearAtLeastTokens !== 'all' && c.clearAtLeastTokens > 0) {
+    } else if (atLeast !== 'all' && atLeast > 0) {
       for (; freeTo < protectedFrom; freeTo++) {
         if (clearable(freeTo)) {
           freeSum += gains.of(freeTo);
           counted[freeTo] = 1;
         }
       }
-      if (freeSum < c.clearAtLeastTokens) {
+      if (freeSum < atLeast) {
         settle(running, readNow);
         continue;
       }
