@@ -240,15 +240,21 @@ interface Cost {
 class Side {
   private prev?: Tokenized;
   readonly cost: Cost = { a: 0, o: 0 };
+  /** the same bodies with a call sent after a pause longer than the provider keeps its cache billed cold (nothing read) */
+  readonly costPaused: Cost = { a: 0, o: 0 };
   tokens = 0;
 
   constructor(private readonly enc: Encode) {}
 
-  add(body: string): void {
+  /** `gapMs`: the time since the previous call, when the log has both times. */
+  add(body: string, gapMs?: number): void {
     const t = tokenize(body, this.prev, this.enc);
     const cached = this.prev ? tokenPrefix(this.prev.tokens, t.tokens) : 0;
     this.cost.a += billInput(t.tokens.length, cached, PRICES.a).cost;
     this.cost.o += billInput(t.tokens.length, cached, PRICES.o).cost;
+    const cold = (pm: PriceModel) => gapMs !== undefined && gapMs > pm.cacheIdleMs;
+    this.costPaused.a += billInput(t.tokens.length, cold(PRICES.a) ? 0 : cached, PRICES.a).cost;
+    this.costPaused.o += billInput(t.tokens.length, cold(PRICES.o) ? 0 : cached, PRICES.o).cost;
     this.tokens += t.tokens.length;
     this.prev = t;
   }
@@ -260,6 +266,9 @@ export interface Measured {
   rawTokens: number;
   raw: Cost;
   projected: Cost;
+  /** both sides with calls after a pause billed cold, as the provider bills them (`spillway replay`'s rule) */
+  rawPaused: Cost;
+  projectedPaused: Cost;
   referenced: number;
   missed: number;
 }
@@ -281,10 +290,10 @@ export class PeerMeter {
     this.projSide = new Side(enc);
   }
 
-  add(raw: string, projected: string, reply: string): void {
+  add(raw: string, projected: string, reply: string, gapMs?: number): void {
     this.calls++;
-    this.rawSide.add(raw);
-    this.projSide.add(projected);
+    this.rawSide.add(raw, gapMs);
+    this.projSide.add(projected, gapMs);
     if (!reply) return;
     const ids = missedIdentifiers(reply, raw, projected);
     this.referenced += ids.referenced.length;
@@ -293,7 +302,16 @@ export class PeerMeter {
 
   result(): Measured {
     const { calls, referenced, missed } = this;
-    return { calls, rawTokens: this.rawSide.tokens, raw: this.rawSide.cost, projected: this.projSide.cost, referenced, missed };
+    return {
+      calls,
+      rawTokens: this.rawSide.tokens,
+      raw: this.rawSide.cost,
+      projected: this.projSide.cost,
+      rawPaused: this.rawSide.costPaused,
+      projectedPaused: this.projSide.costPaused,
+      referenced,
+      missed,
+    };
   }
 }
 
@@ -319,7 +337,11 @@ function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, pr
     store: new MemoryStore(),
     prices: [ANTHROPIC_PRICES, OPENAI_PRICES],
     prelude,
-    onProjection: (k, c) => meter.add(c.request, c.projection.request, t.calls[k]!.reply),
+    onProjection: (k, c) => {
+      const at = t.calls[k]!.at,
+        before = k > 0 ? t.calls[k - 1]!.at : undefined;
+      meter.add(c.request, c.projection.request, t.calls[k]!.reply, at !== undefined && before !== undefined ? at - before : undefined);
+    },
   });
   const readBack = (pm: PriceModel) => r.calls.reduce((s, c) => s + (c.cost[pm.name]?.readBack ?? 0), 0);
   return {
@@ -328,6 +350,11 @@ function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, pr
     replayReferenced: r.totals.referencedIds,
     replayMissed: r.totals.missedIds,
   };
+}
+
+/** The transcript without its calls' times: no call finds a cache cold, as the method bills every call. */
+function withoutTimes(t: Transcript): Transcript {
+  return { ...t, calls: t.calls.map(({ at: _at, ...c }) => c) };
 }
 
 /** Several measured sessions as one: every figure summed, so rates are ratios of sums. */
@@ -339,6 +366,8 @@ function pool(ms: readonly SpillwayMeasured[]): SpillwayMeasured {
     rawTokens: sum((m) => m.rawTokens),
     raw: cost((m) => m.raw),
     projected: cost((m) => m.projected),
+    rawPaused: cost((m) => m.rawPaused),
+    projectedPaused: cost((m) => m.projectedPaused),
     referenced: sum((m) => m.referenced),
     missed: sum((m) => m.missed),
     readBacks: cost((m) => m.readBacks),
@@ -418,6 +447,27 @@ function preludeTable(family: string, runs: readonly { s: PublishedSession; m: S
   ];
 }
 
+/**
+ * The family with every call sent after a pause longer than the provider keeps its cache billed cold,
+ * as the provider bills it and `spillway replay` does (the published method takes every cache to stay
+ * warm, so a clear made where the cache had expired anyway counts there as a rewrite). context-guru's
+ * bodies are not at hand to bill so; a cold call only adds to a call's bill, so its cost with the
+ * pauses billed is at least its published cost, and that over raw billed with the pauses is a floor
+ * under its relative cost. Undefined when the logs hold no such pause.
+ */
+export function pausedLine(family: string, m: Measured, cg: Published): string | undefined {
+  if (m.rawPaused.a === m.raw.a && m.rawPaused.o === m.raw.o) return undefined;
+  const mine = { a: m.projectedPaused.a / m.rawPaused.a, o: m.projectedPaused.o / m.rawPaused.o };
+  const floor = { a: ((cg.a / 100) * m.raw.a) / m.rawPaused.a, o: ((cg.o / 100) * m.raw.o) / m.rawPaused.o };
+  const below = (side: 'a' | 'o') => (mine[side] < floor[side] ? 'below' : 'not shown');
+  return (
+    `**${family}, pauses billed** (Spillway deciding with the log's times): with each call sent after a pause longer than ` +
+    `the provider keeps its cache billed cold on both sides, Spillway costs ${pct(mine.a)} / ${pct(mine.o)} of raw; ` +
+    `context-guru, given those pauses for free (its published cost over raw billed so), at least ${pct(floor.a)} / ${pct(floor.o)}: ` +
+    `${below('a')} on Anthropic, ${below('o')} on GPT-5 prices (a floor under context-guru: above it proves nothing).`
+  );
+}
+
 export interface PeerRun {
   markdown: string;
   /** per session, this run's figures beside the published Spillway column (for checking the method) */
@@ -440,16 +490,22 @@ export async function runPeer(config: Record<string, unknown> = {}, log: (s: str
       '| --- | ---: | --- | --- | --- |',
     );
     const measured: SpillwayMeasured[] = [];
+    const pausedRuns: SpillwayMeasured[] = [];
     const withPrelude: { s: PublishedSession; m: SpillwayMeasured; mp: SpillwayMeasured }[] = [];
     for (const s of fam.sessions) {
       const file = files.get(s.name);
       if (!file) throw new Error(`bench:peer: no corpus file for ${s.name} under ${fixturesDir()}`);
       const started = Date.now();
       const t = await readTranscript(file);
-      const m = measureSpillway(t, config);
-      const mp = measureSpillway(t, config, true);
+      // the method's world keeps every cache warm: Spillway decides there without the log's times, as
+      // an agent that never paused would have it decide; with them, it is billed with the pauses
+      const warm = withoutTimes(t);
+      const m = measureSpillway(warm, config);
+      const mp = measureSpillway(warm, config, true);
+      const paused = t.calls.some((c) => c.at !== undefined) ? measureSpillway(t, config) : m;
       log(`  ${s.name}: ${m.calls} calls, ${((Date.now() - started) / 1000).toFixed(0)} s`);
       measured.push(m);
+      pausedRuns.push(paused);
       withPrelude.push({ s, m, mp });
       out.push(`| ${s.name} | ${m.calls} | ${mine(m)} | ${theirs(s.contextGuru)} | ${withReads(m)} |`);
       const d = rel(m);
@@ -463,6 +519,7 @@ export async function runPeer(config: Record<string, unknown> = {}, log: (s: str
       '',
       aimLine(fam.family, p, fam.pooled.contextGuru),
       '',
+      ...[pausedLine(fam.family, pool(pausedRuns), fam.pooled.contextGuru)].flatMap((l) => (l ? [l, ''] : [])),
       ...(fam.contrast ? [aimLine(`${fam.family}, against context-guru with ${fam.contrast.mode}`, p, fam.contrast.contextGuru), ''] : []),
       ...preludeTable(fam.family, withPrelude),
     );

@@ -5,7 +5,17 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { aimLine, o200k, PeerMeter, peerWithPrelude, tokenize, tokenPrefix, type Encode, type Tokenized } from '../../bench/peer';
+import {
+  aimLine,
+  o200k,
+  pausedLine,
+  PeerMeter,
+  peerWithPrelude,
+  tokenize,
+  tokenPrefix,
+  type Encode,
+  type Tokenized,
+} from '../../bench/peer';
 import { readTranscript, requestForCall } from '../../src/replay/readers';
 
 /** One token per character: prefixes and costs can be counted by hand. */
@@ -87,6 +97,8 @@ describe('the aim line', () => {
     rawTokens: 1,
     raw: { a: 100, o: 100 },
     projected: { a, o },
+    rawPaused: { a: 100, o: 100 },
+    projectedPaused: { a, o },
     referenced: 100,
     missed,
     readBacks: { a: 0, o: 0 },
@@ -109,6 +121,8 @@ describe("context-guru with the agent's prelude", () => {
     rawTokens: 1,
     raw: { a: rawA, o: rawO },
     projected: { a: 0, o: 0 },
+    rawPaused: { a: rawA, o: rawO },
+    projectedPaused: { a: 0, o: 0 },
     referenced: 0,
     missed: 0,
   });
@@ -129,5 +143,39 @@ describe("context-guru with the agent's prelude", () => {
     const p = peerWithPrelude(cg, measured(500, 400), measured(500, 400));
     expect(p.a).toBeCloseTo(104, 10);
     expect(p.o).toBeCloseTo(102.4, 10);
+  });
+});
+
+describe('pauses billed', () => {
+  it('bills a call after a pause longer than the cache lives as a full write on both sides', () => {
+    const enc: Encode = (text) => Array.from(text, (ch) => ch.charCodeAt(0));
+    const meter = new PeerMeter(enc);
+    meter.add('a'.repeat(100), 'a'.repeat(100), '');
+    meter.add('a'.repeat(200), 'a'.repeat(150), '', 10 * 60_000); // cold for Anthropic (5 minutes), warm for OpenAI (an hour)
+    const m = meter.result();
+    // warm: 100 read at 0.1, 100 (raw) or 50 (projection) new; paused: all written again under Anthropic
+    expect(m.raw.a).toBeCloseTo(100 * 1.25 + 100 * 0.1 + 100 * 1.25, 6);
+    expect(m.rawPaused.a).toBeCloseTo(100 * 1.25 + 200 * 1.25, 6);
+    expect(m.projectedPaused.a).toBeCloseTo(100 * 1.25 + 150 * 1.25, 6);
+    expect(m.rawPaused.o).toBeCloseTo(m.raw.o, 6);
+  });
+
+  it('gives context-guru every pause for free: its published cost over raw billed with the pauses', () => {
+    const cg = { a: 90, o: 90, missed: 0, referenced: 1 };
+    const base = { calls: 1, rawTokens: 1, referenced: 1, missed: 0 };
+    const m = {
+      ...base,
+      raw: { a: 100, o: 100 },
+      projected: { a: 95, o: 95 },
+      rawPaused: { a: 200, o: 100 },
+      projectedPaused: { a: 150, o: 85 },
+    };
+    // context-guru: at least 90 / 200 = 45% under Anthropic, 90% under GPT-5; Spillway 75% and 85%
+    expect(pausedLine('F', m, cg)).toMatch(
+      /^\*\*F, pauses billed\*\*.*costs 75\.0% \/ 85\.0% of raw.*at least 45\.0% \/ 90\.0%: not shown on Anthropic, below on GPT-5 prices/,
+    );
+    const better = { ...m, projectedPaused: { a: 80, o: 95 } };
+    expect(pausedLine('F', better, cg)).toMatch(/: below on Anthropic, not shown on GPT-5 prices/);
+    expect(pausedLine('F', { ...m, rawPaused: m.raw }, cg)).toBeUndefined();
   });
 });
