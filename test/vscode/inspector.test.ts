@@ -167,8 +167,9 @@ describe('the inspector in a real VS Code', () => {
 
   it('opens on a demo session made through the API and shows its turns', async () => {
     const frame = await showApiSession();
-    expect(await frame.locator('.timeline .vrow').count()).toBe(3);
-    expect(await frame.locator('.totals').textContent()).toMatch(/3 turns/);
+    // the header names the session as soon as it is picked; its turns follow the replay's answer
+    await expect.poll(() => frame.locator('.timeline .vrow').count()).toBe(3);
+    await expect.poll(() => frame.locator('.totals').textContent()).toMatch(/3 turns/);
     expect(await frame.locator('[data-testid="chart-projected"]').count()).toBe(1);
   });
 
