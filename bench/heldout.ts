@@ -28,7 +28,7 @@ import { DEFAULT_CONFIG, newTokenCounter, parseConfig } from '../src/engine';
 import { readTranscript, type Transcript } from '../src/replay/readers';
 import { ANTHROPIC_PRICES, OPENAI_PRICES, type PriceModel } from '../src/replay/metrics';
 import { measureLimits, oracleShare, type Limits } from '../src/replay/limits';
-import { poolReplays, replay, type ReplayTotals } from '../src/replay/replay';
+import { poolReplays, replay, type ReplayOptions, type ReplayTotals } from '../src/replay/replay';
 import { otherRoutes, replayRouted, routeOf, withRouteColumns, type RoutedColumn } from '../src/replay/routes';
 import { MemoryStore } from '../src/store';
 import { agentOf, fixturesDir, fixtureFiles } from './peers';
@@ -359,16 +359,16 @@ export function heldOutRow(label: string, t: Totals & { sessions?: number }): st
 }
 const row = heldOutRow;
 
+/** How candidate k replays a session: its settings over the preset, the benchmark's tokenizer and price models. */
+function candidateOptions(k: number, prelude: boolean): ReplayOptions {
+  return { config: { preset: 'spillway', ...CANDIDATES[k]!.over }, tokenizer: newTokenCounter('o200k_base'), prices: PRICES, prelude };
+}
+
 /** Candidate k replayed on every session of the corpus, in this process: the totals per session. */
 export async function replayCandidate(k: number, prelude = true): Promise<Totals[]> {
   const corpus = await loadCorpus(fixturesDir());
-  const counter = newTokenCounter('o200k_base');
-  const c = CANDIDATES[k]!;
-  return corpus.map(
-    (s) =>
-      replay(s.t, { config: { preset: 'spillway', ...c.over }, tokenizer: counter, store: new MemoryStore(), prices: PRICES, prelude })
-        .totals,
-  );
+  const opts = candidateOptions(k, prelude);
+  return corpus.map((s) => replay(s.t, { ...opts, store: new MemoryStore() }).totals);
 }
 
 /** The oracle and the floor on every session of the corpus, in this process (src/replay/limits.ts). */
@@ -421,12 +421,7 @@ async function replayAll(log: (s: string) => void, shipped: number): Promise<{ t
 /** Candidate k on every session of the corpus, each column of another provider replayed routed there (src/replay/routes.ts). */
 export async function replayCandidateRoutes(k: number, prelude = true): Promise<RoutedColumn[][]> {
   const corpus = await loadCorpus(fixturesDir());
-  const opts = {
-    config: { preset: 'spillway', ...CANDIDATES[k]!.over },
-    tokenizer: newTokenCounter('o200k_base'),
-    prices: PRICES,
-    prelude,
-  };
+  const opts = candidateOptions(k, prelude);
   const names = PRICES.map((pm) => pm.name);
   return corpus.map((s) =>
     otherRoutes(routeOf(s.t), names).map((provider) => ({ provider, totals: replayRouted(s.t, opts, provider).totals })),

@@ -420,8 +420,16 @@ export function peerWithPrelude(cg: Published, m: Measured, mp: Measured): Publi
   return { ...cg, a: at(cg.a, m.raw.a, mp.raw.a) * 100, o: at(cg.o, m.raw.o, mp.raw.o) * 100 };
 }
 
+/** One published session measured three ways: as the method bills (`m`), with the agent's prelude (`mp`), with the pauses billed (`paused`). */
+interface SessionRuns {
+  s: PublishedSession;
+  m: SpillwayMeasured;
+  mp: SpillwayMeasured;
+  paused: SpillwayMeasured;
+}
+
 /** The family's comparison with the agent's prelude in every body: nothing when its logs carry their whole prompt. */
-function preludeTable(family: string, runs: readonly { s: PublishedSession; m: SpillwayMeasured; mp: SpillwayMeasured }[]): string[] {
+function preludeTable(family: string, runs: readonly SessionRuns[]): string[] {
   if (runs.every(({ m, mp }) => mp.raw.a === m.raw.a)) {
     return [`${family} logs carry their whole prompt: with the agent's prelude, the bodies and the figures are those above.`, ''];
   }
@@ -489,9 +497,7 @@ export async function runPeer(config: Record<string, unknown> = {}, log: (s: str
       '| session | calls | Spillway A / O / misses | context-guru A / O / misses | Spillway with read-backs A / O / misses (`spillway replay`) |',
       '| --- | ---: | --- | --- | --- |',
     );
-    const measured: SpillwayMeasured[] = [];
-    const pausedRuns: SpillwayMeasured[] = [];
-    const withPrelude: { s: PublishedSession; m: SpillwayMeasured; mp: SpillwayMeasured }[] = [];
+    const runs: SessionRuns[] = [];
     for (const s of fam.sessions) {
       const file = files.get(s.name);
       if (!file) throw new Error(`bench:peer: no corpus file for ${s.name} under ${fixturesDir()}`);
@@ -504,24 +510,22 @@ export async function runPeer(config: Record<string, unknown> = {}, log: (s: str
       const mp = measureSpillway(warm, config, true);
       const paused = t.calls.some((c) => c.at !== undefined) ? measureSpillway(t, config) : m;
       log(`  ${s.name}: ${m.calls} calls, ${((Date.now() - started) / 1000).toFixed(0)} s`);
-      measured.push(m);
-      pausedRuns.push(paused);
-      withPrelude.push({ s, m, mp });
+      runs.push({ s, m, mp, paused });
       out.push(`| ${s.name} | ${m.calls} | ${mine(m)} | ${theirs(s.contextGuru)} | ${withReads(m)} |`);
       const d = rel(m);
       check.push(
         `| ${s.name} | ${m.calls} (${s.calls}) | ${mine(m)} | ${theirs(s.spillway)} | ${points(d.a * 100 - s.spillway.a)} / ${points(d.o * 100 - s.spillway.o)} |`,
       );
     }
-    const p = pool(measured);
+    const p = pool(runs.map((r) => r.m));
     out.push(
-      `| pooled (${measured.length}) | ${p.calls} | **${mine(p)}** | **${theirs(fam.pooled.contextGuru)}** | ${withReads(p)} |`,
+      `| pooled (${runs.length}) | ${p.calls} | **${mine(p)}** | **${theirs(fam.pooled.contextGuru)}** | ${withReads(p)} |`,
       '',
       aimLine(fam.family, p, fam.pooled.contextGuru),
       '',
-      ...[pausedLine(fam.family, pool(pausedRuns), fam.pooled.contextGuru)].flatMap((l) => (l ? [l, ''] : [])),
+      ...[pausedLine(fam.family, pool(runs.map((r) => r.paused)), fam.pooled.contextGuru)].flatMap((l) => (l ? [l, ''] : [])),
       ...(fam.contrast ? [aimLine(`${fam.family}, against context-guru with ${fam.contrast.mode}`, p, fam.contrast.contextGuru), ''] : []),
-      ...preludeTable(fam.family, withPrelude),
+      ...preludeTable(fam.family, runs),
     );
     const d = rel(p);
     check.push(

@@ -243,8 +243,7 @@ function costLines(t: ReplayTotals, family: string | undefined): string[] {
 
 /** What the columns other than the session's own price model (*) are: the same projection priced, or a replay routed there (†). */
 function routeNote(t: ReplayTotals, family: string | undefined): string | undefined {
-  const routed = Object.keys(t.routedAs ?? {});
-  if (routed.length) return `† replayed as if sent to its provider, held to its prices; misses are the session's own`;
+  if (t.routedAs) return `† replayed as if sent to its provider, held to its prices; misses are the session's own`;
   if (!family || Object.keys(t.cost).length < 2) return undefined;
   return `other rows price the projection made for ${family} (*); --each-route replays each as sent there`;
 }

@@ -68,17 +68,8 @@ export function withRouteColumns(totals: ReplayTotals, routed: readonly RoutedCo
 export function replayRouted(t: Transcript, opts: ReplayOptions, provider: string): ReplayResult {
   const prices = (opts.prices ?? PRICE_MODELS).filter((pm) => pm.name === provider);
   // only the figures are wanted: nothing of the caller's store, callbacks or detail
-  return replay(t, {
-    config: opts.config,
-    store: new MemoryStore(),
-    prices,
-    provider,
-    ...(opts.tokenizer !== undefined ? { tokenizer: opts.tokenizer } : {}),
-    ...(opts.reducers ? { reducers: opts.reducers } : {}),
-    ...(opts.inputFilter ? { inputFilter: opts.inputFilter } : {}),
-    ...(opts.prelude !== undefined ? { prelude: opts.prelude } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
+  const { store: _store, detail: _detail, onCall: _onCall, onProjection: _onProjection, ...rest } = opts;
+  return replay(t, { ...rest, store: new MemoryStore(), prices, provider });
 }
 
 /**
