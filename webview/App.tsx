@@ -110,6 +110,11 @@ export function App(props: { host: Host }) {
         setMarkFilter('');
         setChanges({});
         if (sessionRef.current !== undefined) setExpanded(undefined);
+        // another session's figures are not shown under this one's title while it opens
+        setView(undefined);
+        setTurns([]);
+        setSelected(-1);
+        setDetail(undefined);
       }
       setSessionId(id);
       sessionRef.current = id;

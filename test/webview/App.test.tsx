@@ -153,6 +153,32 @@ describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
     expect(screen.queryByText('Choose a session.')).toBeNull();
   });
 
+  it("shows no session header over the previous session's timeline while another opens", async () => {
+    const s = stubHost([40, 12]);
+    const { container } = render(<App host={s.host} />);
+    await screen.findByRole('heading', { name: 'synthetic 40 turns' });
+    await screen.findByRole('heading', { name: 'Turn 1' });
+    // the host answers the next open only when released: the panel is caught between the two sessions
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const receive = s.service.receive.bind(s.service);
+    s.service.receive = async (m: unknown) => {
+      if ((m as { method?: string }).method === 'session/open') await held;
+      return receive(m);
+    };
+    fireEvent.click(screen.getByRole('button', { name: /^synthetic 12 turns/ }));
+    await screen.findByText('Opening the session…');
+    expect(screen.queryByRole('heading', { name: 'synthetic 12 turns' })).toBeNull();
+    expect(screen.queryByRole('heading', { name: 'synthetic 40 turns' })).toBeNull();
+    expect(container.querySelectorAll('.vrow').length).toBe(0);
+    expect(screen.queryByRole('heading', { name: /^Turn / })).toBeNull();
+    release();
+    await screen.findByRole('heading', { name: 'synthetic 12 turns' });
+    await screen.findByText(/^12 turns$/);
+    await waitFor(() => expect(container.querySelectorAll('.vrow').length).toBeGreaterThan(0));
+    expect(container.querySelectorAll('.vrow').length).toBeLessThanOrEqual(12);
+  });
+
   it('filters the timeline to the clears, keeping the details in step with what is listed', async () => {
     const s = stubHost([40]);
     const { container } = render(<App host={s.host} />);
