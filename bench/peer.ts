@@ -19,6 +19,7 @@ import { readTranscript, type Transcript } from '../src/replay/readers';
 import { missedIdentifiers } from '../src/replay/identifiers';
 import { ANTHROPIC_PRICES, billInput, OPENAI_PRICES, type PriceModel } from '../src/replay/metrics';
 import { replay } from '../src/replay/replay';
+import { otherRoutes, routeOf } from '../src/replay/routes';
 import { MemoryStore } from '../src/store';
 import { fixtureFiles, fixturesDir } from './peers';
 
@@ -325,11 +326,14 @@ export interface SpillwayMeasured extends Measured {
   replayMissed: number;
 }
 
-/**
- * Spillway under `config` (over the preset's defaults, read from the engine) on one transcript, its
- * bodies without the agent's prelude (the published method) or with it (src/replay/prelude.ts).
- */
-function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, prelude = false): SpillwayMeasured {
+/** The price model of each side of the method's bill, and the provider a request priced so goes to. */
+const SIDES = [
+  ['a', ANTHROPIC_PRICES],
+  ['o', OPENAI_PRICES],
+] as const;
+
+/** One replay of `t` measured by the method, the engine holding the session to `provider`'s prices when given. */
+function meterReplay(t: Transcript, config: Record<string, unknown>, prelude: boolean, provider?: string): SpillwayMeasured {
   const meter = new PeerMeter();
   const r = replay(t, {
     config: { preset: 'spillway', ...config },
@@ -337,6 +341,7 @@ function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, pr
     store: new MemoryStore(),
     prices: [ANTHROPIC_PRICES, OPENAI_PRICES],
     prelude,
+    ...(provider ? { provider } : {}),
     onProjection: (k, c) => {
       const at = t.calls[k]!.at,
         before = k > 0 ? t.calls[k - 1]!.at : undefined;
@@ -350,6 +355,36 @@ function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, pr
     replayReferenced: r.totals.referencedIds,
     replayMissed: r.totals.missedIds,
   };
+}
+
+/**
+ * Spillway under `config` (over the preset's defaults, read from the engine) on one transcript, its
+ * bodies without the agent's prelude (the published method) or with it (src/replay/prelude.ts).
+ * Each side of the bill is what the engine sends when the session goes to that side's provider
+ * (src/replay/routes.ts): a Claude Code session's GPT-5 side is replayed routed to OpenAI, whose
+ * prices the engine then holds it to. Misses are those of the session's own route.
+ */
+function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, prelude = false): SpillwayMeasured {
+  const route = routeOf(t);
+  const own = meterReplay(t, config, prelude, route);
+  const out: SpillwayMeasured = {
+    ...own,
+    projected: { ...own.projected },
+    projectedPaused: { ...own.projectedPaused },
+    readBacks: { ...own.readBacks },
+  };
+  const others = otherRoutes(
+    route,
+    SIDES.map(([, pm]) => pm.name),
+  );
+  for (const [side, pm] of SIDES) {
+    if (!others.includes(pm.name)) continue;
+    const routed = meterReplay(t, config, prelude, pm.name);
+    out.projected[side] = routed.projected[side];
+    out.projectedPaused[side] = routed.projectedPaused[side];
+    out.readBacks[side] = routed.readBacks[side];
+  }
+  return out;
 }
 
 /** The transcript without its calls' times: no call finds a cache cold, as the method bills every call. */
