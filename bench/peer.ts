@@ -333,7 +333,7 @@ const SIDES = [
 ] as const;
 
 /** One replay of `t` measured by the method, the engine holding the session to `provider`'s prices when given. */
-function meterReplay(t: Transcript, config: Record<string, unknown>, prelude: boolean, provider?: string): SpillwayMeasured {
+export function meterReplay(t: Transcript, config: Record<string, unknown>, prelude: boolean, provider?: string): SpillwayMeasured {
   const meter = new PeerMeter();
   const r = replay(t, {
     config: { preset: 'spillway', ...config },
@@ -364,7 +364,7 @@ function meterReplay(t: Transcript, config: Record<string, unknown>, prelude: bo
  * (src/replay/routes.ts): a Claude Code session's GPT-5 side is replayed routed to OpenAI, whose
  * prices the engine then holds it to. Misses are those of the session's own route.
  */
-function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, prelude = false): SpillwayMeasured {
+export function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, prelude = false): SpillwayMeasured {
   const route = routeOf(t);
   const own = meterReplay(t, config, prelude, route);
   const out: SpillwayMeasured = {
@@ -388,7 +388,7 @@ function measureSpillway(t: Transcript, config: Record<string, unknown> = {}, pr
 }
 
 /** The transcript without its calls' times: no call finds a cache cold, as the method bills every call. */
-function withoutTimes(t: Transcript): Transcript {
+export function withoutTimes(t: Transcript): Transcript {
   return { ...t, calls: t.calls.map(({ at: _at, ...c }) => c) };
 }
 

@@ -7,12 +7,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   aimLine,
+  measureSpillway,
+  meterReplay,
   o200k,
   pausedLine,
   PeerMeter,
   peerWithPrelude,
   tokenize,
   tokenPrefix,
+  withoutTimes,
   type Encode,
   type Tokenized,
 } from '../../bench/peer';
@@ -178,4 +181,22 @@ describe('pauses billed', () => {
     expect(pausedLine('F', better, cg)).toMatch(/: below on Anthropic, not shown on GPT-5 prices/);
     expect(pausedLine('F', { ...m, rawPaused: m.raw }, cg)).toBeUndefined();
   });
+});
+
+describe("Spillway's side, each side of the bill under its own route", () => {
+  it("takes a Claude Code session's GPT-5 side from a replay routed to OpenAI, the rest from its own route", async () => {
+    const t = withoutTimes(
+      await readTranscript(join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness__gitleaks-redact-72dfed17.jsonl')),
+    );
+    const own = meterReplay(t, {}, false, 'anthropic');
+    const toOpenAI = meterReplay(t, {}, false, 'openai');
+    // the engine decides otherwise when it holds the session to OpenAI's prices: the test can tell the two apart
+    expect(toOpenAI.projected.o).not.toBe(own.projected.o);
+    const m = measureSpillway(t);
+    expect(m.projected).toEqual({ a: own.projected.a, o: toOpenAI.projected.o });
+    expect(m.readBacks).toEqual({ a: own.readBacks.a, o: toOpenAI.readBacks.o });
+    expect(m.raw).toEqual(own.raw);
+    // misses are those of the session's own route
+    expect([m.missed, m.replayMissed]).toEqual([own.missed, own.replayMissed]);
+  }, 240_000);
 });
