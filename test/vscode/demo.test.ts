@@ -328,9 +328,7 @@ describe('the demo workspace', () => {
       }),
     );
     expect(recorded.size).toBe(demo.outputs);
-    await vs.runCommand('Spillway: Open Stored Output');
-    const rows = vs.page.locator('.quick-input-list .monaco-list-row:visible');
-    await rows.first().waitFor({ state: 'visible' });
+    const rows = await vs.pickerRows('Spillway: Open Stored Output');
     const texts = await rows.allTextContents();
     expect(texts.length).toBe(Math.min(demo.outputs, texts.length));
     expect(

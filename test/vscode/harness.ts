@@ -207,6 +207,31 @@ export class Harness {
     await (await this.paletteRow(title)).click({ timeout: 10_000 });
   }
 
+  /**
+   * Runs a command that shows a quick pick titled `pickerTitle` and returns the pick's visible rows
+   * once the first is shown. Like the palette (paletteRow), the pick can be closed under us as it
+   * opens, by a webview taking focus as it finishes loading on a loaded machine (a CI run on
+   * 2026-11-29 saw Open Stored Output's pick never shown after a test had opened a diff beside the
+   * inspector), so the command is run again, a bounded number of times, whenever the pick closed
+   * before its rows were shown.
+   */
+  async pickerRows(commandTitle: string, pickerTitle = commandTitle): Promise<Locator> {
+    const widget = this.page.locator('.quick-input-widget');
+    const title = widget.locator('.quick-input-title', { hasText: pickerTitle });
+    const rows = this.page.locator('.quick-input-list .monaco-list-row:visible');
+    for (let attempt = 1; ; attempt++) {
+      await this.runCommand(commandTitle);
+      try {
+        await title.waitFor({ state: 'visible', timeout: 10_000 });
+        await rows.first().waitFor({ state: 'visible', timeout: 10_000 });
+        return rows;
+      } catch (e) {
+        if (attempt >= 3 || (await title.isVisible())) throw e;
+        await this.page.keyboard.press('Escape');
+      }
+    }
+  }
+
   /** Opens the command palette on `title` and returns its row once shown (the palette stays open). */
   async paletteRow(title: string): Promise<Locator> {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');

@@ -218,9 +218,7 @@ describe('each turn shows what the model was sent in it (the demo, default setti
   });
 
   it('names stored outputs in the pickers by tool and file or command, and lists each marker of an output', async ({ annotate }) => {
-    await vs.runCommand('Spillway: Open Stored Output');
-    const rows = vs.page.locator('.quick-input-list .monaco-list-row:visible');
-    await rows.first().waitFor({ state: 'visible' });
+    const rows = await vs.pickerRows('Spillway: Open Stored Output');
     const all = await rows.allTextContents();
     expect(
       all.every((t) => !/^\w+ · toolu_/.test(t)),
@@ -280,9 +278,7 @@ describe('file inputs replaced on arrival (a non-default mechanism, on a session
   });
 
   it('says input in Open Stored Output, sized as the text it opens as', async ({ annotate }) => {
-    await vs.runCommand('Spillway: Open Stored Output');
-    const rows = vs.page.locator('.quick-input-list .monaco-list-row:visible');
-    await rows.first().waitFor({ state: 'visible' });
+    const rows = await vs.pickerRows('Spillway: Open Stored Output');
     const input = vs.page.locator('.quick-input-widget .quick-input-box input');
     await input.fill(HEREDOC_CALL);
     await waitUntil(`the row of ${HEREDOC_CALL}`, async () => (await rows.count()) === 1);
