@@ -55,6 +55,10 @@ if (existsSync('webview/main.tsx')) {
 if (existsSync('bench/main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/main.ts'], outfile: 'dist/bench.js' });
 }
+if (existsSync('bench/peers-worker.ts')) {
+  // one job of the run above (a session, or a point of the sweep), in a worker process (bench/workers.ts)
+  builds.push({ ...node, entryPoints: ['bench/peers-worker.ts'], outfile: 'dist/bench-peers-worker.js' });
+}
 if (existsSync('bench/proxy-main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/proxy-main.ts'], outfile: 'dist/bench-proxy.js' });
 }

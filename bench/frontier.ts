@@ -4,7 +4,6 @@
  * the frontier when no other point is at least as cheap and misses at most as much, and better in
  * one of the two. Written as a table and a hand-drawn SVG (two panels: Anthropic and OpenAI prices).
  */
-import { configValue, PRESETS } from '../src/engine/config';
 import { tokenCounter } from '../src/engine';
 import { runSpillway, strategyRow, type Row } from './metrics';
 import { poolRows, type Session } from './peers';
@@ -61,23 +60,16 @@ export interface SweepResult {
 }
 
 /**
- * Runs every sweep point over the sessions and pools it. The runs share one token counter (the
- * sweep reports no timings, so a warm cache only saves the time of counting the same texts again).
+ * Runs one sweep point over the sessions and pools it (bench/peers.ts runs each point in a worker).
+ * The replays share one token counter: the sweep reports no timings, so a warm cache only saves the
+ * time of counting the same texts again.
  */
-export function runSweep(sessions: Session[], points: SweepPoint[], log: (line: string) => void = () => {}): SweepResult[] {
-  // a point that only restates the default is left out (the default itself is a point)
-  const moved = points.filter((p) =>
-    Object.entries(p.over).some(([k, v]) => JSON.stringify(configValue(PRESETS.spillway, k)) !== JSON.stringify(v)),
-  );
+export function runSweep(sessions: Session[], point: SweepPoint): SweepResult {
   const counter = tokenCounter('o200k_base');
-  return moved.map((point) => {
-    const started = Date.now();
-    const rows = sessions.map((s) =>
-      strategyRow(point.name, 'spillway', runSpillway(s.transcript, { preset: 'spillway', ...point.over }, counter), new Map()),
-    );
-    log(`  sweep ${point.name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return { point, row: poolRows(point.name, rows), rows };
-  });
+  const rows = sessions.map((s) =>
+    strategyRow(point.name, 'spillway', runSpillway(s.transcript, { preset: 'spillway', ...point.over }, counter), new Map()),
+  );
+  return { point, row: poolRows(point.name, rows), rows };
 }
 
 const missOf = (r: Row) => r.missRate ?? 0;

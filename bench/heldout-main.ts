@@ -5,22 +5,23 @@
 import { replayCandidate, replayCandidateRoutes, replayLimits, runHeldOut } from './heldout';
 import { syncFigures } from './figures';
 import { updateBenchmarksPage } from './readme';
+import { toWorkerJson } from './workers';
 
 async function main(): Promise<void> {
   if (process.argv.includes('--limits')) {
     // the oracle's and the floor's cost on every session, as JSON on stdout (heldout.ts, replayAll)
-    process.stdout.write(JSON.stringify(await replayLimits(!process.argv.includes('--no-prelude'))));
+    process.stdout.write(toWorkerJson(await replayLimits(!process.argv.includes('--no-prelude'))));
     return;
   }
   const w = process.argv.indexOf('--worker');
   if (w >= 0 && process.argv.includes('--routes')) {
     // one candidate's columns of other providers, each replayed routed there, as JSON on stdout (heldout.ts, routeReported)
-    process.stdout.write(JSON.stringify(await replayCandidateRoutes(Number(process.argv[w + 1]), !process.argv.includes('--no-prelude'))));
+    process.stdout.write(toWorkerJson(await replayCandidateRoutes(Number(process.argv[w + 1]), !process.argv.includes('--no-prelude'))));
     return;
   }
   if (w >= 0) {
     // one candidate's replays, as JSON on stdout, for the parent run (heldout.ts, replayAll)
-    process.stdout.write(JSON.stringify(await replayCandidate(Number(process.argv[w + 1]), !process.argv.includes('--no-prelude'))));
+    process.stdout.write(toWorkerJson(await replayCandidate(Number(process.argv[w + 1]), !process.argv.includes('--no-prelude'))));
     return;
   }
   const started = Date.now();

@@ -19,10 +19,7 @@
  * to that provider. `npm run bench:heldout` runs this alone and writes its table into
  * docs/benchmarks.md; `npm run bench` runs it first.
  */
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { promisify } from 'node:util';
 import { dirname, join, relative } from 'node:path';
 import { DEFAULT_CONFIG, newTokenCounter, parseConfig } from '../src/engine';
 import { readTranscript, type Transcript } from '../src/replay/readers';
@@ -32,8 +29,7 @@ import { poolReplays, replay, type ReplayOptions, type ReplayTotals } from '../s
 import { otherRoutes, replayRouted, routeOf, withRouteColumns, type RoutedColumn } from '../src/replay/routes';
 import { MemoryStore } from '../src/store';
 import { agentOf, fixturesDir, fixtureFiles } from './peers';
-
-const run = promisify(execFile);
+import { runWorkers as runAll, type Job } from './workers';
 
 /** The pooled miss rate the rule asks of a candidate on its training sources (issue 35's aim; 2% before it). */
 const MISS_AIM = 0.01;
@@ -378,23 +374,7 @@ export async function replayLimits(prelude = true): Promise<Limits[]> {
   return corpus.map((s) => measureLimits(s.t, { config: { preset: 'spillway' }, tokenizer: counter, prices: PRICES, prelude }));
 }
 
-/** Runs `bench-heldout.js` with each job's arguments, as many at once as the machine has cores, and parses what each prints. */
-async function runWorkers<T>(jobs: readonly { args: string[]; label: string }[], log: (s: string) => void): Promise<T[]> {
-  const worker = join(__dirname, 'bench-heldout.js');
-  const out = new Array<T>(jobs.length);
-  let next = 0;
-  const one = async (): Promise<void> => {
-    for (let j = next++; j < jobs.length; j = next++) {
-      const started = Date.now();
-      const { stdout } = await run(process.execPath, [worker, ...jobs[j]!.args], { maxBuffer: 256 * 1024 * 1024 });
-      out[j] = JSON.parse(stdout) as T;
-      log(`  ${jobs[j]!.label}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    }
-  };
-  const workers = Number(process.env.SPILLWAY_BENCH_WORKERS) || cpus().length;
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, jobs.length)) }, one));
-  return out;
-}
+const runWorkers = <T>(jobs: readonly Job[], log: (s: string) => void): Promise<T[]> => runAll<T>('bench-heldout.js', jobs, log);
 
 /**
  * Every candidate's replays, one worker process per candidate (`bench-heldout.js --worker K`), as

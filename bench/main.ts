@@ -3,6 +3,8 @@
  * `npm run bench -- --quick` runs smaller sizes in well under a minute.
  * `npm run bench -- --engine-only` runs the engine speed benchmark alone, full size (a few minutes),
  * and writes its table (the `bench:engine` block of docs/benchmarks.md) and nothing else.
+ * `npm run bench -- --only heldout,peers` runs the sections named (heldout, peer, engine, peers) and
+ * writes their blocks alone; each block names the command that made it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,8 +16,33 @@ import { runKinds } from './preview-kinds';
 import { runHeldOut } from './heldout';
 import { runPeer } from './peer';
 
+const SECTIONS = ['heldout', 'peer', 'engine', 'peers'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** The sections `--only` names (all of them without it; `--engine-only` is `--only engine`). */
+function sectionsOf(argv: readonly string[]): Set<Section> {
+  if (argv.includes('--engine-only')) return new Set(['engine']);
+  const i = argv.indexOf('--only');
+  if (i < 0) return new Set(SECTIONS);
+  const named = (argv[i + 1] ?? '').split(',').filter(Boolean);
+  const bad = named.filter((n) => !(SECTIONS as readonly string[]).includes(n));
+  if (!named.length || bad.length)
+    throw new Error(`bench: --only takes sections among ${SECTIONS.join(', ')}, separated by commas; got "${argv[i + 1] ?? ''}"`);
+  return new Set(named as Section[]);
+}
+
 const quick = process.argv.includes('--quick');
 const engineOnly = process.argv.includes('--engine-only');
+const sections = sectionsOf(process.argv);
+/** The command as a block's "Made by" line names it. */
+const command = `npm run bench${[
+  quick ? '--quick' : '',
+  engineOnly ? '--engine-only' : '',
+  !engineOnly && sections.size < SECTIONS.length ? `--only ${[...sections].join(',')}` : '',
+]
+  .filter(Boolean)
+  .map((a, i) => (i === 0 ? ` -- ${a}` : ` ${a}`))
+  .join('')}`;
 const out = join(process.cwd(), 'bench', 'results');
 mkdirSync(out, { recursive: true });
 
@@ -42,28 +69,27 @@ function engineTable(rows: SizeRow[], inc: IncrementalRow[]): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  if (!engineOnly) await realSessions();
-  await engineSpeed(started);
-  if (!engineOnly) await againstPeers(started);
+  if (sections.has('heldout')) await heldOut();
+  if (sections.has('peer')) await againstContextGuru();
+  if (sections.has('engine')) await engineSpeed(started);
+  if (sections.has('peers')) await againstPeers(started);
 }
 
-/** The held-out table and the default against context-guru, on the real sessions. */
-async function realSessions(): Promise<void> {
-  // the headline first: the default judged on sources it was not chosen on (bench/heldout.ts)
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** The headline: the default judged on sources it was not chosen on (bench/heldout.ts). */
+async function heldOut(): Promise<void> {
   const held = await runHeldOut((line) => process.stderr.write(line + '\n'));
-  updateBenchmarksPage(
-    'heldout',
-    `Made by \`npm run bench${quick ? ' -- --quick' : ''}\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}.\n\n${held.markdown}`,
-  );
+  updateBenchmarksPage('heldout', `Made by \`${command}\` (node ${process.version}) on ${today()}.\n\n${held.markdown}`);
   // the README and docs quote the headline: their figure spans follow the new block (figures.ts)
   syncFigures();
   process.stdout.write(`## Held out (leave one source out)\n\n${held.markdown}\n\n`);
-  // then the default against context-guru, measured the peer's way (bench/peer.ts)
+}
+
+/** The default against context-guru, measured the peer's way (bench/peer.ts). */
+async function againstContextGuru(): Promise<void> {
   const peer = await runPeer({}, (line) => process.stderr.write(line + '\n'));
-  updateBenchmarksPage(
-    'peer',
-    `Made by \`npm run bench${quick ? ' -- --quick' : ''}\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}.\n\n${peer.markdown}`,
-  );
+  updateBenchmarksPage('peer', `Made by \`${command}\` (node ${process.version}) on ${today()}.\n\n${peer.markdown}`);
   process.stdout.write(`## Against context-guru, measured its way\n\n${peer.markdown}\n\n`);
 }
 
@@ -95,7 +121,7 @@ async function engineSpeed(started: number): Promise<void> {
   if (!quick) {
     updateBenchmarksPage(
       'engine',
-      `Made by \`npm run bench${engineOnly ? ' -- --engine-only' : ''}\` on ${new Date().toISOString().slice(0, 10)} (node ${process.version}). Bodies are generated coding-agent sessions (bench/generate.ts) in the Chat Completions format, projected with the \`spillway\` preset and an in-memory store. *Cold*: a fresh engine and token cache; *in session*: the same body projected again in its session; *incremental*: each call of a session projected in order, call k+1 after call k.\n\n${table}`,
+      `Made by \`${command}\` on ${today()} (node ${process.version}). Bodies are generated coding-agent sessions (bench/generate.ts) in the Chat Completions format, projected with the \`spillway\` preset and an in-memory store. *Cold*: a fresh engine and token cache; *in session*: the same body projected again in its session; *incremental*: each call of a session projected in order, call k+1 after call k.\n\n${table}`,
     );
   }
   process.stdout.write(
@@ -107,21 +133,17 @@ async function engineSpeed(started: number): Promise<void> {
 async function againstPeers(started: number): Promise<void> {
   // Spillway against its peers, on real and generated sessions (bench/peers.ts)
   const peersStarted = Date.now();
-  const peers = await runPeers({ quick, out, log: (line) => process.stderr.write(line + '\n') });
+  const peers = await runPeers({ quick, out, command, log: (line) => process.stderr.write(line + '\n') });
   if (!quick) {
     updateBenchmarksPage(
       'peers',
       `${peers.summary}\nEvery session's own table: [Benchmarks per session](benchmarks-sessions.md). Per agent and the frontier: the next two sections.\n\n![Tokens sent per call, generated session](../bench/results/tokens-per-call.svg)\n\n![Tokens sent per call, real session](../bench/results/tokens-per-call-real.svg)`,
     );
-    updateSection(
-      SESSIONS_PAGE,
-      'sessions',
-      `Made by \`npm run bench\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}.\n\n${peers.sessions}`,
-    );
+    updateSection(SESSIONS_PAGE, 'sessions', `Made by \`${command}\` (node ${process.version}) on ${today()}.\n\n${peers.sessions}`);
   }
   // the real sessions run whole in a quick run too (only generated sessions and the sweep shrink),
   // so the frontier and per-agent tables are written by both, naming the command that made them
-  const made = `Made by \`npm run bench${quick ? ' -- --quick' : ''}\` (node ${process.version}) on ${new Date().toISOString().slice(0, 10)}${quick ? ', the sweep cut to three points' : ''}; every session's own table is in [Benchmarks per session](benchmarks-sessions.md).`;
+  const made = `Made by \`${command}\` (node ${process.version}) on ${today()}${quick ? ', the sweep cut to three points' : ''}; every session's own table is in [Benchmarks per session](benchmarks-sessions.md).`;
   updateBenchmarksPage(
     'frontier',
     `${made}\n\n${peers.frontier}\n\n![Cost against miss rate, real sessions pooled](../bench/results/frontier.svg)`,

@@ -4,7 +4,7 @@
  * as peers.json, peers.md and SVG charts of tokens per call. Prints whether the `spillway` default
  * meets each aim of the issue.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { tokenCounter } from '../src/engine';
 import { readTranscript, type Transcript } from '../src/replay/readers';
@@ -31,8 +31,11 @@ import {
   sweepPoints,
   type FrontierPoint,
   type PointKind,
+  type SweepPoint,
   type SweepResult,
 } from './frontier';
+import { configValue, PRESETS } from '../src/engine/config';
+import { runWorkers, workerCount, type Job } from './workers';
 import { formatInt } from '../src/engine/format-number';
 
 interface Strategy {
@@ -178,20 +181,12 @@ export function sessionName(file: string, long: boolean): string {
   return long ? `long: ${name}` : name;
 }
 
-async function loadSessions(quick: boolean, dir = fixturesDir()): Promise<Session[]> {
-  const out: Session[] = [];
-  for (const { file, long } of fixtureFiles(dir)) {
-    const t = await readTranscript(file);
-    const agent = agentOf(relative(dir, file));
-    out.push({
-      name: sessionName(file, long),
-      real: true,
-      long,
-      ...(agent ? { agent } : {}),
-      transcript: t,
-      note: `${relative(dir, file)}: ${t.source}, ${t.calls.length} calls`,
-    });
-  }
+/** One session of the run: a corpus file, or a generated session's parameters (`generateSession`). */
+type SessionSource =
+  { kind: 'file'; file: string; long: boolean } | { kind: 'generated'; calls: number; max: number; seed: number; huge: number };
+
+/** Every session the run measures, real ones first (in the corpus's order), then the generated ones. */
+function sessionSources(quick: boolean, dir: string): SessionSource[] {
   const gens: Array<[number, number, number, number]> = quick
     ? [
         [100, 2_000_000, 11, 300_000],
@@ -201,20 +196,37 @@ async function loadSessions(quick: boolean, dir = fixturesDir()): Promise<Sessio
         [100, 50_000_000, 11, 20_000_000],
         [1000, 50_000_000, 12, 200_000],
       ];
-  for (const [calls, max, seed, huge] of gens) {
-    const { t, toolChars } = generatedTranscript(calls, max, seed, huge);
-    out.push({
-      name: `generated ${calls} calls`,
-      real: false,
-      long: false,
-      transcript: t,
-      note: `bench/generate.ts generateSession(${calls}, ${max}, ${seed}, ${huge}): ${(toolChars / 1e6).toFixed(1)} MB of tool output`,
-    });
-  }
-  return out;
+  return [
+    ...fixtureFiles(dir).map(({ file, long }) => ({ kind: 'file' as const, file, long })),
+    ...gens.map(([calls, max, seed, huge]) => ({ kind: 'generated' as const, calls, max, seed, huge })),
+  ];
 }
 
-interface SessionResult {
+async function loadSession(src: SessionSource, dir: string): Promise<Session> {
+  if (src.kind === 'file') {
+    const t = await readTranscript(src.file);
+    const agent = agentOf(relative(dir, src.file));
+    return {
+      name: sessionName(src.file, src.long),
+      real: true,
+      long: src.long,
+      ...(agent ? { agent } : {}),
+      transcript: t,
+      note: `${relative(dir, src.file)}: ${t.source}, ${t.calls.length} calls`,
+    };
+  }
+  const { calls, max, seed, huge } = src;
+  const { t, toolChars } = generatedTranscript(calls, max, seed, huge);
+  return {
+    name: `generated ${calls} calls`,
+    real: false,
+    long: false,
+    transcript: t,
+    note: `bench/generate.ts generateSession(${calls}, ${max}, ${seed}, ${huge}): ${(toolChars / 1e6).toFixed(1)} MB of tool output`,
+  };
+}
+
+export interface SessionResult {
   session: string;
   real: boolean;
   long: boolean;
@@ -447,7 +459,7 @@ function frontierPoints(results: SessionResult[], strategies: Strategy[], sweep:
 
 function report(
   results: SessionResult[],
-  meta: { quick: boolean; node: string; seconds: number },
+  meta: { quick: boolean; node: string; seconds: number; command: string; workers: number },
   strategies: Strategy[] = STRATEGIES,
   sweep: SweepResult[] = [],
 ): PeersReport {
@@ -464,7 +476,7 @@ function report(
   );
   const parts: string[] = [];
   parts.push(
-    `Made by \`npm run bench${meta.quick ? ' -- --quick' : ''}\` (node ${meta.node}, ${meta.quick ? 'quick' : 'full'} run, ${meta.seconds.toFixed(0)} s) over every session of \`test/fixtures/sessions/\` (${long.length} long, ${real.length - long.length} short) and generated ones. Tokens are o200k_base counts; costs are per call from the longest prefix shared with the previous call's request, under the replay's cost model for Anthropic and OpenAI prices, relative to the raw requests priced the same way. Times are ratios taken side by side in this run.`,
+    `Made by \`${meta.command}\` (node ${meta.node}, ${meta.quick ? 'quick' : 'full'} run, ${meta.seconds.toFixed(0)} s on ${meta.workers} worker${meta.workers === 1 ? '' : 's'}) over every session of \`test/fixtures/sessions/\` (${long.length} long, ${real.length - long.length} short) and generated ones. Tokens are o200k_base counts; costs are per call from the longest prefix shared with the previous call's request, under the replay's cost model for Anthropic and OpenAI prices, relative to the raw requests priced the same way. Times are ratios taken side by side in this run.`,
   );
   parts.push(`### Aims for \`spillway\` (${long.length} long sessions pooled)\n\n${aimsTable(aims)}`);
   parts.push(
@@ -548,18 +560,92 @@ function report(
   return { markdown: parts.join('\n\n') + '\n', summary, sessions, frontier, byAgent, aims, json, svgs };
 }
 
-export async function runPeers(opts: { quick: boolean; out: string; log?: (line: string) => void }): Promise<PeersReport> {
+/** The sweep points that move a knob of the default (a point that restates it is left out: the default is a point itself). */
+function movedPoints(quick: boolean): SweepPoint[] {
+  return sweepPoints(quick).filter((p) =>
+    Object.entries(p.over).some(([k, v]) => JSON.stringify(configValue(PRESETS.spillway, k)) !== JSON.stringify(v)),
+  );
+}
+
+/** Worker job (bench/peers-worker.ts): every strategy on session `i` of the run. */
+export async function sessionJob(i: number, quick: boolean): Promise<SessionResult> {
+  const dir = fixturesDir();
+  const src = sessionSources(quick, dir)[i];
+  if (!src) throw new Error(`bench: no session ${i} in this run`);
+  return runSession(await loadSession(src, dir), STRATEGIES, (line) => process.stderr.write(line + '\n'), quick);
+}
+
+/** Worker job (bench/peers-worker.ts): sweep point `k` over every real session, in the corpus's order. */
+export async function pointJob(k: number, quick: boolean): Promise<SweepResult> {
+  const point = movedPoints(quick)[k];
+  if (!point) throw new Error(`bench: no sweep point ${k} in this run`);
+  const dir = fixturesDir();
+  const real = sessionSources(quick, dir).filter((s) => s.kind === 'file');
+  const sessions: Session[] = [];
+  for (const src of real) sessions.push(await loadSession(src, dir));
+  return runSweep(sessions, point);
+}
+
+/**
+ * Every strategy on every session and every sweep point on the real sessions, each a job of its
+ * own in worker processes (bench/workers.ts), the longest first: the generated sessions, then the
+ * sweep points (each replays the whole corpus), then the real sessions, longest file first.
+ */
+/**
+ * The run's jobs, the longest first so that no worker is left with a long one at the end: the
+ * generated sessions, then the sweep points (each replays the whole corpus), then the real sessions,
+ * largest file first. `unpack` puts the workers' results back in the run's order.
+ */
+export function peerJobs(
+  sources: ReadonlyArray<{ label: string; size: number }>,
+  points: readonly SweepPoint[],
+  quick: boolean,
+): { jobs: Job[]; unpack: (done: readonly unknown[]) => { results: SessionResult[]; sweep: SweepResult[] } } {
+  const q = quick ? ['--quick'] : [];
+  const bySize = sources.map((_, i) => i).sort((a, b) => sources[b]!.size - sources[a]!.size || a - b);
+  const first = bySize.filter((i) => sources[i]!.size === Number.POSITIVE_INFINITY);
+  const rest = bySize.filter((i) => sources[i]!.size !== Number.POSITIVE_INFINITY);
+  const sessionJob = (i: number): Job => ({ args: ['--session', String(i), ...q], label: sources[i]!.label });
+  const jobs = [
+    ...first.map(sessionJob),
+    ...points.map((p, k) => ({ args: ['--point', String(k), ...q], label: `sweep ${p.name}` })),
+    ...rest.map(sessionJob),
+  ];
+  const unpack = (done: readonly unknown[]) => {
+    const results = new Array<SessionResult>(sources.length);
+    [...first, ...points.map(() => -1), ...rest].forEach((i, j) => {
+      if (i >= 0) results[i] = done[j] as SessionResult;
+    });
+    return { results, sweep: points.map((_, k) => done[first.length + k] as SweepResult) };
+  };
+  return { jobs, unpack };
+}
+
+/** Every strategy on every session and every sweep point on the real sessions, each a job in a worker process (bench/workers.ts). */
+export async function runPeers(opts: {
+  quick: boolean;
+  out: string;
+  /** the command a report's "Made by" line names */
+  command: string;
+  log?: (line: string) => void;
+}): Promise<PeersReport> {
   const started = Date.now();
   const log = opts.log ?? (() => {});
-  const sessions = await loadSessions(opts.quick);
-  const results: SessionResult[] = [];
-  for (const s of sessions) results.push(await runSession(s, STRATEGIES, log, opts.quick));
-  const sweep = runSweep(
-    sessions.filter((s) => s.real),
-    sweepPoints(opts.quick),
-    log,
+  const sources = sessionSources(opts.quick, fixturesDir()).map((src) =>
+    src.kind === 'file'
+      ? { label: sessionName(src.file, src.long), size: statSync(src.file).size }
+      : { label: `generated ${src.calls} calls`, size: Number.POSITIVE_INFINITY },
   );
-  const rep = report(results, { quick: opts.quick, node: process.version, seconds: (Date.now() - started) / 1000 }, STRATEGIES, sweep);
+  const { jobs, unpack } = peerJobs(sources, movedPoints(opts.quick), opts.quick);
+  const { results, sweep } = unpack(await runWorkers<unknown>('bench-peers-worker.js', jobs, log));
+  const meta = {
+    quick: opts.quick,
+    node: process.version,
+    seconds: (Date.now() - started) / 1000,
+    command: opts.command,
+    workers: Math.min(workerCount(), jobs.length),
+  };
+  const rep = report(results, meta, STRATEGIES, sweep);
   writeFileSync(join(opts.out, 'peers.json'), JSON.stringify(rep.json, null, 2) + '\n');
   writeFileSync(join(opts.out, 'peers.md'), rep.markdown);
   for (const [f, svg] of Object.entries(rep.svgs)) writeFileSync(join(opts.out, f), svg);
