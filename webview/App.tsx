@@ -24,7 +24,7 @@ import {
 } from '../src/protocol';
 import type { Host } from './host';
 import { compact, count, percent, wouldHaveSaved } from './format';
-import { money, sessionSentence, explainTurnCost, type CostLens } from './cost';
+import { money, pricedElsewhere, sessionSentence, explainTurnCost, type CostLens } from './cost';
 import { Glossary, Term } from './components/Glossary';
 import { LimitAction } from './components/Limit';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
@@ -481,6 +481,11 @@ export function App(props: { host: Host }) {
                 )}
                 <Glossary />
               </div>
+              {pricedElsewhere(session, lens) && (
+                <p className="muted" data-testid="priced-elsewhere">
+                  {pricedElsewhere(session, lens)}
+                </p>
+              )}
             </header>
             <Chart
               turns={turns}

@@ -107,3 +107,17 @@ export function sessionSentence(turns: readonly TurnSummary[]): string {
     `Spillway sent ${compact(projected)}${what}.${failures} Click a turn to see what the model saw.`
   );
 }
+
+/**
+ * When the picker prices a session at a model another provider serves: the figures are the
+ * projection made for the session's own provider, priced there. Sent to that provider, the engine
+ * would have held its decisions to that provider's prices, which `spillway replay --each-route`
+ * measures (docs/cli.md). Undefined when the session's own price model is unknown or is the one shown.
+ */
+export function pricedElsewhere(
+  session: { model?: string | undefined; costModel?: string | undefined },
+  lens: CostLens,
+): string | undefined {
+  if (!session.costModel || !lens.price || lens.costModel === session.costModel) return undefined;
+  return `Priced at ${lens.price.model}: the projection made for ${session.model ?? `a ${session.costModel} model`}, billed under ${lens.costModel}'s cache rules. Sent to ${lens.price.model}, Spillway would decide under its prices instead: \`spillway replay --each-route\` measures that.`;
+}

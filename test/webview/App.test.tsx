@@ -210,4 +210,28 @@ describe('App (the whole inspector against a stubbed acquireVsCodeApi)', () => {
     const cost = await screen.findByTestId('totals-cost');
     expect(cost.textContent).toMatch(/^Input cost \$[\d.]+ → \$[\d.]+ −[\d.]+% with read-backs \(−[\d.]+% before\)$/);
   });
+
+  it("says when the picker prices a session at another provider's model: the figures are the projection made for its own", async () => {
+    const s = stubHost([40]);
+    const own = s.source.sessions.get('replay:synthetic-40')!;
+    own.info = { ...own.info, model: 'claude-sonnet-4-5', costModel: 'anthropic' };
+    const { container } = render(<App host={s.host} />);
+    fireEvent.click(await screen.findByRole('button', { name: /^synthetic 40 turns/ }));
+    await screen.findByRole('heading', { name: 'Turn 1' });
+    // at the session's own model there is nothing to say
+    expect(screen.getByTestId('cost-headline')).toBeTruthy();
+    expect(screen.queryByTestId('priced-elsewhere')).toBeNull();
+    const picker = container.querySelector('[data-testid="price-model"]')!;
+    const gpt = [...picker.querySelectorAll('vscode-option')].map((o) => o.getAttribute('value')!).find((v) => v.startsWith('gpt-5'))!;
+    expect(gpt).toBeTruthy();
+    typeInto(picker, gpt, 'change');
+    const note = await screen.findByTestId('priced-elsewhere');
+    expect(note.textContent).toBe(
+      `Priced at ${gpt}: the projection made for claude-sonnet-4-5, billed under openai's cache rules. Sent to ${gpt}, Spillway would decide under its prices instead: \`spillway replay --each-route\` measures that.`,
+    );
+    // back at a model of the session's own provider, the note goes
+    const claude = [...picker.querySelectorAll('vscode-option')].map((o) => o.getAttribute('value')!).find((v) => v.startsWith('claude'))!;
+    typeInto(picker, claude, 'change');
+    await waitFor(() => expect(screen.queryByTestId('priced-elsewhere')).toBeNull());
+  });
 });
