@@ -1,6 +1,8 @@
 /**
- * `npm run bench`: every benchmark in one process and one run; results go to bench/results/.
- * `npm run bench -- --quick` runs smaller sizes in well under a minute.
+ * `npm run bench`: every benchmark in one run; results go to bench/results/. Independent replays run
+ * in worker processes, one per core (bench/workers.ts).
+ * `npm run bench -- --quick` runs smaller generated sessions and engine bodies and three sweep points;
+ * the real sessions still run whole (on 2 cores the comparison with the peers alone takes about 17 minutes).
  * `npm run bench -- --engine-only` runs the engine speed benchmark alone, full size (a few minutes),
  * and writes its table (the `bench:engine` block of docs/benchmarks.md) and nothing else.
  * `npm run bench -- --only heldout,peers` runs the sections named (heldout, peer, engine, peers) and
