@@ -71,6 +71,9 @@ if (existsSync('bench/kinds-main.ts')) {
 if (existsSync('bench/heldout-main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/heldout-main.ts'], outfile: 'dist/bench-heldout.js' });
 }
+if (existsSync('bench/unseen-main.ts')) {
+  builds.push({ ...node, entryPoints: ['bench/unseen-main.ts'], outfile: 'dist/bench-unseen.js' });
+}
 if (existsSync('bench/peer-main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/peer-main.ts'], outfile: 'dist/bench-peer.js' });
 }

@@ -5,7 +5,7 @@
  * the real sessions still run whole (on 2 cores the comparison with the peers alone takes about 17 minutes).
  * `npm run bench -- --engine-only` runs the engine speed benchmark alone, full size (a few minutes),
  * and writes its table (the `bench:engine` block of docs/benchmarks.md) and nothing else.
- * `npm run bench -- --only heldout,peers` runs the sections named (heldout, peer, engine, peers) and
+ * `npm run bench -- --only heldout,peers` runs the sections named (heldout, unseen, peer, engine, peers) and
  * writes their blocks alone; each block names the command that made it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,8 +17,9 @@ import { SESSIONS_PAGE, updateBenchmarksPage, updateSection } from './readme';
 import { runKinds } from './preview-kinds';
 import { runHeldOut } from './heldout';
 import { runPeer } from './peer';
+import { runUnseen } from './unseen';
 
-const SECTIONS = ['heldout', 'peer', 'engine', 'peers'] as const;
+const SECTIONS = ['heldout', 'unseen', 'peer', 'engine', 'peers'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The sections `--only` names (all of them without it; `--engine-only` is `--only engine`). */
@@ -72,6 +73,7 @@ function engineTable(rows: SizeRow[], inc: IncrementalRow[]): string {
 async function main(): Promise<void> {
   const started = Date.now();
   if (sections.has('heldout')) await heldOut();
+  if (sections.has('unseen')) await unseen();
   if (sections.has('peer')) await againstContextGuru();
   if (sections.has('engine')) await engineSpeed(started);
   if (sections.has('peers')) await againstPeers(started);
@@ -86,6 +88,13 @@ async function heldOut(): Promise<void> {
   // the README and docs quote the headline: their figure spans follow the new block (figures.ts)
   syncFigures();
   process.stdout.write(`## Held out (leave one source out)\n\n${held.markdown}\n\n`);
+}
+
+/** The default on sessions unlike the corpus, which no tuning reads (bench/unseen.ts). */
+async function unseen(): Promise<void> {
+  const r = await runUnseen((line) => process.stderr.write(line + '\n'));
+  updateBenchmarksPage('unseen', `Made by \`${command}\` (node ${process.version}) on ${today()}.\n\n${r.markdown}`);
+  process.stdout.write(`## Sessions unlike the corpus\n\n${r.markdown}\n\n`);
 }
 
 /** The default against context-guru, measured the peer's way (bench/peer.ts). */

@@ -25,3 +25,6 @@ export const SHORT_SESSIONS: Record<string, string> = {
 export const LONG = join(CORPUS, 'long');
 /** The long real Claude Code session (also the demo's session). */
 export const LONG_CLAUDE_CODE = join(LONG, 'claude-code/session-share__general-tool-calls.jsonl');
+
+/** Sessions unlike the corpus (test/fixtures/unseen/): judged on by `npm run bench:unseen`, never tuned on. */
+export const UNSEEN = join(__dirname, '../fixtures/unseen');
