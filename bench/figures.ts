@@ -17,7 +17,8 @@
  * `before` (cost before read-backs, "Anthropic / GPT-5"), `with` (with read-backs), `misses` (the
  * miss rate), `missed` and `references` (its count, as "262" and "21,635"), `sessions` and `calls`, and
  * in tables that have the limit's columns `oracle` (the oracle's cost) and `share` (the share of the
- * oracle's saving the default keeps with read-backs), each "Anthropic / GPT-5".
+ * oracle's saving the default keeps with read-backs), each "Anthropic / GPT-5". The `bench:unseen`
+ * block (sessions unlike the corpus) gives the same fields as `unseen.FAMILY.FIELD`.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,7 +61,30 @@ export function headlineFigures(page: string): Map<string, string> {
   for (const table of ['heldout', 'insample', 'noprelude'])
     if (!figures.has(`${table}.all.with`))
       throw new Error(`figures: the bench:heldout block of ${BENCHMARKS_PAGE} has no "all" row for ${table}`);
+  unseenFigures(page, figures);
   return figures;
+}
+
+/**
+ * The pooled and per-agent rows of the `bench:unseen` block (bench/unseen.ts), when the page has one,
+ * as `unseen.FAMILY.FIELD` (the per-source and per-session rows, whose labels hold a slash or a
+ * backtick, are not quoted).
+ */
+function unseenFigures(page: string, figures: Map<string, string>): void {
+  const open = page.indexOf('<!-- bench:unseen -->');
+  const close = page.indexOf('<!-- /bench:unseen -->');
+  if (open < 0 || close < open) return;
+  // | all | 8 | 730 | 74.8% / 92.0% | **76.0% / 93.4%** | **0.4%** (21/4811) | 53.5% / 58.9% | **51.7% / 16.1%** |
+  const row =
+    /^\| ([\w-]+) \| (\d+) \| (\d+) \| ([\d.]+% \/ [\d.]+%) \| \*\*([\d.]+% \/ [\d.]+%)\*\* \| \*\*([\d.]+%)\*\* \((\d+)\/(\d+)\) \| ([^|*]+?) \| \*\*([^|*]+?)\*\* \|$/gm;
+  for (const m of page.slice(open, close).matchAll(row)) {
+    const [, family, sessions, calls, before, withReadBacks, misses, missed, references, oracle, share] = m as unknown as string[];
+    const values = [sessions!, thousands(calls!), before!, withReadBacks!, misses!, thousands(missed!), thousands(references!)];
+    FIELDS.forEach((field, i) => figures.set(`unseen.${family}.${field}`, values[i]!));
+    figures.set(`unseen.${family}.oracle`, oracle!);
+    figures.set(`unseen.${family}.share`, share!);
+  }
+  if (!figures.has('unseen.all.with')) throw new Error(`figures: the bench:unseen block of ${BENCHMARKS_PAGE} has no "all" row`);
 }
 
 /** A figure span that does not say what the block says. */

@@ -94,6 +94,7 @@ async function heldOut(): Promise<void> {
 async function unseen(): Promise<void> {
   const r = await runUnseen((line) => process.stderr.write(line + '\n'));
   updateBenchmarksPage('unseen', `Made by \`${command}\` (node ${process.version}) on ${today()}.\n\n${r.markdown}`);
+  syncFigures();
   process.stdout.write(`## Sessions unlike the corpus\n\n${r.markdown}\n\n`);
 }
 

@@ -139,6 +139,36 @@ describe('figure spans (bench/figures.ts)', () => {
     expect(f.get('noprelude.all.share')).toBe('– / –');
   });
 
+  it('reads the pooled and per-agent rows of the bench:unseen block, not its sources or sessions', () => {
+    const heldout = [
+      '<!-- bench:heldout -->',
+      '| all, held out | 45 | 4127 | 70.0% / 71.0% | **72.0% / 73.0%** | **1.5%** (300/20000) |',
+      '| all, in sample | 45 | 4127 | 70.0% / 71.0% | **72.0% / 73.0%** | **1.5%** (300/20000) |',
+      '| all, in sample, no prelude | 45 | 4127 | 69.0% / 70.0% | **71.0% / 72.0%** | **1.4%** (290/19990) |',
+      '<!-- /bench:heldout -->',
+    ];
+    const unseen = [
+      '<!-- bench:unseen -->',
+      '| all | 8 | 730 | 74.8% / 92.0% | **76.0% / 93.4%** | **0.4%** (21/4811) | 53.5% / 58.9% | **51.7% / 16.1%** |',
+      '| codex | 5 | 363 | 95.6% / 95.8% | **97.0% / 97.3%** | **0.4%** (12/3151) | 92.7% / 93.3% | **41.4% / 40.0%** |',
+      '| JaydenXsoe/ocodex | 3 | 312 | 96.4% / 96.3% | **97.6% / 97.6%** | **0.2%** (5/3002) | 94.0% / 94.2% | **39.6% / 40.9%** |',
+      '| `codex/a.jsonl` | 1 | 89 | 97.4% / 97.3% | **98.3% / 98.3%** | **0.1%** (1/1075) | 97.2% / 97.4% | **60.0% / 64.4%** |',
+      '<!-- /bench:unseen -->',
+    ];
+    const f = headlineFigures([...heldout, ...unseen].join('\n'));
+    expect([f.get('unseen.all.with'), f.get('unseen.all.references'), f.get('unseen.codex.share')]).toEqual([
+      '76.0% / 93.4%',
+      '4,811',
+      '41.4% / 40.0%',
+    ]);
+    expect([...f.keys()].filter((k) => k.startsWith('unseen.') && !/^unseen\.(all|codex)\./.test(k))).toEqual([]);
+    // a page without the block gives no unseen figure; a block without its pooled row is an error
+    expect([...headlineFigures(heldout.join('\n')).keys()].some((k) => k.startsWith('unseen.'))).toBe(false);
+    expect(() => headlineFigures([...heldout, unseen[0], unseen[2], unseen[5]].join('\n'))).toThrow(
+      /bench:unseen block .* has no "all" row/,
+    );
+  });
+
   const BLOCK = [
     '<!-- bench:heldout -->',
     '| all, held out | 45 | 4127 | 70.0% / 71.0% | **72.0% / 73.0%** | **1.5%** (300/20000) |',
