@@ -47,22 +47,35 @@ export function headlineFigures(page: string): Map<string, string> {
   const block = page.slice(open, close);
   const figures = new Map<string, string>();
   // | all, held out | 45 | 4127 | 77.6% / 75.4% | **78.9% / 76.9%** | **1.2%** (262/21635) |
-  const row =
-    /^\| ([\w-]+), (held out|in sample|no prelude)(?:, no prelude)? \| (\d+) \| (\d+) \| ([\d.]+% \/ [\d.]+%) \| \*\*([\d.]+% \/ [\d.]+%)\*\* \| \*\*([\d.]+%)\*\* \((\d+)\/(\d+)\) \|(?: ([^|*]+?) \| \*\*([^|*]+?)\*\* \|)?$/gm;
+  // (the limit's columns, src/replay/limits.ts, in tables made since they were added)
+  const row = new RegExp(
+    String.raw`^\| ([\w-]+), (held out|in sample|no prelude)(?:, no prelude)?${ROW_COLUMNS}(?:${LIMIT_COLUMNS})?$`,
+    'gm',
+  );
   for (const m of block.matchAll(row)) {
-    const [, family, table, sessions, calls, before, withReadBacks, misses, missed, references, oracle, share] = m as unknown as string[];
+    const [, family, table, ...cells] = m as unknown as string[];
     const name = table === 'held out' ? 'heldout' : table === 'in sample' && !m[0].includes('no prelude') ? 'insample' : 'noprelude';
-    const values = [sessions!, thousands(calls!), before!, withReadBacks!, misses!, thousands(missed!), thousands(references!)];
-    FIELDS.forEach((field, i) => figures.set(`${name}.${family}.${field}`, values[i]!));
-    // the limit's columns (src/replay/limits.ts), in tables made since they were added
-    if (oracle !== undefined) figures.set(`${name}.${family}.oracle`, oracle);
-    if (share !== undefined) figures.set(`${name}.${family}.share`, share);
+    setRow(figures, `${name}.${family}`, cells);
   }
   for (const table of ['heldout', 'insample', 'noprelude'])
     if (!figures.has(`${table}.all.with`))
       throw new Error(`figures: the bench:heldout block of ${BENCHMARKS_PAGE} has no "all" row for ${table}`);
   unseenFigures(page, figures);
   return figures;
+}
+
+/** The columns after a row's label, as `heldOutRow` (bench/heldout.ts) writes them for both blocks: sessions to misses … */
+const ROW_COLUMNS = String.raw` \| (\d+) \| (\d+) \| ([\d.]+% \/ [\d.]+%) \| \*\*([\d.]+% \/ [\d.]+%)\*\* \| \*\*([\d.]+%)\*\* \((\d+)\/(\d+)\) \|`;
+/** … then the oracle's cost and the share of its saving kept. */
+const LIMIT_COLUMNS = String.raw` ([^|*]+?) \| \*\*([^|*]+?)\*\* \|`;
+
+/** Sets `PREFIX.FIELD` for the cells of one row, in the order of ROW_COLUMNS and LIMIT_COLUMNS. */
+function setRow(figures: Map<string, string>, prefix: string, cells: readonly (string | undefined)[]): void {
+  const [sessions, calls, before, withReadBacks, misses, missed, references, oracle, share] = cells;
+  const values = [sessions!, thousands(calls!), before!, withReadBacks!, misses!, thousands(missed!), thousands(references!)];
+  FIELDS.forEach((field, i) => figures.set(`${prefix}.${field}`, values[i]!));
+  if (oracle !== undefined) figures.set(`${prefix}.oracle`, oracle);
+  if (share !== undefined) figures.set(`${prefix}.share`, share);
 }
 
 /**
@@ -75,14 +88,10 @@ function unseenFigures(page: string, figures: Map<string, string>): void {
   const close = page.indexOf('<!-- /bench:unseen -->');
   if (open < 0 || close < open) return;
   // | all | 8 | 730 | 74.8% / 92.0% | **76.0% / 93.4%** | **0.4%** (21/4811) | 53.5% / 58.9% | **51.7% / 16.1%** |
-  const row =
-    /^\| ([\w-]+) \| (\d+) \| (\d+) \| ([\d.]+% \/ [\d.]+%) \| \*\*([\d.]+% \/ [\d.]+%)\*\* \| \*\*([\d.]+%)\*\* \((\d+)\/(\d+)\) \| ([^|*]+?) \| \*\*([^|*]+?)\*\* \|$/gm;
+  const row = new RegExp(String.raw`^\| ([\w-]+)${ROW_COLUMNS}${LIMIT_COLUMNS}$`, 'gm');
   for (const m of page.slice(open, close).matchAll(row)) {
-    const [, family, sessions, calls, before, withReadBacks, misses, missed, references, oracle, share] = m as unknown as string[];
-    const values = [sessions!, thousands(calls!), before!, withReadBacks!, misses!, thousands(missed!), thousands(references!)];
-    FIELDS.forEach((field, i) => figures.set(`unseen.${family}.${field}`, values[i]!));
-    figures.set(`unseen.${family}.oracle`, oracle!);
-    figures.set(`unseen.${family}.share`, share!);
+    const [, family, ...cells] = m as unknown as string[];
+    setRow(figures, `unseen.${family}`, cells);
   }
   if (!figures.has('unseen.all.with')) throw new Error(`figures: the bench:unseen block of ${BENCHMARKS_PAGE} has no "all" row`);
 }
