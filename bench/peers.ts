@@ -35,7 +35,7 @@ import {
   type SweepResult,
 } from './frontier';
 import { configValue, PRESETS } from '../src/engine/config';
-import { runWorkers, workerCount, type Job } from './workers';
+import { runWorkers, workersFor, type Job } from './workers';
 import { formatInt } from '../src/engine/format-number';
 
 interface Strategy {
@@ -202,12 +202,15 @@ function sessionSources(quick: boolean, dir: string): SessionSource[] {
   ];
 }
 
+/** A session's name in the tables and the log. */
+const nameOf = (src: SessionSource): string => (src.kind === 'file' ? sessionName(src.file, src.long) : `generated ${src.calls} calls`);
+
 async function loadSession(src: SessionSource, dir: string): Promise<Session> {
   if (src.kind === 'file') {
     const t = await readTranscript(src.file);
     const agent = agentOf(relative(dir, src.file));
     return {
-      name: sessionName(src.file, src.long),
+      name: nameOf(src),
       real: true,
       long: src.long,
       ...(agent ? { agent } : {}),
@@ -218,7 +221,7 @@ async function loadSession(src: SessionSource, dir: string): Promise<Session> {
   const { calls, max, seed, huge } = src;
   const { t, toolChars } = generatedTranscript(calls, max, seed, huge);
   return {
-    name: `generated ${calls} calls`,
+    name: nameOf(src),
     real: false,
     long: false,
     transcript: t,
@@ -587,11 +590,6 @@ export async function pointJob(k: number, quick: boolean): Promise<SweepResult> 
 }
 
 /**
- * Every strategy on every session and every sweep point on the real sessions, each a job of its
- * own in worker processes (bench/workers.ts), the longest first: the generated sessions, then the
- * sweep points (each replays the whole corpus), then the real sessions, longest file first.
- */
-/**
  * The run's jobs, the longest first so that no worker is left with a long one at the end: the
  * generated sessions, then the sweep points (each replays the whole corpus), then the real sessions,
  * largest file first. `unpack` puts the workers' results back in the run's order.
@@ -605,11 +603,11 @@ export function peerJobs(
   const bySize = sources.map((_, i) => i).sort((a, b) => sources[b]!.size - sources[a]!.size || a - b);
   const first = bySize.filter((i) => sources[i]!.size === Number.POSITIVE_INFINITY);
   const rest = bySize.filter((i) => sources[i]!.size !== Number.POSITIVE_INFINITY);
-  const sessionJob = (i: number): Job => ({ args: ['--session', String(i), ...q], label: sources[i]!.label });
+  const jobOf = (i: number): Job => ({ args: ['--session', String(i), ...q], label: sources[i]!.label });
   const jobs = [
-    ...first.map(sessionJob),
+    ...first.map(jobOf),
     ...points.map((p, k) => ({ args: ['--point', String(k), ...q], label: `sweep ${p.name}` })),
-    ...rest.map(sessionJob),
+    ...rest.map(jobOf),
   ];
   const unpack = (done: readonly unknown[]) => {
     const results = new Array<SessionResult>(sources.length);
@@ -631,11 +629,10 @@ export async function runPeers(opts: {
 }): Promise<PeersReport> {
   const started = Date.now();
   const log = opts.log ?? (() => {});
-  const sources = sessionSources(opts.quick, fixturesDir()).map((src) =>
-    src.kind === 'file'
-      ? { label: sessionName(src.file, src.long), size: statSync(src.file).size }
-      : { label: `generated ${src.calls} calls`, size: Number.POSITIVE_INFINITY },
-  );
+  const sources = sessionSources(opts.quick, fixturesDir()).map((src) => ({
+    label: nameOf(src),
+    size: src.kind === 'file' ? statSync(src.file).size : Number.POSITIVE_INFINITY,
+  }));
   const { jobs, unpack } = peerJobs(sources, movedPoints(opts.quick), opts.quick);
   const { results, sweep } = unpack(await runWorkers<unknown>('bench-peers-worker.js', jobs, log));
   const meta = {
@@ -643,7 +640,7 @@ export async function runPeers(opts: {
     node: process.version,
     seconds: (Date.now() - started) / 1000,
     command: opts.command,
-    workers: Math.min(workerCount(), jobs.length),
+    workers: workersFor(jobs.length),
   };
   const rep = report(results, meta, STRATEGIES, sweep);
   writeFileSync(join(opts.out, 'peers.json'), JSON.stringify(rep.json, null, 2) + '\n');

@@ -16,9 +16,9 @@ export interface Job {
   label: string;
 }
 
-/** How many jobs run at once. */
-export function workerCount(): number {
-  return Number(process.env.SPILLWAY_BENCH_WORKERS) || cpus().length;
+/** How many of `jobs` jobs run at once: one per core (or `SPILLWAY_BENCH_WORKERS`), at least one, at most one per job. */
+export function workersFor(jobs: number): number {
+  return Math.max(1, Math.min(Number(process.env.SPILLWAY_BENCH_WORKERS) || cpus().length, jobs));
 }
 
 /**
@@ -56,7 +56,7 @@ function runOne(script: string, job: Job): Promise<string> {
 }
 
 /**
- * Runs every job with `dist/<script>` (beside the running bundle; an absolute path as given), `workerCount()` at a time, in the
+ * Runs every job with `dist/<script>` (beside the running bundle; an absolute path as given), `workersFor(jobs.length)` at a time, in the
  * order given (put the longest first), and returns the parsed results in that order.
  */
 export async function runWorkers<T>(script: string, jobs: readonly Job[], log: (s: string) => void): Promise<T[]> {
@@ -75,6 +75,6 @@ export async function runWorkers<T>(script: string, jobs: readonly Job[], log: (
       log(`  ${jobs[j]!.label}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(workerCount(), jobs.length)) }, one));
+  await Promise.all(Array.from({ length: workersFor(jobs.length) }, one));
   return out;
 }
