@@ -344,7 +344,7 @@ function limitCells(t: Totals, p: 'anthropic' | 'openai'): { oracle: string; sha
 }
 
 /** The header of a held-out table: the default's cost and misses, then the oracle's cost and the share of its saving kept. */
-const HELD_OUT_HEAD =
+export const HELD_OUT_HEAD =
   "| sessions | n | calls | cost before read-backs (Anthropic / GPT-5) | with read-backs | misses | oracle (Anthropic / GPT-5) | share of the oracle's saving kept |\n| --- | ---: | ---: | --- | --- | --- | --- | --- |";
 
 /** One row of a held-out table (its limits columns '–' when the totals carry no limits). */

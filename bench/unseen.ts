@@ -16,7 +16,7 @@ import { measureLimits } from '../src/replay/limits';
 import { poolReplays, replay, type ReplayOptions, type ReplayTotals } from '../src/replay/replay';
 import { otherRoutes, replayRouted, routeOf, withRouteColumns } from '../src/replay/routes';
 import { MemoryStore } from '../src/store';
-import { heldOutRow, sourcesOf } from './heldout';
+import { HELD_OUT_HEAD, heldOutRow, sourcesOf } from './heldout';
 import { agentOf, fixtureFiles } from './peers';
 import { runWorkers } from './workers';
 
@@ -71,15 +71,13 @@ export function unseenTable(results: readonly UnseenResult[]): string {
     const mine = kept.filter(keep);
     return { ...poolReplays(mine.map((r) => ({ totals: r.totals }))), sessions: mine.length };
   };
-  const over = (keep: (r: UnseenResult) => boolean) =>
-    kept.filter((r) => keep(r) && (r.totals.cost.anthropic!.relative > 1 || r.totals.cost.openai!.relative > 1)).length;
+  const over = kept.filter((r) => r.totals.cost.anthropic!.relative > 1 || r.totals.cost.openai!.relative > 1).length;
   const agents = [...new Set(kept.map((r) => r.agent))].sort();
   const sources = [...new Set(kept.map((r) => r.source))].sort();
-  const head =
-    "| sessions | n | calls | cost before read-backs (Anthropic / GPT-5) | with read-backs | misses | oracle (Anthropic / GPT-5) | share of the oracle's saving kept |\n| --- | ---: | ---: | --- | --- | --- | --- | --- |";
+  const head = HELD_OUT_HEAD;
   const skipped = results.filter((r) => r.totals === undefined);
   return [
-    `${kept.length} sessions from ${sources.length} sources the corpus does not have (${agents.map((a) => `${a} ${kept.filter((r) => r.agent === a).length}`).join(', ')}), under the shipped default, billed with the agents' prelude, each column routed to its provider. Sessions over raw before read-backs (either price model): ${over(() => true)}.${skipped.length ? ` Left out, no model call read: ${skipped.map((r) => r.name).join(', ')}.` : ''}`,
+    `${kept.length} sessions from ${sources.length} sources the corpus does not have (${agents.map((a) => `${a} ${kept.filter((r) => r.agent === a).length}`).join(', ')}), under the shipped default, billed with the agents' prelude, each column routed to its provider. Sessions over raw before read-backs (either price model): ${over}.${skipped.length ? ` Left out, no model call read: ${skipped.map((r) => r.name).join(', ')}.` : ''}`,
     '',
     head,
     heldOutRow(
@@ -110,7 +108,7 @@ export function unseenTable(results: readonly UnseenResult[]): string {
   ].join('\n');
 }
 
-/** Every session of the set, one worker process each (the largest first), and the table. */
+/** Every session of the set, one worker process each (in the set's order), and the table. */
 export async function runUnseen(log: (s: string) => void): Promise<{ markdown: string; results: UnseenResult[] }> {
   const dir = unseenDir();
   const files = unseenFiles(dir);
