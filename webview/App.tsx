@@ -396,6 +396,8 @@ export function App(props: { host: Host }) {
   };
 
   const session = sessions.find((s) => s.id === sessionId) ?? view?.session;
+  // the figures are the projection made for the session's own provider: said when priced at another's
+  const elsewhere = session && pricedElsewhere(session, lens);
   const filtered = !!(tool || hits || markFilter || reducedOnly);
   return (
     <div className="app">
@@ -481,9 +483,9 @@ export function App(props: { host: Host }) {
                 )}
                 <Glossary />
               </div>
-              {pricedElsewhere(session, lens) && (
+              {elsewhere && (
                 <p className="muted" data-testid="priced-elsewhere">
-                  {pricedElsewhere(session, lens)}
+                  {elsewhere}
                 </p>
               )}
             </header>
