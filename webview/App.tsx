@@ -24,9 +24,10 @@ import {
 } from '../src/protocol';
 import type { Host } from './host';
 import { compact, count, percent, wouldHaveSaved } from './format';
-import { money, pricedElsewhere, sessionSentence, explainTurnCost, type CostLens } from './cost';
+import { money, pricedElsewhere, routableTo, sessionSentence, explainTurnCost, type CostLens } from './cost';
 import { Glossary, Term } from './components/Glossary';
 import { LimitAction } from './components/Limit';
+import { RouteAction } from './components/Route';
 import { Badge, Button, Dropdown, Spinner, TextField } from './ui';
 import { firstInteresting, MARK_LABEL, marksOf, type MarkKind } from './marks';
 import { CapsPanel } from './components/CapsPanel';
@@ -486,6 +487,18 @@ export function App(props: { host: Host }) {
               {elsewhere && (
                 <p className="muted" data-testid="priced-elsewhere">
                   {elsewhere}
+                  {routableTo(session, lens) && lens.price && (
+                    // replays the session once more on the host, so it waits to be asked
+                    <>
+                      {' '}
+                      <RouteAction
+                        key={`${session.id}:${loaded}:${lens.costModel}`}
+                        lens={lens}
+                        model={lens.price.model}
+                        measure={() => host.request('session/routed', { sessionId: session.id, costModel: lens.costModel })}
+                      />
+                    </>
+                  )}
                 </p>
               )}
             </header>

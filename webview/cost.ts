@@ -109,15 +109,25 @@ export function sessionSentence(turns: readonly TurnSummary[]): string {
 }
 
 /**
+ * Whether the host can replay the session as sent to the provider the picker prices it at
+ * (`session/routed`): a replayed session lists the providers the engine holds prices for.
+ */
+export function routableTo(session: { routes?: string[] | undefined }, lens: CostLens): boolean {
+  return !!lens.price && !!session.routes?.includes(lens.costModel);
+}
+
+/**
  * When the picker prices a session at a model another provider serves: the figures are the
  * projection made for the session's own provider, priced there. Sent to that provider, the engine
- * would have held its decisions to that provider's prices, which `spillway replay --each-route`
- * measures (docs/cli.md). Undefined when the session's own price model is unknown or is the one shown.
+ * would have held its decisions to that provider's prices: the header offers to replay it so when the
+ * host can (`routableTo`), else `spillway replay --each-route` measures it (docs/cli.md). Undefined
+ * when the session's own price model is unknown or is the one shown.
  */
 export function pricedElsewhere(
-  session: { model?: string | undefined; costModel?: string | undefined },
+  session: { model?: string | undefined; costModel?: string | undefined; routes?: string[] | undefined },
   lens: CostLens,
 ): string | undefined {
   if (!session.costModel || !lens.price || lens.costModel === session.costModel) return undefined;
-  return `Priced at ${lens.price.model}: the projection made for ${session.model ?? `a ${session.costModel} model`}, billed under ${lens.costModel}'s cache rules. Sent to ${lens.price.model}, Spillway would decide under its prices instead: \`spillway replay --each-route\` measures that.`;
+  const said = `Priced at ${lens.price.model}: the projection made for ${session.model ?? `a ${session.costModel} model`}, billed under ${lens.costModel}'s cache rules. Sent to ${lens.price.model}, Spillway would decide under its prices instead`;
+  return routableTo(session, lens) ? `${said}.` : `${said}: \`spillway replay --each-route\` measures that.`;
 }

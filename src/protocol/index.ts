@@ -50,6 +50,8 @@ export const SessionInfo = z.object({
   model: z.string().optional(),
   /** the cost record (price model) the model's family bills under, when the model is known */
   costModel: z.string().optional(),
+  /** a replayed session's other providers it can be replayed as sent to (`session/routed`): those the engine holds prices for */
+  routes: z.array(z.string()).optional(),
   /**
    * Recorded by the proxy in observe mode: every request went upstream byte for byte, and the
    * projection figures are what Spillway would have sent (the inspector says "would have saved").
@@ -381,6 +383,23 @@ export const SessionLimits = z.object({
 });
 export type SessionLimits = z.infer<typeof SessionLimits>;
 
+/**
+ * A replayed session replayed again as if its requests went to another provider (src/replay/routes.ts):
+ * the engine then holds its decisions to that provider's prices, as the proxy would. The figures are
+ * that replay's, under that provider's price model (`costModel`), in the units of the session's cost
+ * figures: raw history, what Spillway sent, the read-backs its misses imply, and those misses.
+ */
+export const RoutedFigures = z.object({
+  /** the price model, and the provider it was routed to (`anthropic`, `openai`, `openai-4o`) */
+  costModel: z.string().min(1),
+  raw: z.number().nonnegative(),
+  projected: z.number().nonnegative(),
+  readBack: z.number().nonnegative(),
+  missedIds: z.number().int().nonnegative(),
+  referencedIds: z.number().int().nonnegative(),
+});
+export type RoutedFigures = z.infer<typeof RoutedFigures>;
+
 // ---- the message catalogue -------------------------------------------------------------------
 
 const empty = z.object({}).strict();
@@ -443,6 +462,8 @@ const requests = {
   },
   /** the limit of a replayed session (the oracle and the floor replayed on the host, cancellable); an error for live sessions */
   'session/limits': { params: SessionRef, result: SessionLimits },
+  /** a replayed session replayed as sent to another provider (`costModel`), cancellable; an error for live sessions and providers the engine holds no prices for */
+  'session/routed': { params: SessionRef.extend({ costModel: z.string().min(1).max(40) }), result: RoutedFigures },
   /** turns whose own tool results (original text, the text the model was sent, tool, call id) contain `query` */
   'search/results': {
     params: SessionRef.extend({ query: z.string().min(1).max(500) }),

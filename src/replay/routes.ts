@@ -14,7 +14,7 @@ import { PROVIDERS, providerOfModel } from '../engine/clear-schedule';
 import { MemoryStore } from '../store';
 import { PRICE_MODELS } from './metrics';
 import type { Transcript } from './readers';
-import { replay, type ReplayOptions, type ReplayResult, type ReplayTotals } from './replay';
+import { replay, replayAsync, type ReplayOptions, type ReplayResult, type ReplayTotals } from './replay';
 
 /** The provider a transcript's requests go to: the one given, else its model's; undefined when neither is known. */
 export function routeOf(t: Transcript, provider?: string): string | undefined {
@@ -64,12 +64,22 @@ export function withRouteColumns(totals: ReplayTotals, routed: readonly RoutedCo
   return out;
 }
 
-/** Replays `t` routed to `provider` for the price models of that provider only, with a store of its own. */
-export function replayRouted(t: Transcript, opts: ReplayOptions, provider: string): ReplayResult {
+/** The options of a replay routed to `provider`: the price models of that provider only, a store of its own. */
+function routedOptions(opts: ReplayOptions, provider: string): ReplayOptions {
   const prices = (opts.prices ?? PRICE_MODELS).filter((pm) => pm.name === provider);
   // only the figures are wanted: nothing of the caller's store, callbacks or detail
   const { store: _store, detail: _detail, onCall: _onCall, onProjection: _onProjection, ...rest } = opts;
-  return replay(t, { ...rest, store: new MemoryStore(), prices, provider });
+  return { ...rest, store: new MemoryStore(), prices, provider };
+}
+
+/** Replays `t` routed to `provider` for the price models of that provider only, with a store of its own. */
+export function replayRouted(t: Transcript, opts: ReplayOptions, provider: string): ReplayResult {
+  return replay(t, routedOptions(opts, provider));
+}
+
+/** `replayRouted` off the event loop's way (`replayAsync`): the inspector's host, stopped by `opts.signal`. */
+export function replayRoutedAsync(t: Transcript, opts: ReplayOptions, provider: string): Promise<ReplayResult> {
+  return replayAsync(t, routedOptions(opts, provider));
 }
 
 /**

@@ -4,17 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as React from 'react';
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { App } from '../../webview/App';
-import { stubHost } from './support';
+import { stubHost, typeInto } from './support';
 
 afterEach(cleanup);
-
-/** Sets a toolkit field's value and fires the event a person's typing would (custom elements have no React value setter). */
-function typeInto(el: Element, value: string, event = 'input') {
-  (el as HTMLInputElement).value = value;
-  act(() => {
-    el.dispatchEvent(new Event(event, { bubbles: true }));
-  });
-}
 
 /** Types into a native input (React's own change event). */
 function typeText(el: Element, value: string) {

@@ -4,7 +4,7 @@
  * sessions, answering through `window.postMessage` as VS Code does.
  * Import it first in each test file.
  */
-import { configure } from '@testing-library/react';
+import { act, configure } from '@testing-library/react';
 import { parseConfig } from '../../src/engine';
 
 // the machine is shared: give asynchronous queries more than the default second before failing
@@ -70,4 +70,12 @@ export function stubHost(sizes: number[] = [40], state: unknown = null): Stub {
   (globalThis as unknown as { acquireVsCodeApi: () => VsCodeApi }).acquireVsCodeApi = () => api;
   const host = new Host(acquireVsCodeApi());
   return { api, host, service, source, calls, logs };
+}
+
+/** Sets a toolkit field's value and fires the event a person's typing would (custom elements have no React value setter). */
+export function typeInto(el: Element, value: string, event = 'input') {
+  (el as HTMLInputElement).value = value;
+  act(() => {
+    el.dispatchEvent(new Event(event, { bubbles: true }));
+  });
 }

@@ -7,15 +7,16 @@
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { createEngine, readRequest, resultText, type SpillwayConfig } from '../../engine';
+import { createEngine, PROVIDERS, readRequest, resultText, type SpillwayConfig } from '../../engine';
 import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
 import { sessionName } from '../../replay/session-title';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
 import { callSources, type CallSource } from '../../engine/names';
 import { measureLimitsAsync, oracleShare } from '../../replay/limits';
+import { otherRoutes, replayRoutedAsync, routeOf } from '../../replay/routes';
 import { withInputStage } from '../pure/records';
 import { modelFields } from './prices';
-import type { LimitFigures, SessionInfo, SessionLimits, TurnSummary } from '../../protocol';
+import type { LimitFigures, RoutedFigures, SessionInfo, SessionLimits, TurnSummary } from '../../protocol';
 import type { SessionArchive, ArchivedSession } from './archive';
 import {
   costOf,
@@ -140,6 +141,15 @@ function modelOf(transcript: Transcript): Pick<SessionInfo, 'model' | 'costModel
   return modelFields(typeof m === 'string' ? m : undefined);
 }
 
+/**
+ * The other providers a replayed session can be replayed as sent to (`routed`): those the engine holds
+ * prices for. None when its own provider is not known: the engine then holds every one at once.
+ */
+function routesOf(transcript: Transcript): Pick<SessionInfo, 'routes'> {
+  const routes = otherRoutes(routeOf(transcript), PROVIDERS);
+  return routes.length ? { routes } : {};
+}
+
 export class ReplaySession extends RecordSession {
   info: SessionInfo;
   /** per turn projected again, its markers by (call, handle); a few turns */
@@ -169,6 +179,7 @@ export class ReplaySession extends RecordSession {
         bytes,
         live: false,
         ...modelOf(transcript),
+        ...routesOf(transcript),
         totals: infoTotals(this.records.map((r) => r.summary)),
       };
     } else {
@@ -195,6 +206,7 @@ export class ReplaySession extends RecordSession {
       bytes: this.bytes,
       live: false,
       ...modelOf(this.transcript),
+      ...routesOf(this.transcript),
       totals: infoTotals(replayRecords(result).map((r) => r.summary)),
     };
   }
@@ -307,6 +319,31 @@ export class ReplaySession extends RecordSession {
       models[model] = { raw: c.raw, kept, oracle, floor, ...(share !== undefined ? { share } : {}) };
     }
     return { models, oracleMisses: l.oracleMisses };
+  }
+
+  /**
+   * The session replayed as if its requests went to `costModel`'s provider, under the settings its
+   * figures were made with (src/replay/routes.ts): the engine holds its decisions to that provider's
+   * prices, as the proxy would, and the figures are that replay's, in that price model's units.
+   */
+  async routed(costModel: string, signal: AbortSignal, report?: (message: string) => void): Promise<RoutedFigures> {
+    if (!PROVIDERS.includes(costModel))
+      throw new Error(
+        `the engine holds no cache prices for ${costModel}: sent there, it would decide as it does for any provider it does not know`,
+      );
+    report?.(`the session as sent to ${costModel}, over ${this.transcript.calls.length} calls`);
+    const r = await replayRoutedAsync(this.transcript, { config: this.ctx.config(), signal }, costModel);
+    const cost = r.totals.cost[costModel];
+    if (!cost) throw new Error(`the replay routed to ${costModel} priced nothing under it`);
+    const kept = r.totals.costWithReadBacks[costModel]?.projected ?? cost.projected;
+    return {
+      costModel,
+      raw: cost.raw,
+      projected: cost.projected,
+      readBack: Math.max(0, kept - cost.projected),
+      missedIds: r.totals.missedIds,
+      referencedIds: r.totals.referencedIds,
+    };
   }
 
   async dryRun(config: SpillwayConfig, signal?: AbortSignal): Promise<TurnSummary[]> {

@@ -72,6 +72,8 @@ export class InspectorService {
   private dryRunAbort: AbortController | undefined;
   /** the limit being measured (one at a time: a new request stops the one before) */
   private limitsAbort: AbortController | undefined;
+  /** the replay as sent to another provider under way (`session/routed`): a newer one stops it */
+  private routedAbort: AbortController | undefined;
   /** messages dropped because they failed validation (tests read it) */
   dropped = 0;
   /** the last handled request of each method, for tests */
@@ -267,6 +269,23 @@ export class InspectorService {
           if (this.limitsAbort === abort) this.limitsAbort = undefined;
         }
       }
+      case 'session/routed': {
+        const s = await this.session(m.params.sessionId);
+        if (!s.routed)
+          throw new Error(`a session is replayed as sent elsewhere only from its transcript, not for ${s.info.origin} sessions`);
+        this.routedAbort?.abort(new Error('a newer replay started'));
+        const abort = new AbortController();
+        this.routedAbort = abort;
+        const { costModel } = m.params;
+        const run = (report: (message: string) => void, signal: AbortSignal) => s.routed!(costModel, signal, report);
+        try {
+          return await (this.actions.progress
+            ? this.actions.progress(`Spillway: replaying ${s.info.title} as sent to ${costModel}`, abort.signal, run)
+            : run(() => undefined, abort.signal));
+        } finally {
+          if (this.routedAbort === abort) this.routedAbort = undefined;
+        }
+      }
       case 'caps/save': {
         const toolCaps = await this.actions.saveCaps(m.params.caps, m.params.target);
         return toolCaps ? { toolCaps } : { toolCaps: this.actions.config().toolCaps, cancelled: true };
@@ -277,6 +296,7 @@ export class InspectorService {
   dispose(): void {
     this.dryRunAbort?.abort();
     this.limitsAbort?.abort();
+    this.routedAbort?.abort();
     for (const u of this.unsubscribe.splice(0)) u();
   }
 }

@@ -27,6 +27,7 @@ import type {
   InputInfo,
   Origin,
   ResultInfo,
+  RoutedFigures,
   SearchMatch,
   SessionInfo,
   SessionLimits,
@@ -189,6 +190,11 @@ export interface InspectorSession {
    * takes about twice the replay's time), stopped by `signal`; `report` hears what is running.
    */
   limits?(signal: AbortSignal, report?: (message: string) => void): Promise<SessionLimits>;
+  /**
+   * The session replayed as if its requests went to `costModel`'s provider (replayed transcripts only;
+   * one replay more), stopped by `signal`; `report` hears what is running.
+   */
+  routed?(costModel: string, signal: AbortSignal, report?: (message: string) => void): Promise<RoutedFigures>;
   /** tool → its results over the cap that the engine sent whole, and the reason most of them share (when the source knows) */
   keptWhole?(): Map<string, { results: number; why: string }>;
 }
