@@ -14,7 +14,7 @@ import { sourcesOf } from '../../bench/heldout';
 import { UNSEEN } from '../support/corpus';
 import { filesUnder } from '../support/files';
 
-const SESSIONS = 8;
+const SESSIONS = 15;
 const sessions = filesUnder(UNSEEN)
   .filter((f) => !f.endsWith('.md'))
   .sort();
