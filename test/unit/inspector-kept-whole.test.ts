@@ -5,15 +5,12 @@
  * named as one, not as a preview.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig, type Reduction } from '../../src/engine/index';
-import { MemoryStore } from '../../src/store/memory';
-import { readTranscript } from '../../src/replay/readers';
-import { replay } from '../../src/replay/replay';
-import { ReplaySession } from '../../src/extension/inspector/replaySource';
+import type { ReplaySession } from '../../src/extension/inspector/replaySource';
 import { freshFigures } from '../../src/extension/inspector/session';
 import { TurnDetail } from '../../src/protocol';
+import { replayedSession } from '../support/replayed';
 
 /** A 41-call Claude Code session whose Reads of 9 to 14k characters are kept whole under the default. */
 const SESSION = join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl');
@@ -22,18 +19,7 @@ describe('a read over its cap kept whole while in use, under the default setting
   const config = parseConfig({}).config;
   let session: ReplaySession;
   beforeAll(async () => {
-    const store = new MemoryStore();
-    const transcript = await readTranscript(SESSION);
-    const result = replay(transcript, { config, store, detail: true });
-    session = new ReplaySession(
-      { store: () => store, config: () => config },
-      `replay:${SESSION}`,
-      SESSION,
-      transcript,
-      result,
-      statSync(SESSION).size,
-      '2026-11-29T00:00:00Z',
-    );
+    ({ session } = await replayedSession(SESSION, config, '2026-11-29T00:00:00Z'));
   });
 
   const wholeOverCap = () =>

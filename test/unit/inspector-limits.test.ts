@@ -4,15 +4,14 @@
  * --limits` (measured the CLI's way, synchronously), and an aborted signal stops it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { statSync } from 'node:fs';
 import { parseConfig } from '../../src/engine/index';
-import { MemoryStore } from '../../src/store/memory';
-import { readTranscript, type Transcript } from '../../src/replay/readers';
+import type { Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { measureLimits, oracleShare } from '../../src/replay/limits';
-import { ReplaySession } from '../../src/extension/inspector/replaySource';
+import type { ReplaySession } from '../../src/extension/inspector/replaySource';
 import { SessionLimits } from '../../src/protocol';
 import { SHORT_SESSIONS } from '../support/corpus';
+import { replayedSession } from '../support/replayed';
 
 const FILE = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
 
@@ -21,18 +20,7 @@ describe("a replayed session's limit, measured by the inspector's host", () => {
   let transcript: Transcript;
   let session: ReplaySession;
   beforeAll(async () => {
-    const store = new MemoryStore();
-    transcript = await readTranscript(FILE);
-    const result = replay(transcript, { config, store, detail: true });
-    session = new ReplaySession(
-      { store: () => store, config: () => config },
-      `replay:${FILE}`,
-      FILE,
-      transcript,
-      result,
-      statSync(FILE).size,
-      '',
-    );
+    ({ transcript, session } = await replayedSession(FILE, config));
   });
 
   it('gives the share the CLI reports, per price model, and a valid protocol answer', async () => {

@@ -5,15 +5,13 @@
  * synchronously); a provider the engine holds no prices for, and an aborted signal, are refused.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { statSync } from 'node:fs';
 import { parseConfig } from '../../src/engine/index';
-import { MemoryStore } from '../../src/store/memory';
-import { readTranscript, type Transcript } from '../../src/replay/readers';
-import { replay } from '../../src/replay/replay';
+import type { Transcript } from '../../src/replay/readers';
+import type { ReplaySession } from '../../src/extension/inspector/replaySource';
 import { replayRouted } from '../../src/replay/routes';
-import { ReplaySession } from '../../src/extension/inspector/replaySource';
 import { RoutedFigures, SessionInfo } from '../../src/protocol';
 import { SHORT_SESSIONS } from '../support/corpus';
+import { replayedSession } from '../support/replayed';
 
 const FILE = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
 
@@ -22,18 +20,7 @@ describe("a replayed session replayed as sent to another provider, by the inspec
   let transcript: Transcript;
   let session: ReplaySession;
   beforeAll(async () => {
-    const store = new MemoryStore();
-    transcript = await readTranscript(FILE);
-    const result = replay(transcript, { config, store, detail: true });
-    session = new ReplaySession(
-      { store: () => store, config: () => config },
-      `replay:${FILE}`,
-      FILE,
-      transcript,
-      result,
-      statSync(FILE).size,
-      '',
-    );
+    ({ transcript, session } = await replayedSession(FILE, config));
   });
 
   it('lists the providers other than its own that the engine holds prices for', () => {

@@ -8,6 +8,7 @@ import { command, parseHostMessage, parseWebviewMessage, request, response, type
 import { InspectorService, type InspectorActions } from '../../src/extension/inspector/service';
 import { ApiSource } from '../../src/extension/inspector/apiSource';
 import { SyntheticSession, SyntheticSource } from '../../bench/inspector-fixture';
+import { wiredService } from './support';
 
 const config = parseConfig({}).config;
 const LIMITS: SessionLimits = {
@@ -35,20 +36,8 @@ describe('session/limits in the protocol', () => {
 });
 
 describe('the service answering session/limits', () => {
-  function wired(sources: ConstructorParameters<typeof InspectorService>[0], progress?: InspectorActions['progress']) {
-    const posted: { kind: string; method: string; ok?: boolean; error?: string; result?: unknown }[] = [];
-    const actions: InspectorActions = {
-      config: () => config,
-      openStored: async () => undefined,
-      compare: async () => undefined,
-      copyHandle: async () => undefined,
-      saveCaps: async () => ({}),
-      log: () => undefined,
-      ...(progress ? { progress } : {}),
-    };
-    const s = new InspectorService(sources, actions, (m) => posted.push(m as never));
-    return { s, posted };
-  }
+  const wired = (sources: ConstructorParameters<typeof InspectorService>[0], progress?: InspectorActions['progress']) =>
+    wiredService(sources, config, progress);
 
   it("answers with the session's limits, measured under the host's progress with a signal", async () => {
     const source = new SyntheticSource();

@@ -8,6 +8,7 @@ import { command, parseHostMessage, parseWebviewMessage, request, response, type
 import { InspectorService, type InspectorActions } from '../../src/extension/inspector/service';
 import { ApiSource } from '../../src/extension/inspector/apiSource';
 import { SyntheticSession, SyntheticSource } from '../../bench/inspector-fixture';
+import { wiredService } from './support';
 
 const config = parseConfig({}).config;
 const FIGURES: RoutedFigures = { costModel: 'openai', raw: 1000, projected: 800, readBack: 5, missedIds: 1, referencedIds: 90 };
@@ -39,20 +40,8 @@ describe('session/routed in the protocol', () => {
 });
 
 describe('the service answering session/routed', () => {
-  function wired(sources: ConstructorParameters<typeof InspectorService>[0], progress?: InspectorActions['progress']) {
-    const posted: { kind: string; method: string; ok?: boolean; error?: string; result?: unknown }[] = [];
-    const actions: InspectorActions = {
-      config: () => config,
-      openStored: async () => undefined,
-      compare: async () => undefined,
-      copyHandle: async () => undefined,
-      saveCaps: async () => ({}),
-      log: () => undefined,
-      ...(progress ? { progress } : {}),
-    };
-    const s = new InspectorService(sources, actions, (m) => posted.push(m as never));
-    return { s, posted };
-  }
+  const wired = (sources: ConstructorParameters<typeof InspectorService>[0], progress?: InspectorActions['progress']) =>
+    wiredService(sources, config, progress);
 
   it("answers with the session's routed figures, replayed under the host's progress with a signal", async () => {
     const source = new SyntheticSource();

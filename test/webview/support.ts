@@ -5,7 +5,7 @@
  * Import it first in each test file.
  */
 import { act, configure } from '@testing-library/react';
-import { parseConfig } from '../../src/engine';
+import { parseConfig, type SpillwayConfig } from '../../src/engine';
 
 // the machine is shared: give asynchronous queries more than the default second before failing
 configure({ asyncUtilTimeout: 5_000 });
@@ -78,4 +78,24 @@ export function typeInto(el: Element, value: string, event = 'input') {
   act(() => {
     el.dispatchEvent(new Event(event, { bubbles: true }));
   });
+}
+
+/** A host service over `sources` whose messages to the webview are collected in `posted` (no webview). */
+export function wiredService(
+  sources: ConstructorParameters<typeof InspectorService>[0],
+  config: SpillwayConfig,
+  progress?: InspectorActions['progress'],
+) {
+  const posted: { kind: string; method: string; ok?: boolean; error?: string; result?: unknown }[] = [];
+  const actions: InspectorActions = {
+    config: () => config,
+    openStored: async () => undefined,
+    compare: async () => undefined,
+    copyHandle: async () => undefined,
+    saveCaps: async () => ({}),
+    log: () => undefined,
+    ...(progress ? { progress } : {}),
+  };
+  const s = new InspectorService(sources, actions, (m) => posted.push(m as never));
+  return { s, posted };
 }

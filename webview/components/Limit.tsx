@@ -8,6 +8,7 @@ import * as React from 'react';
 import type { SessionLimits } from '../../src/protocol';
 import { Spinner } from '../ui';
 import { GLOSSARY, Term } from './Glossary';
+import { useAsk } from './useAsk';
 
 /** The price models the answer quotes, in this order, and their names (the CLI's table quotes the same two). */
 const QUOTED: readonly (readonly [string, string])[] = [
@@ -34,23 +35,7 @@ function limitParts(l: SessionLimits): { share: string; models: string; oracle: 
 }
 
 export function LimitAction(props: { measure: () => Promise<SessionLimits> }) {
-  const [state, setState] = React.useState<
-    { kind: 'idle' } | { kind: 'measuring' } | { kind: 'done'; limits: SessionLimits } | { kind: 'failed'; error: string }
-  >({ kind: 'idle' });
-  const live = React.useRef(true);
-  React.useEffect(
-    () => () => {
-      live.current = false;
-    },
-    [],
-  );
-  const measure = () => {
-    setState({ kind: 'measuring' });
-    props.measure().then(
-      (limits) => live.current && setState({ kind: 'done', limits }),
-      (e: unknown) => live.current && setState({ kind: 'failed', error: (e instanceof Error ? e.message : String(e)).split('\n')[0]! }),
-    );
-  };
+  const [state, measure] = useAsk(props.measure);
   const ask = (label: string) => (
     <button
       type="button"
@@ -63,7 +48,7 @@ export function LimitAction(props: { measure: () => Promise<SessionLimits> }) {
     </button>
   );
   if (state.kind === 'idle') return <span data-testid="limit">{ask('How much is left?')}</span>;
-  if (state.kind === 'measuring')
+  if (state.kind === 'pending')
     return (
       <span data-testid="limit" role="status">
         <Spinner aria-label="measuring" /> measuring the limit…
@@ -75,9 +60,9 @@ export function LimitAction(props: { measure: () => Promise<SessionLimits> }) {
         could not measure the limit: {state.error} {ask('Try again')}
       </span>
     );
-  const parts = limitParts(state.limits);
+  const parts = limitParts(state.value);
   if (!parts) return <span data-testid="limit">no cost figures to measure the limit against</span>;
-  const misses = state.limits.oracleMisses;
+  const misses = state.value.oracleMisses;
   return (
     <span data-testid="limit" title={GLOSSARY.oracle}>
       keeps <b>{parts.share}</b> of <Term word="share of the oracle's saving">the oracle's saving</Term> ({parts.models}) ·{' '}

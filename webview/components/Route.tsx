@@ -9,6 +9,7 @@ import type { RoutedFigures } from '../../src/protocol';
 import { count } from '../format';
 import { money, type CostLens } from '../cost';
 import { Spinner } from '../ui';
+import { useAsk } from './useAsk';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -22,23 +23,7 @@ export function routedSentence(r: RoutedFigures, lens: CostLens, model: string):
 }
 
 export function RouteAction(props: { lens: CostLens; model: string; measure: () => Promise<RoutedFigures> }) {
-  const [state, setState] = React.useState<
-    { kind: 'idle' } | { kind: 'replaying' } | { kind: 'done'; figures: RoutedFigures } | { kind: 'failed'; error: string }
-  >({ kind: 'idle' });
-  const live = React.useRef(true);
-  React.useEffect(
-    () => () => {
-      live.current = false;
-    },
-    [],
-  );
-  const replay = () => {
-    setState({ kind: 'replaying' });
-    props.measure().then(
-      (figures) => live.current && setState({ kind: 'done', figures }),
-      (e: unknown) => live.current && setState({ kind: 'failed', error: (e instanceof Error ? e.message : String(e)).split('\n')[0]! }),
-    );
-  };
+  const [state, replay] = useAsk(props.measure);
   const ask = (label: string) => (
     <button
       type="button"
@@ -51,7 +36,7 @@ export function RouteAction(props: { lens: CostLens; model: string; measure: () 
     </button>
   );
   if (state.kind === 'idle') return <span data-testid="route">{ask(`Replay it as sent to ${props.model}`)}</span>;
-  if (state.kind === 'replaying')
+  if (state.kind === 'pending')
     return (
       <span data-testid="route" role="status">
         <Spinner aria-label="replaying" /> replaying as sent to {props.model}…
@@ -63,5 +48,5 @@ export function RouteAction(props: { lens: CostLens; model: string; measure: () 
         could not replay it as sent to {props.model}: {state.error} {ask('Try again')}
       </span>
     );
-  return <span data-testid="route">{routedSentence(state.figures, props.lens, props.model)}</span>;
+  return <span data-testid="route">{routedSentence(state.value, props.lens, props.model)}</span>;
 }
