@@ -487,7 +487,7 @@ export function App(props: { host: Host }) {
               {elsewhere && (
                 <p className="muted" data-testid="priced-elsewhere">
                   {elsewhere}
-                  {routableTo(session, lens) && lens.price && (
+                  {routableTo(session, lens) && (
                     // replays the session once more on the host, so it waits to be asked
                     <>
                       {' '}

@@ -112,7 +112,7 @@ export function sessionSentence(turns: readonly TurnSummary[]): string {
  * Whether the host can replay the session as sent to the provider the picker prices it at
  * (`session/routed`): a replayed session lists the providers the engine holds prices for.
  */
-export function routableTo(session: { routes?: string[] | undefined }, lens: CostLens): boolean {
+export function routableTo(session: { routes?: string[] | undefined }, lens: CostLens): lens is CostLens & { price: Price } {
   return !!lens.price && !!session.routes?.includes(lens.costModel);
 }
 

@@ -6,19 +6,17 @@
  */
 import * as React from 'react';
 import type { RoutedFigures } from '../../src/protocol';
-import { count } from '../format';
+import { count, percent } from '../format';
 import { money, type CostLens } from '../cost';
 import { Spinner } from '../ui';
 import { useAsk } from './useAsk';
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-
 /** "as sent to gpt-5: $1.20 with read-backs, 88.8% of raw ($1.35); misses 0.8% (12 of 1,500)" */
 export function routedSentence(r: RoutedFigures, lens: CostLens, model: string): string {
   const kept = r.projected + r.readBack;
-  const share = r.raw > 0 ? `, ${pct(kept / r.raw)} of raw (${money(r.raw, lens)})` : '';
+  const share = r.raw > 0 ? `, ${percent(kept, r.raw)} of raw (${money(r.raw, lens)})` : '';
   const misses =
-    r.referencedIds > 0 ? `${pct(r.missedIds / r.referencedIds)} (${count(r.missedIds)} of ${count(r.referencedIds)})` : 'none';
+    r.referencedIds > 0 ? `${percent(r.missedIds, r.referencedIds)} (${count(r.missedIds)} of ${count(r.referencedIds)})` : 'none';
   return `As sent to ${model}: ${money(kept, lens)} with read-backs${share}; misses ${misses}.`;
 }
 

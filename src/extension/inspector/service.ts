@@ -70,10 +70,8 @@ export class InspectorService {
   /** the session the webview shows (for live appends and cap listings) */
   private current: InspectorSession | undefined;
   private dryRunAbort: AbortController | undefined;
-  /** the limit being measured (one at a time: a new request stops the one before) */
-  private limitsAbort: AbortController | undefined;
-  /** the replay as sent to another provider under way (`session/routed`): a newer one stops it */
-  private routedAbort: AbortController | undefined;
+  /** the replays run on request under way, one of each kind (`exclusive`): the limit, the session as sent elsewhere */
+  private readonly onRequest = new Map<'limits' | 'routed', AbortController>();
   /** messages dropped because they failed validation (tests read it) */
   dropped = 0;
   /** the last handled request of each method, for tests */
@@ -256,35 +254,26 @@ export class InspectorService {
       }
       case 'session/limits': {
         const s = await this.session(m.params.sessionId);
-        if (!s.limits) throw new Error(`the limit is measured for replayed transcripts only, not for ${s.info.origin} sessions`);
-        this.limitsAbort?.abort(new Error('a newer measurement started'));
-        const abort = new AbortController();
-        this.limitsAbort = abort;
-        const run = (report: (message: string) => void, signal: AbortSignal) => s.limits!(signal, report);
-        try {
-          return await (this.actions.progress
-            ? this.actions.progress(`Spillway: measuring the limit of ${s.info.title}`, abort.signal, run)
-            : run(() => undefined, abort.signal));
-        } finally {
-          if (this.limitsAbort === abort) this.limitsAbort = undefined;
-        }
+        const limits = s.limits?.bind(s);
+        if (!limits) throw new Error(`the limit is measured for replayed transcripts only, not for ${s.info.origin} sessions`);
+        return this.exclusive(
+          'limits',
+          `Spillway: measuring the limit of ${s.info.title}`,
+          'a newer measurement started',
+          (report, signal) => limits(signal, report),
+        );
       }
       case 'session/routed': {
         const s = await this.session(m.params.sessionId);
-        if (!s.routed)
-          throw new Error(`a session is replayed as sent elsewhere only from its transcript, not for ${s.info.origin} sessions`);
-        this.routedAbort?.abort(new Error('a newer replay started'));
-        const abort = new AbortController();
-        this.routedAbort = abort;
+        const routed = s.routed?.bind(s);
+        if (!routed) throw new Error(`a session is replayed as sent elsewhere only from its transcript, not for ${s.info.origin} sessions`);
         const { costModel } = m.params;
-        const run = (report: (message: string) => void, signal: AbortSignal) => s.routed!(costModel, signal, report);
-        try {
-          return await (this.actions.progress
-            ? this.actions.progress(`Spillway: replaying ${s.info.title} as sent to ${costModel}`, abort.signal, run)
-            : run(() => undefined, abort.signal));
-        } finally {
-          if (this.routedAbort === abort) this.routedAbort = undefined;
-        }
+        return this.exclusive(
+          'routed',
+          `Spillway: replaying ${s.info.title} as sent to ${costModel}`,
+          'a newer replay started',
+          (report, signal) => routed(costModel, signal, report),
+        );
       }
       case 'caps/save': {
         const toolCaps = await this.actions.saveCaps(m.params.caps, m.params.target);
@@ -293,10 +282,29 @@ export class InspectorService {
     }
   }
 
+  /**
+   * Runs a replay asked for on request (`kind`), one of each kind at a time: a newer request stops the
+   * one before with `newer`; under the host's progress (cancellable) when it has one.
+   */
+  private async exclusive<T>(
+    kind: 'limits' | 'routed',
+    title: string,
+    newer: string,
+    task: (report: (message: string) => void, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    this.onRequest.get(kind)?.abort(new Error(newer));
+    const abort = new AbortController();
+    this.onRequest.set(kind, abort);
+    try {
+      return await (this.actions.progress ? this.actions.progress(title, abort.signal, task) : task(() => undefined, abort.signal));
+    } finally {
+      if (this.onRequest.get(kind) === abort) this.onRequest.delete(kind);
+    }
+  }
+
   dispose(): void {
     this.dryRunAbort?.abort();
-    this.limitsAbort?.abort();
-    this.routedAbort?.abort();
+    for (const abort of this.onRequest.values()) abort.abort();
     for (const u of this.unsubscribe.splice(0)) u();
   }
 }
