@@ -259,3 +259,47 @@ describe('clear stage: a reference in a projection projected again', () => {
     expect(referencedCall('the output of call x above, as a tool printed it')).toBeUndefined();
   });
 });
+
+describe('clear stage: a reference in a seed marker style', () => {
+  it('does not keep the output it repeats in use, so a projection projected again decides the same', () => {
+    // fast-check's counterexample (test/property/engine.property.test.ts, idempotence): the second
+    // search answers as the first did, so it becomes a reference to it, whose eino-style marker names
+    // only a handle; projected again, that marker cannot say what it repeats
+    const output = Array.from({ length: 22 }, (_, k) => `${3 * k}: \n${3 * k + 1}: \n${3 * k + 2}: PASS src/app.test.ts (12 tests)`).join(
+      '\n',
+    );
+    const t = transcript(
+      '',
+      { tool: 'mcp__github__search_issues', output, args: { path: 'src/a.ts', offset: 0 } },
+      { tool: 'github.search_issues', output, args: { path: 'src/big.ts', content: '' } },
+    );
+    // an answer with no call, then the user's next question
+    t.items.push({ kind: 'assistant', calls: [] }, { kind: 'user', text: 'and now?' });
+    const config = {
+      markerStyle: 'eino',
+      defaultCap: 50,
+      previewChars: 0,
+      toolCaps: { 'search*': 1001 },
+      offload: { enabled: true, dedupe: true, latestCap: 500, keepReads: 0, keepEarlyReads: 0, earlyCalls: 0 },
+      inputs: { enabled: false },
+      clear: {
+        enabled: true,
+        triggerTokens: 100,
+        keep: 0,
+        keepUnit: 'results',
+        clearAtLeastTokens: 'all',
+        excludeTools: [],
+        staleFirst: false,
+        inUseCalls: 2,
+      },
+    };
+    const first = project(config, t, 'openai-chat', { tokenizer: 'approximate' });
+    expect(first.p.reductions.find((x) => x.stage === 'offload')).toMatchObject({
+      result: 1,
+      reason: expect.stringMatching(/^identical to the output of call /),
+    });
+    const again = createEngine(config, { store: first.store, tokenizer: 'approximate' }).project(first.p.request, 'openai-chat');
+    expect(again.reductions.filter((x) => x.fresh)).toEqual([]);
+    expect(again.request).toBe(first.p.request);
+  });
+});

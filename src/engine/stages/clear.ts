@@ -417,9 +417,15 @@ function least(a: CacheRead, b: CacheRead): CacheRead {
   return { read: Math.min(a.read, b.read), atBreakpoint: Math.min(a.atBreakpoint, b.atBreakpoint) };
 }
 
-/** Per result, the items of the later outputs this projection sends as references to it (offload.ts). */
+/**
+ * Per result, the items of the later outputs this projection sends as references to it (offload.ts).
+ * Only markers that name the earlier output count (the spillway style's "identical to the output of
+ * call X"): the seed styles' markers name a handle only, so the model is not sent back to the earlier
+ * copy, and a projection projected again could not tell what they refer to (it must decide the same).
+ */
 function referredBy(draft: Draft): (i: number) => readonly number[] {
   const results = draft.results;
+  if (results.cfg.markerStyle !== 'spillway') return () => [];
   const byCallId = new Map<string, number>();
   results.list.forEach((r, i) => byCallId.set(r.callId, i));
   const items = new Map<number, number[]>();
