@@ -67,6 +67,7 @@ export interface SpillwayConfig {
     schedule: 'trigger' | 'payback';
     paybackHorizon: PaybackHorizon;
     inUseCalls: number;
+    inUseLatest: boolean;
     keepGathered: boolean;
   };
 }
@@ -259,6 +260,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description:
       'Clear stage: a result the agent received or referred to (wrote a path, name or number only it held) in its last this many model calls is in use and is not cleared; 0 clears by age alone.',
   },
+  {
+    key: 'clear.inUseLatest',
+    schema: z.boolean(),
+    description:
+      'Clear stage: a path, name or number the agent writes keeps in use only the latest result that shows it (the copy it reads from), not every earlier output that printed it too; off, every result that shows it stays in use (see `clear.inUseCalls`).',
+  },
   { key: 'clear.excludeTools', schema: toolList, description: 'Clear stage: tools whose results are never cleared.' },
   {
     key: 'clear.clearToolInputs',
@@ -334,6 +341,7 @@ const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
   schedule: 'trigger',
   paybackHorizon: 'corpus',
   inUseCalls: 0,
+  inUseLatest: false,
   keepGathered: false,
 };
 
@@ -389,6 +397,7 @@ const SPILLWAY: SpillwayConfig = {
     schedule: 'payback',
     paybackHorizon: 'corpus',
     inUseCalls: 4,
+    inUseLatest: false,
     keepGathered: true,
   },
 };

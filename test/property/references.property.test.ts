@@ -2,7 +2,8 @@
  * The references walk kept in a session (stages/references.ts) finds, at every call, exactly what a
  * walk over the whole request finds, whatever the session does between calls: grow by a few steps,
  * send a request again, go back to an earlier one, rewrite an earlier output or call (a compacted
- * history), or change which results are scanned and the extra text scanned with them.
+ * history), change which results are scanned and the extra text scanned with them, or switch
+ * whether a name refers to the latest result that holds it only (`clear.inUseLatest`).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -50,9 +51,11 @@ function toolStep(i: number, refs: number[], names: number[]): ToolStep {
 describe('references walk in a session, as a property', () => {
   it('finds at every call what a walk over the whole request finds', () => {
     fc.assert(
-      fc.property(sessionArb, ({ format, steps, calls }) => {
+      // with clear.inUseLatest on, off, or switched between calls (the walk then starts over)
+      fc.property(sessionArb, fc.boolean(), fc.boolean(), ({ format, steps, calls }, on, switched) => {
         let memory: SessionMemory | undefined;
-        for (const call of calls) {
+        for (const [c, call] of calls.entries()) {
+          const latest = switched ? (c % 2 === 0) === on : on;
           const all = steps.map((s, i) =>
             toolStep(
               i,
@@ -73,9 +76,9 @@ describe('references walk in a session, as a property', () => {
           };
           const samePrefix = memory ? commonPrefixLength(memory.text, text) : 0;
           const run = new Run(readRequest(text, format), env, memory, samePrefix);
-          const session = referencesOf(run.results, candidate, extra).map((x) => [...x]);
+          const session = referencesOf(run.results, candidate, extra, latest).map((x) => [...x]);
           memory = run.remember();
-          const whole = referencesOf(new Run(readRequest(text, format), env).results, candidate, extra);
+          const whole = referencesOf(new Run(readRequest(text, format), env).results, candidate, extra, latest);
           expect(session).toEqual(whole);
         }
       }),

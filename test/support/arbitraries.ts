@@ -321,6 +321,7 @@ const randomConfigArb = fc.record({
     clearToolInputs: fc.boolean(),
     staleFirst: fc.boolean(),
     inUseCalls: fc.integer({ min: 0, max: 6 }),
+    inUseLatest: fc.boolean(),
   }),
 });
 

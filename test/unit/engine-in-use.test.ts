@@ -61,6 +61,20 @@ describe('clear stage: results in use', () => {
     expect(cleared(project(clear(5), t, 'openai-chat', { tokenizer: perChar }))).toEqual([]);
   });
 
+  it('with clear.inUseLatest, a name several outputs show keeps only the latest of them in use', () => {
+    // outputs 0 and 1 both print the path the agent then names; 0 alone holds module_0.handler_0
+    const shared = (i: number): ToolStep => ({ tool: 'bash', output: 'src/app/common.py\n' + out(i), args: { n: i } });
+    const latest = (on: boolean) => ({ ...clear(2), clear: { ...clear(2).clear, inUseLatest: on } });
+    const t = transcript('q', shared(0), shared(1), step(2), step(3), step(4, { path: 'src/app/common.py' }));
+    // every output that shows the path is in use: the clear takes the oldest other one
+    expect(cleared(project(latest(false), t, 'openai-chat', { tokenizer: perChar }))).toEqual([2]);
+    // only the latest that shows it is: the older copy is cleared
+    expect(cleared(project(latest(true), t, 'openai-chat', { tokenizer: perChar }))).toEqual([0]);
+    // a name only the older output holds still keeps it in use
+    const own = transcript('q', shared(0), shared(1), step(2), step(3), step(4, { path: 'module_0.handler_0' }));
+    expect(cleared(project(latest(true), own, 'openai-chat', { tokenizer: perChar }))).toEqual([1]);
+  });
+
   it('is sticky: the same request projected again in its session decides the same', () => {
     const t = transcript('q', step(0), step(1), step(2), step(3), step(4, { path: 'module_0.handler_0' }));
     const a = project(clear(2), t, 'openai-chat', { tokenizer: perChar });

@@ -81,6 +81,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
           (i) => gains.inputOf(i)?.write.text,
           c.keepGathered,
           referredBy(draft),
+          c.inUseLatest,
         )
       : undefined;
   // with hindsight (the limit's oracle only: ../types.ts), a result is taken only after the last call

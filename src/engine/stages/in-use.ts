@@ -9,6 +9,8 @@
  *
  * A later output sent as a reference to a result (an identical output, or a repeat with changes:
  * offload.ts) touches that result too: the model reads the earlier copy again to read the later one.
+ * With `clear.inUseLatest`, a name the agent writes touches only the latest result that shows it:
+ * the path every command repeats keeps the last output that printed it in use, not all of them.
  *
  * Gathered material the agent has not yet written from (a search, a read, a fetch, a listing, until a
  * later reply writes a file or a report) is in use however long ago it arrived: gathering.ts, with
@@ -42,10 +44,12 @@ export class InUse {
     keepGathered = false,
     /** items of later outputs sent as references to result i (offload.ts): the model reads i again there */
     referredBy?: (i: number) => readonly number[],
+    /** a token the agent writes touches only the latest result holding it (`clear.inUseLatest`: references.ts) */
+    latest = false,
   ) {
     // the call that first sees item x: the first checkpoint after it
     const knownFrom = (x: number): number => countUpTo(checkpoints, x, checkpoints.length - 1);
-    const refs = referencesOf(results, candidate, extra);
+    const refs = referencesOf(results, candidate, extra, latest);
     this.touches = refs.map((items, i) => {
       if (!candidate(i)) return [];
       // the referring items come after the result and in order, so the calls ascend: drop repeats

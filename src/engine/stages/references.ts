@@ -80,6 +80,8 @@ function resultTokens(results: Results, i: number): ReadonlySet<string> {
  * decoded and its tokens filed again at every call). The next call takes it and changes it in place.
  */
 export interface ReferencesMemory {
+  /** whether a token referred only to the latest result holding it (`clear.inUseLatest`) */
+  readonly latest: boolean;
   /** per result: the item it sits in, whether it was scanned, the extra text scanned with it */
   readonly item: number[];
   readonly candidate: boolean[];
@@ -92,8 +94,8 @@ export interface ReferencesMemory {
   readonly refs: number[][];
 }
 
-function emptyWalk(): ReferencesMemory {
-  return { item: [], candidate: [], extra: [], tokens: [], holders: new Map(), refs: [] };
+function emptyWalk(latest: boolean): ReferencesMemory {
+  return { latest, item: [], candidate: [], extra: [], tokens: [], holders: new Map(), refs: [] };
 }
 
 /**
@@ -141,16 +143,24 @@ function keepWalk(
 
 /**
  * For each result, the items (assistant items after it, in order) that refer to it. Results that
- * `candidate` rejects are not scanned (their list stays empty). In a session, the previous call's
- * walk is extended (ReferencesMemory); the lists are the same as a walk over the whole request.
+ * `candidate` rejects are not scanned (their list stays empty). With `latest`, a token refers only
+ * to the latest scanned result before the item that holds it (the copy the agent reads it from: a
+ * path every command names refers to the last output that printed it, not to every earlier one);
+ * without, to every result that holds it. In a session, the previous call's walk is extended
+ * (ReferencesMemory); the lists are the same as a walk over the whole request.
  */
-export function referencesOf(results: Results, candidate: (i: number) => boolean, extra?: (i: number) => string | undefined): number[][] {
+export function referencesOf(
+  results: Results,
+  candidate: (i: number) => boolean,
+  extra?: (i: number) => string | undefined,
+  latest = false,
+): number[][] {
   const { req } = results;
   const n = results.length;
   const prev = results.takeReferences();
-  let w = prev?.memory ?? emptyWalk();
-  const from = prev ? keepWalk(w, results, prev.sameItems, candidate, extra) : 0;
-  if (from === 0) w = emptyWalk();
+  let w = prev && prev.memory.latest === latest ? prev.memory : emptyWalk(latest);
+  const from = prev && w === prev.memory ? keepWalk(w, results, prev.sameItems, candidate, extra) : 0;
+  if (from === 0) w = emptyWalk(latest);
   // assistant items before `sameItems` were walked already, over results in items before them
   const itemsFrom = from > 0 ? prev!.sameItems : 0;
   const holders = w.holders;
@@ -195,7 +205,20 @@ export function referencesOf(results: Results, candidate: (i: number) => boolean
     const ends = () =>
       req.text.slice(it.start, Math.min(it.end, it.start + 48)) + '\u0000' + req.text.slice(Math.max(it.start, it.end - 48), it.end);
     for (const t of cachedTokens('\u0001assistant', () => raw().replace(/\\n/g, '\n'), it.end - it.start, ends)) {
-      for (const i of holders.get(t) ?? []) {
+      const held = holders.get(t);
+      if (!held) continue;
+      if (latest) {
+        // the last holder before this item (holders ascend, and so do their items)
+        let j = held.length - 1;
+        while (j >= 0 && results.list[held[j]!]!.item >= a) j--;
+        const i = j >= 0 ? held[j]! : -1;
+        if (i >= 0 && !seen.has(i)) {
+          seen.add(i);
+          refs[i]!.push(a);
+        }
+        continue;
+      }
+      for (const i of held) {
         if (seen.has(i) || results.list[i]!.item >= a) continue;
         seen.add(i);
         refs[i]!.push(a);
