@@ -66,6 +66,7 @@ describe('what a call does, for gather then report', () => {
       { tool: 'Bash', command: 'strings /usr/bin/cosmic-applets | grep -i cosmic' },
       { tool: 'Bash', command: 'git log --oneline -5' },
       { tool: 'shell', command: 'sed -n 1,200p src/a.py' },
+      { tool: 'shell', command: 'for f in specs/contracts/*.md; do echo "--- $f"; cat "$f"; echo; done' },
       { tool: 'Bash', command: 'pacman -Qi cosmic-panel' },
       { tool: 'str_replace_editor', command: 'view' },
       { tool: 'mcp__spillway__read_output' },

@@ -92,6 +92,9 @@ describe('offload stage: requested reads', () => {
     expect(requestedRead({ tool: 'WebFetch' })).toBe(true);
     expect(requestedRead({ tool: 'Bash', command: 'pytest -x' })).toBe(false);
     expect(requestedRead({ tool: 'Grep' })).toBe(false);
+    // files read in a loop (Codex, SproutSeeds/coda): the loop's body reads
+    expect(requestedRead({ tool: 'shell', command: 'for f in specs/contracts/*.md; do echo "--- $f"; cat "$f"; echo; done' })).toBe(true);
+    expect(requestedRead({ tool: 'shell', command: 'for t in tests/*.py; do pytest -x "$t"; done' })).toBe(false);
   });
 
   it('leaves a read over its cap whole up to keepReads, and offloads it past that', () => {

@@ -143,6 +143,21 @@ describe('dispatch', () => {
     expect(mainProgram('timeout 60 npm run lint')).toBe('npm run lint');
   });
 
+  it('names the program a loop or an if runs, not its keywords', () => {
+    // SproutSeeds/coda (Codex): four contracts read in one call; the loop was named `done`
+    expect(
+      mainProgram(
+        'for f in /Users/codymitchell/Documents/code/coda/specs/001-build-a-lightweight/contracts/*.md; do echo "--- $f"; cat "$f"; echo; done',
+      ),
+    ).toBe('cat');
+    expect(mainProgram('while read f; do\n  nl -ba "$f"\ndone < files.txt')).toBe('nl');
+    expect(mainProgram('if [ -f a.py ]; then sed -n 1,80p a.py; else head -50 b.py; fi')).toBe('head');
+    // a loop's output piped to a search is searched; setup in the body is skipped as anywhere
+    expect(mainProgram('for f in a b; do sed -n 1,20p $f; done | grep -n foo')).toBe('grep');
+    expect(mainProgram('for f in *.ts; do [ "$f" != x.ts ] && mv "$f" ../; done; ls')).toBe('ls');
+    expect(mainProgram('for b in one two; do\n  echo "=== $b ==="\n  git log --oneline -3 "$b"\ndone')).toBe('git log');
+  });
+
   it('falls back to the generic preview for output no kind claims', () => {
     const text = Array.from({ length: 200 }, (_, i) => `the weather on day ${i} was mild`).join('\n');
     expect(classifyOutput(text)).toBe('generic');

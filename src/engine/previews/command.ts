@@ -14,6 +14,13 @@ const WRAPPERS = new Set(['timeout', 'time', 'env', 'sudo', 'nice', 'nohup', 'ex
 /** Pipe stages that only cut what the command before them printed. */
 const FILTERS = new Set(['head', 'tail', 'less', 'more', 'cat', 'tee', 'sort', 'uniq', 'wc', 'cut', 'tr', 'column', 'nl']);
 const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack']);
+/** Words that open a compound command's body: the command follows them (`do cat "$f"`, `then head f`). */
+const OPENERS = /^(?:(?:do|then|else)\s+)+/;
+/**
+ * Words that head a loop or a test, or close one: not the program whose output is shown. A loop's
+ * output is its body's (`for f in *.md; do echo "--- $f"; cat "$f"; done` reads files).
+ */
+const CONTROL = new Set(['for', 'while', 'until', 'case', 'if', 'elif', 'do', 'then', 'else', 'done', 'fi', 'esac']);
 
 /** A command's words, quotes removed (good enough to name programs; never used to run anything). */
 function words(stage: string): string[] {
@@ -57,7 +64,8 @@ function withoutHeredocs(command: string): string {
 /**
  * The program whose output a command shows: the last command of a `&&`/`;` chain that is not
  * shell setup, and in its pipeline the first stage, unless a later stage searches (`cat f | grep`)
- * or the first stage is a filter and a later one is not.
+ * or the first stage is a filter and a later one is not. In a loop or an `if`, the last command of
+ * its body (`do …`, `then …`, `else …`): what the loop runs is what it prints.
  */
 export function mainProgram(command: string): string {
   const chain = withoutHeredocs(command)
@@ -65,11 +73,18 @@ export function mainProgram(command: string): string {
     .map((s) => s.trim())
     .filter(Boolean);
   for (let c = chain.length - 1; c >= 0; c--) {
-    const stages = chain[c]!.split(/\|(?!\|)/).map(programOf);
+    const stages = chain[c]!.replace(OPENERS, '')
+      .split(/\|(?!\|)/)
+      .map(programOf);
     const first = stages[0] ?? '';
     // setup, and what is left of a quoted or substituted command once split (`)"`), is not the command
     if (!/^[\w.]/.test(first) || SETUP.has(first)) continue;
     const search = stages.slice(1).find((p) => SEARCHERS.has(p));
+    // a loop's header or end is not the command; its output piped to a search is searched (`done | grep x`)
+    if (CONTROL.has(first)) {
+      if (search) return search;
+      continue;
+    }
     if (search && (FILTERS.has(first) || first === 'find' || first === 'ls' || first === 'git log')) return search;
     return first;
   }
