@@ -6,8 +6,10 @@
  * machine runs the jobs in about half the time. A worker's progress lines (stderr) pass through.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { resolve as resolvePath } from 'node:path';
+import { basename, join, resolve as resolvePath } from 'node:path';
 
 export interface Job {
   /** the worker's arguments after the script */
@@ -55,26 +57,58 @@ function runOne(script: string, job: Job): Promise<string> {
   });
 }
 
+/** Where `SPILLWAY_BENCH_REUSE` keeps a job's result: one file per script and arguments. */
+function reusePath(dir: string, script: string, job: Job): string {
+  const key = [basename(script, '.js'), ...job.args].join(' ');
+  const slug = key.replace(/[^\w.-]+/g, '_').slice(0, 80);
+  return join(dir, `${slug}-${createHash('sha256').update(key).digest('hex').slice(0, 12)}.json`);
+}
+
 /**
  * Runs every job with `dist/<script>` (beside the running bundle; an absolute path as given), `workersFor(jobs.length)` at a time, in the
  * order given (put the longest first), and returns the parsed results in that order.
+ *
+ * With `SPILLWAY_BENCH_REUSE=DIR`, each job's result is also written to DIR, and a job whose result
+ * is there is not run again: for a rerun after a change that replays nothing differently (the
+ * default moved to another candidate the run already replayed, a table's wording). The last of those
+ * (the shortest, as jobs come longest first) is run again all the same and must print the same
+ * result, or the run stops: DIR holds results of another engine or corpus.
  */
 export async function runWorkers<T>(script: string, jobs: readonly Job[], log: (s: string) => void): Promise<T[]> {
   const path = resolvePath(__dirname, script);
+  const dir = process.env.SPILLWAY_BENCH_REUSE;
+  if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const kept = jobs.map((job) => (dir && existsSync(reusePath(dir, path, job)) ? readFileSync(reusePath(dir, path, job), 'utf8') : undefined));
+  let check = kept.length - 1;
+  while (check >= 0 && kept[check] === undefined) check--;
   const out = new Array<T>(jobs.length);
+  const todo = jobs.map((_, j) => j).filter((j) => kept[j] === undefined || j === check);
+  for (const [j, k] of kept.entries()) if (k !== undefined && j !== check) out[j] = fromWorkerJson<T>(k);
+  if (kept.some((k) => k !== undefined)) log(`  ${kept.filter((k) => k !== undefined).length} of ${jobs.length} jobs reused from ${dir}`);
   let next = 0;
   const one = async (): Promise<void> => {
-    for (let j = next++; j < jobs.length; j = next++) {
+    for (let t = next++; t < todo.length; t = next++) {
+      const j = todo[t]!;
+      const job = jobs[j]!;
       const started = Date.now();
       try {
-        out[j] = fromWorkerJson<T>(await runOne(path, jobs[j]!));
+        const text = await runOne(path, job);
+        if (j === check && text !== kept[j]) {
+          throw new Error(`${job.label}: its result differs from the one kept in ${dir}: that directory holds another engine's or corpus's results`);
+        }
+        if (dir && j !== check) {
+          const file = reusePath(dir, path, job);
+          writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
+          renameSync(`${file}.tmp`, file);
+        }
+        out[j] = fromWorkerJson<T>(text);
       } catch (e) {
-        next = jobs.length; // no new job starts once one has failed
+        next = todo.length; // no new job starts once one has failed
         throw e;
       }
-      log(`  ${jobs[j]!.label}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      log(`  ${job.label}: ${((Date.now() - started) / 1000).toFixed(0)} s${j === check ? ' (run again: the same as the kept result)' : ''}`);
     }
   };
-  await Promise.all(Array.from({ length: workersFor(jobs.length) }, one));
+  await Promise.all(Array.from({ length: workersFor(todo.length) }, one));
   return out;
 }

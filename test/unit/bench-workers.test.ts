@@ -27,8 +27,10 @@ describe('runWorkers', () => {
   let script: string;
   let log: string;
   const saved = process.env.SPILLWAY_BENCH_WORKERS;
+  const savedReuse = process.env.SPILLWAY_BENCH_REUSE;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'spillway-workers-'));
+    delete process.env.SPILLWAY_BENCH_REUSE;
     script = join(dir, 'worker.js');
     log = join(dir, 'log');
     writeFileSync(log, '');
@@ -51,6 +53,8 @@ process.stdout.write(JSON.stringify({ id, ratio: id === 'b' ? 0 / 0 : 1 }).repla
     rmSync(dir, { recursive: true, force: true });
     if (saved === undefined) delete process.env.SPILLWAY_BENCH_WORKERS;
     else process.env.SPILLWAY_BENCH_WORKERS = saved;
+    if (savedReuse === undefined) delete process.env.SPILLWAY_BENCH_REUSE;
+    else process.env.SPILLWAY_BENCH_REUSE = savedReuse;
   });
 
   /** The most workers the log shows running at once. */
@@ -100,6 +104,65 @@ process.stdout.write(JSON.stringify({ id, ratio: id === 'b' ? 0 / 0 : 1 }).repla
     ];
     await expect(runWorkers(script, jobs, () => {})).rejects.toThrow(/the failing one: .* b fail exited with code 3/);
     expect(readFileSync(log, 'utf8')).not.toContain('start c');
+  });
+});
+
+describe('runWorkers with SPILLWAY_BENCH_REUSE', () => {
+  let dir: string;
+  const saved = { workers: process.env.SPILLWAY_BENCH_WORKERS, reuse: process.env.SPILLWAY_BENCH_REUSE };
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'spillway-reuse-'));
+    process.env.SPILLWAY_BENCH_WORKERS = '1';
+    process.env.SPILLWAY_BENCH_REUSE = join(dir, 'kept');
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+    for (const [k, v] of [
+      ['SPILLWAY_BENCH_WORKERS', saved.workers],
+      ['SPILLWAY_BENCH_REUSE', saved.reuse],
+    ] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+  /** A worker that notes each run and prints its argument with the value the file `value` holds. */
+  const worker = (value: string) => {
+    writeFileSync(join(dir, 'value'), value);
+    const script = join(dir, 'worker.js');
+    writeFileSync(
+      script,
+      `const fs = require('node:fs');
+fs.appendFileSync(${JSON.stringify(join(dir, 'runs'))}, process.argv[2] + '\\n');
+process.stdout.write(JSON.stringify({ id: process.argv[2], v: fs.readFileSync(${JSON.stringify(join(dir, 'value'))}, 'utf8') }));
+`,
+    );
+    return script;
+  };
+  const runs = () => readFileSync(join(dir, 'runs'), 'utf8').split('\n').filter(Boolean);
+  const jobs = ['long', 'middle', 'short'].map((id) => ({ args: [id], label: id }));
+
+  it('keeps each result, runs again only the shortest kept job, and gives the same results', async () => {
+    const script = worker('1');
+    const first = await runWorkers<{ id: string; v: string }>(script, jobs, () => {});
+    expect(runs()).toEqual(['long', 'middle', 'short']);
+    const lines: string[] = [];
+    const again = await runWorkers<{ id: string; v: string }>(script, jobs, (l) => lines.push(l));
+    expect(again).toEqual(first);
+    // the last (shortest) job ran again to check the kept results; the others were read back
+    expect(runs()).toEqual(['long', 'middle', 'short', 'short']);
+    expect(lines.join('\n')).toMatch(/3 of 3 jobs reused/);
+    expect(lines.join('\n')).toMatch(/short: \d+ s \(run again: the same as the kept result\)/);
+  });
+
+  it('runs a job it has no result for, and stops when the check finds another engine', async () => {
+    const script = worker('1');
+    await runWorkers(script, jobs.slice(0, 2), () => {});
+    const out = await runWorkers<{ id: string; v: string }>(script, jobs, () => {});
+    expect(out.map((r) => r.id)).toEqual(['long', 'middle', 'short']);
+    expect(runs()).toEqual(['long', 'middle', 'middle', 'short']);
+    // the replays now print something else: the kept results are not this engine's
+    worker('2');
+    await expect(runWorkers(script, jobs, () => {})).rejects.toThrow(/short: its result differs from the one kept in .*kept/);
   });
 });
 
