@@ -387,7 +387,7 @@ const SPILLWAY: SpillwayConfig = {
   inputs: { enabled: true, when: 'clear', keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
   clear: {
     enabled: true,
-    triggerTokens: 20_000,
+    triggerTokens: 30_000,
     keep: 3,
     keepUnit: 'results',
     clearAtLeastTokens: 10_000,
@@ -396,8 +396,8 @@ const SPILLWAY: SpillwayConfig = {
     staleFirst: true,
     schedule: 'payback',
     paybackHorizon: 'corpus',
-    inUseCalls: 4,
-    inUseLatest: false,
+    inUseCalls: 8,
+    inUseLatest: true,
     keepGathered: true,
   },
 };

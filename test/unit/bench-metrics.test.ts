@@ -138,9 +138,14 @@ describe('one way of counting for every strategy', () => {
     const key = tr.wire === 'openai-responses' ? 'input' : 'messages';
     const projected: string[] = [];
     // small caps so the engine reduces results in every fixture; the clear on its trigger alone (under the
-    // payback rule a short session whose reads stay whole while in use may never be reduced)
+    // payback rule a short session whose reads stay whole while in use may never be reduced), with a
+    // 4-call in-use window (the default's 8 keeps every result of a 21-call session in use)
     const r = replay(tr, {
-      config: { defaultCap: 400, previewChars: 300, clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000, schedule: 'trigger' } },
+      config: {
+        defaultCap: 400,
+        previewChars: 300,
+        clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000, schedule: 'trigger', inUseCalls: 4 },
+      },
       tokenizer: counter,
       onProjection: (_k, c) => projected.push(c.projection.request),
     });

@@ -275,8 +275,10 @@ describe('a turn of the Responses WebSocket mode', () => {
   });
 });
 
-describe('a file input a clear replaced (the default, inputs.when: clear)', () => {
-  // the npm start demo session: under the default its one clear also replaces an Edit's input
+describe('a file input a clear replaced (inputs.when: clear, the default)', () => {
+  // the npm start demo session: with a 4-call in-use window and a 20,000-token trigger (the default's
+  // clear until 2026-11-30) its one clear also replaces an Edit's input; the default's 8-call window
+  // keeps that input in use up to the clear
   const file = join(__dirname, '../fixtures/sessions/dev3/claude-code/randlee__claude-history-subagent-a5e7369.jsonl');
 
   it('is recorded as a file input with its own handle and the marker the clear sent for it', async () => {
@@ -285,7 +287,7 @@ describe('a file input a clear replaced (the default, inputs.when: clear)', () =
     // every call's inputs list each input a clear replaced once, under the handle its result's clear points at
     const listed: number[] = [];
     replay(await readTranscript(file), {
-      config: parseConfig({}).config,
+      config: parseConfig({ clear: { inUseCalls: 4, inUseLatest: false, triggerTokens: 20_000 } }).config,
       store,
       detail: true,
       onProjection: (i, { request, projection }) => {

@@ -43,7 +43,7 @@ describe('a session with a preview cleared later and a heredoc input, turn by tu
   // repeats shrink the re-reads: the next describe keeps the markers instead)
   const config = parseConfig({
     offload: { keepReads: 0, dedupe: false },
-    clear: { inUseCalls: 0, keepGathered: false },
+    clear: { inUseCalls: 0, keepGathered: false, triggerTokens: 20_000 },
     inputs: { when: 'arrival' },
   }).config;
   const store = new MemoryStore();

@@ -109,9 +109,14 @@ describe('replay of the real fixtures', () => {
   const files = Object.keys(SHORT_SESSIONS);
   it.each(files)('%s replays deterministically, never sends more than the original, and loses nothing', async (f) => {
     const t = await readTranscript(SHORT_SESSIONS[f]!);
-    // the clear on its trigger alone: under the payback schedule a short session whose reads stay whole
-    // while in use (the default) may never be reduced, and this test is of what the reductions keep
-    const config = { defaultCap: 400, previewChars: 300, clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000, schedule: 'trigger' } };
+    // the clear on its trigger alone, with a 4-call in-use window: under the payback schedule a short
+    // session whose reads stay whole while in use (the default) may never be reduced, nor under the
+    // default's 8-call window, and this test is of what the reductions keep
+    const config = {
+      defaultCap: 400,
+      previewChars: 300,
+      clear: { triggerTokens: 4_000, clearAtLeastTokens: 1_000, schedule: 'trigger', inUseCalls: 4 },
+    };
     const a = replay(t, { config });
     const b = replay(t, { config });
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
