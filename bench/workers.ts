@@ -78,7 +78,9 @@ export async function runWorkers<T>(script: string, jobs: readonly Job[], log: (
   const path = resolvePath(__dirname, script);
   const dir = process.env.SPILLWAY_BENCH_REUSE;
   if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const kept = jobs.map((job) => (dir && existsSync(reusePath(dir, path, job)) ? readFileSync(reusePath(dir, path, job), 'utf8') : undefined));
+  const kept = jobs.map((job) =>
+    dir && existsSync(reusePath(dir, path, job)) ? readFileSync(reusePath(dir, path, job), 'utf8') : undefined,
+  );
   let check = kept.length - 1;
   while (check >= 0 && kept[check] === undefined) check--;
   const out = new Array<T>(jobs.length);
@@ -94,7 +96,9 @@ export async function runWorkers<T>(script: string, jobs: readonly Job[], log: (
       try {
         const text = await runOne(path, job);
         if (j === check && text !== kept[j]) {
-          throw new Error(`${job.label}: its result differs from the one kept in ${dir}: that directory holds another engine's or corpus's results`);
+          throw new Error(
+            `${job.label}: its result differs from the one kept in ${dir}: that directory holds another engine's or corpus's results`,
+          );
         }
         if (dir && j !== check) {
           const file = reusePath(dir, path, job);
@@ -106,7 +110,9 @@ export async function runWorkers<T>(script: string, jobs: readonly Job[], log: (
         next = todo.length; // no new job starts once one has failed
         throw e;
       }
-      log(`  ${job.label}: ${((Date.now() - started) / 1000).toFixed(0)} s${j === check ? ' (run again: the same as the kept result)' : ''}`);
+      log(
+        `  ${job.label}: ${((Date.now() - started) / 1000).toFixed(0)} s${j === check ? ' (run again: the same as the kept result)' : ''}`,
+      );
     }
   };
   await Promise.all(Array.from({ length: workersFor(todo.length) }, one));
