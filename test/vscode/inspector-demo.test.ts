@@ -210,12 +210,13 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
       await explain.waitFor({ timeout: 30_000 });
       const text = (await explain.textContent()) ?? '';
       // the replay under the lower cap fires its first clear later (findCostlierCap): the request grows
-      // more slowly under smaller previews; why it moves: the request either stays under the trigger
-      // longer, or passes it where it did but frees less and waits for a clear that pays back
+      // more slowly under smaller previews; why it moves: the request stays under the trigger until the
+      // new clear (which fires as soon as it passes it), or stays under it longer and then waits for a
+      // clear that pays back, or passes it where it did but frees less and waits
       const first = demo.replayed.clearTurns[0]!;
       const trigger = String.raw`the clear trigger \([\d.]+[kM]? tokens\)`;
       const moved = new RegExp(
-        `^Lowering ${tool}'s cap costs more, not less\\. The first clear moves from turn ${first} to turn (\\d+): (?:the request stays under ${trigger} until turn (\\d+), and from there|the request passes ${trigger} at turn ${first} as before, but less of it can be cleared, and) a clear waits until it frees enough to pay back its cache rewrite \\(the payback rule\\)\\. Until it fires, the old results it would have cleared are sent again: \\+[\\d.]+k tokens in turns? ${first}(?:–(\\d+))?, [−+][\\d.]+k in the others(?: \\(clears: [^)]*\\))?\\.$`,
+        `^Lowering ${tool}'s cap costs more, not less\\. The first clear moves from turn ${first} to turn (\\d+): (?:the request stays under ${trigger} until then|(?:the request stays under ${trigger} until turn (\\d+), and from there|the request passes ${trigger} at turn ${first} as before, but less of it can be cleared, and) a clear waits until it frees enough to pay back its cache rewrite \\(the payback rule\\))\\. Until it fires, the old results it would have cleared are sent again: \\+[\\d.]+k tokens in turns? ${first}(?:–(\\d+))?, [−+][\\d.]+k in the others(?: \\(clears: [^)]*\\))?\\.$`,
       ).exec(text);
       expect(moved, text).not.toBeNull();
       const [to, until] = [Number(moved![1]), Number(moved![3] ?? first)];
