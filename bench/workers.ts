@@ -7,9 +7,10 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { basename, join, resolve as resolvePath } from 'node:path';
+import { writeAtomic } from '../src/extension/pure/writeAtomic';
 
 export interface Job {
   /** the worker's arguments after the script */
@@ -78,15 +79,14 @@ export async function runWorkers<T>(script: string, jobs: readonly Job[], log: (
   const path = resolvePath(__dirname, script);
   const dir = process.env.SPILLWAY_BENCH_REUSE;
   if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const kept = jobs.map((job) =>
-    dir && existsSync(reusePath(dir, path, job)) ? readFileSync(reusePath(dir, path, job), 'utf8') : undefined,
-  );
+  const files = jobs.map((job) => (dir ? reusePath(dir, path, job) : undefined));
+  const kept = files.map((file) => (file && existsSync(file) ? readFileSync(file, 'utf8') : undefined));
   let check = kept.length - 1;
   while (check >= 0 && kept[check] === undefined) check--;
   const out = new Array<T>(jobs.length);
   const todo = jobs.map((_, j) => j).filter((j) => kept[j] === undefined || j === check);
   for (const [j, k] of kept.entries()) if (k !== undefined && j !== check) out[j] = fromWorkerJson<T>(k);
-  if (kept.some((k) => k !== undefined)) log(`  ${kept.filter((k) => k !== undefined).length} of ${jobs.length} jobs reused from ${dir}`);
+  if (check >= 0) log(`  ${jobs.length - todo.length + 1} of ${jobs.length} jobs reused from ${dir}`);
   let next = 0;
   const one = async (): Promise<void> => {
     for (let t = next++; t < todo.length; t = next++) {
@@ -100,11 +100,8 @@ export async function runWorkers<T>(script: string, jobs: readonly Job[], log: (
             `${job.label}: its result differs from the one kept in ${dir}: that directory holds another engine's or corpus's results`,
           );
         }
-        if (dir && j !== check) {
-          const file = reusePath(dir, path, job);
-          writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
-          renameSync(`${file}.tmp`, file);
-        }
+        // (the directory is its owner's only: mode 0o700 above)
+        if (files[j] && j !== check) writeAtomic(files[j], text);
         out[j] = fromWorkerJson<T>(text);
       } catch (e) {
         next = todo.length; // no new job starts once one has failed
