@@ -323,7 +323,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'clear.keepGathered',
     schema: z.boolean(),
     description:
-      'Clear stage: what the agent gathered (the results of reads, searches, fetches and listings) is not cleared before the agent has written from it: until a later reply of the agent writes or edits a file or writes a report, or, outside a sub-agent, does anything else than gather. A sub-agent searches and reads, then writes its report from all of it at once; clearing the first searches before the report hides what it cites.',
+      'Clear stage: what the agent gathered (the results of reads, searches, fetches and listings) is not cleared before the agent has written from it: through the replies of the agent that write or edit files or write a report, from the first one after it to the last one in a row, or until, outside a sub-agent, a reply does anything else than gather. A sub-agent searches and reads, then writes its report from all of it at once; clearing the first searches before the report hides what it cites.',
   },
 ];
 

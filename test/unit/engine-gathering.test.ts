@@ -147,6 +147,23 @@ describe('clear stage: gathered material is kept until the agent has written fro
     expect(clearedIds(t, true)).toContain('call_1');
   });
 
+  it('keeps the searches through the run of writes that follows them, and takes them after it', () => {
+    // twelve searches, then six writes in a row (a report written one file at a time), then test runs
+    const writes = Array.from({ length: 6 }, () => write);
+    const runs = Array.from({ length: 8 }, (_, i) => testRun(i, 4_000));
+    const main = (...after: Step[]) => withSystem(MAIN_SYSTEM, 'research and write it down', ...searches.slice(0, 12), ...after);
+    // without the rule the clear takes the first searches while the agent writes from them
+    expect(clearedIds(main(...writes), false)).toContain('call_1');
+    // with it nothing is taken while the run of writes goes on, the reply still to come included
+    expect(clearedIds(main(...writes), true)).toEqual([]);
+    // a test run ends the run: the session has moved on, and the in-use window decides again
+    expect(clearedIds(main(...writes, ...runs), true)).toContain('call_1');
+    // the same for a sub-agent, whose test runs do not end a gathering: a write, then a search ends the run
+    const sub = (...after: Step[]) => withSystem(SUB_AGENT_SYSTEM, 'research and write it down', ...searches.slice(0, 12), ...after);
+    expect(clearedIds(sub(...writes), true)).toEqual([]);
+    expect(clearedIds(sub(...writes, search(20), ...runs), true)).toContain('call_1');
+  });
+
   it('decides the same when the same request is projected again (sticky)', () => {
     const t = withSystem(MAIN_SYSTEM, 'research', ...searches);
     const a = project(config(true), t, 'anthropic-messages', { tokenizer: perChar });

@@ -12,12 +12,16 @@
  * The rule (`clear.keepGathered`): a gathered result is in use from the call it arrives in until the
  * agent has written from it, that is through the first later reply of the agent that
  * - writes: a file written or edited (a file-writing tool, a heredoc or `>` redirect to a file,
- *   `sed -i`, `apply_patch`), or a report (text of REPORT_MIN_CHARS or more, or a reporting tool);
+ *   `sed -i`, `apply_patch`), or a report (text of REPORT_MIN_CHARS or more, or a reporting tool),
+ *   and through every reply right after it that writes too: the run of writes is the writing from
+ *   it (an agent that read five files patches them one reply at a time; the first patch is often a
+ *   one-line `mod` declaration, and the next ones are built from what it read);
  * - or, outside a sub-agent, acts in any other way than gathering (runs a test, a build, a script):
  *   the session has moved from finding out to working, and the in-use window takes over.
  * A sub-agent (recognised by its system prompt: SUB_AGENT_MARKS) is sent to find out and report, so
  * only a write or a report ends its gathering; what it runs along the way is still finding out.
- * From the call after that reply on, the result is in use only as any result is (in-use.ts).
+ * From the call after that reply (or run of writes) on, the result is in use only as any result is
+ * (in-use.ts). While the latest reply of the request writes, the run has not ended yet.
  *
  * What counts as gathering is the call, not the output: a read, search, fetch or listing tool, or a
  * shell command whose program only looks (GATHERING_PROGRAMS; `cat`, `rg`, `ls`, `git log`, `curl`).
@@ -250,10 +254,16 @@ export function gatheredUntil(results: Results, checkpoints: readonly number[], 
     if (kind === 'write') writes[reply] = true;
     else if (kind === 'act') acts[reply] = true;
   }
-  // the first reply from call r on that ends a gathering, for every r (from the end back)
+  // the last reply of the gathering that is under way at call r, for every r (from the end back): the
+  // first reply from r on that ends it, or the end of the run of writes that reply starts; the reply
+  // of the last call is not known yet (calls - 1), so a run that reaches it is still open (Infinity)
   const ends = (r: number) => writes[r]! || (!subAgent && acts[r]!);
   const nextEnd = new Array<number>(calls + 1).fill(Number.POSITIVE_INFINITY);
-  for (let r = calls - 1; r >= 0; r--) nextEnd[r] = ends(r) ? r : nextEnd[r + 1]!;
+  for (let r = calls - 1; r >= 0; r--) {
+    if (!ends(r)) nextEnd[r] = nextEnd[r + 1]!;
+    else if (writes[r]! && (r + 1 === calls - 1 || writes[r + 1]!)) nextEnd[r] = nextEnd[r + 1]!;
+    else nextEnd[r] = r;
+  }
   return list.map((r, i) => {
     if (kinds[i] !== 'gather' || !candidate(i)) return -1;
     // it arrives in the first call after its item; a reply in that call or later may write from it

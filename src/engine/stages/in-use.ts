@@ -13,7 +13,8 @@
  * the path every command repeats keeps the last output that printed it in use, not all of them.
  *
  * Gathered material the agent has not yet written from (a search, a read, a fetch, a listing, until a
- * later reply writes a file or a report) is in use however long ago it arrived: gathering.ts, with
+ * later reply writes a file or a report, and through the writes that follow it) is in use however long
+ * ago it arrived: gathering.ts, with
  * `clear.keepGathered`.
  *
  * Where it sits: a helper of the clear stage (clear.ts), which walks the session's calls in order
