@@ -322,6 +322,7 @@ const randomConfigArb = fc.record({
     staleFirst: fc.boolean(),
     inUseCalls: fc.integer({ min: 0, max: 6 }),
     inUseLatest: fc.boolean(),
+    keepGathered: fc.boolean(),
   }),
 });
 
