@@ -20,8 +20,9 @@
  *   the session has moved from finding out to working, and the in-use window takes over.
  * A sub-agent (recognised by its system prompt: SUB_AGENT_MARKS) is sent to find out and report, so
  * only a write or a report ends its gathering; what it runs along the way is still finding out.
- * From the call after that reply (or run of writes) on, the result is in use only as any result is
- * (in-use.ts). While the latest reply of the request writes, the run has not ended yet.
+ * From the call after that reply on (after a run of writes, from the first call whose request shows
+ * the reply after the run), the result is in use only as any result is (in-use.ts). While the latest
+ * reply of the request writes, the run has not ended yet.
  *
  * What counts as gathering is the call, not the output: a read, search, fetch or listing tool, or a
  * shell command whose program only looks (GATHERING_PROGRAMS; `cat`, `rg`, `ls`, `git log`, `curl`).
@@ -254,15 +255,18 @@ export function gatheredUntil(results: Results, checkpoints: readonly number[], 
     if (kind === 'write') writes[reply] = true;
     else if (kind === 'act') acts[reply] = true;
   }
-  // the last reply of the gathering that is under way at call r, for every r (from the end back): the
-  // first reply from r on that ends it, or the end of the run of writes that reply starts; the reply
-  // of the last call is not known yet (calls - 1), so a run that reaches it is still open (Infinity)
+  // the last call of the gathering that is under way at call r, for every r (from the end back): the
+  // call of the first reply from r on that acts; or, when that reply writes, the call after the run of
+  // writes it starts, which still saw the run open (its own reply unknown): so a later request decides
+  // that call as it decided itself. The reply of the last call is not known yet (calls - 1), so a run
+  // that reaches it is still open (Infinity)
   const ends = (r: number) => writes[r]! || (!subAgent && acts[r]!);
   const nextEnd = new Array<number>(calls + 1).fill(Number.POSITIVE_INFINITY);
   for (let r = calls - 1; r >= 0; r--) {
     if (!ends(r)) nextEnd[r] = nextEnd[r + 1]!;
-    else if (writes[r]! && (r + 1 === calls - 1 || writes[r + 1]!)) nextEnd[r] = nextEnd[r + 1]!;
-    else nextEnd[r] = r;
+    else if (!writes[r]!) nextEnd[r] = r;
+    else if (r + 1 === calls - 1) nextEnd[r] = Number.POSITIVE_INFINITY;
+    else nextEnd[r] = writes[r + 1]! ? nextEnd[r + 1]! : r + 1;
   }
   return list.map((r, i) => {
     if (kinds[i] !== 'gather' || !candidate(i)) return -1;
