@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/engine/config';
 import { readRequest } from '../../src/engine/formats';
 import { Run, type RunEnv } from '../../src/engine/run';
+import { callCheckpoints } from '../../src/engine/stages/clear';
 import { gatheredUntil } from '../../src/engine/stages/gathering';
 import { FORMATS, sessionCalls } from '../support/arbitraries';
 import { perChar } from '../support/run';
@@ -27,20 +28,10 @@ const STEPS: Record<'gather' | 'write' | 'act' | 'plan', (i: number) => ToolStep
   plan: (i) => ({ tool: 'TodoWrite', args: { todos: [`step ${i}`] }, output: 'ok' }),
 };
 
-/** The calls of a request, as the clear stage counts them (clear.ts). */
-function checkpointsOf(kinds: readonly string[]): number[] {
-  const out: number[] = [];
-  kinds.forEach((k, i) => {
-    if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) out.push(i);
-  });
-  out.push(kinds.length);
-  return out;
-}
-
 /** The request's own call (its last) and, per result (by call id), the last call through which it keeps it as gathered. */
 function gatheredView(text: string, format: (typeof FORMATS)[number]): { call: number; until: Map<string, number> } {
   const results = new Run(readRequest(text, format), env).results;
-  const checkpoints = checkpointsOf(results.req.kinds);
+  const checkpoints = callCheckpoints(results.req.kinds);
   const until = gatheredUntil(results, checkpoints, () => true);
   return { call: checkpoints.length - 1, until: new Map(results.list.map((r, i) => [r.callId, until[i]!])) };
 }

@@ -44,6 +44,19 @@ import { countUpTo, PrefixSums } from './prefix-sums';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 import { staleAt as findStale } from './stale';
 
+/**
+ * Every model call a request shows, as the item each begins at: before each run of assistant items,
+ * and the request's own call last (at the end of its items). Call r's reply is the run at checkpoint r.
+ */
+export function callCheckpoints(kinds: readonly string[]): number[] {
+  const checkpoints: number[] = [];
+  kinds.forEach((k, i) => {
+    if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) checkpoints.push(i);
+  });
+  checkpoints.push(kinds.length);
+  return checkpoints;
+}
+
 /** The clear stage: walks the session's calls in order and clears where a clear is due (see the module comment). */
 export function clear(results: Results, ledger: Ledger): StageOutcome {
   const draft = new Draft(results, ledger);
@@ -52,12 +65,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const list = results.list;
   const n = results.length;
 
-  // every model call the transcript shows: before each run of assistant items, and this one
-  const checkpoints: number[] = [];
-  kinds.forEach((k, i) => {
-    if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) checkpoints.push(i);
-  });
-  checkpoints.push(kinds.length);
+  const checkpoints = callCheckpoints(kinds);
   // a round is one model call (a run of assistant items: a Responses turn is a message plus one
   // function_call item per parallel call), not each assistant item
   const rounds = checkpoints.slice(0, -1);

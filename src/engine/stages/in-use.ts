@@ -14,8 +14,7 @@
  *
  * Gathered material the agent has not yet written from (a search, a read, a fetch, a listing, until a
  * later reply writes a file or a report, and through the writes that follow it) is in use however long
- * ago it arrived: gathering.ts, with
- * `clear.keepGathered`.
+ * ago it arrived: gathering.ts, with `clear.keepGathered`.
  *
  * Where it sits: a helper of the clear stage (clear.ts), which walks the session's calls in order
  * and asks `moveTo` at each call which results changed state, so its planner stays current.
