@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/engine/config';
 import { readRequest } from '../../src/engine/formats';
 import { Run, type RunEnv } from '../../src/engine/run';
-import { callCheckpoints } from '../../src/engine/stages/clear';
+import { callCheckpoints } from '../../src/engine/calls';
 import { gatheredUntil } from '../../src/engine/stages/gathering';
 import { FORMATS, sessionCalls } from '../support/arbitraries';
 import { perChar } from '../support/run';

@@ -29,6 +29,7 @@
  * call, over prefix-sums.ts), clear-recall.ts (earlier projections' clears, at the call that made
  * them), after-use.ts (reduce after use), in-use.ts and stale.ts (which results go last and first).
  */
+import { callCheckpoints } from '../calls';
 import { toolListed } from '../config';
 import { clearPaysBack, coldAfter, expectedRemainingCalls, routePrices, type CachePrices } from '../clear-schedule';
 import { BREAKPOINT_CACHES, CostLedger, stopped, type CacheRead, type ReadBack } from '../guarantee';
@@ -43,19 +44,6 @@ import { referencedCall } from '../markers';
 import { countUpTo, PrefixSums } from './prefix-sums';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 import { staleAt as findStale } from './stale';
-
-/**
- * Every model call a request shows, as the item each begins at: before each run of assistant items,
- * and the request's own call last (at the end of its items). Call r's reply is the run at checkpoint r.
- */
-export function callCheckpoints(kinds: readonly string[]): number[] {
-  const checkpoints: number[] = [];
-  kinds.forEach((k, i) => {
-    if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) checkpoints.push(i);
-  });
-  checkpoints.push(kinds.length);
-  return checkpoints;
-}
 
 /** The clear stage: walks the session's calls in order and clears where a clear is due (see the module comment). */
 export function clear(results: Results, ledger: Ledger): StageOutcome {

@@ -51,12 +51,8 @@ export function fileInputs(results: Results, filter?: InputFilter): InputsOutcom
       run += tok[i]!;
     }
   }
-  // assistant runs (model calls) that start after each item
-  const runsAfter = new Array<number>(kinds.length + 1).fill(0);
-  for (let i = kinds.length - 1; i >= 0; i--) {
-    const starts = kinds[i] === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant');
-    runsAfter[i] = runsAfter[i + 1]! + (starts && i > 0 ? 1 : 0);
-  }
+  // the model calls the request shows (replies begun), to count those after each call's own
+  const replies = kinds.length > 0 ? results.callOf(kinds.length - 1) : 0;
   const calls = req.calls instanceof CallMap ? req.calls.all : [...req.calls.values()];
   for (const call of calls) {
     const input = call.input;
@@ -64,8 +60,8 @@ export function fileInputs(results: Results, filter?: InputFilter): InputsOutcom
     const names = candidateNames(call.name);
     const writer = toolListed(tools, names);
     if (!writer && !toolListed(shellTools, names)) continue;
-    // the runs that began after the call's own assistant run
-    if (runsAfter[call.item + 1]! < keepRounds) continue;
+    // the replies begun after the call's own assistant run
+    if (replies - results.callOf(call.item) < keepRounds) continue;
     // decided in the call keepRounds after the one that first sent it; not once the session's bank
     // can no longer cover a read-back of a file input (../guarantee.ts)
     const decidedAt = results.callOf(call.item) + keepRounds;

@@ -16,6 +16,7 @@
  */
 import { backedOffCap, readBacks, type BackoffRecord } from '../backoff';
 import type { Bank, GuaranteeRecord } from '../guarantee';
+import { callsThrough } from '../calls';
 import { capFor, type Cap, type SpillwayConfig } from '../config';
 import { resultRawLength, resultText, type ParsedRequest, type ToolResult } from '../formats';
 import { decodeString, get, getString, toValue, type JValue } from '../json';
@@ -292,15 +293,7 @@ export class Results {
    * first sent in the call after the run that wrote it.
    */
   callOf(item: number): number {
-    if (!this.callsAt) {
-      const kinds = this.req.kinds;
-      this.callsAt = new Uint32Array(kinds.length);
-      let n = 0;
-      kinds.forEach((k, i) => {
-        if (k === 'assistant' && (i === 0 || kinds[i - 1] !== 'assistant')) n++;
-        this.callsAt![i] = n;
-      });
-    }
+    this.callsAt ??= callsThrough(this.req.kinds);
     return this.callsAt[item] ?? 0;
   }
 
