@@ -32,9 +32,9 @@ export interface AgentPackage {
 /** Pinned: the versions issue 11 was reported against. */
 export const CLAUDE_CODE: AgentPackage = {
   pkg: '@anthropic-ai/claude-code',
-  version: '2.1.330',
+  version: '2.1.332',
   bin: 'claude',
-  versionText: /^2\.1\.330 \(Claude Code\)/,
+  versionText: /^2\.1\.332 \(Claude Code\)/,
   native: true,
 };
 /** The current release when issue 29 (Codex signed in with ChatGPT) was built against it. */
@@ -162,12 +162,18 @@ export function ensureAgent(a: AgentPackage): string {
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   writeFileSync(join(tmp, 'package.json'), JSON.stringify({ private: true, dependencies: { [a.pkg]: a.version } }, null, 2));
-  run('npm', ['install', '--no-audit', '--no-fund', '--registry=https://registry.npmjs.org/'], tmp, 10 * 60_000, path);
-  const packages = checkFromRegistry(tmp);
-  if (a.native && !packages.some((p) => /linux-x64|darwin|win32|linux-arm64/.test(p)))
-    throw new Error(`${a.pkg}@${a.version}: no native binary package among ${packages.join(', ')}`);
-  const out = run(join(tmp, 'node_modules', '.bin', a.bin), ['--version'], tmp, 60_000, path).trim();
-  if (!a.versionText.test(out)) throw new Error(`${a.pkg}@${a.version}: --version printed ${JSON.stringify(out)}`);
+  try {
+    run('npm', ['install', '--no-audit', '--no-fund', '--registry=https://registry.npmjs.org/'], tmp, 10 * 60_000, path);
+    const packages = checkFromRegistry(tmp);
+    if (a.native && !packages.some((p) => /linux-x64|darwin|win32|linux-arm64/.test(p)))
+      throw new Error(`${a.pkg}@${a.version}: no native binary package among ${packages.join(', ')}`);
+    const out = run(join(tmp, 'node_modules', '.bin', a.bin), ['--version'], tmp, 60_000, path).trim();
+    if (!a.versionText.test(out)) throw new Error(`${a.pkg}@${a.version}: --version printed ${JSON.stringify(out)}`);
+  } catch (e) {
+    // a failed install leaves nothing behind (an agent's folder is hundreds of megabytes)
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
   writeFileSync(join(dir, MARKER), `${a.pkg}@${a.version} installed ${new Date().toISOString()}\n`);

@@ -19,7 +19,8 @@
  * and again when a clear at a call the cache finds cold stopped waiting for `clear.clearAtLeastTokens`
  * (docs/log/2026-11-29-routes.md). Three moved on 2026-11-30 with a shell loop read named as a read
  * and the default's clear from 30,000 tokens with the latest output in use for 8 calls
- * (docs/log/2026-11-30-latest-in-use.md).
+ * (docs/log/2026-11-30-latest-in-use.md). The Claude Code pins moved when its prelude was captured
+ * again from 2.1.332 (the bodies carry it; one token less a call, every decision the same).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -60,9 +61,9 @@ const PI = 'dev3/pi/badlogic__pi-session-20251217.jsonl';
 const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string; clears?: boolean }> = [
   // under the default (reads kept whole up to 64,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
-  { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '95259466a9abe535', clears: true },
+  { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '8b0499994e44f336', clears: true },
   { file: PI, config: {}, hash: '701d70edf729ca45', clears: true },
-  { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '0050fb71edac790e' },
+  { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: 'a5a12be0550bceb1' },
   { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: 'ba27737a53a4df6b' },
 ];
 
