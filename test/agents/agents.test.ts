@@ -5,6 +5,8 @@
  *   - Claude Code: `ANTHROPIC_BASE_URL` (what the proxy prints), `claude -p … --allowedTools Bash
  *     --output-format json` with `IS_SANDBOX=1` and a fake key;
  *   - Claude Code on a subscription: the same with `CLAUDE_CODE_OAUTH_TOKEN` instead of a key;
+ *   - Claude Code handing three commands to a sub-agent (its `Agent` tool): the engine must know the
+ *     sub-agent's requests from the main conversation's as the pinned release marks them;
  *   - Codex: a `CODEX_HOME` whose config.toml was written by src/proxy/codexConfig.ts (the code behind
  *     Spillway: Route Codex Through Spillway), `codex exec --skip-git-repo-check
  *     --dangerously-bypass-approvals-and-sandbox` with a fake key in `OPENAI_API_KEY`;
@@ -29,7 +31,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
-import { outputText, startScriptedProvider, type ScriptedProvider } from './provider';
+import { firstUserText, outputText, startScriptedProvider, type ScriptedProvider } from './provider';
 import { AGENT_TIMEOUT_MS, CLI, ROOT, runAgent, spillwayRead, startProxy as startSpillwayProxy, type Proxy, type Run } from './spillway';
 import { addCodexBaseUrl, addCodexChatgptRoute, addCodexMcpServer, codexAuthMode, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
@@ -37,6 +39,7 @@ import { opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfi
 import { piModelsPath, routePi } from '../../src/proxy/piConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
+import { isSubAgent } from '../../src/engine/stages/gathering';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
@@ -63,6 +66,14 @@ const startProxy = (provider: ScriptedProvider, root: string, extra: string[] = 
     ...extra,
   ]);
 
+/** The text of every tool result in an Anthropic request body, in order. */
+function anthropicToolResults(body: any): string[] {
+  return (body.messages as any[])
+    .flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
+    .filter((b: any) => b?.type === 'tool_result')
+    .map((b: any) => (typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: any) => c.text ?? '').join('')));
+}
+
 /** The text of every tool result the provider was sent, in order of the last (longest) request. */
 function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'responses' | 'chat'): string[] {
   const shell = (t: any) => t?.name === 'Bash' || t?.name === 'bash';
@@ -82,12 +93,7 @@ function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'respon
       .filter((m) => m?.role === 'tool')
       .map((m) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((c: any) => c.text ?? '').join('')));
   }
-  if (kind === 'anthropic') {
-    return (last.json.messages as any[])
-      .flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
-      .filter((b: any) => b?.type === 'tool_result')
-      .map((b: any) => (typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: any) => c.text ?? '').join('')));
-  }
+  if (kind === 'anthropic') return anthropicToolResults(last.json);
   return (last.json.input as any[])
     .filter((i) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output')
     .map((i) => (typeof i.output === 'string' ? i.output : JSON.stringify(i.output)));
@@ -220,6 +226,82 @@ describe('Claude Code through spillway proxy', () => {
     const main = provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop();
     expect(main, 'no main-conversation request reached the provider').toBeDefined();
     captureOrCheckPrelude('claude-code', CLAUDE_CODE.version, main!.json, root);
+  });
+});
+
+/**
+ * A Claude Code sub-agent: the main conversation hands three commands to a general-purpose sub-agent
+ * through its `Agent` tool. Gather, then report (src/engine/stages/gathering.ts) treats a sub-agent's
+ * session differently, and knows one only by what Claude Code writes at the start of its system
+ * prompt (`cc_is_subagent=true` since 2.1): this is where a release that stops writing it shows.
+ */
+describe('Claude Code hands the commands to a sub-agent through spillway proxy', () => {
+  const commands = COMMANDS.slice(0, 3);
+  const prompt = 'SPILLWAY-SUBTASK: run the three shell commands you are asked for, then report what they printed.';
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  const key = `sk-ant-api03-spillway-sub-${process.pid}-SECRET`;
+  const withShell = (r: { path: string; json?: any }) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash');
+  const isSub = (r: { json?: any }) => firstUserText(r.json).includes(prompt);
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({
+      commands,
+      finalAnswer: 'CLAUDE-DONE: the sub-agent reported.',
+      subAgent: { prompt, report: 'SUB-REPORT: three outputs read.' },
+    });
+    proxy = await startProxy(provider, join(root, 'claude-sub'));
+    const home = join(root, 'claude-sub', 'home');
+    const work = join(root, 'claude-sub', 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    run = await runAgent(
+      claudeBin,
+      ['-p', 'Hand the shell commands to a sub-agent, then report.', '--allowedTools', 'Bash,Agent', '--output-format', 'json'],
+      claudeEnv(home, proxy.url, key),
+      work,
+    );
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer, after the sub-agent's report", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    const out = JSON.parse(run.stdout) as { result?: string; is_error?: boolean };
+    expect(out.result, ctx).toBe('CLAUDE-DONE: the sub-agent reported.');
+    // the provider answers the main conversation only once the report is in it: Claude Code 2.1.332
+    // runs the sub-agent in the background (its Agent result says so) and delivers the report as a
+    // notification in a later call, which -p waits for
+    const mainCalls = provider.received.filter((r) => withShell(r) && !isSub(r));
+    expect(mainCalls[mainCalls.length - 1]!.body, ctx).toContain('SUB-REPORT: three outputs read.');
+  });
+
+  it("the engine tells the sub-agent's requests from the main conversation's, as this release marks them", () => {
+    const calls = provider.received.filter(withShell);
+    const sub = calls.filter(isSub);
+    const main = calls.filter((r) => !isSub(r));
+    // three commands and the report
+    expect(sub.length, 'the sub-agent made fewer model calls than its script').toBeGreaterThanOrEqual(commands.length + 1);
+    expect(main.length, 'the main conversation made fewer model calls than its script').toBeGreaterThanOrEqual(2);
+    const system = (r: { json?: any }) => JSON.stringify(r.json?.system ?? '').slice(0, 300);
+    for (const r of sub)
+      expect(isSubAgent(readRequest(r.body, 'anthropic-messages')), `a sub-agent request not known as one: ${system(r)}`).toBe(true);
+    for (const r of main)
+      expect(isSubAgent(readRequest(r.body, 'anthropic-messages')), `a main request taken for a sub-agent's: ${system(r)}`).toBe(false);
+  });
+
+  it('every 25 kB output of the sub-agent reached the provider as a marker whose handle reads back the exact output', () => {
+    const sub = provider.received.filter((r) => withShell(r) && isSub(r));
+    checkProjected(anthropicToolResults(sub[sub.length - 1]!.json), proxy.store, 'Claude Code sub-agent', 'exact', commands.length);
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    checkNoKey(key, proxy, 'Claude Code with a sub-agent');
   });
 });
 

@@ -15,6 +15,8 @@
  * agent to run `commands[k]` with its shell tool; step N answers with the final text, or first, with
  * `readBack`, reads the first output back through Spillway's MCP tool page by page. Requests that
  * offer no shell tool (Claude Code's and OpenCode's side calls: titles, topic checks) get a short text answer.
+ * With `subAgent`, Claude Code's main conversation hands the commands to a sub-agent through its
+ * `Agent` tool, and the sub-agent's conversation is the one that runs them.
  * Every request body is kept for the assertions.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -51,6 +53,13 @@ export interface Script {
   readBack?: { tool: string; page: number };
   /** speak the Responses WebSocket mode on the OpenAI side (otherwise upgrades get 426) */
   websockets?: boolean;
+  /**
+   * Hand the commands to a sub-agent (Anthropic side): the main conversation's first reply calls
+   * Claude Code's `Agent` tool with `prompt`; a conversation whose first user message holds `prompt`
+   * is the sub-agent's, which runs the commands and answers `report`; the main conversation gives the
+   * final answer once the report is in its messages.
+   */
+  subAgent?: { prompt: string; report: string };
 }
 
 /** The shell tool on the Anthropic side: Claude Code's `Bash`, OpenCode's and pi's `bash`. */
@@ -120,10 +129,27 @@ function anthropicResults(body: any): Array<{ tool: string; text: string }> {
   return out;
 }
 
+/** The text of an Anthropic request's first user message (what a conversation was started with). */
+export function firstUserText(body: any): string {
+  const first = (body?.messages ?? []).find((m: any) => m?.role === 'user');
+  return first ? resultText(first.content) : '';
+}
+
 function anthropicReply(body: any, script: Script): { content: any[]; stop: string } {
   const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
   const shell = tools.find((t) => ANTHROPIC_SHELLS.includes(t?.name));
   if (!shell) return { content: [{ type: 'text', text: 'Scripted side answer.' }], stop: 'end_turn' };
+  const sub = script.subAgent;
+  if (sub && !firstUserText(body).includes(sub.prompt)) {
+    // the main conversation: hand the work over once, then answer when the report is in (Claude Code
+    // 2.1.332 runs the sub-agent in the background and sends its report as a notification later)
+    if (anthropicResults(body).some((r) => r.tool === 'Agent')) {
+      const reported = JSON.stringify(body.messages).includes(sub.report);
+      return { content: [{ type: 'text', text: reported ? script.finalAnswer : 'Waiting for the sub-agent.' }], stop: 'end_turn' };
+    }
+    const input = { description: 'Run the scripted commands', prompt: sub.prompt, subagent_type: 'general-purpose' };
+    return { content: [{ type: 'tool_use', id: id('toolu'), name: 'Agent', input }], stop: 'tool_use' };
+  }
   const step = anthropicStep(body);
   if (script.readBack && step >= script.commands.length) {
     const read = nextRead(anthropicResults(body), script);
@@ -148,7 +174,7 @@ function anthropicReply(body: any, script: Script): { content: any[]; stop: stri
       stop: 'tool_use',
     };
   }
-  return { content: [{ type: 'text', text: script.finalAnswer }], stop: 'end_turn' };
+  return { content: [{ type: 'text', text: sub ? sub.report : script.finalAnswer }], stop: 'end_turn' };
 }
 
 function anthropic(res: ServerResponse, body: any, script: Script): void {
