@@ -27,7 +27,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
@@ -39,6 +39,7 @@ import { opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfi
 import { piModelsPath, routePi } from '../../src/proxy/piConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
+import { readTranscript, requestForCall } from '../../src/replay/readers';
 import { isSubAgent } from '../../src/engine/stages/gathering';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
@@ -105,6 +106,11 @@ let opencodeBin = '';
 let qwenBin = '';
 let piBin = '';
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-'));
+// the runs' homes, stores and recordings (about 100 MB a run) go when the file is done;
+// SPILLWAY_KEEP_AGENT_RUNS=1 keeps them to look at
+afterAll(() => {
+  if (process.env.SPILLWAY_KEEP_AGENT_RUNS !== '1') rmSync(root, { recursive: true, force: true });
+});
 const expected = COMMANDS.map(sh);
 
 beforeAll(() => {
@@ -241,6 +247,10 @@ describe('Claude Code hands the commands to a sub-agent through spillway proxy',
   let provider: ScriptedProvider;
   let proxy: Proxy;
   let run: Run;
+  /** the request bodies of the conversations (main and sub-agent) as Claude Code sent them, recorded by the proxy */
+  let sent: any[] = [];
+  /** Claude Code's own logs of the run */
+  let logs: string[] = [];
   const key = `sk-ant-api03-spillway-sub-${process.pid}-SECRET`;
   const withShell = (r: { path: string; json?: any }) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash');
   const isSub = (r: { json?: any }) => firstUserText(r.json).includes(prompt);
@@ -262,6 +272,14 @@ describe('Claude Code hands the commands to a sub-agent through spillway proxy',
       claudeEnv(home, proxy.url, key),
       work,
     );
+    // stopping the proxy waits for its recordings of the requests as Claude Code sent them
+    await proxy.close();
+    sent = listSessions(proxy.sessions)
+      .flatMap((s) => readSession(s.file))
+      .filter((t) => t.path === '/v1/messages' && t.requestRef !== undefined)
+      .map((t) => JSON.parse(readBody(proxy.sessions, t.requestRef!)))
+      .filter((body) => withShell({ path: '/v1/messages', json: body }));
+    logs = filesUnder(join(home, '.claude', 'projects')).filter((f) => f.endsWith('.jsonl'));
   }, AGENT_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {
@@ -302,6 +320,45 @@ describe('Claude Code hands the commands to a sub-agent through spillway proxy',
 
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Claude Code with a sub-agent');
+  });
+
+  it('its logs on disk replay as the requests it sent: every call of the main conversation and of the sub-agent, system prompt and tools included', async () => {
+    const main = logs.filter((f) => !f.includes('/subagents/'));
+    const sub = logs.filter((f) => /\/subagents\/agent-[^/]+\.jsonl$/.test(f));
+    expect(main, `Claude Code's logs: ${logs.join(', ')}`).toHaveLength(1);
+    expect(sub, `Claude Code's logs: ${logs.join(', ')}`).toHaveLength(1);
+    // what the comparison leaves out: settings, not text the model reads. Where Claude Code put its
+    // cache breakpoints (the log keeps them apart from the messages; the replay's meter prices the
+    // cache itself) and the effort it set on a message (`output_config`, per-turn control)
+    // Nor whether a content of one text block went as that block or as its string: the API reads
+    // both alike, and Claude Code sends the string where the block carries no breakpoint
+    const SETTINGS = new Set(['cache_control', 'output_config']);
+    const plain = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(plain);
+      if (!v || typeof v !== 'object') return v;
+      const out = Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => !SETTINGS.has(k))
+          .map(([k, x]) => [k, plain(x)]),
+      );
+      const only = Array.isArray(out.content) && out.content.length === 1 ? (out.content[0] as Record<string, unknown>) : undefined;
+      if (only?.type === 'text' && Object.keys(only).length === 2 && typeof only.text === 'string') out.content = only.text;
+      return out;
+    };
+    for (const [file, conversation] of [
+      [main[0]!, sent.filter((b) => !isSub({ json: b }))],
+      [sub[0]!, sent.filter((b) => isSub({ json: b }))],
+    ] as const) {
+      const t = await readTranscript(file);
+      expect(t.skipped.notes.join('\n'), file).toContain('every call is replayed as sent');
+      expect(t.calls.length, `${file}: calls replayed against requests sent`).toBe(conversation.length);
+      t.calls.forEach((_, k) => {
+        const replayed = requestForCall(t, k);
+        const body = conversation[k];
+        for (const field of ['system', 'tools', 'messages'])
+          expect(plain(replayed[field]), `${file}, call ${k + 1}: ${field} as replayed and as sent`).toEqual(plain(body[field]));
+      });
+    }
   });
 });
 

@@ -14,7 +14,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureAgent, GEMINI_CLI } from './install';
@@ -36,6 +36,11 @@ const FINAL = 'GEMINI-DONE: four outputs run, the first read back.';
 const sh = (cmd: string) => execFileSync('bash', ['-c', cmd], { encoding: 'utf8' });
 const expected = COMMANDS.map(sh);
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-gemini-'));
+// the runs' homes, stores and recordings (about 100 MB a run) go when the file is done;
+// SPILLWAY_KEEP_AGENT_RUNS=1 keeps them to look at
+afterAll(() => {
+  if (process.env.SPILLWAY_KEEP_AGENT_RUNS !== '1') rmSync(root, { recursive: true, force: true });
+});
 let geminiBin = '';
 
 beforeAll(() => {

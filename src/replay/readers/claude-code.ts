@@ -15,9 +15,16 @@
  * user message it answers), absent when that record has no valid one. Thinking blocks stay in the
  * items untouched. A `compact_boundary` record is where Claude Code summarised its history: the
  * replay keeps the full history, and the transcript lists the compaction (`compactions`).
+ *
+ * Since 2.1.332 the log also records every request as sent (./claude-code-requests.ts): its system
+ * prompt and tools, and the messages Claude Code adds to the conversation's (reminders, listings and
+ * notices rendered from `attachment` records, some as `role: "system"` messages). Such a log is
+ * replayed from those records, each call exactly as sent and dated when it was sent; one whose
+ * history was rewritten (a compaction) is read from its conversation records as above.
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { RequestLog, REQUEST_RECORD_TYPES } from './claude-code-requests';
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript, TranscriptCompaction } from './types';
@@ -31,6 +38,11 @@ const NON_MESSAGE_TYPES: ReadonlySet<string> = new Set([
   'queue-operation',
   'progress',
   'custom-title',
+  // 2.1.332: the prompt last typed, tools used, cost so far, a latch of its own
+  'last-prompt',
+  'tools-used',
+  'cost-state',
+  'atis-latch',
 ]);
 
 /** Claude Code's model name on assistant lines it made up itself (errors, "no response requested"). */
@@ -81,6 +93,12 @@ class SessionBuilder {
   readonly compactions: { items: number; c: Omit<TranscriptCompaction, 'calls'> }[] = [];
   /** the model of the latest assistant record read */
   private latestModel: string | undefined;
+  /** the requests the log records of itself (2.1.332 and later: ./claude-code-requests.ts) */
+  readonly requests = new RequestLog();
+  /** `attachment` records: what Claude Code renders into a request beside the conversation (in its request records) */
+  attachments = 0;
+  /** the sub-agent whose records are the session (read from them), when the sidechain is the session */
+  agentId: string | undefined;
 
   constructor(
     private readonly log: SkipLog,
@@ -91,6 +109,15 @@ class SessionBuilder {
     const type = typeof r.type === 'string' ? r.type : undefined;
     if (type === undefined) {
       this.log.skipNoteFirst('unknown:(no type)', `line ${line}: record without a "type" field (skipped; further ones counted only)`);
+      return;
+    }
+    if (REQUEST_RECORD_TYPES.has(type)) {
+      if (!this.requests.request(r))
+        this.log.skipNoteFirst(`malformed:${type}`, `line ${line}: ${type} record without the fields it needs (skipped)`);
+      return;
+    }
+    if (type === 'attachment') {
+      this.attachments += 1;
       return;
     }
     if (type !== 'user' && type !== 'assistant') {
@@ -111,11 +138,13 @@ class SessionBuilder {
       return;
     }
     this.conversation += 1;
+    this.requests.conversation(r);
     if (r.isSidechain === true) this.sidechain += 1;
     if (r.isSidechain === true && !this.sidechainIsSession) {
       this.log.skip('sidechain');
       return;
     }
+    if (this.sidechainIsSession && this.agentId === undefined && typeof r.agentId === 'string') this.agentId = r.agentId;
     const uuid = typeof r.uuid === 'string' ? r.uuid : undefined;
     if (uuid !== undefined) {
       if (this.seenUuids.has(uuid)) {
@@ -251,6 +280,15 @@ export async function readClaudeCode(path: string, opts: StreamOptions = {}): Pr
     builder = new SessionBuilder(log, true);
     await forEachRecord(path, opts, log, (record, line) => builder.record(record, line));
   }
+  const sent = asSent(builder, log);
+  if (sent) return { source: 'claude-code', wire: 'anthropic-messages', ...sent, skipped: log.result() };
+  if (builder.attachments > 0) {
+    for (let i = 0; i < builder.attachments; i++)
+      log.skipNoteFirst(
+        'attachment',
+        'attachment records (reminders, listings and notices Claude Code puts into its requests) are not replayed without the request records that place them',
+      );
+  }
   const calls = computeCalls('anthropic-messages', builder.items, false, builder.times);
   const compactions = builder.compactions.map(({ items, c }) => ({ calls: callsBefore(calls, items), ...c }));
   return {
@@ -262,4 +300,32 @@ export async function readClaudeCode(path: string, opts: StreamOptions = {}): Pr
     ...(compactions.length > 0 ? { compactions } : {}),
     skipped: log.result(),
   };
+}
+
+/**
+ * The session's calls as Claude Code sent them, when its log records its requests and they rebuild
+ * into one growing history (./claude-code-requests.ts); undefined otherwise, with a note saying why
+ * when the log has request records.
+ */
+function asSent(builder: SessionBuilder, log: SkipLog): Pick<Transcript, 'base' | 'items' | 'calls'> | undefined {
+  if (!builder.requests.recorded) return undefined;
+  const fallBack = (why: string) => {
+    log.note(`the log records its requests, but its calls are replayed from the conversation records: ${why}`);
+    return undefined;
+  };
+  if (builder.compactions.length > 0) return fallBack('it was compacted');
+  const rebuilt = builder.requests.rebuild(builder.agentId);
+  if (typeof rebuilt === 'string') return fallBack(rebuilt);
+  const calls = computeCalls('anthropic-messages', rebuilt.items, !rebuilt.answered);
+  if (calls.length !== rebuilt.calls.length || calls.some((c, k) => c.end !== rebuilt.calls[k]!.end))
+    return fallBack('its requests do not end where the answers begin');
+  calls.forEach((c, k) => {
+    const at = rebuilt.calls[k]!.at;
+    if (at !== undefined) c.at = at;
+  });
+  log.note(
+    'the log records its requests (Claude Code 2.1.332 and later): every call is replayed as sent, with its own system prompt and tools',
+  );
+  for (const note of rebuilt.notes) log.note(note);
+  return { base: rebuilt.base, items: rebuilt.items, calls };
 }
