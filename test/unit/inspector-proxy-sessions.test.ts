@@ -62,6 +62,19 @@ describe('a proxied session is named by agent, folder and start time', () => {
     ).toBe('spillway');
     expect(folderOf(JSON.stringify({ input: '<environment_context>\n  <cwd>/Users/yo/dev/pomodoro/codex</cwd>' }))).toBe('codex');
     expect(folderOf(JSON.stringify({ system: 'Working directory: C:\\\\Users\\\\ann\\\\proj' }))).toBe('proj');
+    // Claude Code 2.1.332: the environment is a system message of its own
+    const env =
+      '# Environment\nYou have been invoked in the following environment: \n - Primary working directory: /tmp/sw/claude-sub/work\n - Is a git repository: false';
+    expect(
+      folderOf(
+        JSON.stringify({
+          messages: [
+            { role: 'user', content: 'go' },
+            { role: 'system', content: env },
+          ],
+        }),
+      ),
+    ).toBe('work');
     const gemini = {
       contents: [
         {

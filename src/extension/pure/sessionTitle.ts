@@ -22,12 +22,13 @@ const AGENTS: readonly [RegExp, string][] = [
 /** Only so much of the first request is searched for the working directory: agents put it in the system prompt, near the start. */
 const MAX_SCAN_CHARS = 200_000;
 /**
- * JSON-escaped working directory markers: Claude Code's environment block, Codex's environment
- * context, and Gemini CLI's session context (`- **Workspace Directories:**\n  - /path`, older
- * versions `I'm currently working in the directory: /path`).
+ * JSON-escaped working directory markers: Claude Code's environment block (`Working directory:`;
+ * 2.1.332, in a system message: ` - Primary working directory:`), Codex's environment context, and
+ * Gemini CLI's session context (`- **Workspace Directories:**\n  - /path`, older versions `I'm
+ * currently working in the directory: /path`).
  */
 const CWD_PATTERNS: readonly RegExp[] = [
-  /Working directory: ((?:[^\n"<\\]|\\\\)+)/,
+  /[Ww]orking directory: ((?:[^\n"<\\]|\\\\)+)/,
   /<cwd>((?:[^<"\\]|\\\\)+)<\/cwd>/,
   /Workspace Directories:\*\*\\n {0,8}- ((?:[^"\\]|\\\\)+)/,
   /working in the directory: ((?:[^"\\]|\\\\)+)/,
