@@ -5,6 +5,8 @@
  *   - Claude Code: `ANTHROPIC_BASE_URL` (what the proxy prints), `claude -p … --allowedTools Bash
  *     --output-format json` with `IS_SANDBOX=1` and a fake key;
  *   - Claude Code on a subscription: the same with `CLAUDE_CODE_OAUTH_TOKEN` instead of a key;
+ *   - Claude Code with an output over its own limit, which it saves to a file and sends as a
+ *     `<persisted-output>` preview: left alone, reported as saved by the agent;
  *   - Claude Code handing three commands to a sub-agent (its `Agent` tool): the engine must know the
  *     sub-agent's requests from the main conversation's as the pinned release marks them;
  *   - Codex: a `CODEX_HOME` whose config.toml was written by src/proxy/codexConfig.ts (the code behind
@@ -232,6 +234,73 @@ describe('Claude Code through spillway proxy', () => {
     const main = provider.received.filter((r) => r.path === '/v1/messages' && r.json?.tools?.some((t: any) => t?.name === 'Bash')).pop();
     expect(main, 'no main-conversation request reached the provider').toBeDefined();
     captureOrCheckPrelude('claude-code', CLAUDE_CODE.version, main!.json, root);
+  });
+});
+
+/**
+ * Claude Code saves an output over its own limit (about 30 kB) to a file and sends a preview in
+ * `<persisted-output>` tags: Spillway must know that preview (src/engine/markers.ts), leave it alone
+ * and report it as saved by the agent, while a 25 kB output beside it is Spillway's to reduce. The
+ * format is the agent's, and a release that changes it shows here.
+ */
+describe("Claude Code's own saved outputs through spillway proxy", () => {
+  /** about 97 kB: over Claude Code's limit */
+  const big = 'seq -f "row %07g of a big output, lorem ipsum dolor sit amet" 1 2200';
+  const commands = [big, COMMANDS[0]!];
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let turns: Turn[] = [];
+  const key = `sk-ant-api03-spillway-saved-${process.pid}-SECRET`;
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands, finalAnswer: 'CLAUDE-DONE: two outputs read.' });
+    proxy = await startProxy(provider, join(root, 'claude-saved'));
+    const home = join(root, 'claude-saved', 'home');
+    const work = join(root, 'claude-saved', 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    run = await runAgent(
+      claudeBin,
+      ['-p', 'Run the two shell commands you are asked for, then report.', '--allowedTools', 'Bash', '--output-format', 'json'],
+      claudeEnv(home, proxy.url, key),
+      work,
+    );
+    await proxy.close();
+    turns = listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    expect((JSON.parse(run.stdout) as { result?: string }).result, ctx).toBe('CLAUDE-DONE: two outputs read.');
+  });
+
+  it('the output Claude Code saved reached the provider as Claude Code wrote it, and the proxy says the agent saved it', () => {
+    const [saved, reduced] = toolResultsSeen(provider, 'anthropic');
+    expect(saved, 'the first result').toMatch(/^<persisted-output>\nOutput too large \([\d.]+KB\)\. Full output saved to: /);
+    expect(HANDLE.test(saved!), 'Spillway reduced what Claude Code had already saved').toBe(false);
+    const last = turns.filter((t) => t.stats?.savedByAgent?.length).pop();
+    const entry = last?.stats?.savedByAgent?.[0];
+    expect(entry, 'no recorded turn lists an output saved by the agent').toMatchObject({
+      agent: 'claude-code',
+      tool: 'Bash',
+      chars: saved!.length,
+    });
+    // the file Claude Code names holds the whole output
+    expect(readFileSync(entry!.file, 'utf8').trimEnd()).toBe(sh(big).trimEnd());
+    // and the 25 kB output beside it is Spillway's
+    expect(HANDLE.exec(reduced ?? '')?.[0], 'the second result').toBeDefined();
+    expect(spillwayRead(HANDLE.exec(reduced!)![0], proxy.store).trimEnd()).toBe(expected[0]!.trimEnd());
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    checkNoKey(key, proxy, 'Claude Code with an output it saved');
   });
 });
 
