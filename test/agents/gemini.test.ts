@@ -10,7 +10,10 @@
  * provider as a marker inside `functionResponse.response.output` whose handle reads back the exact
  * output; the first output read back through `mcp_spillway_read_output`, page by page, is the stored
  * output byte for byte; the model calls were recorded as gemini turns; the key is in nothing
- * Spillway wrote (store, recordings, its own output).
+ * Spillway wrote (store, recordings, its own output). A second run of nine 117 kB outputs, which
+ * Gemini CLI truncates and then masks itself: the masked ones reach the provider as it wrote them and
+ * are reported as saved by the agent; the truncated ones are offloaded with Gemini CLI's pointer to
+ * the whole output kept in the preview.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
@@ -142,5 +145,99 @@ describe('Gemini CLI through spillway proxy, reading back through spillway mcp',
     expect(proxy.out().includes(key), "the API key is in spillway proxy's output").toBe(false);
     // and it did reach the provider, so the check above means something
     expect(provider.received.some((r) => r.headers['x-goog-api-key'] === key)).toBe(true);
+  });
+});
+
+/**
+ * Gemini CLI reduces big outputs itself, twice: an output over its limit arrives truncated (its first
+ * 8,000 and last 32,000 characters, and the file that holds the whole), and once older outputs pass
+ * its masking thresholds (50,000 tokens of recent output protected, 30,000 prunable) it replaces them
+ * in its history by `<tool_output_masked>` previews naming another file. Spillway must leave the
+ * masked ones alone and report them as saved by the agent (src/engine/markers.ts), and may reduce
+ * the truncated ones, keeping Gemini CLI's pointer to the whole output in the preview.
+ */
+describe("Gemini CLI's own truncated and masked outputs through spillway proxy", () => {
+  const BIG = 9;
+  /** about 117 kB each, over Gemini CLI's limit */
+  const big = (k: number) => `seq -f "big-${k} row %07g of the gemini masking run, lorem ipsum" 1 2600`;
+  const commands = Array.from({ length: BIG }, (_, k) => big(k + 1));
+  const runRoot = join(root, 'masking');
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let turns: ReturnType<typeof readSession> = [];
+  const key = `AIzaSy-spillway-masking-${process.pid}-GEMINI-SECRET`;
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands, finalAnswer: 'GEMINI-DONE: nine big outputs.' });
+    proxy = await startProxy(runRoot, ['--gemini-upstream', `${provider.url}/gemini`]);
+    const home = join(runRoot, 'home');
+    const work = join(runRoot, 'work');
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    mkdirSync(work, { recursive: true });
+    writeFileSync(join(home, '.gemini', 'settings.json'), routeGeminiCli('').text);
+    run = await runAgent(
+      process.execPath,
+      [geminiBin, '-p', 'Run the shell commands you are asked for, then report.', '--yolo', '--skip-trust'],
+      { PATH: process.env.PATH, HOME: home, GEMINI_API_KEY: key, GOOGLE_GEMINI_BASE_URL: proxy.url, NO_COLOR: '1', CI: '1' },
+      work,
+    );
+    await proxy.close();
+    turns = listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  const context = () => `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}`;
+  /** the shell results of the provider's last request, in order */
+  const last = () => {
+    const main = provider.received.filter((r) => r.upstream === 'gemini' && Array.isArray(r.json?.contents) && r.path.includes('Content'));
+    return geminiResults(main[main.length - 1]!.json).filter((r) => r.tool === 'run_shell_command');
+  };
+
+  it("finishes with the provider's final answer", () => {
+    expect(run.code, context()).toBe(0);
+    expect(run.stdout, context()).toContain('GEMINI-DONE: nine big outputs.');
+  });
+
+  it('the outputs Gemini CLI masked reached the provider as it wrote them, and the proxy says the agent saved them', () => {
+    const results = last();
+    expect(results, context()).toHaveLength(BIG);
+    const masked = results.filter((r) => r.text.startsWith('<tool_output_masked>'));
+    expect(masked.length, 'Gemini CLI masked none of the older outputs').toBeGreaterThan(0);
+    for (const { text } of masked) expect(HANDLE.test(text), `Spillway reduced a masked output: ${text.slice(0, 200)}`).toBe(false);
+    const saved = turns.flatMap((t) => t.stats?.savedByAgent ?? []).filter((s) => s.agent === 'gemini-cli');
+    const files = new Set(saved.map((s) => s.file));
+    expect(files.size, 'outputs reported as saved by Gemini CLI').toBe(masked.length);
+    // each file Gemini CLI names holds what it masked (the function response, as JSON): its own
+    // truncation of the command's output
+    for (const file of files) {
+      const held = JSON.parse(readFileSync(file, 'utf8')) as { output?: string };
+      expect(held.output, file).toMatch(/^Output too large\. Showing first 8,000 and last 32,000 characters\./);
+    }
+  });
+
+  it("the outputs it only truncated are Spillway's, and the preview keeps Gemini CLI's pointer to the whole output", () => {
+    const kept = last().filter((r) => !r.text.startsWith('<tool_output_masked>'));
+    expect(kept.length).toBeGreaterThan(0);
+    for (const { text } of kept) {
+      const handle = HANDLE.exec(text)?.[0];
+      expect(handle, `an output reached the provider without a marker (${text.length} chars: ${text.slice(0, 200)})`).toBeDefined();
+      const pointer = /For full output see: (\S+\.txt)/.exec(text);
+      expect(pointer, `the preview lost Gemini CLI's pointer: ${text.slice(0, 600)}`).not.toBeNull();
+      const step = Number(/big-(\d+) row/.exec(text)![1]);
+      // the file holds the whole output, the handle what Gemini CLI sent: its truncation
+      expect(readFileSync(pointer![1]!, 'utf8').trimEnd()).toContain(sh(big(step)).trimEnd());
+      expect(spillwayRead(handle!, proxy.store)).toMatch(/^Output too large\. Showing first 8,000 and last 32,000 characters\./);
+    }
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    const leaks = [...filesUnder(proxy.store), ...filesUnder(proxy.sessions)].filter((f) => readFileSync(f).includes(key));
+    expect(leaks, `the API key was written by Spillway to ${leaks.join(', ')}`).toEqual([]);
+    expect(proxy.out().includes(key), "the API key is in spillway proxy's output").toBe(false);
   });
 });
