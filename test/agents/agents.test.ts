@@ -34,7 +34,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
 import { firstUserText, outputText, startScriptedProvider, type ScriptedProvider } from './provider';
-import { AGENT_TIMEOUT_MS, CLI, ROOT, runAgent, spillwayRead, startProxy as startSpillwayProxy, type Proxy, type Run } from './spillway';
+import {
+  AGENT_TIMEOUT_MS,
+  CLI,
+  recordedTurns,
+  ROOT,
+  runAgent,
+  spillwayRead,
+  startProxy as startSpillwayProxy,
+  type Proxy,
+  type Run,
+} from './spillway';
 import { addCodexBaseUrl, addCodexChatgptRoute, addCodexMcpServer, codexAuthMode, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
 import { opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfig';
@@ -47,7 +57,7 @@ import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
 import { captureOrCheckPrelude, CAPTURE } from './prelude';
-import { listSessions, readBody, readSession, type Turn } from '../../src/proxy/recording';
+import { readBody, type Turn } from '../../src/proxy/recording';
 import { get, parseLazy, type JObject, type JValue } from '../../src/engine/json';
 
 const STEPS = 12;
@@ -267,7 +277,7 @@ describe("Claude Code's own saved outputs through spillway proxy", () => {
       work,
     );
     await proxy.close();
-    turns = listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
+    turns = recordedTurns(proxy);
   }, AGENT_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {
@@ -343,8 +353,7 @@ describe('Claude Code hands the commands to a sub-agent through spillway proxy',
     );
     // stopping the proxy waits for its recordings of the requests as Claude Code sent them
     await proxy.close();
-    sent = listSessions(proxy.sessions)
-      .flatMap((s) => readSession(s.file))
+    sent = recordedTurns(proxy)
       .filter((t) => t.path === '/v1/messages' && t.requestRef !== undefined)
       .map((t) => JSON.parse(readBody(proxy.sessions, t.requestRef!)))
       .filter((body) => withShell({ path: '/v1/messages', json: body }));
@@ -464,7 +473,7 @@ describe('Claude Code on a subscription (CLAUDE_CODE_OAUTH_TOKEN) through spillw
     // the agent exits: stopping the proxy waits for its recordings (the later checks read only its
     // files and its output)
     await proxy.close();
-    const turns = listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
+    const turns = recordedTurns(proxy);
     calls = provider.received
       .filter((r) => r.method === 'POST' && r.path === '/v1/messages')
       .map((received) => {

@@ -22,9 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureAgent, GEMINI_CLI } from './install';
 import { geminiResults, startScriptedProvider, type ScriptedProvider } from './provider';
-import { AGENT_TIMEOUT_MS, CLI, ROOT, runAgent, spillwayRead, startProxy, type Proxy, type Run } from './spillway';
+import { AGENT_TIMEOUT_MS, CLI, recordedTurns, ROOT, runAgent, spillwayRead, startProxy, type Proxy, type Run } from './spillway';
 import { addGeminiMcpServer, routeGeminiCli } from '../../src/proxy/geminiConfig';
-import { listSessions, readSession } from '../../src/proxy/recording';
+import type { Turn } from '../../src/proxy/recording';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 
@@ -129,7 +129,7 @@ describe('Gemini CLI through spillway proxy, reading back through spillway mcp',
   });
 
   it('the model calls were recorded as gemini turns, under the model the path names', () => {
-    const turns = listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
+    const turns = recordedTurns(proxy);
     const main = turns.filter((t) => t.reductions.length > 0);
     expect(main.length, context()).toBeGreaterThan(0);
     for (const t of main) {
@@ -165,7 +165,7 @@ describe("Gemini CLI's own truncated and masked outputs through spillway proxy",
   let provider: ScriptedProvider;
   let proxy: Proxy;
   let run: Run;
-  let turns: ReturnType<typeof readSession> = [];
+  let turns: Turn[] = [];
   const key = `AIzaSy-spillway-masking-${process.pid}-GEMINI-SECRET`;
 
   beforeAll(async () => {
@@ -183,7 +183,7 @@ describe("Gemini CLI's own truncated and masked outputs through spillway proxy",
       work,
     );
     await proxy.close();
-    turns = listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
+    turns = recordedTurns(proxy);
   }, AGENT_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {

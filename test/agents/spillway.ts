@@ -1,10 +1,12 @@
 /**
  * What every real-agent test does with Spillway and the agent as processes: start `spillway proxy`
  * (the built dist/cli.js) on a free port and wait for its "listening on" line, run the agent's CLI
- * with a bound on its time, and read a stored output back with `spillway read`.
+ * with a bound on its time, read what the proxy recorded, and read a stored output back with
+ * `spillway read`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { listSessions, readSession, type Turn } from '../../src/proxy/recording';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -68,6 +70,11 @@ export async function startProxy(root: string, flags: string[]): Promise<Proxy> 
         }, 5_000);
       }),
   };
+}
+
+/** The turns the proxy recorded, every session's, in file order (after `close`, which waits for them). */
+export function recordedTurns(proxy: Proxy): Turn[] {
+  return listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
 }
 
 export interface Run {
