@@ -245,8 +245,8 @@ describe('each turn shows what the model was sent in it (the demo, default setti
     await vs.reportShot('open-stored-output-names-files', annotate);
     await vs.page.keyboard.press('Escape');
 
-    await vs.runCommand('Spillway: Compare Original and Projected');
-    await rows.first().waitFor({ state: 'visible' });
+    // through pickerRows, like Open Stored Output's: a pick can be closed under us as it opens (harness.ts)
+    await vs.pickerRows('Spillway: Compare Original and Projected');
     await input.fill(CALL);
     await waitUntil(`the markers of ${CALL}`, async () => (await rows.count()) >= 2);
     const markers = await rows.allTextContents();
