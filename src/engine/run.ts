@@ -28,7 +28,6 @@ import { getString, type Patch } from './json';
 import { copyGuarantee, guaranteed, READ_BACK_CALL_TEXT, stopsAt, type GuaranteeRecord } from './guarantee';
 import { handleOrigin, recall, remember, resultKeys, type SessionMemory } from './session';
 import { findReadTool } from './read-tool';
-import { callCheckpoints } from './calls';
 import { budget } from './stages/budget';
 import { clear } from './stages/clear';
 import { fileInputs } from './stages/inputs';
@@ -114,7 +113,7 @@ export class Run implements Ledger {
       : new Array<Decision | undefined>(n).fill(undefined);
     this.fresh = new Array<boolean>(n).fill(false);
     this.noGain = new Array<boolean>(n).fill(false);
-    this.call = callCheckpoints(req.kinds).length - 1;
+    this.call = this.results.replies();
     this.backoff = new Map([...(memory?.backoff ?? [])].map(([tool, calls]) => [tool, [...calls]]));
     this.readBack = new Set(memory?.readBack);
     this.guarantee = copyGuarantee(memory?.guarantee);

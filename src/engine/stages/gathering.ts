@@ -56,8 +56,9 @@ export const REPORT_MIN_CHARS = 1_500;
 /**
  * The system prompt of a Claude Code sub-agent, as the proxy sees it. Claude Code 2.1 marks every
  * sub-agent request in its first system block (`cc_is_subagent=true`; the agents suite checks it on
- * the release it pins, test/agents/agents.test.ts); earlier versions are known by the opening of their built-in agents' prompts
- * (general-purpose, Explore, Plan). Only the start of the system prompt is looked at: SYSTEM_SCAN_CHARS.
+ * the release it pins, test/agents/agents.test.ts); earlier versions are known by the opening of
+ * their built-in agents' prompts (general-purpose, Explore, Plan). Only the start of the system
+ * prompt is looked at: SYSTEM_SCAN_CHARS.
  */
 const SUB_AGENT_MARKS =
   /\bcc_is_subagent=true\b|You are an agent for Claude Code|You are a file search specialist for Claude Code|You are a software architect and planning specialist for Claude Code/;

@@ -39,7 +39,6 @@ export function fileInputs(results: Results, filter?: InputFilter): InputsOutcom
   // with `inputs.when: clear` the clear stage replaces inputs, once the agent is past them (clear.ts);
   // without a clear stage (the Responses WebSocket route) they are replaced on arrival as before
   if (cfg.inputs.when === 'clear' && cfg.clear.enabled && !deferredToClear(cfg)) return out;
-  const kinds = req.kinds;
   // tokens of the conversation before each item, as the agent sent it (never what we project, so
   // the decision for a call cannot change when other reductions do)
   const before: number[] = [];
@@ -51,8 +50,7 @@ export function fileInputs(results: Results, filter?: InputFilter): InputsOutcom
       run += tok[i]!;
     }
   }
-  // the model calls the request shows (replies begun), to count those after each call's own
-  const replies = kinds.length > 0 ? results.callOf(kinds.length - 1) : 0;
+  const replies = results.replies();
   const calls = req.calls instanceof CallMap ? req.calls.all : [...req.calls.values()];
   for (const call of calls) {
     const input = call.input;

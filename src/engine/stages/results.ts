@@ -297,6 +297,11 @@ export class Results {
     return this.callsAt[item] ?? 0;
   }
 
+  /** The model replies the request shows (runs of assistant items): its own call is numbered this. */
+  replies(): number {
+    return this.callOf(this.req.kinds.length - 1);
+  }
+
   /** The cap in force for result `i`: its tool's, raised for the session's read-backs of that tool. */
   capOf(i: number): Cap {
     const cap = capFor(this.cfg, this.list[i]!.names);

@@ -154,8 +154,7 @@ export class RequestLog {
     if (!isRecord(m) || !isString(m.role) || !('content' in m)) return;
     if (this.entrypoint === undefined && isString(r.entrypoint)) this.entrypoint = r.entrypoint;
     this.records.push({
-      // a copy of the block list: the reader merges later records' blocks into the first one's
-      message: { role: m.role, content: Array.isArray(m.content) ? [...(m.content as unknown[])] : m.content },
+      message: { role: m.role, content: m.content },
       ...(isString(r.agentId) ? { agentId: r.agentId } : {}),
       ...(isString(r.requestRef) ? { requestRef: r.requestRef } : {}),
       ...(typeof r.apiBlockIndex === 'number' ? { block: r.apiBlockIndex } : {}),
@@ -215,12 +214,11 @@ export class RequestLog {
       items.push({ role: 'assistant', content });
     }
 
-    // one call per distinct end (a retried request sends the same messages again), each answered by
-    // an assistant message unless it is the last, unanswered one
+    // one call per distinct end (a retried request sends the same messages again); that each is
+    // answered by the message after its own, the reader checks against the answers (claude-code.ts)
     const calls: Array<{ end: number; at?: number }> = [];
     for (const r of requests) {
       const end = sent.get(r.id)!.length;
-      if (end < items.length && items[end]!.role !== 'assistant') return `request ${r.id}'s answer is not the message after its own`;
       const at = r.at !== undefined ? { at: r.at } : {};
       if (calls.at(-1)?.end === end) calls[calls.length - 1] = { end, ...at };
       else calls.push({ end, ...at });

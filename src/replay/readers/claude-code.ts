@@ -252,7 +252,8 @@ class SessionBuilder {
       this.times.push(at);
       this.lastAssistant = this.items.length - 1;
     } else {
-      const blocks = toBlocks(target.content);
+      // a copy: the first record's own block list stays as logged (the request log hashes it)
+      const blocks = [...toBlocks(target.content)];
       const known = new Set(blocks.filter((b) => isRecord(b) && b.type === 'tool_use').map((b) => (b as Json).id));
       for (const block of toBlocks(content)) {
         // The same block logged twice (a retried write) must not become a second tool call.
