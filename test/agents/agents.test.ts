@@ -248,6 +248,34 @@ describe('Claude Code through spillway proxy', () => {
 });
 
 /**
+ * Claude Code in print mode (`claude -p … --output-format json`) with the shell and `tools`, through a
+ * fresh proxy in front of a provider playing `script`, with its own HOME under `root/<name>`. The
+ * proxy is closed once the agent exits, so its recordings are complete when this resolves.
+ */
+async function claudeThroughProxy(
+  name: string,
+  script: Parameters<typeof startScriptedProvider>[0],
+  prompt: string,
+  tools: string,
+  key: string,
+): Promise<{ provider: ScriptedProvider; proxy: Proxy; run: Run; home: string }> {
+  const provider = await startScriptedProvider(script);
+  const proxy = await startProxy(provider, join(root, name));
+  const home = join(root, name, 'home');
+  const work = join(root, name, 'work');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(work, { recursive: true });
+  const run = await runAgent(
+    claudeBin,
+    ['-p', prompt, '--allowedTools', tools, '--output-format', 'json'],
+    claudeEnv(home, proxy.url, key),
+    work,
+  );
+  await proxy.close();
+  return { provider, proxy, run, home };
+}
+
+/**
  * Claude Code saves an output over its own limit (about 30 kB) to a file and sends a preview in
  * `<persisted-output>` tags: Spillway must know that preview (src/engine/markers.ts), leave it alone
  * and report it as saved by the agent, while a 25 kB output beside it is Spillway's to reduce. The
@@ -264,19 +292,13 @@ describe("Claude Code's own saved outputs through spillway proxy", () => {
   const key = `sk-ant-api03-spillway-saved-${process.pid}-SECRET`;
 
   beforeAll(async () => {
-    provider = await startScriptedProvider({ commands, finalAnswer: 'CLAUDE-DONE: two outputs read.' });
-    proxy = await startProxy(provider, join(root, 'claude-saved'));
-    const home = join(root, 'claude-saved', 'home');
-    const work = join(root, 'claude-saved', 'work');
-    mkdirSync(home, { recursive: true });
-    mkdirSync(work, { recursive: true });
-    run = await runAgent(
-      claudeBin,
-      ['-p', 'Run the two shell commands you are asked for, then report.', '--allowedTools', 'Bash', '--output-format', 'json'],
-      claudeEnv(home, proxy.url, key),
-      work,
-    );
-    await proxy.close();
+    ({ provider, proxy, run } = await claudeThroughProxy(
+      'claude-saved',
+      { commands, finalAnswer: 'CLAUDE-DONE: two outputs read.' },
+      'Run the two shell commands you are asked for, then report.',
+      'Bash',
+      key,
+    ));
     turns = recordedTurns(proxy);
   }, AGENT_TIMEOUT_MS + 30_000);
 
@@ -335,24 +357,15 @@ describe('Claude Code hands the commands to a sub-agent through spillway proxy',
   const isSub = (r: { json?: any }) => firstUserText(r.json).includes(prompt);
 
   beforeAll(async () => {
-    provider = await startScriptedProvider({
-      commands,
-      finalAnswer: 'CLAUDE-DONE: the sub-agent reported.',
-      subAgent: { prompt, report: 'SUB-REPORT: three outputs read.' },
-    });
-    proxy = await startProxy(provider, join(root, 'claude-sub'));
-    const home = join(root, 'claude-sub', 'home');
-    const work = join(root, 'claude-sub', 'work');
-    mkdirSync(home, { recursive: true });
-    mkdirSync(work, { recursive: true });
-    run = await runAgent(
-      claudeBin,
-      ['-p', 'Hand the shell commands to a sub-agent, then report.', '--allowedTools', 'Bash,Agent', '--output-format', 'json'],
-      claudeEnv(home, proxy.url, key),
-      work,
-    );
-    // stopping the proxy waits for its recordings of the requests as Claude Code sent them
-    await proxy.close();
+    let home: string;
+    ({ provider, proxy, run, home } = await claudeThroughProxy(
+      'claude-sub',
+      { commands, finalAnswer: 'CLAUDE-DONE: the sub-agent reported.', subAgent: { prompt, report: 'SUB-REPORT: three outputs read.' } },
+      'Hand the shell commands to a sub-agent, then report.',
+      'Bash,Agent',
+      key,
+    ));
+    // the requests as Claude Code sent them, from the proxy's recordings
     sent = recordedTurns(proxy)
       .filter((t) => t.path === '/v1/messages' && t.requestRef !== undefined)
       .map((t) => JSON.parse(readBody(proxy.sessions, t.requestRef!)))
