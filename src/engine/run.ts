@@ -28,6 +28,7 @@ import { getString, type Patch } from './json';
 import { copyGuarantee, guaranteed, READ_BACK_CALL_TEXT, stopsAt, type GuaranteeRecord } from './guarantee';
 import { handleOrigin, recall, remember, resultKeys, type SessionMemory } from './session';
 import { findReadTool } from './read-tool';
+import { recogniseAgentTruncation } from './agent-truncation';
 import { budget } from './stages/budget';
 import { clear } from './stages/clear';
 import { fileInputs } from './stages/inputs';
@@ -55,6 +56,7 @@ import {
   type Reduction,
   type SavedByAgent,
   type StageName,
+  type TruncatedByAgent,
 } from './types';
 
 /** Token counts per item, original and projected, and of the parts sent before the items. */
@@ -303,6 +305,7 @@ export class Run implements Ledger {
         reduced++;
       }
     const saved = this.savedByAgent();
+    const truncated = this.truncatedByAgent();
     return {
       format: this.req.format,
       toolResults: results.length,
@@ -315,6 +318,7 @@ export class Run implements Ledger {
       byStage,
       markersSeen: results.recognised.markersSeen,
       ...(saved.length ? { savedByAgent: saved } : {}),
+      ...(truncated.length ? { truncatedByAgent: truncated } : {}),
       unchanged: out === this.req.text,
     };
   }
@@ -327,6 +331,21 @@ export class Run implements Ledger {
       const r = results.list[i]!;
       out.push({ result: i, callId: r.callId, tool: r.tool, agent: saved.agent, file: saved.file, chars: results.text(i).length });
     });
+    return out;
+  }
+
+  /** The results new in this request (after the latest reply) that the agent had truncated itself. */
+  private truncatedByAgent(): TruncatedByAgent[] {
+    const out: TruncatedByAgent[] = [];
+    const results = this.results;
+    const latest = results.replies();
+    for (let i = results.length - 1; i >= 0; i--) {
+      const r = results.list[i]!;
+      if (results.callOf(r.item) !== latest) break;
+      if (results.recognised.markers[i] !== undefined || results.recognised.agentSaved[i] !== undefined) continue;
+      const cut = recogniseAgentTruncation(results.text(i));
+      if (cut) out.unshift({ result: i, callId: r.callId, tool: r.tool, ...cut });
+    }
     return out;
   }
 }

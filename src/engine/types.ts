@@ -129,6 +129,24 @@ export interface SavedByAgent {
   chars: number;
 }
 
+/** What an agent says it cut from one output (agent-truncation.ts). */
+export interface AgentTruncation {
+  agent: 'gemini-cli' | 'codex' | 'mini-swe-agent';
+  /** how much it left out, in `unit`s, as it says */
+  omitted: number;
+  unit: 'chars' | 'lines' | 'tokens';
+  /** where it says the whole output is ('' when it keeps none) */
+  file: string;
+}
+
+/** A tool result the agent cut to a head and a tail itself (agent-truncation.ts). The stages treat it like any other. */
+export interface TruncatedByAgent extends AgentTruncation {
+  /** position of the tool result among the request's tool results (0-based) */
+  result: number;
+  callId: string;
+  tool: string;
+}
+
 /**
  * One tool call's input replaced by a marker (file-writing tools: the content is on disk). Kept apart
  * from `Reduction`, which is always about a tool result. A projection lists every file input it
@@ -179,6 +197,11 @@ export interface ProjectionStats {
    * `<persisted-output>` previews, with the file the agent saved the full output to (absent when none)
    */
   savedByAgent?: SavedByAgent[];
+  /**
+   * the tool results new in this request that the agent had truncated itself before sending
+   * (agent-truncation.ts): what it says it left out, and where it says the whole output is
+   */
+  truncatedByAgent?: TruncatedByAgent[];
   /** true when the projection is byte-for-byte the request */
   unchanged: boolean;
 }

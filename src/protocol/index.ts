@@ -218,11 +218,23 @@ const SavedByAgentInfo = z.object({
 });
 type SavedByAgentInfo = z.infer<typeof SavedByAgentInfo>;
 
+/** A tool result new in the turn that the agent had cut to a head and a tail itself: what it says it left out, and where the whole is. */
+const TruncatedByAgentInfo = z.object({
+  tool: z.string(),
+  callId: z.string(),
+  agent: z.string(),
+  omitted: z.number().nonnegative(),
+  unit: z.enum(['chars', 'lines', 'tokens']),
+  /** where the agent says the whole output is ('' when it keeps none) */
+  file: z.string(),
+});
+
 export const TurnDetail = z.object({
   index: z.number().int().nonnegative(),
   results: z.array(ResultInfo),
   missed: z.array(Missed),
   savedByAgent: z.array(SavedByAgentInfo).optional(),
+  truncatedByAgent: z.array(TruncatedByAgentInfo).optional(),
   /** the turn's own new tool results that were sent whole (absent when the request was not kept) */
   whole: z.array(WholeResult).optional(),
   /** call ids of the reduced results that are this turn's own (new in this turn) */

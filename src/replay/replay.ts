@@ -19,7 +19,7 @@ import {
 } from '../engine';
 import { decodeString, parseLazy, type JValue } from '../engine/json';
 import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
-import type { InputReduction, KeptWhole, Reduction, WireFormat } from '../engine/types';
+import type { InputReduction, KeptWhole, Reduction, TruncatedByAgent, WireFormat } from '../engine/types';
 import { MemoryStore } from '../store';
 import type { OutputStore } from '../store/entry';
 import { itemsKey, requestForCall, type Transcript } from './readers';
@@ -100,6 +100,8 @@ export interface ReplayCall {
   inputList?: InputReduction[];
   /** results new in this call over their tool's cap that were sent whole, and why (with `detail: true`) */
   keptWholeList?: KeptWhole[];
+  /** results new in this call that the agent had truncated itself (with `detail: true`; src/engine/agent-truncation.ts) */
+  truncatedList?: TruncatedByAgent[];
 }
 
 export interface ReplayTotals {
@@ -413,7 +415,10 @@ export class ReplayMeter {
     return { origB, projB, origStripped: strippedOf(origB), projStripped: strippedOf(projB), tokensFor };
   }
 
-  add(c: MeterCall, detail?: { reductions: Reduction[]; inputs: InputReduction[]; keptWhole?: KeptWhole[] }): ReplayCall {
+  add(
+    c: MeterCall,
+    detail?: { reductions: Reduction[]; inputs: InputReduction[]; keptWhole?: KeptWhole[]; truncated?: TruncatedByAgent[] },
+  ): ReplayCall {
     const cached = sharedPrefix(this.prevProjected, c.projectedShape);
     const rawCached = sharedPrefix(this.prevOriginal, c.originalShape);
     this.prevProjected = c.projectedShape;
@@ -533,6 +538,7 @@ export class ReplayMeter {
       cost,
       ...(detail ? { reductionList: detail.reductions, inputList: detail.inputs } : {}),
       ...(detail?.keptWhole?.length ? { keptWholeList: detail.keptWhole } : {}),
+      ...(detail?.truncated?.length ? { truncatedList: detail.truncated } : {}),
     };
     this.calls.push(call);
     return call;
@@ -768,7 +774,14 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
         callSources: () => callSources(request),
         ...(t.calls[k]!.at !== undefined ? { at: t.calls[k]!.at } : {}),
       },
-      opts.detail ? { reductions: p.reductions, inputs: p.inputs, keptWhole: d.keptWhole } : undefined,
+      opts.detail
+        ? {
+            reductions: p.reductions,
+            inputs: p.inputs,
+            keptWhole: d.keptWhole,
+            ...(p.stats.truncatedByAgent ? { truncated: p.stats.truncatedByAgent } : {}),
+          }
+        : undefined,
     );
     // the loop the proxy runs live: a miss the agent would have read back makes that tool back off
     for (const m of metered.missed) if (m.handle) engine.noteReadBack(REPLAY_SESSION, m.handle);

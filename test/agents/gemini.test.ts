@@ -235,6 +235,20 @@ describe("Gemini CLI's own truncated and masked outputs through spillway proxy",
     }
   });
 
+  it('the proxy reports each output Gemini CLI truncated, in the request it arrived in, with what it cut and its file', () => {
+    const truncated = turns.flatMap((t) => t.stats?.truncatedByAgent ?? []);
+    // a side request (Gemini CLI's own checks) may carry the same new result again: one report per call
+    const byCall = new Map(truncated.map((t) => [t.callId, t]));
+    expect(byCall.size, `reported: ${JSON.stringify(truncated.slice(0, 3))}`).toBe(BIG);
+    for (const t of byCall.values()) {
+      expect(t).toMatchObject({ agent: 'gemini-cli', unit: 'chars', tool: 'run_shell_command' });
+      // it cut what its 40,000 characters leave out of the whole, which the file it names holds
+      const whole = readFileSync(t.file, 'utf8');
+      expect(whole).toMatch(/big-\d+ row 0002600 of the gemini masking run/);
+      expect(Math.abs(t.omitted + 40_000 - whole.length), `${t.omitted} + 40,000 against ${whole.length}`).toBeLessThan(100);
+    }
+  });
+
   it('no key in anything Spillway wrote', () => {
     const leaks = [...filesUnder(proxy.store), ...filesUnder(proxy.sessions)].filter((f) => readFileSync(f).includes(key));
     expect(leaks, `the API key was written by Spillway to ${leaks.join(', ')}`).toEqual([]);

@@ -380,6 +380,33 @@ describe('TurnDetails', () => {
     expect(screen.getByText(/Saved by Gemini CLI \(1\)/)).toBeTruthy();
     expect(screen.getByText(file)).toBeTruthy();
   });
+
+  it('shows outputs the agents truncated themselves: how much each cut, and the file of the whole when it kept one', () => {
+    const file = '/home/u/.gemini/tmp/4f2a9c/tool-outputs/session-8d1e/run_shell_command_run_shell_command-1.txt';
+    render(
+      <TurnDetails
+        detail={{
+          index: 0,
+          results: [],
+          missed: [],
+          truncatedByAgent: [
+            { tool: 'run_shell_command', callId: 'run_shell_command-1', agent: 'gemini-cli', omitted: 77_040, unit: 'chars', file },
+            { tool: 'exec_command', callId: 'call_7', agent: 'codex', omitted: 7_920_051, unit: 'tokens', file: '' },
+          ],
+        }}
+        loadText={loadText}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
+    expect(screen.getByText(/Truncated by Gemini CLI and Codex \(2\)/)).toBeTruthy();
+    const items = screen.getAllByRole('listitem').map((li) => li.textContent);
+    expect(items).toContain(`run_shell_command run_shell_command-1: 77,040 chars cut; the whole output is in ${file}`);
+    expect(items).toContain('exec_command call_7: 7,920,051 tokens cut; the agent kept no copy of the whole');
+    // not shown as saved by the agent: Spillway may still reduce these
+    expect(screen.queryByText(/Saved by/)).toBeNull();
+  });
 });
 
 describe('TextPager', () => {

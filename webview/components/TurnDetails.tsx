@@ -329,7 +329,12 @@ function Wrote(props: { text: string; id: string }) {
 }
 
 /** The agents that saved outputs themselves, by name (Claude Code persists large outputs, Gemini CLI masks them). */
-const AGENT_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', 'gemini-cli': 'Gemini CLI' };
+const AGENT_NAMES: Record<string, string> = {
+  'claude-code': 'Claude Code',
+  'gemini-cli': 'Gemini CLI',
+  codex: 'Codex',
+  'mini-swe-agent': 'mini-swe-agent',
+};
 function savedByWhom(saved: ReadonlyArray<{ agent: string }>): string {
   return [...new Set(saved.map((s) => AGENT_NAMES[s.agent] ?? s.agent))].join(' and ');
 }
@@ -472,6 +477,28 @@ export function TurnDetails(props: TurnDetailsProps) {
             {detail.savedByAgent!.map((s) => (
               <li key={s.callId}>
                 {s.tool} <code>{s.callId}</code>: {s.file ? <code>{s.file}</code> : 'no file named'}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {(detail.truncatedByAgent?.length ?? 0) > 0 && (
+        <div className="saved-by-agent truncated-by-agent" role="note">
+          <b>
+            Truncated by {savedByWhom(detail.truncatedByAgent!)} ({detail.truncatedByAgent!.length}): the agent cut these outputs to a head
+            and a tail before Spillway saw them; the model never receives what it cut.
+          </b>
+          <ul>
+            {detail.truncatedByAgent!.map((t) => (
+              <li key={t.callId}>
+                {t.tool} <code>{t.callId}</code>: {count(t.omitted)} {t.unit} cut;{' '}
+                {t.file ? (
+                  <>
+                    the whole output is in <code>{t.file}</code>
+                  </>
+                ) : (
+                  'the agent kept no copy of the whole'
+                )}
               </li>
             ))}
           </ul>

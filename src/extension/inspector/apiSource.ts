@@ -143,6 +143,7 @@ export class ApiSession extends RecordSession {
       ...(own ? { own } : {}),
       ...(result.inputs.length ? { inputs: result.inputs } : {}),
       ...(result.stats.savedByAgent ? { savedByAgent: result.stats.savedByAgent } : {}),
+      ...(result.stats.truncatedByAgent ? { truncatedByAgent: result.stats.truncatedByAgent } : {}),
     };
     this.records.push(record);
     this.info = {

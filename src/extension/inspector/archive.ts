@@ -14,7 +14,7 @@
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { InputReduction, Reduction } from '../../engine';
+import type { InputReduction, Reduction, TruncatedByAgent } from '../../engine';
 import { recordedInputs } from '../../proxy/recording';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
@@ -53,6 +53,8 @@ export interface ArchivedTurn {
   markers?: KeptMarker[];
   /** the turn's new results over their cap sent whole, and why (absent in files kept before they were) */
   keptWhole?: KeptWholeRecord[];
+  /** the turn's new results the agent had truncated itself (absent in files kept before they were) */
+  truncatedByAgent?: TruncatedByAgent[];
 }
 
 export interface ArchivedSession {

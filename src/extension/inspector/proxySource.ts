@@ -74,6 +74,7 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
     reductions: t.reductions,
     missed: [],
     ...(t.stats?.savedByAgent ? { savedByAgent: t.stats.savedByAgent } : {}),
+    ...(t.stats?.truncatedByAgent ? { truncatedByAgent: t.stats.truncatedByAgent } : {}),
     ...(t.inputs?.length ? { inputs: t.inputs } : {}),
   };
 }

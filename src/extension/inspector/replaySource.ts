@@ -115,6 +115,7 @@ export function replayRecords(result: ReplayResult, markers: ReplayMarkers = [])
       ...(c.reductionList
         ? { keptWhole: (c.keptWholeList ?? []).map(({ callId, tool, reason, why }) => ({ callId, tool, reason, why })) }
         : {}),
+      ...(c.truncatedList?.length ? { truncatedByAgent: c.truncatedList } : {}),
     };
   });
 }
@@ -415,6 +416,7 @@ export function archiveReplay(
       ...(r.inputs ? { inputs: [...r.inputs] } : {}),
       ...(r.markers ? { markers: [...r.markers] } : {}),
       ...(r.keptWhole ? { keptWhole: [...r.keptWhole] } : {}),
+      ...(r.truncatedByAgent ? { truncatedByAgent: [...r.truncatedByAgent] } : {}),
     })),
   );
 }
@@ -553,6 +555,7 @@ export class ReplaySource implements SessionSource {
             ...(t.inputs ? { inputs: t.inputs } : {}),
             ...(t.markers ? { markers: t.markers } : {}),
             ...(t.keptWhole ? { keptWhole: t.keptWhole } : {}),
+            ...(t.truncatedByAgent ? { truncatedByAgent: t.truncatedByAgent } : {}),
           })),
           detail: kept.header.detail,
         },

@@ -15,6 +15,7 @@ import {
   type InputReduction,
   type Reduction,
   type SavedByAgent,
+  type TruncatedByAgent,
   type SpillwayConfig,
   type WireFormat,
 } from '../../engine';
@@ -75,6 +76,8 @@ export interface TurnRecord {
   readBacks?: number;
   /** results the agent had reduced itself (Claude Code's `<persisted-output>`) */
   savedByAgent?: readonly SavedByAgent[];
+  /** the turn's new results the agent had truncated itself (Gemini CLI, Codex, mini-swe-agent) */
+  truncatedByAgent?: readonly TruncatedByAgent[];
   /** the turn's own new results, when known */
   own?: readonly OwnResultRecord[];
   /** tool call inputs replaced by a marker in the turn's projection (absent in records made before they were kept) */
@@ -538,6 +541,14 @@ export abstract class RecordSession implements InspectorSession {
     const r = this.records[turn];
     if (!r) throw new Error(`turn ${turn} does not exist: the session has ${this.records.length}`);
     const saved = (r.savedByAgent ?? []).map((s) => ({ tool: s.tool, callId: s.callId, agent: s.agent, file: s.file, chars: s.chars }));
+    const truncated = (r.truncatedByAgent ?? []).map((t) => ({
+      tool: t.tool,
+      callId: t.callId,
+      agent: t.agent,
+      omitted: t.omitted,
+      unit: t.unit,
+      file: t.file,
+    }));
     let sources: ReadonlyMap<string, CallSource> | undefined;
     try {
       sources = this.sourcesAt(turn);
@@ -578,6 +589,7 @@ export abstract class RecordSession implements InspectorSession {
       }),
       ...(r.readBacks !== undefined ? { readBacks: r.readBacks } : {}),
       ...(saved.length ? { savedByAgent: saved } : {}),
+      ...(truncated.length ? { truncatedByAgent: truncated } : {}),
       ...(r.inputs?.length ? { inputs: r.inputs.map((x) => ({ ...inputInfo(x), ...extra(x, 'input') })) } : {}),
     };
     let own: readonly OwnResultRecord[] | undefined;

@@ -1,0 +1,61 @@
+/**
+ * Outputs the agent truncated itself: a tool output over the agent's own limit reaches Spillway
+ * already cut to a head and a tail, with the agent's note of what it left out in between.
+ *
+ * Why: the model never receives the part the agent cut, whatever Spillway does. A person reading
+ * what the model was sent (the inspector) should see that the agent cut first, how much, and where
+ * the agent says the whole output is, apart from what Spillway reduced. Unlike a result the agent
+ * saved and previewed itself (markers.ts, `recognisePersistedOutput`, `recogniseMaskedOutput`), a
+ * truncated output is still the agent's full answer to the model, often tens of thousands of
+ * characters, so the stages treat it like any other result: this is what it is, not a decision.
+ *
+ * The wordings, as the agents write them:
+ * - Gemini CLI (packages/core, `formatTruncatedToolOutput`): `Output too large. Showing first 8,000
+ *   and last 32,000 characters. For full output see: <file>`, the head, `... [N characters omitted]
+ *   ...`, the tail.
+ * - Codex CLI (codex-rs/core/src/truncate.rs): `Total output lines: N` before the output, and
+ *   `…N tokens truncated…` (or `chars`) where it cut; releases of 2025 wrote `[... omitted X of N
+ *   lines ...]` instead. Codex keeps no file of the whole.
+ * - mini-swe-agent (its default template): `<output_head>` … `</output_head>`, `<elided_chars>` `N
+ *   characters elided` `</elided_chars>`, `<output_tail>` …; no file either.
+ *
+ * Where it sits: read by the run's statistics (../run.ts) for the results new in a request.
+ */
+import { unwrap } from './previews/envelope';
+import type { AgentTruncation } from './types';
+
+const GEMINI_HEAD = /^Output too large\. Showing first [\d,]+ and last [\d,]+ characters\. For full output see: *([^\n]+?) *\n/;
+const GEMINI_GAP = /\n\n\.\.\. \[([\d,]+) characters omitted\] \.\.\.\n\n/;
+/** Codex's header, among the first lines of its exec output (after `Exit code:` and `Wall time:`). */
+const CODEX_HEADER = /^(?:[^\n]*\n){0,3}Total output lines: (\d+)\n/;
+const CODEX_GAP = /…(\d+) (tokens|chars) truncated…/;
+const CODEX_LINES_GAP = /\n\[\.\.\. omitted (\d+) of \d+ lines \.\.\.\]\n/;
+const MINI_SWE_GAP = /<\/output_head>\n<elided_chars>\n(\d+) characters elided\n<\/elided_chars>\n<output_tail>/;
+
+const count = (s: string) => Number(s.replace(/,/g, ''));
+
+/** What the agent says it cut from `text` (a tool result as the agent sent it), when it says so. */
+export function recogniseAgentTruncation(text: string): AgentTruncation | undefined {
+  // cheap tests on the raw text first: most results are none of these
+  const gemini = text.startsWith('Output too large. Showing first');
+  const codex = text.includes('Total output lines: ');
+  const mini = text.includes('</elided_chars>');
+  if (!gemini && !codex && !mini) return undefined;
+  const body = unwrap(text).body;
+  if (gemini) {
+    const head = GEMINI_HEAD.exec(body);
+    const gap = head && GEMINI_GAP.exec(body);
+    if (head && gap) return { agent: 'gemini-cli', omitted: count(gap[1]!), unit: 'chars', file: head[1]! };
+  }
+  if (codex && CODEX_HEADER.test(body)) {
+    const gap = CODEX_GAP.exec(body);
+    if (gap) return { agent: 'codex', omitted: Number(gap[1]), unit: gap[2] === 'chars' ? 'chars' : 'tokens', file: '' };
+    const lines = CODEX_LINES_GAP.exec(body);
+    if (lines) return { agent: 'codex', omitted: Number(lines[1]), unit: 'lines', file: '' };
+  }
+  if (mini) {
+    const gap = MINI_SWE_GAP.exec(body);
+    if (gap) return { agent: 'mini-swe-agent', omitted: Number(gap[1]), unit: 'chars', file: '' };
+  }
+  return undefined;
+}

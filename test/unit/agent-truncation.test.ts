@@ -1,0 +1,84 @@
+/**
+ * Outputs the agent truncated itself (src/engine/agent-truncation.ts): recognised in each agent's
+ * wording (taken from the agents' code and the corpus's logs), reported for the results new in a
+ * request, and still reduced like any other result.
+ */
+import { describe, expect, it } from 'vitest';
+import { recogniseAgentTruncation } from '../../src/engine/agent-truncation';
+import { createEngine, MemorySink } from '../../src/engine/engine';
+
+const FILE = '/home/u/.gemini/tmp/4f2a9c/tool-outputs/session-8d1e/run_shell_command_run_shell_command-1764200000000-abc.txt';
+const rows = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => `${tag} row ${String(i).padStart(7, '0')} of the build log, lorem ipsum`).join('\n');
+
+/** As Gemini CLI's formatTruncatedToolOutput writes it: a fifth of the limit as head, the rest as tail. */
+function geminiTruncated(whole: string, limit = 40_000): string {
+  const head = whole.slice(0, limit * 0.2);
+  const tail = whole.slice(-(limit - limit * 0.2));
+  const omitted = whole.length - head.length - tail.length;
+  return `Output too large. Showing first ${head.length.toLocaleString('en-US')} and last ${tail.length.toLocaleString('en-US')} characters. For full output see: ${FILE}\n${head}\n\n... [${omitted.toLocaleString('en-US')} characters omitted] ...\n\n${tail}`;
+}
+
+/** Codex's exec output as the corpus's 2025-12 rollout logs it (token truncation). */
+const codexTokens = `Exit code: 124\nWall time: 10 seconds\nTotal output lines: 164404\nOutput:\nNow using node v22.20.0 (npm v10.9.3)\n${rows(40, 'chmod')}…7920051 tokens truncated…${rows(40, 'tail')}`;
+/** Codex's output as its 2025 releases logged it (line truncation), inside its JSON envelope. */
+const codexLines = JSON.stringify({
+  output: `Total output lines: 420\n\n${rows(128, 'head')}\n\n[... omitted 164 of 420 lines ...]\n\n${rows(128, 'tail')}`,
+  metadata: { exit_code: 0, duration_seconds: 0.1 },
+});
+/** mini-swe-agent's observation of a command whose output was too long (its default template). */
+const miniSwe = `<returncode>0</returncode>\n<warning>\nThe output of your last command was too long.\nPlease try a different command that produces less output.\n</warning>\n<output_head>\n${rows(60, 'head')}\n</output_head>\n<elided_chars>\n10868 characters elided\n</elided_chars>\n<output_tail>\n${rows(60, 'tail')}\n</output_tail>`;
+
+describe('outputs the agent truncated itself', () => {
+  it("are recognised in each agent's wording, with what it left out and where the whole is", () => {
+    expect(recogniseAgentTruncation(geminiTruncated(rows(2600, 'big')))).toEqual({
+      agent: 'gemini-cli',
+      omitted: rows(2600, 'big').length - 40_000,
+      unit: 'chars',
+      file: FILE,
+    });
+    expect(recogniseAgentTruncation(codexTokens)).toEqual({ agent: 'codex', omitted: 7_920_051, unit: 'tokens', file: '' });
+    expect(recogniseAgentTruncation(codexLines)).toEqual({ agent: 'codex', omitted: 164, unit: 'lines', file: '' });
+    expect(recogniseAgentTruncation(miniSwe)).toEqual({ agent: 'mini-swe-agent', omitted: 10_868, unit: 'chars', file: '' });
+  });
+
+  it('are not recognised from a wording out of its place (a file or log that quotes it)', () => {
+    // Gemini CLI's line anywhere but at the start, without its gap
+    expect(recogniseAgentTruncation(`log:\n${geminiTruncated(rows(2600, 'big'))}`)).toBeUndefined();
+    expect(
+      recogniseAgentTruncation(
+        `Output too large. Showing first 8,000 and last 32,000 characters. For full output see: ${FILE}\n${rows(5, 'x')}`,
+      ),
+    ).toBeUndefined();
+    // Codex's gap without its header at the top, or its header without a gap
+    expect(recogniseAgentTruncation(`${rows(10, 'a')}\nTotal output lines: 12\n…40 tokens truncated…`)).toBeUndefined();
+    expect(recogniseAgentTruncation(`Exit code: 0\nWall time: 1 seconds\nTotal output lines: 3\nOutput:\na\nb\nc`)).toBeUndefined();
+    // mini-swe-agent's template itself (as its config file shows it), not an observation
+    expect(recogniseAgentTruncation('<elided_chars>\n{{ elided_chars }} characters elided\n</elided_chars>')).toBeUndefined();
+    expect(recogniseAgentTruncation(rows(100, 'plain'))).toBeUndefined();
+  });
+
+  it("are reported for the request's new results only, and reduced like any other result", () => {
+    const big = geminiTruncated(rows(2600, 'big'));
+    const call = (id: string) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: '{"command":"make"}' } }],
+    });
+    const first = {
+      model: 'gpt-5',
+      messages: [{ role: 'user', content: 'build it' }, call('c1'), { role: 'tool', tool_call_id: 'c1', content: big }],
+    };
+    const engine = createEngine({ clear: { enabled: false } }, { store: new MemorySink() });
+    const one = engine.project(first, 'openai-chat', { session: 's' });
+    expect(one.stats.truncatedByAgent).toEqual([
+      { result: 0, callId: 'c1', tool: 'bash', agent: 'gemini-cli', omitted: rows(2600, 'big').length - 40_000, unit: 'chars', file: FILE },
+    ]);
+    // over its cap: offloaded like any result, the preview keeping the agent's pointer to the whole
+    expect(one.reductions.map((r) => r.callId)).toEqual(['c1']);
+    expect(JSON.stringify(one.request)).toContain(`For full output see: ${FILE}`);
+    // the next request: c1 is no longer new, c2 is not truncated
+    const second = { ...first, messages: [...first.messages, call('c2'), { role: 'tool', tool_call_id: 'c2', content: 'ok' }] };
+    expect(engine.project(second, 'openai-chat', { session: 's' }).stats.truncatedByAgent).toBeUndefined();
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * The inspector shows, in the turn an output arrives, that the agent had truncated it itself
+ * (src/engine/agent-truncation.ts), replayed from real logs of mini-swe-agent and Codex.
+ */
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { parseConfig } from '../../src/engine/index';
+import { TurnDetail } from '../../src/protocol';
+import { replayedSession } from '../support/replayed';
+
+const SESSIONS = join(__dirname, '../fixtures/sessions');
+const config = parseConfig({}).config;
+
+async function truncatedTurns(file: string) {
+  const { session } = await replayedSession(join(SESSIONS, file), config);
+  return session.turns().flatMap((t) => {
+    const d = TurnDetail.parse(session.detail(t.index));
+    return (d.truncatedByAgent ?? []).map((x) => ({ turn: t.index, ...x }));
+  });
+}
+
+describe('outputs the agent truncated itself, in the inspector', () => {
+  it('mini-swe-agent: the one output it cut, in the turn it arrived, with the characters it elided', async () => {
+    const cut = await truncatedTurns('dev/mini-swe-agent/SWE-agent__deepseek-reasoner-sqlfluff-1763.traj.json');
+    expect(cut).toHaveLength(1);
+    expect(cut[0]).toMatchObject({ agent: 'mini-swe-agent', omitted: 10_868, unit: 'chars', file: '' });
+  });
+
+  it('Codex (2025): each output it cut by lines, listed once, in its own turn', async () => {
+    const cut = await truncatedTurns('dev/codex/AcidicSoil__sample-rollout-019a93b9.jsonl');
+    expect(cut.length).toBeGreaterThan(0);
+    for (const c of cut) expect(c).toMatchObject({ agent: 'codex', unit: 'lines', file: '' });
+    expect(cut.map((c) => c.omitted)).toContain(39);
+    expect(new Set(cut.map((c) => c.callId)).size).toBe(cut.length);
+  }, 60_000);
+});
