@@ -13,9 +13,11 @@
  * - Gemini CLI (packages/core, `formatTruncatedToolOutput`): `Output too large. Showing first 8,000
  *   and last 32,000 characters. For full output see: <file>`, the head, `... [N characters omitted]
  *   ...`, the tail.
- * - Codex CLI (codex-rs/core/src/truncate.rs): `Total output lines: N` before the output, and
- *   `…N tokens truncated…` (or `chars`) where it cut; releases of 2025 wrote `[... omitted X of N
- *   lines ...]` instead. Codex keeps no file of the whole.
+ * - Codex CLI (codex-rs/core/src/truncate.rs): a header among the first lines of its exec output
+ *   (`Warning: truncated output (original token count: N)`, `Total output lines: N`; 0.171 writes
+ *   both after its `Chunk ID`, `Wall time`, exit code and `Original token count`), and `…N chars
+ *   truncated…` (or `tokens`) where it cut; releases of 2025 wrote `[... omitted X of N lines ...]`
+ *   instead. Codex keeps no file of the whole.
  * - mini-swe-agent (its default template): `<output_head>` … `</output_head>`, `<elided_chars>` `N
  *   characters elided` `</elided_chars>`, `<output_tail>` …; no file either.
  *
@@ -26,8 +28,8 @@ import type { AgentTruncation } from './types';
 
 const GEMINI_HEAD = /^Output too large\. Showing first [\d,]+ and last [\d,]+ characters\. For full output see: *([^\n]+?) *\n/;
 const GEMINI_GAP = /\n\n\.\.\. \[([\d,]+) characters omitted\] \.\.\.\n\n/;
-/** Codex's header, among the first lines of its exec output (after `Exit code:` and `Wall time:`). */
-const CODEX_HEADER = /^(?:[^\n]*\n){0,3}Total output lines: (\d+)\n/;
+/** Codex's header, among the first lines of its exec output (after its chunk id, wall time, exit code). */
+const CODEX_HEADER = /^(?:[^\n]*\n){0,8}(?:Total output lines: \d+|Warning: truncated output \(original token count: \d+\))\n/;
 const CODEX_GAP = /…(\d+) (tokens|chars) truncated…/;
 const CODEX_LINES_GAP = /\n\[\.\.\. omitted (\d+) of \d+ lines \.\.\.\]\n/;
 const MINI_SWE_GAP = /<\/output_head>\n<elided_chars>\n(\d+) characters elided\n<\/elided_chars>\n<output_tail>/;
@@ -38,7 +40,7 @@ const count = (s: string) => Number(s.replace(/,/g, ''));
 export function recogniseAgentTruncation(text: string): AgentTruncation | undefined {
   // cheap tests on the raw text first: most results are none of these
   const gemini = text.startsWith('Output too large. Showing first');
-  const codex = text.includes('Total output lines: ');
+  const codex = text.includes('Total output lines: ') || text.includes('Warning: truncated output');
   const mini = text.includes('</elided_chars>');
   if (!gemini && !codex && !mini) return undefined;
   const body = unwrap(text).body;

@@ -1105,6 +1105,72 @@ codexSuite('http');
 codexSuite('websocket');
 
 /**
+ * Codex cuts what it sends of a tool output to a few thousand tokens by default (its
+ * `tool_output_token_limit`), keeping a head and a tail and saying how much it cut. The proxy must
+ * report each such output as truncated by the agent (src/engine/agent-truncation.ts) in the request
+ * it arrives in, in the wording the pinned release writes.
+ */
+describe("Codex's own truncated outputs through spillway proxy", () => {
+  const cut = [command(21), command(22)];
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let turns: Turn[] = [];
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: cut, finalAnswer: 'CODEX-DONE: two outputs cut.' });
+    const dir = join(root, 'codex-truncated');
+    proxy = await startProxy(provider, dir, ['--websockets', 'refuse']);
+    const codexHome = join(dir, 'codex-home');
+    const work = join(dir, 'work');
+    mkdirSync(codexHome, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    // the user's settings leave Codex's own limit on tool output as it ships
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      addCodexBaseUrl('model = "gpt-5.2-codex"\n', codexBaseUrl(proxy.url), 'config.toml').text,
+    );
+    run = await runAgent(
+      codexBin,
+      [
+        'exec',
+        '--skip-git-repo-check',
+        '--dangerously-bypass-approvals-and-sandbox',
+        'Run the two shell commands you are asked for, then report.',
+      ],
+      { PATH: process.env.PATH, HOME: dir, CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-proj-spillway-truncated', RUST_LOG: 'warn' },
+      work,
+    );
+    await proxy.close();
+    turns = recordedTurns(proxy);
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}`).toBe(0);
+    expect(run.stdout.trim().split('\n').pop()).toBe('CODEX-DONE: two outputs cut.');
+  });
+
+  it('the proxy reports each output Codex cut, once, with how much it cut and no file', () => {
+    const reported = turns.flatMap((t) => t.stats?.truncatedByAgent ?? []);
+    const byCall = new Map(reported.map((t) => [t.callId, t]));
+    const sent = provider.received.flatMap((r) => (r.json?.input ?? []) as any[]).filter((i) => i?.type === 'function_call_output');
+    const sample = sent.map((i) => (typeof i.output === 'string' ? i.output : JSON.stringify(i.output)).slice(0, 300));
+    expect(byCall.size, `reported ${JSON.stringify(reported)}; Codex sent: ${JSON.stringify(sample.slice(0, 2))}`).toBe(cut.length);
+    for (const t of byCall.values()) {
+      // 0.171 cuts by characters (`…19680 chars truncated…`): most of the 25 kB output
+      expect(t).toMatchObject({ agent: 'codex', unit: 'chars', file: '', tool: 'exec_command' });
+      expect(t.omitted).toBeGreaterThan(sh(cut[0]!).length / 2);
+      expect(t.omitted).toBeLessThan(sh(cut[0]!).length);
+    }
+  });
+});
+
+/**
  * A ChatGPT-mode `auth.json` as `codex login` writes it, with fake tokens: the id and access tokens
  * are JWTs carrying the claims Codex parses (email, plan, user and account ids, an expiry a month
  * ahead, so Codex does not try to refresh them), `last_refresh` now.

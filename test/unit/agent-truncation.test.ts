@@ -21,6 +21,8 @@ function geminiTruncated(whole: string, limit = 40_000): string {
 
 /** Codex's exec output as the corpus's 2025-12 rollout logs it (token truncation). */
 const codexTokens = `Exit code: 124\nWall time: 10 seconds\nTotal output lines: 164404\nOutput:\nNow using node v22.20.0 (npm v10.9.3)\n${rows(40, 'chmod')}…7920051 tokens truncated…${rows(40, 'tail')}`;
+/** Codex 0.171's exec output, as the agents suite saw it sent (character truncation). */
+const codex171 = `Chunk ID: e484f9\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 7420\nOutput:\nWarning: truncated output (original token count: 7420)\nTotal output lines: 560\n\n${rows(90, 'step-21')} …19680 chars truncated… ${rows(90, 'tail')}`;
 /** Codex's output as its 2025 releases logged it (line truncation), inside its JSON envelope. */
 const codexLines = JSON.stringify({
   output: `Total output lines: 420\n\n${rows(128, 'head')}\n\n[... omitted 164 of 420 lines ...]\n\n${rows(128, 'tail')}`,
@@ -38,6 +40,7 @@ describe('outputs the agent truncated itself', () => {
       file: FILE,
     });
     expect(recogniseAgentTruncation(codexTokens)).toEqual({ agent: 'codex', omitted: 7_920_051, unit: 'tokens', file: '' });
+    expect(recogniseAgentTruncation(codex171)).toEqual({ agent: 'codex', omitted: 19_680, unit: 'chars', file: '' });
     expect(recogniseAgentTruncation(codexLines)).toEqual({ agent: 'codex', omitted: 164, unit: 'lines', file: '' });
     expect(recogniseAgentTruncation(miniSwe)).toEqual({ agent: 'mini-swe-agent', omitted: 10_868, unit: 'chars', file: '' });
   });
