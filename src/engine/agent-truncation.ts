@@ -18,6 +18,10 @@
  *   both after its `Chunk ID`, `Wall time`, exit code and `Original token count`), and `…N chars
  *   truncated…` (or `tokens`) where it cut; releases of 2025 wrote `[... omitted X of N lines ...]`
  *   instead. Codex keeps no file of the whole.
+ * - pi (its bash and read tools): the lines it kept, at the end of what it sends: `[Showing lines
+ *   446-1520 of 1520 (50.0KB limit). Full output: <file>]` (bash keeps the tail), or `[Showing lines
+ *   1-1603 of 2377 (50.0KB limit). Use offset=1604 to continue.]` (read keeps the head; the file read
+ *   is the whole).
  * - mini-swe-agent (its default template): `<output_head>` … `</output_head>`, `<elided_chars>` `N
  *   characters elided` `</elided_chars>`, `<output_tail>` …; no file either.
  *
@@ -32,6 +36,7 @@ const GEMINI_GAP = /\n\n\.\.\. \[([\d,]+) characters omitted\] \.\.\.\n\n/;
 const CODEX_HEADER = /^(?:[^\n]*\n){0,8}(?:Total output lines: \d+|Warning: truncated output \(original token count: \d+\))\n/;
 const CODEX_GAP = /…(\d+) (tokens|chars) truncated…/;
 const CODEX_LINES_GAP = /\n\[\.\.\. omitted (\d+) of \d+ lines \.\.\.\]\n/;
+const PI_NOTE = /\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)\n]*\))?\. (?:Full output: ([^\]\n]+)|Use offset=\d+ to continue\.?)\]\s*$/;
 const MINI_SWE_GAP = /<\/output_head>\n<elided_chars>\n(\d+) characters elided\n<\/elided_chars>\n<output_tail>/;
 
 const count = (s: string) => Number(s.replace(/,/g, ''));
@@ -42,7 +47,8 @@ export function recogniseAgentTruncation(text: string): AgentTruncation | undefi
   const gemini = text.startsWith('Output too large. Showing first');
   const codex = text.includes('Total output lines: ') || text.includes('Warning: truncated output');
   const mini = text.includes('</elided_chars>');
-  if (!gemini && !codex && !mini) return undefined;
+  const pi = text.includes('[Showing lines ', Math.max(0, text.length - 600));
+  if (!gemini && !codex && !mini && !pi) return undefined;
   const body = unwrap(text).body;
   if (gemini) {
     const head = GEMINI_HEAD.exec(body);
@@ -54,6 +60,12 @@ export function recogniseAgentTruncation(text: string): AgentTruncation | undefi
     if (gap) return { agent: 'codex', omitted: Number(gap[1]), unit: gap[2] === 'chars' ? 'chars' : 'tokens', file: '' };
     const lines = CODEX_LINES_GAP.exec(body);
     if (lines) return { agent: 'codex', omitted: Number(lines[1]), unit: 'lines', file: '' };
+  }
+  if (pi) {
+    const note = PI_NOTE.exec(text.slice(-600));
+    const shown = note ? Number(note[2]) - Number(note[1]) + 1 : 0;
+    if (note && shown > 0 && Number(note[3]) > shown)
+      return { agent: 'pi', omitted: Number(note[3]) - shown, unit: 'lines', file: note[4] ?? '' };
   }
   if (mini) {
     const gap = MINI_SWE_GAP.exec(body);

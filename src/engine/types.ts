@@ -131,7 +131,7 @@ export interface SavedByAgent {
 
 /** What an agent says it cut from one output (agent-truncation.ts). */
 export interface AgentTruncation {
-  agent: 'gemini-cli' | 'codex' | 'mini-swe-agent';
+  agent: 'gemini-cli' | 'codex' | 'mini-swe-agent' | 'pi';
   /** how much it left out, in `unit`s, as it says */
   omitted: number;
   unit: 'chars' | 'lines' | 'tokens';

@@ -28,6 +28,9 @@ const codexLines = JSON.stringify({
   output: `Total output lines: 420\n\n${rows(128, 'head')}\n\n[... omitted 164 of 420 lines ...]\n\n${rows(128, 'tail')}`,
   metadata: { exit_code: 0, duration_seconds: 0.1 },
 });
+/** pi's bash tool keeps the tail and names its log; its read tool keeps the head (the corpus's pi logs). */
+const piBash = `${rows(80, 'tail')}\n\n[Showing lines 446-1520 of 1520 (50.0KB limit). Full output: /var/folders/49/l4171l3n219_xwq30fmyzr8w0000gn/T/pi-bash-e5a84f2117a989ec.log]`;
+const piRead = `${rows(80, 'head')}\n\n[Showing lines 1-1603 of 2377 (50.0KB limit). Use offset=1604 to continue.]`;
 /** mini-swe-agent's observation of a command whose output was too long (its default template). */
 const miniSwe = `<returncode>0</returncode>\n<warning>\nThe output of your last command was too long.\nPlease try a different command that produces less output.\n</warning>\n<output_head>\n${rows(60, 'head')}\n</output_head>\n<elided_chars>\n10868 characters elided\n</elided_chars>\n<output_tail>\n${rows(60, 'tail')}\n</output_tail>`;
 
@@ -42,6 +45,19 @@ describe('outputs the agent truncated itself', () => {
     expect(recogniseAgentTruncation(codexTokens)).toEqual({ agent: 'codex', omitted: 7_920_051, unit: 'tokens', file: '' });
     expect(recogniseAgentTruncation(codex171)).toEqual({ agent: 'codex', omitted: 19_680, unit: 'chars', file: '' });
     expect(recogniseAgentTruncation(codexLines)).toEqual({ agent: 'codex', omitted: 164, unit: 'lines', file: '' });
+    expect(recogniseAgentTruncation(piBash)).toEqual({
+      agent: 'pi',
+      omitted: 445,
+      unit: 'lines',
+      file: '/var/folders/49/l4171l3n219_xwq30fmyzr8w0000gn/T/pi-bash-e5a84f2117a989ec.log',
+    });
+    expect(recogniseAgentTruncation(piRead)).toEqual({ agent: 'pi', omitted: 774, unit: 'lines', file: '' });
+    expect(recogniseAgentTruncation(piRead.replace('continue.]', 'continue]'))).toEqual({
+      agent: 'pi',
+      omitted: 774,
+      unit: 'lines',
+      file: '',
+    });
     expect(recogniseAgentTruncation(miniSwe)).toEqual({ agent: 'mini-swe-agent', omitted: 10_868, unit: 'chars', file: '' });
   });
 
@@ -59,6 +75,9 @@ describe('outputs the agent truncated itself', () => {
     // mini-swe-agent's template itself (as its config file shows it), not an observation
     expect(recogniseAgentTruncation('<elided_chars>\n{{ elided_chars }} characters elided\n</elided_chars>')).toBeUndefined();
     expect(recogniseAgentTruncation(rows(100, 'plain'))).toBeUndefined();
+    // pi's note anywhere but at the end, or one that shows every line (a whole read of a short file)
+    expect(recogniseAgentTruncation(`${piBash}\n${rows(3, 'more')}`)).toBeUndefined();
+    expect(recogniseAgentTruncation(`${rows(3, 'a')}\n\n[Showing lines 1-3 of 3. Use offset=4 to continue.]`)).toBeUndefined();
   });
 
   it("are reported for the request's new results only, and reduced like any other result", () => {

@@ -1,6 +1,6 @@
 /**
  * The inspector shows, in the turn an output arrives, that the agent had truncated it itself
- * (src/engine/agent-truncation.ts), replayed from real logs of mini-swe-agent and Codex.
+ * (src/engine/agent-truncation.ts), replayed from real logs of mini-swe-agent, pi and Codex.
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -25,6 +25,18 @@ describe('outputs the agent truncated itself, in the inspector', () => {
     expect(cut).toHaveLength(1);
     expect(cut[0]).toMatchObject({ agent: 'mini-swe-agent', omitted: 10_868, unit: 'chars', file: '' });
   });
+
+  it('pi: each output its tools cut by lines, with the log its bash tool keeps of the whole', async () => {
+    const cut = [
+      ...(await truncatedTurns('dev3/pi/badlogic__pi-session-20251217.jsonl')),
+      ...(await truncatedTurns('dev4/pi/badlogic__pi-before-compaction.jsonl')),
+    ];
+    expect(cut.length).toBeGreaterThan(0);
+    for (const c of cut) expect(c).toMatchObject({ agent: 'pi', unit: 'lines' });
+    // the read tool's (the first 1,603 lines of 2,377), and the bash tool's with its log
+    expect(cut.map((c) => c.omitted)).toContain(774);
+    expect(cut).toContainEqual(expect.objectContaining({ omitted: 1_463, file: expect.stringMatching(/\/pi-bash-[0-9a-f]+\.log$/) }));
+  }, 120_000);
 
   it('Codex (2025): each output it cut by lines, listed once, in its own turn', async () => {
     const cut = await truncatedTurns('dev/codex/AcidicSoil__sample-rollout-019a93b9.jsonl');

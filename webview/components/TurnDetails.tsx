@@ -334,6 +334,7 @@ const AGENT_NAMES: Record<string, string> = {
   'gemini-cli': 'Gemini CLI',
   codex: 'Codex',
   'mini-swe-agent': 'mini-swe-agent',
+  pi: 'pi',
 };
 function savedByWhom(saved: ReadonlyArray<{ agent: string }>): string {
   return [...new Set(saved.map((s) => AGENT_NAMES[s.agent] ?? s.agent))].join(' and ');
