@@ -330,6 +330,23 @@ function preludeLine(r: Pick<ReplayResult, 'prelude' | 'format'>, on: boolean): 
     : `agent prelude off: calls without ${name}'s system prompt and tools (its log holds none)`;
 }
 
+/** The agents' names as the summary writes them. */
+const TRUNCATING_AGENTS: Record<string, string> = {
+  'gemini-cli': 'Gemini CLI',
+  codex: 'Codex',
+  'mini-swe-agent': 'mini-swe-agent',
+  pi: 'pi',
+};
+
+/** How many outputs the agent had truncated itself: what it cut never reached the model, with Spillway or without. */
+function truncatedLine(t: ReplayTotals): string | undefined {
+  const x = t.truncatedByAgent;
+  if (!x) return undefined;
+  const who = x.agents.map((a) => TRUNCATING_AGENTS[a] ?? a).join(', ');
+  const n = `${x.outputs} output${x.outputs === 1 ? '' : 's'}`;
+  return `truncated by the agent: ${n} (${who}) cut before sending; no model saw what was cut`;
+}
+
 /** One row per tool (tool, tokens saved, what it did) by tokens saved: the top TOP_TOOLS, then the rest summed. */
 function toolRows(tools: [string, number, string][]): string[] {
   const tw = [30, 12, 20];
@@ -353,6 +370,8 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   lines.push(missLine(t));
   const pl = preludeLine(r, prelude);
   if (pl) lines.push(fit(pl, SUMMARY_WIDTH));
+  const tl = truncatedLine(t);
+  if (tl) lines.push(fit(tl, SUMMARY_WIDTH));
   lines.push(...missCauseLines(t), ...worstCallLines(r.calls.map((call) => ({ call }))));
   if (!t.recoverable) lines.push(`NOT RECOVERABLE: ${t.unrecoverable.length} handle(s) did not read back equal to the original`);
   lines.push('', ...costLines(t, r.family));

@@ -146,6 +146,11 @@ export interface ReplayTotals {
   /** the compactions the log records and what the projection does to each (src/replay/compactions.ts); absent: none */
   compactions?: CompactionReport[];
   /**
+   * tool outputs the agent had cut to a head and a tail itself before sending them
+   * (src/engine/agent-truncation.ts), and which agents cut them; absent: none
+   */
+  truncatedByAgent?: { outputs: number; agents: string[] };
+  /**
    * what the hindsight oracle and the floor would cost (src/replay/limits.ts); set only when asked
    * for (`spillway replay --limits`, the benchmark), and pooled only when every session has them
    */
@@ -705,6 +710,8 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
   const meter = new ReplayMeter(opts.prices ?? PRICE_MODELS, store, { counter, wire: t.wire });
   const checked = new Map<string, boolean>();
   const unrecoverable: string[] = [];
+  // the outputs the agent truncated itself, by call id (each is new in exactly one call)
+  const truncated = new Map<string, string>();
 
   for (let k = 0; k < t.calls.length; k++) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
@@ -723,6 +730,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
     if (opts.onProjection) opts.onProjection(k, { request: text, projection: p, engineMs: performance.now() - started });
     const out = p.request;
     const d = p.detail!;
+    for (const x of p.stats.truncatedByAgent ?? []) truncated.set(x.callId, x.agent);
 
     // recoverability: every fresh reduction reads back equal to the result it replaced
     if (p.reductions.some((r) => r.fresh && !checked.has(r.handle))) {
@@ -800,7 +808,11 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
     ...(family !== undefined ? { family } : {}),
     calls: meter.calls,
     skipped: t.skipped,
-    totals: { ...meter.totals(t.skipped.total, unrecoverable), ...(compactions.length ? { compactions } : {}) },
+    totals: {
+      ...meter.totals(t.skipped.total, unrecoverable),
+      ...(compactions.length ? { compactions } : {}),
+      ...(truncated.size ? { truncatedByAgent: { outputs: truncated.size, agents: [...new Set(truncated.values())].sort() } } : {}),
+    },
     ...(prelude
       ? { prelude: { ...prelude, tokens: prelude.fields.reduce((a, f) => a + counter.count(JSON.stringify(t.base[f])), 0) } }
       : {}),

@@ -1,12 +1,17 @@
 /**
- * The inspector shows, in the turn an output arrives, that the agent had truncated it itself
- * (src/engine/agent-truncation.ts), replayed from real logs of mini-swe-agent, pi and Codex.
+ * The inspector (in the turn an output arrives) and `spillway replay` (in its totals and summary)
+ * show that the agent had truncated an output itself (src/engine/agent-truncation.ts), replayed
+ * from real logs of mini-swe-agent, pi and Codex.
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/engine/index';
 import { TurnDetail } from '../../src/protocol';
 import { replayedSession } from '../support/replayed';
+import { replay } from '../../src/replay/replay';
+import { readTranscript } from '../../src/replay/readers';
+import { MemoryStore } from '../../src/store/memory';
+import { ReductionCollector, sessionSummary } from '../../src/cli/replay-summary';
 
 const SESSIONS = join(__dirname, '../fixtures/sessions');
 const config = parseConfig({}).config;
@@ -45,4 +50,21 @@ describe('outputs the agent truncated itself, in the inspector', () => {
     expect(cut.map((c) => c.omitted)).toContain(39);
     expect(new Set(cut.map((c) => c.callId)).size).toBe(cut.length);
   }, 60_000);
+});
+
+describe('outputs the agent truncated itself, in `spillway replay`', () => {
+  it('are counted in the totals, with the agent, and named in the summary', async () => {
+    const file = join(SESSIONS, 'dev/mini-swe-agent/SWE-agent__deepseek-reasoner-sqlfluff-1763.traj.json');
+    const r = replay(await readTranscript(file), { config, store: new MemoryStore() });
+    expect(r.totals.truncatedByAgent).toEqual({ outputs: 1, agents: ['mini-swe-agent'] });
+    expect(sessionSummary(file, r, new ReductionCollector())).toContain(
+      'truncated by the agent: 1 output (mini-swe-agent) cut before sending; no model saw what was cut',
+    );
+    // a session whose agent cut nothing says nothing of it
+    const plain = replay(await readTranscript(join(SESSIONS, 'dev/swe-agent/SWE-bench__swesmith-pandas-pr53652.traj')), {
+      config,
+      store: new MemoryStore(),
+    });
+    expect(plain.totals.truncatedByAgent).toBeUndefined();
+  });
 });
