@@ -798,6 +798,70 @@ piSuite('anthropic');
 piSuite('openai');
 
 /**
+ * pi keeps the last 2,000 lines (or 50 kB) of a bash output, writes the whole to a log and says so at
+ * the end. The proxy must report such an output as truncated by the agent, in the wording the pinned
+ * release writes, with the log that holds the whole.
+ */
+describe("pi's own truncated outputs through spillway proxy", () => {
+  /** 3,000 lines of 27 characters: over pi's 2,000 lines, under its 50 kB */
+  const long = 'seq -f "pi-cut row %05g of 3000" 1 3000';
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let turns: Turn[] = [];
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: [long], finalAnswer: 'PI-DONE: one output cut.' });
+    const dir = join(root, 'pi-truncated');
+    proxy = await startProxy(provider, dir);
+    const home = join(dir, 'home');
+    const work = join(dir, 'work');
+    mkdirSync(work, { recursive: true });
+    const env = {
+      PATH: agentPath(PI),
+      HOME: home,
+      PI_CODING_AGENT_DIR: join(home, '.pi', 'agent'),
+      ANTHROPIC_API_KEY: 'sk-ant-api03-spillway-pi-cut',
+    };
+    const file = piModelsPath(env, home);
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, routePi('', proxy.url, [], file).text);
+    run = await runAgent(
+      piBin,
+      ['-p', '--provider', 'anthropic', '--model', 'claude-sonnet-4-5', 'Run the shell command you are asked for, then report.'],
+      env,
+      work,
+    );
+    await proxy.close();
+    turns = recordedTurns(proxy);
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`).toBe(0);
+    expect(run.stdout.trim().split('\n').pop()).toBe('PI-DONE: one output cut.');
+  });
+
+  it('the proxy reports the output pi cut, with the lines it left out and the log that holds the whole', () => {
+    const reported = turns.flatMap((t) => t.stats?.truncatedByAgent ?? []);
+    const sent = toolResultsSeen(provider, 'anthropic').map((t) => t.slice(-300));
+    const byCall = new Map(reported.map((t) => [t.callId, t]));
+    expect(byCall.size, `reported ${JSON.stringify(reported)}; pi sent (ends): ${JSON.stringify(sent)}`).toBe(1);
+    const [t] = [...byCall.values()];
+    // pi counts the empty line after the last line break: it shows lines 1002-3001 of 3001, the last
+    // 1,999 rows and that empty line, so it left out rows 1 to 1,001
+    expect(t).toMatchObject({ agent: 'pi', unit: 'lines', omitted: 1_001 });
+    expect(readFileSync(t!.file, 'utf8').trimEnd()).toBe(sh(long).trimEnd());
+    // pi's log is in the system's temporary folder, outside the run's: not left behind
+    rmSync(t!.file, { force: true });
+  });
+});
+
+/**
  * The read-back pages of a run, checked: after the first result (a marker), every result answers the
  * read tool, there are several, and the text after each answer's header line, joined, is the stored
  * output byte for byte. Returns that text.
