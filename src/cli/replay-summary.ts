@@ -338,13 +338,20 @@ const TRUNCATING_AGENTS: Record<string, string> = {
   pi: 'pi',
 };
 
-/** How many outputs the agent had truncated itself: what it cut never reached the model, with Spillway or without. */
-function truncatedLine(t: ReplayTotals): string | undefined {
-  const x = t.truncatedByAgent;
+/** How many outputs the agent had truncated itself (in how many sessions, for a folder): what it cut reached no model, with Spillway or without. */
+function truncatedLine(x: ReplayTotals['truncatedByAgent'], sessions?: number): string | undefined {
   if (!x) return undefined;
   const who = x.agents.map((a) => TRUNCATING_AGENTS[a] ?? a).join(', ');
-  const n = `${x.outputs} output${x.outputs === 1 ? '' : 's'}`;
-  return `truncated by the agent: ${n} (${who}) cut before sending; no model saw what was cut`;
+  const where = sessions === undefined ? '' : ` in ${sessions} session${sessions === 1 ? '' : 's'}`;
+  return `truncated by the agent: ${x.outputs} output${x.outputs === 1 ? '' : 's'}${where} (${who}); what it cut reached no model`;
+}
+
+/** A folder's outputs the agents truncated themselves, and in how many sessions. */
+function folderTruncatedLine(sessions: readonly FolderSession[]): string | undefined {
+  const cut = sessions.flatMap((s) => ('totals' in s && s.totals.truncatedByAgent ? [s.totals.truncatedByAgent] : []));
+  if (!cut.length) return undefined;
+  const outputs = cut.reduce((a, x) => a + x.outputs, 0);
+  return truncatedLine({ outputs, agents: [...new Set(cut.flatMap((x) => x.agents))].sort() }, cut.length);
 }
 
 /** One row per tool (tool, tokens saved, what it did) by tokens saved: the top TOP_TOOLS, then the rest summed. */
@@ -370,7 +377,7 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   lines.push(missLine(t));
   const pl = preludeLine(r, prelude);
   if (pl) lines.push(fit(pl, SUMMARY_WIDTH));
-  const tl = truncatedLine(t);
+  const tl = truncatedLine(t.truncatedByAgent);
   if (tl) lines.push(fit(tl, SUMMARY_WIDTH));
   lines.push(...missCauseLines(t), ...worstCallLines(r.calls.map((call) => ({ call }))));
   if (!t.recoverable) lines.push(`NOT RECOVERABLE: ${t.unrecoverable.length} handle(s) did not read back equal to the original`);
@@ -470,5 +477,7 @@ export function folderSummary(
   if (Object.values(pooled.coldCalls ?? {}).some((n) => n > 0)) lines.push(fit(coldLine(pooled, true), SUMMARY_WIDTH));
   const cl = pooledCompactionLine(sessions.map((s) => ('totals' in s ? (s.totals.compactions ?? []) : [])));
   if (cl) lines.push(fit(cl, SUMMARY_WIDTH));
+  const tl = folderTruncatedLine(sessions);
+  if (tl) lines.push(fit(tl, SUMMARY_WIDTH));
   return lines.join('\n') + '\n';
 }

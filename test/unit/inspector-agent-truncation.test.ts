@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/engine/index';
 import { TurnDetail } from '../../src/protocol';
 import { replayedSession } from '../support/replayed';
-import { replay } from '../../src/replay/replay';
+import { poolReplays, replay } from '../../src/replay/replay';
 import { readTranscript } from '../../src/replay/readers';
 import { MemoryStore } from '../../src/store/memory';
-import { ReductionCollector, sessionSummary } from '../../src/cli/replay-summary';
+import { folderSummary, ReductionCollector, sessionSummary } from '../../src/cli/replay-summary';
 
 const SESSIONS = join(__dirname, '../fixtures/sessions');
 const config = parseConfig({}).config;
@@ -53,12 +53,12 @@ describe('outputs the agent truncated itself, in the inspector', () => {
 });
 
 describe('outputs the agent truncated itself, in `spillway replay`', () => {
-  it('are counted in the totals, with the agent, and named in the summary', async () => {
+  it("are counted in the totals, with the agent, and named in a session's and a folder's summary", async () => {
     const file = join(SESSIONS, 'dev/mini-swe-agent/SWE-agent__deepseek-reasoner-sqlfluff-1763.traj.json');
     const r = replay(await readTranscript(file), { config, store: new MemoryStore() });
     expect(r.totals.truncatedByAgent).toEqual({ outputs: 1, agents: ['mini-swe-agent'] });
     expect(sessionSummary(file, r, new ReductionCollector())).toContain(
-      'truncated by the agent: 1 output (mini-swe-agent) cut before sending; no model saw what was cut',
+      'truncated by the agent: 1 output (mini-swe-agent); what it cut reached no model',
     );
     // a session whose agent cut nothing says nothing of it
     const plain = replay(await readTranscript(join(SESSIONS, 'dev/swe-agent/SWE-bench__swesmith-pandas-pr53652.traj')), {
@@ -66,5 +66,14 @@ describe('outputs the agent truncated itself, in `spillway replay`', () => {
       store: new MemoryStore(),
     });
     expect(plain.totals.truncatedByAgent).toBeUndefined();
+    // a folder's summary adds them up and says in how many sessions
+    const sessions = [
+      { file: 'a.traj.json', format: r.format, totals: r.totals },
+      { file: 'b.traj.json', format: r.format, totals: r.totals },
+      { file: 'c.traj', format: plain.format, totals: plain.totals },
+    ];
+    expect(folderSummary('dir', sessions, poolReplays([r, r, plain]), 0)).toContain(
+      'truncated by the agent: 2 outputs in 2 sessions (mini-swe-agent); what it cut reached no model',
+    );
   });
 });
