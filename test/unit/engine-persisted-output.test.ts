@@ -35,6 +35,17 @@ describe("Claude Code's <persisted-output> results", () => {
     });
   }
 
+  it("are Qwen Code's when they carry its digest line: it writes Claude Code's tag too", () => {
+    const qwenFile = '/home/u/.qwen/tmp/4f2a9c/tool-results/run_shell_command-1.txt';
+    // as Qwen Code 0.24's buildStub writes it
+    const qwen = `<persisted-output>\nOutput too large (48 KB). Full output saved to: ${qwenFile}\nFull output sha256: ${'a1'.repeat(32)}\nNote: this file may be cleaned up after 24 hours.\nTo read the complete output, use the read_file tool with the absolute file path above.\n\nPreview (up to 2000 chars):\n${'line of preview text\n'.repeat(100)}</persisted-output>`;
+    const { p, texts } = project(base, transcript('q', { tool: 'run_shell_command', output: qwen }), 'openai-chat');
+    expect(texts[0]).toBe(qwen);
+    expect(p.stats.savedByAgent).toEqual([
+      { result: 0, callId: expect.any(String), tool: 'run_shell_command', agent: 'qwen-code', file: qwenFile, chars: qwen.length },
+    ]);
+  });
+
   it('leave the stats without the field when there are none', () => {
     const { p } = project(base, transcript('q', { tool: 'Bash', output: 'z'.repeat(1_000) }), 'anthropic-messages');
     expect(p.stats.savedByAgent).toBeUndefined();

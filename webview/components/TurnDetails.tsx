@@ -331,6 +331,7 @@ function Wrote(props: { text: string; id: string }) {
 /** The agents that saved outputs themselves, by name (Claude Code persists large outputs, Gemini CLI masks them). */
 const AGENT_NAMES: Record<string, string> = {
   'claude-code': 'Claude Code',
+  'qwen-code': 'Qwen Code',
   'gemini-cli': 'Gemini CLI',
   codex: 'Codex',
   'mini-swe-agent': 'mini-swe-agent',

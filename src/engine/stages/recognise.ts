@@ -44,11 +44,25 @@ interface AgentSaved {
   file: string;
 }
 
-/** The agents' own wrappers of an output they saved: the tag it opens with, and how to read it. */
-const AGENT_WRAPPERS: ReadonlyArray<{ tag: string; agent: SavedByAgent['agent']; read: (text: string) => string | undefined }> = [
-  { tag: PERSISTED_OUTPUT_TAG, agent: 'claude-code', read: recognisePersistedOutput },
-  { tag: MASKED_OUTPUT_TAG, agent: 'gemini-cli', read: recogniseMaskedOutput },
+/**
+ * The agents' own wrappers of an output they saved: the tag it opens with, how to read it, and whose
+ * it is. Qwen Code writes Claude Code's tag too, with a digest line of its own
+ * (`persistAndTruncateToolResult`, 0.24: `Full output sha256: …`).
+ */
+const AGENT_WRAPPERS: ReadonlyArray<{
+  tag: string;
+  agent: (text: string) => SavedByAgent['agent'];
+  read: (text: string) => string | undefined;
+}> = [
+  {
+    tag: PERSISTED_OUTPUT_TAG,
+    agent: (text) => (QWEN_DIGEST.test(text.slice(0, 4096)) ? 'qwen-code' : 'claude-code'),
+    read: recognisePersistedOutput,
+  },
+  { tag: MASKED_OUTPUT_TAG, agent: () => 'gemini-cli', read: recogniseMaskedOutput },
 ];
+/** Qwen Code's line after the file in its `<persisted-output>`. */
+const QWEN_DIGEST = /\nFull output sha256: [0-9a-f]{64}\n/;
 
 export function recognise(req: ParsedRequest, cfg: SpillwayConfig, known: (handle: string) => boolean): Recognised {
   const markers: Array<string | undefined> = [];
@@ -70,8 +84,9 @@ export function recognise(req: ParsedRequest, cfg: SpillwayConfig, known: (handl
       const opens = (tag: string) =>
         r.embedded ? at!.src.startsWith(tag, at!.start + 1) : !!first && req.text.startsWith(tag, first.start + 1);
       const wrapper = AGENT_WRAPPERS.find((w) => opens(w.tag));
-      const file = wrapper?.read(resultText(req, r));
-      if (wrapper && file !== undefined) saved = { agent: wrapper.agent, file };
+      const text = wrapper && resultText(req, r);
+      const file = text ? wrapper.read(text) : undefined;
+      if (wrapper && text && file !== undefined) saved = { agent: wrapper.agent(text), file };
     }
     markers.push(marker);
     agentSaved.push(saved);
