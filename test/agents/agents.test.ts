@@ -39,6 +39,7 @@ import {
   CLI,
   recordedTurns,
   ROOT,
+  truncatedByCall,
   runAgent,
   spillwayRead,
   startProxy as startSpillwayProxy,
@@ -847,10 +848,9 @@ describe("pi's own truncated outputs through spillway proxy", () => {
   });
 
   it('the proxy reports the output pi cut, with the lines it left out and the log that holds the whole', () => {
-    const reported = turns.flatMap((t) => t.stats?.truncatedByAgent ?? []);
+    const byCall = truncatedByCall(turns);
     const sent = toolResultsSeen(provider, 'anthropic').map((t) => t.slice(-300));
-    const byCall = new Map(reported.map((t) => [t.callId, t]));
-    expect(byCall.size, `reported ${JSON.stringify(reported)}; pi sent (ends): ${JSON.stringify(sent)}`).toBe(1);
+    expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; pi sent (ends): ${JSON.stringify(sent)}`).toBe(1);
     const [t] = [...byCall.values()];
     // pi counts the empty line after the last line break: it shows lines 1002-3001 of 3001, the last
     // 1,999 rows and that empty line, so it left out rows 1 to 1,001
@@ -1220,11 +1220,12 @@ describe("Codex's own truncated outputs through spillway proxy", () => {
   });
 
   it('the proxy reports each output Codex cut, once, with how much it cut and no file', () => {
-    const reported = turns.flatMap((t) => t.stats?.truncatedByAgent ?? []);
-    const byCall = new Map(reported.map((t) => [t.callId, t]));
+    const byCall = truncatedByCall(turns);
     const sent = provider.received.flatMap((r) => (r.json?.input ?? []) as any[]).filter((i) => i?.type === 'function_call_output');
     const sample = sent.map((i) => (typeof i.output === 'string' ? i.output : JSON.stringify(i.output)).slice(0, 300));
-    expect(byCall.size, `reported ${JSON.stringify(reported)}; Codex sent: ${JSON.stringify(sample.slice(0, 2))}`).toBe(cut.length);
+    expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; Codex sent: ${JSON.stringify(sample.slice(0, 2))}`).toBe(
+      cut.length,
+    );
     for (const t of byCall.values()) {
       // 0.171 cuts by characters (`…19680 chars truncated…`): most of the 25 kB output
       expect(t).toMatchObject({ agent: 'codex', unit: 'chars', file: '', tool: 'exec_command' });

@@ -22,7 +22,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureAgent, GEMINI_CLI } from './install';
 import { geminiResults, startScriptedProvider, type ScriptedProvider } from './provider';
-import { AGENT_TIMEOUT_MS, CLI, recordedTurns, ROOT, runAgent, spillwayRead, startProxy, type Proxy, type Run } from './spillway';
+import {
+  AGENT_TIMEOUT_MS,
+  CLI,
+  recordedTurns,
+  ROOT,
+  runAgent,
+  spillwayRead,
+  startProxy,
+  truncatedByCall,
+  type Proxy,
+  type Run,
+} from './spillway';
 import { addGeminiMcpServer, routeGeminiCli } from '../../src/proxy/geminiConfig';
 import type { Turn } from '../../src/proxy/recording';
 import { filesUnder } from '../support/files';
@@ -236,10 +247,9 @@ describe("Gemini CLI's own truncated and masked outputs through spillway proxy",
   });
 
   it('the proxy reports each output Gemini CLI truncated, in the request it arrived in, with what it cut and its file', () => {
-    const truncated = turns.flatMap((t) => t.stats?.truncatedByAgent ?? []);
     // a side request (Gemini CLI's own checks) may carry the same new result again: one report per call
-    const byCall = new Map(truncated.map((t) => [t.callId, t]));
-    expect(byCall.size, `reported: ${JSON.stringify(truncated.slice(0, 3))}`).toBe(BIG);
+    const byCall = truncatedByCall(turns);
+    expect(byCall.size, `reported: ${JSON.stringify([...byCall.values()].slice(0, 3))}`).toBe(BIG);
     for (const t of byCall.values()) {
       expect(t).toMatchObject({ agent: 'gemini-cli', unit: 'chars', tool: 'run_shell_command' });
       // it cut what its 40,000 characters leave out of the whole, which the file it names holds

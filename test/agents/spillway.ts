@@ -7,6 +7,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { listSessions, readSession, type Turn } from '../../src/proxy/recording';
+import type { TruncatedByAgent } from '../../src/engine/types';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -75,6 +76,14 @@ export async function startProxy(root: string, flags: string[]): Promise<Proxy> 
 /** The turns the proxy recorded, every session's, in file order (after `close`, which waits for them). */
 export function recordedTurns(proxy: Proxy): Turn[] {
   return listSessions(proxy.sessions).flatMap((s) => readSession(s.file));
+}
+
+/**
+ * The outputs the proxy reported the agent had truncated itself, one per call: a side request (an
+ * agent's own checks) may carry the same new result again.
+ */
+export function truncatedByCall(turns: readonly Turn[]): Map<string, TruncatedByAgent> {
+  return new Map(turns.flatMap((t) => t.stats?.truncatedByAgent ?? []).map((t) => [t.callId, t]));
 }
 
 export interface Run {
