@@ -193,8 +193,9 @@ export interface ProjectionStats {
   /** markers found in the input and left alone (projecting a projection) */
   markersSeen: number;
   /**
-   * tool results the agent had already reduced itself and Spillway left alone: Claude Code's
-   * `<persisted-output>` previews, with the file the agent saved the full output to (absent when none)
+   * tool results the agent had already reduced itself and Spillway left alone: Claude Code's and Qwen
+   * Code's `<persisted-output>` previews, Gemini CLI's masked outputs, with the file the agent saved
+   * the full output to (absent when none)
    */
   savedByAgent?: SavedByAgent[];
   /**

@@ -328,7 +328,7 @@ function Wrote(props: { text: string; id: string }) {
   );
 }
 
-/** The agents that saved outputs themselves, by name (Claude Code persists large outputs, Gemini CLI masks them). */
+/** The agents that reduce outputs themselves, by name: saved as their own preview (Claude Code, Qwen Code, Gemini CLI) or truncated (Gemini CLI, Codex, pi, mini-swe-agent). */
 const AGENT_NAMES: Record<string, string> = {
   'claude-code': 'Claude Code',
   'qwen-code': 'Qwen Code',

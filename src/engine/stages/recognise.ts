@@ -84,9 +84,11 @@ export function recognise(req: ParsedRequest, cfg: SpillwayConfig, known: (handl
       const opens = (tag: string) =>
         r.embedded ? at!.src.startsWith(tag, at!.start + 1) : !!first && req.text.startsWith(tag, first.start + 1);
       const wrapper = AGENT_WRAPPERS.find((w) => opens(w.tag));
-      const text = wrapper && resultText(req, r);
-      const file = text ? wrapper.read(text) : undefined;
-      if (wrapper && text && file !== undefined) saved = { agent: wrapper.agent(text), file };
+      if (wrapper) {
+        const text = resultText(req, r);
+        const file = wrapper.read(text);
+        if (file !== undefined) saved = { agent: wrapper.agent(text), file };
+      }
     }
     markers.push(marker);
     agentSaved.push(saved);

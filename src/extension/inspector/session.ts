@@ -74,9 +74,9 @@ export interface TurnRecord {
   missed: readonly MissedRecord[];
   /** read-backs the misses would have cost the agent (replays) */
   readBacks?: number;
-  /** results the agent had reduced itself (Claude Code's `<persisted-output>`) */
+  /** results the agent had saved itself and sent as its own preview (Claude Code's and Qwen Code's `<persisted-output>`, Gemini CLI's masking) */
   savedByAgent?: readonly SavedByAgent[];
-  /** the turn's new results the agent had truncated itself (Gemini CLI, Codex, mini-swe-agent) */
+  /** the turn's new results the agent had truncated itself (Gemini CLI, Codex, pi, mini-swe-agent) */
   truncatedByAgent?: readonly TruncatedByAgent[];
   /** the turn's own new results, when known */
   own?: readonly OwnResultRecord[];
