@@ -336,6 +336,8 @@ const TRUNCATING_AGENTS: Record<string, string> = {
   codex: 'Codex',
   'mini-swe-agent': 'mini-swe-agent',
   pi: 'pi',
+  'qwen-code': 'Qwen Code',
+  opencode: 'OpenCode',
 };
 
 /** How many outputs the agent had truncated itself (in how many sessions, for a folder): what it cut reached no model, with Spillway or without. */

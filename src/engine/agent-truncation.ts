@@ -24,6 +24,15 @@
  *   is the whole).
  * - mini-swe-agent (its default template): `<output_head>` … `</output_head>`, `<elided_chars>` `N
  *   characters elided` `</elided_chars>`, `<output_tail>` …; no file either.
+ * - Qwen Code (packages/core/src/tools/truncation.ts, 0.24): `Tool output was too large and has been
+ *   truncated.`, `The full output has been saved to: <file>`, two lines of advice, `Truncated part of
+ *   the output:`, then a head and a tail around `... [CONTENT TRUNCATED] ...`. It says nothing of how
+ *   much it cut. When it could not write the file it sends the head and tail alone, ending `[Note:
+ *   Could not save full output to file]`.
+ * - OpenCode (1.18): its bash tool keeps the last lines and starts `...output truncated...`, `Full
+ *   output saved to: <file>`; its other tools keep a head and a tail around `... output truncated;
+ *   full content saved to <file> ...`. Neither says how much. When it compacts, an old output sent to
+ *   the summary ends `[Tool output truncated for compaction: omitted N chars]`, with no file.
  *
  * Where it sits: read by the run's statistics (../run.ts) for the results new in a request.
  */
@@ -38,6 +47,12 @@ const CODEX_GAP = /…(\d+) (tokens|chars) truncated…/;
 const CODEX_LINES_GAP = /\n\[\.\.\. omitted (\d+) of \d+ lines \.\.\.\]\n/;
 const PI_NOTE = /\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)\n]*\))?\. (?:Full output: ([^\]\n]+)|Use offset=\d+ to continue\.?)\]\s*$/;
 const MINI_SWE_GAP = /<\/output_head>\n<elided_chars>\n(\d+) characters elided\n<\/elided_chars>\n<output_tail>/;
+const QWEN_HEAD = /^Tool output was too large and has been truncated\.\nThe full output has been saved to: ([^\n]+)\n/;
+const QWEN_GAP = '\n\n---\n... [CONTENT TRUNCATED] ...\n---\n\n';
+const QWEN_UNSAVED = '\n[Note: Could not save full output to file]';
+const OPENCODE_BASH = /^\.\.\.output truncated\.\.\.\n\nFull output saved to: ([^\n]+)\n\n/;
+const OPENCODE_GAP = /\n\n\.\.\. output truncated; full content saved to ([^\n]+?) \.\.\.(?:\n\n|$)/;
+const OPENCODE_COMPACTED = /\n\[Tool output truncated for compaction: omitted (\d+) chars\]$/;
 
 const count = (s: string) => Number(s.replace(/,/g, ''));
 
@@ -48,7 +63,9 @@ export function recogniseAgentTruncation(text: string): AgentTruncation | undefi
   const codex = text.includes('Total output lines: ') || text.includes('Warning: truncated output');
   const mini = text.includes('</elided_chars>');
   const pi = text.includes('[Showing lines ', Math.max(0, text.length - 600));
-  if (!gemini && !codex && !mini && !pi) return undefined;
+  const qwen = text.includes('[CONTENT TRUNCATED]');
+  const opencode = text.includes('output truncated');
+  if (!gemini && !codex && !mini && !pi && !qwen && !opencode) return undefined;
   const body = unwrap(text).body;
   if (gemini) {
     const head = GEMINI_HEAD.exec(body);
@@ -70,6 +87,17 @@ export function recogniseAgentTruncation(text: string): AgentTruncation | undefi
   if (mini) {
     const gap = MINI_SWE_GAP.exec(body);
     if (gap) return { agent: 'mini-swe-agent', omitted: Number(gap[1]), unit: 'chars', file: '' };
+  }
+  if (qwen && body.includes(QWEN_GAP)) {
+    const head = QWEN_HEAD.exec(body);
+    if (head) return { agent: 'qwen-code', unit: 'chars', file: head[1]! };
+    if (body.endsWith(QWEN_UNSAVED)) return { agent: 'qwen-code', unit: 'chars', file: '' };
+  }
+  if (opencode) {
+    const found = OPENCODE_BASH.exec(body) ?? OPENCODE_GAP.exec(body);
+    if (found) return { agent: 'opencode', unit: 'lines', file: found[1]! };
+    const compacted = OPENCODE_COMPACTED.exec(body);
+    if (compacted) return { agent: 'opencode', omitted: Number(compacted[1]), unit: 'chars', file: '' };
   }
   return undefined;
 }

@@ -131,9 +131,10 @@ export interface SavedByAgent {
 
 /** What an agent says it cut from one output (agent-truncation.ts). */
 export interface AgentTruncation {
-  agent: 'gemini-cli' | 'codex' | 'mini-swe-agent' | 'pi';
-  /** how much it left out, in `unit`s, as it says */
-  omitted: number;
+  agent: 'gemini-cli' | 'codex' | 'mini-swe-agent' | 'pi' | 'qwen-code' | 'opencode';
+  /** how much it left out, in `unit`s, as it says; absent when it does not say (Qwen Code, OpenCode) */
+  omitted?: number;
+  /** what the agent cuts by */
   unit: 'chars' | 'lines' | 'tokens';
   /** where it says the whole output is ('' when it keeps none) */
   file: string;

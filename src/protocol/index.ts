@@ -223,7 +223,8 @@ const TruncatedByAgentInfo = z.object({
   tool: z.string(),
   callId: z.string(),
   agent: z.string(),
-  omitted: z.number().nonnegative(),
+  /** how much it says it left out, in `unit`s; absent when it does not say */
+  omitted: z.number().nonnegative().optional(),
   unit: z.enum(['chars', 'lines', 'tokens']),
   /** where the agent says the whole output is ('' when it keeps none) */
   file: z.string(),

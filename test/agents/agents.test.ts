@@ -664,6 +664,60 @@ opencodeSuite('config', 'openai');
 opencodeSuite('environment', 'openai');
 
 /**
+ * OpenCode keeps the last 2,000 lines (or 50 kB) of a shell output, saves the whole under its data
+ * folder and says so first. The proxy must report such an output as truncated by the agent, with
+ * that file.
+ */
+describe("OpenCode's own truncated outputs through spillway proxy", () => {
+  /** 3,000 lines of 33 characters: over OpenCode's 2,000 lines and 50 kB */
+  const long = 'seq -f "opencode-cut row %05g of 3000" 1 3000';
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let turns: Turn[] = [];
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: [long], finalAnswer: 'OPENCODE-DONE: one output cut.' });
+    const dir = join(root, 'opencode-truncated');
+    proxy = await startProxy(provider, dir);
+    const home = join(dir, 'home');
+    const work = join(dir, 'work');
+    mkdirSync(work, { recursive: true });
+    const env = opencodeEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-api03-spillway-opencode-cut' });
+    env.ANTHROPIC_BASE_URL = proxy.url;
+    run = await runAgent(
+      opencodeBin,
+      ['run', '--model', 'anthropic/claude-sonnet-4-5', 'Run the shell command you are asked for, then report.'],
+      env,
+      work,
+    );
+    await proxy.close();
+    turns = recordedTurns(proxy);
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`).toBe(0);
+    expect(run.stdout.trim().split('\n').pop()).toBe('OPENCODE-DONE: one output cut.');
+  });
+
+  it('the proxy reports the output OpenCode cut, with the file that holds the whole', () => {
+    const byCall = truncatedByCall(turns);
+    const sent = toolResultsSeen(provider, 'anthropic').map((t) => t.slice(0, 400));
+    expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; OpenCode sent (starts): ${JSON.stringify(sent)}`).toBe(1);
+    const [t] = [...byCall.values()];
+    // OpenCode does not say how much it cut
+    expect(t).toMatchObject({ agent: 'opencode', unit: 'lines', tool: 'bash' });
+    expect(t!.omitted).toBeUndefined();
+    expect(readFileSync(t!.file, 'utf8').trimEnd()).toBe(sh(long).trimEnd());
+  });
+});
+
+/**
  * Qwen Code (plain JavaScript from npm, run on the Node 24 its engines ask for), `qwen -p … --yolo`
  * headless, routed by the environment alone as the proxy prints it: `OPENAI_BASE_URL` (with `/v1`),
  * beside the `OPENAI_API_KEY` and `OPENAI_MODEL` Qwen Code needs to pick its OpenAI sign-in without a
@@ -718,6 +772,65 @@ describe('Qwen Code through spillway proxy (routed by OPENAI_BASE_URL)', () => {
 
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Qwen Code');
+  });
+});
+
+/**
+ * Qwen Code cuts a shell output over 30,000 characters to a head and a tail (a fifth and four fifths
+ * of its budget), saves the whole to a file of its own and says so first. The proxy must report such
+ * an output as truncated by the agent, with that file.
+ */
+describe("Qwen Code's own truncated outputs through spillway proxy", () => {
+  /** 3,000 lines of 29 characters: 87,000 characters, over Qwen Code's 30,000 for a shell output */
+  const long = 'seq -f "qwen-cut row %05g of 3000" 1 3000';
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let turns: Turn[] = [];
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: [`${long} && sleep 0.3`], finalAnswer: 'QWEN-DONE: one output cut.' });
+    const dir = join(root, 'qwen-truncated');
+    proxy = await startProxy(provider, dir);
+    const home = join(dir, 'home');
+    const work = join(dir, 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    run = await runAgent(
+      qwenBin,
+      ['-p', 'Run the shell command you are asked for, then report.', '--yolo'],
+      {
+        PATH: agentPath(QWEN_CODE),
+        HOME: home,
+        OPENAI_BASE_URL: `${proxy.url}/v1`,
+        OPENAI_API_KEY: 'sk-proj-spillway-qwen-cut',
+        OPENAI_MODEL: 'qwen3-coder-plus',
+      },
+      work,
+    );
+    await proxy.close();
+    turns = recordedTurns(proxy);
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`).toBe(0);
+    expect(run.stdout.trim().split('\n').pop()).toBe('QWEN-DONE: one output cut.');
+  });
+
+  it('the proxy reports the output Qwen Code cut, with the file that holds the whole', () => {
+    const byCall = truncatedByCall(turns);
+    const sent = toolResultsSeen(provider, 'chat').map((t) => t.slice(0, 400));
+    expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; Qwen Code sent (starts): ${JSON.stringify(sent)}`).toBe(1);
+    const [t] = [...byCall.values()];
+    // Qwen Code does not say how much it cut
+    expect(t).toMatchObject({ agent: 'qwen-code', unit: 'chars', tool: 'run_shell_command' });
+    expect(t!.omitted).toBeUndefined();
+    expect(readFileSync(t!.file, 'utf8')).toContain(sh(long).trimEnd());
   });
 });
 

@@ -34,6 +34,16 @@ const piRead = `${rows(80, 'head')}\n\n[Showing lines 1-1603 of 2377 (50.0KB lim
 /** mini-swe-agent's observation of a command whose output was too long (its default template). */
 const miniSwe = `<returncode>0</returncode>\n<warning>\nThe output of your last command was too long.\nPlease try a different command that produces less output.\n</warning>\n<output_head>\n${rows(60, 'head')}\n</output_head>\n<elided_chars>\n10868 characters elided\n</elided_chars>\n<output_tail>\n${rows(60, 'tail')}\n</output_tail>`;
 
+/** Qwen Code 0.24.4's shell result over its 30,000 characters, as the agents suite saw it sent. */
+const QWEN_FILE = '/home/u/.qwen/tmp/527d3c79e3e4/run_shell_command_589647f52854.output';
+const qwenHeadTail = `Command: seq 1 3000\nDirectory: (root)\nOutput: ${rows(26, 'head')}\n\n---\n... [CONTENT TRUNCATED] ...\n---\n\n...t ${rows(110, 'tail')}\nError: (none)\nExit Code: 0`;
+const qwen = `Tool output was too large and has been truncated.\nThe full output has been saved to: ${QWEN_FILE}\nTo read the complete output, use the read_file tool with the absolute file path above.\nThe truncated output below shows the beginning and end of the content. The marker '... [CONTENT TRUNCATED] ...' indicates where content was removed.\n\nTruncated part of the output:\n${qwenHeadTail}`;
+/** OpenCode 1.18.33: its bash tool keeps the tail (as the agents suite saw it sent); its other tools a head and a tail. */
+const OPENCODE_FILE = '/home/u/.local/share/opencode/tool-output/tool_22d779b67001Jj3sBD3Q9Kq';
+const opencodeBash = `...output truncated...\n\nFull output saved to: ${OPENCODE_FILE}\n\n${rows(120, 'tail')}`;
+const opencodeTool = `${rows(60, 'head')}\n\n... output truncated; full content saved to ${OPENCODE_FILE} ...\n\n${rows(60, 'tail')}`;
+const opencodeCompacted = `${rows(60, 'head')}\n[Tool output truncated for compaction: omitted 48210 chars]`;
+
 describe('outputs the agent truncated itself', () => {
   it("are recognised in each agent's wording, with what it left out and where the whole is", () => {
     expect(recogniseAgentTruncation(geminiTruncated(rows(2600, 'big')))).toEqual({
@@ -61,6 +71,25 @@ describe('outputs the agent truncated itself', () => {
     expect(recogniseAgentTruncation(miniSwe)).toEqual({ agent: 'mini-swe-agent', omitted: 10_868, unit: 'chars', file: '' });
   });
 
+  it('are recognised without a count where the agent gives none (Qwen Code, OpenCode)', () => {
+    expect(recogniseAgentTruncation(qwen)).toEqual({ agent: 'qwen-code', unit: 'chars', file: QWEN_FILE });
+    // Qwen Code could not write its file: the head and the tail alone, and its note
+    expect(recogniseAgentTruncation(`${qwenHeadTail}\n[Note: Could not save full output to file]`)).toEqual({
+      agent: 'qwen-code',
+      unit: 'chars',
+      file: '',
+    });
+    expect(recogniseAgentTruncation(opencodeBash)).toEqual({ agent: 'opencode', unit: 'lines', file: OPENCODE_FILE });
+    expect(recogniseAgentTruncation(opencodeTool)).toEqual({ agent: 'opencode', unit: 'lines', file: OPENCODE_FILE });
+    // a head only: OpenCode puts its line last
+    expect(recogniseAgentTruncation(opencodeTool.slice(0, opencodeTool.lastIndexOf(' ...') + 4))).toEqual({
+      agent: 'opencode',
+      unit: 'lines',
+      file: OPENCODE_FILE,
+    });
+    expect(recogniseAgentTruncation(opencodeCompacted)).toEqual({ agent: 'opencode', omitted: 48_210, unit: 'chars', file: '' });
+  });
+
   it('are not recognised from a wording out of its place (a file or log that quotes it)', () => {
     // Gemini CLI's line anywhere but at the start, without its gap
     expect(recogniseAgentTruncation(`log:\n${geminiTruncated(rows(2600, 'big'))}`)).toBeUndefined();
@@ -78,6 +107,15 @@ describe('outputs the agent truncated itself', () => {
     // pi's note anywhere but at the end, or one that shows every line (a whole read of a short file)
     expect(recogniseAgentTruncation(`${piBash}\n${rows(3, 'more')}`)).toBeUndefined();
     expect(recogniseAgentTruncation(`${rows(3, 'a')}\n\n[Showing lines 1-3 of 3. Use offset=4 to continue.]`)).toBeUndefined();
+    // Qwen Code's first line anywhere but at the start, its gap alone (its own source quotes it), its note without the gap
+    expect(recogniseAgentTruncation(`log:\n${qwen}`)).toBeUndefined();
+    expect(recogniseAgentTruncation(`const marker = '... [CONTENT TRUNCATED] ...';\n${rows(5, 'x')}`)).toBeUndefined();
+    expect(recogniseAgentTruncation(`${rows(5, 'x')}\n[Note: Could not save full output to file]`)).toBeUndefined();
+    // OpenCode's lines quoted inside a line, or its bash line anywhere but at the start
+    expect(recogniseAgentTruncation(`B = \`...output truncated...\n\nFull output saved to: \${q}\n\n\` + B;`)).toBeUndefined();
+    expect(recogniseAgentTruncation(`x\n${opencodeBash}`)).toBeUndefined();
+    expect(recogniseAgentTruncation(`T = \`... output truncated; full content saved to \${x} ...\``)).toBeUndefined();
+    expect(recogniseAgentTruncation(`${opencodeCompacted}\n${rows(2, 'more')}`)).toBeUndefined();
   });
 
   it("are reported for the request's new results only, and reduced like any other result", () => {

@@ -392,6 +392,7 @@ describe('TurnDetails', () => {
           truncatedByAgent: [
             { tool: 'run_shell_command', callId: 'run_shell_command-1', agent: 'gemini-cli', omitted: 77_040, unit: 'chars', file },
             { tool: 'exec_command', callId: 'call_7', agent: 'codex', omitted: 7_920_051, unit: 'tokens', file: '' },
+            { tool: 'bash', callId: 'toolu_9', agent: 'opencode', unit: 'lines', file: '/home/u/.local/share/opencode/tool-output/tool_1' },
           ],
         }}
         loadText={loadText}
@@ -400,10 +401,14 @@ describe('TurnDetails', () => {
         onCopy={() => undefined}
       />,
     );
-    expect(screen.getByText(/Truncated by Gemini CLI and Codex \(2\)/)).toBeTruthy();
+    expect(screen.getByText(/Truncated by Gemini CLI, Codex and OpenCode \(3\)/)).toBeTruthy();
     const items = screen.getAllByRole('listitem').map((li) => li.textContent);
     expect(items).toContain(`run_shell_command run_shell_command-1: 77,040 chars cut; the whole output is in ${file}`);
     expect(items).toContain('exec_command call_7: 7,920,051 tokens cut; the agent kept no copy of the whole');
+    // OpenCode does not say how much it cut
+    expect(items).toContain(
+      'bash toolu_9: cut (the agent does not say how much); the whole output is in /home/u/.local/share/opencode/tool-output/tool_1',
+    );
     // not shown as saved by the agent: Spillway may still reduce these
     expect(screen.queryByText(/Saved by/)).toBeNull();
   });

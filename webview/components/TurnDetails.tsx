@@ -328,7 +328,7 @@ function Wrote(props: { text: string; id: string }) {
   );
 }
 
-/** The agents that reduce outputs themselves, by name: saved as their own preview (Claude Code, Qwen Code, Gemini CLI) or truncated (Gemini CLI, Codex, pi, mini-swe-agent). */
+/** The agents that reduce outputs themselves, by name: saved as their own preview (Claude Code, Qwen Code, Gemini CLI) or truncated (Gemini CLI, Codex, pi, mini-swe-agent, Qwen Code, OpenCode). */
 const AGENT_NAMES: Record<string, string> = {
   'claude-code': 'Claude Code',
   'qwen-code': 'Qwen Code',
@@ -336,9 +336,11 @@ const AGENT_NAMES: Record<string, string> = {
   codex: 'Codex',
   'mini-swe-agent': 'mini-swe-agent',
   pi: 'pi',
+  opencode: 'OpenCode',
 };
 function savedByWhom(saved: ReadonlyArray<{ agent: string }>): string {
-  return [...new Set(saved.map((s) => AGENT_NAMES[s.agent] ?? s.agent))].join(' and ');
+  const names = [...new Set(saved.map((s) => AGENT_NAMES[s.agent] ?? s.agent))];
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 
 export function TurnDetails(props: TurnDetailsProps) {
@@ -493,7 +495,8 @@ export function TurnDetails(props: TurnDetailsProps) {
           <ul>
             {detail.truncatedByAgent!.map((t) => (
               <li key={t.callId}>
-                {t.tool} <code>{t.callId}</code>: {count(t.omitted)} {t.unit} cut;{' '}
+                {t.tool} <code>{t.callId}</code>:{' '}
+                {t.omitted === undefined ? 'cut (the agent does not say how much)' : `${count(t.omitted)} ${t.unit} cut`};{' '}
                 {t.file ? (
                   <>
                     the whole output is in <code>{t.file}</code>

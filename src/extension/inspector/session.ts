@@ -545,7 +545,7 @@ export abstract class RecordSession implements InspectorSession {
       tool: t.tool,
       callId: t.callId,
       agent: t.agent,
-      omitted: t.omitted,
+      ...(t.omitted === undefined ? {} : { omitted: t.omitted }),
       unit: t.unit,
       file: t.file,
     }));
