@@ -33,6 +33,10 @@
  *   output saved to: <file>`; its other tools keep a head and a tail around `... output truncated;
  *   full content saved to <file> ...`. Neither says how much. When it compacts, an old output sent to
  *   the summary ends `[Tool output truncated for compaction: omitted N chars]`, with no file.
+ * - Cline (its CLI 3.0's message builder, before every request): each result over 8,000 characters
+ *   keeps its head and tail around `...[truncated N chars]...` (`… chars to fit provider request
+ *   budget]...` when the whole request is over its budget), inside the JSON list its tools answer
+ *   with (one gap per command or file). No file either.
  *
  * Where it sits: read by the run's statistics (../run.ts) for the results new in a request.
  */
@@ -53,6 +57,7 @@ const QWEN_UNSAVED = '\n[Note: Could not save full output to file]';
 const OPENCODE_BASH = /^\.\.\.output truncated\.\.\.\n\nFull output saved to: ([^\n]+)\n\n/;
 const OPENCODE_GAP = /\n\n\.\.\. output truncated; full content saved to ([^\n]+?) \.\.\.(?:\n\n|$)/;
 const OPENCODE_COMPACTED = /\n\[Tool output truncated for compaction: omitted (\d+) chars\]$/;
+const CLINE_GAP = /\n\n\.\.\.\[truncated (\d+) chars(?: to fit provider request budget)?\]\.\.\.\n\n/g;
 
 const count = (s: string) => Number(s.replace(/,/g, ''));
 
@@ -65,7 +70,8 @@ export function recogniseAgentTruncation(text: string): AgentTruncation | undefi
   const pi = text.includes('[Showing lines ', Math.max(0, text.length - 600));
   const qwen = text.includes('[CONTENT TRUNCATED]');
   const opencode = text.includes('output truncated');
-  if (!gemini && !codex && !mini && !pi && !qwen && !opencode) return undefined;
+  const cline = text.includes('...[truncated ');
+  if (!gemini && !codex && !mini && !pi && !qwen && !opencode && !cline) return undefined;
   const body = unwrap(text).body;
   if (gemini) {
     const head = GEMINI_HEAD.exec(body);
@@ -98,6 +104,10 @@ export function recogniseAgentTruncation(text: string): AgentTruncation | undefi
     if (found) return { agent: 'opencode', unit: 'lines', file: found[1]! };
     const compacted = OPENCODE_COMPACTED.exec(body);
     if (compacted) return { agent: 'opencode', omitted: Number(compacted[1]), unit: 'chars', file: '' };
+  }
+  if (cline) {
+    const gaps = [...body.matchAll(CLINE_GAP)];
+    if (gaps.length) return { agent: 'cline', omitted: gaps.reduce((n, g) => n + Number(g[1]), 0), unit: 'chars', file: '' };
   }
   return undefined;
 }

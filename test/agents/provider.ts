@@ -229,8 +229,8 @@ function anthropic(res: ServerResponse, body: any, script: Script): void {
   sse(res, events);
 }
 
-/** Shell tools on the Chat Completions side: Qwen Code's `run_shell_command`, and the common names. */
-const CHAT_SHELLS = ['run_shell_command', 'bash', 'shell'];
+/** Shell tools on the Chat Completions side: Qwen Code's `run_shell_command`, Cline's `run_commands` (a list), and the common names. */
+const CHAT_SHELLS = ['run_shell_command', 'run_commands', 'bash', 'shell'];
 
 /** Tool results in a Chat Completions request (`role: "tool"` messages). */
 function chatStep(body: any): number {
@@ -255,7 +255,7 @@ function chat(res: ServerResponse, body: any, script: Script): void {
           function: {
             name: shell.name as string,
             arguments: JSON.stringify({
-              command: script.commands[step],
+              ...(props.commands?.type === 'array' ? { commands: [script.commands[step]] } : { command: script.commands[step] }),
               ...(props.description ? { description: `step ${step + 1}` } : {}),
               ...(props.is_background ? { is_background: false } : {}),
             }),

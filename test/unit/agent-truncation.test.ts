@@ -44,6 +44,12 @@ const opencodeBash = `...output truncated...\n\nFull output saved to: ${OPENCODE
 const opencodeTool = `${rows(60, 'head')}\n\n... output truncated; full content saved to ${OPENCODE_FILE} ...\n\n${rows(60, 'tail')}`;
 const opencodeCompacted = `${rows(60, 'head')}\n[Tool output truncated for compaction: omitted 48210 chars]`;
 
+/** Cline 3.0.65's run_commands result over its 8,000 characters, as the agents suite saw it sent: the gap is inside its JSON list. */
+const clineCut = (n: number) =>
+  JSON.stringify([
+    { query: `seq 1 ${n}`, result: `${rows(70, 'head')}\n\n...[truncated 21714 chars]...\n\n${rows(70, 'tail')}\n`, success: true },
+  ]);
+
 describe('outputs the agent truncated itself', () => {
   it("are recognised in each agent's wording, with what it left out and where the whole is", () => {
     expect(recogniseAgentTruncation(geminiTruncated(rows(2600, 'big')))).toEqual({
@@ -88,6 +94,21 @@ describe('outputs the agent truncated itself', () => {
       file: OPENCODE_FILE,
     });
     expect(recogniseAgentTruncation(opencodeCompacted)).toEqual({ agent: 'opencode', omitted: 48_210, unit: 'chars', file: '' });
+  });
+
+  it("are recognised inside Cline's JSON list, every command's gap counted", () => {
+    expect(recogniseAgentTruncation(clineCut(560))).toEqual({ agent: 'cline', omitted: 21_714, unit: 'chars', file: '' });
+    const two = JSON.stringify([
+      { query: 'a', result: `${rows(5, 'a')}\n\n...[truncated 100 chars]...\n\n${rows(5, 'a')}`, success: true },
+      {
+        query: 'b',
+        result: `${rows(5, 'b')}\n\n...[truncated 250 chars to fit provider request budget]...\n\n${rows(5, 'b')}`,
+        success: true,
+      },
+    ]);
+    expect(recogniseAgentTruncation(two)).toEqual({ agent: 'cline', omitted: 350, unit: 'chars', file: '' });
+    // its wording quoted inside a line, not between a head and a tail
+    expect(recogniseAgentTruncation(`gl = (Z) => \`...[truncated \${Z} chars]...\`;\n${rows(3, 'x')}`)).toBeUndefined();
   });
 
   it('are not recognised from a wording out of its place (a file or log that quotes it)', () => {
@@ -137,6 +158,31 @@ describe('outputs the agent truncated itself', () => {
     // over its cap: offloaded like any result, the preview keeping the agent's pointer to the whole
     expect(one.reductions.map((r) => r.callId)).toEqual(['c1']);
     expect(JSON.stringify(one.request)).toContain(`For full output see: ${FILE}`);
+    // Cline's: its command list names the command, its JSON list is taken off for the preview
+    const clineRequest = {
+      model: 'gpt-5',
+      messages: [
+        { role: 'user', content: 'count' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'k1', type: 'function', function: { name: 'run_commands', arguments: '{"commands":["seq 1 560"]}' } }],
+        },
+        { role: 'tool', tool_call_id: 'k1', content: clineCut(560) },
+      ],
+    };
+    const cl = createEngine({ clear: { enabled: false }, defaultCap: 2_000 }, { store: new MemorySink() }).project(
+      clineRequest,
+      'openai-chat',
+      {
+        session: 'c',
+      },
+    );
+    expect(cl.stats.truncatedByAgent).toEqual([
+      { result: 0, callId: 'k1', tool: 'run_commands', agent: 'cline', omitted: 21_714, unit: 'chars', file: '' },
+    ]);
+    const sent = (cl.request as { messages: Array<{ content: string }> }).messages[2]!.content;
+    expect(sent.split('\n')).toContain(rows(1, 'head'));
     // the next request: c1 is no longer new, c2 is not truncated
     const second = { ...first, messages: [...first.messages, call('c2'), { role: 'tool', tool_call_id: 'c2', content: 'ok' }] };
     expect(engine.project(second, 'openai-chat', { session: 's' }).stats.truncatedByAgent).toBeUndefined();

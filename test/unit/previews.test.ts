@@ -170,6 +170,50 @@ describe('dispatch', () => {
   });
 });
 
+/** A result as Cline's tools send it: a JSON list, one entry per command (its CLI 3.0's run_commands). */
+const cline = (...entries: Array<{ query: string; result: string; error?: string }>) =>
+  JSON.stringify(
+    entries.map((e) => ({ query: e.query, result: e.result, ...(e.error ? { error: e.error, success: false } : { success: true }) })),
+  );
+
+describe("Cline's JSON list", () => {
+  it('is taken off: the body is the result, a failed entry leads with its error', async () => {
+    const r = await corpusOutput(SQLFLUFF, /pytest test\/core\/file_helpers_test\.py -xvs/, (t) => t.includes('1 failed'));
+    const body = unwrap(r.text).body;
+    expect(unwrap(cline({ query: 'python -m pytest test/core/file_helpers_test.py -xvs', result: body }))).toEqual({ lead: [], body });
+    expect(unwrap(cline({ query: 'pytest -x', result: body, error: 'Command exited with code 1:\n  see the output' }))).toEqual({
+      lead: ['failed: Command exited with code 1: see the output'],
+      body,
+    });
+    // several commands: each result under its command
+    expect(unwrap(cline({ query: 'ls', result: 'a\nb\n' }, { query: 'pwd', result: '/w\n' })).body).toBe('--- ls\na\nb\n\n--- pwd\n/w\n');
+    // a list of something else is not Cline's
+    const other = JSON.stringify([{ query: 'x', rows: 3 }]);
+    expect(unwrap(other)).toEqual({ lead: [], body: other });
+  });
+
+  it("previews a test run inside it by its kind, found from the last of the call's commands", async () => {
+    const r = await corpusOutput(SQLFLUFF, /pytest test\/core\/file_helpers_test\.py -xvs/, (t) => t.includes('1 failed'));
+    const command = 'cd /testbed && python -m pytest test/core/file_helpers_test.py -xvs';
+    const text = cline({ query: command, result: unwrap(r.text).body });
+    const hint = { tool: 'run_commands', command };
+    expect(classifyOutput(text, hint)).toBe('test');
+    const p = lines(preview('smart', text, BUDGET, hint));
+    expect(p).toContain("E       AssertionError: assert 'utf-8' == 'ascii'");
+    expect(p.some((l) => /^=+ 1 failed, 2 warnings in [\d.]+s =+$/.test(l))).toBe(true);
+  });
+
+  it('previews an output no kind claims as text, not as a JSON skeleton', () => {
+    const rows = Array.from({ length: 560 }, (_, i) => `step-01 row ${String(i + 1).padStart(5, '0')} of the run`);
+    const text = cline({ query: 'seq -f "step-01 row %05g of the run" 1 560', result: rows.join('\n') + '\n' });
+    const p = preview('smart', text, BUDGET, { tool: 'run_commands', command: 'seq 1 560' });
+    expect(p.length).toBeLessThanOrEqual(BUDGET);
+    expect(lines(p)[0]).toBe(rows[0]);
+    expect(lines(p)).toContain(rows[559]);
+    expect(() => JSON.parse(p)).toThrow();
+  });
+});
+
 describe('line selection', () => {
   it('writes the chosen lines in the order of the output, with the count of lines left out between them', () => {
     const text = ['a', 'b', 'c', 'd', 'e', 'f'];

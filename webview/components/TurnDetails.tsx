@@ -328,7 +328,7 @@ function Wrote(props: { text: string; id: string }) {
   );
 }
 
-/** The agents that reduce outputs themselves, by name: saved as their own preview (Claude Code, Qwen Code, Gemini CLI) or truncated (Gemini CLI, Codex, pi, mini-swe-agent, Qwen Code, OpenCode). */
+/** The agents that reduce outputs themselves, by name: saved as their own preview (Claude Code, Qwen Code, Gemini CLI) or truncated (Gemini CLI, Codex, pi, mini-swe-agent, Qwen Code, OpenCode, Cline). */
 const AGENT_NAMES: Record<string, string> = {
   'claude-code': 'Claude Code',
   'qwen-code': 'Qwen Code',
@@ -337,6 +337,7 @@ const AGENT_NAMES: Record<string, string> = {
   'mini-swe-agent': 'mini-swe-agent',
   pi: 'pi',
   opencode: 'OpenCode',
+  cline: 'Cline',
 };
 function savedByWhom(saved: ReadonlyArray<{ agent: string }>): string {
   const names = [...new Set(saved.map((s) => AGENT_NAMES[s.agent] ?? s.agent))];

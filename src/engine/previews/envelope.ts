@@ -3,7 +3,9 @@
  *
  * Claude Code opens a failed command's output with `Exit code N`; mini-swe-agent wraps every output
  * in `<returncode>N</returncode><output>…</output>`; Codex's shell tool answers with JSON
- * (`{"output": "…", "metadata": {"exit_code": 0, …}}`). The kind of output is in the body, and a
+ * (`{"output": "…", "metadata": {"exit_code": 0, …}}`), and Cline's tools with a JSON list, one entry
+ * per command, file or query (`[{"query": "…", "result": "…", "success": true}]`, with `"error"` when
+ * one failed). The kind of output is in the body, and a
  * preview should spend its budget on the body: the envelope is taken off, and its exit status kept
  * as a lead line (whether a command failed is what an agent looks at first). Claude Code's
  * `<system-reminder>` after a file read is left out as well.
@@ -34,6 +36,10 @@ function unwrapStatus(text: string): Unwrapped {
   if (claude) return { lead: [`Exit code ${claude[1]}`], body: text.slice(claude[0].length) };
   const mini = MINI_SWE.exec(text);
   if (mini) return { lead: [`<returncode>${mini[1]}</returncode>`], body: text.slice(mini[0].length).replace(MINI_SWE_END, '') };
+  if (text.startsWith('[{"query":') && text.length <= MAX_JSON_ENVELOPE_CHARS) {
+    const cline = clineEnvelope(text);
+    if (cline) return cline;
+  }
   if (text.startsWith('{"output":') && text.length <= MAX_JSON_ENVELOPE_CHARS) {
     try {
       const v = JSON.parse(text) as { output?: unknown; metadata?: { exit_code?: unknown } };
@@ -46,4 +52,36 @@ function unwrapStatus(text: string): Unwrapped {
     }
   }
   return { lead: [], body: text };
+}
+
+interface ClineEntry {
+  query: string;
+  result: string;
+  error?: unknown;
+  success?: unknown;
+}
+
+/** A failed entry's error as a lead line, cut to one short line. */
+const failure = (e: ClineEntry) =>
+  `failed: ${String(e.error ?? 'no result')
+    .replace(/\s+/g, ' ')
+    .slice(0, 200)}`;
+
+/**
+ * Cline's list of results: the body is the one result, or each result under a `--- <query>` line;
+ * each failed entry's error leads.
+ */
+function clineEnvelope(text: string): Unwrapped | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(v) || v.length === 0) return undefined;
+  const entries = v as ClineEntry[];
+  if (!entries.every((e) => e && typeof e === 'object' && typeof e.query === 'string' && typeof e.result === 'string')) return undefined;
+  const lead = entries.filter((e) => e.success === false).map(failure);
+  const body = entries.length === 1 ? entries[0]!.result : entries.map((e) => `--- ${e.query}\n${e.result}`).join('\n');
+  return { lead, body };
 }

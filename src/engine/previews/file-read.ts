@@ -10,7 +10,7 @@ import { headIndices, selectLines, tailIndices } from './select';
 
 const PROGRAMS = /^(cat|head|tail|sed|nl|less|more|bat|batcat|get-content|view|open|goto|scroll_up|scroll_down)$/;
 const TOOLS =
-  /^(read|read_file|readfile|view|view_file|open|open_file|goto|scroll_up|scroll_down|notebookread|get_file_contents|read_text_file)$/i;
+  /^(read|read_file|readfile|view|view_file|open|open_file|goto|scroll_up|scroll_down|notebookread|get_file_contents|read_text_file|read_files)$/i;
 
 /** Line-number prefixes of file views: Claude Code (`  12→`), `cat -n` (`  12\t`), SWE-agent (`12:`). */
 const NUMBERED = /^\s*\d+(→|\t)|^\d+:/;

@@ -7,7 +7,7 @@ import { shareMatching, type OutputKind } from './kind';
 import { headIndices, roundRobin, selectLines } from './select';
 
 const PROGRAMS = /^(grep|egrep|fgrep|rg|ag|ack|git grep|grep\.exe|findstr|search_dir|search_file|find_file)$/;
-const TOOLS = /^(grep|search|search_files|search_dir|search_file|codebase_search|grep_search|find_in_files|ripgrep)$/i;
+const TOOLS = /^(grep|search|search_files|search_dir|search_file|codebase_search|grep_search|find_in_files|ripgrep|search_codebase)$/i;
 
 /** A hit: `path:line:text` or a context line `path-line-text`; the path has a dot or a slash (a time of day is no hit). */
 const NUMBERED = /^(?=\S)((?:[A-Za-z]:)?[^:\n]*?[./][^\s:]*?)(?::\d+:|-\d+-)/;
