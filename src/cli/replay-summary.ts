@@ -339,6 +339,7 @@ const TRUNCATING_AGENTS: Record<string, string> = {
   'qwen-code': 'Qwen Code',
   opencode: 'OpenCode',
   cline: 'Cline',
+  continue: 'Continue',
 };
 
 /** How many outputs the agent had truncated itself (in how many sessions, for a folder): what it cut reached no model, with Spillway or without. */

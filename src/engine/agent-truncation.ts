@@ -37,6 +37,11 @@
  *   keeps its head and tail around `...[truncated N chars]...` (`… chars to fit provider request
  *   budget]...` when the whole request is over its budget), inside the JSON list its tools answer
  *   with (one gap per command or file). No file either.
+ * - Continue's CLI (1.5): its Bash tool keeps the last 1,000 lines (or 50,000 characters) and starts
+ *   `(previous N lines truncated)`, `(previous N characters truncated)` or `(previous output
+ *   truncated: N lines and M characters removed)`; its other tools keep the head and end `(N lines of
+ *   file content truncated)` / `(N characters … truncated)`, its search `[Results truncated: showing
+ *   100 of N matches]`. No file.
  *
  * Where it sits: read by the run's statistics (../run.ts) for the results new in a request.
  */
@@ -57,6 +62,10 @@ const QWEN_UNSAVED = '\n[Note: Could not save full output to file]';
 const OPENCODE_BASH = /^\.\.\.output truncated\.\.\.\n\nFull output saved to: ([^\n]+)\n\n/;
 const OPENCODE_GAP = /\n\n\.\.\. output truncated; full content saved to ([^\n]+?) \.\.\.(?:\n\n|$)/;
 const OPENCODE_COMPACTED = /\n\[Tool output truncated for compaction: omitted (\d+) chars\]$/;
+const CONTINUE_HEAD =
+  /^\(previous (?:(\d+) lines truncated|(\d+) characters truncated|output truncated: (\d+) lines and \d+ characters removed)\)\n\n/;
+const CONTINUE_TAIL = /\n\n\((\d+) (lines|characters)(?: of [^()\n]+)? truncated\)$/;
+const CONTINUE_SEARCH = /\n\n\[Results truncated: showing (\d+) of (\d+) matches\]$/;
 const CLINE_GAP = /\n\n\.\.\.\[truncated (\d+) chars(?: to fit provider request budget)?\]\.\.\.\n\n/g;
 
 const count = (s: string) => Number(s.replace(/,/g, ''));
@@ -71,7 +80,8 @@ export function recogniseAgentTruncation(text: string): AgentTruncation | undefi
   const qwen = text.includes('[CONTENT TRUNCATED]');
   const opencode = text.includes('output truncated');
   const cline = text.includes('...[truncated ');
-  if (!gemini && !codex && !mini && !pi && !qwen && !opencode && !cline) return undefined;
+  const cont = text.startsWith('(previous ') || text.endsWith(' truncated)') || text.endsWith(' matches]');
+  if (!gemini && !codex && !mini && !pi && !qwen && !opencode && !cline && !cont) return undefined;
   const body = unwrap(text).body;
   if (gemini) {
     const head = GEMINI_HEAD.exec(body);
@@ -104,6 +114,18 @@ export function recogniseAgentTruncation(text: string): AgentTruncation | undefi
     if (found) return { agent: 'opencode', unit: 'lines', file: found[1]! };
     const compacted = OPENCODE_COMPACTED.exec(body);
     if (compacted) return { agent: 'opencode', omitted: Number(compacted[1]), unit: 'chars', file: '' };
+  }
+  if (cont) {
+    const head = CONTINUE_HEAD.exec(body);
+    if (head)
+      return head[2] !== undefined
+        ? { agent: 'continue', omitted: Number(head[2]), unit: 'chars', file: '' }
+        : { agent: 'continue', omitted: Number(head[1] ?? head[3]), unit: 'lines', file: '' };
+    const tail = CONTINUE_TAIL.exec(body);
+    if (tail) return { agent: 'continue', omitted: Number(tail[1]), unit: tail[2] === 'lines' ? 'lines' : 'chars', file: '' };
+    const search = CONTINUE_SEARCH.exec(body);
+    if (search && Number(search[2]) > Number(search[1]))
+      return { agent: 'continue', omitted: Number(search[2]) - Number(search[1]), unit: 'lines', file: '' };
   }
   if (cline) {
     const gaps = [...body.matchAll(CLINE_GAP)];

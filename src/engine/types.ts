@@ -131,7 +131,7 @@ export interface SavedByAgent {
 
 /** What an agent says it cut from one output (agent-truncation.ts). */
 export interface AgentTruncation {
-  agent: 'gemini-cli' | 'codex' | 'mini-swe-agent' | 'pi' | 'qwen-code' | 'opencode' | 'cline';
+  agent: 'gemini-cli' | 'codex' | 'mini-swe-agent' | 'pi' | 'qwen-code' | 'opencode' | 'cline' | 'continue';
   /** how much it left out, in `unit`s, as it says; absent when it does not say (Qwen Code, OpenCode) */
   omitted?: number;
   /** what the agent cuts by */

@@ -32,7 +32,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentPath, CLAUDE_CODE, CLINE, CODEX, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
+import { agentPath, CLAUDE_CODE, CLINE, CODEX, CONTINUE_CLI, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
 import { firstUserText, outputText, startScriptedProvider, type ScriptedProvider } from './provider';
 import {
   AGENT_TIMEOUT_MS,
@@ -118,6 +118,7 @@ let codexBin = '';
 let opencodeBin = '';
 let qwenBin = '';
 let clineBin = '';
+let continueBin = '';
 let piBin = '';
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-'));
 // the runs' homes, stores and recordings (about 100 MB a run) go when the file is done;
@@ -135,6 +136,7 @@ beforeAll(() => {
   qwenBin = ensureAgent(QWEN_CODE);
   piBin = ensureAgent(PI);
   clineBin = ensureAgent(CLINE);
+  continueBin = ensureAgent(CONTINUE_CLI);
 }, 15 * 60_000);
 
 it('the commands give 25 kB outputs, each different', () => {
@@ -924,6 +926,102 @@ describe('Cline through spillway proxy (routed by cline auth)', () => {
     checkNoKey(key, proxy, 'Cline');
   });
 });
+
+/**
+ * Continue's CLI (npm `@continuedev/cli`), `cn -p --auto --config <file>` headless with every tool
+ * allowed, the model in its `config.yaml` as Continue's docs give it for the proxy: `provider: openai`
+ * with `apiBase: <proxy>/v1` (it then speaks the Responses API) or `provider: anthropic` with
+ * `apiBase: <proxy>/v1/`. Its shell tool is `Bash`. It keeps the last 1,000 lines (or 50,000
+ * characters) of a shell output and says so first, with no copy of the whole: the OpenAI run ends
+ * with a 3,000-line output, which the proxy must report as truncated by Continue.
+ */
+function continueSuite(upstream: 'anthropic' | 'openai') {
+  const long = 'seq -f "continue-cut row %05g of 3000" 1 3000';
+  const commands = upstream === 'openai' ? [...COMMANDS.slice(0, 2), long] : COMMANDS.slice(0, 2);
+  describe(`Continue's CLI with the ${upstream === 'openai' ? 'OpenAI' : 'Anthropic'} provider through spillway proxy (routed by apiBase in its config.yaml)`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    let turns: Turn[] = [];
+    const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-CONTINUE-${upstream}-SECRET`;
+    const answer = `CONTINUE-DONE: ${commands.length} outputs read.`;
+
+    beforeAll(async () => {
+      provider = await startScriptedProvider({ commands, finalAnswer: answer });
+      const dir = join(root, `continue-${upstream}`);
+      proxy = await startProxy(provider, dir);
+      const home = join(dir, 'home');
+      const work = join(dir, 'work');
+      mkdirSync(home, { recursive: true });
+      mkdirSync(work, { recursive: true });
+      const config = join(dir, 'config.yaml');
+      writeFileSync(
+        config,
+        [
+          'name: spillway-test',
+          'version: 1.0.0',
+          'schema: v1',
+          'models:',
+          '  - name: scripted',
+          `    provider: ${upstream}`,
+          `    model: ${upstream === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-5'}`,
+          `    apiKey: ${key}`,
+          `    apiBase: ${proxy.url}/v1${upstream === 'anthropic' ? '/' : ''}`,
+          '    roles: [chat]',
+          '',
+        ].join('\n'),
+      );
+      run = await runAgent(
+        continueBin,
+        ['-p', '--auto', '--config', config, `Run the ${commands.length} shell commands you are asked for, then report.`],
+        { PATH: agentPath(CONTINUE_CLI), HOME: home },
+        work,
+      );
+      await proxy.close();
+      turns = recordedTurns(proxy);
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+      // its config holds the fake key: not left behind in the run's folder
+      rmSync(join(root, `continue-${upstream}`, 'config.yaml'), { force: true });
+    });
+
+    it("finishes with the provider's final answer", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
+      expect(run.code, ctx).toBe(0);
+      expect(run.stdout, ctx).toContain(answer);
+    });
+
+    it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
+      const results = toolResultsSeen(provider, upstream === 'anthropic' ? 'anthropic' : 'responses');
+      expect(results).toHaveLength(commands.length);
+      checkProjected(results.slice(0, 2), proxy.store, "Continue's CLI", 'exact', 2);
+    });
+
+    it(`every model call was projected on the ${upstream === 'anthropic' ? 'Anthropic' : 'OpenAI'} upstream`, () => {
+      const expected = upstream === 'anthropic' ? 'POST /v1/messages (to anthropic)' : 'POST /v1/responses (to openai)';
+      expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(provider.received.map(() => expected));
+    });
+
+    if (upstream === 'openai')
+      it('the proxy reports the output Continue cut, with the lines it left out', () => {
+        const byCall = truncatedByCall(turns);
+        const sent = toolResultsSeen(provider, 'responses').map((t) => t.slice(0, 300));
+        expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; Continue sent (starts): ${JSON.stringify(sent)}`).toBe(1);
+        // it keeps the last 1,000 of the 3,001 lines it counts (the empty one after the last line break among them)
+        expect([...byCall.values()][0]).toMatchObject({ agent: 'continue', unit: 'lines', omitted: 2_001, file: '', tool: 'Bash' });
+      });
+
+    it('no key in anything Spillway wrote', () => {
+      checkNoKey(key, proxy, "Continue's CLI");
+    });
+  });
+}
+
+continueSuite('openai');
+continueSuite('anthropic');
 
 /**
  * The pi coding agent (plain JavaScript from npm), `pi -p` headless with its built-in Anthropic provider

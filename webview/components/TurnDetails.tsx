@@ -328,7 +328,7 @@ function Wrote(props: { text: string; id: string }) {
   );
 }
 
-/** The agents that reduce outputs themselves, by name: saved as their own preview (Claude Code, Qwen Code, Gemini CLI) or truncated (Gemini CLI, Codex, pi, mini-swe-agent, Qwen Code, OpenCode, Cline). */
+/** The agents that reduce outputs themselves, by name: saved as their own preview (Claude Code, Qwen Code, Gemini CLI) or truncated (Gemini CLI, Codex, pi, mini-swe-agent, Qwen Code, OpenCode, Cline, Continue). */
 const AGENT_NAMES: Record<string, string> = {
   'claude-code': 'Claude Code',
   'qwen-code': 'Qwen Code',
@@ -338,6 +338,7 @@ const AGENT_NAMES: Record<string, string> = {
   pi: 'pi',
   opencode: 'OpenCode',
   cline: 'Cline',
+  continue: 'Continue',
 };
 function savedByWhom(saved: ReadonlyArray<{ agent: string }>): string {
   const names = [...new Set(saved.map((s) => AGENT_NAMES[s.agent] ?? s.agent))];
