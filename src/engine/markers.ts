@@ -265,6 +265,20 @@ export function recognisePersistedOutput(text: string): string | undefined {
   return m ? m[1]! : '';
 }
 
+/** How GitHub Copilot's CLI opens a tool output it saved itself (over 20 kB by default). */
+export const COPILOT_SAVED_OPENING = 'Output too large to read at once (';
+const COPILOT_SAVED = /^Output too large to read at once \([\d.,]+ ?[KMG]?B\)\. Saved to: *([^\n]+?) *(?:\n|$)/;
+
+/**
+ * When `text` is a result GitHub Copilot's CLI already saved (`Output too large to read at once (29.0
+ * KB). Saved to: <file>`, advice on reading it, `Preview (first 500 chars):` and the preview), the
+ * file it names; else undefined. Like Claude Code's persisted output, it is a preview plus the
+ * agent's own pointer to the full output: Spillway never reduces it again.
+ */
+export function recogniseCopilotSaved(text: string): string | undefined {
+  return COPILOT_SAVED.exec(text)?.[1];
+}
+
 /** How Gemini CLI wraps a tool output it masked itself (its tool output masking: large outputs in older turns). */
 export const MASKED_OUTPUT_TAG = '<tool_output_masked>';
 const MASKED_OUTPUT_END = '</tool_output_masked>';

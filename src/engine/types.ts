@@ -121,8 +121,8 @@ export interface SavedByAgent {
   result: number;
   callId: string;
   tool: string;
-  /** Claude Code (`<persisted-output>`), Qwen Code (the same tag, with its `Full output sha256:` line) or Gemini CLI (`<tool_output_masked>`) */
-  agent: 'claude-code' | 'qwen-code' | 'gemini-cli';
+  /** Claude Code (`<persisted-output>`), Qwen Code (the same tag, with its `Full output sha256:` line), Gemini CLI (`<tool_output_masked>`) or GitHub Copilot's CLI (`Output too large to read at once`) */
+  agent: 'claude-code' | 'qwen-code' | 'gemini-cli' | 'copilot-cli';
   /** where the agent says the full output is ('' when it names no file) */
   file: string;
   /** characters of the preview the model sees */

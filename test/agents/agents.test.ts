@@ -32,7 +32,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentPath, CLAUDE_CODE, CLINE, CODEX, CONTINUE_CLI, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
+import { agentPath, CLAUDE_CODE, CLINE, CODEX, CONTINUE_CLI, COPILOT_CLI, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
 import { firstUserText, outputText, startScriptedProvider, type ScriptedProvider } from './provider';
 import {
   AGENT_TIMEOUT_MS,
@@ -119,6 +119,7 @@ let opencodeBin = '';
 let qwenBin = '';
 let clineBin = '';
 let continueBin = '';
+let copilotBin = '';
 let piBin = '';
 const root = mkdtempSync(join(tmpdir(), 'sw-agents-'));
 // the runs' homes, stores and recordings (about 100 MB a run) go when the file is done;
@@ -137,6 +138,7 @@ beforeAll(() => {
   piBin = ensureAgent(PI);
   clineBin = ensureAgent(CLINE);
   continueBin = ensureAgent(CONTINUE_CLI);
+  copilotBin = ensureAgent(COPILOT_CLI);
 }, 15 * 60_000);
 
 it('the commands give 25 kB outputs, each different', () => {
@@ -1022,6 +1024,109 @@ function continueSuite(upstream: 'anthropic' | 'openai') {
 
 continueSuite('openai');
 continueSuite('anthropic');
+
+/**
+ * GitHub Copilot's CLI (npm `@github/copilot`), `copilot -p … --allow-all-tools` headless, with its
+ * own model provider (BYOK) as its help gives it: `COPILOT_PROVIDER_BASE_URL` (the proxy, `<proxy>/v1`
+ * for OpenAI), `COPILOT_PROVIDER_TYPE`, `COPILOT_PROVIDER_API_KEY`, `COPILOT_MODEL`, and
+ * `COPILOT_PROVIDER_WIRE_API=responses` for the Responses API; `COPILOT_OFFLINE=true` keeps it off
+ * GitHub's servers (no sign-in needed with a provider of one's own). Its shell tool is `bash`. It
+ * saves an output over 20 kB to a file itself and sends a 500-character preview instead (as Claude
+ * Code does over 30 kB): two 13.5 kB outputs are Spillway's to reduce, the 25 kB one is Copilot's.
+ */
+function copilotSuite(wire: 'completions' | 'responses' | 'anthropic') {
+  const upstream = wire === 'anthropic' ? 'anthropic' : 'openai';
+  const small = (k: number) => `seq -f "step-${String(k).padStart(2, '0')} row %05g of the real-agent run, lorem ipsum" 1 300`;
+  const commands = [small(1), small(2), command(3)];
+  describe(`GitHub Copilot's CLI with its own ${wire === 'anthropic' ? 'Anthropic' : `OpenAI (${wire === 'completions' ? 'Chat Completions' : 'Responses'})`} provider through spillway proxy (routed by COPILOT_PROVIDER_BASE_URL)`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    let turns: Turn[] = [];
+    const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-COPILOT-${wire}-SECRET`;
+    const answer = `COPILOT-DONE: ${commands.length} outputs read.`;
+    const results = () => toolResultsSeen(provider, wire === 'anthropic' ? 'anthropic' : wire === 'responses' ? 'responses' : 'chat');
+
+    beforeAll(async () => {
+      provider = await startScriptedProvider({ commands, finalAnswer: answer });
+      const dir = join(root, `copilot-${wire}`);
+      proxy = await startProxy(provider, dir);
+      const home = join(dir, 'home');
+      const work = join(dir, 'work');
+      mkdirSync(join(dir, 'tmp'), { recursive: true });
+      mkdirSync(home, { recursive: true });
+      mkdirSync(work, { recursive: true });
+      run = await runAgent(
+        copilotBin,
+        ['-p', `Run the ${commands.length} shell commands you are asked for, then report.`, '--allow-all-tools', '--no-auto-update'],
+        {
+          PATH: process.env.PATH,
+          HOME: home,
+          TMPDIR: join(dir, 'tmp'),
+          COPILOT_OFFLINE: 'true',
+          COPILOT_PROVIDER_BASE_URL: upstream === 'anthropic' ? proxy.url : `${proxy.url}/v1`,
+          COPILOT_PROVIDER_TYPE: upstream,
+          COPILOT_PROVIDER_API_KEY: key,
+          COPILOT_MODEL: upstream === 'anthropic' ? 'claude-sonnet-4.5' : 'gpt-5',
+          ...(wire === 'responses' ? { COPILOT_PROVIDER_WIRE_API: 'responses' } : {}),
+        },
+        work,
+      );
+      await proxy.close();
+      turns = recordedTurns(proxy);
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+    });
+
+    it("finishes with the provider's final answer", () => {
+      const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}\nreceived: ${provider.received.map((r) => `${r.method} ${r.path}`).join(', ')}`;
+      expect(run.code, ctx).toBe(0);
+      expect(run.stdout, ctx).toContain(answer);
+    });
+
+    it('each 13.5 kB output reached the provider as a marker whose handle reads back the output', () => {
+      const seen = results();
+      expect(seen).toHaveLength(commands.length);
+      seen.slice(0, 2).forEach((text, k) => {
+        const handle = HANDLE.exec(text)?.[0];
+        expect(handle, `result ${k + 1} reached the provider without a marker: ${text.slice(0, 200)}`).toBeDefined();
+        expect(text.length).toBeLessThan(4_000);
+        // Copilot's own last line (`<shellId: 0 completed with exit code 0>`) follows the output
+        expect(spillwayRead(handle!, proxy.store)).toContain(sh(commands[k]!));
+      });
+    });
+
+    it('the 25 kB output Copilot saved itself reached the provider untouched, reported as saved by the agent', () => {
+      const text = results()[2]!;
+      expect(text).toMatch(/^Output too large to read at once \([\d.]+ KB\)\. Saved to: /);
+      expect(HANDLE.test(text)).toBe(false);
+      const saved = new Map(turns.flatMap((t) => t.stats?.savedByAgent ?? []).map((s) => [s.callId, s]));
+      expect([...saved.values()].map((s) => s.agent)).toEqual(['copilot-cli']);
+      expect(text).toContain(`Saved to: ${[...saved.values()][0]!.file}\n`);
+    });
+
+    it(`every model call was projected on the ${upstream === 'anthropic' ? 'Anthropic' : 'OpenAI'} upstream`, () => {
+      const expected =
+        wire === 'anthropic'
+          ? 'POST /v1/messages (to anthropic)'
+          : wire === 'responses'
+            ? 'POST /v1/responses (to openai)'
+            : 'POST /v1/chat/completions (to openai)';
+      expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(provider.received.map(() => expected));
+    });
+
+    it('no key in anything Spillway wrote', () => {
+      checkNoKey(key, proxy, "GitHub Copilot's CLI");
+    });
+  });
+}
+
+copilotSuite('completions');
+copilotSuite('responses');
+copilotSuite('anthropic');
 
 /**
  * The pi coding agent (plain JavaScript from npm), `pi -p` headless with its built-in Anthropic provider

@@ -69,6 +69,15 @@ export const PI: AgentPackage = {
 };
 /** Cline's CLI: a Bun-compiled binary in `@cline/cli-linux-x64`, found by a Node wrapper. */
 export const CLINE: AgentPackage = { pkg: 'cline', version: '3.0.65', bin: 'cline', versionText: /3\.0\.65/, native: true };
+/** GitHub Copilot's CLI: a native binary in `@github/copilot-linux-x64`, found by a Node loader. */
+export const COPILOT_CLI: AgentPackage = {
+  pkg: '@github/copilot',
+  version: '1.0.102',
+  bin: 'copilot',
+  versionText: /GitHub Copilot CLI 1\.0\.102/,
+  native: true,
+  dir: 'copilot-cli',
+};
 /** Continue's CLI (`cn`): plain JavaScript. */
 export const CONTINUE_CLI: AgentPackage = {
   pkg: '@continuedev/cli',

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { project } from '../support/run';
-import { recognisePersistedOutput } from '../../src/engine/markers';
+import { recogniseCopilotSaved, recognisePersistedOutput } from '../../src/engine/markers';
 import { transcript } from '../support/wire';
 
 const FILE = '/home/u/.claude/projects/-work-demo/5c0375b4/tool-results/toolu_01ABC.txt';
@@ -44,6 +44,24 @@ describe("Claude Code's <persisted-output> results", () => {
     expect(p.stats.savedByAgent).toEqual([
       { result: 0, callId: expect.any(String), tool: 'run_shell_command', agent: 'qwen-code', file: qwenFile, chars: qwen.length },
     ]);
+  });
+
+  it("are GitHub Copilot's CLI's when it opens with its own line, and are left alone the same way", () => {
+    const file = '/tmp/1796060744245-copilot-tool-output-28387-4ed7e535-1dae-4094-9f51-22e1017004ed.txt';
+    // as Copilot's CLI 1.0.102 sent it in the agents suite (its bash tool's last line after the preview)
+    const copilot = `Output too large to read at once (29.0 KB). Saved to: ${file}\nConsider using tools like grep (for searching), head/tail (for viewing start/end), view with view_range (for specific sections), or jq (for JSON) to examine portions of the output.\n\nPreview (first 500 chars):\n${'step-03 row 00001 of the run\n'.repeat(17)}step-03 ro\n<shellId: 0 completed with exit code 0>`;
+    expect(recogniseCopilotSaved(copilot)).toBe(file);
+    // its first line only at the very start, with a size and a file
+    expect(recogniseCopilotSaved(`log:\n${copilot}`)).toBeUndefined();
+    expect(recogniseCopilotSaved('Output too large to read at once (29.0 KB).\nno file')).toBeUndefined();
+    for (const format of ['openai-chat', 'anthropic-messages'] as const) {
+      const { p, texts } = project(base, transcript('q', { tool: 'bash', output: copilot }), format);
+      expect(texts[0]).toBe(copilot);
+      expect(p.reductions).toEqual([]);
+      expect(p.stats.savedByAgent).toEqual([
+        { result: 0, callId: expect.any(String), tool: 'bash', agent: 'copilot-cli', file, chars: copilot.length },
+      ]);
+    }
   });
 
   it('leave the stats without the field when there are none', () => {

@@ -332,6 +332,7 @@ function Wrote(props: { text: string; id: string }) {
 const AGENT_NAMES: Record<string, string> = {
   'claude-code': 'Claude Code',
   'qwen-code': 'Qwen Code',
+  'copilot-cli': 'Copilot CLI',
   'gemini-cli': 'Gemini CLI',
   codex: 'Codex',
   'mini-swe-agent': 'mini-swe-agent',
