@@ -59,6 +59,7 @@ import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
 import { expectSome } from '../support/expect';
 import { captureOrCheckPrelude, CAPTURE } from './prelude';
 import { readBody, type Turn } from '../../src/proxy/recording';
+import type { TruncatedByAgent } from '../../src/engine/types';
 import { get, parseLazy, type JObject, type JValue } from '../../src/engine/json';
 
 const STEPS = 12;
@@ -669,58 +670,91 @@ opencodeSuite('environment', 'anthropic');
 opencodeSuite('config', 'openai');
 opencodeSuite('environment', 'openai');
 
+/** One run of an agent whose outputs it truncates itself: what it runs, how it starts, what must be reported. */
+interface OwnTruncation {
+  /** the run's folder under the suite's root */
+  dir: string;
+  commands: string[];
+  answer: string;
+  /** the wire the agent's tool results reach the provider in (for the message when the check fails) */
+  seen: 'anthropic' | 'responses' | 'chat';
+  proxyArgs?: string[];
+  /** starts the agent against the proxy, with its home and working folders made */
+  start: (proxy: Proxy, home: string, work: string) => Promise<Run>;
+  /** what the proxy must report, as the check's name says it */
+  reports: string;
+  /** checks the outputs reported as truncated by the agent (one per call, at least one), with the commands run */
+  check: (reported: TruncatedByAgent[], commands: string[]) => void;
+}
+
+/** The agent runs `commands`, ends with the final answer, and the proxy reports what the agent cut. */
+function ownTruncationSuite(title: string, o: OwnTruncation) {
+  describe(title, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let run: Run;
+    let turns: Turn[] = [];
+
+    beforeAll(async () => {
+      provider = await startScriptedProvider({ commands: o.commands, finalAnswer: o.answer });
+      const dir = join(root, o.dir);
+      proxy = await startProxy(provider, dir, o.proxyArgs);
+      const home = join(dir, 'home');
+      const work = join(dir, 'work');
+      mkdirSync(home, { recursive: true });
+      mkdirSync(work, { recursive: true });
+      run = await o.start(proxy, home, work);
+      await proxy.close();
+      turns = recordedTurns(proxy);
+    }, AGENT_TIMEOUT_MS + 30_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+    });
+
+    it("finishes with the provider's final answer", () => {
+      expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}`).toBe(0);
+      expect(run.stdout.trim().split('\n').pop()).toBe(o.answer);
+    });
+
+    it(`the proxy reports ${o.reports}`, () => {
+      const reported = [...truncatedByCall(turns).values()];
+      const sent = toolResultsSeen(provider, o.seen).map((t) => t.slice(0, 300));
+      expect(reported.length, `nothing reported; the agent sent (starts): ${JSON.stringify(sent.slice(0, 2))}`).toBeGreaterThan(0);
+      expect(reported.length, `reported ${JSON.stringify(reported)}`).toBe(o.commands.length);
+      o.check(reported, o.commands);
+    });
+  });
+}
+
 /**
  * OpenCode keeps the last 2,000 lines (or 50 kB) of a shell output, saves the whole under its data
  * folder and says so first. The proxy must report such an output as truncated by the agent, with
  * that file.
  */
-describe("OpenCode's own truncated outputs through spillway proxy", () => {
-  /** 3,000 lines of 33 characters: over OpenCode's 2,000 lines and 50 kB */
-  const long = 'seq -f "opencode-cut row %05g of 3000" 1 3000';
-  let provider: ScriptedProvider;
-  let proxy: Proxy;
-  let run: Run;
-  let turns: Turn[] = [];
-
-  beforeAll(async () => {
-    provider = await startScriptedProvider({ commands: [long], finalAnswer: 'OPENCODE-DONE: one output cut.' });
-    const dir = join(root, 'opencode-truncated');
-    proxy = await startProxy(provider, dir);
-    const home = join(dir, 'home');
-    const work = join(dir, 'work');
-    mkdirSync(work, { recursive: true });
+ownTruncationSuite("OpenCode's own truncated outputs through spillway proxy", {
+  dir: 'opencode-truncated',
+  commands: ['seq -f "opencode-cut row %05g of 3000" 1 3000'],
+  answer: 'OPENCODE-DONE: one output cut.',
+  seen: 'anthropic',
+  start: (proxy, home, work) => {
     const env = opencodeEnv(home, { ANTHROPIC_API_KEY: 'sk-ant-api03-spillway-opencode-cut' });
     env.ANTHROPIC_BASE_URL = proxy.url;
-    run = await runAgent(
+    return runAgent(
       opencodeBin,
       ['run', '--model', 'anthropic/claude-sonnet-4-5', 'Run the shell command you are asked for, then report.'],
       env,
       work,
     );
-    await proxy.close();
-    turns = recordedTurns(proxy);
-  }, AGENT_TIMEOUT_MS + 30_000);
-
-  afterAll(async () => {
-    await proxy?.close();
-    await provider?.close();
-  });
-
-  it("finishes with the provider's final answer", () => {
-    expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`).toBe(0);
-    expect(run.stdout.trim().split('\n').pop()).toBe('OPENCODE-DONE: one output cut.');
-  });
-
-  it('the proxy reports the output OpenCode cut, with the file that holds the whole', () => {
-    const byCall = truncatedByCall(turns);
-    const sent = toolResultsSeen(provider, 'anthropic').map((t) => t.slice(0, 400));
-    expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; OpenCode sent (starts): ${JSON.stringify(sent)}`).toBe(1);
-    const [t] = [...byCall.values()];
+  },
+  reports: 'the output OpenCode cut, with the file that holds the whole',
+  check: ([t], [long]) => {
     // OpenCode does not say how much it cut
     expect(t).toMatchObject({ agent: 'opencode', unit: 'lines', tool: 'bash' });
     expect(t!.omitted).toBeUndefined();
-    expect(readFileSync(t!.file, 'utf8').trimEnd()).toBe(sh(long).trimEnd());
-  });
+    expect(readFileSync(t!.file, 'utf8').trimEnd()).toBe(sh(long!).trimEnd());
+  },
 });
 
 /**
@@ -786,23 +820,14 @@ describe('Qwen Code through spillway proxy (routed by OPENAI_BASE_URL)', () => {
  * of its budget), saves the whole to a file of its own and says so first. The proxy must report such
  * an output as truncated by the agent, with that file.
  */
-describe("Qwen Code's own truncated outputs through spillway proxy", () => {
+ownTruncationSuite("Qwen Code's own truncated outputs through spillway proxy", {
+  dir: 'qwen-truncated',
   /** 3,000 lines of 29 characters: 87,000 characters, over Qwen Code's 30,000 for a shell output */
-  const long = 'seq -f "qwen-cut row %05g of 3000" 1 3000';
-  let provider: ScriptedProvider;
-  let proxy: Proxy;
-  let run: Run;
-  let turns: Turn[] = [];
-
-  beforeAll(async () => {
-    provider = await startScriptedProvider({ commands: [`${long} && sleep 0.3`], finalAnswer: 'QWEN-DONE: one output cut.' });
-    const dir = join(root, 'qwen-truncated');
-    proxy = await startProxy(provider, dir);
-    const home = join(dir, 'home');
-    const work = join(dir, 'work');
-    mkdirSync(home, { recursive: true });
-    mkdirSync(work, { recursive: true });
-    run = await runAgent(
+  commands: ['seq -f "qwen-cut row %05g of 3000" 1 3000 && sleep 0.3'],
+  answer: 'QWEN-DONE: one output cut.',
+  seen: 'chat',
+  start: (proxy, home, work) =>
+    runAgent(
       qwenBin,
       ['-p', 'Run the shell command you are asked for, then report.', '--yolo'],
       {
@@ -813,31 +838,14 @@ describe("Qwen Code's own truncated outputs through spillway proxy", () => {
         OPENAI_MODEL: 'qwen3-coder-plus',
       },
       work,
-    );
-    await proxy.close();
-    turns = recordedTurns(proxy);
-  }, AGENT_TIMEOUT_MS + 30_000);
-
-  afterAll(async () => {
-    await proxy?.close();
-    await provider?.close();
-  });
-
-  it("finishes with the provider's final answer", () => {
-    expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`).toBe(0);
-    expect(run.stdout.trim().split('\n').pop()).toBe('QWEN-DONE: one output cut.');
-  });
-
-  it('the proxy reports the output Qwen Code cut, with the file that holds the whole', () => {
-    const byCall = truncatedByCall(turns);
-    const sent = toolResultsSeen(provider, 'chat').map((t) => t.slice(0, 400));
-    expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; Qwen Code sent (starts): ${JSON.stringify(sent)}`).toBe(1);
-    const [t] = [...byCall.values()];
+    ),
+  reports: 'the output Qwen Code cut, with the file that holds the whole',
+  check: ([t]) => {
     // Qwen Code does not say how much it cut
     expect(t).toMatchObject({ agent: 'qwen-code', unit: 'chars', tool: 'run_shell_command' });
     expect(t!.omitted).toBeUndefined();
-    expect(readFileSync(t!.file, 'utf8')).toContain(sh(long).trimEnd());
-  });
+    expect(readFileSync(t!.file, 'utf8')).toContain(sh('seq -f "qwen-cut row %05g of 3000" 1 3000').trimEnd());
+  },
 });
 
 /**
@@ -1210,21 +1218,13 @@ piSuite('openai');
  * the end. The proxy must report such an output as truncated by the agent, in the wording the pinned
  * release writes, with the log that holds the whole.
  */
-describe("pi's own truncated outputs through spillway proxy", () => {
+ownTruncationSuite("pi's own truncated outputs through spillway proxy", {
+  dir: 'pi-truncated',
   /** 3,000 lines of 27 characters: over pi's 2,000 lines, under its 50 kB */
-  const long = 'seq -f "pi-cut row %05g of 3000" 1 3000';
-  let provider: ScriptedProvider;
-  let proxy: Proxy;
-  let run: Run;
-  let turns: Turn[] = [];
-
-  beforeAll(async () => {
-    provider = await startScriptedProvider({ commands: [long], finalAnswer: 'PI-DONE: one output cut.' });
-    const dir = join(root, 'pi-truncated');
-    proxy = await startProxy(provider, dir);
-    const home = join(dir, 'home');
-    const work = join(dir, 'work');
-    mkdirSync(work, { recursive: true });
+  commands: ['seq -f "pi-cut row %05g of 3000" 1 3000'],
+  answer: 'PI-DONE: one output cut.',
+  seen: 'anthropic',
+  start: (proxy, home, work) => {
     const env = {
       PATH: agentPath(PI),
       HOME: home,
@@ -1234,38 +1234,22 @@ describe("pi's own truncated outputs through spillway proxy", () => {
     const file = piModelsPath(env, home);
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, routePi('', proxy.url, [], file).text);
-    run = await runAgent(
+    return runAgent(
       piBin,
       ['-p', '--provider', 'anthropic', '--model', 'claude-sonnet-4-5', 'Run the shell command you are asked for, then report.'],
       env,
       work,
     );
-    await proxy.close();
-    turns = recordedTurns(proxy);
-  }, AGENT_TIMEOUT_MS + 30_000);
-
-  afterAll(async () => {
-    await proxy?.close();
-    await provider?.close();
-  });
-
-  it("finishes with the provider's final answer", () => {
-    expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`).toBe(0);
-    expect(run.stdout.trim().split('\n').pop()).toBe('PI-DONE: one output cut.');
-  });
-
-  it('the proxy reports the output pi cut, with the lines it left out and the log that holds the whole', () => {
-    const byCall = truncatedByCall(turns);
-    const sent = toolResultsSeen(provider, 'anthropic').map((t) => t.slice(-300));
-    expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; pi sent (ends): ${JSON.stringify(sent)}`).toBe(1);
-    const [t] = [...byCall.values()];
+  },
+  reports: 'the output pi cut, with the lines it left out and the log that holds the whole',
+  check: ([t], [long]) => {
     // pi counts the empty line after the last line break: it shows lines 1002-3001 of 3001, the last
     // 1,999 rows and that empty line, so it left out rows 1 to 1,001
     expect(t).toMatchObject({ agent: 'pi', unit: 'lines', omitted: 1_001 });
-    expect(readFileSync(t!.file, 'utf8').trimEnd()).toBe(sh(long).trimEnd());
+    expect(readFileSync(t!.file, 'utf8').trimEnd()).toBe(sh(long!).trimEnd());
     // pi's log is in the system's temporary folder, outside the run's: not left behind
     rmSync(t!.file, { force: true });
-  });
+  },
 });
 
 /**
@@ -1581,27 +1565,21 @@ codexSuite('websocket');
  * report each such output as truncated by the agent (src/engine/agent-truncation.ts) in the request
  * it arrives in, in the wording the pinned release writes.
  */
-describe("Codex's own truncated outputs through spillway proxy", () => {
-  const cut = [command(21), command(22)];
-  let provider: ScriptedProvider;
-  let proxy: Proxy;
-  let run: Run;
-  let turns: Turn[] = [];
-
-  beforeAll(async () => {
-    provider = await startScriptedProvider({ commands: cut, finalAnswer: 'CODEX-DONE: two outputs cut.' });
-    const dir = join(root, 'codex-truncated');
-    proxy = await startProxy(provider, dir, ['--websockets', 'refuse']);
-    const codexHome = join(dir, 'codex-home');
-    const work = join(dir, 'work');
+ownTruncationSuite("Codex's own truncated outputs through spillway proxy", {
+  dir: 'codex-truncated',
+  commands: [command(21), command(22)],
+  answer: 'CODEX-DONE: two outputs cut.',
+  seen: 'responses',
+  proxyArgs: ['--websockets', 'refuse'],
+  start: (proxy, home, work) => {
+    const codexHome = join(home, 'codex-home');
     mkdirSync(codexHome, { recursive: true });
-    mkdirSync(work, { recursive: true });
     // the user's settings leave Codex's own limit on tool output as it ships
     writeFileSync(
       join(codexHome, 'config.toml'),
       addCodexBaseUrl('model = "gpt-5.2-codex"\n', codexBaseUrl(proxy.url), 'config.toml').text,
     );
-    run = await runAgent(
+    return runAgent(
       codexBin,
       [
         'exec',
@@ -1609,37 +1587,20 @@ describe("Codex's own truncated outputs through spillway proxy", () => {
         '--dangerously-bypass-approvals-and-sandbox',
         'Run the two shell commands you are asked for, then report.',
       ],
-      { PATH: process.env.PATH, HOME: dir, CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-proj-spillway-truncated', RUST_LOG: 'warn' },
+      { PATH: process.env.PATH, HOME: home, CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-proj-spillway-truncated', RUST_LOG: 'warn' },
       work,
     );
-    await proxy.close();
-    turns = recordedTurns(proxy);
-  }, AGENT_TIMEOUT_MS + 30_000);
-
-  afterAll(async () => {
-    await proxy?.close();
-    await provider?.close();
-  });
-
-  it("finishes with the provider's final answer", () => {
-    expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-3000)}`).toBe(0);
-    expect(run.stdout.trim().split('\n').pop()).toBe('CODEX-DONE: two outputs cut.');
-  });
-
-  it('the proxy reports each output Codex cut, once, with how much it cut and no file', () => {
-    const byCall = truncatedByCall(turns);
-    const sent = provider.received.flatMap((r) => (r.json?.input ?? []) as any[]).filter((i) => i?.type === 'function_call_output');
-    const sample = sent.map((i) => (typeof i.output === 'string' ? i.output : JSON.stringify(i.output)).slice(0, 300));
-    expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; Codex sent: ${JSON.stringify(sample.slice(0, 2))}`).toBe(
-      cut.length,
-    );
-    for (const t of byCall.values()) {
+  },
+  reports: 'each output Codex cut, once, with how much it cut and no file',
+  check: (reported, cut) => {
+    expect(reported).toHaveLength(cut.length);
+    for (const t of reported) {
       // 0.171 cuts by characters (`…19680 chars truncated…`): most of the 25 kB output
       expect(t).toMatchObject({ agent: 'codex', unit: 'chars', file: '', tool: 'exec_command' });
       expect(t.omitted).toBeGreaterThan(sh(cut[0]!).length / 2);
       expect(t.omitted).toBeLessThan(sh(cut[0]!).length);
     }
-  });
+  },
 });
 
 /**
