@@ -1042,6 +1042,17 @@ continueSuite('anthropic');
  * saves an output over 20 kB to a file itself and sends a 500-character preview instead (as Claude
  * Code does over 30 kB): two 13.5 kB outputs are Spillway's to reduce, the 25 kB one is Copilot's.
  */
+/** A request's items without what is a setting, not text the model reads (where Copilot put its cache breakpoints). */
+function copilotPlain(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(copilotPlain);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== 'cache_control')
+      .map(([k, x]) => [k, copilotPlain(x)]),
+  );
+}
+
 function copilotSuite(wire: 'completions' | 'responses' | 'anthropic') {
   const upstream = wire === 'anthropic' ? 'anthropic' : 'openai';
   const small = (k: number) => `seq -f "step-${String(k).padStart(2, '0')} row %05g of the real-agent run, lorem ipsum" 1 300`;
@@ -1114,6 +1125,27 @@ function copilotSuite(wire: 'completions' | 'responses' | 'anthropic') {
       const saved = new Map(turns.flatMap((t) => t.stats?.savedByAgent ?? []).map((s) => [s.callId, s]));
       expect([...saved.values()].map((s) => s.agent)).toEqual(['copilot-cli']);
       expect(text).toContain(`Saved to: ${[...saved.values()][0]!.file}\n`);
+    });
+
+    it("its session log replays as the requests it sent: every call's messages (or input), the system prompt included", async () => {
+      const logs = filesUnder(join(root, `copilot-${wire}`, 'home', '.copilot', 'session-state')).filter((f) => f.endsWith('events.jsonl'));
+      expect(logs).toHaveLength(1);
+      const t = await readTranscript(logs[0]!);
+      expect(t.source).toBe('copilot-cli');
+      const path = wire === 'anthropic' ? '/v1/messages' : wire === 'responses' ? '/v1/responses' : '/v1/chat/completions';
+      const sent = turns
+        .filter((x) => x.path === path && x.requestRef !== undefined)
+        .map((x) => JSON.parse(readBody(proxy.sessions, x.requestRef!)));
+      expect(t.calls.length, `${logs[0]}: calls replayed against requests sent`).toBe(sent.length);
+      const field = wire === 'anthropic' ? 'messages' : wire === 'responses' ? 'input' : 'messages';
+      t.calls.forEach((_, k) => {
+        const replayed = requestForCall(t, k);
+        expect(copilotPlain(replayed[field]), `call ${k + 1}: ${field} as replayed and as sent`).toEqual(copilotPlain(sent[k][field]));
+        // Anthropic's system prompt goes as two blocks, split at a cache breakpoint: the same text
+        const system = (v: unknown) => (Array.isArray(v) ? v.map((b: { text: string }) => b.text).join('\n\n') : v);
+        if (wire !== 'completions')
+          expect(system(replayed.system ?? replayed.instructions)).toBe(system(sent[k].system ?? sent[k].instructions));
+      });
     });
 
     it(`every model call was projected on the ${upstream === 'anthropic' ? 'Anthropic' : 'OpenAI'} upstream`, () => {

@@ -66,3 +66,26 @@ test("Gemini CLI chats of the folder are found by the project's .project_root (0
     ['gemini-cli', join('.gemini', 'tmp', createHash('sha256').update(cwd).digest('hex'), 'chats', 'session-2025-06-01T10-00-bbbb.json')],
   ]);
 });
+
+test("Copilot CLI sessions of the folder are found by the cwd their first event names, not another folder's", () => {
+  const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
+  const cwd = '/work/demo';
+  const start = (dir: string) =>
+    JSON.stringify({
+      type: 'session.start',
+      data: { producer: 'copilot-agent', context: { cwd: dir } },
+      id: 'e1',
+      timestamp: '2026-11-30T10:00:00Z',
+    });
+  for (const [id, dir] of [
+    ['a1', cwd],
+    ['b2', '/work/other'],
+  ]) {
+    mkdirSync(join(home, '.copilot', 'session-state', id!), { recursive: true });
+    writeFileSync(join(home, '.copilot', 'session-state', id!, 'events.jsonl'), `${start(dir!)}\n`);
+  }
+  mkdirSync(join(home, '.copilot', 'session-state', 'c3'), { recursive: true }); // no log yet
+  expect(agentSessions(home, cwd).map((f) => [f.agent, f.file.slice(home.length + 1)])).toEqual([
+    ['copilot-cli', join('.copilot', 'session-state', 'a1', 'events.jsonl')],
+  ]);
+});

@@ -11,13 +11,15 @@
  *   under `$GEMINI_CLI_HOME` instead of the home folder when that is set. `<project>` is a short name
  *   (0.5x on) whose `.project_root` file holds the folder it stands for (and `~/.gemini/projects.json`
  *   maps folder to name), or, in older versions, the SHA-256 of the folder's path.
+ * - GitHub Copilot's CLI: `~/.copilot/session-state/<session>/events.jsonl`, whose first record
+ *   (`session.start`) names the `cwd` it ran in (`data.context.cwd`).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface AgentSessionFile {
-  agent: 'claude-code' | 'codex' | 'gemini-cli';
+  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli';
   file: string;
   bytes: number;
   /** ISO 8601 modification time */
@@ -26,7 +28,7 @@ export interface AgentSessionFile {
   parent?: string;
 }
 
-/** Bytes read from the start of a Codex rollout to find its session_meta line. */
+/** Bytes read from the start of a Codex rollout or a Copilot CLI log to find the line naming its cwd. */
 const META_HEAD_BYTES = 64 * 1024;
 /** Folders visited under ~/.codex/sessions at most (years × months × days stay far below). */
 const MAX_DIRS = 20_000;
@@ -80,8 +82,8 @@ function claudeSessions(home: string, cwd: string): AgentSessionFile[] {
   return out;
 }
 
-/** The cwd a Codex rollout's session_meta names, if its first lines hold one. */
-function codexCwd(file: string): string | undefined {
+/** The cwd the first lines of a log name, as `pick` finds it in one record. */
+function cwdOf(file: string, pick: (record: Record<string, unknown>) => unknown): string | undefined {
   let head: string;
   try {
     const fd = fs.openSync(file, 'r');
@@ -97,8 +99,8 @@ function codexCwd(file: string): string | undefined {
   }
   for (const line of head.split('\n').slice(0, 20)) {
     try {
-      const rec = JSON.parse(line) as { type?: string; payload?: { cwd?: unknown } };
-      if (rec.type === 'session_meta' && typeof rec.payload?.cwd === 'string') return rec.payload.cwd;
+      const cwd = pick(JSON.parse(line) as Record<string, unknown>);
+      if (typeof cwd === 'string') return cwd;
     } catch {
       /* a cut-off line at the end of the head */
     }
@@ -124,7 +126,7 @@ function codexSessions(home: string, cwd: string): AgentSessionFile[] {
       const p = join(dir, e.name);
       if (e.isDirectory()) stack.push(p);
       else if (e.isFile() && /^rollout-.*\.jsonl$/.test(e.name)) {
-        const c = codexCwd(p);
+        const c = cwdOf(p, (r) => (r.type === 'session_meta' ? (r.payload as { cwd?: unknown } | undefined)?.cwd : undefined));
         if (c === undefined || resolve(c) !== want) continue;
         const s = stat(p);
         if (s) out.push({ agent: 'codex', file: p, ...s });
@@ -176,15 +178,42 @@ function geminiSessions(geminiHome: string, cwd: string): AgentSessionFile[] {
   return out;
 }
 
+function copilotSessions(home: string, cwd: string): AgentSessionFile[] {
+  const root = join(home, '.copilot', 'session-state');
+  const want = resolve(cwd);
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    return [];
+  }
+  const out: AgentSessionFile[] = [];
+  for (const n of names) {
+    const file = join(root, n, 'events.jsonl');
+    const s = stat(file);
+    if (!s) continue;
+    const c = cwdOf(file, (r) =>
+      r.type === 'session.start' ? (r.data as { context?: { cwd?: unknown } } | undefined)?.context?.cwd : undefined,
+    );
+    if (c !== undefined && resolve(c) === want) out.push({ agent: 'copilot-cli', file, ...s });
+  }
+  return out;
+}
+
 const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
 /**
- * The Claude Code, Codex and Gemini CLI sessions of a workspace folder, newest first, each followed
+ * The Claude Code, Codex, Gemini CLI and Copilot CLI sessions of a workspace folder, newest first, each followed
  * by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini` (`$GEMINI_CLI_HOME`, else `home`).
  */
 export function agentSessions(home: string, cwd: string, geminiHome = home): AgentSessionFile[] {
-  const all = [...claudeSessions(home, cwd), ...codexSessions(home, cwd), ...geminiSessions(geminiHome, cwd)];
+  const all = [
+    ...claudeSessions(home, cwd),
+    ...codexSessions(home, cwd),
+    ...geminiSessions(geminiHome, cwd),
+    ...copilotSessions(home, cwd),
+  ];
   const children = new Map<string, AgentSessionFile[]>();
   for (const f of all) if (f.parent !== undefined) children.set(f.parent, [...(children.get(f.parent) ?? []), f]);
   const out: AgentSessionFile[] = [];

@@ -34,7 +34,12 @@ import type { InspectorContext, InspectorSession, SessionSource, TextAt } from '
 import { markerId } from '../pure/records';
 
 /** How Browse Agent Sessions names each agent. */
-const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI' };
+const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  'gemini-cli': 'Gemini CLI',
+  'copilot-cli': 'Copilot CLI',
+};
 
 const VIEW_TYPE = 'spillway.inspector';
 /** Opens the inspector when the window starts (the demo workspace sets it; off for everyone else). */
@@ -445,7 +450,7 @@ export class Inspector implements vscode.Disposable {
     }
   }
 
-  /** Spillway: Browse Agent Sessions: the Claude Code, Codex and Gemini CLI sessions of the open folder. */
+  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI and Copilot CLI sessions of the open folder. */
   async browseAgentSessions(opts?: { home?: string; pick?: string }): Promise<OpenTranscriptResult | { files: string[] } | undefined> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) {
@@ -456,7 +461,7 @@ export class Inspector implements vscode.Disposable {
     // Gemini CLI keeps .gemini under GEMINI_CLI_HOME when set; a test's fake home stands for both
     const found = agentSessions(home, folder, opts?.home ?? (process.env.GEMINI_CLI_HOME || home));
     if (found.length === 0) {
-      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions) or Gemini CLI (~/.gemini/tmp/…/chats) sessions for ${folder}.`;
+      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats) or Copilot CLI (~/.copilot/session-state) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });
       if (opts?.pick === undefined) {
         void vscode.window.showInformationMessage(message, 'Open Transcript…').then((choice) => {

@@ -6,6 +6,7 @@
  */
 import { SpillwayError } from '../../engine/types';
 import { classifyApiDocument, isMiniSweAgent } from './api';
+import { isCopilotCliRecord } from './copilot-cli';
 import { isGeminiCliRecord } from './gemini-cli';
 import { preview } from './skip-log';
 import type { TranscriptFormat } from './types';
@@ -20,7 +21,8 @@ const SUPPORTED_FORMATS_TEXT =
   'anthropic-messages (a Messages request body), openai-responses (a Responses request body or input list), ' +
   'openhands (OpenHands evaluation or resolver output.jsonl, one instance per line), ' +
   'pi (pi coding agent session .jsonl), ' +
-  'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body)';
+  'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body), ' +
+  "copilot-cli (GitHub Copilot's CLI session-state/<id>/events.jsonl)";
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -63,13 +65,14 @@ function isPiRecord(record: Json): boolean {
 }
 
 /** The JSONL formats, told apart by their records. */
-type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'pi' | 'gemini-cli';
+type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'pi' | 'gemini-cli' | 'copilot-cli';
 
 /** The agent log a single JSONL record comes from, if it looks like one. */
 function formatOfRecord(record: Json): JsonlFormat | undefined {
   if (isOpenHandsRecord(record)) return 'openhands';
   if (isPiRecord(record)) return 'pi';
   if (isGeminiCliRecord(record)) return 'gemini-cli';
+  if (isCopilotCliRecord(record)) return 'copilot-cli';
   const type = record.type;
   if (typeof type !== 'string') return record.record_type === 'state' ? 'codex' : undefined;
   if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';
@@ -116,6 +119,7 @@ function guessJsonlFromText(text: string): JsonlFormat | undefined {
   if (/^\s*\{[^\n]*"projectHash"\s*:/.test(text) && /"sessionId"\s*:/.test(text)) return 'gemini-cli';
   if (/"(parentUuid|sessionId|leafUuid)"\s*:|"type"\s*:\s*"(file-history-snapshot|summary)"/.test(text)) return 'claude-code';
   if (/^\s*\{"type"\s*:\s*"session"\s*,[^\n]*"cwd"\s*:/.test(text)) return 'pi';
+  if (/^\s*\{"type"\s*:\s*"session\.start"\s*,\s*"data"\s*:\s*\{[^\n]*"producer"\s*:\s*"copilot-agent"/.test(text)) return 'copilot-cli';
   return undefined;
 }
 

@@ -2,7 +2,7 @@
  * Transcript readers: turn one agent session file into the model calls it made, in the engine's
  * wire formats, so `spillway replay` and the inspector can project every call of a real session.
  *
- * JSONL logs (Claude Code, Codex, OpenHands, pi, Gemini CLI) are streamed line by line and can be any size; single JSON
+ * JSONL logs (Claude Code, Codex, OpenHands, pi, Gemini CLI, GitHub Copilot's CLI) are streamed line by line and can be any size; single JSON
  * documents (SWE-agent, mini-swe-agent, request bodies) are parsed whole, up to 512 MB.
  */
 import { open, stat } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { SpillwayError } from '../../engine/types';
 import { apiTranscript, isMiniSweAgent, miniSweAgentTranscript } from './api';
 import { readClaudeCode } from './claude-code';
 import { readCodex } from './codex';
+import { readCopilotCli } from './copilot-cli';
 import { geminiCliDocument, readGeminiCli } from './gemini-cli';
 import { readOpenHands } from './openhands';
 import { readPi } from './pi';
@@ -50,6 +51,7 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
     case 'codex':
     case 'openhands':
     case 'pi':
+    case 'copilot-cli':
       throw new SpillwayError(`${path}: a ${format} transcript is a JSONL log, not a single JSON document`, 'invalid-input');
   }
 }
@@ -88,7 +90,14 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
       const found = classifyDocument(doc) ?? sniff.format;
       if (found === undefined) throw unknownFormatError(path, describeDocument(doc));
       // a one-line JSONL log parses as a document too
-      if (found !== 'claude-code' && found !== 'codex' && found !== 'openhands' && found !== 'pi' && found !== 'gemini-cli')
+      if (
+        found !== 'claude-code' &&
+        found !== 'codex' &&
+        found !== 'openhands' &&
+        found !== 'pi' &&
+        found !== 'gemini-cli' &&
+        found !== 'copilot-cli'
+      )
         return fromDocument(found, doc, path);
       // a saved chat of an older Gemini CLI is one document; a one-line JSONL chat parses as one too
       if (found === 'gemini-cli') return geminiCliDocument(doc);
@@ -102,6 +111,7 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
   if (resolved === 'claude-code') return readClaudeCode(path, stream);
   if (resolved === 'codex') return readCodex(path, stream);
   if (resolved === 'pi') return readPi(path, stream);
+  if (resolved === 'copilot-cli') return readCopilotCli(path, stream);
   if (resolved === 'gemini-cli')
     return path.toLowerCase().endsWith('.json') ? geminiCliDocument(await readDocument(path, stream)) : readGeminiCli(path, stream);
   if (resolved === 'openhands')

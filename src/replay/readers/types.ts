@@ -23,7 +23,8 @@ export type TranscriptFormat =
   | 'openhands'
   | 'pi'
   | 'gemini'
-  | 'gemini-cli';
+  | 'gemini-cli'
+  | 'copilot-cli';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
@@ -36,6 +37,7 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'pi',
   'gemini',
   'gemini-cli',
+  'copilot-cli',
 ];
 
 /** One model call: the request it sent is `items.slice(0, end)`; `reply` is what the model wrote back. */

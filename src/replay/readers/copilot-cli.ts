@@ -1,0 +1,240 @@
+/**
+ * GitHub Copilot's CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`) as the requests it
+ * sent, in the wire format of the provider it called.
+ *
+ * The file is a log of events (`{type, data, id, timestamp, parentId}`), 1.0.102 writing these:
+ * - `session.start` (`data.selectedModel`, `data.context.cwd`, `data.producer: "copilot-agent"`);
+ * - `system.message` (`data.content`: the system prompt, as sent), `user.message`
+ *   (`data.transformedContent`: the prompt as the model got it, with Copilot's own additions;
+ *   `data.content`: as typed);
+ * - per model call, `session.usage_record` (`data.usage`: the model, `apiEndpoint`
+ *   (`/chat/completions`, `/responses`, Anthropic's `/v1/messages`), `providerType`, tokens) and
+ *   then `assistant.message` (`data.content`, `data.toolRequests` with `toolCallId`, `name`,
+ *   `arguments`);
+ * - `tool.execution_complete` (`data.toolCallId`, `data.result.content`: what the model got back,
+ *   Copilot's `<shellId: …>` line and its own saved-output note included; `data.error.message` for a
+ *   tool that failed);
+ * - `assistant.turn_start` / `_end`, `tool.execution_start`, `session.shutdown` and the like, which
+ *   send nothing: counted by type and skipped, as any event this reader does not know yet.
+ *
+ * Calls: each `assistant.message` is one call, whose request is everything before it. The wire
+ * format is the one most usage records name (`apiEndpoint`, then `providerType`), else the model's
+ * family. The items are written as 1.0.102 sends them: the system prompt first (the log has it after
+ * the first prompt), an answer's `refusal: null` (Chat Completions), a function call's `fc_` id and
+ * `completed` status (Responses), text as blocks (Anthropic, whose system prompt it splits into two
+ * blocks at a cache breakpoint: here one text). The tool declarations are not in the file, so calls
+ * replay without them. A call's time (`at`) is that of the last event its request holds.
+ */
+import type { WireFormat } from '../../engine/types';
+import { forEachRecord, type StreamOptions } from './lines';
+import { SkipLog, preview } from './skip-log';
+import type { Transcript, TranscriptCall } from './types';
+import { isRecord, parseTime, type Json } from './wire';
+
+/** What Copilot's CLI writes as the producer of its session (`session.start`). */
+const COPILOT_PRODUCER = 'copilot-agent';
+
+/** True for a record of Copilot's CLI's event log (the session's first line tells: its producer). */
+export function isCopilotCliRecord(record: Json): boolean {
+  return record.type === 'session.start' && isRecord(record.data) && record.data.producer === COPILOT_PRODUCER;
+}
+
+/** Events that send nothing to the model: counted, without a note (the usage records are read for the wire format first). */
+const SILENT_EVENTS: ReadonlySet<string> = new Set([
+  'session.usage_record',
+  'assistant.turn_start',
+  'assistant.turn_end',
+  'tool.execution_start',
+  'session.shutdown',
+]);
+
+/** One thing the model was sent, before it is written in a wire format. */
+type Entry =
+  | { kind: 'system'; text: string }
+  | { kind: 'user'; text: string }
+  | { kind: 'assistant'; text: string; calls: Array<{ id: string; name: string; args: unknown }> }
+  | { kind: 'result'; id: string; text: string };
+
+function wireOfUsage(u: Json): WireFormat | undefined {
+  const endpoint = typeof u.apiEndpoint === 'string' ? u.apiEndpoint : '';
+  if (endpoint.endsWith('/chat/completions')) return 'openai-chat';
+  if (endpoint.endsWith('/responses')) return 'openai-responses';
+  if (endpoint.endsWith('/messages') || u.providerType === 'anthropic') return 'anthropic-messages';
+  return undefined;
+}
+
+/** The text a tool result sent: its content, or the error a failed tool reported. */
+function resultText(data: Json): string {
+  const r = isRecord(data.result) ? data.result : {};
+  if (typeof r.content === 'string') return r.content;
+  const e = isRecord(data.error) ? data.error : {};
+  return typeof e.message === 'string' ? e.message : '';
+}
+
+class Session {
+  readonly entries: Entry[] = [];
+  /** per entry, the time of the event it came from */
+  readonly times: Array<number | undefined> = [];
+  readonly calls: Array<{ entries: number; reply: string }> = [];
+  model: string | undefined;
+  readonly wires = new Map<WireFormat, number>();
+
+  constructor(private readonly log: SkipLog) {}
+
+  private push(e: Entry, time: number | undefined): void {
+    // the log writes the system prompt after the first prompt; Copilot sends it first
+    if (e.kind === 'system' && this.calls.length === 0) {
+      const at = this.entries.findIndex((x) => x.kind !== 'system');
+      if (at !== -1) {
+        this.entries.splice(at, 0, e);
+        this.times.splice(at, 0, time);
+        return;
+      }
+    }
+    this.entries.push(e);
+    this.times.push(time);
+  }
+
+  record(r: Json, line: number): void {
+    const type = typeof r.type === 'string' ? r.type : '';
+    const data = isRecord(r.data) ? r.data : {};
+    const time = parseTime(r.timestamp);
+    switch (type) {
+      case 'session.start':
+        if (typeof data.selectedModel === 'string') this.model = data.selectedModel;
+        return;
+      case 'system.message':
+      case 'user.message': {
+        const text = type === 'user.message' && typeof data.transformedContent === 'string' ? data.transformedContent : data.content;
+        if (typeof text !== 'string') {
+          this.log.skip('no-content', `line ${line}: a ${type} without its text`);
+          return;
+        }
+        this.push(type === 'system.message' ? { kind: 'system', text } : { kind: 'user', text }, time);
+        return;
+      }
+      case 'session.usage_record': {
+        const u = isRecord(data.usage) ? data.usage : {};
+        const wire = wireOfUsage(u);
+        if (wire) this.wires.set(wire, (this.wires.get(wire) ?? 0) + 1);
+        if (typeof u.model === 'string') this.model = u.model;
+        this.log.skip(type);
+        return;
+      }
+      case 'assistant.message': {
+        const requests = Array.isArray(data.toolRequests) ? data.toolRequests.filter(isRecord) : [];
+        const calls = requests.map((t) => ({ id: String(t.toolCallId ?? ''), name: String(t.name ?? ''), args: t.arguments ?? {} }));
+        const text = typeof data.content === 'string' ? data.content : '';
+        const reply = [text, ...calls.map((c) => (typeof c.args === 'string' ? c.args : JSON.stringify(c.args)))]
+          .filter(Boolean)
+          .join('\n');
+        this.calls.push({ entries: this.entries.length, reply });
+        this.push({ kind: 'assistant', text, calls }, time);
+        return;
+      }
+      case 'tool.execution_complete':
+        if (typeof data.toolCallId !== 'string') {
+          this.log.skip('no-call-id', `line ${line}: a tool result without its call id`);
+          return;
+        }
+        this.push({ kind: 'result', id: data.toolCallId, text: resultText(data) }, time);
+        return;
+      default:
+        if (SILENT_EVENTS.has(type)) this.log.skip(type);
+        else
+          this.log.skipNoteFirst(
+            type || 'no-type',
+            `line ${line}: ${type ? `a ${preview(type)} event` : 'an event without a type'}, which sends nothing this reader knows of`,
+          );
+    }
+  }
+
+  /** The wire format most calls went out in, else the model's family. */
+  wire(): WireFormat {
+    let best: WireFormat | undefined;
+    for (const [w, n] of this.wires) if (best === undefined || n > this.wires.get(best)!) best = w;
+    return best ?? (/claude/i.test(this.model ?? '') ? 'anthropic-messages' : 'openai-chat');
+  }
+}
+
+/** The entries as `wire` items; `at[i]` is the number of items entry `i` starts at. */
+function toItems(entries: readonly Entry[], wire: WireFormat): { base: Json; items: unknown[]; at: number[] } {
+  const base: Json = {};
+  const items: unknown[] = [];
+  const at: number[] = [];
+  const system: string[] = [];
+  for (const e of entries) {
+    at.push(items.length);
+    if (e.kind === 'system') {
+      if (wire === 'openai-chat') items.push({ role: 'system', content: e.text });
+      else system.push(e.text);
+    } else if (e.kind === 'user') {
+      if (wire === 'openai-responses') items.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: e.text }] });
+      else if (wire === 'anthropic-messages') items.push({ role: 'user', content: [{ type: 'text', text: e.text }] });
+      else items.push({ role: 'user', content: e.text });
+    } else if (e.kind === 'assistant') {
+      if (wire === 'openai-chat') {
+        items.push({
+          role: 'assistant',
+          content: e.text || null,
+          refusal: null,
+          ...(e.calls.length
+            ? {
+                tool_calls: e.calls.map((c) => ({
+                  id: c.id,
+                  type: 'function',
+                  function: { name: c.name, arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args) },
+                })),
+              }
+            : {}),
+        });
+      } else if (wire === 'anthropic-messages') {
+        const content = [
+          ...(e.text ? [{ type: 'text', text: e.text }] : []),
+          ...e.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args })),
+        ];
+        items.push({ role: 'assistant', content });
+      } else {
+        if (e.text) items.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: e.text }] });
+        for (const c of e.calls)
+          items.push({
+            type: 'function_call',
+            id: `fc_${c.id}`,
+            name: c.name,
+            arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args),
+            call_id: c.id,
+            status: 'completed',
+          });
+      }
+    } else if (wire === 'openai-chat') items.push({ role: 'tool', tool_call_id: e.id, content: e.text });
+    else if (wire === 'openai-responses') items.push({ type: 'function_call_output', call_id: e.id, output: e.text });
+    else {
+      // Anthropic: the results of one answer go back as one user message
+      const last = items[items.length - 1] as Json | undefined;
+      const block = { type: 'tool_result', tool_use_id: e.id, content: e.text };
+      const merge = last?.role === 'user' && Array.isArray(last.content) && (last.content as Json[]).every((b) => b.type === 'tool_result');
+      if (merge) {
+        (last.content as Json[]).push(block);
+        at[at.length - 1] = items.length - 1;
+      } else items.push({ role: 'user', content: [block] });
+    }
+  }
+  if (system.length) base[wire === 'anthropic-messages' ? 'system' : 'instructions'] = system.join('\n\n');
+  return { base, items, at };
+}
+
+/** Reads a Copilot CLI `events.jsonl`. */
+export async function readCopilotCli(path: string, opts: StreamOptions = {}): Promise<Transcript> {
+  const log = new SkipLog();
+  const session = new Session(log);
+  await forEachRecord(path, opts, log, (record, line) => session.record(record, line));
+  const wire = session.wire();
+  const { base, items, at } = toItems(session.entries, wire);
+  if (session.model) base.model = session.model;
+  const calls: TranscriptCall[] = session.calls.map((c) => {
+    let time: number | undefined;
+    for (let i = c.entries - 1; i >= 0 && time === undefined; i--) time = session.times[i];
+    return { end: c.entries < at.length ? at[c.entries]! : items.length, reply: c.reply, ...(time !== undefined ? { at: time } : {}) };
+  });
+  return { source: 'copilot-cli', wire, base, items, calls, skipped: log.result() };
+}

@@ -1,0 +1,141 @@
+/**
+ * GitHub Copilot's CLI session logs (src/replay/readers/copilot-cli.ts) on a log written here in
+ * the shape 1.0.102 writes (the agents suite checks the reader against the real CLI's own log and
+ * the requests it sent): found by `auto`, replayed in the wire format the usage records name, each
+ * answer one call, the system prompt first, a failed tool's error as its result, and events that
+ * send nothing counted.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readTranscript, requestForCall } from '../../src/replay/readers';
+
+let n = 0;
+const ev = (type: string, data: Record<string, unknown>, second: number) =>
+  JSON.stringify({ type, data, id: `e${++n}`, timestamp: `2026-11-30T10:00:${String(second).padStart(2, '0')}.000Z`, parentId: null });
+
+/** A session of two answers: one with two tool calls (one failed), then the final text. */
+function log(endpoint: string, providerType = 'openai'): string {
+  const usage = (s: number) =>
+    ev('session.usage_record', { usage: { model: 'gpt-5', apiEndpoint: endpoint, providerType, inputTokens: 10 } }, s);
+  const lines = [
+    ev(
+      'session.start',
+      { sessionId: 's1', producer: 'copilot-agent', copilotVersion: '1.0.102', selectedModel: 'gpt-5', context: { cwd: '/w' } },
+      0,
+    ),
+    ev('user.message', { content: 'count the rows', transformedContent: '<current_datetime>now</current_datetime>\n\ncount the rows' }, 1),
+    ev('system.message', { role: 'system', content: 'You are a terminal assistant.' }, 1),
+    ev('assistant.turn_start', { turnId: '0' }, 2),
+    usage(3),
+    ev(
+      'assistant.message',
+      {
+        content: 'Running both.',
+        toolRequests: [
+          { toolCallId: 'c1', name: 'bash', arguments: { command: 'wc -l a.txt', description: 'count' } },
+          { toolCallId: 'c2', name: 'view', arguments: { path: '/w/missing.txt' } },
+        ],
+      },
+      4,
+    ),
+    ev('tool.execution_start', { toolCallId: 'c1', toolName: 'bash' }, 4),
+    ev(
+      'tool.execution_complete',
+      { toolCallId: 'c1', success: true, result: { content: '12 a.txt\n<shellId: 0 completed with exit code 0>' } },
+      5,
+    ),
+    ev('tool.execution_complete', { toolCallId: 'c2', success: false, error: { message: 'Path does not exist' } }, 6),
+    ev('assistant.turn_end', { turnId: '0' }, 6),
+    usage(7),
+    ev('assistant.message', { content: 'a.txt has 12 rows.', toolRequests: [] }, 8),
+    ev('session.shutdown', { shutdownType: 'routine' }, 9),
+    ev('session.brand_new_event', {}, 9),
+  ];
+  const dir = mkdtempSync(join(tmpdir(), 'sw-copilot-'));
+  const file = join(dir, 'events.jsonl');
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+describe("GitHub Copilot's CLI session logs", () => {
+  it('replay in Chat Completions, the system prompt first, each answer one call', async () => {
+    const t = await readTranscript(log('/chat/completions'));
+    expect(t.source).toBe('copilot-cli');
+    expect(t.wire).toBe('openai-chat');
+    expect(t.calls.map((c) => [c.end, c.reply])).toEqual([
+      [2, 'Running both.\n{"command":"wc -l a.txt","description":"count"}\n{"path":"/w/missing.txt"}'],
+      [5, 'a.txt has 12 rows.'],
+    ]);
+    expect(requestForCall(t, 1)).toEqual({
+      model: 'gpt-5',
+      messages: [
+        { role: 'system', content: 'You are a terminal assistant.' },
+        { role: 'user', content: '<current_datetime>now</current_datetime>\n\ncount the rows' },
+        {
+          role: 'assistant',
+          content: 'Running both.',
+          refusal: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'bash', arguments: '{"command":"wc -l a.txt","description":"count"}' } },
+            { id: 'c2', type: 'function', function: { name: 'view', arguments: '{"path":"/w/missing.txt"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: '12 a.txt\n<shellId: 0 completed with exit code 0>' },
+        { role: 'tool', tool_call_id: 'c2', content: 'Path does not exist' },
+      ],
+    });
+    // a call's time is its request's last event
+    expect(t.calls.map((c) => c.at)).toEqual([Date.parse('2026-11-30T10:00:01Z'), Date.parse('2026-11-30T10:00:06Z')]);
+    // what sends nothing is counted; only an event this reader does not know gets a note
+    expect(t.skipped.byReason['session.brand_new_event']).toBe(1);
+    expect(t.skipped.byReason['assistant.turn_start']).toBe(1);
+    expect(t.skipped.notes).toEqual(['line 14: a "session.brand_new_event" event, which sends nothing this reader knows of']);
+  });
+
+  it('replay in the Anthropic format when the usage records say so: the results of one answer in one user message', async () => {
+    const t = await readTranscript(log('/v1/messages', 'anthropic'));
+    expect(t.wire).toBe('anthropic-messages');
+    const r = requestForCall(t, 1);
+    expect(r.system).toBe('You are a terminal assistant.');
+    expect(r.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: '<current_datetime>now</current_datetime>\n\ncount the rows' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Running both.' },
+          { type: 'tool_use', id: 'c1', name: 'bash', input: { command: 'wc -l a.txt', description: 'count' } },
+          { type: 'tool_use', id: 'c2', name: 'view', input: { path: '/w/missing.txt' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'c1', content: '12 a.txt\n<shellId: 0 completed with exit code 0>' },
+          { type: 'tool_result', tool_use_id: 'c2', content: 'Path does not exist' },
+        ],
+      },
+    ]);
+    expect(t.calls.map((c) => c.end)).toEqual([1, 3]);
+  });
+
+  it('replay in the Responses format, with the ids and status Copilot gives a function call', async () => {
+    const t = await readTranscript(log('/responses'));
+    expect(t.wire).toBe('openai-responses');
+    const r = requestForCall(t, 1);
+    expect(r.instructions).toBe('You are a terminal assistant.');
+    expect((r.input as unknown[]).slice(2, 4)).toEqual([
+      {
+        type: 'function_call',
+        id: 'fc_c1',
+        name: 'bash',
+        arguments: '{"command":"wc -l a.txt","description":"count"}',
+        call_id: 'c1',
+        status: 'completed',
+      },
+      { type: 'function_call', id: 'fc_c2', name: 'view', arguments: '{"path":"/w/missing.txt"}', call_id: 'c2', status: 'completed' },
+    ]);
+    expect(t.calls.map((c) => c.end)).toEqual([1, 6]);
+  });
+});
