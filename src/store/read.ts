@@ -18,12 +18,18 @@
  * - refused: `offset` with `lines` or `grep` (chars and lines are different coordinates, there is
  *   no single meaning), `context` or `ignoreCase` without `grep`, unknown option names.
  * Ranges past the end are not errors: they select what exists and `shown` says what that is.
+ *
+ * An output stored as one line of an agent's JSON (Cline's `[{"query": …, "result": …}]`, Codex's
+ * older `{"output": …}`) has its own lines inside that JSON, and those are the lines its preview
+ * showed: `lines` and `grep` read the output inside (`shown` says so); the other reads return the
+ * text as stored.
  */
 import { SpillwayError } from '../engine/types';
 import { assertHandle } from './entry';
 import { countLines, cutAtLimit, grepLines, lineSpans, selectLines, sliceChars } from './slice';
 import { formatInt } from '../engine/format-number';
 import { LINE_BREAK } from '../engine/lines';
+import { unwrap } from '../engine/previews/envelope';
 
 export interface ReadOptions {
   /** "A:B" (1-based, inclusive), "A:" (to the end), ":B" (from the start), "N" (one line), or [A, B] */
@@ -163,8 +169,29 @@ export function readText(handle: string, text: string, options?: ReadOptions): R
   return applyPlan(handle, text, planRead(options));
 }
 
+/** The JSON envelopes an agent stores a whole output in, on one line: whose they are. */
+const ENVELOPES: ReadonlyArray<[prefix: string, whose: string]> = [
+  ['[{"query":', "Cline's JSON list"],
+  ['{"output":', "Codex's JSON"],
+];
+
+/** The output inside a one-line JSON envelope (see the module comment), or undefined. */
+function inside(text: string): { body: string; whose: string } | undefined {
+  const envelope = ENVELOPES.find(([prefix]) => text.startsWith(prefix));
+  if (!envelope || countLines(text) !== 1) return undefined;
+  const { body } = unwrap(text);
+  return body === text ? undefined : { body, whose: envelope[1] };
+}
+
 /** Applies an already checked plan (lets a store check options before it touches its storage). */
 function applyPlan(handle: string, text: string, plan: ReadPlan): ReadResult {
+  if (plan.kind === 'lines' || plan.kind === 'grep') {
+    const inner = inside(text);
+    if (inner) {
+      const r = applyPlan(handle, inner.body, plan);
+      return { ...r, shown: `${r.shown}, of the output inside ${inner.whose}` };
+    }
+  }
   const totalChars = text.length;
   switch (plan.kind) {
     case 'all': {

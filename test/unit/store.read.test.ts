@@ -233,6 +233,33 @@ describe('option checks', () => {
   });
 });
 
+describe("an output stored in an agent's JSON, on one line", () => {
+  const rows = Array.from({ length: 40 }, (_, i) => `row ${i + 1} of the run`).join('\n') + '\n';
+  const cline = JSON.stringify([{ query: 'seq 1 40', result: rows, success: true }]);
+  const codex = JSON.stringify({ output: rows, metadata: { exit_code: 0 } });
+
+  it('is read by lines and grep inside the JSON, as its preview showed them, and says so', () => {
+    const lines = read({ lines: '10:11' }, cline);
+    expect(lines.text).toBe('row 10 of the run\nrow 11 of the run\n');
+    expect(lines.shown).toBe("lines 10–11 of 40, of the output inside Cline's JSON list");
+    const grep = read({ grep: 'row 3[0-2] ' }, codex);
+    expect(grep.text).toBe('30:row 30 of the run\n31:row 31 of the run\n32:row 32 of the run');
+    expect(grep.shown).toMatch(/^3 matches of \/row 3\[0-2\] \/, 3 lines of 40, of the output inside Codex's JSON$/);
+  });
+
+  it('is returned as stored by a whole or a char read', () => {
+    expect(read({}, cline).text).toBe(cline);
+    expect(read({ offset: 0, limit: 20 }, cline).text).toBe(cline.slice(0, 20));
+  });
+
+  it('is not taken for one when it spans lines, or is JSON of another shape', () => {
+    const pretty = JSON.stringify([{ query: 'q', result: 'a\nb' }], null, 1);
+    expect(read({ lines: '2' }, pretty).text).toBe(pretty.split('\n')[1] + '\n');
+    const other = JSON.stringify([{ query: 'q', rows: 3 }]);
+    expect(read({ lines: '1' }, other).text).toBe(other);
+  });
+});
+
 describe('the read tool answer', () => {
   const base = { handle: 'sw_0123456789abcdef01234567', totalChars: 50_000, totalLines: 1_000 };
 
