@@ -1169,6 +1169,85 @@ copilotSuite('responses');
 copilotSuite('anthropic');
 
 /**
+ * Copilot's CLI hands the command to a sub-agent through its `task` tool; the sub-agent's turns are
+ * written into the same session log as the main conversation's. The sub-agent's output must reach
+ * the provider projected like any other, and the log must replay as the main conversation it holds.
+ */
+describe("GitHub Copilot's CLI hands the command to a sub-agent (its task tool) through spillway proxy", () => {
+  const prompt = 'SUBTASK: run the scripted commands';
+  /** 13.5 kB: Spillway's to reduce (Copilot saves an output over 20 kB itself) */
+  const run13k = 'seq -f "sub row %05g of the real-agent run, lorem ipsum, step one" 1 300';
+  const report = 'SUB-REPORT: the command ran.';
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let run: Run;
+  let turns: Turn[] = [];
+  const dir = () => join(root, 'copilot-sub');
+
+  beforeAll(async () => {
+    provider = await startScriptedProvider({
+      commands: [run13k],
+      finalAnswer: 'COPILOT-SUB-DONE',
+      subAgent: { prompt, report, tool: 'task' },
+    });
+    proxy = await startProxy(provider, dir());
+    mkdirSync(join(dir(), 'home'), { recursive: true });
+    mkdirSync(join(dir(), 'work'), { recursive: true });
+    run = await runAgent(
+      copilotBin,
+      ['-p', 'Hand the work to a sub-agent, then report.', '--allow-all-tools', '--no-auto-update'],
+      {
+        PATH: process.env.PATH,
+        HOME: join(dir(), 'home'),
+        TMPDIR: dir(),
+        COPILOT_OFFLINE: 'true',
+        COPILOT_PROVIDER_BASE_URL: proxy.url,
+        COPILOT_PROVIDER_TYPE: 'anthropic',
+        COPILOT_PROVIDER_API_KEY: 'sk-ant-api03-spillway-copilot-sub',
+        COPILOT_MODEL: 'claude-sonnet-4.5',
+      },
+      join(dir(), 'work'),
+    );
+    await proxy.close();
+    turns = recordedTurns(proxy);
+  }, AGENT_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it("finishes with the provider's final answer, after the sub-agent's report", () => {
+    expect(run.code, `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`).toBe(0);
+    expect(run.stdout).toContain('COPILOT-SUB-DONE');
+    const isSub = (r: { json?: any }) => firstUserText(r.json).includes(prompt);
+    expect(provider.received.filter(isSub).length).toBeGreaterThan(1);
+  });
+
+  it("the sub-agent's 13.5 kB output reached the provider as a marker whose handle reads back the output", () => {
+    const sub = provider.received.filter((r) => firstUserText(r.json).includes(prompt));
+    const results = anthropicToolResults(sub[sub.length - 1]!.json);
+    expect(results).toHaveLength(1);
+    const handle = HANDLE.exec(results[0]!)?.[0];
+    expect(handle, results[0]!.slice(0, 200)).toBeDefined();
+    expect(spillwayRead(handle!, proxy.store)).toContain(sh(run13k));
+  });
+
+  it('its session log replays as the main conversation it sent, the sub-agent left out and said so', async () => {
+    const logs = filesUnder(join(dir(), 'home', '.copilot', 'session-state')).filter((f) => f.endsWith('events.jsonl'));
+    expect(logs).toHaveLength(1);
+    const t = await readTranscript(logs[0]!);
+    const main = turns
+      .filter((x) => x.path === '/v1/messages' && x.requestRef !== undefined)
+      .map((x) => JSON.parse(readBody(proxy.sessions, x.requestRef!)))
+      .filter((b) => !firstUserText(b).includes(prompt));
+    expect(t.calls.length).toBe(main.length);
+    t.calls.forEach((_, k) => expect(copilotPlain(requestForCall(t, k).messages), `call ${k + 1}`).toEqual(copilotPlain(main[k].messages)));
+    expect(t.skipped.notes.join('\n')).toMatch(/1 sub-agent\(s\) \(its task tool\) made 2 call\(s\) of their own/);
+  });
+});
+
+/**
  * The pi coding agent (plain JavaScript from npm), `pi -p` headless with its built-in Anthropic provider
  * and a fake key in `ANTHROPIC_API_KEY` (or its OpenAI one, Responses API, with `OPENAI_API_KEY`),
  * routed by its models.json as src/proxy/piConfig.ts writes it (`providers.anthropic.baseUrl = <proxy>`,

@@ -16,7 +16,8 @@
  * `readBack`, reads the first output back through Spillway's MCP tool page by page. Requests that
  * offer no shell tool (Claude Code's and OpenCode's side calls: titles, topic checks) get a short text answer.
  * With `subAgent`, Claude Code's main conversation hands the commands to a sub-agent through its
- * `Agent` tool, and the sub-agent's conversation is the one that runs them.
+ * `Agent` tool (Copilot's CLI's, through its `task` tool), and the sub-agent's conversation is the
+ * one that runs them.
  * Every request body is kept for the assertions.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -59,7 +60,7 @@ export interface Script {
    * is the sub-agent's, which runs the commands and answers `report`; the main conversation gives the
    * final answer once the report is in its messages.
    */
-  subAgent?: { prompt: string; report: string };
+  subAgent?: { prompt: string; report: string; tool?: 'Agent' | 'task' };
 }
 
 /** The shell tool on the Anthropic side: Claude Code's `Bash`, OpenCode's and pi's `bash`. */
@@ -143,12 +144,17 @@ function anthropicReply(body: any, script: Script): { content: any[]; stop: stri
   if (sub && !firstUserText(body).includes(sub.prompt)) {
     // the main conversation: hand the work over once, then answer when the report is in (Claude Code
     // 2.1.332 runs the sub-agent in the background and sends its report as a notification later)
-    if (anthropicResults(body).some((r) => r.tool === 'Agent')) {
+    const tool = sub.tool ?? 'Agent';
+    if (anthropicResults(body).some((r) => r.tool === tool)) {
       const reported = JSON.stringify(body.messages).includes(sub.report);
       return { content: [{ type: 'text', text: reported ? script.finalAnswer : 'Waiting for the sub-agent.' }], stop: 'end_turn' };
     }
-    const input = { description: 'Run the scripted commands', prompt: sub.prompt, subagent_type: 'general-purpose' };
-    return { content: [{ type: 'tool_use', id: id('toolu'), name: 'Agent', input }], stop: 'tool_use' };
+    // Claude Code's `Agent` takes a `subagent_type`, Copilot's CLI's `task` an `agent_type` and a name
+    const input =
+      tool === 'Agent'
+        ? { description: 'Run the scripted commands', prompt: sub.prompt, subagent_type: 'general-purpose' }
+        : { description: 'Run the scripted commands', prompt: sub.prompt, agent_type: 'general-purpose', name: 'runner' };
+    return { content: [{ type: 'tool_use', id: id('toolu'), name: tool, input }], stop: 'tool_use' };
   }
   const step = anthropicStep(body);
   if (script.readBack && step >= script.commands.length) {

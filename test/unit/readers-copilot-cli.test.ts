@@ -138,4 +138,47 @@ describe("GitHub Copilot's CLI session logs", () => {
     ]);
     expect(t.calls.map((c) => c.end)).toEqual([1, 6]);
   });
+
+  it("leave a sub-agent's conversation out of the main one it is written into, and say so", async () => {
+    const sub = { parentToolCallId: 't1' };
+    const lines = [
+      ev('session.start', { producer: 'copilot-agent', selectedModel: 'claude-sonnet-4.5' }, 0),
+      ev('user.message', { content: 'delegate', transformedContent: 'delegate' }, 1),
+      ev('system.message', { content: 'main system' }, 1),
+      ev('session.usage_record', { usage: { apiEndpoint: '/v1/messages', providerType: 'anthropic' } }, 2),
+      ev('assistant.message', { content: '', toolRequests: [{ toolCallId: 't1', name: 'task', arguments: { prompt: 'SUB: count' } }] }, 2),
+      ev('tool.execution_start', { toolCallId: 't1', toolName: 'task' }, 2),
+      ev('subagent.started', { toolCallId: 't1', agentName: 'general-purpose' }, 3),
+      ev('user.message', { content: 'SUB: count', transformedContent: 'SUB: count' }, 3),
+      ev('system.message', { content: 'As a sub-agent…' }, 3),
+      ev('assistant.turn_start', { turnId: '0', ...sub }, 4),
+      ev(
+        'assistant.message',
+        { content: '', toolRequests: [{ toolCallId: 'b1', name: 'bash', arguments: { command: 'wc -l a' } }], ...sub },
+        4,
+      ),
+      ev('tool.execution_complete', { toolCallId: 'b1', result: { content: '12 a' }, ...sub }, 5),
+      ev('assistant.message', { content: 'SUB-REPORT: 12', toolRequests: [], ...sub }, 6),
+      ev('tool.execution_complete', { toolCallId: 't1', result: { content: 'SUB-REPORT: 12' } }, 7),
+      ev('subagent.completed', { toolCallId: 't1' }, 7),
+      ev('assistant.message', { content: 'Twelve.', toolRequests: [] }, 8),
+    ];
+    const file = join(mkdtempSync(join(tmpdir(), 'sw-copilot-')), 'events.jsonl');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const t = await readTranscript(file);
+    expect(t.calls.map((c) => c.reply)).toEqual(['{"prompt":"SUB: count"}', 'Twelve.']);
+    expect(requestForCall(t, 1)).toEqual({
+      model: 'claude-sonnet-4.5',
+      system: 'main system',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'delegate' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'task', input: { prompt: 'SUB: count' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'SUB-REPORT: 12' }] },
+      ],
+    });
+    expect(t.skipped.byReason['sub-agent']).toBe(6);
+    expect(t.skipped.notes).toContain(
+      '1 sub-agent(s) (its task tool) made 2 call(s) of their own, written in the same log: left out, the main conversation is replayed',
+    );
+  });
 });

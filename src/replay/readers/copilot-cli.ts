@@ -15,7 +15,11 @@
  *   Copilot's `<shellId: …>` line and its own saved-output note included; `data.error.message` for a
  *   tool that failed);
  * - `assistant.turn_start` / `_end`, `tool.execution_start`, `session.shutdown` and the like, which
- *   send nothing: counted by type and skipped, as any event this reader does not know yet.
+ *   send nothing: counted by type and skipped, as any event this reader does not know yet;
+ * - a sub-agent's conversation (its `task` tool), in the same log: `subagent.started` (the `task`
+ *   call id), the sub-agent's prompt and system prompt, then its turns, answers and tool results,
+ *   each naming that call (`parentToolCallId`), until `subagent.completed`. They are the sub-agent's
+ *   calls, not the main conversation's: left out, and a note says how many.
  *
  * Calls: each `assistant.message` is one call, whose request is everything before it. The wire
  * format is the one most usage records name (`apiEndpoint`, then `providerType`), else the model's
@@ -46,6 +50,10 @@ const SILENT_EVENTS: ReadonlySet<string> = new Set([
   'assistant.turn_end',
   'tool.execution_start',
   'session.shutdown',
+  'session.model_change',
+  'subagent.configured',
+  'subagent.completed',
+  'subagent.failed',
 ]);
 
 /** One thing the model was sent, before it is written in a wire format. */
@@ -78,8 +86,28 @@ class Session {
   readonly calls: Array<{ entries: number; reply: string }> = [];
   model: string | undefined;
   readonly wires = new Map<WireFormat, number>();
+  /** sub-agents started (their `task` call ids) whose prompt and system prompt have not come yet */
+  private readonly awaitingPrompt: string[] = [];
+  /** calls each sub-agent made, by its `task` call id */
+  readonly subAgentCalls = new Map<string, number>();
 
   constructor(private readonly log: SkipLog) {}
+
+  /**
+   * Whether an event is a sub-agent's: it names the `task` call that started it
+   * (`parentToolCallId`), or it is the prompt or system prompt written right after `subagent.started`,
+   * which name none.
+   */
+  private subAgentOf(type: string, data: Json): string | undefined {
+    if (typeof data.parentToolCallId === 'string') {
+      const at = this.awaitingPrompt.indexOf(data.parentToolCallId);
+      if (at !== -1 && type === 'assistant.turn_start') this.awaitingPrompt.splice(at, 1);
+      return data.parentToolCallId;
+    }
+    if ((type === 'user.message' || type === 'system.message') && this.awaitingPrompt.length)
+      return this.awaitingPrompt[this.awaitingPrompt.length - 1];
+    return undefined;
+  }
 
   private push(e: Entry, time: number | undefined): void {
     // the log writes the system prompt after the first prompt; Copilot sends it first
@@ -99,6 +127,18 @@ class Session {
     const type = typeof r.type === 'string' ? r.type : '';
     const data = isRecord(r.data) ? r.data : {};
     const time = parseTime(r.timestamp);
+    if (type === 'subagent.started' && typeof data.toolCallId === 'string') {
+      this.awaitingPrompt.push(data.toolCallId);
+      this.subAgentCalls.set(data.toolCallId, 0);
+      this.log.skip(type);
+      return;
+    }
+    const sub = this.subAgentOf(type, data);
+    if (sub !== undefined) {
+      if (type === 'assistant.message') this.subAgentCalls.set(sub, (this.subAgentCalls.get(sub) ?? 0) + 1);
+      this.log.skip('sub-agent');
+      return;
+    }
     switch (type) {
       case 'session.start':
         if (typeof data.selectedModel === 'string') this.model = data.selectedModel;
@@ -230,6 +270,12 @@ export async function readCopilotCli(path: string, opts: StreamOptions = {}): Pr
   await forEachRecord(path, opts, log, (record, line) => session.record(record, line));
   const wire = session.wire();
   const { base, items, at } = toItems(session.entries, wire);
+  if (session.subAgentCalls.size) {
+    const calls = [...session.subAgentCalls.values()].reduce((a, b) => a + b, 0);
+    log.note(
+      `${session.subAgentCalls.size} sub-agent(s) (its task tool) made ${calls} call(s) of their own, written in the same log: left out, the main conversation is replayed`,
+    );
+  }
   if (session.model) base.model = session.model;
   const calls: TranscriptCall[] = session.calls.map((c) => {
     let time: number | undefined;
