@@ -1,6 +1,7 @@
 /**
  * A session on disk named by what it was: the agent's own title for it (Claude Code's `summary`
- * records, Codex's thread name, pi's session name), else the first thing the user asked, then the
+ * records, Codex's thread name, pi's session name), else the first thing the user asked (Copilot's
+ * CLI: its first `user.message`), then the
  * project it ran in (the working directory's last segment) and the day it started:
  * `Fix the HTML export's quality issues · claude-history · Feb 2, 2026`. File names and UUIDs
  * (`randlee__claude-history-subagent-a5e7369.jsonl`, `rollout-2025-…-019ab73e….jsonl`) tell a person
@@ -92,9 +93,15 @@ export function sessionAbout(file: string): SessionAbout {
   const all = [...head, ...records(text.tail)];
   for (const r of head) {
     const payload = obj(r.payload);
-    about.cwd ??= str(r.cwd) ?? str(payload?.cwd);
+    // Copilot's CLI: the working directory in its `session.start` event's data
+    const data = obj(r.data);
+    about.cwd ??= str(r.cwd) ?? str(payload?.cwd) ?? str(obj(data?.context)?.cwd);
     about.start ??= str(r.timestamp) ?? str(payload?.timestamp);
     if (about.prompt) continue;
+    if (r.type === 'user.message' && str(data?.content)) {
+      about.prompt = str(data?.content);
+      continue;
+    }
     // Claude Code (`type: user`), pi (`type: message`, role user), Codex's own record of what the user typed
     const message = obj(r.message);
     const asked =

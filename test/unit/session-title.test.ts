@@ -37,6 +37,24 @@ describe('a session is named by what it was, its project and its day', () => {
     expect(sessionName(file)).toMatch(/^finish up the users work by rigging up the chatbot-ui .*… · chatbot-ui · /);
   });
 
+  it('names a Copilot CLI session (every one of them events.jsonl) by its first prompt as typed, its cwd and day', () => {
+    const file = write('events.jsonl', [
+      {
+        type: 'session.start',
+        data: { producer: 'copilot-agent', context: { cwd: '/w/shop' } },
+        id: 'a',
+        timestamp: '2026-11-30T17:47:34.754Z',
+      },
+      {
+        type: 'user.message',
+        data: { content: 'Fix the cart total', transformedContent: '<current_datetime>…</current_datetime>\n\nFix the cart total' },
+        id: 'b',
+        timestamp: '2026-11-30T17:47:34.955Z',
+      },
+    ]);
+    expect(sessionName(file)).toBe(`Fix the cart total · shop · ${day('2026-11-30T17:47:34.754Z')}`);
+  });
+
   it("names a pi session by its first prompt, or by the name given with pi's /name", () => {
     expect(sessionName(join(CORPUS, 'dev3/pi/badlogic__pi-compact.jsonl'))).toBe(
       `https://github.com/badlogic/pi-mono/issues/288 · pi-mono · ${day('2025-12-24T00:32:27.967Z')}`,
