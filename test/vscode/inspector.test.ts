@@ -9,7 +9,7 @@
  * and puts back the settings and editors it changed, so any one runs alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, ROOT, launch, waitUntil, type Harness, inspectorFrame } from './harness';
@@ -120,6 +120,35 @@ async function withSettings<T>(values: Record<string, unknown>, body: () => Prom
 const TIGHT = { toolCaps: null, previewChars: 400, defaultCap: 1200, 'offload.keepReads': 0 };
 
 /** A fake home folder with two Codex sessions (one of this folder) and a Claude Code session of this folder. */
+/** A Copilot CLI session of the demo folder, in the shape 1.0.102 writes (two calls: a shell command, then the answer). */
+function copilotSession(home: string): string {
+  const dir = join(home, '.copilot/session-state/5a7ca710-4ba7-48ed-bb08-6da1dcb79f7b');
+  mkdirSync(dir, { recursive: true });
+  const ev = (type: string, data: Record<string, unknown>, s: number) =>
+    JSON.stringify({ type, data, id: `e${s}-${type}`, timestamp: `2025-06-01T10:00:${String(s).padStart(2, '0')}.000Z`, parentId: null });
+  const output = Array.from({ length: 400 }, (_, i) => `src/cart/line-${i}.ts:${i}: total += price * qty`).join('\n');
+  const file = join(dir, 'events.jsonl');
+  writeFileSync(
+    file,
+    [
+      ev('session.start', { producer: 'copilot-agent', selectedModel: 'gpt-5', context: { cwd: demo.dir } }, 0),
+      ev('user.message', { content: 'Fix the cart total', transformedContent: 'Fix the cart total' }, 1),
+      ev('system.message', { content: 'You are a terminal assistant.' }, 1),
+      ev('session.usage_record', { usage: { apiEndpoint: '/chat/completions', providerType: 'openai', model: 'gpt-5' } }, 2),
+      ev(
+        'assistant.message',
+        { content: '', toolRequests: [{ toolCallId: 'c1', name: 'bash', arguments: { command: 'grep -rn total src/cart' } }] },
+        2,
+      ),
+      ev('tool.execution_complete', { toolCallId: 'c1', success: true, result: { content: output } }, 3),
+      ev('session.usage_record', { usage: { apiEndpoint: '/chat/completions', providerType: 'openai', model: 'gpt-5' } }, 4),
+      ev('assistant.message', { content: 'The total is summed per line.', toolRequests: [] }, 4),
+    ].join('\n') + '\n',
+  );
+  utimesSync(file, new Date('2025-06-01'), new Date('2025-06-01'));
+  return file;
+}
+
 function fakeHome(): { home: string; claude: string; codex: string } {
   const home = join(vs.dir, 'home');
   const claudeDir = join(home, '.claude/projects', demo.dir.replace(/[^A-Za-z0-9]/g, '-'));
@@ -305,6 +334,25 @@ describe('the inspector in a real VS Code', () => {
     // named by what the session was, its project and day (src/replay/session-title.ts), not by abc.jsonl
     expect(sessionName(claude)).not.toContain('abc.jsonl');
     await frame.locator('.session-head h1', { hasText: sessionName(claude) }).waitFor();
+  });
+
+  it('lists a Copilot CLI session of the folder by its date, names it by its first prompt and replays it', async () => {
+    const { home, claude, codex } = fakeHome();
+    const copilot = copilotSession(home);
+    const listed = (await vs.run(
+      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
+      home,
+    )) as { files: string[] };
+    expect(listed.files).toEqual([codex, copilot, claude]);
+    const opened = (await vs.run(
+      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'events.jsonl' }),
+      home,
+    )) as { sessionId: string; calls: number };
+    expect(opened.calls).toBe(2);
+    const frame = await inspectorFrame(vs.page);
+    expect(sessionName(copilot)).toMatch(/^Fix the cart total · /);
+    await frame.locator('.session-head h1', { hasText: sessionName(copilot) }).waitFor();
+    rmSync(join(home, '.copilot'), { recursive: true, force: true });
   });
 
   it('comes back after a window reload on the session it showed (the panel serializer)', async () => {
