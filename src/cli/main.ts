@@ -481,7 +481,10 @@ async function replayCommand(argv: string[]): Promise<void> {
       return;
     }
     if (instance !== undefined)
-      throw new SpillwayError('replay: --instance picks one OpenHands instance of one file, not of a folder', 'usage');
+      throw new SpillwayError(
+        'replay: --instance picks one OpenHands instance or Copilot CLI sub-agent of one file, not of a folder',
+        'usage',
+      );
     const found = sessionFilesIn(target);
     if (found.files.length === 0) {
       throw new SpillwayError(

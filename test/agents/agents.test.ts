@@ -1233,7 +1233,7 @@ describe("GitHub Copilot's CLI hands the command to a sub-agent (its task tool) 
     expect(spillwayRead(handle!, proxy.store)).toContain(sh(run13k));
   });
 
-  it('its session log replays as the main conversation it sent, the sub-agent left out and said so', async () => {
+  it("its session log replays as the main conversation it sent, the sub-agent left out and said so, and as the sub-agent's with --instance", async () => {
     const logs = filesUnder(join(dir(), 'home', '.copilot', 'session-state')).filter((f) => f.endsWith('events.jsonl'));
     expect(logs).toHaveLength(1);
     const t = await readTranscript(logs[0]!);
@@ -1243,7 +1243,21 @@ describe("GitHub Copilot's CLI hands the command to a sub-agent (its task tool) 
       .filter((b) => !firstUserText(b).includes(prompt));
     expect(t.calls.length).toBe(main.length);
     t.calls.forEach((_, k) => expect(copilotPlain(requestForCall(t, k).messages), `call ${k + 1}`).toEqual(copilotPlain(main[k].messages)));
-    expect(t.skipped.notes.join('\n')).toMatch(/1 sub-agent\(s\) \(its task tool\) made 2 call\(s\) of their own/);
+    const note = t.skipped.notes.find((n) => n.startsWith('sub-agent '));
+    expect(note).toMatch(/^sub-agent (\S+) \(runner\), started by the task tool, made 2 call\(s\) written in the same log/);
+    // and the sub-agent's own conversation, picked by the task call the note names
+    const sub = await readTranscript(logs[0]!, { instance: /^sub-agent (\S+)/.exec(note!)![1]! });
+    const subSent = turns
+      .filter((x) => x.path === '/v1/messages' && x.requestRef !== undefined)
+      .map((x) => JSON.parse(readBody(proxy.sessions, x.requestRef!)))
+      .filter((b) => firstUserText(b).includes(prompt));
+    expect(sub.calls.length).toBe(subSent.length);
+    const system = (v: unknown) => (Array.isArray(v) ? v.map((b: { text: string }) => b.text).join('\n\n') : v);
+    sub.calls.forEach((_, k) => {
+      const replayed = requestForCall(sub, k);
+      expect(copilotPlain(replayed.messages), `sub-agent call ${k + 1}`).toEqual(copilotPlain(subSent[k].messages));
+      expect(system(replayed.system)).toBe(system(subSent[k].system));
+    });
   });
 });
 

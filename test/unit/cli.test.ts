@@ -443,7 +443,10 @@ describe('spillway replay', () => {
     mkdirSync(empty, { recursive: true });
     writeFileSync(join(empty, 'notes.txt'), 'nothing here\n');
     expectOneLineError(run(['replay', empty]), /no-sessions holds no transcript \(1 file/);
-    expectOneLineError(run(['replay', dir, '--instance', 'x']), /--instance picks one OpenHands instance of one file/);
+    expectOneLineError(
+      run(['replay', dir, '--instance', 'x']),
+      /--instance picks one OpenHands instance or Copilot CLI sub-agent of one file/,
+    );
   });
   it('refuses a missing transcript argument', () => {
     expectOneLineError(run(['replay']), /missing TRANSCRIPT or DIR/);

@@ -178,7 +178,22 @@ describe("GitHub Copilot's CLI session logs", () => {
     });
     expect(t.skipped.byReason['sub-agent']).toBe(6);
     expect(t.skipped.notes).toContain(
-      '1 sub-agent(s) (its task tool) made 2 call(s) of their own, written in the same log: left out, the main conversation is replayed',
+      'sub-agent t1 (general-purpose), started by the task tool, made 2 call(s) written in the same log: left out (--instance t1 replays it)',
     );
+
+    // the sub-agent's own conversation, by its task call id
+    const s = await readTranscript(file, { instance: 't1' });
+    expect(s.calls.map((c) => c.reply)).toEqual(['{"command":"wc -l a"}', 'SUB-REPORT: 12']);
+    expect(requestForCall(s, 1)).toEqual({
+      model: 'claude-sonnet-4.5',
+      system: 'As a sub-agent…',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'SUB: count' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'b1', name: 'bash', input: { command: 'wc -l a' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b1', content: '12 a' }] },
+      ],
+    });
+    expect(s.skipped.notes).toContain('the sub-agent started by task call t1 is replayed, not the main conversation');
+    await expect(readTranscript(file, { instance: 't9' })).rejects.toThrow(/no sub-agent started by task call "t9"; its sub-agents: t1/);
   });
 });

@@ -19,7 +19,8 @@
  * - a sub-agent's conversation (its `task` tool), in the same log: `subagent.started` (the `task`
  *   call id), the sub-agent's prompt and system prompt, then its turns, answers and tool results,
  *   each naming that call (`parentToolCallId`), until `subagent.completed`. They are the sub-agent's
- *   calls, not the main conversation's: left out, and a note says how many.
+ *   calls, not the main conversation's: left out, and a note names each sub-agent and its calls;
+ *   `instance` (that `task` call id) replays one sub-agent's conversation instead.
  *
  * Calls: each `assistant.message` is one call, whose request is everything before it. The wire
  * format is the one most usage records name (`apiEndpoint`, then `providerType`), else the model's
@@ -29,7 +30,7 @@
  * blocks at a cache breakpoint: here one text). The tool declarations are not in the file, so calls
  * replay without them. A call's time (`at`) is that of the last event its request holds.
  */
-import type { WireFormat } from '../../engine/types';
+import { SpillwayError, type WireFormat } from '../../engine/types';
 import { forEachRecord, type StreamOptions } from './lines';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript, TranscriptCall } from './types';
@@ -90,8 +91,14 @@ class Session {
   private readonly awaitingPrompt: string[] = [];
   /** calls each sub-agent made, by its `task` call id */
   readonly subAgentCalls = new Map<string, number>();
+  /** each sub-agent's name, as Copilot shows it (`agentDisplayName`, else its agent) */
+  readonly subAgentNames = new Map<string, string>();
 
-  constructor(private readonly log: SkipLog) {}
+  /** `instance`: the `task` call id of the sub-agent to replay instead of the main conversation */
+  constructor(
+    private readonly log: SkipLog,
+    private readonly instance?: string,
+  ) {}
 
   /**
    * Whether an event is a sub-agent's: it names the `task` call that started it
@@ -130,19 +137,32 @@ class Session {
     if (type === 'subagent.started' && typeof data.toolCallId === 'string') {
       this.awaitingPrompt.push(data.toolCallId);
       this.subAgentCalls.set(data.toolCallId, 0);
+      const name = typeof data.agentDisplayName === 'string' ? data.agentDisplayName : data.agentName;
+      if (typeof name === 'string') this.subAgentNames.set(data.toolCallId, name);
+      this.log.skip(type);
+      return;
+    }
+    // the session's own events: whichever conversation is replayed
+    if (type === 'session.start') {
+      if (typeof data.selectedModel === 'string') this.model = data.selectedModel;
+      return;
+    }
+    if (type === 'session.usage_record') {
+      const u = isRecord(data.usage) ? data.usage : {};
+      const wire = wireOfUsage(u);
+      if (wire) this.wires.set(wire, (this.wires.get(wire) ?? 0) + 1);
+      if (typeof u.model === 'string') this.model = u.model;
       this.log.skip(type);
       return;
     }
     const sub = this.subAgentOf(type, data);
-    if (sub !== undefined) {
-      if (type === 'assistant.message') this.subAgentCalls.set(sub, (this.subAgentCalls.get(sub) ?? 0) + 1);
-      this.log.skip('sub-agent');
+    if (sub !== undefined && type === 'assistant.message') this.subAgentCalls.set(sub, (this.subAgentCalls.get(sub) ?? 0) + 1);
+    // the conversation replayed: the main one, or the sub-agent asked for
+    if (sub !== this.instance) {
+      this.log.skip(sub === undefined ? 'main-conversation' : 'sub-agent');
       return;
     }
     switch (type) {
-      case 'session.start':
-        if (typeof data.selectedModel === 'string') this.model = data.selectedModel;
-        return;
       case 'system.message':
       case 'user.message': {
         const text = type === 'user.message' && typeof data.transformedContent === 'string' ? data.transformedContent : data.content;
@@ -151,14 +171,6 @@ class Session {
           return;
         }
         this.push(type === 'system.message' ? { kind: 'system', text } : { kind: 'user', text }, time);
-        return;
-      }
-      case 'session.usage_record': {
-        const u = isRecord(data.usage) ? data.usage : {};
-        const wire = wireOfUsage(u);
-        if (wire) this.wires.set(wire, (this.wires.get(wire) ?? 0) + 1);
-        if (typeof u.model === 'string') this.model = u.model;
-        this.log.skip(type);
         return;
       }
       case 'assistant.message': {
@@ -263,19 +275,31 @@ function toItems(entries: readonly Entry[], wire: WireFormat): { base: Json; ite
   return { base, items, at };
 }
 
-/** Reads a Copilot CLI `events.jsonl`. */
-export async function readCopilotCli(path: string, opts: StreamOptions = {}): Promise<Transcript> {
+/**
+ * Reads a Copilot CLI `events.jsonl`: the main conversation, or with `instance` (the `task` call id a
+ * note names) that sub-agent's conversation.
+ */
+export async function readCopilotCli(path: string, opts: StreamOptions & { instance?: string } = {}): Promise<Transcript> {
   const log = new SkipLog();
-  const session = new Session(log);
+  const session = new Session(log, opts.instance);
   await forEachRecord(path, opts, log, (record, line) => session.record(record, line));
-  const wire = session.wire();
-  const { base, items, at } = toItems(session.entries, wire);
-  if (session.subAgentCalls.size) {
-    const calls = [...session.subAgentCalls.values()].reduce((a, b) => a + b, 0);
-    log.note(
-      `${session.subAgentCalls.size} sub-agent(s) (its task tool) made ${calls} call(s) of their own, written in the same log: left out, the main conversation is replayed`,
+  if (opts.instance !== undefined && !session.subAgentCalls.has(opts.instance)) {
+    const known = [...session.subAgentCalls.keys()];
+    throw new SpillwayError(
+      `${path}: no sub-agent started by task call ${preview(opts.instance)}; ${known.length ? `its sub-agents: ${known.join(', ')}` : 'the session started none'}`,
+      'invalid-input',
     );
   }
+  const wire = session.wire();
+  const { base, items, at } = toItems(session.entries, wire);
+  for (const [id, calls] of session.subAgentCalls) {
+    if (id === opts.instance) continue;
+    const name = session.subAgentNames.get(id);
+    log.note(
+      `sub-agent ${id}${name ? ` (${name})` : ''}, started by the task tool, made ${calls} call(s) written in the same log: left out (--instance ${id} replays it)`,
+    );
+  }
+  if (opts.instance !== undefined) log.note(`the sub-agent started by task call ${opts.instance} is replayed, not the main conversation`);
   if (session.model) base.model = session.model;
   const calls: TranscriptCall[] = session.calls.map((c) => {
     let time: number | undefined;

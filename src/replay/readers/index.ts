@@ -111,7 +111,8 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
   if (resolved === 'claude-code') return readClaudeCode(path, stream);
   if (resolved === 'codex') return readCodex(path, stream);
   if (resolved === 'pi') return readPi(path, stream);
-  if (resolved === 'copilot-cli') return readCopilotCli(path, stream);
+  if (resolved === 'copilot-cli')
+    return readCopilotCli(path, { ...stream, ...(opts.instance !== undefined ? { instance: opts.instance } : {}) });
   if (resolved === 'gemini-cli')
     return path.toLowerCase().endsWith('.json') ? geminiCliDocument(await readDocument(path, stream)) : readGeminiCli(path, stream);
   if (resolved === 'openhands')

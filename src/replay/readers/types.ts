@@ -123,7 +123,10 @@ export interface ReadTranscriptOptions {
   format?: TranscriptFormat | 'auto';
   signal?: AbortSignal;
   onProgress?: (bytesRead: number, totalBytes: number) => void;
-  /** OpenHands output.jsonl: the instance_id to replay (default: the first instance in the file) */
+  /**
+   * OpenHands output.jsonl: the instance_id to replay (default: the first instance in the file).
+   * Copilot CLI events.jsonl: the `task` call id of a sub-agent to replay (default: the main conversation).
+   */
   instance?: string;
 }
 
