@@ -374,10 +374,7 @@ describe('Claude Code hands the commands to a sub-agent through spillway proxy',
       key,
     ));
     // the requests as Claude Code sent them, from the proxy's recordings
-    sent = recordedTurns(proxy)
-      .filter((t) => t.path === '/v1/messages' && t.requestRef !== undefined)
-      .map((t) => JSON.parse(readBody(proxy.sessions, t.requestRef!)))
-      .filter((body) => withShell({ path: '/v1/messages', json: body }));
+    sent = sentBodies(recordedTurns(proxy), proxy, '/v1/messages').filter((body) => withShell({ path: '/v1/messages', json: body }));
     logs = filesUnder(join(home, '.claude', 'projects')).filter((f) => f.endsWith('.jsonl'));
   }, AGENT_TIMEOUT_MS + 30_000);
 
@@ -1042,6 +1039,40 @@ continueSuite('anthropic');
  * saves an output over 20 kB to a file itself and sends a 500-character preview instead (as Claude
  * Code does over 30 kB): two 13.5 kB outputs are Spillway's to reduce, the 25 kB one is Copilot's.
  */
+/**
+ * Copilot's CLI with a provider of its own (BYOK) at the proxy, as its help gives it: the base URL
+ * (`<proxy>/v1` for OpenAI), type, key and model, the Responses API when asked, and
+ * `COPILOT_OFFLINE=true` (nothing sent to GitHub). Its temporary files (the outputs it saves) in `tmp`.
+ */
+function copilotEnv(
+  proxy: Proxy,
+  home: string,
+  tmp: string,
+  upstream: 'anthropic' | 'openai',
+  key: string,
+  responses = false,
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    TMPDIR: tmp,
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: upstream === 'anthropic' ? proxy.url : `${proxy.url}/v1`,
+    COPILOT_PROVIDER_TYPE: upstream,
+    COPILOT_PROVIDER_API_KEY: key,
+    COPILOT_MODEL: upstream === 'anthropic' ? 'claude-sonnet-4.5' : 'gpt-5',
+    ...(responses ? { COPILOT_PROVIDER_WIRE_API: 'responses' } : {}),
+  };
+}
+
+/** The request bodies the proxy recorded on `path`, as the agent sent them. */
+function sentBodies(turns: readonly Turn[], proxy: Proxy, path: string): any[] {
+  return turns.filter((x) => x.path === path && x.requestRef !== undefined).map((x) => JSON.parse(readBody(proxy.sessions, x.requestRef!)));
+}
+
+/** A system prompt's text: Anthropic's goes as blocks, which Copilot splits at a cache breakpoint. */
+const systemText = (v: unknown) => (Array.isArray(v) ? v.map((b: { text: string }) => b.text).join('\n\n') : v);
+
 /** A request's items without what is a setting, not text the model reads (where Copilot put its cache breakpoints). */
 function copilotPlain(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(copilotPlain);
@@ -1078,17 +1109,7 @@ function copilotSuite(wire: 'completions' | 'responses' | 'anthropic') {
       run = await runAgent(
         copilotBin,
         ['-p', `Run the ${commands.length} shell commands you are asked for, then report.`, '--allow-all-tools', '--no-auto-update'],
-        {
-          PATH: process.env.PATH,
-          HOME: home,
-          TMPDIR: join(dir, 'tmp'),
-          COPILOT_OFFLINE: 'true',
-          COPILOT_PROVIDER_BASE_URL: upstream === 'anthropic' ? proxy.url : `${proxy.url}/v1`,
-          COPILOT_PROVIDER_TYPE: upstream,
-          COPILOT_PROVIDER_API_KEY: key,
-          COPILOT_MODEL: upstream === 'anthropic' ? 'claude-sonnet-4.5' : 'gpt-5',
-          ...(wire === 'responses' ? { COPILOT_PROVIDER_WIRE_API: 'responses' } : {}),
-        },
+        copilotEnv(proxy, home, join(dir, 'tmp'), upstream, key, wire === 'responses'),
         work,
       );
       await proxy.close();
@@ -1133,18 +1154,14 @@ function copilotSuite(wire: 'completions' | 'responses' | 'anthropic') {
       const t = await readTranscript(logs[0]!);
       expect(t.source).toBe('copilot-cli');
       const path = wire === 'anthropic' ? '/v1/messages' : wire === 'responses' ? '/v1/responses' : '/v1/chat/completions';
-      const sent = turns
-        .filter((x) => x.path === path && x.requestRef !== undefined)
-        .map((x) => JSON.parse(readBody(proxy.sessions, x.requestRef!)));
+      const sent = sentBodies(turns, proxy, path);
       expect(t.calls.length, `${logs[0]}: calls replayed against requests sent`).toBe(sent.length);
       const field = wire === 'anthropic' ? 'messages' : wire === 'responses' ? 'input' : 'messages';
       t.calls.forEach((_, k) => {
         const replayed = requestForCall(t, k);
         expect(copilotPlain(replayed[field]), `call ${k + 1}: ${field} as replayed and as sent`).toEqual(copilotPlain(sent[k][field]));
-        // Anthropic's system prompt goes as two blocks, split at a cache breakpoint: the same text
-        const system = (v: unknown) => (Array.isArray(v) ? v.map((b: { text: string }) => b.text).join('\n\n') : v);
         if (wire !== 'completions')
-          expect(system(replayed.system ?? replayed.instructions)).toBe(system(sent[k].system ?? sent[k].instructions));
+          expect(systemText(replayed.system ?? replayed.instructions)).toBe(systemText(sent[k].system ?? sent[k].instructions));
       });
     });
 
@@ -1196,16 +1213,7 @@ describe("GitHub Copilot's CLI hands the command to a sub-agent (its task tool) 
     run = await runAgent(
       copilotBin,
       ['-p', 'Hand the work to a sub-agent, then report.', '--allow-all-tools', '--no-auto-update'],
-      {
-        PATH: process.env.PATH,
-        HOME: join(dir(), 'home'),
-        TMPDIR: dir(),
-        COPILOT_OFFLINE: 'true',
-        COPILOT_PROVIDER_BASE_URL: proxy.url,
-        COPILOT_PROVIDER_TYPE: 'anthropic',
-        COPILOT_PROVIDER_API_KEY: 'sk-ant-api03-spillway-copilot-sub',
-        COPILOT_MODEL: 'claude-sonnet-4.5',
-      },
+      copilotEnv(proxy, join(dir(), 'home'), dir(), 'anthropic', 'sk-ant-api03-spillway-copilot-sub'),
       join(dir(), 'work'),
     );
     await proxy.close();
@@ -1237,26 +1245,19 @@ describe("GitHub Copilot's CLI hands the command to a sub-agent (its task tool) 
     const logs = filesUnder(join(dir(), 'home', '.copilot', 'session-state')).filter((f) => f.endsWith('events.jsonl'));
     expect(logs).toHaveLength(1);
     const t = await readTranscript(logs[0]!);
-    const main = turns
-      .filter((x) => x.path === '/v1/messages' && x.requestRef !== undefined)
-      .map((x) => JSON.parse(readBody(proxy.sessions, x.requestRef!)))
-      .filter((b) => !firstUserText(b).includes(prompt));
+    const main = sentBodies(turns, proxy, '/v1/messages').filter((b) => !firstUserText(b).includes(prompt));
     expect(t.calls.length).toBe(main.length);
     t.calls.forEach((_, k) => expect(copilotPlain(requestForCall(t, k).messages), `call ${k + 1}`).toEqual(copilotPlain(main[k].messages)));
     const note = t.skipped.notes.find((n) => n.startsWith('sub-agent '));
     expect(note).toMatch(/^sub-agent (\S+) \(runner\), started by the task tool, made 2 call\(s\) written in the same log/);
     // and the sub-agent's own conversation, picked by the task call the note names
     const sub = await readTranscript(logs[0]!, { instance: /^sub-agent (\S+)/.exec(note!)![1]! });
-    const subSent = turns
-      .filter((x) => x.path === '/v1/messages' && x.requestRef !== undefined)
-      .map((x) => JSON.parse(readBody(proxy.sessions, x.requestRef!)))
-      .filter((b) => firstUserText(b).includes(prompt));
+    const subSent = sentBodies(turns, proxy, '/v1/messages').filter((b) => firstUserText(b).includes(prompt));
     expect(sub.calls.length).toBe(subSent.length);
-    const system = (v: unknown) => (Array.isArray(v) ? v.map((b: { text: string }) => b.text).join('\n\n') : v);
     sub.calls.forEach((_, k) => {
       const replayed = requestForCall(sub, k);
       expect(copilotPlain(replayed.messages), `sub-agent call ${k + 1}`).toEqual(copilotPlain(subSent[k].messages));
-      expect(system(replayed.system)).toBe(system(subSent[k].system));
+      expect(systemText(replayed.system)).toBe(systemText(subSent[k].system));
     });
   });
 });
