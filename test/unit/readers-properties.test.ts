@@ -1,7 +1,9 @@
 /**
  * Properties of the transcript readers, checked on generated input: line splitting does not depend
- * on where chunk boundaries fall, and any Claude Code session, however its messages are split over
- * lines and interleaved with noise, becomes well-formed Anthropic requests.
+ * on where chunk boundaries fall; any Claude Code session, however its messages are split over
+ * lines and interleaved with noise, becomes well-formed Anthropic requests; and any Copilot CLI
+ * session, sub-agents written into it, becomes well-formed requests of its wire format holding the
+ * main conversation only, each sub-agent replaying on its own.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readClaudeCode } from '../../src/replay/readers/claude-code';
 import { readLines } from '../../src/replay/readers/lines';
 import { requestForCall } from '../../src/replay/readers/types';
-import { anthropicProblems, toolResults } from './readers-wire-checks';
+import { anthropicProblems, toolResults, wireProblems } from './readers-wire-checks';
+import { readTranscript } from '../../src/replay/readers';
 
 let dir: string;
 let counter = 0;
@@ -125,6 +128,97 @@ describe('Claude Code sessions', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+});
+
+/** One answer of a generated Copilot CLI session: its tool calls (each answered), and whether a sub-agent runs inside it. */
+interface CopilotTurn {
+  tools: number;
+  text: boolean;
+  /** a sub-agent started by this turn's first tool call writes its own turns into the log */
+  sub: boolean;
+}
+
+const copilotTurnArb: fc.Arbitrary<CopilotTurn> = fc
+  .record({ tools: fc.integer({ min: 0, max: 3 }), text: fc.boolean(), sub: fc.boolean() })
+  .map((t) => ({ ...t, text: t.text || t.tools === 0, sub: t.sub && t.tools > 0 }));
+
+/** A Copilot CLI events.jsonl, as 1.0.102 writes it (see readers/copilot-cli.ts), with sub-agents interleaved. */
+function copilotLines(turns: CopilotTurn[], endpoint: string): string[] {
+  let n = 0;
+  const ev = (type: string, data: Record<string, unknown>) =>
+    JSON.stringify({ type, data, id: `e${n++}`, timestamp: '2026-11-30T10:00:00Z' });
+  const out = [
+    ev('session.start', { producer: 'copilot-agent', selectedModel: 'gpt-5' }),
+    ev('user.message', { content: 'go', transformedContent: 'go' }),
+    ev('system.message', { content: 'MAIN SYSTEM' }),
+  ];
+  turns.forEach((turn, i) => {
+    const ids = Array.from({ length: turn.tools }, (_, j) => `c${i}_${j}`);
+    out.push(ev('assistant.turn_start', { turnId: String(i) }));
+    out.push(ev('session.usage_record', { usage: { apiEndpoint: endpoint } }));
+    out.push(
+      ev('assistant.message', {
+        content: turn.text ? `answer ${i}` : '',
+        toolRequests: ids.map((id) => ({ toolCallId: id, name: 'bash', arguments: { command: `echo ${id}` } })),
+      }),
+    );
+    ids.forEach((id, j) => {
+      out.push(ev('tool.execution_start', { toolCallId: id, toolName: 'bash' }));
+      if (j === 0 && turn.sub) {
+        const sub = { parentToolCallId: id };
+        out.push(ev('subagent.started', { toolCallId: id, agentName: 'general-purpose' }));
+        out.push(ev('user.message', { content: `SUB PROMPT ${id}`, transformedContent: `SUB PROMPT ${id}` }));
+        out.push(ev('system.message', { content: 'SUB SYSTEM' }));
+        out.push(ev('assistant.turn_start', { turnId: '0', ...sub }));
+        out.push(ev('assistant.message', { content: '', toolRequests: [{ toolCallId: `s${id}`, name: 'bash', arguments: {} }], ...sub }));
+        out.push(ev('tool.execution_complete', { toolCallId: `s${id}`, result: { content: `SUB OUTPUT ${id}` }, ...sub }));
+        out.push(ev('assistant.message', { content: `SUB REPORT ${id}`, toolRequests: [], ...sub }));
+        out.push(ev('subagent.completed', { toolCallId: id }));
+      }
+      out.push(ev('tool.execution_complete', { toolCallId: id, success: true, result: { content: `out ${id}` } }));
+    });
+    out.push(ev('assistant.turn_end', { turnId: String(i) }));
+    // an answer without tool calls ends the interaction: the next one answers a new prompt
+    if (turn.tools === 0 && i < turns.length - 1) out.push(ev('user.message', { content: `next ${i}`, transformedContent: `next ${i}` }));
+  });
+  return out;
+}
+
+describe('GitHub Copilot CLI sessions', () => {
+  test('any session, sub-agents interleaved, gives one call per main answer and well-formed requests without a sub-agent word', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(copilotTurnArb, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom('/chat/completions', '/responses', '/v1/messages'),
+        async (turns, endpoint) => {
+          const t = await readTranscript(tempFile(copilotLines(turns, endpoint).join('\n') + '\n'), { format: 'copilot-cli' });
+          expect(t.calls).toHaveLength(turns.length);
+          const tools = turns.reduce((s, turn) => s + turn.tools, 0);
+          expect(toolResults(t.wire, t.items).filter((r) => r.name !== undefined)).toHaveLength(tools);
+          for (let k = 0; k < t.calls.length; k++) {
+            const r = requestForCall(t, k);
+            const items = (r.messages ?? r.input) as unknown[];
+            expect(wireProblems(t.wire, items), `call ${k}`).toEqual([]);
+            expect(JSON.stringify(r)).not.toMatch(/SUB (PROMPT|SYSTEM|OUTPUT|REPORT)/);
+          }
+          // and each sub-agent replays on its own, its prompt first and its one tool result
+          for (const [i, turn] of turns.entries()) {
+            if (!turn.sub) continue;
+            const s = await readTranscript(tempFile(copilotLines(turns, endpoint).join('\n') + '\n'), {
+              format: 'copilot-cli',
+              instance: `c${i}_0`,
+            });
+            expect(s.calls).toHaveLength(2);
+            const last = JSON.stringify(requestForCall(s, 1));
+            expect(last).toContain(`SUB PROMPT c${i}_0`);
+            expect(last).toContain(`SUB OUTPUT c${i}_0`);
+            expect(last).not.toMatch(/MAIN SYSTEM|answer \d|out c/);
+          }
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 });
