@@ -12,7 +12,7 @@ import type { PreviewKind } from './config';
 import { formatInt } from './format-number';
 import { countNewlines } from './lines';
 import { kindPreview, type PreviewHint } from './previews';
-import { unwrap } from './previews/envelope';
+import { CLINE_JSON, CODEX_JSON, unwrap } from './previews/envelope';
 import { IMPORTANT } from './previews/select';
 
 /** A line longer than this inside a smart preview is cut; one minified line must not eat it all. */
@@ -22,10 +22,6 @@ const SMART_HEAD_SHARE = 0.3;
 const SMART_TAIL_SHARE = 0.35;
 /** Texts above this are not parsed for a JSON skeleton (parsing costs more than it is worth). */
 const JSON_PREVIEW_MAX_CHARS = 20_000_000;
-
-/** How Codex's shell tool and Cline's tools wrap an output in JSON: previewed by its kind (previews/envelope.ts), not as JSON. */
-const CODEX_ENVELOPE = '{"output":';
-const CLINE_ENVELOPE = '[{"query":';
 
 /**
  * The preview of `text` in `budget` characters. `smart` first tries the preview of the output's
@@ -45,10 +41,11 @@ export function preview(kind: PreviewKind, text: string, budget: number, hint?: 
     case 'json':
       return jsonPreview(text, budget) ?? headTail(text, budget);
     case 'smart':
-      if (looksLikeJson(text) && !text.startsWith(CODEX_ENVELOPE) && !text.startsWith(CLINE_ENVELOPE)) return genericPreview(text, budget);
+      // an agent's JSON envelope (Codex's, Cline's: previews/envelope.ts) is previewed by what it holds, not as JSON
+      if (looksLikeJson(text) && !text.startsWith(CODEX_JSON) && !text.startsWith(CLINE_JSON)) return genericPreview(text, budget);
       return (
         kindPreview(text, budget, hint) ??
-        (text.startsWith(CLINE_ENVELOPE) ? unwrappedPreview(text, budget) : null) ??
+        (text.startsWith(CLINE_JSON) ? unwrappedPreview(text, budget) : null) ??
         genericPreview(text, budget)
       );
   }

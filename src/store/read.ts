@@ -29,7 +29,7 @@ import { assertHandle } from './entry';
 import { countLines, cutAtLimit, grepLines, lineSpans, selectLines, sliceChars } from './slice';
 import { formatInt } from '../engine/format-number';
 import { LINE_BREAK } from '../engine/lines';
-import { unwrap } from '../engine/previews/envelope';
+import { CLINE_JSON, CODEX_JSON, unwrap } from '../engine/previews/envelope';
 
 export interface ReadOptions {
   /** "A:B" (1-based, inclusive), "A:" (to the end), ":B" (from the start), "N" (one line), or [A, B] */
@@ -171,8 +171,8 @@ export function readText(handle: string, text: string, options?: ReadOptions): R
 
 /** The JSON envelopes an agent stores a whole output in, on one line: whose they are. */
 const ENVELOPES: ReadonlyArray<[prefix: string, whose: string]> = [
-  ['[{"query":', "Cline's JSON list"],
-  ['{"output":', "Codex's JSON"],
+  [CLINE_JSON, "Cline's JSON list"],
+  [CODEX_JSON, "Codex's JSON"],
 ];
 
 /** The output inside a one-line JSON envelope (see the module comment), or undefined. */

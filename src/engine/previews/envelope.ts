@@ -17,6 +17,11 @@ export interface Unwrapped {
   body: string;
 }
 
+/** How Codex's shell tool opens its JSON envelope. */
+export const CODEX_JSON = '{"output":';
+/** How Cline's tools open their JSON list. */
+export const CLINE_JSON = '[{"query":';
+
 /** JSON envelopes are only parsed up to this size; beyond it the output is previewed as it is. */
 const MAX_JSON_ENVELOPE_CHARS = 2_000_000;
 
@@ -36,11 +41,11 @@ function unwrapStatus(text: string): Unwrapped {
   if (claude) return { lead: [`Exit code ${claude[1]}`], body: text.slice(claude[0].length) };
   const mini = MINI_SWE.exec(text);
   if (mini) return { lead: [`<returncode>${mini[1]}</returncode>`], body: text.slice(mini[0].length).replace(MINI_SWE_END, '') };
-  if (text.startsWith('[{"query":') && text.length <= MAX_JSON_ENVELOPE_CHARS) {
+  if (text.startsWith(CLINE_JSON) && text.length <= MAX_JSON_ENVELOPE_CHARS) {
     const cline = clineEnvelope(text);
     if (cline) return cline;
   }
-  if (text.startsWith('{"output":') && text.length <= MAX_JSON_ENVELOPE_CHARS) {
+  if (text.startsWith(CODEX_JSON) && text.length <= MAX_JSON_ENVELOPE_CHARS) {
     try {
       const v = JSON.parse(text) as { output?: unknown; metadata?: { exit_code?: unknown } };
       if (typeof v.output === 'string') {
