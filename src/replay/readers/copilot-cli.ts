@@ -44,9 +44,8 @@ export function isCopilotCliRecord(record: Json): boolean {
   return record.type === 'session.start' && isRecord(record.data) && record.data.producer === COPILOT_PRODUCER;
 }
 
-/** Events that send nothing to the model: counted, without a note (the usage records are read for the wire format first). */
+/** Events that send nothing to the model: counted, without a note. */
 const SILENT_EVENTS: ReadonlySet<string> = new Set([
-  'session.usage_record',
   'assistant.turn_start',
   'assistant.turn_end',
   'tool.execution_start',
@@ -57,12 +56,21 @@ const SILENT_EVENTS: ReadonlySet<string> = new Set([
   'subagent.failed',
 ]);
 
-/** One thing the model was sent, before it is written in a wire format. */
-type Entry =
+/** A tool call of an answer: its input as given, and as the JSON text the OpenAI formats send. */
+interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+  args: string;
+}
+
+/** One thing the model was sent, before it is written in a wire format, with the time of the event it came from. */
+type Entry = (
   | { kind: 'system'; text: string }
   | { kind: 'user'; text: string }
-  | { kind: 'assistant'; text: string; calls: Array<{ id: string; name: string; args: unknown }> }
-  | { kind: 'result'; id: string; text: string };
+  | { kind: 'assistant'; text: string; calls: ToolCall[] }
+  | { kind: 'result'; id: string; text: string }
+) & { time?: number };
 
 function wireOfUsage(u: Json): WireFormat | undefined {
   const endpoint = typeof u.apiEndpoint === 'string' ? u.apiEndpoint : '';
@@ -82,17 +90,13 @@ function resultText(data: Json): string {
 
 class Session {
   readonly entries: Entry[] = [];
-  /** per entry, the time of the event it came from */
-  readonly times: Array<number | undefined> = [];
   readonly calls: Array<{ entries: number; reply: string }> = [];
   model: string | undefined;
   readonly wires = new Map<WireFormat, number>();
   /** sub-agents started (their `task` call ids) whose prompt and system prompt have not come yet */
   private readonly awaitingPrompt: string[] = [];
-  /** calls each sub-agent made, by its `task` call id */
-  readonly subAgentCalls = new Map<string, number>();
-  /** each sub-agent's name, as Copilot shows it (`agentDisplayName`, else its agent) */
-  readonly subAgentNames = new Map<string, string>();
+  /** each sub-agent, by its `task` call id: the calls it made, and its name as Copilot shows it (`agentDisplayName`, else its agent) */
+  readonly subAgents = new Map<string, { calls: number; name?: string }>();
 
   /** `instance`: the `task` call id of the sub-agent to replay instead of the main conversation */
   constructor(
@@ -116,18 +120,11 @@ class Session {
     return undefined;
   }
 
-  private push(e: Entry, time: number | undefined): void {
+  private push(e: Entry): void {
     // the log writes the system prompt after the first prompt; Copilot sends it first
-    if (e.kind === 'system' && this.calls.length === 0) {
-      const at = this.entries.findIndex((x) => x.kind !== 'system');
-      if (at !== -1) {
-        this.entries.splice(at, 0, e);
-        this.times.splice(at, 0, time);
-        return;
-      }
-    }
-    this.entries.push(e);
-    this.times.push(time);
+    const at = e.kind === 'system' && this.calls.length === 0 ? this.entries.findIndex((x) => x.kind !== 'system') : -1;
+    if (at !== -1) this.entries.splice(at, 0, e);
+    else this.entries.push(e);
   }
 
   record(r: Json, line: number): void {
@@ -136,9 +133,8 @@ class Session {
     const time = parseTime(r.timestamp);
     if (type === 'subagent.started' && typeof data.toolCallId === 'string') {
       this.awaitingPrompt.push(data.toolCallId);
-      this.subAgentCalls.set(data.toolCallId, 0);
       const name = typeof data.agentDisplayName === 'string' ? data.agentDisplayName : data.agentName;
-      if (typeof name === 'string') this.subAgentNames.set(data.toolCallId, name);
+      this.subAgents.set(data.toolCallId, { calls: 0, ...(typeof name === 'string' ? { name } : {}) });
       this.log.skip(type);
       return;
     }
@@ -156,7 +152,8 @@ class Session {
       return;
     }
     const sub = this.subAgentOf(type, data);
-    if (sub !== undefined && type === 'assistant.message') this.subAgentCalls.set(sub, (this.subAgentCalls.get(sub) ?? 0) + 1);
+    const started = sub === undefined ? undefined : this.subAgents.get(sub);
+    if (started && type === 'assistant.message') started.calls++;
     // the conversation replayed: the main one, or the sub-agent asked for
     if (sub !== this.instance) {
       this.log.skip(sub === undefined ? 'main-conversation' : 'sub-agent');
@@ -170,18 +167,24 @@ class Session {
           this.log.skip('no-content', `line ${line}: a ${type} without its text`);
           return;
         }
-        this.push(type === 'system.message' ? { kind: 'system', text } : { kind: 'user', text }, time);
+        this.push(type === 'system.message' ? { kind: 'system', text, time } : { kind: 'user', text, time });
         return;
       }
       case 'assistant.message': {
         const requests = Array.isArray(data.toolRequests) ? data.toolRequests.filter(isRecord) : [];
-        const calls = requests.map((t) => ({ id: String(t.toolCallId ?? ''), name: String(t.name ?? ''), args: t.arguments ?? {} }));
+        const calls = requests.map((t): ToolCall => {
+          const input = t.arguments ?? {};
+          return {
+            id: String(t.toolCallId ?? ''),
+            name: String(t.name ?? ''),
+            input,
+            args: typeof input === 'string' ? input : JSON.stringify(input),
+          };
+        });
         const text = typeof data.content === 'string' ? data.content : '';
-        const reply = [text, ...calls.map((c) => (typeof c.args === 'string' ? c.args : JSON.stringify(c.args)))]
-          .filter(Boolean)
-          .join('\n');
+        const reply = [text, ...calls.map((c) => c.args)].filter(Boolean).join('\n');
         this.calls.push({ entries: this.entries.length, reply });
-        this.push({ kind: 'assistant', text, calls }, time);
+        this.push({ kind: 'assistant', text, calls, time });
         return;
       }
       case 'tool.execution_complete':
@@ -189,7 +192,7 @@ class Session {
           this.log.skip('no-call-id', `line ${line}: a tool result without its call id`);
           return;
         }
-        this.push({ kind: 'result', id: data.toolCallId, text: resultText(data) }, time);
+        this.push({ kind: 'result', id: data.toolCallId, text: resultText(data), time });
         return;
       default:
         if (SILENT_EVENTS.has(type)) this.log.skip(type);
@@ -235,7 +238,7 @@ function toItems(entries: readonly Entry[], wire: WireFormat): { base: Json; ite
                 tool_calls: e.calls.map((c) => ({
                   id: c.id,
                   type: 'function',
-                  function: { name: c.name, arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args) },
+                  function: { name: c.name, arguments: c.args },
                 })),
               }
             : {}),
@@ -243,7 +246,7 @@ function toItems(entries: readonly Entry[], wire: WireFormat): { base: Json; ite
       } else if (wire === 'anthropic-messages') {
         const content = [
           ...(e.text ? [{ type: 'text', text: e.text }] : []),
-          ...e.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args })),
+          ...e.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input })),
         ];
         items.push({ role: 'assistant', content });
       } else {
@@ -253,7 +256,7 @@ function toItems(entries: readonly Entry[], wire: WireFormat): { base: Json; ite
             type: 'function_call',
             id: `fc_${c.id}`,
             name: c.name,
-            arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args),
+            arguments: c.args,
             call_id: c.id,
             status: 'completed',
           });
@@ -283,8 +286,8 @@ export async function readCopilotCli(path: string, opts: StreamOptions & { insta
   const log = new SkipLog();
   const session = new Session(log, opts.instance);
   await forEachRecord(path, opts, log, (record, line) => session.record(record, line));
-  if (opts.instance !== undefined && !session.subAgentCalls.has(opts.instance)) {
-    const known = [...session.subAgentCalls.keys()];
+  if (opts.instance !== undefined && !session.subAgents.has(opts.instance)) {
+    const known = [...session.subAgents.keys()];
     throw new SpillwayError(
       `${path}: no sub-agent started by task call ${preview(opts.instance)}; ${known.length ? `its sub-agents: ${known.join(', ')}` : 'the session started none'}`,
       'invalid-input',
@@ -292,9 +295,8 @@ export async function readCopilotCli(path: string, opts: StreamOptions & { insta
   }
   const wire = session.wire();
   const { base, items, at } = toItems(session.entries, wire);
-  for (const [id, calls] of session.subAgentCalls) {
+  for (const [id, { calls, name }] of session.subAgents) {
     if (id === opts.instance) continue;
-    const name = session.subAgentNames.get(id);
     log.note(
       `sub-agent ${id}${name ? ` (${name})` : ''}, started by the task tool, made ${calls} call(s) written in the same log: left out (--instance ${id} replays it)`,
     );
@@ -303,7 +305,7 @@ export async function readCopilotCli(path: string, opts: StreamOptions & { insta
   if (session.model) base.model = session.model;
   const calls: TranscriptCall[] = session.calls.map((c) => {
     let time: number | undefined;
-    for (let i = c.entries - 1; i >= 0 && time === undefined; i--) time = session.times[i];
+    for (let i = c.entries - 1; i >= 0 && time === undefined; i--) time = session.entries[i]!.time;
     return { end: c.entries < at.length ? at[c.entries]! : items.length, reply: c.reply, ...(time !== undefined ? { at: time } : {}) };
   });
   return { source: 'copilot-cli', wire, base, items, calls, skipped: log.result() };
