@@ -53,8 +53,12 @@ function log(endpoint: string, providerType = 'openai'): string {
     ev('session.shutdown', { shutdownType: 'routine' }, 9),
     ev('session.brand_new_event', {}, 9),
   ];
-  const dir = mkdtempSync(join(tmpdir(), 'sw-copilot-'));
-  const file = join(dir, 'events.jsonl');
+  return logFile(lines);
+}
+
+/** `lines` written as an events.jsonl of its own. */
+function logFile(lines: string[]): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'sw-copilot-')), 'events.jsonl');
   writeFileSync(file, lines.join('\n') + '\n');
   return file;
 }
@@ -163,8 +167,7 @@ describe("GitHub Copilot's CLI session logs", () => {
       ev('subagent.completed', { toolCallId: 't1' }, 7),
       ev('assistant.message', { content: 'Twelve.', toolRequests: [] }, 8),
     ];
-    const file = join(mkdtempSync(join(tmpdir(), 'sw-copilot-')), 'events.jsonl');
-    writeFileSync(file, lines.join('\n') + '\n');
+    const file = logFile(lines);
     const t = await readTranscript(file);
     expect(t.calls.map((c) => c.reply)).toEqual(['{"prompt":"SUB: count"}', 'Twelve.']);
     expect(requestForCall(t, 1)).toEqual({
