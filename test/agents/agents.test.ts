@@ -429,18 +429,7 @@ describe('Claude Code hands the commands to a sub-agent through spillway proxy',
     // Nor whether a content of one text block went as that block or as its string: the API reads
     // both alike, and Claude Code sends the string where the block carries no breakpoint
     const SETTINGS = new Set(['cache_control', 'output_config']);
-    const plain = (v: unknown): unknown => {
-      if (Array.isArray(v)) return v.map(plain);
-      if (!v || typeof v !== 'object') return v;
-      const out = Object.fromEntries(
-        Object.entries(v)
-          .filter(([k]) => !SETTINGS.has(k))
-          .map(([k, x]) => [k, plain(x)]),
-      );
-      const only = Array.isArray(out.content) && out.content.length === 1 ? (out.content[0] as Record<string, unknown>) : undefined;
-      if (only?.type === 'text' && Object.keys(only).length === 2 && typeof only.text === 'string') out.content = only.text;
-      return out;
-    };
+    const plain = (v: unknown) => withoutSettings(v, SETTINGS, true);
     for (const [file, conversation] of [
       [main[0]!, sent.filter((b) => !isSub({ json: b }))],
       [sub[0]!, sent.filter((b) => isSub({ json: b }))],
@@ -1073,16 +1062,27 @@ function sentBodies(turns: readonly Turn[], proxy: Proxy, path: string): any[] {
 /** A system prompt's text: Anthropic's goes as blocks, which Copilot splits at a cache breakpoint. */
 const systemText = (v: unknown) => (Array.isArray(v) ? v.map((b: { text: string }) => b.text).join('\n\n') : v);
 
-/** A request's items without what is a setting, not text the model reads (where Copilot put its cache breakpoints). */
-function copilotPlain(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(copilotPlain);
+/**
+ * A request's fields without the keys in `settings` (settings, not text the model reads: where an
+ * agent put its cache breakpoints), at any depth; with `oneTextAsString`, a content of one text block
+ * as its string (the API reads both alike).
+ */
+function withoutSettings(v: unknown, settings: ReadonlySet<string>, oneTextAsString = false): unknown {
+  if (Array.isArray(v)) return v.map((x) => withoutSettings(x, settings, oneTextAsString));
   if (!v || typeof v !== 'object') return v;
-  return Object.fromEntries(
+  const out = Object.fromEntries(
     Object.entries(v)
-      .filter(([k]) => k !== 'cache_control')
-      .map(([k, x]) => [k, copilotPlain(x)]),
+      .filter(([k]) => !settings.has(k))
+      .map(([k, x]) => [k, withoutSettings(x, settings, oneTextAsString)]),
   );
+  const only =
+    oneTextAsString && Array.isArray(out.content) && out.content.length === 1 ? (out.content[0] as Record<string, unknown>) : undefined;
+  if (only?.type === 'text' && Object.keys(only).length === 2 && typeof only.text === 'string') out.content = only.text;
+  return out;
 }
+
+/** Copilot's requests without where it put its cache breakpoints. */
+const copilotPlain = (v: unknown) => withoutSettings(v, new Set(['cache_control']));
 
 function copilotSuite(wire: 'completions' | 'responses' | 'anthropic') {
   const upstream = wire === 'anthropic' ? 'anthropic' : 'openai';
