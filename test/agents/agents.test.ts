@@ -918,6 +918,19 @@ describe('Cline through spillway proxy (routed by cline auth)', () => {
     }
   });
 
+  it("its session file replays as the requests it sent: every call's messages, the system prompt and the cut results included", async () => {
+    const files = filesUnder(join(root, 'cline', 'home', '.cline', 'data', 'sessions')).filter((f) => f.endsWith('.messages.json'));
+    expect(files).toHaveLength(1);
+    const t = await readTranscript(files[0]!);
+    expect(t.source).toBe('cline');
+    const sent = sentBodies(turns, proxy, '/v1/chat/completions');
+    expect(t.calls.length, `${files[0]}: calls replayed against requests sent`).toBe(sent.length);
+    t.calls.forEach((_, k) => {
+      expect(requestForCall(t, k).messages, `call ${k + 1}: messages as replayed and as sent`).toEqual(sent[k].messages);
+    });
+    expect(t.skipped.notes.join('\n')).toContain(`Cline cut ${steps} tool result(s)`);
+  });
+
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Cline');
   });

@@ -3,7 +3,9 @@
  * on where chunk boundaries fall; any Claude Code session, however its messages are split over
  * lines and interleaved with noise, becomes well-formed Anthropic requests; and any Copilot CLI
  * session, sub-agents written into it, becomes well-formed requests of its wire format holding the
- * main conversation only, each sub-agent replaying on its own.
+ * main conversation only, each sub-agent replaying on its own; and any Cline session, calls left
+ * without a result and prompts sent beside results included, becomes well-formed Chat Completions
+ * requests, every string of a result at most Cline's 8,000 characters.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -218,6 +220,104 @@ describe('GitHub Copilot CLI sessions', () => {
           }
         },
       ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+/** A Cline answer: its tool calls (some never answered: interrupted), then what the user message after it holds. */
+const clineTurnArb = fc.record({
+  text: fc.constantFrom('', 'Looking.', '<user_input mode="act">odd</user_input>'),
+  thinking: fc.boolean(),
+  calls: fc.array(
+    fc.record({
+      answered: fc.boolean(),
+      shape: fc.constantFrom('string', 'list', 'blocks'),
+      chars: fc.integer({ min: 0, max: 20_000 }),
+    }),
+    { maxLength: 3 },
+  ),
+  prompt: fc.constantFrom(undefined, 'also this', '<user_input mode="plan">plan it</user_input>'),
+});
+
+function clineSession(turns: Array<typeof clineTurnArb extends fc.Arbitrary<infer T> ? T : never>): unknown {
+  const messages: unknown[] = [{ role: 'user', content: [{ type: 'text', text: '<user_input mode="act">start</user_input>' }] }];
+  turns.forEach((turn, i) => {
+    const calls = turn.calls.map((c, j) => ({ ...c, id: `c${i}_${j}` }));
+    messages.push({
+      role: 'assistant',
+      content: [
+        ...(turn.thinking ? [{ type: 'thinking', thinking: `think ${i}` }] : []),
+        ...(turn.text ? [{ type: 'text', text: turn.text }] : []),
+        ...calls.map((c) => ({ type: 'tool_use', id: c.id, name: 'run_commands', input: { commands: [`cmd ${c.id}`] } })),
+      ],
+      modelInfo: { id: 'gpt-5', provider: 'openai-compatible' },
+    });
+    const body = (c: { id: string; chars: number }) => `out ${c.id} ` + 'y'.repeat(c.chars);
+    const results = calls
+      .filter((c) => c.answered)
+      .map((c) => ({
+        type: 'tool_result',
+        tool_use_id: c.id,
+        name: 'run_commands',
+        content:
+          c.shape === 'string'
+            ? body(c)
+            : c.shape === 'list'
+              ? [{ query: `cmd ${c.id}`, result: body(c), success: true }]
+              : [{ type: 'text', text: body(c) }],
+      }));
+    // a user message follows every answer but perhaps the last (Cline sends none between two answers)
+    const prompt = turn.prompt ?? (results.length === 0 && i < turns.length - 1 ? 'go on' : undefined);
+    const content = [...results, ...(prompt ? [{ type: 'text', text: prompt }] : [])];
+    if (content.length) messages.push({ role: 'user', content });
+  });
+  return {
+    version: 1,
+    agent: 'lead',
+    sessionId: 's',
+    origin: { source: 'cli', version: '3.0.65' },
+    messages,
+    system_prompt: 'You are Cline.',
+  };
+}
+
+/** Every string a value holds. */
+const strings = (v: unknown): string[] =>
+  typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [];
+
+describe('Cline sessions', () => {
+  test('any session gives one call per answer and well-formed requests, every result string cut to 8,000 characters', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(clineTurnArb, { minLength: 1, maxLength: 6 }), async (turns) => {
+        const t = await readTranscript(tempFile(JSON.stringify(clineSession(turns))));
+        expect(t.source).toBe('cline');
+        expect(t.calls).toHaveLength(turns.length);
+        const tools = turns.reduce((s, turn) => s + turn.calls.length, 0);
+        for (let k = 0; k < t.calls.length; k++) {
+          const messages = requestForCall(t, k).messages as Array<Record<string, unknown>>;
+          expect(wireProblems(t.wire, messages), `call ${k}`).toEqual([]);
+          expect(messages[0]).toEqual({ role: 'system', content: 'You are Cline.' });
+          // a prompt goes without its wrapper; an answer's text as the model wrote it
+          expect(JSON.stringify(messages.filter((m) => m.role === 'user'))).not.toContain('<user_input');
+        }
+        // every call got a result (Cline's error for those that got none), each string of it at most 8,000 characters
+        const results = toolResults(t.wire, t.items);
+        const last = turns.at(-1)!;
+        const lastAnswered = last.prompt !== undefined || last.calls.some((c) => c.answered);
+        expect(results).toHaveLength(tools - (lastAnswered ? 0 : last.calls.length));
+        for (const item of t.items as Array<Record<string, unknown>>) {
+          if (item.role !== 'tool') continue;
+          const text = item.content as string;
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            /* a string result */
+          }
+          for (const str of strings(parsed)) expect(str.length).toBeLessThanOrEqual(8_000);
+        }
+      }),
       { numRuns: 60 },
     );
   });

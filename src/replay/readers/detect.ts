@@ -6,6 +6,7 @@
  */
 import { SpillwayError } from '../../engine/types';
 import { classifyApiDocument, isMiniSweAgent } from './api';
+import { isClineSession } from './cline';
 import { isCopilotCliRecord } from './copilot-cli';
 import { isGeminiCliRecord } from './gemini-cli';
 import { preview } from './skip-log';
@@ -22,7 +23,8 @@ const SUPPORTED_FORMATS_TEXT =
   'openhands (OpenHands evaluation or resolver output.jsonl, one instance per line), ' +
   'pi (pi coding agent session .jsonl), ' +
   'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body), ' +
-  "copilot-cli (GitHub Copilot's CLI session-state/<id>/events.jsonl)";
+  "copilot-cli (GitHub Copilot's CLI session-state/<id>/events.jsonl), " +
+  'cline (Cline sessions/<id>/<id>.messages.json)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -89,6 +91,7 @@ export function classifyDocument(doc: unknown): TranscriptFormat | undefined {
     if (isOpenHandsRecord(doc)) return 'openhands';
     if (Array.isArray(doc.history)) return 'swe-agent';
     if (isMiniSweAgent(doc)) return 'openai-chat';
+    if (isClineSession(doc)) return 'cline';
     // a JSONL log of a single record
     const record = 'payload' in doc || 'uuid' in doc || 'sessionId' in doc ? formatOfRecord(doc) : undefined;
     if (record !== undefined) return record;
@@ -197,6 +200,9 @@ export function sniffTranscript(path: string, firstBytes: string | Uint8Array): 
   }
   const parsed = tryParse(text);
   if (parsed.ok) return { kind: 'document', format: classifyDocument(parsed.value), seen: describeDocument(parsed.value) };
+  // A Cline session longer than the head: its session id and messages come first (a Claude Code record has a `message`)
+  if (/^\s*\{[^\n]*"sessionId"\s*:/.test(text.replace(/\n\s*/g, ' ')) && /"messages"\s*:\s*\[/.test(text) && !/"parentUuid"\s*:/.test(text))
+    return { kind: 'document', format: 'cline', seen: 'the start of a Cline session' };
   // Either a document longer than the head, or a single JSONL record cut off.
   const record = guessJsonlFromText(text);
   if (record !== undefined && !text.includes('\n')) return { kind: 'jsonl', format: record };

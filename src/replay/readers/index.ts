@@ -3,12 +3,13 @@
  * wire formats, so `spillway replay` and the inspector can project every call of a real session.
  *
  * JSONL logs (Claude Code, Codex, OpenHands, pi, Gemini CLI, GitHub Copilot's CLI) are streamed line by line and can be any size; single JSON
- * documents (SWE-agent, mini-swe-agent, request bodies) are parsed whole, up to 512 MB.
+ * documents (SWE-agent, mini-swe-agent, Cline, request bodies) are parsed whole, up to 512 MB.
  */
 import { open, stat } from 'node:fs/promises';
 import { SpillwayError } from '../../engine/types';
 import { apiTranscript, isMiniSweAgent, miniSweAgentTranscript } from './api';
 import { readClaudeCode } from './claude-code';
+import { clineTranscript } from './cline';
 import { readCodex } from './codex';
 import { readCopilotCli } from './copilot-cli';
 import { geminiCliDocument, readGeminiCli } from './gemini-cli';
@@ -47,6 +48,8 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
       return apiTranscript(doc, path, format);
     case 'gemini-cli':
       return geminiCliDocument(doc);
+    case 'cline':
+      return clineTranscript(doc, path);
     case 'claude-code':
     case 'codex':
     case 'openhands':

@@ -24,7 +24,8 @@ export type TranscriptFormat =
   | 'pi'
   | 'gemini'
   | 'gemini-cli'
-  | 'copilot-cli';
+  | 'copilot-cli'
+  | 'cline';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
@@ -38,6 +39,7 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'gemini',
   'gemini-cli',
   'copilot-cli',
+  'cline',
 ];
 
 /** One model call: the request it sent is `items.slice(0, end)`; `reply` is what the model wrote back. */
