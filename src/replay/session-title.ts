@@ -1,18 +1,21 @@
 /**
  * A session on disk named by what it was: the agent's own title for it (Claude Code's `summary`
- * records, Codex's thread name, pi's session name), else the first thing the user asked (Copilot's
- * CLI: its first `user.message`), then the
+ * records, Codex's thread name, pi's session name, Cline's title in its manifest), else the first
+ * thing the user asked (Copilot's CLI: its first `user.message`), then the
  * project it ran in (the working directory's last segment) and the day it started:
  * `Fix the HTML export's quality issues · claude-history · Feb 2, 2026`. File names and UUIDs
  * (`randlee__claude-history-subagent-a5e7369.jsonl`, `rollout-2025-…-019ab73e….jsonl`) tell a person
  * nothing, and sessions of one project share their prefix.
+ *
+ * A Cline session (`<id>.messages.json`) says it in its manifest beside it (`<id>.json`: `cwd`,
+ * `started_at`, `prompt`, `metadata.title`), which is read instead.
  *
  * Only the head and the tail of a file are read (a log can be hundreds of megabytes): the working
  * directory, the start and the first prompt are in the first records; an agent writes its title late
  * (a Codex rename, a pi `/name`) or first (Claude Code's summaries of a resumed session). Best effort:
  * a file in no known shape, or unreadable, is named by its file name.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
 
 /** Bytes read from each end of a session file. */
@@ -82,6 +85,7 @@ const NOT_ASKED = /^\s*<(command-|local-command|environment_context|user_instruc
  * in no shape known here or cannot be read.
  */
 export function sessionAbout(file: string): SessionAbout {
+  if (file.endsWith('.messages.json')) return clineAbout(file);
   let text: { head: string; tail: string };
   try {
     text = ends(file);
@@ -125,6 +129,26 @@ export function sessionAbout(file: string): SessionAbout {
             : undefined;
     if (title && !(r.type === 'summary' && about.title)) about.title = title;
   }
+  return about;
+}
+
+/** A Cline session's manifest (`<id>.json` beside `<id>.messages.json`); `{}` when there is none. */
+function clineAbout(file: string): SessionAbout {
+  let m: Record<string, unknown> | undefined;
+  try {
+    m = obj(JSON.parse(readFileSync(`${file.slice(0, -'.messages.json'.length)}.json`, 'utf8')));
+  } catch {
+    return {};
+  }
+  const about: SessionAbout = {};
+  const title = str(obj(m?.metadata)?.title);
+  const prompt = str(m?.prompt);
+  const cwd = str(m?.cwd) ?? str(m?.workspace_root);
+  const start = str(m?.started_at);
+  if (title && title !== prompt) about.title = title;
+  if (prompt) about.prompt = prompt;
+  if (cwd) about.cwd = cwd;
+  if (start) about.start = start;
   return about;
 }
 

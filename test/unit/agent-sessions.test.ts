@@ -1,14 +1,14 @@
 /**
  * Browse Agent Sessions' file finder on a fake home folder: Claude Code sessions, their sub-agents'
- * transcripts (`<session>/subagents/*.jsonl`) listed right under the session that started them, and
- * Gemini CLI chats.
+ * transcripts (`<session>/subagents/*.jsonl`) listed right under the session that started them,
+ * Gemini CLI chats, Copilot CLI logs and Cline sessions.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { agentSessions, claudeProjectNames } from '../../src/extension/inspector/agentSessions';
+import { agentSessions, claudeProjectNames, clineDataDir } from '../../src/extension/inspector/agentSessions';
 
 function fakeHome(): { home: string; cwd: string; project: string } {
   const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
@@ -88,4 +88,30 @@ test("Copilot CLI sessions of the folder are found by the cwd their first event 
   expect(agentSessions(home, cwd).map((f) => [f.agent, f.file.slice(home.length + 1)])).toEqual([
     ['copilot-cli', join('.copilot', 'session-state', 'a1', 'events.jsonl')],
   ]);
+});
+
+test('Cline sessions of the folder are found by the cwd their manifest names, the conversations of agents they started under them', () => {
+  const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
+  const cwd = '/work/demo';
+  const root = join(home, '.cline', 'data', 'sessions');
+  const session = (id: string, dir: string, at: number) => {
+    mkdirSync(join(root, id), { recursive: true });
+    writeFileSync(join(root, id, `${id}.json`), JSON.stringify({ version: 1, session_id: id, cwd: dir, workspace_root: dir }));
+    writeFileSync(join(root, id, `${id}.messages.json`), JSON.stringify({ sessionId: id, messages: [] }));
+    utimesSync(join(root, id, `${id}.messages.json`), at, at);
+  };
+  session('100_aaaaa', cwd, 1_000);
+  session('200_bbbbb', cwd, 2_000);
+  session('300_ccccc', '/work/other', 3_000);
+  writeFileSync(join(root, '100_aaaaa', 'agent_x.messages.json'), '{}');
+  mkdirSync(join(root, '400_ddddd'), { recursive: true }); // no manifest yet
+  expect(agentSessions(home, cwd).map((f) => [f.agent, f.file.slice(root.length + 1), f.parent?.slice(root.length + 1)])).toEqual([
+    ['cline', join('200_bbbbb', '200_bbbbb.messages.json'), undefined],
+    ['cline', join('100_aaaaa', '100_aaaaa.messages.json'), undefined],
+    ['cline', join('100_aaaaa', 'agent_x.messages.json'), join('100_aaaaa', '100_aaaaa.messages.json')],
+  ]);
+  // CLINE_DATA_DIR, else CLINE_DIR/data, in place of ~/.cline/data
+  expect(clineDataDir('/h', { CLINE_DATA_DIR: '/d', CLINE_DIR: '/c' })).toBe('/d');
+  expect(clineDataDir('/h', { CLINE_DIR: '/c' })).toBe(join('/c', 'data'));
+  expect(clineDataDir('/h')).toBe(join('/h', '.cline', 'data'));
 });

@@ -55,6 +55,21 @@ describe('a session is named by what it was, its project and its day', () => {
     expect(sessionName(file)).toBe(`Fix the cart total · shop · ${day('2026-11-30T17:47:34.754Z')}`);
   });
 
+  it('names a Cline session by its manifest beside it: its prompt, or the title Cline gave it, its cwd and day', () => {
+    const file = join(dir, '1796069880197_cbyvn.messages.json');
+    writeFileSync(file, JSON.stringify({ sessionId: '1796069880197_cbyvn', messages: [] }));
+    const manifest = {
+      session_id: '1796069880197_cbyvn',
+      cwd: '/w/shop',
+      started_at: '2026-11-30T20:18:00.203Z',
+      prompt: 'Fix the cart total',
+    };
+    writeFileSync(join(dir, '1796069880197_cbyvn.json'), JSON.stringify({ ...manifest, metadata: { title: 'Fix the cart total' } }));
+    expect(sessionName(file)).toBe(`Fix the cart total · shop · ${day('2026-11-30T20:18:00.203Z')}`);
+    writeFileSync(join(dir, '1796069880197_cbyvn.json'), JSON.stringify({ ...manifest, metadata: { title: 'Cart total fixed' } }));
+    expect(sessionName(file)).toBe(`Cart total fixed · shop · ${day('2026-11-30T20:18:00.203Z')}`);
+  });
+
   it("names a pi session by its first prompt, or by the name given with pi's /name", () => {
     expect(sessionName(join(CORPUS, 'dev3/pi/badlogic__pi-compact.jsonl'))).toBe(
       `https://github.com/badlogic/pi-mono/issues/288 · pi-mono · ${day('2025-12-24T00:32:27.967Z')}`,

@@ -149,6 +149,50 @@ function copilotSession(home: string): string {
   return file;
 }
 
+/** A Cline session of the demo folder, in the shape 3.0.65 writes (two calls: a shell command, then the answer), with its manifest. */
+function clineSession(home: string): string {
+  const id = '1748772000000_cart1';
+  const dir = join(home, '.cline/data/sessions', id);
+  mkdirSync(dir, { recursive: true });
+  const output = Array.from({ length: 400 }, (_, i) => `src/cart/line-${i}.ts:${i}: total += price * qty`).join('\n');
+  const at = Date.parse('2025-06-01T10:00:00.000Z');
+  const model = { id: 'gpt-5', provider: 'openai-compatible' };
+  writeFileSync(
+    join(dir, `${id}.json`),
+    JSON.stringify({ version: 1, session_id: id, cwd: demo.dir, started_at: '2025-06-01T10:00:00.000Z', prompt: 'Total the cart' }),
+  );
+  const file = join(dir, `${id}.messages.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      version: 1,
+      agent: 'lead',
+      sessionId: id,
+      origin: { source: 'cli', version: '3.0.65' },
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: '<user_input mode="act">Total the cart</user_input>' }], ts: at },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'c1', name: 'run_commands', input: { commands: ['grep -rn total src/cart'] } }],
+          ts: at + 1000,
+          modelInfo: model,
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'c1', content: [{ query: 'grep -rn total src/cart', result: output, success: true }] },
+          ],
+          ts: at + 2000,
+        },
+        { role: 'assistant', content: [{ type: 'text', text: 'The total is summed per line.' }], ts: at + 3000, modelInfo: model },
+      ],
+      system_prompt: 'You are Cline.',
+    }),
+  );
+  utimesSync(file, new Date('2025-06-02'), new Date('2025-06-02'));
+  return file;
+}
+
 function fakeHome(): { home: string; claude: string; codex: string } {
   const home = join(vs.dir, 'home');
   const claudeDir = join(home, '.claude/projects', demo.dir.replace(/[^A-Za-z0-9]/g, '-'));
@@ -353,6 +397,26 @@ describe('the inspector in a real VS Code', () => {
     expect(sessionName(copilot)).toMatch(/^Fix the cart total · /);
     await frame.locator('.session-head h1', { hasText: sessionName(copilot) }).waitFor();
     rmSync(join(home, '.copilot'), { recursive: true, force: true });
+  });
+
+  it('lists a Cline session of the folder by its date, names it by its manifest and replays it', async () => {
+    const { home, claude, codex } = fakeHome();
+    const cline = clineSession(home);
+    const listed = (await vs.run(
+      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
+      home,
+    )) as { files: string[] };
+    expect(listed.files).toEqual([codex, cline, claude]);
+    const opened = (await vs.run(
+      async ({ vscode }, h) =>
+        vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '1748772000000_cart1.messages.json' }),
+      home,
+    )) as { sessionId: string; calls: number };
+    expect(opened.calls).toBe(2);
+    const frame = await inspectorFrame(vs.page);
+    expect(sessionName(cline)).toMatch(/^Total the cart · /);
+    await frame.locator('.session-head h1', { hasText: sessionName(cline) }).waitFor();
+    rmSync(join(home, '.cline'), { recursive: true, force: true });
   });
 
   it('comes back after a window reload on the session it showed (the panel serializer)', async () => {

@@ -13,13 +13,18 @@
  *   maps folder to name), or, in older versions, the SHA-256 of the folder's path.
  * - GitHub Copilot's CLI: `~/.copilot/session-state/<session>/events.jsonl`, whose first record
  *   (`session.start`) names the `cwd` it ran in (`data.context.cwd`).
+ * - Cline (its CLI, and its VS Code extension since it runs on Cline's SDK):
+ *   `~/.cline/data/sessions/<session>/<session>.messages.json` (`$CLINE_DATA_DIR`, else
+ *   `$CLINE_DIR/data`, in place of `~/.cline/data` when set), beside the session's manifest
+ *   `<session>.json`, which names the `cwd` it ran in (and `workspace_root`). Other `*.messages.json`
+ *   files of the folder are the conversations of agents it started, listed under it.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface AgentSessionFile {
-  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli';
+  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline';
   file: string;
   bytes: number;
   /** ISO 8601 modification time */
@@ -200,19 +205,65 @@ function copilotSessions(home: string, cwd: string): AgentSessionFile[] {
   return out;
 }
 
+/** Where Cline keeps its data: `$CLINE_DATA_DIR`, else `$CLINE_DIR/data`, else `~/.cline/data`. */
+export function clineDataDir(home: string, env: Record<string, string | undefined> = {}): string {
+  return env.CLINE_DATA_DIR || (env.CLINE_DIR ? join(env.CLINE_DIR, 'data') : join(home, '.cline', 'data'));
+}
+
+function clineSessions(dataDir: string, cwd: string): AgentSessionFile[] {
+  const root = join(dataDir, 'sessions');
+  const want = resolve(cwd);
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    return [];
+  }
+  const out: AgentSessionFile[] = [];
+  for (const n of names) {
+    let manifest: { cwd?: unknown; workspace_root?: unknown };
+    try {
+      manifest = JSON.parse(fs.readFileSync(join(root, n, `${n}.json`), 'utf8')) as typeof manifest;
+    } catch {
+      continue; // no manifest (yet), or not Cline's
+    }
+    const dirs = [manifest.cwd, manifest.workspace_root].filter((d): d is string => typeof d === 'string');
+    if (!dirs.some((d) => resolve(d) === want)) continue;
+    const file = join(root, n, `${n}.messages.json`);
+    const s = stat(file);
+    if (!s) continue;
+    out.push({ agent: 'cline', file, ...s });
+    let others: string[];
+    try {
+      others = fs.readdirSync(join(root, n));
+    } catch {
+      continue;
+    }
+    for (const o of others.sort()) {
+      const sub = join(root, n, o);
+      if (!o.endsWith('.messages.json') || sub === file) continue;
+      const ss = stat(sub);
+      if (ss) out.push({ agent: 'cline', file: sub, ...ss, parent: file });
+    }
+  }
+  return out;
+}
+
 const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
 /**
- * The Claude Code, Codex, Gemini CLI and Copilot CLI sessions of a workspace folder, newest first, each followed
- * by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini` (`$GEMINI_CLI_HOME`, else `home`).
+ * The Claude Code, Codex, Gemini CLI, Copilot CLI and Cline sessions of a workspace folder, newest first, each
+ * followed by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini` (`$GEMINI_CLI_HOME`,
+ * else `home`); `clineData` where Cline keeps its data (clineDataDir).
  */
-export function agentSessions(home: string, cwd: string, geminiHome = home): AgentSessionFile[] {
+export function agentSessions(home: string, cwd: string, geminiHome = home, clineData = clineDataDir(home)): AgentSessionFile[] {
   const all = [
     ...claudeSessions(home, cwd),
     ...codexSessions(home, cwd),
     ...geminiSessions(geminiHome, cwd),
     ...copilotSessions(home, cwd),
+    ...clineSessions(clineData, cwd),
   ];
   const children = new Map<string, AgentSessionFile[]>();
   for (const f of all) if (f.parent !== undefined) children.set(f.parent, [...(children.get(f.parent) ?? []), f]);
