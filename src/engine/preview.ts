@@ -45,7 +45,7 @@ export function preview(kind: PreviewKind, text: string, budget: number, hint?: 
       if (looksLikeJson(text) && !text.startsWith(CODEX_JSON) && !text.startsWith(CLINE_JSON)) return genericPreview(text, budget);
       return (
         kindPreview(text, budget, hint) ??
-        (text.startsWith(CLINE_JSON) ? unwrappedPreview(text, budget) : null) ??
+        (text.startsWith(CLINE_JSON) || text.startsWith(CODEX_JSON) ? unwrappedPreview(text, budget) : null) ??
         genericPreview(text, budget)
       );
   }
@@ -62,9 +62,10 @@ export function genericPreview(text: string, budget: number): string {
 }
 
 /**
- * The generic preview of what Cline's JSON list holds (its results, each failure's error first), or
- * null when it is not such a list: every command's output is one JSON string there, which a skeleton
- * would cut to its first characters.
+ * The generic preview of what an agent's JSON envelope holds (Cline's list: its results, each
+ * failure's error first; Codex's `{"output": …}`: the output, its exit code first), or null when it
+ * is not such an envelope: a command's whole output is one JSON string there, which a skeleton would
+ * cut to its first characters.
  */
 function unwrappedPreview(text: string, budget: number): string | null {
   const { lead, body } = unwrap(text);

@@ -214,6 +214,18 @@ describe("Cline's JSON list", () => {
   });
 });
 
+describe("Codex's older JSON envelope", () => {
+  it('previews an output no kind claims as text, its exit code first, not as a JSON skeleton', () => {
+    const rows = Array.from({ length: 400 }, (_, i) => `row ${String(i + 1).padStart(4, '0')}: the weather was mild`);
+    const text = JSON.stringify({ output: rows.join('\n') + '\n', metadata: { exit_code: 0, duration_seconds: 0.1 } });
+    const p = preview('smart', text, BUDGET, { tool: 'shell', command: 'python report.py' });
+    expect(p.length).toBeLessThanOrEqual(BUDGET);
+    expect(lines(p).slice(0, 2)).toEqual(['exit_code: 0', rows[0]]);
+    expect(lines(p)).toContain(rows[399]);
+    expect(() => JSON.parse(p)).toThrow();
+  });
+});
+
 describe('line selection', () => {
   it('writes the chosen lines in the order of the output, with the count of lines left out between them', () => {
     const text = ['a', 'b', 'c', 'd', 'e', 'f'];
