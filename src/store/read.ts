@@ -29,7 +29,7 @@ import { assertHandle } from './entry';
 import { countLines, cutAtLimit, grepLines, lineSpans, selectLines, sliceChars } from './slice';
 import { formatInt } from '../engine/format-number';
 import { LINE_BREAK } from '../engine/lines';
-import { CLINE_JSON, CODEX_JSON, unwrap } from '../engine/previews/envelope';
+import { insideEnvelope } from '../engine/previews/envelope';
 
 export interface ReadOptions {
   /** "A:B" (1-based, inclusive), "A:" (to the end), ":B" (from the start), "N" (one line), or [A, B] */
@@ -169,24 +169,10 @@ export function readText(handle: string, text: string, options?: ReadOptions): R
   return applyPlan(handle, text, planRead(options));
 }
 
-/** The JSON envelopes an agent stores a whole output in, on one line: whose they are. */
-const ENVELOPES: ReadonlyArray<[prefix: string, whose: string]> = [
-  [CLINE_JSON, "Cline's JSON list"],
-  [CODEX_JSON, "Codex's JSON"],
-];
-
-/** The output inside a one-line JSON envelope (see the module comment), or undefined. */
-function inside(text: string): { body: string; whose: string } | undefined {
-  const envelope = ENVELOPES.find(([prefix]) => text.startsWith(prefix));
-  if (!envelope || countLines(text) !== 1) return undefined;
-  const { body } = unwrap(text);
-  return body === text ? undefined : { body, whose: envelope[1] };
-}
-
 /** Applies an already checked plan (lets a store check options before it touches its storage). */
 function applyPlan(handle: string, text: string, plan: ReadPlan): ReadResult {
   if (plan.kind === 'lines' || plan.kind === 'grep') {
-    const inner = inside(text);
+    const inner = insideEnvelope(text);
     if (inner) {
       const r = applyPlan(handle, inner.body, plan);
       return { ...r, shown: `${r.shown}, of the output inside ${inner.whose}` };

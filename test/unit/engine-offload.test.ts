@@ -34,6 +34,22 @@ describe('offload stage', () => {
     expect(project({ preset: 'oracle-offload' }, t).p.stats.unchanged).toBe(false);
   });
 
+  it("counts the lines inside an agent's one-line JSON, the lines its preview shows and `read --lines` numbers", () => {
+    const rows = Array.from({ length: 120 }, (_, i) => `row ${i}`).join('\n');
+    const codex = JSON.stringify({ output: rows, metadata: { exit_code: 0 } });
+    const cline = JSON.stringify([{ query: 'seq 120', result: rows, success: true }]);
+    for (const output of [codex, cline]) {
+      const { texts } = project({ ...base, defaultCap: 100 }, transcript('q', tool('shell', output)));
+      expectStart(texts[0]!, `[spillway: shell output offloaded · ${output.length.toLocaleString('en-US')} chars · 120 lines · `);
+    }
+    // JSON of no agent's envelope is one line, as stored
+    const other = JSON.stringify({ rows });
+    expectStart(
+      project({ ...base, defaultCap: 100 }, transcript('q', tool('shell', other))).texts[0]!,
+      `[spillway: shell output offloaded · ${other.length.toLocaleString('en-US')} chars · 1 lines · `,
+    );
+  });
+
   it('keeps a result exactly at the cap verbatim', () => {
     expect(project(base, transcript('q', tool('bash', lines(1_000)))).p.stats.unchanged).toBe(true);
   });

@@ -10,6 +10,7 @@
  * as a lead line (whether a command failed is what an agent looks at first). Claude Code's
  * `<system-reminder>` after a file read is left out as well.
  */
+import { countLines } from '../lines';
 
 export interface Unwrapped {
   /** lines kept before the body's preview (the exit status), possibly none */
@@ -21,6 +22,29 @@ export interface Unwrapped {
 export const CODEX_JSON = '{"output":';
 /** How Cline's tools open their JSON list. */
 export const CLINE_JSON = '[{"query":';
+
+/** The JSON envelopes an agent stores a whole output in, on one line: whose they are. */
+const ONE_LINE_ENVELOPES: ReadonlyArray<[prefix: string, whose: string]> = [
+  [CLINE_JSON, "Cline's JSON list"],
+  [CODEX_JSON, "Codex's JSON"],
+];
+
+/**
+ * The output inside a one-line JSON envelope (Cline's list, Codex's `{"output": …}`) and whose
+ * envelope it is, or undefined: its lines are the output's lines, those its preview shows, a
+ * marker counts and `spillway read --lines` numbers.
+ */
+export function insideEnvelope(text: string): { body: string; whose: string } | undefined {
+  const envelope = ONE_LINE_ENVELOPES.find(([prefix]) => text.startsWith(prefix));
+  if (!envelope || text.includes('\n')) return undefined;
+  const { body } = unwrap(text);
+  return body === text ? undefined : { body, whose: envelope[1] };
+}
+
+/** The lines of an output as a marker counts them: inside its one-line JSON envelope when it has one. */
+export function outputLines(text: string): number {
+  return countLines(insideEnvelope(text)?.body ?? text);
+}
 
 /** JSON envelopes are only parsed up to this size; beyond it the output is previewed as it is. */
 const MAX_JSON_ENVELOPE_CHARS = 2_000_000;

@@ -12,7 +12,7 @@
  */
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
-import { countLines } from '../lines';
+import { outputLines } from '../previews/envelope';
 import { renderMarker } from '../markers';
 import { stringTokens, type TokenCounter } from '../tokens';
 import { deferredToClear } from './after-use';
@@ -165,7 +165,7 @@ export function prepareClear(draft: Draft, i: number, why: string, input?: Input
           stage: 'clear',
           chars: text.length,
           bytes: Buffer.byteLength(text, 'utf8'),
-          lines: countLines(text),
+          lines: outputLines(text),
           tokens,
         },
       },
@@ -243,7 +243,7 @@ function clearInput(draft: Draft, i: number, resultHandle: string): { replacemen
     stage: 'input' as const,
     chars: original.length,
     bytes: Buffer.byteLength(original, 'utf8'),
-    lines: countLines(original),
+    lines: outputLines(original),
     tokens: draft.results.counter.count(original),
   };
   return { replacement, write: { handle, text: original, meta } };

@@ -17,7 +17,7 @@ import { cutBytes, preview } from '../preview';
 import { isEstimate } from '../tokens';
 import type { StageName } from '../types';
 import { LONE_SURROGATE, owned, type Decision, type Draft, type Results, type StoreWrite } from './results';
-import { countLines } from '../lines';
+import { outputLines } from '../previews/envelope';
 import { hintForResult } from '../previews';
 
 export type Reduced = { decision: Decision; write: StoreWrite } | 'no-gain' | 'unstorable';
@@ -71,7 +71,7 @@ export function reduceResult(
     handle,
     chars: text.length,
     bytes,
-    lines: countLines(text),
+    lines: outputLines(text),
     tokens,
     tokensEstimated: isEstimate(counter, text.length),
     preview: pv,
