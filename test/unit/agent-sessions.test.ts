@@ -90,6 +90,31 @@ test("Copilot CLI sessions of the folder are found by the cwd their first event 
   ]);
 });
 
+test("a Copilot CLI sub-agent, written into its parent's log, is listed under it by the task call that started it", () => {
+  const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
+  const cwd = '/work/demo';
+  const dir = join(home, '.copilot', 'session-state', 'a1');
+  mkdirSync(dir, { recursive: true });
+  const ev = (type: string, data: Record<string, unknown>) => JSON.stringify({ type, data, id: type, timestamp: '2026-11-30T10:00:00Z' });
+  const file = join(dir, 'events.jsonl');
+  writeFileSync(
+    file,
+    [
+      ev('session.start', { producer: 'copilot-agent', context: { cwd } }),
+      ev('subagent.started', { toolCallId: 'call_task_1', agentName: 'task', agentDisplayName: 'Task Agent' }),
+      ev('user.message', { content: 'count the rows', parentToolCallId: 'call_task_1' }),
+      ev('subagent.started', { toolCallId: 'call_task_2', agentName: 'explore' }),
+      ev('subagent.started', { toolCallId: 'call_task_2', agentName: 'explore' }), // written twice: listed once
+      '{"type":"subagent.started","data":{"toolCallId"', // a line cut short
+    ].join('\n') + '\n',
+  );
+  expect(agentSessions(home, cwd).map((f) => [f.file === file, f.parent === file, f.instance, f.name])).toEqual([
+    [true, false, undefined, undefined],
+    [true, true, 'call_task_1', 'Task Agent'],
+    [true, true, 'call_task_2', 'explore'],
+  ]);
+});
+
 test('Cline sessions of the folder are found by the cwd their manifest names, the conversations of agents they started under them', () => {
   const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
   const cwd = '/work/demo';

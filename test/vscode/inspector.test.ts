@@ -149,6 +149,40 @@ function copilotSession(home: string): string {
   return file;
 }
 
+/** A Copilot CLI session of the demo folder that hands a command to a sub-agent (its task tool), which writes into the same log. */
+function copilotSubAgentSession(home: string): string {
+  const dir = join(home, '.copilot/session-state/7b8c9d10-0000-4000-8000-000000000001');
+  mkdirSync(dir, { recursive: true });
+  const ev = (type: string, data: Record<string, unknown>, s: number) =>
+    JSON.stringify({ type, data, id: `e${s}-${type}`, timestamp: `2025-06-01T11:00:${String(s).padStart(2, '0')}.000Z`, parentId: null });
+  const sub = { parentToolCallId: 't1' };
+  const file = join(dir, 'events.jsonl');
+  writeFileSync(
+    file,
+    [
+      ev('session.start', { producer: 'copilot-agent', selectedModel: 'gpt-5', context: { cwd: demo.dir } }, 0),
+      ev('user.message', { content: 'Delegate the count', transformedContent: 'Delegate the count' }, 1),
+      ev('system.message', { content: 'main system' }, 1),
+      ev('session.usage_record', { usage: { apiEndpoint: '/chat/completions', providerType: 'openai', model: 'gpt-5' } }, 2),
+      ev('assistant.message', { content: '', toolRequests: [{ toolCallId: 't1', name: 'task', arguments: { prompt: 'SUB: count' } }] }, 2),
+      ev('subagent.started', { toolCallId: 't1', agentName: 'general-purpose', agentDisplayName: 'General purpose' }, 3),
+      ev('user.message', { content: 'SUB: count', transformedContent: 'SUB: count' }, 3),
+      ev('system.message', { content: 'As a sub-agent…' }, 3),
+      ev(
+        'assistant.message',
+        { content: '', toolRequests: [{ toolCallId: 'b1', name: 'bash', arguments: { command: 'wc -l a' } }], ...sub },
+        4,
+      ),
+      ev('tool.execution_complete', { toolCallId: 'b1', result: { content: '12 a' }, ...sub }, 5),
+      ev('assistant.message', { content: 'SUB-REPORT: 12', toolRequests: [], ...sub }, 6),
+      ev('tool.execution_complete', { toolCallId: 't1', result: { content: 'SUB-REPORT: 12' } }, 7),
+      ev('assistant.message', { content: 'Twelve.', toolRequests: [] }, 8),
+    ].join('\n') + '\n',
+  );
+  utimesSync(file, new Date('2025-06-03'), new Date('2025-06-03'));
+  return file;
+}
+
 /** A Cline session of the demo folder, in the shape 3.0.65 writes (two calls: a shell command, then the answer), with its manifest. */
 function clineSession(home: string): string {
   const id = '1748772000000_cart1';
@@ -396,6 +430,26 @@ describe('the inspector in a real VS Code', () => {
     const frame = await inspectorFrame(vs.page);
     expect(sessionName(copilot)).toMatch(/^Fix the cart total · /);
     await frame.locator('.session-head h1', { hasText: sessionName(copilot) }).waitFor();
+    rmSync(join(home, '.copilot'), { recursive: true, force: true });
+  });
+
+  it('lists a Copilot CLI sub-agent under its session and replays its own conversation', async () => {
+    const { home, claude, codex } = fakeHome();
+    const copilot = copilotSubAgentSession(home);
+    const listed = (await vs.run(
+      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
+      home,
+    )) as { files: string[] };
+    expect(listed.files).toEqual([codex, copilot, `${copilot}#instance=t1`, claude]);
+    const opened = (await vs.run(
+      async ({ vscode }, h) =>
+        vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'events.jsonl#instance=t1' }),
+      home,
+    )) as { sessionId: string; calls: number };
+    expect(opened.sessionId).toBe(`replay:${copilot}#instance=t1`);
+    expect(opened.calls).toBe(2);
+    const frame = await inspectorFrame(vs.page);
+    await frame.locator('.session-head h1', { hasText: `sub-agent t1 of ${sessionName(copilot)}` }).waitFor();
     rmSync(join(home, '.copilot'), { recursive: true, force: true });
   });
 

@@ -12,7 +12,9 @@
  *   (0.5x on) whose `.project_root` file holds the folder it stands for (and `~/.gemini/projects.json`
  *   maps folder to name), or, in older versions, the SHA-256 of the folder's path.
  * - GitHub Copilot's CLI: `~/.copilot/session-state/<session>/events.jsonl`, whose first record
- *   (`session.start`) names the `cwd` it ran in (`data.context.cwd`).
+ *   (`session.start`) names the `cwd` it ran in (`data.context.cwd`). A sub-agent (its `task` tool)
+ *   writes its conversation into the same log, after a `subagent.started` event naming the call: each
+ *   is listed under the session, by that call's id (`instance`).
  * - Cline (its CLI, and its VS Code extension since it runs on Cline's SDK):
  *   `~/.cline/data/sessions/<session>/<session>.messages.json` (`$CLINE_DATA_DIR`, else
  *   `$CLINE_DIR/data`, in place of `~/.cline/data` when set), beside the session's manifest
@@ -31,6 +33,13 @@ export interface AgentSessionFile {
   modified: string;
   /** for a sub-agent's transcript, the file of the session that started it */
   parent?: string;
+  /**
+   * a sub-agent written into its parent's file (Copilot's CLI), replayed with `--instance`: the id
+   * of the call that started it (`file` is then the parent's)
+   */
+  instance?: string;
+  /** the sub-agent's name, as the log gives it */
+  name?: string;
 }
 
 /** Bytes read from the start of a Codex rollout or a Copilot CLI log to find the line naming its cwd. */
@@ -200,7 +209,37 @@ function copilotSessions(home: string, cwd: string): AgentSessionFile[] {
     const c = cwdOf(file, (r) =>
       r.type === 'session.start' ? (r.data as { context?: { cwd?: unknown } } | undefined)?.context?.cwd : undefined,
     );
-    if (c !== undefined && resolve(c) === want) out.push({ agent: 'copilot-cli', file, ...s });
+    if (c === undefined || resolve(c) !== want) continue;
+    out.push({ agent: 'copilot-cli', file, ...s });
+    for (const sub of copilotSubAgents(file)) out.push({ agent: 'copilot-cli', file, ...s, parent: file, ...sub });
+  }
+  return out;
+}
+
+/** Logs read whole for their sub-agents at most; a larger one is listed without them. */
+const MAX_SUBAGENT_SCAN_BYTES = 256 * 1024 * 1024;
+
+/** The sub-agents a Copilot CLI log holds: each `subagent.started` event's call id and agent name. */
+function copilotSubAgents(file: string): Array<{ instance: string; name?: string }> {
+  let text: string;
+  try {
+    if (fs.statSync(file).size > MAX_SUBAGENT_SCAN_BYTES) return [];
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: Array<{ instance: string; name?: string }> = [];
+  for (const line of text.split('\n')) {
+    if (!line.includes('"subagent.started"')) continue;
+    try {
+      const r = JSON.parse(line) as { type?: unknown; data?: { toolCallId?: unknown; agentDisplayName?: unknown; agentName?: unknown } };
+      const id = r.data?.toolCallId;
+      if (r.type !== 'subagent.started' || typeof id !== 'string' || out.some((o) => o.instance === id)) continue;
+      const name = typeof r.data?.agentDisplayName === 'string' ? r.data.agentDisplayName : r.data?.agentName;
+      out.push({ instance: id, ...(typeof name === 'string' ? { name } : {}) });
+    } catch {
+      /* a line cut short */
+    }
   }
   return out;
 }

@@ -28,7 +28,7 @@ import { sessionsStatus } from './status';
 import { ApiSource } from './apiSource';
 import { inspectorHtml, newNonce } from './html';
 import { ProxySource } from './proxySource';
-import { collectMarkers, recordFor, ReplaySource } from './replaySource';
+import { collectMarkers, recordFor, replayKey, ReplaySource } from './replaySource';
 import { InspectorService, type InspectorActions } from './service';
 import type { InspectorContext, InspectorSession, SessionSource, TextAt } from './session';
 import { markerId } from '../pure/records';
@@ -378,8 +378,11 @@ export class Inspector implements vscode.Disposable {
     return written;
   }
 
-  /** Spillway: Open Transcript…: replays a session file and shows it in the inspector. */
-  async openTranscript(target?: vscode.Uri | string): Promise<OpenTranscriptResult | undefined> {
+  /**
+   * Spillway: Open Transcript…: replays a session file and shows it in the inspector; `instance`, a
+   * session inside the file other than its own (a Copilot CLI sub-agent's `task` call id).
+   */
+  async openTranscript(target?: vscode.Uri | string, instance?: string): Promise<OpenTranscriptResult | undefined> {
     let path = typeof target === 'string' ? target : target?.fsPath;
     if (!path) {
       const picked = await vscode.window.showOpenDialog({
@@ -401,6 +404,7 @@ export class Inspector implements vscode.Disposable {
           try {
             let last = 0;
             const transcript = await readTranscript(file, {
+              ...(instance !== undefined ? { instance } : {}),
               signal: abort.signal,
               onProgress: (read, total) => {
                 const pct = total ? Math.floor((read / total) * 50) : 0;
@@ -428,7 +432,15 @@ export class Inspector implements vscode.Disposable {
               },
             });
             const info = statSync(file);
-            const session = this.replays.add(file, transcript, result, info.size, info.mtime.toISOString(), true, marks.markers);
+            const session = this.replays.add(
+              replayKey(file, instance),
+              transcript,
+              result,
+              info.size,
+              info.mtime.toISOString(),
+              true,
+              marks.markers,
+            );
             this.host.log.info(
               `inspector: replayed ${file}: ${result.totals.calls} calls, ${formatCount(result.totals.originalTokens)} → ${formatCount(result.totals.projectedTokens)} tokens, ${result.totals.missedIds} missed identifiers`,
             );
@@ -476,25 +488,27 @@ export class Inspector implements vscode.Disposable {
       }
       return { files: [] };
     }
-    if (opts?.pick === '') return { files: found.map((f) => f.file) };
-    let file = opts?.pick !== undefined ? found.find((f) => f.file === opts.pick || basename(f.file) === opts.pick)?.file : undefined;
-    if (!file) {
+    // a sub-agent inside its parent's file is listed, and picked, by the file and its instance
+    const keyOf = (f: AgentSessionFile) => replayKey(f.file, f.instance);
+    if (opts?.pick === '') return { files: found.map(keyOf) };
+    let chosen = opts?.pick !== undefined ? found.find((f) => keyOf(f) === opts.pick || basename(keyOf(f)) === opts.pick) : undefined;
+    if (!chosen) {
       const picked = await vscode.window.showQuickPick(
         found.map((f) => {
           // named by what it was (its title or first prompt), its project and day; the file in the detail
-          const name = sessionName(f.file);
+          const name = f.instance !== undefined ? `${f.name ?? 'sub-agent'} (task call ${f.instance})` : sessionName(f.file);
           return {
             label: f.parent ? `$(debug-stackframe-dot) ${name}` : name,
             description: `${AGENT_LABEL[f.agent]}${f.parent ? ' sub-agent' : ''} · ${formatCount(Math.ceil(f.bytes / 1024))} KB · last written ${new Date(f.modified).toLocaleString()}`,
             detail: f.file,
-            file: f.file,
+            session: f,
           };
         }),
         { title: 'Spillway: Browse Agent Sessions', placeHolder: `Sessions of ${basename(folder)}, newest first`, matchOnDetail: true },
       );
-      file = picked?.file;
+      chosen = picked?.session;
     }
-    return file ? this.openTranscript(file) : undefined;
+    return chosen ? this.openTranscript(chosen.file, chosen.instance) : undefined;
   }
 
   dispose(): void {

@@ -5,7 +5,7 @@
  * the calls whose next reply named something the projection had hidden carry the missed strings and
  * the handle of the stored output that holds each.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createEngine, PROVIDERS, readRequest, resultText, type SpillwayConfig } from '../../engine';
 import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
@@ -38,13 +38,40 @@ import {
   type TurnRecord,
 } from './session';
 
+/** What joins a transcript's path and the session inside it to replay (a Copilot CLI sub-agent's `task` call id). */
+const INSTANCE_MARK = '#instance=';
+
+/**
+ * The key a replay is known by: the transcript's path, with the session inside it to replay when it
+ * is not the file's own (`--instance`: a sub-agent Copilot's CLI wrote into the same log).
+ */
+export function replayKey(path: string, instance?: string): string {
+  return instance === undefined ? path : `${path}${INSTANCE_MARK}${encodeURIComponent(instance)}`;
+}
+
+/** A replay key's path and instance (replayKey); a path that holds the mark itself stays a path. */
+export function transcriptOf(key: string): { path: string; instance?: string } {
+  const at = key.lastIndexOf(INSTANCE_MARK);
+  if (at < 0 || existsSync(key)) return { path: key };
+  return { path: key.slice(0, at), instance: decodeURIComponent(key.slice(at + INSTANCE_MARK.length)) };
+}
+
 /** Session names by file, size and time: the list is asked for often, the file is read once (src/replay/session-title.ts). */
 const titles = new Map<string, string>();
 /** Names kept at most; the oldest go first. */
 const MAX_TITLES = 500;
 
-/** A replayed session's name: what it was, its project and its day, else its file name. */
-function titleOf(path: string): string {
+/**
+ * A replayed session's name: what it was, its project and its day, else its file name; a session
+ * inside another's file (a sub-agent) is named by its instance within that session's name.
+ */
+function titleOf(replayed: string): string {
+  const { path, instance } = transcriptOf(replayed);
+  const name = fileTitle(path);
+  return instance === undefined ? name : `sub-agent ${instance} of ${name}`;
+}
+
+function fileTitle(path: string): string {
   let key: string;
   try {
     const st = statSync(path);
@@ -497,7 +524,7 @@ export class ReplaySource implements SessionSource {
     for (const path of paths) {
       if (this.sessions.has(`replay:${path}`)) continue;
       try {
-        const st = statSync(path);
+        const st = statSync(transcriptOf(path).path);
         const a = archived.get(path);
         out.push(
           a
@@ -537,8 +564,9 @@ export class ReplaySource implements SessionSource {
     const path = id.slice('replay:'.length);
     const kept = this.archived().get(path);
     if (!this.memory?.get().includes(path) && !kept) return undefined;
-    const transcript = await readTranscript(path);
-    const st = statSync(path);
+    const source = transcriptOf(path);
+    const transcript = await readTranscript(source.path, source.instance !== undefined ? { instance: source.instance } : {});
+    const st = statSync(source.path);
     if (kept && kept.turns.length === transcript.calls.length && kept.header.config === configKey(this.ctx.config())) {
       // the kept figures, without replaying again (the transcript is read for the texts and dry runs)
       const s = new ReplaySession(
