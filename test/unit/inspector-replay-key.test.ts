@@ -10,37 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/engine';
 import { replayKey, ReplaySource, type ReplaySession, transcriptOf } from '../../src/extension/inspector/replaySource';
 import { MemoryStore } from '../../src/store';
+import { copilotSubAgentLog } from '../support/copilot-log';
 
 const dir = mkdtempSync(join(tmpdir(), 'sw-replay-key-'));
-const ev = (type: string, data: Record<string, unknown>, s: number) =>
-  JSON.stringify({ type, data, id: `e${s}-${type}`, timestamp: `2026-11-30T10:00:0${s}.000Z`, parentId: null });
-
 /** A Copilot CLI log whose main conversation hands a command to a sub-agent (its task tool). */
 function log(): string {
-  const sub = { parentToolCallId: 't1' };
   const file = join(dir, 'events.jsonl');
-  writeFileSync(
-    file,
-    [
-      ev('session.start', { producer: 'copilot-agent', selectedModel: 'gpt-5', context: { cwd: '/w' } }, 0),
-      ev('user.message', { content: 'delegate', transformedContent: 'delegate' }, 1),
-      ev('system.message', { content: 'main system' }, 1),
-      ev('session.usage_record', { usage: { apiEndpoint: '/chat/completions', providerType: 'openai' } }, 2),
-      ev('assistant.message', { content: '', toolRequests: [{ toolCallId: 't1', name: 'task', arguments: { prompt: 'SUB: count' } }] }, 2),
-      ev('subagent.started', { toolCallId: 't1', agentName: 'general-purpose' }, 3),
-      ev('user.message', { content: 'SUB: count', transformedContent: 'SUB: count' }, 3),
-      ev('system.message', { content: 'As a sub-agent…' }, 3),
-      ev(
-        'assistant.message',
-        { content: '', toolRequests: [{ toolCallId: 'b1', name: 'bash', arguments: { command: 'wc -l a' } }], ...sub },
-        4,
-      ),
-      ev('tool.execution_complete', { toolCallId: 'b1', result: { content: '12 a' }, ...sub }, 5),
-      ev('assistant.message', { content: 'SUB-REPORT: 12', toolRequests: [], ...sub }, 6),
-      ev('tool.execution_complete', { toolCallId: 't1', result: { content: 'SUB-REPORT: 12' } }, 7),
-      ev('assistant.message', { content: 'Twelve.', toolRequests: [] }, 8),
-    ].join('\n') + '\n',
-  );
+  writeFileSync(file, copilotSubAgentLog('/w'));
   return file;
 }
 
@@ -62,7 +38,7 @@ describe('a replay of a session inside another file', () => {
     const source = new ReplaySource({ store: () => store, config: () => config }, { get: () => remembered, set: (p) => (remembered = p) });
     const [listed] = source.list();
     expect(listed).toMatchObject({ id: `replay:${key}`, origin: 'replay', turns: 0 });
-    expect(listed!.title).toMatch(/^sub-agent t1 of delegate · w · /);
+    expect(listed!.title).toMatch(/^sub-agent t1 of Delegate the count · w · /);
     const opened = (await source.open(`replay:${key}`)) as ReplaySession;
     // the sub-agent's two calls, not the main conversation's two
     expect(opened.turns().length).toBe(2);

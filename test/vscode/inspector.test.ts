@@ -16,6 +16,7 @@ import { HARNESS_DIR, ROOT, launch, waitUntil, type Harness, inspectorFrame } fr
 import { makeDemoWorkspace, type DemoWorkspace } from './demo';
 import { sessionName } from '../../src/replay/session-title';
 import { anthropicRequest, testLog } from './requests';
+import { copilotSubAgentLog } from '../support/copilot-log';
 import { HANDLE_IN_TEXT, HANDLE_PATTERN } from '../../src/engine/handle';
 
 const FIXTURE = join(ROOT, 'test/fixtures/sessions/openai-chat/mini-swe-agent__deepseek_bench1__django__django-14752.traj.json');
@@ -153,32 +154,8 @@ function copilotSession(home: string): string {
 function copilotSubAgentSession(home: string): string {
   const dir = join(home, '.copilot/session-state/7b8c9d10-0000-4000-8000-000000000001');
   mkdirSync(dir, { recursive: true });
-  const ev = (type: string, data: Record<string, unknown>, s: number) =>
-    JSON.stringify({ type, data, id: `e${s}-${type}`, timestamp: `2025-06-01T11:00:${String(s).padStart(2, '0')}.000Z`, parentId: null });
-  const sub = { parentToolCallId: 't1' };
   const file = join(dir, 'events.jsonl');
-  writeFileSync(
-    file,
-    [
-      ev('session.start', { producer: 'copilot-agent', selectedModel: 'gpt-5', context: { cwd: demo.dir } }, 0),
-      ev('user.message', { content: 'Delegate the count', transformedContent: 'Delegate the count' }, 1),
-      ev('system.message', { content: 'main system' }, 1),
-      ev('session.usage_record', { usage: { apiEndpoint: '/chat/completions', providerType: 'openai', model: 'gpt-5' } }, 2),
-      ev('assistant.message', { content: '', toolRequests: [{ toolCallId: 't1', name: 'task', arguments: { prompt: 'SUB: count' } }] }, 2),
-      ev('subagent.started', { toolCallId: 't1', agentName: 'general-purpose', agentDisplayName: 'General purpose' }, 3),
-      ev('user.message', { content: 'SUB: count', transformedContent: 'SUB: count' }, 3),
-      ev('system.message', { content: 'As a sub-agent…' }, 3),
-      ev(
-        'assistant.message',
-        { content: '', toolRequests: [{ toolCallId: 'b1', name: 'bash', arguments: { command: 'wc -l a' } }], ...sub },
-        4,
-      ),
-      ev('tool.execution_complete', { toolCallId: 'b1', result: { content: '12 a' }, ...sub }, 5),
-      ev('assistant.message', { content: 'SUB-REPORT: 12', toolRequests: [], ...sub }, 6),
-      ev('tool.execution_complete', { toolCallId: 't1', result: { content: 'SUB-REPORT: 12' } }, 7),
-      ev('assistant.message', { content: 'Twelve.', toolRequests: [] }, 8),
-    ].join('\n') + '\n',
-  );
+  writeFileSync(file, copilotSubAgentLog(demo.dir, '2025-06-01T11:00'));
   utimesSync(file, new Date('2025-06-03'), new Date('2025-06-03'));
   return file;
 }

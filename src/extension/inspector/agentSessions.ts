@@ -62,30 +62,27 @@ function stat(file: string): { bytes: number; modified: string } | undefined {
   }
 }
 
+/** The names in a folder; none when it does not exist or cannot be read (an agent never ran there). */
+function namesIn(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
 function claudeSessions(home: string, cwd: string): AgentSessionFile[] {
   const out: AgentSessionFile[] = [];
   for (const name of claudeProjectNames(cwd)) {
     const dir = join(home, '.claude', 'projects', name);
-    let names: string[];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const n of names) {
+    for (const n of namesIn(dir)) {
       if (!n.endsWith('.jsonl')) continue;
       const file = join(dir, n);
       const s = stat(file);
       if (!s) continue;
       out.push({ agent: 'claude-code', file, ...s });
       const subDir = join(dir, n.slice(0, -'.jsonl'.length), 'subagents');
-      let subs: string[];
-      try {
-        subs = fs.readdirSync(subDir);
-      } catch {
-        continue; // no sub-agents
-      }
-      for (const sub of subs.sort()) {
+      for (const sub of namesIn(subDir).sort()) {
         if (!sub.endsWith('.jsonl')) continue;
         const subFile = join(subDir, sub);
         const ss = stat(subFile);
@@ -154,12 +151,7 @@ function codexSessions(home: string, cwd: string): AgentSessionFile[] {
 function geminiProjectDirs(geminiHome: string, cwd: string): string[] {
   const want = resolve(cwd);
   const tmp = join(geminiHome, '.gemini', 'tmp');
-  let names: string[];
-  try {
-    names = fs.readdirSync(tmp);
-  } catch {
-    return [];
-  }
+  const names = namesIn(tmp);
   const hash = createHash('sha256').update(want).digest('hex');
   return names
     .filter((n) => {
@@ -176,13 +168,7 @@ function geminiProjectDirs(geminiHome: string, cwd: string): string[] {
 function geminiSessions(geminiHome: string, cwd: string): AgentSessionFile[] {
   const out: AgentSessionFile[] = [];
   for (const dir of geminiProjectDirs(geminiHome, cwd)) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const n of names) {
+    for (const n of namesIn(dir)) {
       if (!/^session-.*\.jsonl?$/.test(n)) continue;
       const file = join(dir, n);
       const s = stat(file);
@@ -195,14 +181,8 @@ function geminiSessions(geminiHome: string, cwd: string): AgentSessionFile[] {
 function copilotSessions(home: string, cwd: string): AgentSessionFile[] {
   const root = join(home, '.copilot', 'session-state');
   const want = resolve(cwd);
-  let names: string[];
-  try {
-    names = fs.readdirSync(root);
-  } catch {
-    return [];
-  }
   const out: AgentSessionFile[] = [];
-  for (const n of names) {
+  for (const n of namesIn(root)) {
     const file = join(root, n, 'events.jsonl');
     const s = stat(file);
     if (!s) continue;
@@ -252,14 +232,8 @@ export function clineDataDir(home: string, env: Record<string, string | undefine
 function clineSessions(dataDir: string, cwd: string): AgentSessionFile[] {
   const root = join(dataDir, 'sessions');
   const want = resolve(cwd);
-  let names: string[];
-  try {
-    names = fs.readdirSync(root);
-  } catch {
-    return [];
-  }
   const out: AgentSessionFile[] = [];
-  for (const n of names) {
+  for (const n of namesIn(root)) {
     let manifest: { cwd?: unknown; workspace_root?: unknown };
     try {
       manifest = JSON.parse(fs.readFileSync(join(root, n, `${n}.json`), 'utf8')) as typeof manifest;
@@ -272,13 +246,7 @@ function clineSessions(dataDir: string, cwd: string): AgentSessionFile[] {
     const s = stat(file);
     if (!s) continue;
     out.push({ agent: 'cline', file, ...s });
-    let others: string[];
-    try {
-      others = fs.readdirSync(join(root, n));
-    } catch {
-      continue;
-    }
-    for (const o of others.sort()) {
+    for (const o of namesIn(join(root, n)).sort()) {
       const sub = join(root, n, o);
       if (!o.endsWith('.messages.json') || sub === file) continue;
       const ss = stat(sub);
