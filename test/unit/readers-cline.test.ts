@@ -122,6 +122,34 @@ describe('Cline session files', () => {
     expect(requestForCall(t, 1).messages).toEqual(last.slice(0, 4));
   });
 
+  it('send a file attached to a prompt as its text, cut to 50,000 characters as Cline cuts it', async () => {
+    const attached = 'a'.repeat(60_000);
+    const t = await readTranscript(
+      file(
+        session([
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'read this' },
+              { type: 'file', path: '/w/big.txt', content: attached },
+            ],
+          },
+          { role: 'assistant', content: [{ type: 'text', text: 'Read.' }], modelInfo: model },
+        ]),
+      ),
+    );
+    expect(requestForCall(t, 0).messages).toEqual([
+      { role: 'system', content: 'You are Cline.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'read this' },
+          { type: 'text', text: clineTruncateMiddle(attached, 50_000) },
+        ],
+      },
+    ]);
+  });
+
   it('say in notes what Cline did that the replay does not reproduce', async () => {
     const t = await readTranscript(file(session()));
     const notes = t.skipped.notes.join('\n');

@@ -10,7 +10,8 @@
  * - a tool result is stored whole (its `content` a string, text blocks, or the tools' JSON list
  *   `[{query, result, success}]`); before each request Cline's message builder cuts every string in
  *   it to 8,000 characters, keeping a head and a tail around `...[truncated N chars]...`, and an
- *   answer's text to 200,000 (12,000 when it repeats tool-call markup);
+ *   answer's text to 200,000 (12,000 when it repeats tool-call markup), a file attached to a prompt to
+ *   50,000;
  * - a tool call left without a result gets Cline's `Tool execution was interrupted…` error result.
  *
  * This reader applies those steps, as `MessageBuilder.buildForApi` of Cline's SDK (3.0.65) does, and
@@ -35,6 +36,8 @@ import { computeCalls, isRecord, parseTime, type Json } from './wire';
 
 /** Cline's per-string cut of a tool result (DEFAULT_MAX_TOOL_RESULT_CHARS). */
 const CLINE_TOOL_RESULT_CHARS = 8_000;
+/** Cline's cut of a file the user attached to a prompt (DEFAULT_MAX_FILE_CONTENT_CHARS). */
+const ATTACHED_FILE_CHARS = 50_000;
 /** Cline's cut of an answer's text, and of one that repeats tool-call markup. */
 const ASSISTANT_TEXT_CHARS = 200_000;
 const ASSISTANT_TOOL_MARKUP_CHARS = 12_000;
@@ -233,7 +236,8 @@ class Builder {
     const parts: string[] = [];
     for (const b of others) {
       if (b.type === 'text' && typeof b.text === 'string') parts.push(sanitize(normalizeClineInput(b.text)));
-      else if (b.type === 'file' && typeof b.content === 'string') parts.push(sanitize(b.content));
+      else if (b.type === 'file' && typeof b.content === 'string')
+        parts.push(sanitize(clineTruncateMiddle(b.content, ATTACHED_FILE_CHARS)));
       else
         this.log.skipNoteFirst(`block:${String(b.type)}`, `message ${index}: a ${preview(String(b.type))} block of a prompt is left out`);
     }
