@@ -52,7 +52,7 @@ import { opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfi
 import { piModelsPath, routePi } from '../../src/proxy/piConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
-import { readTranscript, requestForCall } from '../../src/replay/readers';
+import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
 import { isSubAgent } from '../../src/engine/stages/gathering';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
@@ -843,48 +843,78 @@ ownTruncationSuite("Qwen Code's own truncated outputs through spillway proxy", {
  * run. Cline cuts every tool result to 8,000 characters itself (the middle left out, no copy kept),
  * so the 25 kB outputs reach Spillway already cut: the proxy must report them as truncated by Cline.
  */
+/** A Cline CLI run through the proxy, signed in with `cline auth` for the proxy's OpenAI-compatible endpoint. */
+interface ClineRun {
+  provider: ScriptedProvider;
+  proxy: Proxy;
+  run: Run;
+  auth: string;
+  turns: Turn[];
+  key: string;
+  /** the session's own file, as Cline wrote it */
+  sessionFiles: () => string[];
+}
+
+/** Runs Cline's CLI on `commands` (each one model call of its run_commands tool) in its own folder under `root`. */
+async function runCline(name: string, commands: string[], answer: string): Promise<ClineRun> {
+  const key = `sk-proj-spillway-test-${process.pid}-CLINE-SECRET`;
+  const provider = await startScriptedProvider({ commands, finalAnswer: answer });
+  const dir = join(root, name);
+  const proxy = await startProxy(provider, dir);
+  const home = join(dir, 'home');
+  const work = join(dir, 'work');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(work, { recursive: true });
+  const env = { PATH: agentPath(CLINE), HOME: home, CLINE_SESSION_BACKEND_MODE: 'local', CLINE_NO_AUTO_UPDATE: '1' };
+  const auth = execFileSync(clineBin, ['auth', '-p', 'openai', '-k', key, '-m', 'gpt-5', '-b', `${proxy.url}/v1`], {
+    env,
+    cwd: work,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const run = await runAgent(clineBin, ['--json', `Run the ${commands.length} shell commands you are asked for, then report.`], env, work);
+  await proxy.close();
+  const sessionFiles = () => filesUnder(join(home, '.cline', 'data', 'sessions')).filter((f) => f.endsWith('.messages.json'));
+  return { provider, proxy, run, auth, turns: recordedTurns(proxy), key, sessionFiles };
+}
+
+/** Cline's session file read back: every call's messages equal to what the proxy recorded Cline sending. */
+async function expectClineReplayAsSent(c: ClineRun): Promise<Transcript> {
+  const files = c.sessionFiles();
+  expect(files).toHaveLength(1);
+  const t = await readTranscript(files[0]!);
+  expect(t.source).toBe('cline');
+  const sent = sentBodies(c.turns, c.proxy, '/v1/chat/completions');
+  expect(t.calls.length, `${files[0]}: calls replayed against requests sent`).toBe(sent.length);
+  t.calls.forEach((_, k) => {
+    expect(requestForCall(t, k).messages, `call ${k + 1}: messages as replayed and as sent`).toEqual(sent[k].messages);
+  });
+  return t;
+}
+
 describe('Cline through spillway proxy (routed by cline auth)', () => {
   const steps = 2;
-  let provider: ScriptedProvider;
-  let proxy: Proxy;
-  let run: Run;
-  let auth = '';
-  let turns: Turn[] = [];
-  const key = `sk-proj-spillway-test-${process.pid}-CLINE-SECRET`;
+  let c: ClineRun;
   const answer = `CLINE-DONE: ${steps} outputs read.`;
 
   beforeAll(async () => {
-    provider = await startScriptedProvider({ commands: COMMANDS.slice(0, steps), finalAnswer: answer });
-    const dir = join(root, 'cline');
-    proxy = await startProxy(provider, dir);
-    const home = join(dir, 'home');
-    const work = join(dir, 'work');
-    mkdirSync(home, { recursive: true });
-    mkdirSync(work, { recursive: true });
-    const env = { PATH: agentPath(CLINE), HOME: home, CLINE_SESSION_BACKEND_MODE: 'local', CLINE_NO_AUTO_UPDATE: '1' };
-    auth = execFileSync(clineBin, ['auth', '-p', 'openai', '-k', key, '-m', 'gpt-5', '-b', `${proxy.url}/v1`], {
-      env,
-      cwd: work,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    run = await runAgent(clineBin, ['--json', `Run the ${steps} shell commands you are asked for, then report.`], env, work);
-    await proxy.close();
-    turns = recordedTurns(proxy);
+    c = await runCline('cline', COMMANDS.slice(0, steps), answer);
   }, AGENT_TIMEOUT_MS + 90_000);
 
   afterAll(async () => {
-    await proxy?.close();
-    await provider?.close();
+    await c?.proxy.close();
+    await c?.provider.close();
   });
 
   it("finishes with the provider's final answer", () => {
+    const { run, auth, proxy } = c;
     const ctx = `exit ${run.code} after ${run.ms} ms\nauth: ${auth}\nstdout: ${run.stdout.slice(-3000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
     expect(run.code, ctx).toBe(0);
     expect(run.stdout, ctx).toContain(answer);
   });
 
   it('every model call was projected on the OpenAI upstream as Chat Completions', () => {
+    const { provider } = c;
     expect(provider.received.length).toBeGreaterThan(steps);
     expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(
       provider.received.map(() => 'POST /v1/chat/completions (to openai)'),
@@ -892,7 +922,7 @@ describe('Cline through spillway proxy (routed by cline auth)', () => {
   });
 
   it("each output reached the provider as a marker previewing the output inside Cline's JSON, its handle reading back what Cline sent", () => {
-    const results = toolResultsSeen(provider, 'chat');
+    const results = toolResultsSeen(c.provider, 'chat');
     expect(results).toHaveLength(steps);
     results.forEach((text, k) => {
       const handle = HANDLE.exec(text)?.[0];
@@ -900,15 +930,15 @@ describe('Cline through spillway proxy (routed by cline auth)', () => {
       // the preview shows the output's lines, not the JSON list around them
       const first = sh(COMMANDS[k]!).split('\n')[0]!;
       expect(text.split('\n'), `preview of result ${k + 1}:\n${text.slice(0, 600)}`).toContain(first);
-      const back = JSON.parse(spillwayRead(handle!, proxy.store)) as Array<{ query: string; result: string }>;
+      const back = JSON.parse(spillwayRead(handle!, c.proxy.store)) as Array<{ query: string; result: string }>;
       expect(back.map((e) => e.query)).toEqual([COMMANDS[k]]);
       expect(back[0]!.result.startsWith(`${first}\n`)).toBe(true);
     });
   });
 
   it('the proxy reports each output Cline cut, once, with how much it cut', () => {
-    const byCall = truncatedByCall(turns);
-    const sent = toolResultsSeen(provider, 'chat').map((t) => t.slice(0, 300));
+    const byCall = truncatedByCall(c.turns);
+    const sent = toolResultsSeen(c.provider, 'chat').map((t) => t.slice(0, 300));
     expect(byCall.size, `reported ${JSON.stringify([...byCall.values()])}; Cline sent (starts): ${JSON.stringify(sent)}`).toBe(steps);
     for (const t of byCall.values()) {
       expect(t).toMatchObject({ agent: 'cline', unit: 'chars', file: '', tool: 'run_commands' });
@@ -919,20 +949,41 @@ describe('Cline through spillway proxy (routed by cline auth)', () => {
   });
 
   it("its session file replays as the requests it sent: every call's messages, the system prompt and the cut results included", async () => {
-    const files = filesUnder(join(root, 'cline', 'home', '.cline', 'data', 'sessions')).filter((f) => f.endsWith('.messages.json'));
-    expect(files).toHaveLength(1);
-    const t = await readTranscript(files[0]!);
-    expect(t.source).toBe('cline');
-    const sent = sentBodies(turns, proxy, '/v1/chat/completions');
-    expect(t.calls.length, `${files[0]}: calls replayed against requests sent`).toBe(sent.length);
-    t.calls.forEach((_, k) => {
-      expect(requestForCall(t, k).messages, `call ${k + 1}: messages as replayed and as sent`).toEqual(sent[k].messages);
-    });
+    const t = await expectClineReplayAsSent(c);
     expect(t.skipped.notes.join('\n')).toContain(`Cline cut ${steps} tool result(s)`);
   });
 
   it('no key in anything Spillway wrote', () => {
-    checkNoKey(key, proxy, 'Cline');
+    checkNoKey(c.key, c.proxy, 'Cline');
+  });
+});
+
+/**
+ * Cline's session file on what the first run does not show: a command that fails (Cline's entry then
+ * carries the error and `success: false`) and a short output it does not cut.
+ */
+describe("Cline's session file replays a failed command as sent", () => {
+  let c: ClineRun;
+  const answer = 'CLINE-DONE: one failed.';
+
+  beforeAll(async () => {
+    c = await runCline('cline-failed', ['ls /spillway-no-such-dir', 'seq 1 3'], answer);
+  }, AGENT_TIMEOUT_MS + 90_000);
+
+  afterAll(async () => {
+    await c?.proxy.close();
+    await c?.provider.close();
+  });
+
+  it('finishes, with the failure in what Cline sent', () => {
+    expect(c.run.code, c.run.stderr.slice(-2000)).toBe(0);
+    expect(c.run.stdout).toContain(answer);
+    expect(toolResultsSeen(c.provider, 'chat')[0]).toContain('spillway-no-such-dir');
+  });
+
+  it('every call replays as sent', async () => {
+    const t = await expectClineReplayAsSent(c);
+    expect(t.skipped.notes.join('\n')).not.toContain('Cline cut');
   });
 });
 
