@@ -53,6 +53,7 @@ import { piModelsPath, routePi } from '../../src/proxy/piConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
 import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
+import { agentSessions } from '../../src/extension/inspector/agentSessions';
 import { isSubAgent } from '../../src/engine/stages/gathering';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
@@ -1340,14 +1341,14 @@ function piSuite(upstream: 'anthropic' | 'openai') {
     let proxy: Proxy;
     let run: Run;
     let configText = '';
+    const home = join(root, `pi-${upstream}`, 'home');
+    const work = join(root, `pi-${upstream}`, 'work');
     const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-PI-${upstream}-SECRET`;
     const answer = `PI-DONE: ${steps} outputs read.`;
 
     beforeAll(async () => {
       provider = await startScriptedProvider({ commands: COMMANDS.slice(0, steps), finalAnswer: answer });
       proxy = await startProxy(provider, join(root, `pi-${upstream}`));
-      const home = join(root, `pi-${upstream}`, 'home');
-      const work = join(root, `pi-${upstream}`, 'work');
       mkdirSync(work, { recursive: true });
       const env = {
         PATH: agentPath(PI),
@@ -1392,6 +1393,14 @@ function piSuite(upstream: 'anthropic' | 'openai') {
     it(`every model call was projected on the ${upstream === 'anthropic' ? 'Anthropic' : 'OpenAI'} upstream`, () => {
       const expected = upstream === 'anthropic' ? 'POST /v1/messages (to anthropic)' : 'POST /v1/responses (to openai)';
       expect(provider.received.map((r) => `${r.method} ${r.path} (to ${r.upstream})`)).toEqual(provider.received.map(() => expected));
+    });
+
+    it('its session is listed by Browse Agent Sessions for the folder it ran in, and replays its calls', async () => {
+      const found = agentSessions(home, work, home, undefined, join(home, '.pi', 'agent'));
+      expect(found.map((f) => f.agent)).toEqual(['pi']);
+      const t = await readTranscript(found[0]!.file);
+      expect(t.source).toBe('pi');
+      expect(t.calls).toHaveLength(provider.received.length);
     });
 
     it('no key in anything Spillway wrote', () => {

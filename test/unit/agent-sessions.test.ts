@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { agentSessions, claudeProjectNames, clineDataDir } from '../../src/extension/inspector/agentSessions';
+import { agentSessions, claudeProjectNames, clineDataDir, piAgentDir } from '../../src/extension/inspector/agentSessions';
 
 function fakeHome(): { home: string; cwd: string; project: string } {
   const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
@@ -139,4 +139,22 @@ test('Cline sessions of the folder are found by the cwd their manifest names, th
   expect(clineDataDir('/h', { CLINE_DATA_DIR: '/d', CLINE_DIR: '/c' })).toBe('/d');
   expect(clineDataDir('/h', { CLINE_DIR: '/c' })).toBe(join('/c', 'data'));
   expect(clineDataDir('/h')).toBe(join('/h', '.cline', 'data'));
+});
+
+test("pi sessions of the folder are found in pi's folder for it (its path encoded as pi 0.73 does), by the cwd their header names", () => {
+  const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
+  const cwd = '/work/demo';
+  // pi: `--${cwd without its first /, every / \ : as -}--`; /work-demo encodes alike, its header tells them apart
+  const dir = join(home, '.pi', 'agent', 'sessions', '--work-demo--');
+  mkdirSync(dir, { recursive: true });
+  const header = (c: string) => `${JSON.stringify({ type: 'session', version: 3, id: 'x', timestamp: '2026-11-30T10:00:00Z', cwd: c })}\n`;
+  writeFileSync(join(dir, '2026-11-30T10-00-00-000Z_aaaa.jsonl'), header(cwd));
+  writeFileSync(join(dir, '2026-11-30T11-00-00-000Z_bbbb.jsonl'), header('/work-demo'));
+  writeFileSync(join(dir, 'notes.txt'), 'x');
+  expect(agentSessions(home, cwd).map((f) => [f.agent, f.file.slice(dir.length + 1)])).toEqual([
+    ['pi', '2026-11-30T10-00-00-000Z_aaaa.jsonl'],
+  ]);
+  expect(piAgentDir('/h', { PI_CODING_AGENT_DIR: '~/pi' })).toBe(join('/h', 'pi'));
+  expect(piAgentDir('/h', { PI_CODING_AGENT_DIR: '/p' })).toBe('/p');
+  expect(piAgentDir('/h')).toBe(join('/h', '.pi', 'agent'));
 });

@@ -15,6 +15,9 @@
  *   (`session.start`) names the `cwd` it ran in (`data.context.cwd`). A sub-agent (its `task` tool)
  *   writes its conversation into the same log, after a `subagent.started` event naming the call: each
  *   is listed under the session, by that call's id (`instance`).
+ * - pi coding agent: `~/.pi/agent/sessions/--<cwd, its first / left out and every / \\ : replaced by
+ *   ->--/*.jsonl` (`$PI_CODING_AGENT_DIR` in place of `~/.pi/agent` when set), whose `session` header
+ *   names the `cwd` (checked: two folders can encode alike).
  * - Cline (its CLI, and its VS Code extension since it runs on Cline's SDK):
  *   `~/.cline/data/sessions/<session>/<session>.messages.json` (`$CLINE_DATA_DIR`, else
  *   `$CLINE_DIR/data`, in place of `~/.cline/data` when set), beside the session's manifest
@@ -26,7 +29,7 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface AgentSessionFile {
-  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline';
+  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'pi';
   file: string;
   bytes: number;
   /** ISO 8601 modification time */
@@ -224,6 +227,26 @@ function copilotSubAgents(file: string): Array<{ instance: string; name?: string
   return out;
 }
 
+/** Where pi keeps its sessions and settings: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+export function piAgentDir(home: string, env: Record<string, string | undefined> = {}): string {
+  return env.PI_CODING_AGENT_DIR ? env.PI_CODING_AGENT_DIR.replace(/^~(?=$|[\\/])/, home) : join(home, '.pi', 'agent');
+}
+
+function piSessions(agentDir: string, cwd: string): AgentSessionFile[] {
+  const want = resolve(cwd);
+  const dir = join(agentDir, 'sessions', `--${want.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`);
+  const out: AgentSessionFile[] = [];
+  for (const n of namesIn(dir)) {
+    if (!n.endsWith('.jsonl')) continue;
+    const file = join(dir, n);
+    const s = stat(file);
+    if (!s) continue;
+    const c = cwdOf(file, (r) => (r.type === 'session' ? r.cwd : undefined));
+    if (c !== undefined && resolve(c) === want) out.push({ agent: 'pi', file, ...s });
+  }
+  return out;
+}
+
 /** Where Cline keeps its data: `$CLINE_DATA_DIR`, else `$CLINE_DIR/data`, else `~/.cline/data`. */
 export function clineDataDir(home: string, env: Record<string, string | undefined> = {}): string {
   return env.CLINE_DATA_DIR || (env.CLINE_DIR ? join(env.CLINE_DIR, 'data') : join(home, '.cline', 'data'));
@@ -260,17 +283,25 @@ const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
 /**
- * The Claude Code, Codex, Gemini CLI, Copilot CLI and Cline sessions of a workspace folder, newest first, each
- * followed by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini` (`$GEMINI_CLI_HOME`,
- * else `home`); `clineData` where Cline keeps its data (clineDataDir).
+ * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline and pi sessions of a workspace folder, newest first,
+ * each followed by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini`
+ * (`$GEMINI_CLI_HOME`, else `home`); `clineData` where Cline keeps its data (clineDataDir); `piDir` pi's
+ * agent folder (piAgentDir).
  */
-export function agentSessions(home: string, cwd: string, geminiHome = home, clineData = clineDataDir(home)): AgentSessionFile[] {
+export function agentSessions(
+  home: string,
+  cwd: string,
+  geminiHome = home,
+  clineData = clineDataDir(home),
+  piDir = piAgentDir(home),
+): AgentSessionFile[] {
   const all = [
     ...claudeSessions(home, cwd),
     ...codexSessions(home, cwd),
     ...geminiSessions(geminiHome, cwd),
     ...copilotSessions(home, cwd),
     ...clineSessions(clineData, cwd),
+    ...piSessions(piDir, cwd),
   ];
   const children = new Map<string, AgentSessionFile[]>();
   for (const f of all) if (f.parent !== undefined) children.set(f.parent, [...(children.get(f.parent) ?? []), f]);

@@ -21,7 +21,7 @@ import { formatCount } from '../pure/format';
 import { COMMANDS } from '../commands';
 import { errorText, type SpillwayHost } from '../host';
 import type { CapChoice, CapValue } from '../../protocol';
-import { agentSessions, clineDataDir, type AgentSessionFile } from './agentSessions';
+import { agentSessions, clineDataDir, piAgentDir, type AgentSessionFile } from './agentSessions';
 import { sessionName } from '../../replay/session-title';
 import { defaultArchiveDir, SessionArchive } from './archive';
 import { sessionsStatus } from './status';
@@ -40,6 +40,7 @@ const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = {
   'gemini-cli': 'Gemini CLI',
   'copilot-cli': 'Copilot CLI',
   cline: 'Cline',
+  pi: 'pi',
 };
 
 const VIEW_TYPE = 'spillway.inspector';
@@ -463,7 +464,7 @@ export class Inspector implements vscode.Disposable {
     }
   }
 
-  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI and Cline sessions of the open folder. */
+  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline and pi sessions of the open folder. */
   async browseAgentSessions(opts?: { home?: string; pick?: string }): Promise<OpenTranscriptResult | { files: string[] } | undefined> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) {
@@ -477,9 +478,10 @@ export class Inspector implements vscode.Disposable {
       folder,
       opts?.home ?? (process.env.GEMINI_CLI_HOME || home),
       opts?.home !== undefined ? clineDataDir(home) : clineDataDir(home, process.env),
+      opts?.home !== undefined ? piAgentDir(home) : piAgentDir(home, process.env),
     );
     if (found.length === 0) {
-      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state) or Cline (~/.cline/data/sessions) sessions for ${folder}.`;
+      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions) or pi (~/.pi/agent/sessions) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });
       if (opts?.pick === undefined) {
         void vscode.window.showInformationMessage(message, 'Open Transcript…').then((choice) => {
