@@ -1,7 +1,8 @@
 /**
  * A session on disk named by what it was: the agent's own title for it (Claude Code's `summary`
  * records, Codex's thread name, pi's session name, Cline's title in its manifest), else the first
- * thing the user asked (Copilot's CLI: its first `user.message`), then the
+ * thing the user asked (Copilot's CLI: its first `user.message`; Qwen Code: its first `user`
+ * record's parts), then the
  * project it ran in (the working directory's last segment) and the day it started:
  * `Fix the HTML export's quality issues · claude-history · Feb 2, 2026`. File names and UUIDs
  * (`randlee__claude-history-subagent-a5e7369.jsonl`, `rollout-2025-…-019ab73e….jsonl`) tell a person
@@ -77,6 +78,13 @@ function userText(content: unknown): string | undefined {
   return parts.length ? parts.map((p) => p!.text as string).join('\n') : undefined;
 }
 
+/** Gemini-form parts (Qwen Code's log) as text parts: `[{text}]` → `[{type: 'text', text}]`. */
+function geminiParts(parts: unknown): unknown {
+  return Array.isArray(parts)
+    ? parts.map(obj).flatMap((p) => (p && typeof p.text === 'string' ? [{ type: 'text', text: p.text }] : []))
+    : undefined;
+}
+
 /** Text an agent puts in the user's turn that the user did not write (Claude Code's command echoes, Codex's environment). */
 const NOT_ASKED = /^\s*<(command-|local-command|environment_context|user_instructions|system-reminder)|^\s*Caveat: /;
 
@@ -110,7 +118,7 @@ export function sessionAbout(file: string): SessionAbout {
     const message = obj(r.message);
     const asked =
       (r.type === 'user' || (r.type === 'message' && message?.role === 'user')) && !r.isMeta
-        ? userText(message?.content)
+        ? userText(message?.content ?? geminiParts(message?.parts))
         : r.type === 'event_msg' && payload?.type === 'user_message'
           ? str(payload.message)
           : undefined;

@@ -8,6 +8,7 @@ import { SpillwayError } from '../../engine/types';
 import { classifyApiDocument, isMiniSweAgent } from './api';
 import { isClineSession } from './cline';
 import { isCopilotCliRecord } from './copilot-cli';
+import { isQwenCodeRecord } from './qwen-code';
 import { isGeminiCliRecord } from './gemini-cli';
 import { preview } from './skip-log';
 import type { TranscriptFormat } from './types';
@@ -24,7 +25,7 @@ const SUPPORTED_FORMATS_TEXT =
   'pi (pi coding agent session .jsonl), ' +
   'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body), ' +
   "copilot-cli (GitHub Copilot's CLI session-state/<id>/events.jsonl), " +
-  'cline (Cline sessions/<id>/<id>.messages.json)';
+  'cline (Cline sessions/<id>/<id>.messages.json), qwen-code (Qwen Code projects/<project>/chats/<session>.jsonl)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -67,7 +68,7 @@ function isPiRecord(record: Json): boolean {
 }
 
 /** The JSONL formats, told apart by their records. */
-type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'pi' | 'gemini-cli' | 'copilot-cli';
+type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'pi' | 'gemini-cli' | 'copilot-cli' | 'qwen-code';
 
 /** The agent log a single JSONL record comes from, if it looks like one. */
 function formatOfRecord(record: Json): JsonlFormat | undefined {
@@ -75,6 +76,7 @@ function formatOfRecord(record: Json): JsonlFormat | undefined {
   if (isPiRecord(record)) return 'pi';
   if (isGeminiCliRecord(record)) return 'gemini-cli';
   if (isCopilotCliRecord(record)) return 'copilot-cli';
+  if (isQwenCodeRecord(record)) return 'qwen-code';
   const type = record.type;
   if (typeof type !== 'string') return record.record_type === 'state' ? 'codex' : undefined;
   if (CODEX_TYPES.has(type) && 'payload' in record) return 'codex';
@@ -120,6 +122,7 @@ function guessJsonlFromText(text: string): JsonlFormat | undefined {
   if (/^\s*\{[^\n]*"(instance_id|issue_type)"\s*:/.test(text) && /"history"\s*:\s*\[/.test(text)) return 'openhands';
   if (/"type"\s*:\s*"(session_meta|response_item|turn_context|event_msg|compacted)"\s*,\s*"payload"\s*:/.test(text)) return 'codex';
   if (/^\s*\{[^\n]*"projectHash"\s*:/.test(text) && /"sessionId"\s*:/.test(text)) return 'gemini-cli';
+  if (/"parentUuid"\s*:/.test(text) && /"message"\s*:\s*\{\s*"role"\s*:\s*"(user|model)"\s*,\s*"parts"\s*:/.test(text)) return 'qwen-code';
   if (/"(parentUuid|sessionId|leafUuid)"\s*:|"type"\s*:\s*"(file-history-snapshot|summary)"/.test(text)) return 'claude-code';
   if (/^\s*\{"type"\s*:\s*"session"\s*,[^\n]*"cwd"\s*:/.test(text)) return 'pi';
   if (/^\s*\{"type"\s*:\s*"session\.start"\s*,\s*"data"\s*:\s*\{[^\n]*"producer"\s*:\s*"copilot-agent"/.test(text)) return 'copilot-cli';

@@ -2,7 +2,7 @@
  * Transcript readers: turn one agent session file into the model calls it made, in the engine's
  * wire formats, so `spillway replay` and the inspector can project every call of a real session.
  *
- * JSONL logs (Claude Code, Codex, OpenHands, pi, Gemini CLI, GitHub Copilot's CLI) are streamed line by line and can be any size; single JSON
+ * JSONL logs (Claude Code, Codex, OpenHands, pi, Gemini CLI, GitHub Copilot's CLI, Qwen Code) are streamed line by line and can be any size; single JSON
  * documents (SWE-agent, mini-swe-agent, Cline, request bodies) are parsed whole, up to 512 MB.
  */
 import { open, stat } from 'node:fs/promises';
@@ -15,6 +15,7 @@ import { readCopilotCli } from './copilot-cli';
 import { geminiCliDocument, readGeminiCli } from './gemini-cli';
 import { readOpenHands } from './openhands';
 import { readPi } from './pi';
+import { readQwenCode } from './qwen-code';
 import { classifyDocument, DETECT_HEAD_BYTES, describeDocument, sniffTranscript, unknownFormatError } from './detect';
 import { readDocument } from './document';
 import type { StreamOptions } from './lines';
@@ -55,6 +56,7 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
     case 'openhands':
     case 'pi':
     case 'copilot-cli':
+    case 'qwen-code':
       throw new SpillwayError(`${path}: a ${format} transcript is a JSONL log, not a single JSON document`, 'invalid-input');
   }
 }
@@ -99,7 +101,8 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
         found !== 'openhands' &&
         found !== 'pi' &&
         found !== 'gemini-cli' &&
-        found !== 'copilot-cli'
+        found !== 'copilot-cli' &&
+        found !== 'qwen-code'
       )
         return fromDocument(found, doc, path);
       // a saved chat of an older Gemini CLI is one document; a one-line JSONL chat parses as one too
@@ -114,6 +117,7 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
   if (resolved === 'claude-code') return readClaudeCode(path, stream);
   if (resolved === 'codex') return readCodex(path, stream);
   if (resolved === 'pi') return readPi(path, stream);
+  if (resolved === 'qwen-code') return readQwenCode(path, stream);
   if (resolved === 'copilot-cli')
     return readCopilotCli(path, { ...stream, ...(opts.instance !== undefined ? { instance: opts.instance } : {}) });
   if (resolved === 'gemini-cli')

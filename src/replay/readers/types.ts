@@ -25,7 +25,8 @@ export type TranscriptFormat =
   | 'gemini'
   | 'gemini-cli'
   | 'copilot-cli'
-  | 'cline';
+  | 'cline'
+  | 'qwen-code';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
@@ -40,6 +41,7 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'gemini-cli',
   'copilot-cli',
   'cline',
+  'qwen-code',
 ];
 
 /** One model call: the request it sent is `items.slice(0, end)`; `reply` is what the model wrote back. */
