@@ -797,6 +797,30 @@ describe('Qwen Code through spillway proxy (routed by OPENAI_BASE_URL)', () => {
     );
   });
 
+  it('its chat log replays as the requests it sent, but for what it adds before the first prompt and keeps out of the log', async () => {
+    const home = join(root, 'qwen', 'home');
+    const logs = filesUnder(join(home, '.qwen', 'projects')).filter((f) => f.endsWith('.jsonl'));
+    expect(logs).toHaveLength(1);
+    const t = await readTranscript(logs[0]!);
+    expect(t.source).toBe('qwen-code');
+    const sent = sentBodies(recordedTurns(proxy), proxy, '/v1/chat/completions');
+    expect(t.calls.length, `${logs[0]}: calls replayed against requests sent`).toBe(sent.length);
+    // the system prompt and the <system-reminder> parts of the first prompt are not in the log
+    const withoutPrelude = (messages: Array<{ role: string; content: unknown }>) =>
+      messages
+        .filter((m) => m.role !== 'system')
+        .map((m, i) =>
+          i === 0 && Array.isArray(m.content)
+            ? { ...m, content: m.content.filter((p: { text?: string }) => !p.text?.startsWith('<system-reminder>')) }
+            : m,
+        );
+    t.calls.forEach((_, k) => {
+      expect(requestForCall(t, k).messages, `call ${k + 1}: messages as replayed and as sent`).toEqual(withoutPrelude(sent[k].messages));
+    });
+    // and Browse Agent Sessions lists it for the folder it ran in
+    expect(agentSessions(home, join(root, 'qwen', 'work')).map((f) => [f.agent, f.file])).toEqual([['qwen-code', logs[0]]]);
+  });
+
   it('no key in anything Spillway wrote', () => {
     checkNoKey(key, proxy, 'Qwen Code');
   });

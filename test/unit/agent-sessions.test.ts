@@ -158,3 +158,15 @@ test("pi sessions of the folder are found in pi's folder for it (its path encode
   expect(piAgentDir('/h', { PI_CODING_AGENT_DIR: '/p' })).toBe('/p');
   expect(piAgentDir('/h')).toBe(join('/h', '.pi', 'agent'));
 });
+
+test('Qwen Code chats of the folder are found in its project folder, by the cwd their records name', () => {
+  const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
+  const cwd = '/work/demo';
+  const chats = join(home, '.qwen', 'projects', '-work-demo', 'chats');
+  mkdirSync(chats, { recursive: true });
+  const record = (c: string) =>
+    `${JSON.stringify({ uuid: 'u', parentUuid: null, type: 'user', cwd: c, message: { role: 'user', parts: [{ text: 'hi' }] } })}\n`;
+  writeFileSync(join(chats, 'aaaa.jsonl'), record(cwd));
+  writeFileSync(join(chats, 'bbbb.jsonl'), record('/work-demo'));
+  expect(agentSessions(home, cwd).map((f) => [f.agent, f.file.slice(chats.length + 1)])).toEqual([['qwen-code', 'aaaa.jsonl']]);
+});

@@ -15,6 +15,8 @@
  *   (`session.start`) names the `cwd` it ran in (`data.context.cwd`). A sub-agent (its `task` tool)
  *   writes its conversation into the same log, after a `subagent.started` event naming the call: each
  *   is listed under the session, by that call's id (`instance`).
+ * - Qwen Code: `~/.qwen/projects/<cwd with every character that is not a letter or digit replaced by
+ *   ->/chats/<session>.jsonl`, whose records name the `cwd` (checked).
  * - pi coding agent: `~/.pi/agent/sessions/--<cwd, its first / left out and every / \\ : replaced by
  *   ->--/*.jsonl` (`$PI_CODING_AGENT_DIR` in place of `~/.pi/agent` when set), whose `session` header
  *   names the `cwd` (checked: two folders can encode alike).
@@ -29,7 +31,7 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface AgentSessionFile {
-  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'pi';
+  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'pi' | 'qwen-code';
   file: string;
   bytes: number;
   /** ISO 8601 modification time */
@@ -227,6 +229,23 @@ function copilotSubAgents(file: string): Array<{ instance: string; name?: string
   return out;
 }
 
+function qwenSessions(home: string, cwd: string): AgentSessionFile[] {
+  const want = resolve(cwd);
+  const out: AgentSessionFile[] = [];
+  for (const name of claudeProjectNames(cwd)) {
+    const dir = join(home, '.qwen', 'projects', name, 'chats');
+    for (const n of namesIn(dir)) {
+      if (!n.endsWith('.jsonl')) continue;
+      const file = join(dir, n);
+      const s = stat(file);
+      if (!s) continue;
+      const c = cwdOf(file, (r) => r.cwd);
+      if (c !== undefined && resolve(c) === want) out.push({ agent: 'qwen-code', file, ...s });
+    }
+  }
+  return out;
+}
+
 /** Where pi keeps its sessions and settings: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
 export function piAgentDir(home: string, env: Record<string, string | undefined> = {}): string {
   return env.PI_CODING_AGENT_DIR ? env.PI_CODING_AGENT_DIR.replace(/^~(?=$|[\\/])/, home) : join(home, '.pi', 'agent');
@@ -283,7 +302,7 @@ const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
 /**
- * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline and pi sessions of a workspace folder, newest first,
+ * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi and Qwen Code sessions of a workspace folder, newest first,
  * each followed by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini`
  * (`$GEMINI_CLI_HOME`, else `home`); `clineData` where Cline keeps its data (clineDataDir); `piDir` pi's
  * agent folder (piAgentDir).
@@ -302,6 +321,7 @@ export function agentSessions(
     ...copilotSessions(home, cwd),
     ...clineSessions(clineData, cwd),
     ...piSessions(piDir, cwd),
+    ...qwenSessions(home, cwd),
   ];
   const children = new Map<string, AgentSessionFile[]>();
   for (const f of all) if (f.parent !== undefined) children.set(f.parent, [...(children.get(f.parent) ?? []), f]);

@@ -41,6 +41,7 @@ const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = {
   'copilot-cli': 'Copilot CLI',
   cline: 'Cline',
   pi: 'pi',
+  'qwen-code': 'Qwen Code',
 };
 
 const VIEW_TYPE = 'spillway.inspector';
@@ -464,7 +465,7 @@ export class Inspector implements vscode.Disposable {
     }
   }
 
-  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline and pi sessions of the open folder. */
+  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi and Qwen Code sessions of the open folder. */
   async browseAgentSessions(opts?: { home?: string; pick?: string }): Promise<OpenTranscriptResult | { files: string[] } | undefined> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) {
@@ -481,7 +482,7 @@ export class Inspector implements vscode.Disposable {
       opts?.home !== undefined ? piAgentDir(home) : piAgentDir(home, process.env),
     );
     if (found.length === 0) {
-      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions) or pi (~/.pi/agent/sessions) sessions for ${folder}.`;
+      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions), pi (~/.pi/agent/sessions) or Qwen Code (~/.qwen/projects) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });
       if (opts?.pick === undefined) {
         void vscode.window.showInformationMessage(message, 'Open Transcript…').then((choice) => {
