@@ -93,12 +93,11 @@ export async function readQwenCode(path: string, opts: StreamOptions = {}): Prom
   chain.reverse();
   const off = entries.size - chain.length;
   if (off > 0) log.note(`${off} conversation record(s) on other branches (a rewind, a retry) are left out`);
-  const ordered = chain;
   const items: Json[] = [];
   const times: (number | undefined)[] = [];
   const models = new Map<string, number>();
   let thoughts = 0;
-  for (const e of ordered) {
+  for (const e of chain) {
     if (e.type === 'user') {
       const texts = e.parts.filter((p) => typeof p.text === 'string').map((p) => ({ type: 'text', text: p.text as string }));
       if (texts.length) {
