@@ -5,7 +5,8 @@
  * session, sub-agents written into it, becomes well-formed requests of its wire format holding the
  * main conversation only, each sub-agent replaying on its own; and any Cline session, calls left
  * without a result and prompts sent beside results included, becomes well-formed Chat Completions
- * requests, every string of a result at most Cline's 8,000 characters.
+ * requests, every string of a result at most Cline's 8,000 characters; and any Qwen Code chat,
+ * telemetry records and retried answers interleaved, replays its last branch as well-formed requests.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -316,6 +317,73 @@ describe('Cline sessions', () => {
             /* a string result */
           }
           for (const str of strings(parsed)) expect(str.length).toBeLessThanOrEqual(8_000);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+/** A Qwen Code answer: its tool calls (each answered), whether telemetry records sit between, whether a first try was retried. */
+const qwenTurnArb = fc.record({
+  calls: fc.integer({ min: 0, max: 3 }),
+  telemetry: fc.boolean(),
+  retried: fc.boolean(),
+  text: fc.constantFrom('', 'Looking.'),
+});
+
+function qwenLines(turns: Array<typeof qwenTurnArb extends fc.Arbitrary<infer T> ? T : never>): string[] {
+  const lines: string[] = [];
+  let n = 0;
+  let parent: string | null = null;
+  const push = (type: string, extra: Record<string, unknown>): string => {
+    const uuid = `r${++n}`;
+    lines.push(
+      JSON.stringify({ uuid, parentUuid: parent, sessionId: 's', timestamp: '2026-11-30T10:00:00.000Z', type, cwd: '/w', ...extra }),
+    );
+    parent = uuid;
+    return uuid;
+  };
+  const telemetry = { provenance: 'system', subtype: 'ui_telemetry', systemPayload: {} };
+  push('user', { message: { role: 'user', parts: [{ text: 'start' }] } });
+  turns.forEach((turn, i) => {
+    if (turn.retried) {
+      // a first try that was thrown away: the retry hangs from the same parent
+      const from = parent;
+      push('assistant', { model: 'qwen3', message: { role: 'model', parts: [{ text: `DISCARDED ${i}` }] } });
+      parent = from;
+    }
+    const ids = Array.from({ length: turn.calls }, (_, j) => `c${i}_${j}`);
+    const parts = [
+      ...(turn.text ? [{ text: turn.text }] : []),
+      ...ids.map((id) => ({ functionCall: { id, name: 'run_shell_command', args: { command: `cmd ${id}` } } })),
+    ];
+    push('assistant', { model: 'qwen3', message: { role: 'model', parts: parts.length ? parts : [{ text: 'done' }] } });
+    if (turn.telemetry) push('system', telemetry);
+    if (ids.length)
+      push('tool_result', {
+        message: {
+          role: 'user',
+          parts: ids.map((id) => ({ functionResponse: { id, name: 'run_shell_command', response: { output: `out ${id}` } } })),
+        },
+      });
+    else push('user', { message: { role: 'user', parts: [{ text: `go on ${i}` }] } });
+  });
+  return lines;
+}
+
+describe('Qwen Code chat logs', () => {
+  test('any chat, telemetry and retries interleaved, gives one call per kept answer and well-formed requests', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(qwenTurnArb, { minLength: 1, maxLength: 6 }), async (turns) => {
+        const t = await readTranscript(tempFile(qwenLines(turns).join('\n') + '\n'));
+        expect(t.source).toBe('qwen-code');
+        expect(t.calls).toHaveLength(turns.length);
+        expect(toolResults(t.wire, t.items)).toHaveLength(turns.reduce((s, turn) => s + turn.calls, 0));
+        for (let k = 0; k < t.calls.length; k++) {
+          const messages = requestForCall(t, k).messages as unknown[];
+          expect(wireProblems(t.wire, messages), `call ${k}`).toEqual([]);
+          expect(JSON.stringify(messages)).not.toContain('DISCARDED');
         }
       }),
       { numRuns: 60 },
