@@ -878,6 +878,8 @@ interface ClineRun {
   key: string;
   /** the session's own file, as Cline wrote it */
   sessionFiles: () => string[];
+  home: string;
+  work: string;
 }
 
 /** Runs Cline's CLI on `commands` (each one model call of its run_commands tool) in its own folder under `root`. */
@@ -900,7 +902,7 @@ async function runCline(name: string, commands: string[], answer: string): Promi
   const run = await runAgent(clineBin, ['--json', `Run the ${commands.length} shell commands you are asked for, then report.`], env, work);
   await proxy.close();
   const sessionFiles = () => filesUnder(join(home, '.cline', 'data', 'sessions')).filter((f) => f.endsWith('.messages.json'));
-  return { provider, proxy, run, auth, turns: recordedTurns(proxy), key, sessionFiles };
+  return { provider, proxy, run, auth, turns: recordedTurns(proxy), key, sessionFiles, home, work };
 }
 
 /** Cline's session file read back: every call's messages equal to what the proxy recorded Cline sending. */
@@ -976,6 +978,10 @@ describe('Cline through spillway proxy (routed by cline auth)', () => {
   it("its session file replays as the requests it sent: every call's messages, the system prompt and the cut results included", async () => {
     const t = await expectClineReplayAsSent(c);
     expect(t.skipped.notes.join('\n')).toContain(`Cline cut ${steps} tool result(s)`);
+  });
+
+  it('its session is listed by Browse Agent Sessions for the folder it ran in (its manifest names it)', () => {
+    expect(agentSessions(c.home, c.work).map((f) => [f.agent, f.file])).toEqual([['cline', c.sessionFiles()[0]]]);
   });
 
   it('no key in anything Spillway wrote', () => {
