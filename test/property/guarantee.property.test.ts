@@ -130,6 +130,8 @@ function prefixes(r: ReplayResult, pm: string) {
  *   provider caches at the least, so what the ledger counted as read was written again;
  * - a read reduced after use in a two-call session, whose marker took the request from just under
  *   the minimum to just over it, so the whole of it was written again;
+ * - an agent reading back everything, whose read-back of a 289-character Write input replaced on
+ *   arrival carried more tokens into every later call than the marker spared (GPT-4o's prices);
  * - an agent reading back everything, whose read-back of a bash output raised bash's cap for a
  *   bash output that had arrived before it: a later call's walk no longer let it wait, and so
  *   offloaded the read that had waited with it, which the agent had been sent whole.
@@ -179,7 +181,15 @@ const FOUND: Step[][][] = [
     [{ tool: 'bash', arg: 0, size: 10 }],
   ],
 ];
-const examples = FOUND.map((steps): [Step[][], number[]] => [steps, []]);
+FOUND.push([
+  [{ tool: 'Write', arg: 0, size: 27457 }],
+  [{ tool: 'bash', arg: 0, size: 1105 }],
+  [{ tool: 'Write', arg: 0, size: 289 }],
+  [{ tool: 'bash', arg: 0, size: 2000 }],
+  [{ tool: 'bash', arg: 0, size: 10 }],
+  [{ tool: 'bash', arg: 0, size: 10 }],
+]);
+const examples = FOUND.slice(-1).map((steps): [Step[][], number[]] => [steps, []]);
 
 /**
  * How long the agent waited before each call, when a session pauses: mostly seconds, sometimes past

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createEngine, MemorySink } from '../../src/engine/engine';
 import { readFileInput } from '../../src/engine/file-inputs';
+import { READ_BACK_MAX_CHARS } from '../../src/engine/guarantee';
 import { readTranscript, requestForCall } from '../../src/replay/readers';
 
 const content = (tag: string) => Array.from({ length: 60 }, (_, i) => `line ${i} of ${tag}: const value_${i} = compute(${i});`).join('\n');
@@ -73,6 +74,14 @@ describe('file inputs: what is replaced', () => {
     expect(sent).toMatchObject({ file_path: '/repo/b.ts', expected_replacements: 1 });
     expect(sent.new_string).toBeUndefined();
     expect(JSON.parse(store.get(p.inputs[0]!.handle)!)).toEqual(input);
+  });
+
+  it('leaves an input whole when what it spares is less than its read-back would carry into every later call', () => {
+    const { e } = engine();
+    // 12 lines: the marker spares a few hundred tokens, a read-back would bring all of them back with its call
+    const short = { file_path: '/repo/src/small.ts', content: content('small').split('\n').slice(0, 12).join('\n') };
+    const req = anthropic({ history: 2_000, calls: [{ id: 'w1', name: 'Write', input: short }] });
+    expect(e.project(JSON.stringify(req), 'anthropic-messages').inputs).toEqual([]);
   });
 
   it('leaves inputs alone while the conversation before the call is under inputs.minTokens', () => {
@@ -188,7 +197,7 @@ describe('file inputs: idempotence and stickiness', () => {
 });
 
 describe('file inputs on the long real Claude Code session', () => {
-  it('replaces the Write and Edit inputs late in the session, each reading back exactly', async () => {
+  it('replaces the file inputs late in the session that spare more than their read-back would carry, each reading back exactly', async () => {
     const file = LONG_CLAUDE_CODE;
     readFileSync(file); // the long session is part of the corpus: fail loudly when missing
     const t = await readTranscript(file);
@@ -198,8 +207,10 @@ describe('file inputs on the long real Claude Code session', () => {
     const k = t.calls.length - 1;
     const text = JSON.stringify(requestForCall(t, k));
     const p = e.project(text, t.wire);
-    expect(p.inputs.length).toBeGreaterThan(5);
-    expect(new Set(p.inputs.map((x) => x.tool))).toEqual(new Set(['Write', 'Edit']));
+    // an input is replaced when it spares more than a read-back of it would carry into every later
+    // call (the read call and up to 2,000 characters of answer): here three large Edits
+    expect(p.inputs.map((x) => x.tool)).toEqual(['Edit', 'Edit', 'Edit']);
+    for (const x of p.inputs) expect(x.originalChars - x.projectedChars).toBeGreaterThan(READ_BACK_MAX_CHARS);
     const original = JSON.parse(text) as { messages: Array<{ content: unknown }> };
     for (const x of p.inputs) {
       const block = (original.messages[x.item]!.content as Array<{ id?: string; input?: unknown }>).find((b) => b.id === x.callId)!;

@@ -133,7 +133,7 @@ describe('shellWriteMarker: what replaces the bodies', () => {
 
 describe('the inputs stage on shell calls', () => {
   const history = 'x'.repeat(3_000);
-  const command = `cd /testbed && cat > repro.py << 'EOF'\n${body('repro', 60)}\nEOF\npython repro.py`;
+  const command = `cd /testbed && cat > repro.py << 'EOF'\n${body('repro', 120)}\nEOF\npython repro.py`;
 
   it('replaces the body in an Anthropic Bash call, reads back exactly, and is sticky', () => {
     const store = new MemorySink();
