@@ -180,7 +180,7 @@ export function readBackCost(prefix: number, reads: readonly Pick<ReadBack, 'ask
 }
 
 /** The tokens one read-back adds to the agent's history, carried by every later call. */
-function readBackTokens(r: Pick<ReadBack, 'ask' | 'answer'>): number {
+export function readBackTokens(r: Pick<ReadBack, 'ask' | 'answer'>): number {
   return r.ask + r.answer + READ_BACK_ITEM_TOKENS;
 }
 

@@ -21,7 +21,7 @@ import { CallMap, candidateNames, type ToolCall } from '../formats';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { stringTokens } from '../tokens';
-import { READ_BACK_CALL_TEXT, READ_BACK_ITEM_TOKENS, readBackAnswerTokens, stopped } from '../guarantee';
+import { READ_BACK_CALL_TEXT, readBackAnswerTokens, readBackTokens, stopped } from '../guarantee';
 import { deferredToClear } from './after-use';
 import { LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
 import { countLines } from '../lines';
@@ -69,8 +69,10 @@ export function fileInputs(results: Results, filter?: InputFilter): InputsOutcom
     if (!d) continue;
     // once read back, the read call and its answer ride in every later request: an input that spares
     // fewer tokens than that would leave every later call dearer than sending it whole
-    const carried =
-      results.counter.count(READ_BACK_CALL_TEXT) + readBackAnswerTokens(d.write.meta.tokens, d.write.meta.chars) + READ_BACK_ITEM_TOKENS;
+    const carried = readBackTokens({
+      ask: results.counter.count(READ_BACK_CALL_TEXT),
+      answer: readBackAnswerTokens(d.write.meta.tokens, d.write.meta.chars),
+    });
     if (d.decision.originalTokens - d.decision.projectedTokens < carried) continue;
     if (filter && !filter({ tool: d.write.meta.tool, callId: d.write.meta.callId, text: d.write.text })) continue;
     out.writes.push(d.write);
