@@ -473,14 +473,10 @@ export class Inspector implements vscode.Disposable {
       return undefined;
     }
     const home = opts?.home ?? homedir();
-    // Gemini CLI keeps .gemini under GEMINI_CLI_HOME when set; a test's fake home stands for both
-    const found = agentSessions(
-      home,
-      folder,
-      opts?.home ?? (process.env.GEMINI_CLI_HOME || home),
-      opts?.home !== undefined ? clineDataDir(home) : clineDataDir(home, process.env),
-      opts?.home !== undefined ? piAgentDir(home) : piAgentDir(home, process.env),
-    );
+    // Gemini CLI keeps .gemini under GEMINI_CLI_HOME when set, Cline and pi their data under their own
+    // variables; a test's fake home stands for all of them
+    const env = opts?.home !== undefined ? {} : process.env;
+    const found = agentSessions(home, folder, env.GEMINI_CLI_HOME || home, clineDataDir(home, env), piAgentDir(home, env));
     if (found.length === 0) {
       const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions), pi (~/.pi/agent/sessions) or Qwen Code (~/.qwen/projects) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });

@@ -32,7 +32,7 @@
 import { SpillwayError } from '../../engine/types';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript } from './types';
-import { computeCalls, isRecord, parseTime, type Json } from './wire';
+import { computeCalls, isRecord, mostAnsweringModel, parseTime, type Json } from './wire';
 
 /** Cline's per-string cut of a tool result (DEFAULT_MAX_TOOL_RESULT_CHARS). */
 const CLINE_TOOL_RESULT_CHARS = 8_000;
@@ -297,7 +297,7 @@ export function clineTranscript(doc: unknown, path: string): Transcript {
   const system = typeof doc.system_prompt === 'string' && doc.system_prompt.trim() !== '' ? sanitize(doc.system_prompt) : undefined;
   if (system !== undefined) builder.system(system);
   else log.note('the session holds no system prompt: calls replay without one');
-  const models = new Map<string, number>();
+  const models: string[] = [];
   const providers = new Set<string>();
   messages.forEach((m, i) => {
     const time = parseTime(m.ts);
@@ -305,13 +305,12 @@ export function clineTranscript(doc: unknown, path: string): Transcript {
     else {
       builder.assistant(blocksOf(m)!, time);
       const info = isRecord(m.modelInfo) ? m.modelInfo : undefined;
-      if (typeof info?.id === 'string') models.set(info.id, (models.get(info.id) ?? 0) + 1);
+      if (typeof info?.id === 'string') models.push(info.id);
       if (typeof info?.provider === 'string') providers.add(info.provider);
     }
   });
   const calls = computeCalls('openai-chat', builder.items, false, builder.times);
-  const model = [...models].sort((a, b) => b[1] - a[1])[0]?.[0];
-  if (models.size > 1) log.note(`the session called ${[...models].map(([m, n]) => `${m} (${n})`).join(', ')}: replayed as ${model}`);
+  const model = mostAnsweringModel(models, log);
   const foreign = [...providers].filter((p) => /anthropic|claude|bedrock|vertex/i.test(p));
   if (foreign.length)
     log.note(

@@ -24,7 +24,7 @@ import type { StreamOptions } from './lines';
 import { forEachRecord } from './lines';
 import { SkipLog, preview } from './skip-log';
 import type { Transcript } from './types';
-import { computeCalls, isRecord, parseTime, type Json } from './wire';
+import { computeCalls, isRecord, mostAnsweringModel, parseTime, type Json } from './wire';
 
 const QWEN_TYPES: ReadonlySet<string> = new Set(['user', 'assistant', 'tool_result', 'system']);
 
@@ -95,7 +95,7 @@ export async function readQwenCode(path: string, opts: StreamOptions = {}): Prom
   if (off > 0) log.note(`${off} conversation record(s) on other branches (a rewind, a retry) are left out`);
   const items: Json[] = [];
   const times: (number | undefined)[] = [];
-  const models = new Map<string, number>();
+  const models: string[] = [];
   let thoughts = 0;
   for (const e of chain) {
     if (e.type === 'user') {
@@ -105,7 +105,7 @@ export async function readQwenCode(path: string, opts: StreamOptions = {}): Prom
         times.push(e.time);
       }
     } else if (e.type === 'assistant') {
-      if (e.model) models.set(e.model, (models.get(e.model) ?? 0) + 1);
+      if (e.model) models.push(e.model);
       let text = '';
       const calls: Json[] = [];
       for (const p of e.parts) {
@@ -135,8 +135,7 @@ export async function readQwenCode(path: string, opts: StreamOptions = {}): Prom
       }
     }
   }
-  const model = [...models].sort((a, b) => b[1] - a[1])[0]?.[0];
-  if (models.size > 1) log.note(`the session called ${[...models].map(([m, n]) => `${m} (${n})`).join(', ')}: replayed as ${model}`);
+  const model = mostAnsweringModel(models, log);
   if (thoughts) log.note(`${thoughts} thought part(s) of the answers are left out`);
   log.note(
     "Qwen Code sends its system prompt, its tool declarations and <system-reminder> parts before the first prompt (skills, the folder's listing, the date); they are not in the chat log, so calls replay without them",

@@ -4,6 +4,7 @@
  * a file does not say (a Gemini API `contents` list is told by its `parts`).
  */
 import type { WireFormat } from '../../engine/types';
+import type { SkipLog } from './skip-log';
 import type { TranscriptCall } from './types';
 
 export type Json = Record<string, unknown>;
@@ -236,4 +237,16 @@ export function classifyItems(items: readonly unknown[]): WireFormat | undefined
   if (sawAnthropic && !sawChat) return 'anthropic-messages';
   if (sawChat && !sawAnthropic) return 'openai-chat';
   return undefined;
+}
+
+/**
+ * The model most of a session's answers name (`models`: each answer's, in order), which prices the
+ * replay; a note names every model and its answers when there were several. Undefined for none.
+ */
+export function mostAnsweringModel(models: readonly string[], log: SkipLog): string | undefined {
+  const counts = new Map<string, number>();
+  for (const m of models) counts.set(m, (counts.get(m) ?? 0) + 1);
+  const model = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+  if (counts.size > 1) log.note(`the session called ${[...counts].map(([m, n]) => `${m} (${n})`).join(', ')}: replayed as ${model}`);
+  return model;
 }
