@@ -657,6 +657,107 @@ opencodeSuite('environment', 'anthropic');
 opencodeSuite('config', 'openai');
 opencodeSuite('environment', 'openai');
 
+/**
+ * OpenCode's session, as `opencode export` prints it (OpenCode keeps it in SQLite), replays as the
+ * requests OpenCode sent, on each provider's wire: two prompts, the second continuing the session
+ * (`opencode run --continue`), so an answer's text and a later prompt are in the history too. What
+ * the export does not hold is compared apart: OpenCode's system prompt (Anthropic's `system`, the
+ * Responses `developer` item) and its cache breakpoints (`cache_control`, where it put them).
+ */
+function opencodeExportSuite(upstream: 'anthropic' | 'openai') {
+  const model = upstream === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-5';
+  describe(`OpenCode's export replays as OpenCode sent it (${upstream === 'anthropic' ? 'Anthropic' : 'OpenAI'} provider)`, () => {
+    let provider: ScriptedProvider;
+    let proxy: Proxy;
+    let exported = '';
+    let turns: Turn[] = [];
+    const runs: Run[] = [];
+    const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-OPENCODE-export-SECRET`;
+    const answer = 'OPENCODE-DONE: exported.';
+
+    beforeAll(
+      async () => {
+        provider = await startScriptedProvider({ commands: COMMANDS.slice(0, 2), finalAnswer: answer });
+        const dir = join(root, `opencode-export-${upstream}`);
+        proxy = await startProxy(provider, dir);
+        const home = join(dir, 'home');
+        const work = join(dir, 'work');
+        mkdirSync(work, { recursive: true });
+        const env = opencodeEnv(home, upstream === 'anthropic' ? { ANTHROPIC_API_KEY: key } : { OPENAI_API_KEY: key });
+        const file = opencodeConfigPath(env, home);
+        mkdirSync(join(file, '..'), { recursive: true });
+        writeFileSync(file, routeOpenCode('{ "autoupdate": false, "share": "disabled" }\n', proxy.url, [], file).text);
+        const m = `${upstream}/${model}`;
+        runs.push(
+          await runAgent(opencodeBin, ['run', '--model', m, 'Run the 2 shell commands you are asked for, then report.'], env, work),
+        );
+        runs.push(await runAgent(opencodeBin, ['run', '--continue', '--model', m, 'Say it once more.'], env, work));
+        const sessions = JSON.parse(
+          execFileSync(opencodeBin, ['session', 'list', '--format', 'json'], { env, cwd: work, encoding: 'utf8' }),
+        ) as Array<{
+          id: string;
+        }>;
+        exported = join(dir, 'export.json');
+        writeFileSync(
+          exported,
+          execFileSync(opencodeBin, ['export', sessions[0]!.id], {
+            env,
+            cwd: work,
+            encoding: 'utf8',
+            maxBuffer: 64 << 20,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }),
+        );
+        turns = recordedTurns(proxy);
+      },
+      2 * AGENT_TIMEOUT_MS + 60_000,
+    );
+
+    afterAll(async () => {
+      await proxy?.close();
+      await provider?.close();
+    });
+
+    it('both prompts were answered', () => {
+      for (const run of runs) expect(run.code, `stdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}`).toBe(0);
+      expect(runs[1]!.stdout).toContain(answer);
+    });
+
+    it("every call's messages, as replayed from the export, are those OpenCode sent", async () => {
+      const t = await readTranscript(exported);
+      expect(t.source).toBe('opencode');
+      expect(t.wire).toBe(upstream === 'anthropic' ? 'anthropic-messages' : 'openai-responses');
+      // the session's own calls: OpenCode's title call goes to another model
+      const sent = sentBodies(
+        turns.filter((x) => x.model === model),
+        proxy,
+        upstream === 'anthropic' ? '/v1/messages' : '/v1/responses',
+      );
+      expect(sent.length).toBeGreaterThan(3);
+      expect(t.calls.length, `${exported}: calls replayed against requests sent`).toBe(sent.length);
+      const settings = new Set(['cache_control']);
+      t.calls.forEach((_, k) => {
+        const replayed = requestForCall(t, k);
+        if (upstream === 'anthropic')
+          expect(replayed.messages, `call ${k + 1}: messages as replayed and as sent`).toEqual(withoutSettings(sent[k].messages, settings));
+        else {
+          expect(sent[k].input[0].role).toBe('developer');
+          expect(replayed.input, `call ${k + 1}: input as replayed and as sent, less the system prompt`).toEqual(sent[k].input.slice(1));
+        }
+      });
+      expect(t.base.model).toBe(model);
+      expect(t.skipped.notes.join('\n')).toContain('system prompt and tool declarations');
+    });
+
+    it('no key in anything Spillway wrote', () => {
+      checkNoKey(key, proxy, 'OpenCode');
+    });
+  });
+}
+
+opencodeExportSuite('anthropic');
+opencodeExportSuite('openai');
+
 /** One run of an agent whose outputs it truncates itself: what it runs, how it starts, what must be reported. */
 interface OwnTruncation {
   /** the run's folder under the suite's root */

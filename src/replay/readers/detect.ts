@@ -7,6 +7,7 @@
 import { SpillwayError } from '../../engine/types';
 import { classifyApiDocument, isMiniSweAgent } from './api';
 import { isClineSession } from './cline';
+import { isOpenCodeExport } from './opencode';
 import { isCopilotCliRecord } from './copilot-cli';
 import { isQwenCodeRecord } from './qwen-code';
 import { isGeminiCliRecord } from './gemini-cli';
@@ -25,7 +26,7 @@ const SUPPORTED_FORMATS_TEXT =
   'pi (pi coding agent session .jsonl), ' +
   'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body), ' +
   "copilot-cli (GitHub Copilot's CLI session-state/<id>/events.jsonl), " +
-  'cline (Cline sessions/<id>/<id>.messages.json), qwen-code (Qwen Code projects/<project>/chats/<session>.jsonl)';
+  'cline (Cline sessions/<id>/<id>.messages.json), qwen-code (Qwen Code projects/<project>/chats/<session>.jsonl), opencode (the JSON `opencode export <session>` prints)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -92,6 +93,8 @@ export function classifyDocument(doc: unknown): TranscriptFormat | undefined {
   if (isRecord(doc)) {
     if (isOpenHandsRecord(doc)) return 'openhands';
     if (Array.isArray(doc.history)) return 'swe-agent';
+    // (an OpenCode export has `info` and `messages` too, as mini-swe-agent's trajectory does)
+    if (isOpenCodeExport(doc)) return 'opencode';
     if (isMiniSweAgent(doc)) return 'openai-chat';
     if (isClineSession(doc)) return 'cline';
     // a JSONL log of a single record
@@ -203,6 +206,9 @@ export function sniffTranscript(path: string, firstBytes: string | Uint8Array): 
   }
   const parsed = tryParse(text);
   if (parsed.ok) return { kind: 'document', format: classifyDocument(parsed.value), seen: describeDocument(parsed.value) };
+  // An OpenCode export longer than the head: its session info (an id `ses_…`) comes first
+  if (/^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/.test(text))
+    return { kind: 'document', format: 'opencode', seen: 'the start of an OpenCode export' };
   // A Cline session longer than the head: its session id and messages come first (a Claude Code record has a `message`)
   if (/^\s*\{[^\n]*"sessionId"\s*:/.test(text.replace(/\n\s*/g, ' ')) && /"messages"\s*:\s*\[/.test(text) && !/"parentUuid"\s*:/.test(text))
     return { kind: 'document', format: 'cline', seen: 'the start of a Cline session' };

@@ -26,7 +26,8 @@ export type TranscriptFormat =
   | 'gemini-cli'
   | 'copilot-cli'
   | 'cline'
-  | 'qwen-code';
+  | 'qwen-code'
+  | 'opencode';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
@@ -42,6 +43,7 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'copilot-cli',
   'cline',
   'qwen-code',
+  'opencode',
 ];
 
 /** One model call: the request it sent is `items.slice(0, end)`; `reply` is what the model wrote back. */
