@@ -6,7 +6,9 @@
  * main conversation only, each sub-agent replaying on its own; and any Cline session, calls left
  * without a result and prompts sent beside results included, becomes well-formed Chat Completions
  * requests, every string of a result at most Cline's 8,000 characters; and any Qwen Code chat,
- * telemetry records and retried answers interleaved, replays its last branch as well-formed requests.
+ * telemetry records and retried answers interleaved, replays its last branch as well-formed requests;
+ * and any OpenCode export, on any provider, failed calls and unfinished tools included, gives one
+ * call per answered message, each request well-formed in the provider's wire and extending the last.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -387,6 +389,66 @@ describe('Qwen Code chat logs', () => {
         }
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+/** An OpenCode assistant message: its text, its tools (how each ended), whether the call failed, whether a prompt follows. */
+const openCodeTurnArb = fc.record({
+  text: fc.constantFrom('', 'Looking.'),
+  tools: fc.array(fc.constantFrom('completed', 'error', 'running', 'pruned'), { maxLength: 3 }),
+  failed: fc.boolean(),
+  prompt: fc.boolean(),
+});
+
+function openCodeExport(turns: Array<typeof openCodeTurnArb extends fc.Arbitrary<infer T> ? T : never>, provider: string): unknown {
+  const messages: unknown[] = [];
+  let t = Date.UTC(2026, 10, 30);
+  const user = (text: string) =>
+    messages.push({ info: { role: 'user', id: `u${messages.length}`, time: { created: ++t } }, parts: [{ type: 'text', text }] });
+  user('start');
+  turns.forEach((turn, i) => {
+    const parts: unknown[] = [{ type: 'step-start' }];
+    if (turn.text || turn.tools.length === 0) parts.push({ type: 'text', text: turn.text || 'done' });
+    turn.tools.forEach((status, j) => {
+      const state =
+        status === 'completed'
+          ? { status, output: `out ${i}.${j}` }
+          : status === 'pruned'
+            ? { status: 'completed', output: `old ${i}.${j}`, time: { start: t, end: t, compacted: t + 9 } }
+            : status === 'error'
+              ? { status, error: `failed ${i}.${j}` }
+              : { status };
+      parts.push({ type: 'tool', tool: 'bash', callID: `c${i}_${j}`, state: { input: { command: `cmd ${i}.${j}` }, ...state } });
+    });
+    const info = { role: 'assistant', id: `a${i}`, providerID: provider, modelID: 'm', time: { created: ++t } };
+    messages.push({ info: turn.failed ? { ...info, error: { name: 'APIError' } } : info, parts });
+    // OpenCode's loop stops at an answer without tool calls: only a prompt starts the next
+    if (turn.prompt || (turn.tools.length === 0 && !turn.failed)) user(`go on ${i}`);
+  });
+  return { info: { id: 'ses_p', directory: '/w', version: '1.18.33' }, messages };
+}
+
+describe('OpenCode exports', () => {
+  test("any export gives one call per answered message, each request well-formed in its provider's wire and extending the last", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(openCodeTurnArb, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom('anthropic', 'openai', 'openrouter'),
+        async (turns, provider) => {
+          const t = await readTranscript(tempFile(JSON.stringify(openCodeExport(turns, provider))));
+          expect(t.source).toBe('opencode');
+          const answered = turns.filter((turn) => !turn.failed);
+          expect(t.calls).toHaveLength(answered.length);
+          expect(toolResults(t.wire, t.items)).toHaveLength(answered.reduce((s, turn) => s + turn.tools.length, 0));
+          for (let k = 0; k < t.calls.length; k++) {
+            if (k > 0) expect(t.calls[k]!.end).toBeGreaterThan(t.calls[k - 1]!.end);
+            const req = requestForCall(t, k);
+            expect(wireProblems(t.wire, (req.messages ?? req.input) as unknown[]), `call ${k}`).toEqual([]);
+          }
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 });
