@@ -9,7 +9,8 @@
  * nothing, and sessions of one project share their prefix.
  *
  * A Cline session (`<id>.messages.json`) says it in its manifest beside it (`<id>.json`: `cwd`,
- * `started_at`, `prompt`, `metadata.title`), which is read instead.
+ * `started_at`, `prompt`, `metadata.title`), which is read instead; an OpenCode export in the
+ * session info it starts with (`title`, `directory`, `time.created`).
  *
  * Only the head and the tail of a file are read (a log can be hundreds of megabytes): the working
  * directory, the start and the first prompt are in the first records; an agent writes its title late
@@ -100,6 +101,7 @@ export function sessionAbout(file: string): SessionAbout {
   } catch {
     return {};
   }
+  if (OPENCODE_EXPORT.test(text.head)) return openCodeAbout(text.head);
   const about: SessionAbout = {};
   const head = records(text.head);
   const all = [...head, ...records(text.tail)];
@@ -137,6 +139,28 @@ export function sessionAbout(file: string): SessionAbout {
             : undefined;
     if (title && !(r.type === 'summary' && about.title)) about.title = title;
   }
+  return about;
+}
+
+/** The start of what `opencode export` prints: the session's info first. */
+const OPENCODE_EXPORT = /^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/;
+
+/** An OpenCode export's session info (`title`, `directory`, `time.created`), which comes before its messages; `{}` when it cannot be read. */
+function openCodeAbout(head: string): SessionAbout {
+  const end = head.search(/,\s*"messages"\s*:/);
+  let info: Record<string, unknown> | undefined;
+  try {
+    info = obj(obj(JSON.parse(`${end < 0 ? head : head.slice(0, end)}}`))?.info);
+  } catch {
+    return {};
+  }
+  const about: SessionAbout = {};
+  const title = str(info?.title);
+  const cwd = str(info?.directory);
+  const created = obj(info?.time)?.created;
+  if (title) about.title = title;
+  if (cwd) about.cwd = cwd;
+  if (typeof created === 'number' && Number.isFinite(created)) about.start = new Date(created).toISOString();
   return about;
 }
 

@@ -54,6 +54,8 @@ import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
 import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
 import { agentSessions } from '../../src/extension/inspector/agentSessions';
+import { exportOpenCodeSession, openCodeSessions } from '../../src/extension/inspector/opencodeSessions';
+import { sessionName } from '../../src/replay/session-title';
 import { isSubAgent } from '../../src/engine/stages/gathering';
 import { filesUnder } from '../support/files';
 import { HANDLE_IN_TEXT as HANDLE } from '../../src/engine/handle';
@@ -672,6 +674,8 @@ function opencodeExportSuite(upstream: 'anthropic' | 'openai') {
     let exported = '';
     let turns: Turn[] = [];
     const runs: Run[] = [];
+    let env: NodeJS.ProcessEnv = {};
+    let work = '';
     const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-OPENCODE-export-SECRET`;
     const answer = 'OPENCODE-DONE: exported.';
 
@@ -681,9 +685,9 @@ function opencodeExportSuite(upstream: 'anthropic' | 'openai') {
         const dir = join(root, `opencode-export-${upstream}`);
         proxy = await startProxy(provider, dir);
         const home = join(dir, 'home');
-        const work = join(dir, 'work');
+        work = join(dir, 'work');
         mkdirSync(work, { recursive: true });
-        const env = opencodeEnv(home, upstream === 'anthropic' ? { ANTHROPIC_API_KEY: key } : { OPENAI_API_KEY: key });
+        env = opencodeEnv(home, upstream === 'anthropic' ? { ANTHROPIC_API_KEY: key } : { OPENAI_API_KEY: key });
         const file = opencodeConfigPath(env, home);
         mkdirSync(join(file, '..'), { recursive: true });
         writeFileSync(file, routeOpenCode('{ "autoupdate": false, "share": "disabled" }\n', proxy.url, [], file).text);
@@ -747,6 +751,17 @@ function opencodeExportSuite(upstream: 'anthropic' | 'openai') {
       });
       expect(t.base.model).toBe(model);
       expect(t.skipped.notes.join('\n')).toContain('system prompt and tool declarations');
+    });
+
+    it('Browse Agent Sessions lists it through the real opencode, and its export there replays alike', async () => {
+      const listed = await openCodeSessions(opencodeBin, work, env);
+      expect(listed).toHaveLength(1);
+      expect(listed[0]!.directory).toBe(work);
+      const file = await exportOpenCodeSession(opencodeBin, listed[0]!.id, work, join(work, '..', 'exports'), env);
+      const [a, b] = await Promise.all([readTranscript(file), readTranscript(exported)]);
+      expect(a.items).toEqual(b.items);
+      expect(a.calls).toEqual(b.calls);
+      expect(sessionName(file)).toContain(' · work · ');
     });
 
     it('no key in anything Spillway wrote', () => {

@@ -110,6 +110,23 @@ describe('a session is named by what it was, its project and its day', () => {
     expect(sessionName(file)).toBe(`Add a dark mode to the app · app · ${day('2026-01-01T10:00:00Z')}`);
   });
 
+  it('names an OpenCode export by the title OpenCode gave the session, its directory and day, however long its messages', () => {
+    const file = join(dir, 'ses_abc.json');
+    const created = Date.UTC(2026, 10, 30, 9);
+    const info = {
+      id: 'ses_abc',
+      slug: 'calm-lake',
+      projectID: 'p',
+      directory: '/home/u/shop',
+      title: 'Total the cart',
+      time: { created },
+    };
+    const messages = [{ info: { role: 'user', id: 'm1' }, parts: [{ type: 'text', text: 'x'.repeat(400_000) }] }];
+    writeFileSync(file, JSON.stringify({ info, messages }, null, 2));
+    expect(sessionAbout(file)).toEqual({ title: 'Total the cart', cwd: '/home/u/shop', start: new Date(created).toISOString() });
+    expect(sessionName(file)).toBe(`Total the cart · shop · ${day(new Date(created).toISOString())}`);
+  });
+
   it('is the file name when the file says nothing of itself', () => {
     expect(sessionName(write('trajectory.json', [{ foo: 1 }]))).toBe('trajectory.json');
     expect(sessionName(join(dir, 'missing.jsonl'))).toBe('missing.jsonl');

@@ -9,7 +9,7 @@
  * and puts back the settings and editors it changed, so any one runs alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, ROOT, launch, waitUntil, type Harness, inspectorFrame } from './harness';
@@ -202,6 +202,59 @@ function clineSession(home: string): string {
   );
   utimesSync(file, new Date('2025-06-02'), new Date('2025-06-02'));
   return file;
+}
+
+/**
+ * A stand-in for OpenCode's binary where its installer puts it (`~/.opencode/bin/opencode`): its
+ * sessions are in a database Spillway asks it about, so `session list --format json` prints one
+ * session of the demo folder and `export <id>` prints it (two calls: a command, then the answer), as
+ * 1.18.33 does. The agents suite runs the real binary.
+ */
+function openCodeStandIn(home: string): void {
+  const bin = join(home, '.opencode/bin');
+  mkdirSync(bin, { recursive: true });
+  const created = Date.parse('2025-06-01T12:00:00.000Z');
+  const output = Array.from({ length: 400 }, (_, i) => `src/cart/line-${i}.ts:${i}: total += price * qty`).join('\n');
+  const at = (ms: number) => ({ created: created + ms });
+  const who = { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' };
+  const doc = {
+    info: {
+      id: 'ses_cart2',
+      slug: 'calm-lake',
+      projectID: 'p',
+      directory: demo.dir,
+      title: 'Price the cart',
+      version: '1.18.33',
+      time: at(0),
+    },
+    messages: [
+      { info: { role: 'user', id: 'm1', time: at(0) }, parts: [{ type: 'text', text: 'Price the cart' }] },
+      {
+        info: { role: 'assistant', id: 'm2', time: at(1000), ...who },
+        parts: [
+          { type: 'step-start' },
+          {
+            type: 'tool',
+            tool: 'bash',
+            callID: 'c1',
+            state: { status: 'completed', input: { command: 'grep -rn total src/cart' }, output },
+          },
+        ],
+      },
+      { info: { role: 'assistant', id: 'm3', time: at(2000), ...who }, parts: [{ type: 'text', text: 'Priced per line.' }] },
+    ],
+  };
+  writeFileSync(join(home, 'opencode-export.json'), JSON.stringify(doc, null, 2));
+  const list = JSON.stringify([{ id: 'ses_cart2', title: 'Price the cart', updated: created + 2000, created, directory: demo.dir }]);
+  writeFileSync(join(home, 'opencode-list.json'), list);
+  const script = [
+    '#!/bin/sh',
+    `if [ "$1" = session ]; then exec /bin/cat '${join(home, 'opencode-list.json')}'; fi`,
+    `if [ "$1" = export ] && [ "$2" = ses_cart2 ]; then echo "Exporting session: $2" >&2; exec /bin/cat '${join(home, 'opencode-export.json')}'; fi`,
+    'echo "Session not found" >&2; exit 1',
+  ].join('\n');
+  writeFileSync(join(bin, 'opencode'), `${script}\n`);
+  chmodSync(join(bin, 'opencode'), 0o755);
 }
 
 function fakeHome(): { home: string; claude: string; codex: string } {
@@ -448,6 +501,26 @@ describe('the inspector in a real VS Code', () => {
     expect(sessionName(cline)).toMatch(/^Total the cart · /);
     await frame.locator('.session-head h1', { hasText: sessionName(cline) }).waitFor();
     rmSync(join(home, '.cline'), { recursive: true, force: true });
+  });
+
+  it('lists an OpenCode session of the folder through opencode, exports it when picked and replays it', async () => {
+    const { home, claude, codex } = fakeHome();
+    openCodeStandIn(home);
+    const listed = (await vs.run(
+      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
+      home,
+    )) as { files: string[] };
+    expect(listed.files.slice(0, 2)).toEqual([codex, claude]);
+    expect(listed.files[2]).toMatch(/opencode-exports[\\/]ses_cart2\.json$/);
+    const opened = (await vs.run(
+      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'ses_cart2.json' }),
+      home,
+    )) as { sessionId: string; calls: number };
+    expect(opened.calls).toBe(2);
+    expect(opened.sessionId).toBe(`replay:${listed.files[2]}`);
+    const frame = await inspectorFrame(vs.page);
+    await frame.locator('.session-head h1', { hasText: /^Price the cart · / }).waitFor();
+    rmSync(join(home, '.opencode'), { recursive: true, force: true });
   });
 
   it('comes back after a window reload on the session it showed (the panel serializer)', async () => {

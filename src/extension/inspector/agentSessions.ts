@@ -31,7 +31,7 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface AgentSessionFile {
-  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'pi' | 'qwen-code';
+  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'pi' | 'qwen-code' | 'opencode';
   file: string;
   bytes: number;
   /** ISO 8601 modification time */
@@ -43,8 +43,10 @@ export interface AgentSessionFile {
    * of the call that started it (`file` is then the parent's)
    */
   instance?: string;
-  /** the sub-agent's name, as the log gives it */
+  /** the sub-agent's name, as the log gives it (an OpenCode session's title) */
   name?: string;
+  /** an OpenCode session (in OpenCode's database): its id; `file` is where its export is written when picked (opencodeSessions.ts) */
+  opencodeId?: string;
 }
 
 /** Bytes read from the start of a Codex rollout or a Copilot CLI log to find the line naming its cwd. */
@@ -302,7 +304,7 @@ const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
 /**
- * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi and Qwen Code sessions of a workspace folder, newest first,
+ * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi and Qwen Code sessions of a workspace folder (OpenCode's: opencodeSessions.ts), newest first,
  * each followed by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini`
  * (`$GEMINI_CLI_HOME`, else `home`); `clineData` where Cline keeps its data (clineDataDir); `piDir` pi's
  * agent folder (piAgentDir).

@@ -22,6 +22,7 @@ import { COMMANDS } from '../commands';
 import { errorText, type SpillwayHost } from '../host';
 import type { CapChoice, CapValue } from '../../protocol';
 import { agentSessions, clineDataDir, piAgentDir, type AgentSessionFile } from './agentSessions';
+import { exportOpenCodeSession, openCodeBinary, openCodeExportPath, openCodeSessions } from './opencodeSessions';
 import { sessionName } from '../../replay/session-title';
 import { defaultArchiveDir, SessionArchive } from './archive';
 import { sessionsStatus } from './status';
@@ -42,6 +43,7 @@ const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = {
   cline: 'Cline',
   pi: 'pi',
   'qwen-code': 'Qwen Code',
+  opencode: 'OpenCode',
 };
 
 const VIEW_TYPE = 'spillway.inspector';
@@ -465,7 +467,31 @@ export class Inspector implements vscode.Disposable {
     }
   }
 
-  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi and Qwen Code sessions of the open folder. */
+  /**
+   * OpenCode's sessions of `folder`, as `opencode session list` gives them (its database is not read
+   * here: opencodeSessions.ts), each listed by where its export will be written; none, with a line in
+   * the log saying why, when OpenCode is not installed or fails.
+   */
+  private async openCodeListed(folder: string, home: string, env: NodeJS.ProcessEnv): Promise<AgentSessionFile[]> {
+    const bin = openCodeBinary(env, home);
+    if (!bin) return [];
+    try {
+      const dir = join(this.host.baseDir, 'opencode-exports');
+      return (await openCodeSessions(bin, folder, env)).map((s) => ({
+        agent: 'opencode' as const,
+        file: openCodeExportPath(dir, s.id),
+        bytes: 0,
+        modified: s.modified,
+        ...(s.title ? { name: s.title } : {}),
+        opencodeId: s.id,
+      }));
+    } catch (e) {
+      this.host.log.warn(`Browse Agent Sessions: OpenCode's sessions are not listed: ${errorText(e)}`);
+      return [];
+    }
+  }
+
+  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi, Qwen Code and OpenCode sessions of the open folder. */
   async browseAgentSessions(opts?: { home?: string; pick?: string }): Promise<OpenTranscriptResult | { files: string[] } | undefined> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) {
@@ -476,9 +502,12 @@ export class Inspector implements vscode.Disposable {
     // Gemini CLI keeps .gemini under GEMINI_CLI_HOME when set, Cline and pi their data under their own
     // variables; a test's fake home stands for all of them
     const env = opts?.home !== undefined ? {} : process.env;
-    const found = agentSessions(home, folder, env.GEMINI_CLI_HOME || home, clineDataDir(home, env), piAgentDir(home, env));
+    const found = [
+      ...agentSessions(home, folder, env.GEMINI_CLI_HOME || home, clineDataDir(home, env), piAgentDir(home, env)),
+      ...(await this.openCodeListed(folder, home, env)),
+    ];
     if (found.length === 0) {
-      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions), pi (~/.pi/agent/sessions) or Qwen Code (~/.qwen/projects) sessions for ${folder}.`;
+      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions), pi (~/.pi/agent/sessions), Qwen Code (~/.qwen/projects) or OpenCode (opencode session list) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });
       if (opts?.pick === undefined) {
         void vscode.window.showInformationMessage(message, 'Open Transcript…').then((choice) => {
@@ -495,17 +524,38 @@ export class Inspector implements vscode.Disposable {
       const picked = await vscode.window.showQuickPick(
         found.map((f) => {
           // named by what it was (its title or first prompt), its project and day; the file in the detail
-          const name = f.instance !== undefined ? `${f.name ?? 'sub-agent'} (task call ${f.instance})` : sessionName(f.file);
+          const name =
+            f.instance !== undefined
+              ? `${f.name ?? 'sub-agent'} (task call ${f.instance})`
+              : f.opencodeId !== undefined
+                ? (f.name ?? f.opencodeId)
+                : sessionName(f.file);
+          // (an OpenCode session is in OpenCode's database until picked: no file size yet)
+          const size = f.opencodeId !== undefined ? '' : ` · ${formatCount(Math.ceil(f.bytes / 1024))} KB`;
           return {
             label: f.parent ? `$(debug-stackframe-dot) ${name}` : name,
-            description: `${AGENT_LABEL[f.agent]}${f.parent ? ' sub-agent' : ''} · ${formatCount(Math.ceil(f.bytes / 1024))} KB · last written ${new Date(f.modified).toLocaleString()}`,
-            detail: f.file,
+            description: `${AGENT_LABEL[f.agent]}${f.parent ? ' sub-agent' : ''}${size} · last written ${new Date(f.modified).toLocaleString()}`,
+            detail: f.opencodeId !== undefined ? `${f.opencodeId}: exported with opencode export when picked` : f.file,
             session: f,
           };
         }),
         { title: 'Spillway: Browse Agent Sessions', placeHolder: `Sessions of ${basename(folder)}, newest first`, matchOnDetail: true },
       );
       chosen = picked?.session;
+    }
+    if (chosen?.opencodeId !== undefined) {
+      const id = chosen.opencodeId;
+      const bin = openCodeBinary(env, home);
+      try {
+        if (!bin) throw new Error('the opencode binary is no longer found');
+        await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `Spillway: exporting OpenCode session ${id}…` },
+          () => exportOpenCodeSession(bin, id, folder, dirname(chosen!.file), env),
+        );
+      } catch (e) {
+        this.host.notify('error', `Spillway: could not export OpenCode session ${id}: ${errorText(e)}`);
+        return undefined;
+      }
     }
     return chosen ? this.openTranscript(chosen.file, chosen.instance) : undefined;
   }

@@ -1,0 +1,118 @@
+/**
+ * OpenCode's sessions for Spillway: Browse Agent Sessions. OpenCode (1.18) keeps them in a SQLite
+ * database the extension host cannot open (no `node:sqlite` before Node 22.5), so Spillway asks
+ * OpenCode itself: `opencode session list --format json` in the workspace folder lists them (each
+ * with the `directory` it ran in, checked against the folder), and `opencode export <id>` prints the
+ * one picked, which is written to Spillway's own storage (owner-only, temp file then rename) and
+ * replayed like any transcript (src/replay/readers/opencode.ts). No `vscode` here.
+ *
+ * The binary: `opencode` on the PATH, else where OpenCode's installer puts it (`~/.opencode/bin`).
+ * No binary, or one that fails, lists nothing and says why; it never stops the other agents' list.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** How long OpenCode may take to list or export (it starts a Bun binary and opens its database). */
+const OPENCODE_TIMEOUT_MS = 60_000;
+/** The largest export read back from OpenCode. */
+const MAX_EXPORT_BYTES = 512 * 1024 * 1024;
+
+/** One session as `opencode session list --format json` gives it (1.18.33). */
+const listedSession = z.object({
+  id: z.string().min(1),
+  title: z.string().optional(),
+  updated: z.number().optional(),
+  created: z.number().optional(),
+  directory: z.string().optional(),
+});
+
+export interface OpenCodeSession {
+  id: string;
+  title?: string;
+  /** ISO 8601: when OpenCode last wrote to it */
+  modified: string;
+  directory: string;
+}
+
+/** The `opencode` binary: on the PATH, else in the installer's `~/.opencode/bin`; undefined when there is none. */
+export function openCodeBinary(env: NodeJS.ProcessEnv, home: string): string | undefined {
+  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), join(home, '.opencode', 'bin')];
+  for (const dir of dirs) {
+    const bin = join(dir, process.platform === 'win32' ? 'opencode.exe' : 'opencode');
+    try {
+      if (statSync(bin).isFile()) return bin;
+    } catch {
+      /* not there */
+    }
+  }
+  return undefined;
+}
+
+function run(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, maxBuffer = 16 * 1024 * 1024): Promise<string> {
+  return new Promise((res, rej) => {
+    execFile(bin, args, { cwd, env, timeout: OPENCODE_TIMEOUT_MS, maxBuffer, encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (err) {
+        const why = (stderr || err.message).trim().split('\n').slice(-3).join(' ').slice(0, 400);
+        rej(new Error(`\`opencode ${args[0]}${args[1] ? ` ${args[1]}` : ''}\` failed: ${why}`));
+      } else res(stdout);
+    });
+  });
+}
+
+/**
+ * The sessions `list` (the JSON `opencode session list --format json` printed) holds for `folder`:
+ * those whose `directory` is the folder, newest first. Throws an Error naming what was wrong.
+ */
+export function parseOpenCodeList(list: string, folder: string): OpenCodeSession[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(list.trim() === '' ? '[]' : list);
+  } catch {
+    throw new Error(`\`opencode session list --format json\` did not print JSON (it printed ${JSON.stringify(list.slice(0, 80))})`);
+  }
+  const parsed = z.array(listedSession).safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`\`opencode session list --format json\` printed an unexpected list: at [${issue.path.join('.')}] ${issue.message}`);
+  }
+  const want = resolve(folder);
+  return parsed.data
+    .filter((s) => s.directory !== undefined && resolve(s.directory) === want)
+    .map((s) => ({
+      id: s.id,
+      ...(s.title ? { title: s.title } : {}),
+      modified: new Date(s.updated ?? s.created ?? 0).toISOString(),
+      directory: s.directory!,
+    }))
+    .sort((a, b) => b.modified.localeCompare(a.modified));
+}
+
+/** OpenCode's sessions of `folder`, as OpenCode lists them (see the module comment). */
+export async function openCodeSessions(bin: string, folder: string, env: NodeJS.ProcessEnv): Promise<OpenCodeSession[]> {
+  return parseOpenCodeList(await run(bin, ['session', 'list', '--format', 'json'], folder, env), folder);
+}
+
+/** Where the export of session `id` is kept under `dir`. */
+export function openCodeExportPath(dir: string, id: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new Error(`not an OpenCode session id: ${JSON.stringify(id)}`);
+  return join(dir, `${id}.json`);
+}
+
+/**
+ * Exports session `id` with `opencode export` into `dir` (created owner-only), written to a temp
+ * file and renamed, readable by its owner only; returns its path.
+ */
+export async function exportOpenCodeSession(bin: string, id: string, folder: string, dir: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const dest = openCodeExportPath(dir, id);
+  const text = await run(bin, ['export', id], folder, env, MAX_EXPORT_BYTES);
+  const start = text.indexOf('{');
+  if (start < 0) throw new Error(`\`opencode export ${id}\` printed no session (it printed ${JSON.stringify(text.slice(0, 80))})`);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = `${dest}.${process.pid}.tmp`;
+  writeFileSync(tmp, text.slice(start), { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, dest);
+  return dest;
+}
