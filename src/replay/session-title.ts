@@ -10,7 +10,8 @@
  *
  * A Cline session (`<id>.messages.json`) says it in its manifest beside it (`<id>.json`: `cwd`,
  * `started_at`, `prompt`, `metadata.title`), which is read instead; an OpenCode export in the
- * session info it starts with (`title`, `directory`, `time.created`).
+ * session info it starts with (`title`, `directory`, `time.created`); a Continue session in its
+ * first fields (`title`, unless untitled, `workspaceDirectory`, the first user message).
  *
  * Only the head and the tail of a file are read (a log can be hundreds of megabytes): the working
  * directory, the start and the first prompt are in the first records; an agent writes its title late
@@ -102,6 +103,7 @@ export function sessionAbout(file: string): SessionAbout {
     return {};
   }
   if (OPENCODE_EXPORT.test(text.head)) return openCodeAbout(text.head);
+  if (CONTINUE_SESSION.test(text.head)) return continueAbout(text.head);
   const about: SessionAbout = {};
   const head = records(text.head);
   const all = [...head, ...records(text.tail)];
@@ -161,6 +163,35 @@ function openCodeAbout(head: string): SessionAbout {
   if (title) about.title = title;
   if (cwd) about.cwd = cwd;
   if (typeof created === 'number' && Number.isFinite(created)) about.start = new Date(created).toISOString();
+  return about;
+}
+
+/** The start of a Continue session: its id, then its title, folder and history. */
+const CONTINUE_SESSION = /^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"title"\s*:/;
+/** Continue's title for a session it has not named. */
+const CONTINUE_UNTITLED = 'Untitled Session';
+
+/** A JSON string field of the head of a document, decoded; the first, or (`after`) the first after that pattern. */
+function field(head: string, name: string, after = ''): string | undefined {
+  const m = new RegExp(`${after}"${name}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"`).exec(head);
+  if (!m) return undefined;
+  try {
+    return JSON.parse(`"${m[1]}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Continue session's title (unless Continue left it untitled), folder (a path or a `file://` URI) and first prompt, from its head. */
+function continueAbout(head: string): SessionAbout {
+  const about: SessionAbout = {};
+  const title = field(head, 'title');
+  let cwd = field(head, 'workspaceDirectory');
+  if (cwd?.startsWith('file://')) cwd = decodeURIComponent(cwd.slice('file://'.length));
+  const prompt = field(head, 'content', '"role"\\s*:\\s*"user"\\s*,\\s*');
+  if (title && title !== CONTINUE_UNTITLED) about.title = title;
+  if (cwd) about.cwd = cwd;
+  if (prompt) about.prompt = prompt;
   return about;
 }
 

@@ -29,7 +29,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentPath, CLAUDE_CODE, CLINE, CODEX, CONTINUE_CLI, COPILOT_CLI, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
@@ -1149,7 +1149,11 @@ function continueSuite(upstream: 'anthropic' | 'openai') {
     let provider: ScriptedProvider;
     let proxy: Proxy;
     let run: Run;
+    let again: Run;
     let turns: Turn[] = [];
+    let sessions = '';
+    let home = '';
+    let work = '';
     const key = `sk-${upstream === 'anthropic' ? 'ant-api03' : 'proj'}-spillway-test-${process.pid}-CONTINUE-${upstream}-SECRET`;
     const answer = `CONTINUE-DONE: ${commands.length} outputs read.`;
 
@@ -1157,8 +1161,8 @@ function continueSuite(upstream: 'anthropic' | 'openai') {
       provider = await startScriptedProvider({ commands, finalAnswer: answer });
       const dir = join(root, `continue-${upstream}`);
       proxy = await startProxy(provider, dir);
-      const home = join(dir, 'home');
-      const work = join(dir, 'work');
+      home = join(dir, 'home');
+      work = join(dir, 'work');
       mkdirSync(home, { recursive: true });
       mkdirSync(work, { recursive: true });
       const config = join(dir, 'config.yaml');
@@ -1184,6 +1188,14 @@ function continueSuite(upstream: 'anthropic' | 'openai') {
         { PATH: agentPath(CONTINUE_CLI), HOME: home },
         work,
       );
+      // a second prompt in the same session: an answer's text and a later prompt are in its history too
+      again = await runAgent(
+        continueBin,
+        ['-p', '--auto', '--resume', '--config', config, 'Say it once more.'],
+        { PATH: agentPath(CONTINUE_CLI), HOME: home },
+        work,
+      );
+      sessions = join(home, '.continue', 'sessions');
       await proxy.close();
       turns = recordedTurns(proxy);
     }, AGENT_TIMEOUT_MS + 30_000);
@@ -1199,6 +1211,44 @@ function continueSuite(upstream: 'anthropic' | 'openai') {
       const ctx = `exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nproxy: ${proxy.out().slice(-2000)}`;
       expect(run.code, ctx).toBe(0);
       expect(run.stdout, ctx).toContain(answer);
+      expect(again.code, `stderr: ${again.stderr.slice(-2000)}`).toBe(0);
+    });
+
+    it(`its session file replays as the requests it sent${upstream === 'anthropic' ? " (in Continue's own Chat Completions form: the same results)" : ", every call's input less the system prompt"}`, async () => {
+      const files = readdirSync(sessions).filter((f) => f.endsWith('.json') && f !== 'sessions.json');
+      expect(files).toHaveLength(1);
+      const t = await readTranscript(join(sessions, files[0]!));
+      expect(t.source).toBe('continue');
+      const sent = sentBodies(turns, proxy, upstream === 'anthropic' ? '/v1/messages' : '/v1/responses');
+      expect(t.calls.length).toBe(sent.length);
+      expect(t.calls.length).toBe(commands.length + 2);
+      if (upstream === 'openai') {
+        expect(t.wire).toBe('openai-responses');
+        t.calls.forEach((_, k) => {
+          expect(sent[k].input[0].role).toBe('developer');
+          expect(requestForCall(t, k).input, `call ${k + 1}: input as replayed and as sent, less the system prompt`).toEqual(
+            sent[k].input.slice(1),
+          );
+        });
+      } else {
+        expect(t.wire).toBe('openai-chat');
+        expect(t.skipped.notes.join('\n')).toContain("Continue's Anthropic adapter sends Messages");
+        t.calls.forEach((_, k) => {
+          const replayed = (requestForCall(t, k).messages as Array<{ role: string; content: string }>)
+            .filter((m) => m.role === 'tool')
+            .map((m) => m.content);
+          const results = (sent[k].messages as Array<{ content: unknown }>).flatMap((m) =>
+            Array.isArray(m.content)
+              ? m.content
+                  .filter((b: { type: string }) => b.type === 'tool_result')
+                  .map((b: { content: unknown }) =>
+                    typeof b.content === 'string' ? b.content : (b.content as Array<{ text: string }>).map((x) => x.text).join(''),
+                  )
+              : [],
+          );
+          expect(replayed, `call ${k + 1}: tool results as replayed and as sent`).toEqual(results);
+        });
+      }
     });
 
     it('every 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
@@ -1220,6 +1270,12 @@ function continueSuite(upstream: 'anthropic' | 'openai') {
         // it keeps the last 1,000 of the 3,001 lines it counts (the empty one after the last line break among them)
         expect([...byCall.values()][0]).toMatchObject({ agent: 'continue', unit: 'lines', omitted: 2_001, file: '', tool: 'Bash' });
       });
+
+    it('its session is listed by Browse Agent Sessions for the folder it ran in', () => {
+      const files = readdirSync(sessions).filter((f) => f.endsWith('.json') && f !== 'sessions.json');
+      expect(agentSessions(home, work).map((f) => [f.agent, f.file])).toEqual([['continue', join(sessions, files[0]!)]]);
+      expect(sessionName(join(sessions, files[0]!))).toMatch(/^Run the \d shell commands you are asked for, then report\. · work$/);
+    });
 
     it('no key in anything Spillway wrote', () => {
       checkNoKey(key, proxy, "Continue's CLI");

@@ -1,14 +1,15 @@
 /**
  * Browse Agent Sessions' file finder on a fake home folder: Claude Code sessions, their sub-agents'
  * transcripts (`<session>/subagents/*.jsonl`) listed right under the session that started them,
- * Gemini CLI chats, Copilot CLI logs and Cline sessions.
+ * Gemini CLI chats, Copilot CLI logs, Cline sessions and Continue sessions.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { agentSessions, claudeProjectNames, clineDataDir, piAgentDir } from '../../src/extension/inspector/agentSessions';
+import { agentSessions, claudeProjectNames, clineDataDir, continueDir, piAgentDir } from '../../src/extension/inspector/agentSessions';
+import { sessionName } from '../../src/replay/session-title';
 
 function fakeHome(): { home: string; cwd: string; project: string } {
   const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
@@ -169,4 +170,38 @@ test('Qwen Code chats of the folder are found in its project folder, by the cwd 
   writeFileSync(join(chats, 'aaaa.jsonl'), record(cwd));
   writeFileSync(join(chats, 'bbbb.jsonl'), record('/work-demo'));
   expect(agentSessions(home, cwd).map((f) => [f.agent, f.file.slice(chats.length + 1)])).toEqual([['qwen-code', 'aaaa.jsonl']]);
+});
+
+test('Continue sessions of the folder are found by their workspaceDirectory, a path (its CLI) or a file:// URI (its extension), not the index', () => {
+  const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
+  const cwd = '/work/my demo';
+  const dir = join(home, '.continue', 'sessions');
+  mkdirSync(dir, { recursive: true });
+  const doc = (id: string, folder: string, title: string) =>
+    JSON.stringify(
+      {
+        sessionId: id,
+        title,
+        workspaceDirectory: folder,
+        history: [{ message: { role: 'user', content: 'Total the "cart"' }, contextItems: [] }],
+      },
+      null,
+      2,
+    );
+  writeFileSync(join(dir, 'cli.json'), doc('cli', cwd, 'Untitled Session'));
+  writeFileSync(join(dir, 'ext.json'), doc('ext', 'file:///work/my%20demo', 'Cart totals'));
+  writeFileSync(join(dir, 'other.json'), doc('other', '/work/other', 'Elsewhere'));
+  writeFileSync(join(dir, 'sessions.json'), JSON.stringify([{ sessionId: 'cli', workspaceDirectory: cwd }]));
+  utimesSync(join(dir, 'cli.json'), new Date('2026-01-02'), new Date('2026-01-02'));
+  utimesSync(join(dir, 'ext.json'), new Date('2026-01-01'), new Date('2026-01-01'));
+  const found = agentSessions(home, cwd);
+  expect(found.map((f) => [f.agent, f.file.slice(dir.length + 1)])).toEqual([
+    ['continue', 'cli.json'],
+    ['continue', 'ext.json'],
+  ]);
+  // named by Continue's title, or by the first prompt when Continue left it untitled
+  expect(sessionName(join(dir, 'cli.json'))).toBe('Total the "cart" · my demo');
+  expect(sessionName(join(dir, 'ext.json'))).toBe('Cart totals · my demo');
+  expect(continueDir(home, { CONTINUE_GLOBAL_DIR: '/elsewhere' })).toBe('/elsewhere');
+  expect(agentSessions(home, cwd, home, clineDataDir(home), piAgentDir(home), '/nowhere')).toEqual([]);
 });

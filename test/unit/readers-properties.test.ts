@@ -8,7 +8,8 @@
  * requests, every string of a result at most Cline's 8,000 characters; and any Qwen Code chat,
  * telemetry records and retried answers interleaved, replays its last branch as well-formed requests;
  * and any OpenCode export, on any provider, failed calls and unfinished tools included, gives one
- * call per answered message, each request well-formed in the provider's wire and extending the last.
+ * call per answered message, each request well-formed in the provider's wire and extending the last;
+ * and any Continue session, thinking and cancelled calls included, likewise for either model family.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -441,6 +442,68 @@ describe('OpenCode exports', () => {
           const answered = turns.filter((turn) => !turn.failed);
           expect(t.calls).toHaveLength(answered.length);
           expect(toolResults(t.wire, t.items)).toHaveLength(answered.reduce((s, turn) => s + turn.tools.length, 0));
+          for (let k = 0; k < t.calls.length; k++) {
+            if (k > 0) expect(t.calls[k]!.end).toBeGreaterThan(t.calls[k - 1]!.end);
+            const req = requestForCall(t, k);
+            expect(wireProblems(t.wire, (req.messages ?? req.input) as unknown[]), `call ${k}`).toEqual([]);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
+
+/** A Continue answer: whether thinking comes first, its text, its calls (with output or cancelled), whether a prompt follows. */
+const continueTurnArb = fc.record({
+  thinking: fc.boolean(),
+  text: fc.constantFrom('', 'Looking.'),
+  calls: fc.array(fc.boolean(), { maxLength: 3 }),
+  prompt: fc.boolean(),
+});
+
+function continueSession(turns: Array<typeof continueTurnArb extends fc.Arbitrary<infer T> ? T : never>, model: string): unknown {
+  const history: unknown[] = [{ message: { role: 'user', content: 'start' }, contextItems: [{ name: 'a.md', content: 'ctx' }] }];
+  turns.forEach((turn, i) => {
+    if (turn.thinking) history.push({ message: { role: 'thinking', content: `think ${i}` }, contextItems: [] });
+    const ids = turn.calls.map((_, j) => `c${i}_${j}`);
+    history.push({
+      message: {
+        role: 'assistant',
+        content: ids.length ? turn.text : turn.text || 'done',
+        ...(ids.length
+          ? { toolCalls: ids.map((id) => ({ id, type: 'function', function: { name: 'Bash', arguments: `{"command":"${id}"}` } })) }
+          : {}),
+        usage: { model },
+      },
+      contextItems: [],
+      ...(ids.length
+        ? {
+            toolCallStates: ids.map((id, j) => ({
+              toolCallId: id,
+              status: 'done',
+              ...(turn.calls[j] ? { output: [{ content: `out ${id}` }] } : {}),
+            })),
+          }
+        : {}),
+    });
+    // Continue's loop stops at an answer without tool calls: only a prompt starts the next
+    if (turn.prompt || ids.length === 0) history.push({ message: { role: 'user', content: `go on ${i}` }, contextItems: [] });
+  });
+  return { sessionId: 'p', title: 'Untitled Session', workspaceDirectory: '/w', history };
+}
+
+describe('Continue sessions', () => {
+  test('any session gives one call per answer, each request well-formed and extending the last, for either model family', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(continueTurnArb, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom('gpt-5', 'claude-sonnet-4-5'),
+        async (turns, model) => {
+          const t = await readTranscript(tempFile(JSON.stringify(continueSession(turns, model))));
+          expect(t.source).toBe('continue');
+          expect(t.calls).toHaveLength(turns.length);
+          expect(toolResults(t.wire, t.items)).toHaveLength(turns.reduce((s, turn) => s + turn.calls.length, 0));
           for (let k = 0; k < t.calls.length; k++) {
             if (k > 0) expect(t.calls[k]!.end).toBeGreaterThan(t.calls[k - 1]!.end);
             const req = requestForCall(t, k);

@@ -20,6 +20,9 @@
  * - pi coding agent: `~/.pi/agent/sessions/--<cwd, its first / left out and every / \\ : replaced by
  *   ->--/*.jsonl` (`$PI_CODING_AGENT_DIR` in place of `~/.pi/agent` when set), whose `session` header
  *   names the `cwd` (checked: two folders can encode alike).
+ * - Continue (its CLI and its VS Code extension): `~/.continue/sessions/<session>.json`
+ *   (`$CONTINUE_GLOBAL_DIR` in place of `~/.continue`), whose `workspaceDirectory` (a path, or from
+ *   the extension a `file://` URI) names the folder; `sessions.json` there is its index, not a session.
  * - Cline (its CLI, and its VS Code extension since it runs on Cline's SDK):
  *   `~/.cline/data/sessions/<session>/<session>.messages.json` (`$CLINE_DATA_DIR`, else
  *   `$CLINE_DIR/data`, in place of `~/.cline/data` when set), beside the session's manifest
@@ -29,9 +32,10 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface AgentSessionFile {
-  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'pi' | 'qwen-code' | 'opencode';
+  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'pi' | 'qwen-code' | 'continue' | 'opencode';
   file: string;
   bytes: number;
   /** ISO 8601 modification time */
@@ -100,22 +104,25 @@ function claudeSessions(home: string, cwd: string): AgentSessionFile[] {
   return out;
 }
 
-/** The cwd the first lines of a log name, as `pick` finds it in one record. */
-function cwdOf(file: string, pick: (record: Record<string, unknown>) => unknown): string | undefined {
-  let head: string;
+/** The first `bytes` of a file as text; '' when it cannot be read. */
+function head(file: string, bytes = META_HEAD_BYTES): string {
   try {
     const fd = fs.openSync(file, 'r');
     try {
-      const buf = Buffer.alloc(META_HEAD_BYTES);
-      const n = fs.readSync(fd, buf, 0, META_HEAD_BYTES, 0);
-      head = buf.subarray(0, n).toString('utf8');
+      const buf = Buffer.alloc(bytes);
+      const n = fs.readSync(fd, buf, 0, bytes, 0);
+      return buf.subarray(0, n).toString('utf8');
     } finally {
       fs.closeSync(fd);
     }
   } catch {
-    return undefined;
+    return '';
   }
-  for (const line of head.split('\n').slice(0, 20)) {
+}
+
+/** The cwd the first lines of a log name, as `pick` finds it in one record. */
+function cwdOf(file: string, pick: (record: Record<string, unknown>) => unknown): string | undefined {
+  for (const line of head(file).split('\n').slice(0, 20)) {
     try {
       const cwd = pick(JSON.parse(line) as Record<string, unknown>);
       if (typeof cwd === 'string') return cwd;
@@ -300,14 +307,53 @@ function clineSessions(dataDir: string, cwd: string): AgentSessionFile[] {
   return out;
 }
 
+/** Where Continue keeps its data: `$CONTINUE_GLOBAL_DIR`, else `~/.continue`. */
+export function continueDir(home: string, env: Record<string, string | undefined> = {}): string {
+  return env.CONTINUE_GLOBAL_DIR || join(home, '.continue');
+}
+
+/** A folder as Continue wrote it: a path (its CLI), or a `file://` URI (its VS Code extension). */
+function continueFolder(dir: string): string | undefined {
+  if (!dir.startsWith('file:')) return resolve(dir);
+  try {
+    return resolve(fileURLToPath(dir));
+  } catch {
+    return undefined;
+  }
+}
+
+function continueSessions(globalDir: string, cwd: string): AgentSessionFile[] {
+  const root = join(globalDir, 'sessions');
+  const want = resolve(cwd);
+  const out: AgentSessionFile[] = [];
+  for (const n of namesIn(root)) {
+    if (!n.endsWith('.json') || n === 'sessions.json') continue;
+    const file = join(root, n);
+    const s = stat(file);
+    if (!s) continue;
+    // the session's id, title and folder come before its history
+    const dir = CONTINUE_FOLDER.exec(head(file, 4096))?.[1];
+    let folder: string | undefined;
+    try {
+      folder = dir === undefined ? undefined : continueFolder(JSON.parse(`"${dir}"`) as string);
+    } catch {
+      continue;
+    }
+    if (folder === want) out.push({ agent: 'continue', file, ...s });
+  }
+  return out;
+}
+const CONTINUE_FOLDER = /"workspaceDirectory"\s*:\s*"((?:[^"\\]|\\.)*)"/;
+
 const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
 /**
- * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi and Qwen Code sessions of a workspace folder (OpenCode's: opencodeSessions.ts), newest first,
+ * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi, Qwen Code and Continue sessions of a workspace folder (OpenCode's:
+ * opencodeSessions.ts), newest first,
  * each followed by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini`
  * (`$GEMINI_CLI_HOME`, else `home`); `clineData` where Cline keeps its data (clineDataDir); `piDir` pi's
- * agent folder (piAgentDir).
+ * agent folder (piAgentDir); `continueGlobal` Continue's (continueDir).
  */
 export function agentSessions(
   home: string,
@@ -315,6 +361,7 @@ export function agentSessions(
   geminiHome = home,
   clineData = clineDataDir(home),
   piDir = piAgentDir(home),
+  continueGlobal = continueDir(home),
 ): AgentSessionFile[] {
   const all = [
     ...claudeSessions(home, cwd),
@@ -324,6 +371,7 @@ export function agentSessions(
     ...clineSessions(clineData, cwd),
     ...piSessions(piDir, cwd),
     ...qwenSessions(home, cwd),
+    ...continueSessions(continueGlobal, cwd),
   ];
   const children = new Map<string, AgentSessionFile[]>();
   for (const f of all) if (f.parent !== undefined) children.set(f.parent, [...(children.get(f.parent) ?? []), f]);

@@ -21,7 +21,7 @@ import { formatCount } from '../pure/format';
 import { COMMANDS } from '../commands';
 import { errorText, type SpillwayHost } from '../host';
 import type { CapChoice, CapValue } from '../../protocol';
-import { agentSessions, clineDataDir, piAgentDir, type AgentSessionFile } from './agentSessions';
+import { agentSessions, clineDataDir, continueDir, piAgentDir, type AgentSessionFile } from './agentSessions';
 import { exportOpenCodeSession, openCodeBinary, openCodeExportPath, openCodeSessions } from './opencodeSessions';
 import { sessionName } from '../../replay/session-title';
 import { defaultArchiveDir, SessionArchive } from './archive';
@@ -44,6 +44,7 @@ const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = {
   pi: 'pi',
   'qwen-code': 'Qwen Code',
   opencode: 'OpenCode',
+  continue: 'Continue',
 };
 
 const VIEW_TYPE = 'spillway.inspector';
@@ -491,7 +492,7 @@ export class Inspector implements vscode.Disposable {
     }
   }
 
-  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi, Qwen Code and OpenCode sessions of the open folder. */
+  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi, Qwen Code, Continue and OpenCode sessions of the open folder. */
   async browseAgentSessions(opts?: { home?: string; pick?: string }): Promise<OpenTranscriptResult | { files: string[] } | undefined> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) {
@@ -503,11 +504,11 @@ export class Inspector implements vscode.Disposable {
     // variables; a test's fake home stands for all of them
     const env = opts?.home !== undefined ? {} : process.env;
     const found = [
-      ...agentSessions(home, folder, env.GEMINI_CLI_HOME || home, clineDataDir(home, env), piAgentDir(home, env)),
+      ...agentSessions(home, folder, env.GEMINI_CLI_HOME || home, clineDataDir(home, env), piAgentDir(home, env), continueDir(home, env)),
       ...(await this.openCodeListed(folder, home, env)),
     ];
     if (found.length === 0) {
-      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions), pi (~/.pi/agent/sessions), Qwen Code (~/.qwen/projects) or OpenCode (opencode session list) sessions for ${folder}.`;
+      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions), pi (~/.pi/agent/sessions), Qwen Code (~/.qwen/projects), Continue (~/.continue/sessions) or OpenCode (opencode session list) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });
       if (opts?.pick === undefined) {
         void vscode.window.showInformationMessage(message, 'Open Transcript…').then((choice) => {

@@ -81,7 +81,7 @@ export const WALKTHROUGH = {
       id: 'inspect',
       title: 'See a session of yours in the inspector',
       description:
-        'Pick a Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi, Qwen Code or OpenCode session that ran in this folder; Spillway replays it and shows, turn by turn, what it cost and what it would have saved.\n[Browse Agent Sessions](command:spillway.browseAgentSessions)\n[Open Transcript…](command:spillway.openTranscript)',
+        'Pick a Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi, Qwen Code, Continue or OpenCode session that ran in this folder; Spillway replays it and shows, turn by turn, what it cost and what it would have saved.\n[Browse Agent Sessions](command:spillway.browseAgentSessions)\n[Open Transcript…](command:spillway.openTranscript)',
       media: { markdown: 'media/walkthrough/inspect.md' },
       completionEvents: ['onCommand:spillway.browseAgentSessions', 'onCommand:spillway.openTranscript', 'onCommand:spillway.openInspector'],
     },

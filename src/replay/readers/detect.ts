@@ -7,6 +7,7 @@
 import { SpillwayError } from '../../engine/types';
 import { classifyApiDocument, isMiniSweAgent } from './api';
 import { isClineSession } from './cline';
+import { isContinueSession } from './continue';
 import { isOpenCodeExport } from './opencode';
 import { isCopilotCliRecord } from './copilot-cli';
 import { isQwenCodeRecord } from './qwen-code';
@@ -26,7 +27,7 @@ const SUPPORTED_FORMATS_TEXT =
   'pi (pi coding agent session .jsonl), ' +
   'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body), ' +
   "copilot-cli (GitHub Copilot's CLI session-state/<id>/events.jsonl), " +
-  'cline (Cline sessions/<id>/<id>.messages.json), qwen-code (Qwen Code projects/<project>/chats/<session>.jsonl), opencode (the JSON `opencode export <session>` prints)';
+  'cline (Cline sessions/<id>/<id>.messages.json), qwen-code (Qwen Code projects/<project>/chats/<session>.jsonl), opencode (the JSON `opencode export <session>` prints), continue (Continue sessions/<id>.json)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -92,6 +93,8 @@ function formatOfRecord(record: Json): JsonlFormat | undefined {
 export function classifyDocument(doc: unknown): TranscriptFormat | undefined {
   if (isRecord(doc)) {
     if (isOpenHandsRecord(doc)) return 'openhands';
+    // (a Continue session has a `history` too, of items that each hold a `message`)
+    if (isContinueSession(doc)) return 'continue';
     if (Array.isArray(doc.history)) return 'swe-agent';
     // (an OpenCode export has `info` and `messages` too, as mini-swe-agent's trajectory does)
     if (isOpenCodeExport(doc)) return 'opencode';
@@ -209,6 +212,9 @@ export function sniffTranscript(path: string, firstBytes: string | Uint8Array): 
   // An OpenCode export longer than the head: its session info (an id `ses_…`) comes first
   if (/^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/.test(text))
     return { kind: 'document', format: 'opencode', seen: 'the start of an OpenCode export' };
+  // A Continue session longer than the head: its id, title and workspace come before its history
+  if (/^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"title"\s*:/.test(text) && /"history"\s*:\s*\[/.test(text))
+    return { kind: 'document', format: 'continue', seen: 'the start of a Continue session' };
   // A Cline session longer than the head: its session id and messages come first (a Claude Code record has a `message`)
   if (/^\s*\{[^\n]*"sessionId"\s*:/.test(text.replace(/\n\s*/g, ' ')) && /"messages"\s*:\s*\[/.test(text) && !/"parentUuid"\s*:/.test(text))
     return { kind: 'document', format: 'cline', seen: 'the start of a Cline session' };

@@ -3,7 +3,7 @@
  * wire formats, so `spillway replay` and the inspector can project every call of a real session.
  *
  * JSONL logs (Claude Code, Codex, OpenHands, pi, Gemini CLI, GitHub Copilot's CLI, Qwen Code) are streamed line by line and can be any size; single JSON
- * documents (SWE-agent, mini-swe-agent, Cline, OpenCode's export, request bodies) are parsed whole, up to 512 MB.
+ * documents (SWE-agent, mini-swe-agent, Cline, OpenCode's export, Continue, request bodies) are parsed whole, up to 512 MB.
  */
 import { open, stat } from 'node:fs/promises';
 import { SpillwayError } from '../../engine/types';
@@ -15,6 +15,7 @@ import { readCopilotCli } from './copilot-cli';
 import { geminiCliDocument, readGeminiCli } from './gemini-cli';
 import { readOpenHands } from './openhands';
 import { readPi } from './pi';
+import { continueTranscript } from './continue';
 import { openCodeTranscript } from './opencode';
 import { readQwenCode } from './qwen-code';
 import { classifyDocument, DETECT_HEAD_BYTES, describeDocument, sniffTranscript, unknownFormatError } from './detect';
@@ -54,6 +55,8 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
       return clineTranscript(doc, path);
     case 'opencode':
       return openCodeTranscript(doc, path);
+    case 'continue':
+      return continueTranscript(doc, path);
     case 'claude-code':
     case 'codex':
     case 'openhands':

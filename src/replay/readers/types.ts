@@ -27,7 +27,8 @@ export type TranscriptFormat =
   | 'copilot-cli'
   | 'cline'
   | 'qwen-code'
-  | 'opencode';
+  | 'opencode'
+  | 'continue';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
@@ -44,6 +45,7 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'cline',
   'qwen-code',
   'opencode',
+  'continue',
 ];
 
 /** One model call: the request it sent is `items.slice(0, end)`; `reply` is what the model wrote back. */
