@@ -20,6 +20,9 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CONTINUE_SESSION_HEAD } from './readers/continue';
+import { OPENCODE_EXPORT_HEAD } from './readers/opencode';
 
 /** Bytes read from each end of a session file. */
 const END_BYTES = 256 * 1024;
@@ -102,8 +105,8 @@ export function sessionAbout(file: string): SessionAbout {
   } catch {
     return {};
   }
-  if (OPENCODE_EXPORT.test(text.head)) return openCodeAbout(text.head);
-  if (CONTINUE_SESSION.test(text.head)) return continueAbout(text.head);
+  if (OPENCODE_EXPORT_HEAD.test(text.head)) return openCodeAbout(text.head);
+  if (CONTINUE_SESSION_HEAD.test(text.head)) return continueAbout(text.head);
   const about: SessionAbout = {};
   const head = records(text.head);
   const all = [...head, ...records(text.tail)];
@@ -144,9 +147,6 @@ export function sessionAbout(file: string): SessionAbout {
   return about;
 }
 
-/** The start of what `opencode export` prints: the session's info first. */
-const OPENCODE_EXPORT = /^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/;
-
 /** An OpenCode export's session info (`title`, `directory`, `time.created`), which comes before its messages; `{}` when it cannot be read. */
 function openCodeAbout(head: string): SessionAbout {
   const end = head.search(/,\s*"messages"\s*:/);
@@ -166,8 +166,6 @@ function openCodeAbout(head: string): SessionAbout {
   return about;
 }
 
-/** The start of a Continue session: its id, then its title, folder and history. */
-const CONTINUE_SESSION = /^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"title"\s*:/;
 /** Continue's title for a session it has not named. */
 const CONTINUE_UNTITLED = 'Untitled Session';
 
@@ -182,12 +180,26 @@ function field(head: string, name: string, after = ''): string | undefined {
   }
 }
 
-/** A Continue session's title (unless Continue left it untitled), folder (a path or a `file://` URI) and first prompt, from its head. */
+/**
+ * The folder a Continue session ran in, from the head of its file: its `workspaceDirectory`, a path
+ * (its CLI) or a `file://` URI (its VS Code extension); undefined when it names none. Browse Agent
+ * Sessions lists a session by it.
+ */
+export function continueFolder(head: string): string | undefined {
+  const dir = field(head, 'workspaceDirectory');
+  if (dir === undefined || !dir.startsWith('file:')) return dir;
+  try {
+    return fileURLToPath(dir);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Continue session's title (unless Continue left it untitled), folder and first prompt, from its head. */
 function continueAbout(head: string): SessionAbout {
   const about: SessionAbout = {};
   const title = field(head, 'title');
-  let cwd = field(head, 'workspaceDirectory');
-  if (cwd?.startsWith('file://')) cwd = decodeURIComponent(cwd.slice('file://'.length));
+  const cwd = continueFolder(head);
   const prompt = field(head, 'content', '"role"\\s*:\\s*"user"\\s*,\\s*');
   if (title && title !== CONTINUE_UNTITLED) about.title = title;
   if (cwd) about.cwd = cwd;

@@ -32,7 +32,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { continueFolder } from '../../replay/session-title';
 
 export interface AgentSessionFile {
   agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'pi' | 'qwen-code' | 'continue' | 'opencode';
@@ -312,16 +312,6 @@ export function continueDir(home: string, env: Record<string, string | undefined
   return env.CONTINUE_GLOBAL_DIR || join(home, '.continue');
 }
 
-/** A folder as Continue wrote it: a path (its CLI), or a `file://` URI (its VS Code extension). */
-function continueFolder(dir: string): string | undefined {
-  if (!dir.startsWith('file:')) return resolve(dir);
-  try {
-    return resolve(fileURLToPath(dir));
-  } catch {
-    return undefined;
-  }
-}
-
 function continueSessions(globalDir: string, cwd: string): AgentSessionFile[] {
   const root = join(globalDir, 'sessions');
   const want = resolve(cwd);
@@ -332,18 +322,11 @@ function continueSessions(globalDir: string, cwd: string): AgentSessionFile[] {
     const s = stat(file);
     if (!s) continue;
     // the session's id, title and folder come before its history
-    const dir = CONTINUE_FOLDER.exec(head(file, 4096))?.[1];
-    let folder: string | undefined;
-    try {
-      folder = dir === undefined ? undefined : continueFolder(JSON.parse(`"${dir}"`) as string);
-    } catch {
-      continue;
-    }
-    if (folder === want) out.push({ agent: 'continue', file, ...s });
+    const folder = continueFolder(head(file, 4096));
+    if (folder !== undefined && resolve(folder) === want) out.push({ agent: 'continue', file, ...s });
   }
   return out;
 }
-const CONTINUE_FOLDER = /"workspaceDirectory"\s*:\s*"((?:[^"\\]|\\.)*)"/;
 
 const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);

@@ -10,9 +10,10 @@
  * No binary, or one that fails, lists nothing and says why; it never stops the other agents' list.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { renameSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 
 /** How long OpenCode may take to list or export (it starts a Bun binary and opens its database). */
 const OPENCODE_TIMEOUT_MS = 60_000;
@@ -109,10 +110,9 @@ export async function exportOpenCodeSession(bin: string, id: string, folder: str
   const text = await run(bin, ['export', id], folder, env, MAX_EXPORT_BYTES);
   const start = text.indexOf('{');
   if (start < 0) throw new Error(`\`opencode export ${id}\` printed no session (it printed ${JSON.stringify(text.slice(0, 80))})`);
-  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirPrivate(dir);
   const tmp = `${dest}.${process.pid}.tmp`;
-  writeFileSync(tmp, text.slice(start), { mode: 0o600 });
-  chmodSync(tmp, 0o600);
+  writeFileSync(tmp, text.slice(start), { mode: PRIVATE_FILE_MODE });
   renameSync(tmp, dest);
   return dest;
 }

@@ -36,6 +36,9 @@ export const CONTINUE_CANCELLED = 'Tool cancelled';
 /** The models Continue's OpenAI adapter sends to the Responses API. */
 const RESPONSES_MODELS = /^(?:gpt-5|gpt-5-codex|o[0-9])/i;
 
+/** How a Continue session starts: its id, then its title (its folder and history follow); told from a head that stops inside the document. */
+export const CONTINUE_SESSION_HEAD = /^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"title"\s*:/;
+
 /** A Continue session document: its id, its workspace and its history. */
 export function isContinueSession(doc: unknown): boolean {
   return (

@@ -7,8 +7,8 @@
 import { SpillwayError } from '../../engine/types';
 import { classifyApiDocument, isMiniSweAgent } from './api';
 import { isClineSession } from './cline';
-import { isContinueSession } from './continue';
-import { isOpenCodeExport } from './opencode';
+import { CONTINUE_SESSION_HEAD, isContinueSession } from './continue';
+import { isOpenCodeExport, OPENCODE_EXPORT_HEAD } from './opencode';
 import { isCopilotCliRecord } from './copilot-cli';
 import { isQwenCodeRecord } from './qwen-code';
 import { isGeminiCliRecord } from './gemini-cli';
@@ -210,10 +210,9 @@ export function sniffTranscript(path: string, firstBytes: string | Uint8Array): 
   const parsed = tryParse(text);
   if (parsed.ok) return { kind: 'document', format: classifyDocument(parsed.value), seen: describeDocument(parsed.value) };
   // An OpenCode export longer than the head: its session info (an id `ses_…`) comes first
-  if (/^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/.test(text))
-    return { kind: 'document', format: 'opencode', seen: 'the start of an OpenCode export' };
+  if (OPENCODE_EXPORT_HEAD.test(text)) return { kind: 'document', format: 'opencode', seen: 'the start of an OpenCode export' };
   // A Continue session longer than the head: its id, title and workspace come before its history
-  if (/^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"title"\s*:/.test(text) && /"history"\s*:\s*\[/.test(text))
+  if (CONTINUE_SESSION_HEAD.test(text) && /"history"\s*:\s*\[/.test(text))
     return { kind: 'document', format: 'continue', seen: 'the start of a Continue session' };
   // A Cline session longer than the head: its session id and messages come first (a Claude Code record has a `message`)
   if (/^\s*\{[^\n]*"sessionId"\s*:/.test(text.replace(/\n\s*/g, ' ')) && /"messages"\s*:\s*\[/.test(text) && !/"parentUuid"\s*:/.test(text))

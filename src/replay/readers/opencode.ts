@@ -49,6 +49,9 @@ export const OPENCODE_INTERRUPTED = '[Tool execution was interrupted]';
 const COMPACTION_PROMPT = 'What did we do so far?';
 const SUBTASK_PROMPT = 'The following tool was executed by the user';
 
+/** How `opencode export` starts: the session's info, its id first (`ses_…`); told from a head that stops inside the document. */
+export const OPENCODE_EXPORT_HEAD = /^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/;
+
 /** An `opencode export` document: the session's `info` (an id) and its messages as `{info, parts}`. */
 export function isOpenCodeExport(doc: unknown): doc is Json {
   if (!isRecord(doc) || !isRecord(doc.info) || !Array.isArray(doc.messages)) return false;
