@@ -66,6 +66,7 @@ export interface SpillwayConfig {
     staleFirst: boolean;
     schedule: 'trigger' | 'payback';
     paybackHorizon: PaybackHorizon;
+    readBacksCovered: number | 'all';
     inUseCalls: number;
     inUseLatest: boolean;
     keepGathered: boolean;
@@ -285,6 +286,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
       "Clear stage, `payback` schedule: the calls a clear must pay back its prompt-cache rewrite within. `corpus`: the calls that three in four of the real sessions in Spillway's corpus that got as far still made; `third`: a third of the calls the session has made so far (what three in four sessions still make when a session that has lasted n calls is as likely to last n more as not); `same`: as many calls again as made so far (even odds). Longer horizons clear more, and sooner.",
   },
   {
+    key: 'clear.readBacksCovered',
+    schema: z.union([z.number().int().min(0).max(1_000), z.literal('all')]),
+    description:
+      "Clear stage, `payback` schedule: how many read-backs of cleared outputs, made at any later call, one a call, the session's savings must still hold after a clear, besides the one read-back the guarantee allows; with more, the session can go over that bound. `all` holds them for every output the session's clears hid, whatever the agent reads back later, which leaves most clears of real sessions unaffordable (see docs/savings.md).",
+  },
+  {
     key: 'inputs.enabled',
     schema: z.boolean(),
     description:
@@ -340,6 +347,7 @@ const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
   staleFirst: false,
   schedule: 'trigger',
   paybackHorizon: 'corpus',
+  readBacksCovered: 4,
   inUseCalls: 0,
   inUseLatest: false,
   keepGathered: false,
@@ -396,6 +404,7 @@ const SPILLWAY: SpillwayConfig = {
     staleFirst: true,
     schedule: 'payback',
     paybackHorizon: 'corpus',
+    readBacksCovered: 4,
     inUseCalls: 8,
     inUseLatest: true,
     keepGathered: true,

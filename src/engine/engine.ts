@@ -26,7 +26,7 @@ import { Run, type ProjectionDetail } from './run';
 import type { StoreWrite } from './stages/results';
 import { noteReadBack } from './backoff';
 import { commonPrefixLength, createSessionStore, handleOrigin, type SessionMemory, type SessionStore } from './session';
-import { guaranteed, READ_BACK_CALL_TEXT } from './guarantee';
+import { guaranteed, readCallTokens } from './guarantee';
 import { PROVIDERS } from './clear-schedule';
 import { tokenCounter, type TokenCounter } from './tokens';
 import {
@@ -228,7 +228,7 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
         memory.guarantee.readBacks.push({
           call: memory.call + 1,
           kind: origin.kind,
-          ask: counter.count(READ_BACK_CALL_TEXT),
+          ask: readCallTokens(counter),
           answer: origin.answer,
         });
       return true;

@@ -24,6 +24,7 @@
  */
 import { CACHE_PRICES, type CachePrices } from './clear-schedule';
 import type { SpillwayConfig } from './config';
+import type { TokenCounter } from './tokens';
 import type { StageName } from './types';
 
 /**
@@ -78,7 +79,15 @@ export const READ_BACK_ITEM_TOKENS = 8;
  * The read call the model writes, as the replay writes it (`readBackCall`): the handle, a grep for the
  * identifier and the context lines. Its tokens are counted once per counter from this text.
  */
-export const READ_BACK_CALL_TEXT = '{"handle":"sw_000000000000000000000000","grep":"an_identifier_the_agent_missed_00","context":5}';
+const READ_BACK_CALL_TEXT = '{"handle":"sw_000000000000000000000000","grep":"an_identifier_the_agent_missed_00","context":5}';
+
+const readCallCounts = new WeakMap<TokenCounter, number>();
+/** The tokens of the read call (READ_BACK_CALL_TEXT) under `counter`, counted once per counter. */
+export function readCallTokens(counter: TokenCounter): number {
+  let n = readCallCounts.get(counter);
+  if (n === undefined) readCallCounts.set(counter, (n = counter.count(READ_BACK_CALL_TEXT)));
+  return n;
+}
 /**
  * Output prices relative to an uncached input token, per price model of CACHE_PRICES: the read call
  * is output the model writes (Anthropic Sonnet 4.5 5x, GPT-5 8x, GPT-4o 4x: src/replay/prices.ts).
@@ -179,6 +188,61 @@ export function readBackCost(prefix: number, reads: readonly Pick<ReadBack, 'ask
   return prefix * pm.cachedRead + added * pm.cacheWrite + asked * (OUTPUT_PRICE[pm.family] ?? DEAREST_OUTPUT);
 }
 
+/**
+ * What the session's clears still owe: the handles they hid that the agent has not read back, the
+ * tokens those read-backs would return, and the most one of them would. Each is a read-back the
+ * agent may still make, at any later call, one a call (see `owedCost`).
+ */
+export interface Owed {
+  handles: number;
+  answers: number;
+  /** the largest answer among them (or an estimate of it: their mean, for a clear only planned) */
+  largest: number;
+}
+
+/** No handle owed. */
+export const NOTHING_OWED: Readonly<Owed> = { handles: 0, answers: 0, largest: 0 };
+
+/** The sum of two debts. */
+export function addOwed(a: Readonly<Owed>, b: Readonly<Owed>): Owed {
+  return { handles: a.handles + b.handles, answers: a.answers + b.answers, largest: Math.max(a.largest, b.largest) };
+}
+
+/** A debt less one read-back made of it (its largest answer is kept: it may be another handle's). */
+export function payOwed(a: Readonly<Owed>, answer: number): Owed {
+  return a.handles <= 1 ? NOTHING_OWED : { handles: a.handles - 1, answers: Math.max(0, a.answers - answer), largest: a.largest };
+}
+
+/**
+ * What the bank must still hold for late read-backs of what clears hid, under `pm`. The agent may read
+ * back any owed handle at any later call, one a call, each in an extra call that re-reads a context
+ * of `prefix` tokens and writes the read call and its answer (carried by every later call). Each of
+ * those calls also reads `saving` tokens fewer than raw history does (what the projection leaves out
+ * of its context, less what the read-backs will add), so a read-back costs the bank only what it
+ * re-reads beyond that.
+ *
+ * How many: `covered` read-backs (`clear.readBacksCovered`) besides the one the bound allows the
+ * session (docs/savings.md), each of the dearest answer; while the session has made no read-back
+ * (`spent` false) that one is still to come and is left out. `Infinity` covers every owed handle: the
+ * bound then holds for any agent, and the corpus loses most of its clears
+ * (docs/log/2026-12-01-late-read-backs.md).
+ */
+export function owedCost(
+  prefix: number,
+  owed: Readonly<Owed>,
+  covered: number,
+  ask: number,
+  spent: boolean,
+  saving: number,
+  pm: CachePrices,
+): number {
+  const handles = Math.min(owed.handles, covered + 1) - (spent ? 0 : 1);
+  if (handles <= 0) return 0;
+  const answers = Math.min(owed.answers, handles * owed.largest);
+  const each = readBackCost(prefix, [{ ask, answer: 0 }], pm) - Math.max(0, saving) * pm.cachedRead;
+  return Math.max(0, handles * each + answers * pm.cacheWrite);
+}
+
 /** The tokens one read-back adds to the agent's history, carried by every later call. */
 export function readBackTokens(r: Pick<ReadBack, 'ask' | 'answer'>): number {
   return r.ask + r.answer + READ_BACK_ITEM_TOKENS;
@@ -238,15 +302,21 @@ export class CostLedger {
 
   /**
    * True when a decision that costs this call `projected` (against raw's `raw`) leaves the
-   * projection no dearer than raw even if the session ended right after this call, and the saving
+   * projection no dearer than raw even if the session ended right after this call, with `reserve(pm)`
+   * still banked (what its read-backs may yet cost: `owedCost`), and the saving
    * it is expected to bring over the calls the session can still be expected to make,
    * `expectedSaving(pm)`, at least makes up what it spends of the bank in this call, under every
    * price model. The expected saving is a reason to decide, never room to go over raw.
    */
-  paysBack(raw: CallTokens, projected: CallTokens, expectedSaving: (pm: CachePrices) => number): boolean {
+  paysBack(
+    raw: CallTokens,
+    projected: CallTokens,
+    expectedSaving: (pm: CachePrices) => number,
+    reserve: (pm: CachePrices) => number = () => 0,
+  ): boolean {
     return this.prices.every((pm, i) => {
       const a = this.after(i, raw, projected);
-      return a.projected <= a.raw && expectedSaving(pm) >= this.costOf(i, projected) - this.costOf(i, raw);
+      return a.projected + reserve(pm) <= a.raw && expectedSaving(pm) >= this.costOf(i, projected) - this.costOf(i, raw);
     });
   }
 

@@ -25,7 +25,7 @@ import { contentPatch, type ParsedRequest } from './formats';
 import { handlesIn, noteReadBack, type BackoffRecord } from './backoff';
 import { providerOfModel, routePrices } from './clear-schedule';
 import { getString, type Patch } from './json';
-import { copyGuarantee, guaranteed, READ_BACK_CALL_TEXT, stopsAt, type GuaranteeRecord } from './guarantee';
+import { copyGuarantee, guaranteed, readCallTokens, stopsAt, type GuaranteeRecord } from './guarantee';
 import { handleOrigin, recall, remember, resultKeys, type SessionMemory } from './session';
 import { findReadTool } from './read-tool';
 import { recogniseAgentTruncation } from './agent-truncation';
@@ -164,7 +164,7 @@ export class Run implements Ledger {
           this.guarantee.readBacks.push({
             call: this.call,
             kind: origin.kind,
-            ask: this.env.counter.count(READ_BACK_CALL_TEXT),
+            ask: readCallTokens(this.env.counter),
             answer: origin.answer,
           });
       }

@@ -321,6 +321,154 @@ describe('the guarantee, with read-backs', () => {
   );
 });
 
+/**
+ * An agent that reads back late: each call's reply names the identifier in the middle of the output
+ * of the call `lag` calls before (at every call, or every few), `reads` times at most, so a clear's
+ * results come back one by one, one a call, long after the clear was decided. Each read-back re-reads
+ * the whole projected context while the clear saves only what it freed: a ledger that held one
+ * read-back per clear went over the bound (docs/log/2026-12-01-late-read-backs.md). A clear now
+ * holds `clear.readBacksCovered` of them besides the bound's one (`all`: every one).
+ */
+function lateSession(late: Late): Transcript {
+  const items: Msg[] = [{ role: 'user', content: 'fix the build' }];
+  const calls: Transcript['calls'] = [];
+  let at = Date.UTC(2026, 10, 27);
+  let reads = late.reads ?? Number.POSITIVE_INFINITY;
+  late.sizes.forEach((size, k) => {
+    const id = `c${k}`;
+    items.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: `make t${k % 7}` }) } }],
+    });
+    const line = `${id} bash line of output\n`;
+    const half = line.repeat(Math.ceil(size / line.length / 2));
+    items.push({ role: 'tool', tool_call_id: id, content: `${half}${needle(id)}\n${half}` });
+    at += late.pauses[k % late.pauses.length]!;
+    const reads_ = k - late.lag >= 0 && k % late.every === 0 && reads-- > 0;
+    calls.push({ end: items.length, reply: reads_ ? `using ${needle(`c${k - late.lag}`)}` : 'next', at });
+  });
+  return {
+    source: 'openai-chat',
+    wire: 'openai-chat',
+    base: { model: late.model ?? 'm' },
+    items,
+    calls,
+    skipped: { total: 0, byReason: {}, notes: [] },
+  };
+}
+
+interface Late {
+  sizes: readonly number[];
+  lag: number;
+  every: number;
+  pauses: readonly number[];
+  model?: string | undefined;
+  /** how many outputs the agent reads back at most (every one it names when absent) */
+  reads?: number | undefined;
+}
+
+const S = 5_000,
+  MIN7 = 7 * 60_000,
+  HOUR2 = 2 * 3_600_000;
+const small = (n: number) => new Array<number>(n).fill(200);
+/** The three sessions fast-check found over the bound before clears carried their read-backs (the log's counterexamples). */
+const LATE_FOUND: Late[] = [
+  {
+    sizes: [200, 6579, 1105, 3497, 1427, 1933, 1105, 200, 4923, 4785, 2305, 200, 200, 3745, ...small(47)],
+    lag: 11,
+    every: 1,
+    pauses: [S, S, S, S, HOUR2, S, S, S],
+  },
+  {
+    sizes: [...small(7), 783, 7729, 5567, 7873, 3793, 1393, ...small(47)],
+    lag: 9,
+    every: 1,
+    pauses: [S, S, S, S, MIN7],
+    model: 'claude-sonnet-4-5',
+  },
+  {
+    sizes: [...small(30), 7969, ...small(9), 1921, 2353, ...small(8), 337, 2113, 4081, 1153, 817, 4033, 200, 7921, 385, 200],
+    lag: 17,
+    every: 1,
+    pauses: [S],
+  },
+];
+
+const lateArb: fc.Arbitrary<Late> = fc.record({
+  sizes: fc.array(fc.oneof(fc.constant(200), fc.integer({ min: 200, max: 8_000 })), { minLength: 60, maxLength: 220 }),
+  lag: fc.integer({ min: 9, max: 40 }),
+  every: fc.integer({ min: 1, max: 6 }),
+  pauses: fc.oneof(fc.constant([S]), fc.array(fc.constantFrom(S, 20_000, MIN7, HOUR2), { minLength: 1, maxLength: 10 })),
+  model: fc.constantFrom(undefined, 'claude-sonnet-4-5'),
+});
+
+/** Sessions of up to 220 calls take up to a second each to replay, more on a busy machine. */
+const LATE_TIMEOUT = Math.max(60_000, RUNS * 2_000);
+
+describe('the guarantee, with read-backs made late', () => {
+  const check = (late: Late, over: Record<string, unknown> = {}) => {
+    const { ideal, providers } = boundUnder(late.model);
+    const r = replay(lateSession(late), { config: { preset: 'spillway', ...over }, tokenizer: perChar, prices: [...ideal, ...providers] });
+    for (const pm of ideal)
+      for (const p of prefixes(r, pm.name)) expect(p.projected + p.readBack).toBeLessThanOrEqual((p.raw + p.dearest) * (1 + EPS));
+    for (const pm of providers)
+      for (const p of prefixes(r, pm.name))
+        expect(p.projected + p.readBack).toBeLessThanOrEqual((p.raw + p.dearest) * (1 + PROVIDER_RULES_SLACK));
+    return r;
+  };
+  const ALL = { 'clear.readBacksCovered': 'all' };
+  it.each(LATE_FOUND.map((l, k) => [k + 1, l] as const))(
+    'counterexample %i: within raw plus one read-back when clears hold every read-back, and with the default when it reads back 5',
+    (_, late) => {
+      check(late, ALL);
+      check({ ...late, reads: 5 });
+    },
+  );
+  it(
+    'the default: an agent that reads back up to five outputs of calls 9 to 40 calls back, after every call within raw plus one read-back',
+    () => {
+      fc.assert(
+        fc.property(lateArb, fc.integer({ min: 1, max: 5 }), (late, reads) => void check({ ...late, reads })),
+        { numRuns: RUNS },
+      );
+    },
+    LATE_TIMEOUT,
+  );
+  it(
+    "with clear.readBacksCovered 'all': an agent that reads back an output of 9 to 40 calls back at every call, within raw plus one read-back",
+    () => {
+      fc.assert(
+        fc.property(lateArb, (late) => void check(late, ALL)),
+        { numRuns: RUNS },
+      );
+    },
+    LATE_TIMEOUT,
+  );
+  it('a later projection makes no new clear at a call already sent', () => {
+    // fast-check's: call 27 (cold) cleared four outputs; call 28's walk recalled them and, at call 13,
+    // found the fifth alone clearable and cleared it there, a clear first sent at call 28, its
+    // rewrite charged to call 13: 1.3% over raw before any read-back
+    check({
+      sizes: [5107, 200, 200, 4739, 200, 200, 200, 200, 6763, 2991, 7105, 2401, ...small(14), 7969, ...small(35)],
+      lag: 9,
+      every: 1,
+      pauses: [HOUR2, S],
+      model: 'claude-sonnet-4-5',
+      reads: 1,
+    });
+  });
+  it('the default still clears for such an agent, and the agent reads back what it cleared: the read-backs it holds are not every one', () => {
+    // the second counterexample, reading 20 calls back: the default clears and the agent reads back
+    // five of what it cleared (within the bound); a bank holding every read-back clears less, so an
+    // agent that reads back at every call finds fewer of its outputs cleared
+    const late = { ...LATE_FOUND[1]!, lag: 20 };
+    const clearMisses = (r: ReplayResult) => r.totals.missCauses?.clear?.ids ?? 0;
+    expect(clearMisses(check({ ...late, reads: 5 }))).toBe(5);
+    expect(clearMisses(check(late, ALL))).toBeLessThan(5);
+  });
+});
+
 describe('CostLedger', () => {
   it("keeps each price model twice, cached from the first token and from the providers' minimum of 1,024 tokens", () => {
     const ledger = new CostLedger();

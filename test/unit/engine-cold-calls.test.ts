@@ -90,9 +90,11 @@ function request(model: string, outputs: ReadonlyArray<{ cmd: string; out: strin
 
 describe('a clear at a cold call', () => {
   const config = {
-    // nothing is offloaded on arrival: the session banks nothing a warm clear could spend
+    // nothing is offloaded on arrival: the session banks nothing a warm clear could spend; and a clear
+    // holds no late read-back of what it hides (`readBacksCovered: 0`): what the cold call spares pays
+    // for the clear alone here (the read-backs it holds by default: the tests below)
     offload: { enabled: false },
-    clear: { triggerTokens: 4_000, keep: 1, clearAtLeastTokens: 0, inUseCalls: 0, keepGathered: false },
+    clear: { triggerTokens: 4_000, keep: 1, clearAtLeastTokens: 0, inUseCalls: 0, keepGathered: false, readBacksCovered: 0 },
   };
   const outputs = [
     ...Array.from({ length: 3 }, (_, i) => ({ cmd: `cat f${i}`, out: String.fromCharCode(65 + i).repeat(2_000) })),

@@ -10,6 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, MemorySink } from '../../src/engine/engine';
 import { CACHE_PRICES } from '../../src/engine/clear-schedule';
 import {
+  addOwed,
+  NOTHING_OWED,
+  owedCost,
+  payOwed,
   paysOwnReadBack,
   readBackAnswerTokens,
   readBackCost,
@@ -150,6 +154,43 @@ describe('paysOwnReadBack', () => {
     expect(paysOwnReadBack(later, 'offload', 3, Math.ceil(need), 1_000, big)).toBe(true);
     expect(paysOwnReadBack(later, 'offload', 3, Math.floor(need) - 1, 1_000, big)).toBe(false);
     expect(paysOwnReadBack(later, 'offload', 3, 0, 0, { ask: 0, answer: 0 })).toBe(false);
+  });
+});
+
+describe('owedCost: the late read-backs a clear holds in the bank', () => {
+  const anthropic = CACHE_PRICES.find((pm) => pm.name === 'anthropic')!;
+  const ask = 30;
+  // one read-back of an answer of 0 at a context of 40,000 tokens: 4,000 read, 38 written, 30 output
+  const one = readBackCost(40_000, [{ ask, answer: 0 }], anthropic);
+  const owed = (handles: number, largest = 500) => ({ handles, answers: handles * largest, largest });
+
+  it('holds nothing for the one read-back the bound allows, while the session has made none', () => {
+    expect(owedCost(40_000, owed(1), 4, ask, false, 0, anthropic)).toBe(0);
+    expect(owedCost(40_000, owed(1), 4, ask, true, 0, anthropic)).toBeCloseTo(one + 500 * 1.25);
+  });
+
+  it('holds clear.readBacksCovered read-backs besides that one, each of the largest answer; all of them under Infinity', () => {
+    expect(owedCost(40_000, owed(3), 4, ask, false, 0, anthropic)).toBeCloseTo(2 * (one + 500 * 1.25));
+    expect(owedCost(40_000, owed(40), 4, ask, false, 0, anthropic)).toBeCloseTo(4 * (one + 500 * 1.25));
+    expect(owedCost(40_000, owed(40), 4, ask, true, 0, anthropic)).toBeCloseTo(5 * (one + 500 * 1.25));
+    expect(owedCost(40_000, owed(40), Number.POSITIVE_INFINITY, ask, false, 0, anthropic)).toBeCloseTo(39 * (one + 500 * 1.25));
+    // answers of different sizes: the largest stands for each held, up to all the answers owed
+    const mixed = addOwed(owed(1, 2_000), owed(9, 1_000));
+    expect(owedCost(40_000, mixed, 1, ask, true, 0, anthropic)).toBeCloseTo(2 * one + 2 * 2_000 * 1.25);
+    const fewer = addOwed(owed(1, 2_000), owed(9, 100));
+    expect(owedCost(40_000, fewer, 1, ask, true, 0, anthropic)).toBeCloseTo(2 * one + 2_900 * 1.25);
+    expect(owedCost(40_000, NOTHING_OWED, 4, ask, true, 0, anthropic)).toBe(0);
+  });
+
+  it('counts what each later call saves against the context a read-back re-reads, never below nothing', () => {
+    // each call after the clear reads 30,000 tokens fewer than raw: a read-back re-reads 10,000 beyond that
+    expect(owedCost(40_000, owed(3), 4, ask, false, 30_000, anthropic)).toBeCloseTo(2 * (one - 3_000 + 500 * 1.25));
+    expect(owedCost(40_000, owed(3, 0), 4, ask, false, 100_000, anthropic)).toBe(0);
+  });
+
+  it('is paid down one read-back at a time', () => {
+    expect(payOwed(owed(3), 500)).toEqual(owed(2));
+    expect(payOwed(owed(1), 500)).toEqual(NOTHING_OWED);
   });
 });
 

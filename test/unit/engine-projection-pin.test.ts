@@ -20,7 +20,10 @@
  * (docs/log/2026-11-29-routes.md). Three moved on 2026-11-30 with a shell loop read named as a read
  * and the default's clear from 30,000 tokens with the latest output in use for 8 calls
  * (docs/log/2026-11-30-latest-in-use.md). The Claude Code pins moved when its prelude was captured
- * again from 2.1.332 (the bodies carry it; one token less a call, every decision the same).
+ * again from 2.1.332 (the bodies carry it; one token less a call, every decision the same). The pi
+ * pins moved on 2026-12-01 when a clear began to hold the read-backs of what clears hid, made late
+ * (`clear.readBacksCovered`), and a later projection stopped making new clears at calls an earlier
+ * one had cleared in (docs/log/2026-12-01-late-read-backs.md).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -62,9 +65,9 @@ const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string;
   // under the default (reads kept whole up to 64,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
   { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '8b0499994e44f336', clears: true },
-  { file: PI, config: {}, hash: '701d70edf729ca45', clears: true },
+  { file: PI, config: {}, hash: 'b575bd81e1cc116d', clears: true },
   { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '8563ac6f537bff3c' },
-  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: 'ba27737a53a4df6b' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '7da5e8d8e007e6a2' },
 ];
 
 describe('projections of real sessions are pinned', () => {

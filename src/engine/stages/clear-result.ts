@@ -10,6 +10,7 @@
  * Where it sits: a helper of the clear stage; it reduces through reduce.ts like the other stages,
  * and replaces file inputs through inputs.ts (`inputs.when: clear`).
  */
+import { readBackAnswerTokens, type Owed } from '../guarantee';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { outputLines } from '../previews/envelope';
@@ -68,6 +69,21 @@ export class ClearGains {
     return true;
   }
 
+  /**
+   * What clearing result i would owe (../guarantee.ts, `Owed`): its handle, and its file input's
+   * when the clear replaces that too, each read back as the session prices it (session.ts,
+   * `handleOrigin`: the result's original text, cut to a read-back's answer).
+   */
+  owes(i: number): Owed {
+    const d = this.draft.decisions[i];
+    const results = this.draft.results;
+    const answer = d
+      ? readBackAnswerTokens(d.originalTokens, d.originalChars)
+      : readBackAnswerTokens(results.partsTokens(i), results.text(i).length);
+    const handles = !this.inputsStopped && this.inputOf(i) ? 2 : 1;
+    return { handles, answers: handles * answer, largest: answer };
+  }
+
   /** Drops result i's estimate: the walk reduced it otherwise, so clearing it now frees less. */
   forget(i: number): void {
     this.gains[i] = undefined;
@@ -107,6 +123,13 @@ export class ClearGains {
     }
     return t;
   }
+}
+
+/** What a result cleared by `d` owes (../guarantee.ts, `Owed`), as `ClearGains.owes` estimated it. */
+export function owedBy(d: Decision): Owed {
+  const handles = d.inputHandle ? 2 : 1;
+  const answer = readBackAnswerTokens(d.originalTokens, d.originalChars);
+  return { handles, answers: handles * answer, largest: answer };
 }
 
 /** A clear of one result, made but not yet recorded: what the stage sends and what it frees. */

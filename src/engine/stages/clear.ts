@@ -32,12 +32,25 @@
 import { callCheckpoints } from '../calls';
 import { toolListed } from '../config';
 import { clearPaysBack, coldAfter, expectedRemainingCalls, routePrices, type CachePrices } from '../clear-schedule';
-import { BREAKPOINT_CACHES, CostLedger, stopped, type CacheRead, type ReadBack } from '../guarantee';
+import {
+  addOwed,
+  BREAKPOINT_CACHES,
+  CostLedger,
+  NOTHING_OWED,
+  owedCost,
+  payOwed,
+  readCallTokens,
+  READ_BACK_ITEM_TOKENS,
+  stopped,
+  type CacheRead,
+  type Owed,
+  type ReadBack,
+} from '../guarantee';
 import { formatInt as fmt } from '../format-number';
 import { AfterUse } from './after-use';
 import { ClearPlanner } from './clear-planner';
 import { RecalledChanges, pushAt } from './clear-recall';
-import { ClearGains, commitClear, prepareClear, type PreparedClear } from './clear-result';
+import { ClearGains, commitClear, owedBy, prepareClear, type PreparedClear } from './clear-result';
 import { InUse } from './in-use';
 import { referenceTarget } from './offload';
 import { referencedCall } from '../markers';
@@ -98,7 +111,19 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     draft.decisions[i]?.stage !== 'clear' &&
     !toolListed(c.excludeTools, list[i]!.names) &&
     !reportKept(i) &&
-    !inUse?.now(i);
+    !inUse?.now(i) &&
+    !carriesMore(i);
+  /**
+   * With every late read-back held (`clear.readBacksCovered: all`), a result whose clear frees no more
+   * than its read-back would add to the agent's history (the read call and its answer: the whole of a
+   * short output) is not cleared: read back, it would leave every later call dearer than raw
+   */
+  const everyReadBack = c.readBacksCovered === 'all';
+  const carriesMore = (i: number): boolean => {
+    if (!everyReadBack) return false;
+    const o = gains.owes(i);
+    return gains.of(i) <= o.handles * (readCallTokens(results.counter) + READ_BACK_ITEM_TOKENS) + o.answers;
+  };
   /** what the planner weighs: the gain of each result a clear may take, undefined for the others */
   const plannerGain = (i: number): number | undefined => (clearable(i) ? gains.of(i) : undefined);
 
@@ -148,6 +173,36 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   };
   const readBacksAt = new Map<number, ReadBack[]>();
   for (const r of guarantee?.readBacks ?? []) pushAt(readBacksAt, r.call, r);
+  // what the session's clears still owe: every handle a clear hid may be read back at any later
+  // call, one a call, each re-reading the whole context; a clear is taken only when the bank also
+  // holds those read-backs (../guarantee.ts, `owedCost`). Earlier projections' clears owe from the
+  // call that made them; a read-back of a clear's handle pays one off.
+  const owedFrom = new Map<number, Owed[]>();
+  // the last call an earlier projection of the session cleared in: the calls up to it were sent as
+  // those projections decided, so the walk makes no new clear there. Their clears are recalled, so
+  // fewer results are clearable at those calls than when each was decided, and a smaller clear
+  // could look due; it would first be sent in this request, a rewrite charged to a call long past
+  let recalledUpTo = -1;
+  draft.decisions.forEach((d) => {
+    if (d?.stage !== 'clear' || !d.clearedAt) return;
+    pushAt(owedFrom, d.clearedAt.call, owedBy(d));
+    recalledUpTo = Math.max(recalledUpTo, d.clearedAt.call);
+  });
+  let owed: Owed = NOTHING_OWED;
+  let readBackMade = false; // whether the session has spent the one read-back the bound allows
+  const covered = c.readBacksCovered === 'all' ? Number.POSITIVE_INFINITY : c.readBacksCovered;
+  /**
+   * What this call must still hold in the bank after a clear that leaves `prefix` of raw history's
+   * `raw` tokens and owes `more`: the late read-backs `clear.readBacksCovered` asks for, less what each
+   * later call saves by sending `raw - prefix` tokens fewer (less the tokens those read-backs carry).
+   */
+  const reserve = (prefix: number, raw: number, more: Owed) => {
+    const all = addOwed(owed, more);
+    const ask = readCallTokens(results.counter);
+    const n = Math.min(all.handles, covered + 1);
+    const saving = raw - prefix - (n * (ask + READ_BACK_ITEM_TOKENS) + Math.min(all.answers, n * all.largest));
+    return (pm: CachePrices): number => owedCost(prefix, all, covered, ask, readBackMade, saving, pm);
+  };
   let lastTotal = 0; // projected tokens of the previous call: what its read-backs read again
   let rawTotal = fixed;
   let rawPrev = 0; // raw tokens the previous call sent (what this one reads from the cache)
@@ -197,7 +252,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
 
   // what is clearable changes from call to call when results are in use or needed later: the planner keeps up
   const moving = inUse !== undefined || neededUntil !== undefined;
-  if (moving) planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, plannerGain);
+  const plannerOwes = (i: number): Owed => gains.owes(i);
+  if (moving) planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, plannerGain, plannerOwes);
   for (const cp of checkpoints) {
     callNo++;
     if (inUse) for (const i of inUse.moveTo(callNo)) planner!.refresh(i);
@@ -205,7 +261,13 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     while (upTo < cp) rawTotal += originalTok[upTo++]!;
     while (before < n && list[before]!.item < cp) before++;
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
-    costs.chargeReadBacks(lastTotal, readBacksAt.get(callNo) ?? []);
+    const readBacks = readBacksAt.get(callNo) ?? [];
+    costs.chargeReadBacks(lastTotal, readBacks);
+    for (const o of owedFrom.get(callNo) ?? []) owed = addOwed(owed, o);
+    for (const r of readBacks) {
+      readBackMade = true;
+      if (r.kind === 'clear') owed = payOwed(owed, r.answer);
+    }
     // a call sent after the provider's cache expired writes the whole request again, raw history as
     // much as the projection: the ledger charges it so, and a clear there rewrites nothing more
     const cold = coldAt(callNo);
@@ -288,8 +350,8 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       seenBefore = seen.first;
     };
 
-    // 4. Whether to clear: only over the trigger, ...
-    if (running <= c.triggerTokens) {
+    // 4. Whether to clear: only at a call no earlier projection has cleared in or before, over the trigger, ...
+    if (running <= c.triggerTokens || callNo <= recalledUpTo) {
       settle(running, readNow);
       continue;
     }
@@ -322,18 +384,26 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     // what the session has banked, and leaves the session no dearer than raw should it end now,
     // read-backs charged (../guarantee.ts); not once the bank can no longer cover a read-back of a clear
     const remaining = hindsight ? hindsight.remainingCalls(callNo) : expectedRemainingCalls(callNo + 1, c.paybackHorizon);
-    /** Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back and leaves the ledger no dearer than raw. */
-    const paysBack = (freed: number, kept: CacheRead): boolean =>
+    /**
+     * Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back and leaves the
+     * ledger no dearer than raw, with the read-backs of what it and earlier clears hid (`owes` more) still banked.
+     */
+    const paysBack = (freed: number, kept: CacheRead, owes: Owed): boolean =>
       clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon, remaining }, warm) &&
-      costs.paysBack(raw, { ...least(readNow, kept), total: running - freed }, (pm) => freed * pm.cachedRead * remaining);
+      costs.paysBack(
+        raw,
+        { ...least(readNow, kept), total: running - freed },
+        (pm) => freed * pm.cachedRead * remaining,
+        reserve(running - freed, rawTotal, owes),
+      );
     if (c.schedule === 'payback') {
       stale ??= c.staleFirst ? findStale(results.req) : undefined;
-      planner ??= new ClearPlanner(n, stale, plannerGain);
+      planner ??= new ClearPlanner(n, stale, plannerGain, plannerOwes);
       const need = c.clearAtLeastTokens === 'all' ? Number.POSITIVE_INFINITY : Math.max(c.clearAtLeastTokens, running - c.triggerTokens);
       const plan = planner.plan(cursor, protectedFrom, cp, need);
       // (from the start of its round: clearing a result may replace its call's input, before it)
       const kept = plan ? cachedUpTo(roundOf(list[plan.first]!.item)) : all(0);
-      if (stopped(guarantee, 'clear', callNo) || !plan || !paysBack(plan.freed, kept)) {
+      if (stopped(guarantee, 'clear', callNo) || !plan || !paysBack(plan.freed, kept, plan.owes)) {
         settle(running, readNow);
         continue;
       }
@@ -381,11 +451,13 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (i === nextCursor && !inUse?.now(i) && !needed(i)) nextCursor++;
     }
     const kept = freed > 0 ? cachedUpTo(firstCleared) : readNow;
-    if (c.schedule === 'payback' && freed > 0 && !paysBack(freed, kept)) {
+    const owes = picked.reduce((a, p) => addOwed(a, owedBy(p.decision)), NOTHING_OWED);
+    if (c.schedule === 'payback' && freed > 0 && !paysBack(freed, kept, owes)) {
       settle(running, readNow);
       continue;
     }
     cursor = nextCursor;
+    owed = addOwed(owed, owes);
     for (const p of picked) {
       commitClear(draft, p, callNo);
       forgetEstimate(p.i);

@@ -21,7 +21,7 @@ import { CallMap, candidateNames, type ToolCall } from '../formats';
 import { handleFor } from '../handle';
 import { decodeString } from '../json';
 import { stringTokens } from '../tokens';
-import { READ_BACK_CALL_TEXT, readBackAnswerTokens, readBackTokens, stopped } from '../guarantee';
+import { readCallTokens, readBackAnswerTokens, readBackTokens, stopped } from '../guarantee';
 import { deferredToClear } from './after-use';
 import { LONE_SURROGATE, owned, type InputDecision, type Results, type StoreWrite } from './results';
 import { countLines } from '../lines';
@@ -70,7 +70,7 @@ export function fileInputs(results: Results, filter?: InputFilter): InputsOutcom
     // once read back, the read call and its answer ride in every later request: an input that spares
     // fewer tokens than that would leave every later call dearer than sending it whole
     const carried = readBackTokens({
-      ask: results.counter.count(READ_BACK_CALL_TEXT),
+      ask: readCallTokens(results.counter),
       answer: readBackAnswerTokens(d.write.meta.tokens, d.write.meta.chars),
     });
     if (d.decision.originalTokens - d.decision.projectedTokens < carried) continue;

@@ -18,7 +18,7 @@ import { capFor, toolListed } from '../config';
 import { hintForResult, requestedRead } from '../previews';
 import { formatInt as fmt } from '../format-number';
 import type { CustomReducer } from '../types';
-import { paysOwnReadBack, READ_BACK_CALL_TEXT, readBackAnswerTokens, stopped } from '../guarantee';
+import { paysOwnReadBack, readBackAnswerTokens, readCallTokens, stopped } from '../guarantee';
 import { encodeRepeat, withoutLineNumber } from '../repeats';
 import { deferredToClear } from './after-use';
 import { reduceOn, reduceResult } from './reduce';
@@ -342,7 +342,7 @@ function offloadPayingItsReadBack(draft: Draft, i: number, cap: number, sent: Se
   const out = reduceResult(results, i, 'offload', why, undefined, cap, draft.decisions[i]);
   if (typeof out === 'string') return;
   const d = out.decision;
-  const own = { ask: results.counter.count(READ_BACK_CALL_TEXT), answer: readBackAnswerTokens(d.originalTokens, d.originalChars) };
+  const own = { ask: readCallTokens(results.counter), answer: readBackAnswerTokens(d.originalTokens, d.originalChars) };
   if (!paysOwnReadBack(g, 'offload', call, d.originalTokens - d.projectedTokens, sent.upToCall(call), own)) return;
   draft.record(i, d, [out.write]);
 }
