@@ -214,12 +214,20 @@ export function payOwed(a: Readonly<Owed>, answer: number): Owed {
 }
 
 /**
+ * The tokens read-backs of `handles` of the owed handles add to the agent's history, carried by every
+ * later call: each read call, and each answer at the largest, up to all the answers owed.
+ */
+export function owedTokens(owed: Readonly<Owed>, handles: number, ask: number): number {
+  return handles * (ask + READ_BACK_ITEM_TOKENS) + Math.min(owed.answers, handles * owed.largest);
+}
+
+/**
  * What the bank must still hold for late read-backs of what clears hid, under `pm`. The agent may read
  * back any owed handle at any later call, one a call, each in an extra call that re-reads a context
  * of `prefix` tokens and writes the read call and its answer (carried by every later call). Each of
- * those calls also reads `saving` tokens fewer than raw history does (what the projection leaves out
- * of its context, less what the read-backs will add), so a read-back costs the bank only what it
- * re-reads beyond that.
+ * those calls also reads `unsent` tokens fewer than raw history does (what the projection leaves out
+ * of its context), less what those read-backs will carry (`owedTokens`), so a read-back costs the bank
+ * only what it re-reads beyond that.
  *
  * How many: `covered` read-backs (`clear.readBacksCovered`) besides the one the bound allows the
  * session (docs/savings.md), each of the dearest answer; while the session has made no read-back
@@ -233,11 +241,13 @@ export function owedCost(
   covered: number,
   ask: number,
   spent: boolean,
-  saving: number,
+  unsent: number,
   pm: CachePrices,
 ): number {
-  const handles = Math.min(owed.handles, covered + 1) - (spent ? 0 : 1);
+  const read = Math.min(owed.handles, covered + 1);
+  const handles = read - (spent ? 0 : 1);
   if (handles <= 0) return 0;
+  const saving = unsent - owedTokens(owed, read, ask);
   const answers = Math.min(owed.answers, handles * owed.largest);
   const each = readBackCost(prefix, [{ ask, answer: 0 }], pm) - Math.max(0, saving) * pm.cachedRead;
   return Math.max(0, handles * each + answers * pm.cacheWrite);

@@ -13,6 +13,7 @@ import {
   addOwed,
   NOTHING_OWED,
   owedCost,
+  owedTokens,
   payOwed,
   paysOwnReadBack,
   readBackAnswerTokens,
@@ -183,8 +184,10 @@ describe('owedCost: the late read-backs a clear holds in the bank', () => {
   });
 
   it('counts what each later call saves against the context a read-back re-reads, never below nothing', () => {
-    // each call after the clear reads 30,000 tokens fewer than raw: a read-back re-reads 10,000 beyond that
-    expect(owedCost(40_000, owed(3), 4, ask, false, 30_000, anthropic)).toBeCloseTo(2 * (one - 3_000 + 500 * 1.25));
+    // each call after the clear reads 31,614 tokens fewer than raw, 30,000 once the three read-backs
+    // are carried (3 x 38 for the read calls, 1,500 of answers): a read-back re-reads 10,000 beyond that
+    expect(owedTokens(owed(3), 3, ask)).toBe(1_614);
+    expect(owedCost(40_000, owed(3), 4, ask, false, 31_614, anthropic)).toBeCloseTo(2 * (one - 3_000 + 500 * 1.25));
     expect(owedCost(40_000, owed(3, 0), 4, ask, false, 100_000, anthropic)).toBe(0);
   });
 

@@ -61,6 +61,18 @@ export class RecalledChanges {
     return out;
   }
 
+  /** The results an earlier projection cleared at call `call`. */
+  clearedAt(call: number): readonly number[] {
+    return this.clears.get(call) ?? [];
+  }
+
+  /** The last call an earlier projection cleared in (-1: none). */
+  get lastClearCall(): number {
+    let last = -1;
+    for (const call of this.clears.keys()) last = Math.max(last, call);
+    return last;
+  }
+
   private tokensNow(i: number): number {
     return this.draft.results.resultTokens(i, this.draft.decisions[i]);
   }

@@ -39,8 +39,8 @@ import {
   NOTHING_OWED,
   owedCost,
   payOwed,
+  owedTokens,
   readCallTokens,
-  READ_BACK_ITEM_TOKENS,
   stopped,
   type CacheRead,
   type Owed,
@@ -122,7 +122,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const carriesMore = (i: number): boolean => {
     if (!everyReadBack) return false;
     const o = gains.owes(i);
-    return gains.of(i) <= o.handles * (readCallTokens(results.counter) + READ_BACK_ITEM_TOKENS) + o.answers;
+    return gains.of(i) <= owedTokens(o, o.handles, readCallTokens(results.counter));
   };
   /** what the planner weighs: the gain of each result a clear may take, undefined for the others */
   const plannerGain = (i: number): number | undefined => (clearable(i) ? gains.of(i) : undefined);
@@ -177,17 +177,11 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   // call, one a call, each re-reading the whole context; a clear is taken only when the bank also
   // holds those read-backs (../guarantee.ts, `owedCost`). Earlier projections' clears owe from the
   // call that made them; a read-back of a clear's handle pays one off.
-  const owedFrom = new Map<number, Owed[]>();
-  // the last call an earlier projection of the session cleared in: the calls up to it were sent as
+  // The last call an earlier projection of the session cleared in: the calls up to it were sent as
   // those projections decided, so the walk makes no new clear there. Their clears are recalled, so
   // fewer results are clearable at those calls than when each was decided, and a smaller clear
   // could look due; it would first be sent in this request, a rewrite charged to a call long past
-  let recalledUpTo = -1;
-  draft.decisions.forEach((d) => {
-    if (d?.stage !== 'clear' || !d.clearedAt) return;
-    pushAt(owedFrom, d.clearedAt.call, owedBy(d));
-    recalledUpTo = Math.max(recalledUpTo, d.clearedAt.call);
-  });
+  const recalledUpTo = recalled.lastClearCall;
   let owed: Owed = NOTHING_OWED;
   let readBackMade = false; // whether the session has spent the one read-back the bound allows
   const covered = c.readBacksCovered === 'all' ? Number.POSITIVE_INFINITY : c.readBacksCovered;
@@ -199,9 +193,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   const reserve = (prefix: number, raw: number, more: Owed) => {
     const all = addOwed(owed, more);
     const ask = readCallTokens(results.counter);
-    const n = Math.min(all.handles, covered + 1);
-    const saving = raw - prefix - (n * (ask + READ_BACK_ITEM_TOKENS) + Math.min(all.answers, n * all.largest));
-    return (pm: CachePrices): number => owedCost(prefix, all, covered, ask, readBackMade, saving, pm);
+    return (pm: CachePrices): number => owedCost(prefix, all, covered, ask, readBackMade, raw - prefix, pm);
   };
   let lastTotal = 0; // projected tokens of the previous call: what its read-backs read again
   let rawTotal = fixed;
@@ -263,7 +255,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     while (roundsBefore < rounds.length && rounds[roundsBefore]! < cp) roundsBefore++;
     const readBacks = readBacksAt.get(callNo) ?? [];
     costs.chargeReadBacks(lastTotal, readBacks);
-    for (const o of owedFrom.get(callNo) ?? []) owed = addOwed(owed, o);
+    for (const i of recalled.clearedAt(callNo)) owed = addOwed(owed, owedBy(draft.decisions[i]!));
     for (const r of readBacks) {
       readBackMade = true;
       if (r.kind === 'clear') owed = payOwed(owed, r.answer);
