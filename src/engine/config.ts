@@ -395,7 +395,7 @@ const SPILLWAY: SpillwayConfig = {
   inputs: { enabled: true, when: 'clear', keepRounds: 0, minTokens: 30_000, tools: [...FILE_WRITE_TOOLS], shellTools: [...SHELL_TOOLS] },
   clear: {
     enabled: true,
-    triggerTokens: 30_000,
+    triggerTokens: 20_000,
     keep: 3,
     keepUnit: 'results',
     clearAtLeastTokens: 10_000,
@@ -405,7 +405,7 @@ const SPILLWAY: SpillwayConfig = {
     schedule: 'payback',
     paybackHorizon: 'corpus',
     readBacksCovered: 4,
-    inUseCalls: 8,
+    inUseCalls: 6,
     inUseLatest: true,
     keepGathered: true,
   },

@@ -417,9 +417,14 @@ describe('spillway replay', () => {
 
   it('--each-route takes each other provider’s columns from a replay routed there, and --provider routes the whole replay', () => {
     const f = join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness__windows-admin-e5821007.jsonl');
-    const own = JSON.parse(run(['replay', f, '--json']).out);
-    const each = JSON.parse(run(['replay', f, '--json', '--each-route']).out);
-    const routed = JSON.parse(run(['replay', f, '--json', '--provider', 'openai']).out);
+    // the clear settings under which the Anthropic projection was dearer at GPT-5's prices (the
+    // default until 2026-12-01; the default since makes it cheaper there, so the case needs these)
+    const cfg = join(dir, 'each-route.json');
+    writeFileSync(cfg, JSON.stringify({ 'clear.inUseCalls': 8, 'clear.triggerTokens': 30_000 }));
+    const c = ['--config', cfg];
+    const own = JSON.parse(run(['replay', f, '--json', ...c]).out);
+    const each = JSON.parse(run(['replay', f, '--json', '--each-route', ...c]).out);
+    const routed = JSON.parse(run(['replay', f, '--json', '--provider', 'openai', ...c]).out);
     expect(own.totals.routedAs).toBeUndefined();
     expect(each.totals.routedAs.openai).toEqual({
       provider: 'openai',
@@ -431,10 +436,10 @@ describe('spillway replay', () => {
     // the projection made for Anthropic is dearer than raw at GPT-5's prices; routed there, it is not
     expect(own.totals.cost.openai.relative).toBeGreaterThan(1);
     expect(each.totals.cost.openai.relative).toBeLessThanOrEqual(1);
-    const human = run(['replay', f, '--each-route']).out;
+    const human = run(['replay', f, '--each-route', ...c]).out;
     expect(human).toMatch(/^openai †/m);
     expect(human).toMatch(/^† replayed as if sent to its provider/m);
-    expect(run(['replay', f]).out).toMatch(/^other rows price the projection made for anthropic \(\*\)/m);
+    expect(run(['replay', f, ...c]).out).toMatch(/^other rows price the projection made for anthropic \(\*\)/m);
     expectOneLineError(run(['replay', f, '--provider', 'bedrock']), /--provider is one of anthropic, openai, openai-4o, not "bedrock"/);
   });
 

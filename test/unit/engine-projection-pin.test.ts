@@ -64,10 +64,10 @@ const PI = 'dev3/pi/badlogic__pi-session-20251217.jsonl';
 const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string; clears?: boolean }> = [
   // under the default (reads kept whole up to 64,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
-  { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '8b0499994e44f336', clears: true },
-  { file: PI, config: {}, hash: 'b575bd81e1cc116d', clears: true },
-  { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '8563ac6f537bff3c' },
-  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '7da5e8d8e007e6a2' },
+  { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '090fe8a3f44cda8d', clears: true },
+  { file: PI, config: {}, hash: '2cff107024ad2fb8', clears: true },
+  { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '86307016b7586671' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '46eecac05b7a27bc' },
 ];
 
 describe('projections of real sessions are pinned', () => {

@@ -32,7 +32,9 @@ describe('the routes a replay needs', () => {
 });
 
 describe('a Claude Code session replayed under each route', () => {
-  const config = { preset: 'spillway' };
+  // the clear settings under which this session's Anthropic projection was dearer at GPT-5's prices
+  // (the default until 2026-12-01; the default since is cheaper there, and the case needs them)
+  const config = { preset: 'spillway', 'clear.inUseCalls': 8, 'clear.triggerTokens': 30_000 };
   const prices = [ANTHROPIC_PRICES, OPENAI_PRICES];
 
   it('keeps its own column and misses, and takes the GPT-5 column from a replay routed to OpenAI', async () => {
