@@ -92,8 +92,8 @@ describe('Continue sessions', () => {
     expect(t.skipped.notes.join('\n')).toContain('system prompt and tool declarations');
   });
 
-  it('replays another model in Chat Completions, noting an Anthropic one', async () => {
-    const t = await readTranscript(file(session('claude-sonnet-4-5')));
+  it('replays another model in Chat Completions, noting a Claude model behind a router', async () => {
+    const t = await readTranscript(file(session('openrouter/anthropic/claude-sonnet-4-5')));
     expect(t.wire).toBe('openai-chat');
     expect(requestForCall(t, 1).messages).toEqual([
       { role: 'user', content: '<context name="notes.md">\nthe rows are in data/\n</context>\n\ncount the rows' },
@@ -101,7 +101,93 @@ describe('Continue sessions', () => {
       { role: 'tool', content: `${big.slice(0, 100)}\n${big.slice(100)}`, tool_call_id: 'c1' },
       { role: 'tool', content: CONTINUE_CANCELLED, tool_call_id: 'c2' },
     ]);
-    expect(t.skipped.notes.join('\n')).toContain("Continue's Anthropic adapter sends Messages");
+    expect(t.skipped.notes.join('\n')).toContain("behind another provider's name");
+    expect((await readTranscript(file(session('deepseek-chat')))).skipped.notes.join('\n')).not.toContain('Claude');
+  });
+
+  it("replays a Claude model as Messages, as Continue's Anthropic adapter converts its history", async () => {
+    const t = await readTranscript(file(session('claude-sonnet-4-5')));
+    expect(t.wire).toBe('anthropic-messages');
+    expect(t.calls).toHaveLength(3);
+    const first = {
+      role: 'user',
+      content: [{ type: 'text', text: '<context name="notes.md">\nthe rows are in data/\n</context>\n\ncount the rows' }],
+    };
+    // the answer's empty text is left out, its calls are tool_use blocks with their arguments parsed;
+    // both outputs (the second cancelled) are one user message of tool_result blocks
+    const uses = {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'seq 600' } },
+        { type: 'tool_use', id: 'c2', name: 'Bash', input: { command: 'sleep 99' } },
+      ],
+    };
+    const results = {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'c1', content: `${big.slice(0, 100)}\n${big.slice(100)}` },
+        { type: 'tool_result', tool_use_id: 'c2', content: CONTINUE_CANCELLED },
+      ],
+    };
+    expect(requestForCall(t, 0)).toEqual({ model: 'claude-sonnet-4-5', messages: [first] });
+    expect(requestForCall(t, 1).messages).toEqual([first, uses, results]);
+    // the thinking message opens the third answer's call: it is not in that call's request
+    expect(requestForCall(t, 2).messages).toEqual([
+      first,
+      uses,
+      results,
+      { role: 'assistant', content: [{ type: 'text', text: '600 rows.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'once more' }] },
+    ]);
+    expect(t.skipped.notes.join('\n')).toContain('the last two user text blocks of each call');
+  });
+
+  it('gives the Messages a system message in the history holds, and tool arguments that are not JSON as {}', async () => {
+    const usage = { model: 'claude-haiku-4-5' };
+    const t = await readTranscript(
+      file(
+        session('claude-haiku-4-5', [
+          { message: { role: 'system', content: 'Be brief.' }, contextItems: [] },
+          {
+            message: {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'go' },
+                { type: 'text', text: '' },
+              ],
+            },
+            contextItems: [],
+          },
+          {
+            message: {
+              role: 'assistant',
+              content: 'Running.',
+              toolCalls: [{ id: 'c9', type: 'function', function: { name: 'Bash', arguments: '{"command": ' } }],
+              usage,
+            },
+            contextItems: [],
+            toolCallStates: [{ toolCallId: 'c9', status: 'done', output: [{ content: 'ok' }] }],
+          },
+          { message: { role: 'assistant', content: 'Done.', usage }, contextItems: [] },
+        ]),
+      ),
+    );
+    expect(t.wire).toBe('anthropic-messages');
+    expect(requestForCall(t, 1)).toEqual({
+      model: 'claude-haiku-4-5',
+      system: [{ type: 'text', text: 'Be brief.' }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Running.' },
+            { type: 'tool_use', id: 'c9', name: 'Bash', input: {} },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c9', content: 'ok' }] },
+      ],
+    });
   });
 
   it('names what is wrong with a document that is not a session, and counts items it cannot read', async () => {

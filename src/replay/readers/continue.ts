@@ -20,10 +20,18 @@
  * suite checks the Responses form against what the real CLI sent, less the system prompt, which is
  * not in the session (a note says so).
  *
+ * For a Claude model (`claude-…`, no provider prefix: Continue's Anthropic provider) its Anthropic
+ * adapter converts those messages to Messages: a run of user and tool messages becomes one user
+ * message (each tool message a `tool_result` block holding its text, a prompt's text a text block),
+ * an answer its text blocks then its `tool_use` blocks (the arguments parsed, `{}` when they are not
+ * JSON), empty text left out, a system message moved to `system`. This reader writes the same, and
+ * the agents suite checks it against what the real CLI sent through the proxy.
+ *
  * Calls: each assistant message is a call, its request everything before it. The file has no times.
- * Not reproduced (a note): another provider's own wire (Anthropic's adapter writes Messages; the
- * replay is in Chat Completions, priced by the model), and a compacted history (the replay keeps the
- * whole history, as for the other agents).
+ * Not reproduced (a note): the cache breakpoints the Anthropic adapter puts on the last two user
+ * text blocks of each call (they move from call to call), another provider's wire for a Claude model
+ * (a model named `provider/claude-…` replays in Chat Completions), and a compacted history (the
+ * replay keeps the whole history, as for the other agents).
  */
 import { SpillwayError } from '../../engine/types';
 import type { WireFormat } from '../../engine/types';
@@ -35,6 +43,8 @@ import { isRecord, mostAnsweringModel, type Json } from './wire';
 export const CONTINUE_CANCELLED = 'Tool cancelled';
 /** The models Continue's OpenAI adapter sends to the Responses API. */
 const RESPONSES_MODELS = /^(?:gpt-5|gpt-5-codex|o[0-9])/i;
+/** The models Continue's Anthropic provider serves (a name without a router's `provider/` prefix). */
+const ANTHROPIC_MODELS = /^claude-/i;
 
 /** How a Continue session starts: its id, then its title (its folder and history follow); told from a head that stops inside the document. */
 export const CONTINUE_SESSION_HEAD = /^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"title"\s*:/;
@@ -185,6 +195,78 @@ function responsesItems(messages: readonly Json[], answers: readonly number[]): 
   return { items, ends };
 }
 
+/** A Chat message's content as the Anthropic adapter's blocks: non-empty text, images as data. */
+function anthropicBlocks(content: unknown): Json[] {
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  if (!Array.isArray(content)) return [];
+  return content.filter(isRecord).flatMap((p): Json[] => {
+    if (p.type === 'text' || p.type === 'refusal') {
+      const text = p.type === 'text' ? p.text : p.refusal;
+      return typeof text === 'string' && text ? [{ type: 'text', text }] : [];
+    }
+    const url = p.type === 'image_url' && isRecord(p.image_url) ? p.image_url.url : undefined;
+    const data = typeof url === 'string' ? /^data:([^;,]+);base64,(.*)$/s.exec(url) : null;
+    return data ? [{ type: 'image', source: { type: 'base64', media_type: data[1]!, data: data[2]! } }] : [];
+  });
+}
+
+/** Tool-call arguments as the Anthropic adapter parses them: `{}` when they are not JSON. */
+function parsedArguments(args: unknown): Json {
+  try {
+    const v: unknown = JSON.parse(typeof args === 'string' && args.trim() ? args : '{}');
+    return isRecord(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Continue's Chat-to-Messages conversion of its Anthropic adapter (see the module comment), with the
+ * index in the Messages of each answer: a run of same-role messages is one message, so an answer's
+ * request is the messages converted before it.
+ */
+function anthropicItems(messages: readonly Json[], answers: readonly number[]): { items: Json[]; ends: number[]; system?: unknown } {
+  const items: Json[] = [];
+  const ends: number[] = [];
+  const answerAt = new Set(answers);
+  let role: 'user' | 'assistant' | undefined;
+  let parts: Json[] = [];
+  const flush = () => {
+    if (role && parts.length > 0) items.push({ role, content: parts });
+    parts = [];
+  };
+  let system: unknown;
+  messages.forEach((m, i) => {
+    if (answerAt.has(i)) {
+      flush();
+      role = undefined;
+      ends.push(items.length);
+    }
+    if (m.role === 'system') {
+      system ??= typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+      return;
+    }
+    const next = m.role === 'user' || m.role === 'tool' ? 'user' : 'assistant';
+    if (next !== role) {
+      flush();
+      role = next;
+    }
+    if (m.role === 'tool') parts.push({ type: 'tool_result', tool_use_id: m.tool_call_id, content: m.content });
+    else if (m.role === 'user') parts.push(...anthropicBlocks(m.content));
+    else {
+      if (m.content) parts.push(...anthropicBlocks(m.content));
+      const calls = Array.isArray(m.tool_calls) ? m.tool_calls.filter(isRecord) : [];
+      for (const c of calls) {
+        const fn = isRecord(c.function) ? c.function : {};
+        if (typeof c.id === 'string' && c.id && typeof fn.name === 'string' && fn.name)
+          parts.push({ type: 'tool_use', id: c.id, name: fn.name, input: parsedArguments(fn.arguments) });
+      }
+    }
+  });
+  flush();
+  return { items, ends, ...(system !== undefined ? { system } : {}) };
+}
+
 /** A Continue session document as the requests Continue sent (see the module comment). */
 export function continueTranscript(doc: unknown, path: string): Transcript {
   if (!isContinueSession(doc) || !isRecord(doc))
@@ -200,10 +282,19 @@ export function continueTranscript(doc: unknown, path: string): Transcript {
   });
   const { messages, answers, models, replies } = chatMessages(history, log);
   const model = mostAnsweringModel(models, log);
-  const wire: WireFormat = model !== undefined && RESPONSES_MODELS.test(model) ? 'openai-responses' : 'openai-chat';
+  const wire: WireFormat =
+    model === undefined
+      ? 'openai-chat'
+      : RESPONSES_MODELS.test(model)
+        ? 'openai-responses'
+        : ANTHROPIC_MODELS.test(model)
+          ? 'anthropic-messages'
+          : 'openai-chat';
   let items: Json[];
   let ends: number[];
+  let system: unknown;
   if (wire === 'openai-responses') ({ items, ends } = responsesItems(messages, answers));
+  else if (wire === 'anthropic-messages') ({ items, ends, system } = anthropicItems(messages, answers));
   else {
     items = messages;
     ends = answers;
@@ -211,12 +302,17 @@ export function continueTranscript(doc: unknown, path: string): Transcript {
   const calls: TranscriptCall[] = ends.map((end, k) => ({ end, reply: replies[k] ?? '' }));
   if (history.some((h) => h.conversationSummary !== undefined))
     log.note('Continue compacted this session (a conversation summary): the replay keeps the whole history');
-  if (model !== undefined && /claude|anthropic/i.test(model))
+  if (wire === 'anthropic-messages')
     log.note(
-      `${model} is an Anthropic model: Continue's Anthropic adapter sends Messages, the replay Chat Completions (Continue's own form), priced by the model`,
+      "Continue's Anthropic adapter marks the last two user text blocks of each call for caching; the replay's requests carry no breakpoints",
+    );
+  else if (model !== undefined && /claude|anthropic/i.test(model))
+    log.note(
+      `${model} is a Claude model behind another provider's name: the replay is in Chat Completions (Continue's own form), priced by the model`,
     );
   log.note(
     'Continue sends its system prompt and tool declarations with every call; they are not in the session, so calls replay without them',
   );
-  return { source: 'continue', wire, base: model ? { model } : {}, items, calls, skipped: log.result() };
+  const base: Json = { ...(model ? { model } : {}), ...(system !== undefined ? { system } : {}) };
+  return { source: 'continue', wire, base, items, calls, skipped: log.result() };
 }
