@@ -142,7 +142,7 @@ describe('Continue sessions', () => {
     expect(t.skipped.notes.join('\n')).toContain('the last two user text blocks of each call');
   });
 
-  it('gives the Messages a system message in the history holds, and tool arguments that are not JSON as {}', async () => {
+  it('gives the Messages a system message in the history holds, images as data, and tool arguments that are not JSON as {}', async () => {
     const usage = { model: 'claude-haiku-4-5' };
     const t = await readTranscript(
       file(
@@ -154,6 +154,9 @@ describe('Continue sessions', () => {
               content: [
                 { type: 'text', text: 'go' },
                 { type: 'text', text: '' },
+                { type: 'imageUrl', imageUrl: { url: 'data:image/png;base64,iVBORw0K' } },
+                { type: 'imageUrl', imageUrl: { url: 'data:image/jpg;base64,/9j/4AAQ' } },
+                { type: 'imageUrl', imageUrl: { url: 'https://example.com/a.png' } },
               ],
             },
             contextItems: [],
@@ -177,7 +180,15 @@ describe('Continue sessions', () => {
       model: 'claude-haiku-4-5',
       system: [{ type: 'text', text: 'Be brief.' }],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        // images as base64 data, PNG, GIF and WebP named as they are and any other type as JPEG; an image by address left out
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'go' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0K' } },
+            { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQ' } },
+          ],
+        },
         {
           role: 'assistant',
           content: [

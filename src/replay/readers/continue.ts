@@ -33,6 +33,7 @@
  * (a model named `provider/claude-…` replays in Chat Completions), and a compacted history (the
  * replay keeps the whole history, as for the other agents).
  */
+import { dataUrlBase64 } from '../../engine/images';
 import { SpillwayError } from '../../engine/types';
 import type { WireFormat } from '../../engine/types';
 import { SkipLog, preview } from './skip-log';
@@ -195,6 +196,9 @@ function responsesItems(messages: readonly Json[], answers: readonly number[]): 
   return { items, ends };
 }
 
+/** The image types the Anthropic adapter names as they are; any other data URL it sends as JPEG. */
+const ANTHROPIC_MEDIA_TYPES = /^data:(image\/(?:png|gif|webp));base64,/;
+
 /** A Chat message's content as the Anthropic adapter's blocks: non-empty text, images as data. */
 function anthropicBlocks(content: unknown): Json[] {
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
@@ -205,8 +209,10 @@ function anthropicBlocks(content: unknown): Json[] {
       return typeof text === 'string' && text ? [{ type: 'text', text }] : [];
     }
     const url = p.type === 'image_url' && isRecord(p.image_url) ? p.image_url.url : undefined;
-    const data = typeof url === 'string' ? /^data:([^;,]+);base64,(.*)$/s.exec(url) : null;
-    return data ? [{ type: 'image', source: { type: 'base64', media_type: data[1]!, data: data[2]! } }] : [];
+    const data = typeof url === 'string' ? dataUrlBase64(url) : undefined;
+    if (typeof url !== 'string' || data === undefined) return [];
+    const mediaType = ANTHROPIC_MEDIA_TYPES.exec(url)?.[1] ?? 'image/jpeg';
+    return [{ type: 'image', source: { type: 'base64', media_type: mediaType, data } }];
   });
 }
 
