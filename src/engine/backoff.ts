@@ -8,7 +8,14 @@
  * does, when its miss check decides the agent would have read back).
  *
  * Why per tool and per session: read-backs say that this agent, on this task, needs that tool's
- * outputs whole; another tool's outputs, or another session, say nothing about it. Why sticky:
+ * outputs whole; another tool's outputs, or another session, say nothing about it. Why only
+ * read-backs of outputs offloaded on arrival: back-off raises the cap on arrival, and only those say
+ * the preview on arrival was not enough. An output a clear took (or a file input it replaced) was
+ * sent whole until the agent had moved on; reading it back says the agent came back to an old
+ * result, which a higher cap on arrival does not prevent (the clear still takes it), while every
+ * large output of that tool then went whole for the rest of the session: a 51,000-character
+ * `npm publish` log in a pi session, sent whole at each of its 336 remaining calls after two greps
+ * that clears took were read back (docs/log/2026-12-01-backoff-on-arrival.md). Why sticky:
  * markers already sent never change (the prompt cache keeps hitting); only results still to come
  * are affected. Clears are not: measured on the corpus, sparing a read-back tool's results from
  * clears cost 4.6 points with read-backs for 0.1 point of misses (docs/savings.md).
@@ -16,6 +23,7 @@
  * Where it sits: the engine keeps the record in the session memory (session.ts); the run hands it
  * to `Results.capOf` (offload's caps).
  */
+import type { ReductionKind } from './guarantee';
 import { HANDLE_IN_TEXT } from './handle';
 
 /** Each read-back multiplies the tool's cap by this: one read-back of a 10 KB output lets 40 KB through. */
@@ -42,8 +50,13 @@ export function backedOffCap(cap: number, n: number): number | 'unlimited' {
   return cap * BACKOFF_CAP_FACTOR ** n;
 }
 
-/** Records one read-back of `tool`, counted from call `call` on. */
-export function noteReadBack(record: BackoffRecord, tool: string, call: number): void {
+/**
+ * Records one read-back of `tool`, counted from call `call` on, when what it read back was
+ * reduced on arrival (`kind` `offload`); a read-back of what a clear or the inputs stage hid is
+ * left out (above).
+ */
+export function noteReadBack(record: BackoffRecord, tool: string, call: number, kind: ReductionKind): void {
+  if (kind !== 'offload') return;
   const calls = record.get(tool);
   if (calls) calls.push(call);
   else record.set(tool, [call]);

@@ -172,7 +172,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'offload.backoff',
     schema: z.boolean(),
     description:
-      "Back off on read-backs: when the agent reads back an output Spillway reduced (`spillway read`, the store file, or a read tool with its handle), that tool's cap is raised for the rest of the session (4x per read-back, unlimited from the third). Markers already sent never change.",
+      "Back off on read-backs: when the agent reads back an output Spillway offloaded on arrival (`spillway read`, the store file, or a read tool with its handle), that tool's cap is raised for the rest of the session (4x per read-back, unlimited from the third). A read-back of what a clear took does not count. Markers already sent never change.",
   },
   {
     key: 'offload.keepReads',

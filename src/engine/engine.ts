@@ -111,10 +111,11 @@ export interface Engine {
   project<T extends string | object>(request: T, format?: FormatOption, options?: ProjectOptions): Projection<T>;
   /**
    * Tells the engine the agent read back `handle` in `session` (a host that sees read-backs the
-   * engine cannot: the replay's miss check, a read through the store). That tool backs off from the
-   * session's next call on (backoff.ts), and the read-back is charged to the session's ledger at that
-   * call (guarantee.ts). False when the session is unknown, neither back-off nor the guarantee is on,
-   * the handle was not reduced in this session or was already counted.
+   * engine cannot: the replay's miss check, a read through the store). When it was offloaded on
+   * arrival, that tool backs off from the session's next call on (backoff.ts); the read-back is
+   * charged to the session's ledger at that call (guarantee.ts). False when the session is unknown,
+   * neither back-off nor the guarantee is on, the handle was not reduced in this session or was
+   * already counted.
    */
   noteReadBack(session: string, handle: string): boolean;
   /** forgets what a session remembered */
@@ -223,7 +224,7 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
       const origin = handleOrigin(memory, handle);
       if (origin === undefined) return false;
       memory.readBack.add(handle);
-      if (cfg.offload.backoff) noteReadBack(memory.backoff, origin.tool, memory.call + 1);
+      if (cfg.offload.backoff) noteReadBack(memory.backoff, origin.tool, memory.call + 1, origin.kind);
       if (guarded)
         memory.guarantee.readBacks.push({
           call: memory.call + 1,

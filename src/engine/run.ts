@@ -146,8 +146,9 @@ export class Run implements Ledger {
 
   /**
    * Read-backs in the items new since the previous call: an assistant item that names a handle
-   * this session issued (a read tool's input, `spillway read`, a read of the store file). Each backs
-   * its tool off (backoff.ts) and is charged to the session's ledger at this call (guarantee.ts).
+   * this session issued (a read tool's input, `spillway read`, a read of the store file). Each of an
+   * output offloaded on arrival backs its tool off (backoff.ts); each is charged to the session's
+   * ledger at this call (guarantee.ts).
    */
   private findReadBacks(memory: SessionMemory): void {
     const req = this.req;
@@ -159,7 +160,7 @@ export class Run implements Ledger {
         if (origin === undefined) continue;
         this.readBack.add(handle);
         // (its tool's cap rises for results arriving from the call the read was made in: results.ts, `capOf`)
-        if (this.env.cfg.offload.backoff) noteReadBack(this.backoff, origin.tool, this.results.callOf(i));
+        if (this.env.cfg.offload.backoff) noteReadBack(this.backoff, origin.tool, this.results.callOf(i), origin.kind);
         if (guaranteed(this.env.cfg))
           this.guarantee.readBacks.push({
             call: this.call,

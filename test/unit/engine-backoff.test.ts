@@ -113,6 +113,39 @@ describe('noteReadBack', () => {
   });
 });
 
+describe('read-backs of what a clear took', () => {
+  // outputs under the cap go whole, a clear takes the oldest, and the agent reads one of those back
+  // (`make`, not a listing: gathered material waits for a write, clear.keepGathered)
+  const small = (tag: string) => `${tag} ${'y'.repeat(600)}`;
+  const clearing = {
+    ...config,
+    clear: { enabled: true, triggerTokens: 1_500, keep: 1, clearAtLeastTokens: 0, inUseCalls: 0, schedule: 'trigger' },
+  };
+  const offloaded = (p: { reductions: { tool: string; callId: string; stage: string }[] }) =>
+    toolsReduced({ reductions: p.reductions.filter((r) => r.stage === 'offload') });
+  function cleared() {
+    const e = createEngine(clearing, { store: new MemorySink(), tokenizer: perChar });
+    const msgs = [0, 1, 2].flatMap((i) => [call(`s${i}`, 'bash', { command: `make t${i}` }), result(`s${i}`, small(`S${i}`))]);
+    const p = e.project(request(msgs), 'openai-chat', { session: 'S' });
+    const clear = p.reductions.find((r) => r.stage === 'clear' && r.tool === 'bash')!;
+    return { e, msgs, handle: clear.handle };
+  }
+
+  it('leaves the cap on arrival as it was, found in the request', () => {
+    const { e, msgs, handle } = cleared();
+    const readBack = [call('r', 'read_output', { handle }), result('r', 'the slice')];
+    const p = e.project(request([...msgs, ...readBack, ...nextOutputs]), 'openai-chat', { session: 'S' });
+    expect(offloaded(p)).toEqual(['bash', 'grep']);
+  });
+
+  it('leaves it as it was, told by noteReadBack, and still counts the read-back', () => {
+    const { e, msgs, handle } = cleared();
+    expect(e.noteReadBack('S', handle)).toBe(true);
+    const p = e.project(request([...msgs, ...nextOutputs]), 'openai-chat', { session: 'S' });
+    expect(offloaded(p)).toEqual(['bash', 'grep']);
+  });
+});
+
 describe('back-off in the replay', () => {
   /** bash outputs that each hold a name the next reply uses: every offload is a miss. */
   const filler = 'plain filler line\n'.repeat(100);

@@ -205,7 +205,7 @@ describe('readBackAnswerTokens', () => {
 });
 
 describe('a read-back of a file input a clear replaced', () => {
-  it('is known as the clear’s, so it is charged and backs off', () => {
+  it('is known as the clear’s, so it is charged', () => {
     const e = createEngine(
       {
         defaultCap: 1_000_000,
