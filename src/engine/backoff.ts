@@ -13,9 +13,8 @@
  * the preview on arrival was not enough. An output a clear took (or a file input it replaced) was
  * sent whole until the agent had moved on; reading it back says the agent came back to an old
  * result, which a higher cap on arrival does not prevent (the clear still takes it), while every
- * large output of that tool then went whole for the rest of the session: a 51,000-character
- * `npm publish` log in a pi session, sent whole at each of its 336 remaining calls after two greps
- * that clears took were read back (docs/log/2026-12-01-backoff-on-arrival.md). Why sticky:
+ * large output of that tool then went whole for the rest of the session
+ * (docs/log/2026-12-01-backoff-on-arrival.md). Why sticky:
  * markers already sent never change (the prompt cache keeps hitting); only results still to come
  * are affected. Clears are not: measured on the corpus, sparing a read-back tool's results from
  * clears cost 4.6 points with read-backs for 0.1 point of misses (docs/savings.md).

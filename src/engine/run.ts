@@ -159,7 +159,8 @@ export class Run implements Ledger {
         const origin = handleOrigin(memory, handle);
         if (origin === undefined) continue;
         this.readBack.add(handle);
-        // (its tool's cap rises for results arriving from the call the read was made in: results.ts, `capOf`)
+        // (an output offloaded on arrival raises its tool's cap for results arriving from the call the
+        // read was made in: results.ts, `capOf`)
         if (this.env.cfg.offload.backoff) noteReadBack(this.backoff, origin.tool, this.results.callOf(i), origin.kind);
         if (guaranteed(this.env.cfg))
           this.guarantee.readBacks.push({

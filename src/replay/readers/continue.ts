@@ -273,6 +273,13 @@ function anthropicItems(messages: readonly Json[], answers: readonly number[]): 
   return { items, ends, ...(system !== undefined ? { system } : {}) };
 }
 
+/** The wire Continue's adapter for `model` sends: Responses, Messages, or its own Chat Completions. */
+function wireOf(model: string | undefined): WireFormat {
+  if (model !== undefined && RESPONSES_MODELS.test(model)) return 'openai-responses';
+  if (model !== undefined && ANTHROPIC_MODELS.test(model)) return 'anthropic-messages';
+  return 'openai-chat';
+}
+
 /** A Continue session document as the requests Continue sent (see the module comment). */
 export function continueTranscript(doc: unknown, path: string): Transcript {
   if (!isContinueSession(doc) || !isRecord(doc))
@@ -288,14 +295,7 @@ export function continueTranscript(doc: unknown, path: string): Transcript {
   });
   const { messages, answers, models, replies } = chatMessages(history, log);
   const model = mostAnsweringModel(models, log);
-  const wire: WireFormat =
-    model === undefined
-      ? 'openai-chat'
-      : RESPONSES_MODELS.test(model)
-        ? 'openai-responses'
-        : ANTHROPIC_MODELS.test(model)
-          ? 'anthropic-messages'
-          : 'openai-chat';
+  const wire = wireOf(model);
   let items: Json[];
   let ends: number[];
   let system: unknown;
