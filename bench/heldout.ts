@@ -215,7 +215,16 @@ function candidateOptions(k: number, prelude: boolean): ReplayOptions {
 export async function replayCandidate(k: number, prelude = true): Promise<Totals[]> {
   const corpus = await loadCorpus(fixturesDir());
   const opts = candidateOptions(k, prelude);
-  return corpus.map((s) => replay(s.t, { ...opts, store: new MemoryStore() }).totals);
+  return corpus.map((s) => replay(s.t, { ...opts, sessionLengths: lengthsWithout(corpus, s.source), store: new MemoryStore() }).totals);
+}
+
+/**
+ * The lengths of the corpus sessions of every source but `source`: the payback schedule of a session
+ * is learned from them (EngineOptions.sessionLengths), so no session is judged by a schedule learned
+ * on its own source, in the held-out table or in the rule's comparisons.
+ */
+export function lengthsWithout(corpus: readonly CorpusSession[], source: string): number[] {
+  return corpus.filter((s) => s.source !== source).map((s) => s.t.calls.length);
 }
 
 /** The oracle and the floor on every session of the corpus, in this process (src/replay/limits.ts). */
@@ -255,7 +264,10 @@ export async function replayCandidateRoutes(k: number, prelude = true): Promise<
   const opts = candidateOptions(k, prelude);
   const names = PRICES.map((pm) => pm.name);
   return corpus.map((s) =>
-    otherRoutes(routeOf(s.t), names).map((provider) => ({ provider, totals: replayRouted(s.t, opts, provider).totals })),
+    otherRoutes(routeOf(s.t), names).map((provider) => ({
+      provider,
+      totals: replayRouted(s.t, { ...opts, sessionLengths: lengthsWithout(corpus, s.source) }, provider).totals,
+    })),
   );
 }
 

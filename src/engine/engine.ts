@@ -27,7 +27,7 @@ import type { StoreWrite } from './stages/results';
 import { noteReadBack } from './backoff';
 import { commonPrefixLength, createSessionStore, handleOrigin, type SessionMemory, type SessionStore } from './session';
 import { guaranteed, readCallTokens } from './guarantee';
-import { PROVIDERS } from './clear-schedule';
+import { PROVIDERS, remainingCallsTable } from './clear-schedule';
 import { tokenCounter, type TokenCounter } from './tokens';
 import {
   SpillwayError,
@@ -54,6 +54,13 @@ export interface EngineOptions {
   inputFilter?: InputFilter;
   /** what the session holds ahead, for the limit's oracle (types.ts, Hindsight); never set by a product surface */
   hindsight?: Hindsight;
+  /**
+   * Model calls per session of the sessions the payback schedule learns how many calls remain from
+   * (`clear.paybackHorizon: corpus`; clear-schedule.ts). Default: the corpus's (session-lengths.ts).
+   * The held-out benchmark passes the lengths of the other sources' sessions, so that a session is
+   * never judged with a schedule learned on it; never set by a product surface.
+   */
+  sessionLengths?: readonly number[];
   /** receives one line per projection that reduced something, and per problem */
   log?: (line: string) => void;
   /**
@@ -137,6 +144,8 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
   const sessions = (options.sessions ?? createSessionStore()).memories as Map<string, SessionMemory>;
   const log = options.log ?? (() => {});
   const reducers = options.reducers ?? {};
+  // learned once per engine: the schedule reads it at every call
+  const remaining = options.sessionLengths ? remainingCallsTable(options.sessionLengths) : undefined;
   // every handle this engine stores, so its own markers are recognised even in a store without `has`
   const issued = new Set<string>();
   const write = ({ handle, text, meta }: StoreWrite): void => {
@@ -183,6 +192,7 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
         known,
         ...(options.inputFilter ? { inputFilter: options.inputFilter } : {}),
         ...(options.hindsight ? { hindsight: options.hindsight } : {}),
+        ...(remaining ? { remaining } : {}),
         ...(opts.at !== undefined ? { at: opts.at } : {}),
         ...(opts.provider !== undefined ? { provider: opts.provider } : {}),
       },

@@ -77,6 +77,8 @@ export interface RunEnv {
   inputFilter?: InputFilter;
   /** what the session holds ahead (EngineOptions.hindsight) */
   hindsight?: Hindsight;
+  /** the remaining calls the payback schedule counts on, learned from EngineOptions.sessionLengths (clear-schedule.ts) */
+  remaining?: readonly number[];
   /** when this call is sent (ProjectOptions.at) */
   at?: number;
   /** the provider it goes to (ProjectOptions.provider) */
@@ -108,6 +110,7 @@ export class Run implements Ledger {
     const readTool = memory?.readTool ?? findReadTool(req, memory ? samePrefix : 0);
     this.results = new Results(req, env.cfg, env.counter, recognised, memory ? { memory, samePrefix } : undefined, readTool);
     if (env.hindsight) this.results.hindsight = env.hindsight;
+    if (env.remaining) this.results.remaining = env.remaining;
     this.keys = resultKeys(req.results);
     const n = req.results.length;
     this.decisions = memory

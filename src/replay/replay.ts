@@ -188,6 +188,8 @@ export interface ReplayOptions {
   inputFilter?: EngineOptions['inputFilter'];
   /** what the session holds ahead: the limit's oracle only (src/replay/limits.ts) */
   hindsight?: EngineOptions['hindsight'];
+  /** the session lengths the payback schedule learns from (EngineOptions.sessionLengths; default the corpus's) */
+  sessionLengths?: EngineOptions['sessionLengths'];
   prices?: readonly PriceModel[];
   /**
    * the provider the requests are sent to (`ProjectOptions.provider`: anthropic, openai, openai-4o),
@@ -705,6 +707,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
     ...(opts.reducers ? { reducers: opts.reducers } : {}),
     ...(opts.inputFilter ? { inputFilter: opts.inputFilter } : {}),
     ...(opts.hindsight ? { hindsight: opts.hindsight } : {}),
+    ...(opts.sessionLengths ? { sessionLengths: opts.sessionLengths } : {}),
   });
   const counter = typeof opts.tokenizer === 'object' ? opts.tokenizer : tokenCounter(opts.tokenizer ?? engine.config.tokenizer);
   const meter = new ReplayMeter(opts.prices ?? PRICE_MODELS, store, { counter, wire: t.wire });

@@ -23,7 +23,9 @@
  * again from 2.1.332 (the bodies carry it; one token less a call, every decision the same). The pi
  * pins moved on 2026-12-01 when a clear began to hold the read-backs of what clears hid, made late
  * (`clear.readBacksCovered`), and a later projection stopped making new clears at calls an earlier
- * one had cleared in (docs/log/2026-12-01-late-read-backs.md).
+ * one had cleared in (docs/log/2026-12-01-late-read-backs.md). Three moved on 2026-12-01 when the
+ * session lengths the payback schedule learns from were read again from the 55-session corpus
+ * (docs/log/2026-12-01-session-lengths.md).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -64,10 +66,10 @@ const PI = 'dev3/pi/badlogic__pi-session-20251217.jsonl';
 const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string; clears?: boolean }> = [
   // under the default (reads kept whole up to 64,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
-  { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '090fe8a3f44cda8d', clears: true },
-  { file: PI, config: {}, hash: '2cff107024ad2fb8', clears: true },
+  { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '07f7427b9ae93037', clears: true },
+  { file: PI, config: {}, hash: '7d78dc247642f172', clears: true },
   { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '86307016b7586671' },
-  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '46eecac05b7a27bc' },
+  { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '59634ce3a055867d' },
 ];
 
 describe('projections of real sessions are pinned', () => {

@@ -375,7 +375,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     // back its cache rewrite within the calls the session can be expected to still make, counting
     // what the session has banked, and leaves the session no dearer than raw should it end now,
     // read-backs charged (../guarantee.ts); not once the bank can no longer cover a read-back of a clear
-    const remaining = hindsight ? hindsight.remainingCalls(callNo) : expectedRemainingCalls(callNo + 1, c.paybackHorizon);
+    const remaining = hindsight ? hindsight.remainingCalls(callNo) : expectedRemainingCalls(callNo + 1, c.paybackHorizon, results.remaining);
     /**
      * Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back and leaves the
      * ledger no dearer than raw, with the read-backs of what it and earlier clears hid (`owes` more) still banked.

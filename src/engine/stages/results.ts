@@ -285,6 +285,9 @@ export class Results {
   /** What the session holds ahead: set for the limit's oracle only (../types.ts, Hindsight). */
   hindsight?: Hindsight;
 
+  /** The remaining calls the payback schedule counts on, when not the corpus's (../clear-schedule.ts, `remainingCallsTable`). */
+  remaining?: readonly number[];
+
   private callsAt?: Uint32Array;
 
   /**

@@ -1,0 +1,84 @@
+/**
+ * The session lengths the payback schedule learns from (EngineOptions.sessionLengths): how many calls a
+ * session can still be expected to make, and so whether a clear pays back, comes from them; the
+ * corpus's (src/engine/session-lengths.ts) unless given. The held-out benchmark gives the lengths of the
+ * other sources' sessions (bench/heldout.ts, `lengthsWithout`).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Transcript } from '../../src/replay/readers';
+import { replay } from '../../src/replay/replay';
+import { ANTHROPIC_PRICES, OPENAI_PRICES } from '../../src/replay/metrics';
+import { CORPUS_SESSION_LENGTHS } from '../../src/engine/session-lengths';
+import { lengthsWithout } from '../../bench/heldout';
+import { perChar } from '../support/run';
+
+const CALLS = 16;
+
+/** Call k runs command c<k>; its 6,000-character output arrives in call k + 1. */
+function session(): Transcript {
+  const items: Record<string, unknown>[] = [{ role: 'user', content: 'look around, then report' }];
+  const calls: Transcript['calls'] = [];
+  for (let k = 0; k < CALLS; k++) {
+    const id = `c${k}`;
+    calls.push({ end: items.length, reply: `run ${id}` });
+    items.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: `{"command":"run ${id}"}` } }],
+    });
+    items.push({ role: 'tool', tool_call_id: id, content: `${id} output line\n`.repeat(400) });
+  }
+  return { source: 'openai-chat', wire: 'openai-chat', base: { model: 'm' }, items, calls, skipped: { total: 0, byReason: {}, notes: [] } };
+}
+
+/** Clears whenever one pays back: nothing kept by count, use or trigger, nothing offloaded to bank. */
+const config = {
+  preset: 'spillway',
+  'offload.enabled': false,
+  'clear.triggerTokens': 1,
+  'clear.keep': 0,
+  'clear.clearAtLeastTokens': 0,
+  'clear.staleFirst': false,
+  'clear.inUseCalls': 0,
+  'clear.keepGathered': false,
+};
+
+/** The callIds cleared over the session, in the order first sent cleared. */
+function cleared(sessionLengths?: readonly number[]): string[] {
+  const r = replay(session(), {
+    config,
+    tokenizer: perChar,
+    prices: [ANTHROPIC_PRICES, OPENAI_PRICES],
+    detail: true,
+    ...(sessionLengths ? { sessionLengths } : {}),
+  });
+  const out: string[] = [];
+  for (const c of r.calls) for (const d of c.reductionList ?? []) if (d.stage === 'clear' && !out.includes(d.callId)) out.push(d.callId);
+  return out;
+}
+
+describe('the payback schedule learns remaining calls from the session lengths it is given', () => {
+  it('clears when the lengths say sessions like this one go on for long', () => {
+    expect(cleared([1_000, 1_000, 1_000, 1_000]).length).toBeGreaterThan(0);
+  });
+
+  it('clears nothing when they say sessions end where this one is: no clear pays back', () => {
+    expect(cleared([2, 2, 2, 2])).toEqual([]);
+    // too few sessions to learn from: nothing is counted on
+    expect(cleared([])).toEqual([]);
+  });
+
+  it("learns from the corpus's lengths when given none", () => {
+    expect(cleared()).toEqual(cleared(CORPUS_SESSION_LENGTHS));
+  });
+});
+
+describe('lengthsWithout (the held-out benchmark)', () => {
+  it("gives the lengths of every other source's sessions", () => {
+    const s = (source: string, calls: number) =>
+      ({ name: source, source, agent: 'a', t: { ...session(), calls: session().calls.slice(0, calls) } }) as Parameters<
+        typeof lengthsWithout
+      >[0][number];
+    expect(lengthsWithout([s('a', 3), s('b', 5), s('a', 7), s('c', 2)], 'a')).toEqual([5, 2]);
+  });
+});
