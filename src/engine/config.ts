@@ -115,7 +115,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: 'reportTools',
     schema: z.array(z.string().min(1)),
     description:
-      "Tools whose result is a report another agent wrote for this one (a sub-agent's findings or plan): kept verbatim and never cleared, unless `toolCaps` gives the tool a cap. Tool names as in `toolCaps`.",
+      "Tools whose result is a report another agent wrote for this one (a sub-agent's findings or plan): never offloaded on arrival, unless `toolCaps` gives the tool a cap; a clear takes it like any result once the agent has moved on from it (list the tool in `clear.excludeTools` to keep it for good). Tool names as in `toolCaps`.",
   },
   {
     key: 'previewChars',
@@ -356,9 +356,11 @@ const DEFAULT_CLEAR: SpillwayConfig['clear'] = {
 /**
  * Claude Code's sub-agent tools. Their result is already a reduction: the report a sub-agent wrote
  * after its own exploration, which the agent delegated to get and then works from (a plan it
- * implements over the following calls). Offloading or clearing it hides what the agent reuses most:
+ * implements over the following calls). Offloading it on arrival hides what the agent reuses most:
  * on the corpus one 37,000-character plan, offloaded and later cleared, was behind most of one
- * session's misses (cosmic-applet: 241 of 1,214 references missed; 35 without it).
+ * session's misses (cosmic-applet: 241 of 1,214 references missed; 35 without it). Clearing it once
+ * the agent no longer refers to it (the clear's in-use and gathered rules) misses little: reports
+ * were never cleared until 2026-12-01 (docs/log/2026-12-01-reports-cleared.md).
  */
 const REPORT_TOOLS = ['Task', 'Agent'];
 

@@ -85,13 +85,13 @@ describe('clear stage: what it keeps', () => {
     expect(r.texts[0]).toBe(out(0));
   });
 
-  it("never clears a report tool's result (a sub-agent's report) unless the user caps that tool", () => {
+  it("clears a report tool's result (a sub-agent's report) like any other; excludeTools keeps it for good", () => {
     const t = five(['Task', 'bash', 'bash', 'bash', 'bash']);
-    const kept = run({ ...clear(), reportTools: ['Task'] }, t);
+    // whole on arrival (its cap is unlimited), taken by a clear as the oldest result
+    expect(cleared(run({ ...clear(), reportTools: ['Task'] }, t))).toEqual([0]);
+    const kept = run({ ...clear({ excludeTools: ['Task'] }), reportTools: ['Task'] }, t);
     expect(cleared(kept)).toEqual([1]);
     expect(kept.texts[0]).toBe(out(0));
-    // a cap the user gives the tool wins: the report is then an ordinary result (offload is off here)
-    expect(cleared(run({ ...clear(), reportTools: ['Task'], toolCaps: { Task: 50_000 } }, t))).toEqual([0]);
   });
 });
 

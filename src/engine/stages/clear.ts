@@ -74,9 +74,6 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   // --- Which results a clear may take, and what clearing each would free ---
   // (estimates kept per result until the walk reduces it otherwise: clear-result.ts)
   const gains = new ClearGains(draft);
-  // a report tool's result is kept unless the user capped that tool (config.ts, REPORT_TOOLS)
-  // (the list is checked first: it is short, and most results are of no report tool)
-  const reportKept = (i: number): boolean => toolListed(results.cfg.reportTools, list[i]!.names) && results.capOf(i) === 'unlimited';
   // results the agent referred to (or received) in its last clear.inUseCalls calls: still in use
   // (in-use.ts; a file input the clear would replace with the result stands for it too); and with
   // clear.keepGathered, what it gathered and has not yet written from (gathering.ts)
@@ -104,13 +101,14 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     if (Number.isFinite(u)) pushAt(freedAt, u + 1, i);
   });
   const needed = (i: number): boolean => neededUntil !== undefined && neededUntil[i]! >= callNo;
+  // a sub-agent's report (config.ts, REPORT_TOOLS) arrives whole and is cleared like any result once
+  // the agent has moved on from it; `clear.excludeTools` keeps a tool's results for good
   const clearable = (i: number): boolean =>
     !needed(i) &&
     !results.fixedAsIs(i) &&
     !draft.noGain[i] &&
     draft.decisions[i]?.stage !== 'clear' &&
     !toolListed(c.excludeTools, list[i]!.names) &&
-    !reportKept(i) &&
     !inUse?.now(i) &&
     !carriesMore(i);
   /**
@@ -375,7 +373,9 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     // back its cache rewrite within the calls the session can be expected to still make, counting
     // what the session has banked, and leaves the session no dearer than raw should it end now,
     // read-backs charged (../guarantee.ts); not once the bank can no longer cover a read-back of a clear
-    const remaining = hindsight ? hindsight.remainingCalls(callNo) : expectedRemainingCalls(callNo + 1, c.paybackHorizon, results.remaining);
+    const remaining = hindsight
+      ? hindsight.remainingCalls(callNo)
+      : expectedRemainingCalls(callNo + 1, c.paybackHorizon, results.remaining);
     /**
      * Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back and leaves the
      * ledger no dearer than raw, with the read-backs of what it and earlier clears hid (`owes` more) still banked.
