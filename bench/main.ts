@@ -15,6 +15,7 @@ import { runPeers } from './peers';
 import { syncFigures } from './figures';
 import { SESSIONS_PAGE, updateBenchmarksPage, updateSection } from './readme';
 import { runKinds } from './preview-kinds';
+import { runWhole } from './whole';
 import { runHeldOut } from './heldout';
 import { runPeer } from './peer';
 import { runUnseen } from './unseen';
@@ -164,6 +165,9 @@ async function againstPeers(started: number): Promise<void> {
   // previews per kind of output (docs/previews.md): seconds, so the quick run makes them too
   const kinds = await runKinds(out);
   process.stdout.write(`\n## Previews per kind of output\n\n${kinds}\n`);
+  // where the default leaves the oracle's saving (docs/benchmarks.md): one replay of each session
+  const whole = await runWhole(out);
+  process.stdout.write(`\n## Where the default leaves the oracle's saving\n\n${whole}\n`);
   const met = peers.aims.filter((a) => a.met).length;
   process.stdout.write(
     `\n## Spillway against its peers (${((Date.now() - peersStarted) / 1000).toFixed(0)} s; bench/results/peers.md)\n\n`,

@@ -19,7 +19,7 @@ export const BENCHMARKS_PAGE = 'docs/benchmarks.md';
 export const SESSIONS_PAGE = 'docs/benchmarks-sessions.md';
 
 /** The tables the benchmarks write, each between its own pair of markers on the page. */
-export const BENCH_TABLES = ['heldout', 'unseen', 'peer', 'engine', 'peers', 'frontier', 'agents', 'proxy'] as const;
+export const BENCH_TABLES = ['heldout', 'whole', 'unseen', 'peer', 'engine', 'peers', 'frontier', 'agents', 'proxy'] as const;
 export type BenchTable = (typeof BENCH_TABLES)[number];
 
 /**

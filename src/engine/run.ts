@@ -51,6 +51,7 @@ import {
   type Hindsight,
   type InputFilter,
   type InputReduction,
+  type ClearHold,
   type KeptWhole,
   type ProjectionStats,
   type Reduction,
@@ -66,6 +67,11 @@ export interface ProjectionDetail {
   projectedItemTokens: number[];
   /** results new in this call (after the session's previous request) over their tool's cap and sent whole, and why (offload.ts `whyWhole`) */
   keptWhole: KeptWhole[];
+  /**
+   * per tool result (its index, as `Reduction.result`), why the clear stage left it as it was in this
+   * call; undefined where a stage reduced it. Absent when the clear stage is off.
+   */
+  held?: (ClearHold | undefined)[];
 }
 
 /** What a run needs from its engine. */
@@ -97,6 +103,8 @@ export class Run implements Ledger {
   /** outputs the decisions need stored, in the order decided; the engine writes them */
   readonly writes: StoreWrite[] = [];
   private readonly keys: string[];
+  /** the clear stage's reasons for what it left as it was (ProjectionDetail.held) */
+  private held?: () => (ClearHold | undefined)[];
 
   constructor(
     readonly req: ParsedRequest,
@@ -199,6 +207,7 @@ export class Run implements Ledger {
         const out = clear(results, this);
         this.apply(out);
         if (out.bank) this.guarantee.bank = out.bank;
+        this.held = out.held;
       }
     }
   }
@@ -277,6 +286,7 @@ export class Run implements Ledger {
       originalItemTokens: [...this.results.originalItemTokens()],
       projectedItemTokens: this.results.projectedItemTokens(this),
       keptWhole: this.keptWhole(),
+      ...(this.held ? { held: this.held() } : {}),
     };
   }
 

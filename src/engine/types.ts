@@ -101,6 +101,36 @@ export interface Reduction {
 }
 
 /**
+ * Why the clear stage left a result as it was at the current call (ProjectionDetail.held), for the
+ * results no stage reduced: the result's own state, or else why no clear took it at this call.
+ * - `in-use`: the agent received it or referred to it in its last `clear.inUseCalls` calls
+ * - `gathered`: material it gathered and has not yet written from (`clear.keepGathered`)
+ * - `excluded`: its tool is in `clear.excludeTools`
+ * - `as-is`: a marker, a read-back or an output the agent saved itself, never reduced again
+ * - `no-gain`: a marker would not be shorter
+ * - `under-trigger`: the request is under `clear.triggerTokens`
+ * - `earlier-clear`: an earlier projection of the session cleared at this call or later, so this one makes no new clear here
+ * - `too-little`: less than `clear.clearAtLeastTokens` is clearable
+ * - `no-payback`: no clear pays back its cache rewrite within the calls the session can be expected to make
+ * - `unaffordable`: the session's bank cannot pay for the clear (the guarantee), or clears are stopped
+ * - `recent`: a clear was made at this call, and this result is among the last `clear.keep`
+ * - `enough`: a clear was made at this call and had freed enough before it reached this result
+ */
+export type ClearHold =
+  | 'in-use'
+  | 'gathered'
+  | 'excluded'
+  | 'as-is'
+  | 'no-gain'
+  | 'under-trigger'
+  | 'earlier-clear'
+  | 'too-little'
+  | 'no-payback'
+  | 'unaffordable'
+  | 'recent'
+  | 'enough';
+
+/**
  * A tool result over its tool's cap that the projection sent whole, and why (a read the agent asked
  * for, kept whole while in use: `offload.keepReads`; its cap raised by back-off; ...). Results under
  * their cap are not listed: they are whole because they fit.

@@ -242,3 +242,34 @@ describe('clear stage: what it asks the counter', () => {
     expect(estimates()).toBe(first);
   });
 });
+
+describe('clear stage: why it left a result as it was (ProjectionDetail.held)', () => {
+  const held = (config: Record<string, unknown>, t = five(), options: Parameters<typeof project>[3] = {}) =>
+    project(config, t, 'openai-chat', { tokenizer: perChar, ...options }, { detail: true }).p.detail!.held;
+
+  it('says the request is under the trigger', () => {
+    expect(held(clear({ triggerTokens: 60_000 }))).toEqual(new Array(5).fill('under-trigger'));
+  });
+
+  it('says what the clear of this call took, what it kept by clear.keep and what it did not need to reach', () => {
+    // one result frees enough; the last one is kept by clear.keep
+    expect(held(clear({ keep: 1 }))).toEqual([undefined, 'enough', 'enough', 'enough', 'recent']);
+  });
+
+  it('says a tool is excluded, and that too little is clearable when only it would free enough', () => {
+    const h = held(clear({ excludeTools: ['read_*'], clearAtLeastTokens: 45_000 }), five(['read_file', 'bash', 'bash', 'bash', 'bash']));
+    expect(h![0]).toBe('excluded');
+    expect(h!.slice(1)).toEqual(new Array(4).fill('too-little'));
+  });
+
+  it('says a result is in use, and that a clear would not pay back in the calls the session can be expected to make', () => {
+    const h = held(clear({ inUseCalls: 2, schedule: 'payback' }), five(), { sessionLengths: [5, 5, 5, 5] });
+    // received in the last two calls
+    expect(h!.slice(3)).toEqual(['in-use', 'in-use']);
+    expect(h!.slice(0, 3)).toEqual(new Array(3).fill('no-payback'));
+  });
+
+  it('is absent when the clear stage is off', () => {
+    expect(held({ ...clear(), clear: { enabled: false } })).toBeUndefined();
+  });
+});

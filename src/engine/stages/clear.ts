@@ -57,6 +57,7 @@ import { referencedCall } from '../markers';
 import { countUpTo, PrefixSums } from './prefix-sums';
 import { Draft, type Ledger, type Results, type StageOutcome } from './results';
 import { staleAt as findStale } from './stale';
+import type { ClearHold } from '../types';
 
 /** The clear stage: walks the session's calls in order and clears where a clear is due (see the module comment). */
 export function clear(results: Results, ledger: Ledger): StageOutcome {
@@ -152,6 +153,10 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   let freeSum = 0,
     freeTo = 0;
   const counted = new Uint8Array(n);
+  // why the walk made no clear at the current call, or that it made one (ProjectionDetail.held), and
+  // the first result the clear.keep rule protected there
+  let hold: ClearHold = 'under-trigger';
+  let keptFrom = n;
 
   // --- What the session has cost so far, raw and projected (the guarantee's ledger: ../guarantee.ts) ---
   // the session's read-backs, charged at the call they happened
@@ -246,6 +251,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
   if (moving) planner = new ClearPlanner(n, c.staleFirst ? (stale = findStale(results.req)) : undefined, plannerGain, plannerOwes);
   for (const cp of checkpoints) {
     callNo++;
+    keptFrom = n;
     if (inUse) for (const i of inUse.moveTo(callNo)) planner!.refresh(i);
     for (const i of freedAt.get(callNo) ?? []) planner!.refresh(i);
     while (upTo < cp) rawTotal += originalTok[upTo++]!;
@@ -342,10 +348,13 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
 
     // 4. Whether to clear: only at a call no earlier projection has cleared in or before, over the trigger, ...
     if (running <= c.triggerTokens || callNo <= recalledUpTo) {
+      hold = running <= c.triggerTokens ? 'under-trigger' : 'earlier-clear';
       settle(running, readNow);
       continue;
     }
     const protectedFrom = c.keepUnit === 'results' ? before - c.keep : firstInLastRounds(results, c.keep, before, rounds, roundsBefore);
+    keptFrom = protectedFrom;
+    hold = 'too-little';
     // ... when enough is clearable: as Anthropic's context editing does, a clear that cannot free
     // clearAtLeastTokens is not worth the cache it breaks, so it waits until enough is clearable;
     // a call the cache finds cold breaks nothing more, so there any clearable result is worth it
@@ -380,6 +389,11 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
      * Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back and leaves the
      * ledger no dearer than raw, with the read-backs of what it and earlier clears hid (`owes` more) still banked.
      */
+    /** Of a clear that does not pay: whether the schedule says it would not pay back, else the ledger cannot pay for it. */
+    const whyNot = (freed: number, kept: CacheRead): ClearHold =>
+      clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon, remaining }, warm)
+        ? 'unaffordable'
+        : 'no-payback';
     const paysBack = (freed: number, kept: CacheRead, owes: Owed): boolean =>
       clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon, remaining }, warm) &&
       costs.paysBack(
@@ -396,6 +410,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       // (from the start of its round: clearing a result may replace its call's input, before it)
       const kept = plan ? cachedUpTo(roundOf(list[plan.first]!.item)) : all(0);
       if (stopped(guarantee, 'clear', callNo) || !plan || !paysBack(plan.freed, kept, plan.owes)) {
+        hold = stopped(guarantee, 'clear', callNo) ? 'unaffordable' : !plan ? 'too-little' : whyNot(plan.freed, kept);
         settle(running, readNow);
         continue;
       }
@@ -445,6 +460,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     const kept = freed > 0 ? cachedUpTo(firstCleared) : readNow;
     const owes = picked.reduce((a, p) => addOwed(a, owedBy(p.decision)), NOTHING_OWED);
     if (c.schedule === 'payback' && freed > 0 && !paysBack(freed, kept, owes)) {
+      hold = whyNot(freed, kept);
       settle(running, readNow);
       continue;
     }
@@ -458,10 +474,22 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (p.freed > p.resultFreed) shrink(gains.inputOf(p.i)!.decision.item, p.freed - p.resultFreed);
     }
     running -= freed;
+    hold = freed > 0 ? 'enough' : 'too-little';
     changedAt = Math.min(changedAt, firstCleared);
     settle(running, freed > 0 ? least(readNow, kept) : readNow);
   }
   if (guarantee) draft.outcome.bank = costs.bank(callNo, lastTotal);
+  // why each result left as it was stayed so at this call (the walk's last), worked out when asked
+  draft.outcome.held = () =>
+    list.map((r, i): ClearHold | undefined => {
+      if (draft.decisions[i]) return undefined;
+      if (results.fixedAsIs(i)) return 'as-is';
+      if (draft.noGain[i] || carriesMore(i)) return 'no-gain';
+      if (toolListed(c.excludeTools, r.names)) return 'excluded';
+      if (needed(i)) return 'in-use';
+      if (inUse?.now(i)) return inUse.gatheredNow(i) ? 'gathered' : 'in-use';
+      return hold === 'enough' && i >= keptFrom ? 'recent' : hold;
+    });
   return draft.outcome;
 }
 

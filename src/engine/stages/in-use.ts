@@ -94,6 +94,12 @@ export class InUse {
     return false;
   }
 
+  /** Whether result i is in use at the current call as gathered material not yet written from (gathering.ts). */
+  gatheredNow(i: number): boolean {
+    const ts = this.touches[i];
+    return !!this.gathered && !!ts?.length && ts[0]! <= this.call && this.call <= this.gathered[i]!;
+  }
+
   /** Moves to call `call`; returns the results whose state may have changed. */
   moveTo(call: number): readonly number[] {
     this.call = call;

@@ -23,7 +23,7 @@ import { decodeString, get, getString, toValue, type JValue } from '../json';
 import { dataUrlBase64, IMAGE_TYPES, imageSize, imageTokens } from '../images';
 import { THINKING_TYPES, thinkingText } from '../thinking';
 import type { TokenCounter } from '../tokens';
-import type { Hindsight, StageName, StoredMeta } from '../types';
+import type { ClearHold, Hindsight, StageName, StoredMeta } from '../types';
 import type { Recognised } from './recognise';
 import type { ReferencesMemory } from './references';
 import { isReadBackInCode, isReadToolName } from '../read-tool';
@@ -143,6 +143,11 @@ export interface StageOutcome {
   writes: StoreWrite[];
   /** where the session's ledger stands after this call (the clear stage's walk: ../guarantee.ts) */
   bank?: Bank;
+  /**
+   * per result, why the clear stage left it as it was at this call (undefined where a stage reduced
+   * it): worked out only when asked (ProjectionDetail.held)
+   */
+  held?: () => (ClearHold | undefined)[];
 }
 
 /**
