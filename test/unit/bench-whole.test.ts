@@ -4,26 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Transcript } from '../../src/replay/readers';
+import { commandSession } from '../support/command-session';
 import { measureSession, wholeTable, type Bucket } from '../../bench/whole';
 
 const CALLS = 12;
 
 /** Call k runs command c<k>; its 6,000-character output, which names `name_k`, arrives in call k + 1; the last reply quotes `name_1`. */
-function session(): Transcript {
-  const items: Record<string, unknown>[] = [{ role: 'user', content: 'look around, then report' }];
-  const calls: Transcript['calls'] = [];
-  for (let k = 0; k < CALLS; k++) {
-    const id = `c${k}`;
-    calls.push({ end: items.length, reply: k === CALLS - 1 ? 'done: see name_1' : `run ${id}` });
-    items.push({
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: `{"command":"run ${id}"}` } }],
-    });
-    items.push({ role: 'tool', tool_call_id: id, content: `name_${k} is here\n` + 'filler line of output\n'.repeat(280) });
-  }
-  return { source: 'openai-chat', wire: 'openai-chat', base: { model: 'm' }, items, calls, skipped: { total: 0, byReason: {}, notes: [] } };
-}
+const session = (): Transcript =>
+  commandSession(
+    CALLS,
+    (k) => `name_${k} is here\n` + 'filler line of output\n'.repeat(280),
+    (k) => (k === CALLS - 1 ? 'done: see name_1' : `run c${k}`),
+  );
 
 describe('bench:whole', () => {
   it('puts every result of every call in one bucket, with what the oracle keeps of it', () => {

@@ -6,43 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Hindsight } from '../../src/engine';
 import type { Transcript } from '../../src/replay/readers';
+import { CLEARS_WHEN_THEY_PAY, commandSession } from '../support/command-session';
 import { replay } from '../../src/replay/replay';
 import { ANTHROPIC_PRICES, OPENAI_PRICES } from '../../src/replay/metrics';
 import { perChar } from '../support/run';
 
 const CALLS = 16;
 
-/**
- * A Chat Completions session as the readers give one: call k is sent the items before its reply, which
- * runs command c<k>; that command's 6,000-character output arrives in call k + 1.
- */
-function session(): Transcript {
-  const items: Record<string, unknown>[] = [{ role: 'user', content: 'look around, then report' }];
-  const calls: Transcript['calls'] = [];
-  for (let k = 0; k < CALLS; k++) {
-    const id = `c${k}`;
-    calls.push({ end: items.length, reply: `run ${id}` });
-    items.push({
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: `{"command":"run ${id}"}` } }],
-    });
-    items.push({ role: 'tool', tool_call_id: id, content: `${id} output line\n`.repeat(400) });
-  }
-  return { source: 'openai-chat', wire: 'openai-chat', base: { model: 'm' }, items, calls, skipped: { total: 0, byReason: {}, notes: [] } };
-}
+/** Call k runs command c<k>; its 6,000-character output arrives in call k + 1. */
+const session = (): Transcript => commandSession(CALLS, (k) => `c${k} output line\n`.repeat(400));
 
-/** Clears as the oracle places them: whenever one pays back, nothing kept by count, window or trigger. */
-const config = {
-  preset: 'spillway',
-  'offload.enabled': false,
-  'clear.triggerTokens': 1,
-  'clear.keep': 0,
-  'clear.clearAtLeastTokens': 0,
-  'clear.staleFirst': false,
-  'clear.inUseCalls': 0,
-  'clear.keepGathered': false,
-};
+const config = CLEARS_WHEN_THEY_PAY;
 
 /** The call (0-based) in which each result was first sent cleared. */
 function clearedAt(t: Transcript, hindsight: Hindsight): Map<string, number> {

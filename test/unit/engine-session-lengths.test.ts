@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Transcript } from '../../src/replay/readers';
+import { CLEARS_WHEN_THEY_PAY, commandSession } from '../support/command-session';
 import { replay } from '../../src/replay/replay';
 import { ANTHROPIC_PRICES, OPENAI_PRICES } from '../../src/replay/metrics';
 import { CORPUS_SESSION_LENGTHS } from '../../src/engine/session-lengths';
@@ -15,33 +16,9 @@ import { perChar } from '../support/run';
 const CALLS = 16;
 
 /** Call k runs command c<k>; its 6,000-character output arrives in call k + 1. */
-function session(): Transcript {
-  const items: Record<string, unknown>[] = [{ role: 'user', content: 'look around, then report' }];
-  const calls: Transcript['calls'] = [];
-  for (let k = 0; k < CALLS; k++) {
-    const id = `c${k}`;
-    calls.push({ end: items.length, reply: `run ${id}` });
-    items.push({
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: `{"command":"run ${id}"}` } }],
-    });
-    items.push({ role: 'tool', tool_call_id: id, content: `${id} output line\n`.repeat(400) });
-  }
-  return { source: 'openai-chat', wire: 'openai-chat', base: { model: 'm' }, items, calls, skipped: { total: 0, byReason: {}, notes: [] } };
-}
+const session = (): Transcript => commandSession(CALLS, (k) => `c${k} output line\n`.repeat(400));
 
-/** Clears whenever one pays back: nothing kept by count, use or trigger, nothing offloaded to bank. */
-const config = {
-  preset: 'spillway',
-  'offload.enabled': false,
-  'clear.triggerTokens': 1,
-  'clear.keep': 0,
-  'clear.clearAtLeastTokens': 0,
-  'clear.staleFirst': false,
-  'clear.inUseCalls': 0,
-  'clear.keepGathered': false,
-};
+const config = CLEARS_WHEN_THEY_PAY;
 
 /** The callIds cleared over the session, in the order first sent cleared. */
 function cleared(sessionLengths?: readonly number[]): string[] {
