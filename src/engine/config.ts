@@ -407,8 +407,8 @@ const SPILLWAY: SpillwayConfig = {
     schedule: 'payback',
     paybackHorizon: 'corpus',
     readBacksCovered: 4,
-    inUseCalls: 6,
-    inUseLatest: true,
+    inUseCalls: 4,
+    inUseLatest: false,
     keepGathered: true,
   },
 };
