@@ -473,14 +473,16 @@ describe('the inspector bundle in Chromium', () => {
 
   it('shows the real long Claude Code session (test-results/inspector-long-session.png)', async () => {
     const file = join(ROOT, 'test/fixtures/sessions/long/claude-code/session-share__general-tool-calls.jsonl');
-    // under the default this session is sent whole in every turn (no clear pays back, file inputs wait
-    // for a clear), so the panel would open on turn 1 with nothing to show: file inputs are replaced on
-    // arrival here, so it opens on the turn that saved the most
+    // file inputs replaced on arrival (the default leaves them to a clear), so that more turns reduce
+    // something; it opens on the turn that saved the most. The markers each turn sent are kept as the
+    // panel keeps them (collectMarkers): a clear's marker is not found by projecting its turn again alone
     const config = parseConfig({ 'inputs.when': 'arrival' }).config;
     const store = new MemoryStore();
     const t = await readTranscript(file);
     const source = new ReplaySource({ store: () => store, config: () => config });
-    source.add(file, t, replay(t, { config, store, detail: true }), 1, '2026-11-23T09:00:00Z');
+    const marks = collectMarkers();
+    const result = replay(t, { config, store, detail: true, onProjection: marks.onProjection });
+    source.add(file, t, result, 1, '2026-11-23T09:00:00Z', true, marks.markers);
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await attachHost(page, [], [source]);
     await page.goto(`${server.url}/?theme=dark`);
@@ -498,7 +500,8 @@ describe('the inspector bundle in Chromium', () => {
     expect(await page.locator('[data-testid="totals-cost"]').textContent()).toMatch(
       /^Input cost \$[\d,.]+ → \$[\d,.]+ [−+±][\d.]+% with read-backs \([−+±][\d.]+% before\)$/,
     );
-    await page.locator('.result-head').first().click();
+    // the first reduced result of the turn (a result sent whole has no projected side to page)
+    await page.locator('li.result:not(.whole) .result-head').first().click();
     await page.locator('.pager-projected .pager-text').waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-long-session.png') });
     await page.close();
