@@ -407,8 +407,8 @@ const SPILLWAY: SpillwayConfig = {
     schedule: 'payback',
     paybackHorizon: 'corpus',
     readBacksCovered: 4,
-    inUseCalls: 4,
-    inUseLatest: false,
+    inUseCalls: 6,
+    inUseLatest: true,
     keepGathered: true,
   },
 };
