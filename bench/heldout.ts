@@ -6,7 +6,7 @@
  * source, the candidate configuration that the selection rule prefers on all the other sources is
  * applied to that source's sessions. Pooling those held-out sessions gives the headline: what the
  * rule that picks the default does on sessions it never saw. The in-sample figure (the candidate
- * picked on every source, which must be the shipped default) stands beside it.
+ * picked on every source, the shipped default unless docs/benchmarks.md says why not) stands beside it.
  *
  * The selection rule is the issue's aims: the candidate that misses the fewest of them on the
  * training sources (pooled misses at most MISS_AIM, each agent family's at most FAMILY_MISS_AIM),
