@@ -67,16 +67,21 @@ function emptyRow(kind: OutputKindName): KindRow {
   return { kind, results: 0, referenced: 0, referencedIds: 0, keptGeneric: 0, keptKind: 0, chars: 0, kindChars: 0, oracleChars: 0 };
 }
 
-/** Adds one session's results to `rows` (keyed by kind), previewing each in `budget` characters. */
-function measureSession(t: Transcript, rows: Map<OutputKindName, KindRow>, budget = DEFAULT_CONFIG.previewChars): void {
-  const results = sessionResults(t);
-  // the identifiers the agent wrote from call k on: built once, from the end
+/** Per call k, the identifiers the agent wrote in its replies from call k on: built once, from the end. */
+export function laterIdentifiers(t: Transcript): Array<Set<string>> {
   const laterIds: Array<Set<string>> = new Array<Set<string>>(t.calls.length);
   let acc = new Set<string>();
   for (let k = t.calls.length - 1; k >= 0; k--) {
     acc = new Set([...acc, ...identifiersIn(t.calls[k]!.reply)]);
     laterIds[k] = acc;
   }
+  return laterIds;
+}
+
+/** Adds one session's results to `rows` (keyed by kind), previewing each in `budget` characters. */
+function measureSession(t: Transcript, rows: Map<OutputKindName, KindRow>, budget = DEFAULT_CONFIG.previewChars): void {
+  const results = sessionResults(t);
+  const laterIds = laterIdentifiers(t);
   for (const r of results) {
     if (r.text.length <= budget) continue;
     const kind = classifyOutput(r.text, r.hint);

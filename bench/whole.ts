@@ -20,6 +20,7 @@ import { replay } from '../src/replay/replay';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { agentOf, fixtureFiles, fixturesDir } from './peers';
+import { laterIdentifiers } from './preview-kinds';
 import { updateBenchmarksPage } from './readme';
 
 /** One bucket's sums: results (each counted once, in the bucket of its first call there), characters sent and the oracle's, summed over calls. */
@@ -50,13 +51,7 @@ const HOLD_NAMES: Record<ClearHold, string> = {
 
 /** The buckets of one session, added to `into` (keyed by name); `agent` names its family. */
 export function measureSession(t: Transcript, agent: string, into: Map<string, Bucket>): void {
-  // the identifiers the agent writes from call k on
-  const laterIds: Array<Set<string>> = new Array<Set<string>>(t.calls.length);
-  let acc = new Set<string>();
-  for (let k = t.calls.length - 1; k >= 0; k--) {
-    acc = new Set([...acc, ...identifiersIn(t.calls[k]!.reply)]);
-    laterIds[k] = acc;
-  }
+  const laterIds = laterIdentifiers(t);
   const oracleChars = new Map<string, number>();
   const counted = new Set<string>();
   const add = (name: string, key: string, sent: number, oracle: number) => {

@@ -385,17 +385,17 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     const remaining = hindsight
       ? hindsight.remainingCalls(callNo)
       : expectedRemainingCalls(callNo + 1, c.paybackHorizon, results.remaining);
+    /** Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back its rewrite in the calls expected (the schedule). */
+    const scheduled = (freed: number, kept: CacheRead): boolean =>
+      clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon, remaining }, warm);
+    /** Of a clear that does not pay: the schedule says it would not pay back, or else the ledger cannot pay for it. */
+    const whyNot = (freed: number, kept: CacheRead): ClearHold => (scheduled(freed, kept) ? 'unaffordable' : 'no-payback');
     /**
      * Whether a clear that frees `freed` tokens, the cache kept up to `kept`, pays back and leaves the
      * ledger no dearer than raw, with the read-backs of what it and earlier clears hid (`owes` more) still banked.
      */
-    /** Of a clear that does not pay: whether the schedule says it would not pay back, else the ledger cannot pay for it. */
-    const whyNot = (freed: number, kept: CacheRead): ClearHold =>
-      clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon, remaining }, warm)
-        ? 'unaffordable'
-        : 'no-payback';
     const paysBack = (freed: number, kept: CacheRead, owes: Owed): boolean =>
-      clearPaysBack({ running, before: kept.read, freed, calls: callNo + 1, horizon: c.paybackHorizon, remaining }, warm) &&
+      scheduled(freed, kept) &&
       costs.paysBack(
         raw,
         { ...least(readNow, kept), total: running - freed },

@@ -84,8 +84,7 @@ export class InUse {
   now(i: number): boolean {
     const ts = this.touches[i];
     if (!ts) return false;
-    // gathered and not yet written from (only once it has arrived: its first touch)
-    if (this.gathered && ts.length && ts[0]! <= this.call && this.call <= this.gathered[i]!) return true;
+    if (this.gatheredNow(i)) return true;
     for (let k = ts.length - 1; k >= 0; k--) {
       const t = ts[k]!;
       if (t > this.call) continue;
@@ -94,7 +93,10 @@ export class InUse {
     return false;
   }
 
-  /** Whether result i is in use at the current call as gathered material not yet written from (gathering.ts). */
+  /**
+   * Whether result i is in use at the current call as gathered material not yet written from
+   * (gathering.ts): only once it has arrived (its first touch).
+   */
   gatheredNow(i: number): boolean {
     const ts = this.touches[i];
     return !!this.gathered && !!ts?.length && ts[0]! <= this.call && this.call <= this.gathered[i]!;
