@@ -12,7 +12,7 @@
 import { DEFAULT_CONFIG } from '../src/engine/config';
 import { readRequest, resultText } from '../src/engine/formats';
 import { formatInt } from '../src/engine/format-number';
-import type { ClearHold } from '../src/engine/types';
+import { CLEAR_HOLD_LABELS } from '../src/replay/held';
 import { identifiersIn } from '../src/replay/identifiers';
 import { linesHolding } from '../src/replay/limits';
 import { readTranscript, type Transcript } from '../src/replay/readers';
@@ -32,22 +32,6 @@ export interface Bucket {
   /** the gap (sent − oracle) per agent family */
   byAgent: Map<string, number>;
 }
-
-/** What each ClearHold reads as in the table. */
-const HOLD_NAMES: Record<ClearHold, string> = {
-  'in-use': 'whole: in use (referred to in the last calls)',
-  gathered: 'whole: gathered, not yet written from',
-  excluded: 'whole: tool excluded from clears',
-  'as-is': 'whole: a marker, a read-back or saved by the agent',
-  'no-gain': 'whole: a marker would not be shorter',
-  'under-trigger': 'whole: request under the clear trigger',
-  'earlier-clear': "whole: an earlier projection's clear in force",
-  'too-little': 'whole: too little clearable',
-  'no-payback': 'whole: no clear pays back in the calls expected',
-  unaffordable: "whole: the session's bank cannot pay for a clear",
-  recent: 'whole: kept by clear.keep',
-  enough: 'whole: the clear had freed enough',
-};
 
 /** The buckets of one session, added to `into` (keyed by name); `agent` names its family. */
 export function measureSession(t: Transcript, agent: string, into: Map<string, Bucket>): void {
@@ -89,7 +73,7 @@ export function measureSession(t: Transcript, agent: string, into: Map<string, B
             d.inputOnly ? text.length : d.projectedChars,
             oracle,
           );
-        else add(HOLD_NAMES[held?.[i] ?? 'under-trigger'], key, text.length, oracle);
+        else add(`whole: ${CLEAR_HOLD_LABELS[held?.[i] ?? 'under-trigger']}`, key, text.length, oracle);
       });
     },
   });

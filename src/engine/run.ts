@@ -72,6 +72,8 @@ export interface ProjectionDetail {
    * call; undefined where a stage reduced it. Absent when the clear stage is off.
    */
   held?: (ClearHold | undefined)[];
+  /** per tool result, its tokens as this call sends it (its text, or its marker); present with `held` */
+  resultTokens?: number[];
 }
 
 /** What a run needs from its engine. */
@@ -286,7 +288,9 @@ export class Run implements Ledger {
       originalItemTokens: [...this.results.originalItemTokens()],
       projectedItemTokens: this.results.projectedItemTokens(this),
       keptWhole: this.keptWhole(),
-      ...(this.held ? { held: this.held() } : {}),
+      ...(this.held
+        ? { held: this.held(), resultTokens: this.results.list.map((_, i) => this.results.resultTokens(i, this.decisions[i])) }
+        : {}),
     };
   }
 

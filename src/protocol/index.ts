@@ -230,6 +230,18 @@ const TruncatedByAgentInfo = z.object({
   file: z.string(),
 });
 
+/**
+ * The results a turn's request sent whole, grouped by why the clear stage left them so at that call
+ * (`reason`, src/engine/types.ts `ClearHold`; `label`, its words from src/replay/held.ts), with the
+ * tokens they sent: what is left to clear, and what stopped it.
+ */
+const HeldInfo = z.object({
+  reason: z.string(),
+  label: z.string(),
+  results: z.number().int().positive(),
+  tokens: z.number().nonnegative(),
+});
+
 export const TurnDetail = z.object({
   index: z.number().int().nonnegative(),
   results: z.array(ResultInfo),
@@ -246,6 +258,8 @@ export const TurnDetail = z.object({
   inputs: z.array(InputInfo).optional(),
   /** read-backs the missed identifiers would have cost the agent: one per stored output, one per identifier no output holds */
   readBacks: z.number().int().nonnegative().optional(),
+  /** every result the request sent whole, earlier turns' included, by the clear stage's reason (replays; absent when not known) */
+  held: z.array(HeldInfo).optional(),
 });
 export type TurnDetail = z.infer<typeof TurnDetail>;
 

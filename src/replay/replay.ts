@@ -55,6 +55,7 @@ import { withAgentPrelude, type PreludeUse } from './prelude';
 import { familyOf } from './prices';
 import { compactionReports, type CompactionReport } from './compactions';
 import type { CostByModel, Limits } from './limits';
+import { heldGroups, type HeldGroup } from './held';
 
 export interface ReplayCall {
   index: number;
@@ -102,6 +103,8 @@ export interface ReplayCall {
   keptWholeList?: KeptWhole[];
   /** results new in this call that the agent had truncated itself (with `detail: true`; src/engine/agent-truncation.ts) */
   truncatedList?: TruncatedByAgent[];
+  /** the results this call sends whole, grouped by why the clear stage left them so (with `detail: true` and the clear stage on; held.ts) */
+  heldList?: HeldGroup[];
 }
 
 export interface ReplayTotals {
@@ -424,7 +427,13 @@ export class ReplayMeter {
 
   add(
     c: MeterCall,
-    detail?: { reductions: Reduction[]; inputs: InputReduction[]; keptWhole?: KeptWhole[]; truncated?: TruncatedByAgent[] },
+    detail?: {
+      reductions: Reduction[];
+      inputs: InputReduction[];
+      keptWhole?: KeptWhole[];
+      truncated?: TruncatedByAgent[];
+      held?: HeldGroup[];
+    },
   ): ReplayCall {
     const cached = sharedPrefix(this.prevProjected, c.projectedShape);
     const rawCached = sharedPrefix(this.prevOriginal, c.originalShape);
@@ -546,6 +555,7 @@ export class ReplayMeter {
       ...(detail ? { reductionList: detail.reductions, inputList: detail.inputs } : {}),
       ...(detail?.keptWhole?.length ? { keptWholeList: detail.keptWhole } : {}),
       ...(detail?.truncated?.length ? { truncatedList: detail.truncated } : {}),
+      ...(detail?.held ? { heldList: detail.held } : {}),
     };
     this.calls.push(call);
     return call;
@@ -791,6 +801,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
             inputs: p.inputs,
             keptWhole: d.keptWhole,
             ...(p.stats.truncatedByAgent ? { truncated: p.stats.truncatedByAgent } : {}),
+            ...(d.held && d.resultTokens ? { held: heldGroups(d.held, d.resultTokens) } : {}),
           }
         : undefined,
     );

@@ -463,6 +463,16 @@ describe('the inspector bundle in Chromium', () => {
     await page.locator('.details h2').waitFor();
     expect(await page.locator('[data-testid="story"]').textContent()).toMatch(/outputs? became previews? with a handle, .* cleared/);
     expect(await page.locator('.result[data-kind="own"] .stage-offload').count()).toBeGreaterThan(0);
+    // what the request still sent whole, and why the clear stage left it: one folded line that opens to every reason
+    const held = page.locator('[data-testid="held-summary"]');
+    expect(await held.locator('summary').textContent()).toMatch(
+      /^Sent whole in this request: \d+ results?, [\d.]+k? tokens?\. Why the clear stage left (it|them): [a-z]/,
+    );
+    expect(await held.locator('[data-testid="held-reason"]').first().isVisible()).toBe(false);
+    await held.locator('summary').click();
+    await held.locator('[data-testid="held-reason"]').first().waitFor();
+    expect(await held.locator('[data-testid="held-reason"]').count()).toBeGreaterThan(0);
+    await held.locator('summary').click();
     await page.locator('.result[data-kind="own"] .result-head').first().click();
     await page.locator('.pager-projected .pager-text').waitFor();
     // the result opened scrolled the header away (the turn being read gets the room): the README's picture shows it all

@@ -5,6 +5,7 @@ import * as React from 'react';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { SessionInfo, TextPage, ToolCap, TurnDetail, TurnSummary } from '../../src/protocol';
 import { causeLabel } from '../../src/replay/misses';
+import { CLEAR_HOLD_LABELS } from '../../src/replay/held';
 import { VirtualList } from '../../webview/components/VirtualList';
 import { Chart, measure } from '../../webview/components/Chart';
 import { firstInteresting, marksOf } from '../../webview/marks';
@@ -295,6 +296,51 @@ describe('TurnDetails', () => {
     ]);
     fireEvent.click(screen.getByText(HANDLE2, { selector: 'button' }));
     expect(onOpen).toHaveBeenCalledWith(HANDLE2, 'gammaFunction');
+  });
+
+  it('says what the request sent whole and why the clear stage left it, the reason behind the most tokens first', () => {
+    // the host sends each reason with its words (src/extension/inspector/session.ts, from src/replay/held.ts)
+    const held = [
+      { reason: 'unaffordable', label: CLEAR_HOLD_LABELS.unaffordable, results: 4, tokens: 25_000 },
+      { reason: 'in-use', label: CLEAR_HOLD_LABELS['in-use'], results: 12, tokens: 20_400 },
+      { reason: 'no-gain', label: CLEAR_HOLD_LABELS['no-gain'], results: 1, tokens: 9 },
+    ];
+    const { rerender } = render(
+      <TurnDetails
+        detail={{ ...detail, held }}
+        loadText={loadText}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
+    const summary = screen.getByTestId('held-summary');
+    expect(summary.querySelector('summary')!.textContent).toBe(
+      "Sent whole in this request: 17 results, 45k tokens. Why the clear stage left them: the session's bank cannot pay for a clear (25k tokens) and 2 other reasons",
+    );
+    expect(screen.getAllByTestId('held-reason').map((li) => [li.getAttribute('data-reason'), li.textContent])).toEqual([
+      ['unaffordable', "the session's bank cannot pay for a clear: 4 results, 25k tokens"],
+      ['in-use', 'in use (referred to in the last calls): 12 results, 20k tokens'],
+      ['no-gain', 'a marker would not be shorter: 1 result, 9 tokens'],
+    ]);
+    // one reason, one result: no count of other reasons
+    rerender(
+      <TurnDetails
+        detail={{ ...detail, held: [held[2]!] }}
+        loadText={loadText}
+        onOpen={() => undefined}
+        onCompare={() => undefined}
+        onCopy={() => undefined}
+      />,
+    );
+    expect(screen.getByTestId('held-summary').querySelector('summary')!.textContent).toBe(
+      'Sent whole in this request: 1 result, 9 tokens. Why the clear stage left it: a marker would not be shorter',
+    );
+    // a turn whose source does not know (a live session) shows nothing
+    rerender(
+      <TurnDetails detail={detail} loadText={loadText} onOpen={() => undefined} onCompare={() => undefined} onCopy={() => undefined} />,
+    );
+    expect(screen.queryByTestId('held-summary')).toBeNull();
   });
 
   it('names the output that held a miss by its file or command, the handle in its tooltip, and shows what the agent wrote around it', () => {

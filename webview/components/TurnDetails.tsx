@@ -341,6 +341,38 @@ const AGENT_NAMES: Record<string, string> = {
   cline: 'Cline',
   continue: 'Continue',
 };
+/**
+ * Every result the request sent whole (this turn's and earlier turns'), grouped by why the clear stage
+ * left it so at this call: what is left to clear, and what stopped it. Folded to one line: the total
+ * and the reason behind most of its tokens.
+ */
+function HeldSummary(props: { held: NonNullable<TurnDetail['held']> }) {
+  const results = props.held.reduce((a, g) => a + g.results, 0);
+  const sent = props.held.reduce((a, g) => a + g.tokens, 0);
+  const top = props.held[0]!;
+  return (
+    <details className="held" data-testid="held-summary">
+      <summary>
+        Sent whole in this request: {count(results)} result{results === 1 ? '' : 's'}, {tokens(sent)}. Why the clear stage left{' '}
+        {results === 1 ? 'it' : 'them'}: {top.label}
+        {props.held.length > 1 && (
+          <>
+            {' '}
+            ({tokens(top.tokens)}) and {props.held.length - 1} other reason{props.held.length === 2 ? '' : 's'}
+          </>
+        )}
+      </summary>
+      <ul>
+        {props.held.map((g) => (
+          <li key={g.reason} data-testid="held-reason" data-reason={g.reason}>
+            {g.label}: {count(g.results)} result{g.results === 1 ? '' : 's'}, {tokens(g.tokens)}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 function savedByWhom(saved: ReadonlyArray<{ agent: string }>): string {
   const names = [...new Set(saved.map((s) => AGENT_NAMES[s.agent] ?? s.agent))];
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
@@ -435,6 +467,7 @@ export function TurnDetails(props: TurnDetailsProps) {
         )}
         {savedHere > 0 && <> · this turn's decisions save {compact(savedHere)} tokens</>}
       </p>
+      {(detail.held?.length ?? 0) > 0 && <HeldSummary held={detail.held!} />}
       {detail.missed.length > 0 && (
         <div className="missed" role="note">
           <b>

@@ -19,6 +19,23 @@ import { recordedInputs } from '../../proxy/recording';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
 import type { KeptMarker, KeptWholeRecord, MissedRecord, OwnResultRecord, TurnRecord } from './session';
+import { CLEAR_HOLD_LABELS, type HeldGroup } from '../../replay/held';
+
+/** A kept group of results sent whole, as `heldGroups` made it (a damaged one is dropped, not the turn). */
+function isHeldGroup(g: unknown): g is HeldGroup {
+  const x = g as Partial<HeldGroup> | null;
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof x.reason === 'string' &&
+    Object.hasOwn(CLEAR_HOLD_LABELS, x.reason) &&
+    Number.isInteger(x.results) &&
+    x.results! > 0 &&
+    typeof x.tokens === 'number' &&
+    Number.isFinite(x.tokens) &&
+    x.tokens >= 0
+  );
+}
 
 /** Where the archive of a store lives: next to the store folder, like the proxy's `sessions/`. */
 export function defaultArchiveDir(storeDir: string): string {
@@ -55,6 +72,8 @@ export interface ArchivedTurn {
   keptWhole?: KeptWholeRecord[];
   /** the turn's new results the agent had truncated itself (absent in files kept before they were) */
   truncatedByAgent?: TruncatedByAgent[];
+  /** every result the turn's request sent whole, by the clear stage's reason (absent in files kept before they were) */
+  held?: HeldGroup[];
 }
 
 export interface ArchivedSession {
@@ -154,16 +173,18 @@ export class SessionArchive {
           const t = JSON.parse(line) as ArchivedTurn;
           if (t && typeof t.summary === 'object' && Array.isArray(t.reductions)) {
             // a damaged inputs list is dropped, not the turn
-            const { inputs: rawInputs, markers: rawMarkers, ...rest } = t;
+            const { inputs: rawInputs, markers: rawMarkers, held: rawHeld, ...rest } = t;
             const inputs = recordedInputs(rawInputs);
             const markers = Array.isArray(rawMarkers)
               ? rawMarkers.filter((m) => typeof m?.text === 'string' && typeof m.callId === 'string' && typeof m.handle === 'string')
               : [];
+            const held = Array.isArray(rawHeld) ? rawHeld.filter(isHeldGroup) : [];
             turns.push({
               ...rest,
               summary: { ...t.summary, index: turns.length },
               ...(inputs ? { inputs } : {}),
               ...(markers.length ? { markers } : {}),
+              ...(held.length ? { held } : {}),
             });
           }
         } catch {

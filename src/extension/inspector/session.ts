@@ -22,6 +22,7 @@ import {
 import type { RecordedAt, RecordedReduction } from '../pure/records';
 import { inputDocument, markerTextsFor } from '../pure/documents';
 import { sourceLabel, withCallsNamed, type CallSource } from '../../engine/names';
+import { CLEAR_HOLD_LABELS, type HeldGroup } from '../../replay/held';
 import type { OutputStore } from '../../store/entry';
 import type {
   Cost,
@@ -93,6 +94,8 @@ export interface TurnRecord {
    * kept whole while in use); absent when the source does not know, empty when there were none
    */
   keptWhole?: readonly KeptWholeRecord[];
+  /** every result the turn's request sent whole, grouped by the clear stage's reason (replays; absent when not known) */
+  held?: readonly HeldGroup[];
 }
 
 /** A result over its cap that the engine sent whole, and the engine's reason (src/engine/stages/offload.ts whyWhole). */
@@ -588,6 +591,7 @@ export abstract class RecordSession implements InspectorSession {
         };
       }),
       ...(r.readBacks !== undefined ? { readBacks: r.readBacks } : {}),
+      ...(r.held?.length ? { held: r.held.map((g) => ({ ...g, label: CLEAR_HOLD_LABELS[g.reason] })) } : {}),
       ...(saved.length ? { savedByAgent: saved } : {}),
       ...(truncated.length ? { truncatedByAgent: truncated } : {}),
       ...(r.inputs?.length ? { inputs: r.inputs.map((x) => ({ ...inputInfo(x), ...extra(x, 'input') })) } : {}),
