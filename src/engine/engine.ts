@@ -32,6 +32,7 @@ import { tokenCounter, type TokenCounter } from './tokens';
 import {
   SpillwayError,
   type CustomReducer,
+  type HeldGroup,
   type Hindsight,
   type InputFilter,
   type InputReduction,
@@ -75,6 +76,8 @@ export interface ProjectOptions {
   session?: string;
   /** also return per-item token counts (for cache and cost accounting) */
   detail?: boolean;
+  /** also return `held`: the results sent whole, grouped by why the clear stage left them so */
+  held?: boolean;
   /**
    * The user messages that are observations (a command's output), as a transcript reader marked
    * them; they replace the `observations: auto` recognition for this call. Ignored when the
@@ -110,6 +113,11 @@ export interface Projection<T = string | object> {
   inputs: InputReduction[];
   stats: ProjectionStats;
   detail?: ProjectionDetail;
+  /**
+   * with the `held` option: every result this call sends whole, grouped by why the clear stage left it
+   * so (`ClearHold`), with the tokens each group sends, the most first; absent when the clear stage is off
+   */
+  held?: HeldGroup[];
 }
 
 export interface Engine {
@@ -220,6 +228,10 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     const projected = (isText ? out : out === text ? request : JSON.parse(out)) as T;
     const result: Projection<T> = { request: projected, format: req.format, reductions, inputs, stats };
     if (opts.detail) result.detail = run.detail();
+    if (opts.held) {
+      const held = run.heldGroups();
+      if (held) result.held = held;
+    }
     return result;
   }
 

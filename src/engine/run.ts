@@ -52,6 +52,7 @@ import {
   type InputFilter,
   type InputReduction,
   type ClearHold,
+  type HeldGroup,
   type KeptWhole,
   type ProjectionStats,
   type Reduction,
@@ -72,8 +73,6 @@ export interface ProjectionDetail {
    * call; undefined where a stage reduced it. Absent when the clear stage is off.
    */
   held?: (ClearHold | undefined)[];
-  /** per tool result, its tokens as this call sends it (its text, or its marker); present with `held` */
-  resultTokens?: number[];
 }
 
 /** What a run needs from its engine. */
@@ -288,10 +287,26 @@ export class Run implements Ledger {
       originalItemTokens: [...this.results.originalItemTokens()],
       projectedItemTokens: this.results.projectedItemTokens(this),
       keptWhole: this.keptWhole(),
-      ...(this.held
-        ? { held: this.held(), resultTokens: this.results.list.map((_, i) => this.results.resultTokens(i, this.decisions[i])) }
-        : {}),
+      ...(this.held ? { held: this.held() } : {}),
     };
+  }
+
+  /**
+   * The results this call sends whole, grouped by why the clear stage left them so, with the tokens
+   * each group sends, the group sending the most first (ties by reason, so the order is stable).
+   * Undefined when the clear stage did not run.
+   */
+  heldGroups(): HeldGroup[] | undefined {
+    if (!this.held) return undefined;
+    const groups = new Map<ClearHold, HeldGroup>();
+    this.held().forEach((reason, i) => {
+      if (!reason) return;
+      let g = groups.get(reason);
+      if (!g) groups.set(reason, (g = { reason, results: 0, tokens: 0 }));
+      g.results++;
+      g.tokens += this.results.partsTokens(i);
+    });
+    return [...groups.values()].sort((a, b) => b.tokens - a.tokens || a.reason.localeCompare(b.reason));
   }
 
   /**

@@ -130,6 +130,13 @@ export type ClearHold =
   | 'recent'
   | 'enough';
 
+/** The results a call sent whole for one reason (Projection.held), and the tokens they sent. */
+export interface HeldGroup {
+  reason: ClearHold;
+  results: number;
+  tokens: number;
+}
+
 /**
  * A tool result over its tool's cap that the projection sent whole, and why (a read the agent asked
  * for, kept whole while in use: `offload.keepReads`; its cap raised by back-off; ...). Results under

@@ -19,7 +19,7 @@ import {
 } from '../engine';
 import { decodeString, parseLazy, type JValue } from '../engine/json';
 import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
-import type { InputReduction, KeptWhole, Reduction, TruncatedByAgent, WireFormat } from '../engine/types';
+import type { HeldGroup, InputReduction, KeptWhole, Reduction, TruncatedByAgent, WireFormat } from '../engine/types';
 import { MemoryStore } from '../store';
 import type { OutputStore } from '../store/entry';
 import { itemsKey, requestForCall, type Transcript } from './readers';
@@ -55,7 +55,6 @@ import { withAgentPrelude, type PreludeUse } from './prelude';
 import { familyOf } from './prices';
 import { compactionReports, type CompactionReport } from './compactions';
 import type { CostByModel, Limits } from './limits';
-import { heldGroups, type HeldGroup } from './held';
 
 export interface ReplayCall {
   index: number;
@@ -735,6 +734,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
     const p = engine.project(text, t.wire, {
       session: REPLAY_SESSION,
       detail: true,
+      ...(opts.detail ? { held: true } : {}),
       ...(t.observations ? { observations: t.observations } : {}),
       ...(opts.provider !== undefined ? { provider: opts.provider } : {}),
       // when the agent sent it, as the log says: a call after a pause finds the provider's cache cold
@@ -801,7 +801,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
             inputs: p.inputs,
             keptWhole: d.keptWhole,
             ...(p.stats.truncatedByAgent ? { truncated: p.stats.truncatedByAgent } : {}),
-            ...(d.held && d.resultTokens ? { held: heldGroups(d.held, d.resultTokens) } : {}),
+            ...(p.held ? { held: p.held } : {}),
           }
         : undefined,
     );

@@ -1,15 +1,15 @@
 /**
- * Why a request still carries results whole: the clear stage's reason per result
- * (ProjectionDetail.held), grouped by the replay (src/replay/held.ts `heldGroups`) and shown per turn
- * in the inspector (TurnDetail.held). Every result a request holds is either reduced or in exactly
- * one group, and the groups' tokens are what those results send.
+ * Why a request still carries results whole: the clear stage's reason per result, grouped by the
+ * engine when asked (`Projection.held`), kept per call by the replay (`heldList`) and shown per turn
+ * in the inspector (TurnDetail.held, in the words of src/replay/held.ts). Every result a request
+ * holds is either reduced or in exactly one group, and the groups' tokens are what those results send.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { parseConfig, readRequest } from '../../src/engine/index';
-import { CLEAR_HOLD_LABELS, heldGroups } from '../../src/replay/held';
+import { createEngine, parseConfig, readRequest } from '../../src/engine/index';
+import { CLEAR_HOLD_LABELS } from '../../src/replay/held';
 import { requestForCall, type Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { MemoryStore } from '../../src/store/memory';
@@ -24,17 +24,7 @@ const SESSION = join(__dirname, '../fixtures/sessions/dev/claude-code/M-Thisness
 
 const resultsIn = (t: Transcript, k: number) => readRequest(JSON.stringify(requestForCall(t, k)), t.wire).results.length;
 
-describe('heldGroups', () => {
-  it('groups the reasons with their results and tokens, the most tokens first, and leaves reduced results out', () => {
-    const groups = heldGroups(['in-use', undefined, 'unaffordable', 'in-use', 'no-gain', undefined], [100, 5_000, 3_000, 2_500, 4, 7_000]);
-    expect(groups).toEqual([
-      { reason: 'unaffordable', results: 1, tokens: 3_000 },
-      { reason: 'in-use', results: 2, tokens: 2_600 },
-      { reason: 'no-gain', results: 1, tokens: 4 },
-    ]);
-    expect(heldGroups([undefined, undefined], [1, 2])).toEqual([]);
-  });
-
+describe('the words', () => {
   it('has words for every reason', () => {
     for (const label of Object.values(CLEAR_HOLD_LABELS)) expect(label.length).toBeGreaterThan(5);
   });
@@ -59,6 +49,11 @@ describe('the replay with detail', () => {
         at,
       ).toBe(resultsIn(t, k));
       for (const g of held) expect(g.tokens / g.results, at).toBeGreaterThan(1_200);
+      // the group that sends the most first
+      expect(
+        held.map((g) => g.tokens),
+        at,
+      ).toEqual(held.map((g) => g.tokens).sort((a, b) => b - a));
       expect(
         held.reduce((a, g) => a + g.tokens, 0),
         at,
@@ -86,9 +81,18 @@ describe('the replay with detail', () => {
     expect(c.heldList!.find((g) => g.reason === 'recent')!.results).toBe(3);
   });
 
-  it('is not worked out without detail', () => {
+  it('is not worked out without detail, nor by an engine not asked, nor without the clear stage', () => {
     const r = replay(t, { config: parseConfig({}).config, store: new MemoryStore() });
     expect(r.calls.every((c) => c.heldList === undefined)).toBe(true);
+    const body = JSON.stringify(requestForCall(t, 40));
+    const engine = (over: object) => createEngine(parseConfig(over).config, { store: new MemoryStore() });
+    expect(engine({}).project(body, 'openai-chat').held).toBeUndefined();
+    expect(
+      engine({})
+        .project(body, 'openai-chat', { held: true })
+        .held!.reduce((a, g) => a + g.results, 0),
+    ).toBe(resultsIn(t, 40));
+    expect(engine({ clear: { enabled: false } }).project(body, 'openai-chat', { held: true }).held).toBeUndefined();
   });
 });
 

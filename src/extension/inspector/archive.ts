@@ -14,12 +14,12 @@
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { InputReduction, Reduction, TruncatedByAgent } from '../../engine';
+import type { HeldGroup, InputReduction, Reduction, TruncatedByAgent } from '../../engine';
 import { recordedInputs } from '../../proxy/recording';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
 import type { KeptMarker, KeptWholeRecord, MissedRecord, OwnResultRecord, TurnRecord } from './session';
-import { CLEAR_HOLD_LABELS, type HeldGroup } from '../../replay/held';
+import { CLEAR_HOLD_LABELS } from '../../replay/held';
 
 /** A kept group of results sent whole, as `heldGroups` made it (a damaged one is dropped, not the turn). */
 function isHeldGroup(g: unknown): g is HeldGroup {

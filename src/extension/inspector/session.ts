@@ -12,6 +12,7 @@ import {
   isReference,
   readRequest,
   resultText,
+  type HeldGroup,
   type InputReduction,
   type Reduction,
   type SavedByAgent,
@@ -22,7 +23,7 @@ import {
 import type { RecordedAt, RecordedReduction } from '../pure/records';
 import { inputDocument, markerTextsFor } from '../pure/documents';
 import { sourceLabel, withCallsNamed, type CallSource } from '../../engine/names';
-import { CLEAR_HOLD_LABELS, type HeldGroup } from '../../replay/held';
+import { CLEAR_HOLD_LABELS } from '../../replay/held';
 import type { OutputStore } from '../../store/entry';
 import type {
   Cost,
