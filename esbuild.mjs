@@ -68,6 +68,9 @@ if (existsSync('bench/hostblock.ts')) {
 if (existsSync('bench/kinds-main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/kinds-main.ts'], outfile: 'dist/bench-kinds.js' });
 }
+if (existsSync('bench/held-main.ts')) {
+  builds.push({ ...node, entryPoints: ['bench/held-main.ts'], outfile: 'dist/bench-held.js' });
+}
 if (existsSync('bench/whole-main.ts')) {
   builds.push({ ...node, entryPoints: ['bench/whole-main.ts'], outfile: 'dist/bench-whole.js' });
 }

@@ -116,19 +116,21 @@ export interface Reduction {
  * - `recent`: a clear was made at this call, and this result is among the last `clear.keep`
  * - `enough`: a clear was made at this call and had freed enough before it reached this result
  */
-export type ClearHold =
-  | 'in-use'
-  | 'gathered'
-  | 'excluded'
-  | 'as-is'
-  | 'no-gain'
-  | 'under-trigger'
-  | 'earlier-clear'
-  | 'too-little'
-  | 'no-payback'
-  | 'unaffordable'
-  | 'recent'
-  | 'enough';
+export const CLEAR_HOLDS = [
+  'in-use',
+  'gathered',
+  'excluded',
+  'as-is',
+  'no-gain',
+  'under-trigger',
+  'earlier-clear',
+  'too-little',
+  'no-payback',
+  'unaffordable',
+  'recent',
+  'enough',
+] as const;
+export type ClearHold = (typeof CLEAR_HOLDS)[number];
 
 /** The results a call sent whole for one reason (Projection.held), and the tokens they sent. */
 export interface HeldGroup {

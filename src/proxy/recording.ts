@@ -27,9 +27,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import {
+  CLEAR_HOLDS,
   handleFromDigest,
   isHandle,
   SpillwayError,
+  type HeldGroup,
   type InputReduction,
   type ProjectionStats,
   type Reduction,
@@ -100,6 +102,11 @@ export interface Turn {
   observed?: true;
   /** read-back rounds the proxy answered itself within this call (`--answer-reads`), each one more paid model call */
   readRounds?: number;
+  /**
+   * the results the request sent whole, grouped by why the clear stage left them so (Projection.held);
+   * absent when the clear stage did not run, the call failed open, or it was recorded before they were
+   */
+  held?: HeldGroup[];
 }
 
 /** Bytes of an error response kept to read its message from: providers' error bodies are a few hundred bytes. */
@@ -259,6 +266,8 @@ const RecordedInput = z.object({
   fresh: z.boolean(),
 });
 const RecordedInputs = z.array(RecordedInput);
+/** One group of results sent whole for one reason, as `Turn.held` holds it. */
+const RecordedHeld = z.object({ reason: z.enum(CLEAR_HOLDS), results: z.number().int().positive(), tokens: count });
 
 /**
  * A recorded list of input replacements (a proxy turn's `inputs`, an inspector archive's), or
@@ -268,6 +277,19 @@ export function recordedInputs(v: unknown): InputReduction[] | undefined {
   if (v === undefined) return undefined;
   const r = RecordedInputs.safeParse(v);
   return r.success ? r.data : undefined;
+}
+
+/**
+ * A recorded list of groups of results sent whole (a proxy turn's `held`, an inspector archive's):
+ * the valid groups, a damaged one dropped alone; undefined when it is absent or holds none.
+ */
+export function recordedHeld(v: unknown): HeldGroup[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const groups = v.flatMap((g) => {
+    const r = RecordedHeld.safeParse(g);
+    return r.success ? [r.data] : [];
+  });
+  return groups.length ? groups : undefined;
 }
 
 function isTurn(v: unknown): v is Turn {
@@ -288,13 +310,12 @@ export function readSession(file: string): Turn[] {
     try {
       const v: unknown = JSON.parse(line);
       if (!isTurn(v)) continue;
-      // inputs came later than the other fields: older lines have none, and a damaged list is dropped
+      // inputs and held came later than the other fields: older lines have none, and damage is dropped
       const inputs = recordedInputs(v.inputs);
-      if (inputs) turns.push({ ...v, inputs });
-      else {
-        delete v.inputs;
-        turns.push(v);
-      }
+      const held = recordedHeld(v.held);
+      delete v.inputs;
+      delete v.held;
+      turns.push({ ...v, ...(inputs ? { inputs } : {}), ...(held ? { held } : {}) });
     } catch {
       /* truncated or damaged line */
     }

@@ -28,6 +28,7 @@ import {
   SpillwayError,
   whenStored,
   type Engine,
+  type HeldGroup,
   type InputReduction,
   type ProjectionStats,
   type Reduction,
@@ -192,6 +193,8 @@ interface Prepared {
   reductions: Reduction[];
   /** tool call inputs the projection replaced by a marker */
   inputs?: InputReduction[];
+  /** the results sent whole, grouped by why the clear stage left them so */
+  held?: HeldGroup[];
   /** the read tool was added before projecting (answer-reads): the proxy answers the model's read-backs */
   readTool?: boolean;
 }
@@ -343,7 +346,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     const prepared = await prepare(body, req, route.format, namedSession);
     // the Gemini API names the model in the path, not the body
     prepared.model ??= route.model;
-    const { failOpen, originalBytes, model, projected, stats, reductions, inputs, observed, readTool } = prepared;
+    const { failOpen, originalBytes, model, projected, stats, reductions, inputs, held, observed, readTool } = prepared;
     const session = prepared.session ?? UNREADABLE_SESSION;
     const turn = route.record ? nextTurn(session) : 0;
     if (failOpen)
@@ -387,6 +390,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         ...(stats ? { originalTokens: stats.originalTokens, projectedTokens: stats.projectedTokens } : {}),
         reductions,
         ...(inputs?.length ? { inputs } : {}),
+        ...(held?.length ? { held } : {}),
         ...(stats ? { stats } : {}),
         ...result(outcome, started),
         ...(failOpen ? { failOpen } : {}),
@@ -418,7 +422,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       // answer-reads: the tool goes in before the engine runs, so the projection (and the markers) know the way back
       const withTool = answering && !observing ? addReadTool(decoded.text, format) : undefined;
       // the time it is sent: a call after a pause finds the provider's cache cold (the guarantee charges it so)
-      const projection = current.project(withTool ?? decoded.text, format, { session, at: Date.now() });
+      // `held`: why the clear stage left each result whole, for the inspector (no cost beyond the noise: npm run bench:held)
+      const projection = current.project(withTool ?? decoded.text, format, { session, at: Date.now(), held: true });
       // durable before sent: nothing goes upstream until the outputs its markers point at are on disk
       const stored = await whenStored(current.store, projection).then(
         () => undefined,
@@ -440,6 +445,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         stats: projection.stats,
         reductions: projection.reductions,
         ...(projection.inputs.length ? { inputs: projection.inputs } : {}),
+        ...(projection.held?.length ? { held: projection.held } : {}),
         ...(projection.stats.unchanged && withTool === undefined ? {} : { projected: Buffer.from(projection.request, 'utf8') }),
         ...(observing ? { observed: true as const } : {}),
       };

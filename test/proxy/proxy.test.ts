@@ -782,6 +782,53 @@ describe('file inputs in a recorded turn', () => {
   });
 });
 
+describe('why results went whole, in a recorded turn', () => {
+  it("records per turn the results sent whole grouped by the clear stage's reason, and reads them back, a damaged group dropped alone", async () => {
+    const dir = join(root, 'held');
+    const seen: Turn[] = [];
+    const p = await startProxy({ port: 0, storeDir: join(dir, 'store'), anthropicUpstream: upstream.url, log: () => undefined });
+    p.on('turn', (t) => seen.push(t));
+    try {
+      // two short outputs, under every cap: both sent whole; the test run is in use (the agent just
+      // received it), the listing is gathered material the agent has not yet written from
+      const output = (tag: string) => Array.from({ length: 30 }, (_, i) => `${tag} line ${i}: ok`).join('\n');
+      const request = anthropicRequest(output('first'), {
+        messages: [
+          ...(anthropicRequest(output('first')).messages as unknown[]),
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_ls', name: 'Bash', input: { command: 'ls' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_ls', content: output('second') }] },
+        ],
+      });
+      const client = new Anthropic({ apiKey: ANTHROPIC_KEY, baseURL: p.url, maxRetries: 0, timeout: 20_000 });
+      await client.messages.create(request as any);
+      await until(() => seen.length > 0, 5000, 'the recorded turn');
+      const [recorded] = seen;
+      expect(recorded!.reductions).toEqual([]);
+      const held = recorded!.held!;
+      expect(held.map((g) => [g.reason, g.results]).sort()).toEqual([
+        ['gathered', 1],
+        ['in-use', 1],
+      ]);
+      // about 30 lines of a few tokens each, per output
+      for (const g of held) expect(g.tokens).toBeGreaterThan(100);
+      expect(held.reduce((a, g) => a + g.tokens, 0)).toBeLessThan(recorded!.projectedTokens!);
+      const file = listSessions(join(dir, 'sessions')).find((s) => s.session === recorded!.session)!;
+      expect(readSession(file.file)[0]!.held).toEqual(recorded!.held);
+      // a recording damaged by hand: the unknown reason and the broken count go, the rest of the turn stays
+      const line = {
+        ...JSON.parse(fs.readFileSync(file.file, 'utf8').split('\n')[0]!),
+        held: [...recorded!.held!, { reason: 'lost', results: 1, tokens: 3 }, { reason: 'in-use', results: -1, tokens: 3 }],
+      };
+      fs.writeFileSync(file.file, JSON.stringify(line) + '\n');
+      const reread = readSession(file.file)[0]!;
+      expect(reread.held).toEqual(recorded!.held);
+      expect(reread.turn).toBe(recorded!.turn);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
 describe('load', () => {
   it('answers 200 concurrent requests with ~1 MB bodies, each with its own answer', async () => {
     // The engine's real tokenizer costs ~30-100 ms per MB of fresh tool output; this test is about

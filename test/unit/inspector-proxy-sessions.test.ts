@@ -26,6 +26,17 @@ describe('a failed proxied call', () => {
   });
 });
 
+describe('why a proxied turn sent results whole', () => {
+  it('carries the recorded groups into the turn, and none for a turn recorded before they were', () => {
+    const held = [
+      { reason: 'unaffordable' as const, results: 4, tokens: 9_000 },
+      { reason: 'in-use' as const, results: 2, tokens: 1_200 },
+    ];
+    expect(proxyRecord(turn({ held }), 0).held).toEqual(held);
+    expect(proxyRecord(turn(), 0).held).toBeUndefined();
+  });
+});
+
 describe("an upstream's error message", () => {
   it("reads Anthropic's and OpenAI's JSON error shapes", () => {
     expect(upstreamErrorMessage(Buffer.from('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'))).toBe(

@@ -15,27 +15,10 @@ import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { HeldGroup, InputReduction, Reduction, TruncatedByAgent } from '../../engine';
-import { recordedInputs } from '../../proxy/recording';
+import { recordedHeld, recordedInputs } from '../../proxy/recording';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
 import type { KeptMarker, KeptWholeRecord, MissedRecord, OwnResultRecord, TurnRecord } from './session';
-import { CLEAR_HOLD_LABELS } from '../../replay/held';
-
-/** A kept group of results sent whole, as `heldGroups` made it (a damaged one is dropped, not the turn). */
-function isHeldGroup(g: unknown): g is HeldGroup {
-  const x = g as Partial<HeldGroup> | null;
-  return (
-    typeof x === 'object' &&
-    x !== null &&
-    typeof x.reason === 'string' &&
-    Object.hasOwn(CLEAR_HOLD_LABELS, x.reason) &&
-    Number.isInteger(x.results) &&
-    x.results! > 0 &&
-    typeof x.tokens === 'number' &&
-    Number.isFinite(x.tokens) &&
-    x.tokens >= 0
-  );
-}
 
 /** Where the archive of a store lives: next to the store folder, like the proxy's `sessions/`. */
 export function defaultArchiveDir(storeDir: string): string {
@@ -178,13 +161,13 @@ export class SessionArchive {
             const markers = Array.isArray(rawMarkers)
               ? rawMarkers.filter((m) => typeof m?.text === 'string' && typeof m.callId === 'string' && typeof m.handle === 'string')
               : [];
-            const held = Array.isArray(rawHeld) ? rawHeld.filter(isHeldGroup) : [];
+            const held = recordedHeld(rawHeld);
             turns.push({
               ...rest,
               summary: { ...t.summary, index: turns.length },
               ...(inputs ? { inputs } : {}),
               ...(markers.length ? { markers } : {}),
-              ...(held.length ? { held } : {}),
+              ...(held ? { held } : {}),
             });
           }
         } catch {

@@ -76,6 +76,7 @@ export function proxyRecord(t: Turn, index: number): TurnRecord {
     ...(t.stats?.savedByAgent ? { savedByAgent: t.stats.savedByAgent } : {}),
     ...(t.stats?.truncatedByAgent ? { truncatedByAgent: t.stats.truncatedByAgent } : {}),
     ...(t.inputs?.length ? { inputs: t.inputs } : {}),
+    ...(t.held?.length ? { held: t.held } : {}),
   };
 }
 
