@@ -15,6 +15,7 @@ import { replay } from '../../src/replay/replay';
 import { MemoryStore } from '../../src/store/memory';
 import { SessionArchive } from '../../src/extension/inspector/archive';
 import type { ReplaySession } from '../../src/extension/inspector/replaySource';
+import { ApiSession } from '../../src/extension/inspector/apiSource';
 import { TurnDetail } from '../../src/protocol';
 import { commandSession } from '../support/command-session';
 import { replayedSession } from '../support/replayed';
@@ -152,5 +153,28 @@ describe('the inspector, on a replayed Claude Code session', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a session made through the extension API', () => {
+  it('keeps per turn the groups the engine gave, in words, also once restored from the archive', () => {
+    const config = parseConfig({}).config;
+    const store = new MemoryStore();
+    const engine = createEngine(config, { store });
+    const t = commandSession(12, (k) => Array.from({ length: 40 }, (_, i) => `${k}.${i} value of run ${k}`).join('\n'));
+    const session = new ApiSession({ store: () => store, config: () => config }, 'api-held');
+    const records = t.calls.map((_, k) => {
+      const body = JSON.stringify(requestForCall(t, k));
+      return session.add(body, engine.project(body, 'openai-chat', { session: 's', held: true }));
+    });
+    const last = TurnDetail.parse(session.detail(11));
+    expect(last.held!.reduce((a, g) => a + g.results, 0)).toBe(resultsIn(t, 11));
+    expect(last.held!.every((g) => g.label === CLEAR_HOLD_LABELS[g.reason as keyof typeof CLEAR_HOLD_LABELS])).toBe(true);
+    const restored = new ApiSession({ store: () => store, config: () => config }, 'api-held', 'api', {
+      turns: records.map((r) => JSON.parse(JSON.stringify(r)) as never),
+      modified: new Date().toISOString(),
+      detail: '',
+    });
+    expect(TurnDetail.parse(restored.detail(11)).held).toEqual(last.held);
   });
 });

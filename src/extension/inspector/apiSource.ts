@@ -144,6 +144,7 @@ export class ApiSession extends RecordSession {
       ...(result.inputs.length ? { inputs: result.inputs } : {}),
       ...(result.stats.savedByAgent ? { savedByAgent: result.stats.savedByAgent } : {}),
       ...(result.stats.truncatedByAgent ? { truncatedByAgent: result.stats.truncatedByAgent } : {}),
+      ...(result.held?.length ? { held: result.held } : {}),
     };
     this.records.push(record);
     this.info = {
@@ -224,6 +225,7 @@ export class ApiSource implements SessionSource {
             ...(t.own ? { own: t.own } : {}),
             ...(t.inputs ? { inputs: t.inputs } : {}),
             ...(t.markers ? { markers: t.markers } : {}),
+            ...(t.held ? { held: t.held } : {}),
           })),
           modified: a.modified,
           detail: a.header.detail,
@@ -253,6 +255,7 @@ export class ApiSource implements SessionSource {
       ...(rec.own ? { own: [...rec.own] } : {}),
       ...(rec.inputs ? { inputs: [...rec.inputs] } : {}),
       ...(rec.markers ? { markers: [...rec.markers] } : {}),
+      ...(rec.held ? { held: [...rec.held] } : {}),
     });
     this.listeners.fire({ sessionId: id, appended: [rec.summary] });
     if (isNew) this.listeners.fire({});
