@@ -104,8 +104,9 @@ export class Run implements Ledger {
   /** outputs the decisions need stored, in the order decided; the engine writes them */
   readonly writes: StoreWrite[] = [];
   private readonly keys: string[];
-  /** the clear stage's reasons for what it left as it was (ProjectionDetail.held) */
+  /** the clear stage's reasons for what it left as it was (ProjectionDetail.held), worked out when first asked */
   private held?: () => (ClearHold | undefined)[];
+  private heldMemo?: (ClearHold | undefined)[];
 
   constructor(
     readonly req: ParsedRequest,
@@ -287,8 +288,14 @@ export class Run implements Ledger {
       originalItemTokens: [...this.results.originalItemTokens()],
       projectedItemTokens: this.results.projectedItemTokens(this),
       keptWhole: this.keptWhole(),
-      ...(this.held ? { held: this.held() } : {}),
+      ...(this.held ? { held: this.heldReasons()! } : {}),
     };
+  }
+
+  /** The clear stage's reason per result, worked out once whether `detail` or `heldGroups` asks first; undefined when it did not run. */
+  private heldReasons(): (ClearHold | undefined)[] | undefined {
+    if (!this.held) return undefined;
+    return (this.heldMemo ??= this.held());
   }
 
   /**
@@ -297,9 +304,10 @@ export class Run implements Ledger {
    * Undefined when the clear stage did not run.
    */
   heldGroups(): HeldGroup[] | undefined {
-    if (!this.held) return undefined;
+    const reasons = this.heldReasons();
+    if (!reasons) return undefined;
     const groups = new Map<ClearHold, HeldGroup>();
-    this.held().forEach((reason, i) => {
+    reasons.forEach((reason, i) => {
       if (!reason) return;
       let g = groups.get(reason);
       if (!g) groups.set(reason, (g = { reason, results: 0, tokens: 0 }));

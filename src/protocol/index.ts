@@ -258,7 +258,7 @@ export const TurnDetail = z.object({
   inputs: z.array(InputInfo).optional(),
   /** read-backs the missed identifiers would have cost the agent: one per stored output, one per identifier no output holds */
   readBacks: z.number().int().nonnegative().optional(),
-  /** every result the request sent whole, earlier turns' included, by the clear stage's reason (replays; absent when not known) */
+  /** every result the request sent whole, earlier turns' included, by the clear stage's reason (absent when the source does not know) */
   held: z.array(HeldInfo).optional(),
 });
 export type TurnDetail = z.infer<typeof TurnDetail>;

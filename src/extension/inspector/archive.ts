@@ -155,7 +155,7 @@ export class SessionArchive {
         try {
           const t = JSON.parse(line) as ArchivedTurn;
           if (t && typeof t.summary === 'object' && Array.isArray(t.reductions)) {
-            // a damaged inputs list is dropped, not the turn
+            // a damaged inputs list or held group is dropped, not the turn
             const { inputs: rawInputs, markers: rawMarkers, held: rawHeld, ...rest } = t;
             const inputs = recordedInputs(rawInputs);
             const markers = Array.isArray(rawMarkers)

@@ -95,7 +95,7 @@ export interface TurnRecord {
    * kept whole while in use); absent when the source does not know, empty when there were none
    */
   keptWhole?: readonly KeptWholeRecord[];
-  /** every result the turn's request sent whole, grouped by the clear stage's reason (replays; absent when not known) */
+  /** every result the turn's request sent whole, grouped by the clear stage's reason (absent when the source does not know) */
   held?: readonly HeldGroup[];
 }
 
