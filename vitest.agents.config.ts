@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/agents/**/*.test.ts'],
+    globalSetup: ['test/setup/tmp.ts'],
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 15 * 60_000,

@@ -10,6 +10,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     fileParallelism: false,
-    globalSetup: ['test/setup/system-deps.ts'],
+    globalSetup: ['test/setup/system-deps.ts', 'test/setup/tmp.ts'],
   },
 });

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/vscode/**/*.test.ts'],
-    globalSetup: ['test/vscode/global-setup.ts'],
+    globalSetup: ['test/vscode/global-setup.ts', 'test/setup/tmp.ts'],
     // a test that reloads the window waits for the extension host to start again, which on a loaded 2-core
     // machine took over 60 s ("still has the session made through the API after the reload")
     testTimeout: 180_000,
