@@ -458,11 +458,10 @@ export function folderSummary(
     t.referencedIds ? `${pct(t.missRate)} ${pct(t.missRateBefore)}` : 'n/a',
   ];
   const replayed = sessions.filter((s) => 'totals' in s).length;
+  // a long folder is cut in its middle, never the count after it
+  const about = `: ${replayed} session${replayed === 1 ? '' : 's'} replayed${skippedFiles ? `, ${skippedFiles} file(s) in no transcript format skipped` : ''}`;
   const lines = [
-    fit(
-      `${dir}: ${replayed} session${replayed === 1 ? '' : 's'} replayed${skippedFiles ? `, ${skippedFiles} file(s) in no transcript format skipped` : ''}`,
-      SUMMARY_WIDTH,
-    ),
+    `${fit(dir, Math.max(20, SUMMARY_WIDTH - about.length))}${about}`,
     'cost relative to raw history with caching: without / with read-backs; miss rate: now / previously',
     ...folderPreludeLine(sessions, prelude),
     '',

@@ -340,7 +340,8 @@ describe('spillway replay', () => {
   });
 
   it('replays every session under a folder: a row each, the pooled row, files in no format counted and Markdown ignored', () => {
-    const folder = join(dir, 'sessions');
+    // long enough that the first line must cut the folder to stay within 100 columns
+    const folder = join(dir, 'sessions', 'a-folder-whose-name-alone-is-longer-than-the-first-line-has-room-for');
     mkdirSync(join(folder, 'nested'), { recursive: true });
     const a = SHORT_SESSIONS['SWE-agent__ctf_crypto_katy.traj']!;
     const b = SHORT_SESSIONS['mini-swe-agent__deepseek_bench1__django__django-14752.traj.json']!;
