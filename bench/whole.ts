@@ -52,6 +52,8 @@ export function measureSession(t: Transcript, agent: string, into: Map<string, B
   replay(t, {
     config: DEFAULT_CONFIG,
     prelude: true,
+    // the clear stage's reason per result (ProjectionDetail.held) comes with the replay's detail
+    detail: true,
     onProjection: (k, { request, projection }) => {
       const req = readRequest(request, t.wire, undefined, t.observations ?? 'off');
       const reduced = new Map(projection.reductions.map((r) => [r.result, r]));

@@ -76,7 +76,7 @@ export interface ProjectOptions {
   session?: string;
   /** also return per-item token counts (for cache and cost accounting) */
   detail?: boolean;
-  /** also return `held`: the results sent whole, grouped by why the clear stage left them so */
+  /** also return `held`: the results sent whole, grouped by why the clear stage left them so (and, with `detail`, `ProjectionDetail.held`) */
   held?: boolean;
   /**
    * The user messages that are observations (a command's output), as a transcript reader marked
@@ -227,7 +227,7 @@ export function createEngine(config: unknown = {}, options: EngineOptions = {}):
     }
     const projected = (isText ? out : out === text ? request : JSON.parse(out)) as T;
     const result: Projection<T> = { request: projected, format: req.format, reductions, inputs, stats };
-    if (opts.detail) result.detail = run.detail();
+    if (opts.detail) result.detail = run.detail(opts.held === true);
     if (opts.held) {
       const held = run.heldGroups();
       if (held) result.held = held;

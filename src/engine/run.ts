@@ -70,7 +70,7 @@ export interface ProjectionDetail {
   keptWhole: KeptWhole[];
   /**
    * per tool result (its index, as `Reduction.result`), why the clear stage left it as it was in this
-   * call; undefined where a stage reduced it. Absent when the clear stage is off.
+   * call; undefined where a stage reduced it. Only with the `held` option; absent when the clear stage is off.
    */
   held?: (ClearHold | undefined)[];
 }
@@ -282,13 +282,15 @@ export class Run implements Ledger {
     });
   }
 
-  detail(): ProjectionDetail {
+  /** The call's token counts; with `held`, also the clear stage's reason per result (worked out only when asked). */
+  detail(held: boolean): ProjectionDetail {
+    const reasons = held ? this.heldReasons() : undefined;
     return {
       fixedTokens: this.results.fixedTokens(),
       originalItemTokens: [...this.results.originalItemTokens()],
       projectedItemTokens: this.results.projectedItemTokens(this),
       keptWhole: this.keptWhole(),
-      ...(this.held ? { held: this.heldReasons()! } : {}),
+      ...(reasons ? { held: reasons } : {}),
     };
   }
 

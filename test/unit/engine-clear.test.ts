@@ -245,10 +245,16 @@ describe('clear stage: what it asks the counter', () => {
 
 describe('clear stage: why it left a result as it was (ProjectionDetail.held)', () => {
   const held = (config: Record<string, unknown>, t = five(), options: Parameters<typeof project>[3] = {}) =>
-    project(config, t, 'openai-chat', { tokenizer: perChar, ...options }, { detail: true }).p.detail!.held;
+    project(config, t, 'openai-chat', { tokenizer: perChar, ...options }, { detail: true, held: true }).p.detail!.held;
 
   it('says the request is under the trigger', () => {
     expect(held(clear({ triggerTokens: 60_000 }))).toEqual(new Array(5).fill('under-trigger'));
+  });
+
+  it('is worked out only when the held option asks: detail alone leaves it out', () => {
+    const { p } = project(clear({ triggerTokens: 60_000 }), five(), 'openai-chat', { tokenizer: perChar }, { detail: true });
+    expect(p.detail!.projectedItemTokens.length).toBeGreaterThan(0);
+    expect(p.detail!.held).toBeUndefined();
   });
 
   it('says what the clear of this call took, what it kept by clear.keep and what it did not need to reach', () => {
