@@ -108,6 +108,7 @@ export interface Reduction {
  * - `excluded`: its tool is in `clear.excludeTools`
  * - `as-is`: a marker, a read-back or an output the agent saved itself, never reduced again
  * - `no-gain`: a marker would not be shorter
+ * - `small`: its clear would free fewer tokens than `clear.minFreedTokens`
  * - `under-trigger`: the request is under `clear.triggerTokens`
  * - `earlier-clear`: an earlier projection of the session cleared at this call or later, so this one makes no new clear here
  * - `too-little`: less than `clear.clearAtLeastTokens` is clearable
@@ -122,6 +123,7 @@ export const CLEAR_HOLDS = [
   'excluded',
   'as-is',
   'no-gain',
+  'small',
   'under-trigger',
   'earlier-clear',
   'too-little',

@@ -12,6 +12,7 @@ export const CLEAR_HOLD_LABELS: Readonly<Record<ClearHold, string>> = {
   excluded: 'tool excluded from clears',
   'as-is': 'a marker, a read-back or saved by the agent',
   'no-gain': 'a marker would not be shorter',
+  small: 'too short to clear (clear.minFreedTokens)',
   'under-trigger': 'request under the clear trigger',
   'earlier-clear': "an earlier projection's clear in force",
   'too-little': 'too little clearable',

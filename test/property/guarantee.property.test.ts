@@ -226,6 +226,7 @@ describe('the guarantee, before read-backs', () => {
     ['the default', {}, false],
     ['reduce after use on', { 'offload.afterUseCap': 40_000 }, false],
     ['file inputs one call late', { 'inputs.keepRounds': 1 }, false],
+    ['short results never cleared', { 'clear.minFreedTokens': 500 }, false],
     ['the default, a session that pauses', {}, true],
     ['the default, a Claude session that pauses, under Anthropic prices', {}, true, CLAUDE],
   ])('after every call of a generated session, the projection has cost no more than raw (%s)', (_, over, paused, model?: string) => {
@@ -300,6 +301,7 @@ describe('the guarantee, with read-backs', () => {
   it.each([
     ['the default', {}, false],
     ['reduce after use on', { 'offload.afterUseCap': 40_000 }, false],
+    ['short results never cleared', { 'clear.minFreedTokens': 500 }, false],
     ['the default, a session that pauses', {}, true],
     ['the default, a Claude session that pauses, under Anthropic prices', {}, true, CLAUDE],
   ])(

@@ -85,6 +85,18 @@ describe('clear stage: what it keeps', () => {
     expect(r.texts[0]).toBe(out(0));
   });
 
+  it('never clears a result that would free fewer tokens than clear.minFreedTokens, and says why it stayed', () => {
+    const t = transcript('q', tool('bash', 'short output line\n'.repeat(40)), ...[1, 2, 3, 4].map((i) => tool('bash', out(i))));
+    const every = clear({ triggerTokens: 5_000, clearAtLeastTokens: 'all', keep: 1 });
+    expect(cleared(run(every, t))).toEqual([0, 1, 2, 3]);
+    const floor = clear({ triggerTokens: 5_000, clearAtLeastTokens: 'all', keep: 1, minFreedTokens: 1_000 });
+    const r = run(floor, t);
+    expect(cleared(r)).toEqual([1, 2, 3]);
+    expect(r.texts[0]).toBe('short output line\n'.repeat(40));
+    const h = project(floor, t, 'openai-chat', { tokenizer: perChar }, { detail: true, held: true }).p.detail!.held;
+    expect(h![0]).toBe('small');
+  });
+
   it("clears a report tool's result (a sub-agent's report) like any other; excludeTools keeps it for good", () => {
     const t = five(['Task', 'bash', 'bash', 'bash', 'bash']);
     // whole on arrival (its cap is unlimited), taken by a clear as the oldest result

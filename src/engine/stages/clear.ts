@@ -111,7 +111,10 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
     draft.decisions[i]?.stage !== 'clear' &&
     !toolListed(c.excludeTools, list[i]!.names) &&
     !inUse?.now(i) &&
-    !carriesMore(i);
+    !carriesMore(i) &&
+    !tooSmall(i);
+  /** a result whose clear would free fewer tokens than `clear.minFreedTokens` (its input included) stays */
+  const tooSmall = (i: number): boolean => c.minFreedTokens > 0 && gains.of(i) < c.minFreedTokens;
   /**
    * With every late read-back held (`clear.readBacksCovered: all`), a result whose clear frees no more
    * than its read-back would add to the agent's history (the read call and its answer: the whole of a
@@ -485,6 +488,7 @@ export function clear(results: Results, ledger: Ledger): StageOutcome {
       if (draft.decisions[i]) return undefined;
       if (results.fixedAsIs(i)) return 'as-is';
       if (draft.noGain[i] || carriesMore(i)) return 'no-gain';
+      if (tooSmall(i)) return 'small';
       if (toolListed(c.excludeTools, r.names)) return 'excluded';
       if (needed(i)) return 'in-use';
       if (inUse?.now(i)) return inUse.gatheredNow(i) ? 'gathered' : 'in-use';
