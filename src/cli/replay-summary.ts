@@ -114,6 +114,11 @@ function fit(text: string, width: number): string {
   return `${text.slice(0, head)}…${text.slice(text.length - (width - 1 - head))}`;
 }
 
+/** A path and the words after it on one summary line: the path is cut in its middle (keeping 20 characters at least), never the words. */
+function pathLine(path: string, about: string): string {
+  return `${fit(path, Math.max(20, SUMMARY_WIDTH - about.length))}${about}`;
+}
+
 /** Text cut to `width` around `id` (kept in view), an ellipsis where it was cut. */
 function around(text: string, id: string, width: number): string {
   if (text.length <= width) return text;
@@ -373,7 +378,7 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   const t = r.totals;
   const lines: string[] = [];
   const about = ` (${r.format}${r.model ? `, ${r.model}` : ''})`;
-  lines.push(`${fit(file, Math.max(20, SUMMARY_WIDTH - about.length))}${about}`);
+  lines.push(pathLine(file, about));
   lines.push(
     `${t.calls} turns (model calls, numbered from 1) · tokens ${compact(t.originalTokens)} raw → ${compact(t.projectedTokens)} sent (${change(t.originalTokens ? t.projectedTokens / t.originalTokens : 1)})`,
     `largest context ${compact(t.maxOriginalTokens)} → ${compact(t.maxProjectedTokens)} tokens · cache-stable turns ${pct(t.cacheStableShare)}`,
@@ -458,10 +463,9 @@ export function folderSummary(
     t.referencedIds ? `${pct(t.missRate)} ${pct(t.missRateBefore)}` : 'n/a',
   ];
   const replayed = sessions.filter((s) => 'totals' in s).length;
-  // a long folder is cut in its middle, never the count after it
   const about = `: ${replayed} session${replayed === 1 ? '' : 's'} replayed${skippedFiles ? `, ${skippedFiles} file(s) in no transcript format skipped` : ''}`;
   const lines = [
-    `${fit(dir, Math.max(20, SUMMARY_WIDTH - about.length))}${about}`,
+    pathLine(dir, about),
     'cost relative to raw history with caching: without / with read-backs; miss rate: now / previously',
     ...folderPreludeLine(sessions, prelude),
     '',
