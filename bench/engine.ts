@@ -6,11 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { createEngine, MemorySink, newTokenCounter, type TokenizerName } from '../src/engine';
 import { chatRequest, generateSession, requestOfSize } from './generate';
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
+import { median } from './stats';
 
 function time(fn: () => void, runs: number): number {
   const xs: number[] = [];

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { createEngine, parseConfig } from '../src/engine';
 import { readTranscript, requestForCall } from '../src/replay/readers';
 import { MemoryStore } from '../src/store/memory';
+import { median } from './stats';
 
 const SESSIONS = [
   'long/claude-code/session-share__general-tool-calls.jsonl',
@@ -47,9 +48,8 @@ async function main(): Promise<void> {
       }
       ratios.push(withHeld / without);
     }
-    ratios.sort((x, y) => x - y);
     const f = (x: number) => x.toFixed(3);
-    rows.push(`| ${name} | ${t.calls.length} | ${f(ratios[Math.floor(PAIRS / 2)]!)} | ${f(ratios[0]!)} | ${f(ratios[PAIRS - 1]!)} |`);
+    rows.push(`| ${name} | ${t.calls.length} | ${f(median(ratios))} | ${f(Math.min(...ratios))} | ${f(Math.max(...ratios))} |`);
   }
   process.stdout.write(
     [

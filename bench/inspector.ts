@@ -13,6 +13,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import { attachHost, CHROMIUM, CHROMIUM_ARGS, serveInspector } from './inspector-fixture';
 import { formatInt } from '../src/engine/format-number';
+import { median } from './stats';
 
 const SIZES = [100, 1_000, 10_000];
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -28,8 +29,6 @@ interface Sample {
   scrollMaxMs: number;
   openMessageKb: number;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function once(browser: Browser, url: string, turns: number): Promise<Sample> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
