@@ -407,10 +407,11 @@ describe('API request bodies', () => {
     expect(allRequestsValid(t)).toEqual([]);
   });
 
-  test('a bare Chat message list is read with an empty base', async () => {
+  test('a bare Chat message list is read with an empty base, and no call after the answer it ends with', async () => {
     const t = await readTranscript(small('message-list.json'));
     expect([t.source, t.base]).toEqual(['openai-chat', {}]);
-    expect(t.calls.map((c) => c.end)).toEqual([1, 3, 4]);
+    // a finished conversation: no request followed its last answer (a body ending so is a prefill, and a call)
+    expect(t.calls.map((c) => c.end)).toEqual([1, 3]);
     expect(toolResults(t.wire, t.items)).toEqual([{ id: 'call_ls', name: 'bash' }]);
   });
 

@@ -5,13 +5,15 @@
  *
  * A request body holds a whole conversation, so replaying it as one call would hide how the
  * session grew: there is a call before each run of assistant output (its reply is that output)
- * and one at the end, the request itself. Items are kept exactly as they are.
+ * and one at the end, the request itself (a bare list that ends with the model's answer has none:
+ * it is a finished conversation, and no request followed that answer). Items are kept exactly as
+ * they are.
  */
 import { MINI_SWE_AGENT_TOOL, type ObservationMark } from '../../engine/formats/observations';
 import { SpillwayError, type WireFormat } from '../../engine/types';
 import { SkipLog, preview } from './skip-log';
 import { itemsKey, type Transcript, type TranscriptFormat } from './types';
-import { classifyItems, computeCalls, isRecord, type Json } from './wire';
+import { classifyItems, computeCalls, isModelOutput, isRecord, type Json } from './wire';
 
 const CHAT_ROLES: ReadonlySet<string> = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
@@ -140,7 +142,9 @@ export function apiTranscript(doc: unknown, path: string, wire: WireFormat): Tra
     wire,
     base,
     items,
-    calls: computeCalls(wire, items, true),
+    // a body is a request even when it ends with the model's words (a prefill); a bare list that ends
+    // with them is a finished conversation: no request followed its last answer
+    calls: computeCalls(wire, items, !Array.isArray(doc) || !isModelOutput(wire, items.at(-1))),
     skipped: log.result(),
   };
 }

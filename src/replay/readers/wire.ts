@@ -43,7 +43,8 @@ export const RESPONSES_INPUT_TYPES: ReadonlySet<string> = new Set([
 /** Responses item types that mark a list as Responses input (no Chat or Anthropic item has them). */
 const RESPONSES_ONLY_TYPES: ReadonlySet<string> = new Set([...RESPONSES_INPUT_TYPES, 'item_reference']);
 
-function isModelOutput(wire: WireFormat, item: unknown): boolean {
+/** Whether an item is the model's (an assistant message, a Responses output item, a Gemini `model` turn). */
+export function isModelOutput(wire: WireFormat, item: unknown): boolean {
   if (!isRecord(item)) return false;
   if (wire === 'gemini') return item.role === 'model';
   if (wire !== 'openai-responses') return item.role === 'assistant';
