@@ -99,6 +99,7 @@ const NOT_ASKED = /^\s*<(command-|local-command|environment_context|user_instruc
  */
 export function sessionAbout(file: string): SessionAbout {
   if (file.endsWith('.messages.json')) return clineAbout(file);
+  if (file.endsWith('api_conversation_history.json')) return clineTaskAbout(file);
   let text: { head: string; tail: string };
   try {
     text = ends(file);
@@ -224,6 +225,29 @@ function clineAbout(file: string): SessionAbout {
   if (prompt) about.prompt = prompt;
   if (cwd) about.cwd = cwd;
   if (start) about.start = start;
+  return about;
+}
+
+/** A Cline, Roo Code or Kilo Code task: the task its first message states (`<task>…</task>`), and when. */
+function clineTaskAbout(file: string): SessionAbout {
+  let head: string;
+  try {
+    head = ends(file).head;
+  } catch {
+    return {};
+  }
+  const about: SessionAbout = {};
+  const task = /"text"\s*:\s*"<task>((?:[^"\\]|\\.)*?)<\/task>/.exec(head);
+  if (task) {
+    try {
+      const prompt = (JSON.parse(`"${task[1]}"`) as string).trim();
+      if (prompt) about.prompt = prompt;
+    } catch {
+      // a task cut by the head: no prompt
+    }
+  }
+  const ts = /"ts"\s*:\s*(\d{12,14})/.exec(head);
+  if (ts) about.start = new Date(Number(ts[1])).toISOString();
   return about;
 }
 

@@ -7,6 +7,7 @@
 import { SpillwayError } from '../../engine/types';
 import { classifyApiDocument, isMiniSweAgent } from './api';
 import { isClineSession } from './cline';
+import { isClineTaskHistory } from './cline-task';
 import { CONTINUE_SESSION_HEAD, isContinueSession } from './continue';
 import { isOpenCodeExport, OPENCODE_EXPORT_HEAD } from './opencode';
 import { isCopilotCliRecord } from './copilot-cli';
@@ -27,7 +28,7 @@ const SUPPORTED_FORMATS_TEXT =
   'pi (pi coding agent session .jsonl), ' +
   'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body), ' +
   "copilot-cli (GitHub Copilot's CLI session-state/<id>/events.jsonl), " +
-  'cline (Cline sessions/<id>/<id>.messages.json), qwen-code (Qwen Code projects/<project>/chats/<session>.jsonl), opencode (the JSON `opencode export <session>` prints), continue (Continue sessions/<id>.json)';
+  'cline (Cline sessions/<id>/<id>.messages.json), cline-task (a Cline, Roo Code or Kilo Code tasks/<id>/api_conversation_history.json), qwen-code (Qwen Code projects/<project>/chats/<session>.jsonl), opencode (the JSON `opencode export <session>` prints), continue (Continue sessions/<id>.json)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
 const CLAUDE_TYPES: ReadonlySet<string> = new Set([
@@ -104,6 +105,7 @@ export function classifyDocument(doc: unknown): TranscriptFormat | undefined {
     const record = 'payload' in doc || 'uuid' in doc || 'sessionId' in doc ? formatOfRecord(doc) : undefined;
     if (record !== undefined) return record;
   }
+  if (isClineTaskHistory(doc)) return 'cline-task';
   return classifyApiDocument(doc);
 }
 

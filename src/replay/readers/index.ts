@@ -10,6 +10,7 @@ import { SpillwayError } from '../../engine/types';
 import { apiTranscript, isMiniSweAgent, miniSweAgentTranscript } from './api';
 import { readClaudeCode } from './claude-code';
 import { clineTranscript } from './cline';
+import { clineTaskTranscript } from './cline-task';
 import { readCodex } from './codex';
 import { readCopilotCli } from './copilot-cli';
 import { geminiCliDocument, readGeminiCli } from './gemini-cli';
@@ -53,6 +54,8 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
       return geminiCliDocument(doc);
     case 'cline':
       return clineTranscript(doc, path);
+    case 'cline-task':
+      return clineTaskTranscript(doc, path);
     case 'opencode':
       return openCodeTranscript(doc, path);
     case 'continue':

@@ -26,6 +26,7 @@ export type TranscriptFormat =
   | 'gemini-cli'
   | 'copilot-cli'
   | 'cline'
+  | 'cline-task'
   | 'qwen-code'
   | 'opencode'
   | 'continue';
@@ -43,6 +44,7 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'gemini-cli',
   'copilot-cli',
   'cline',
+  'cline-task',
   'qwen-code',
   'opencode',
   'continue',
