@@ -141,8 +141,18 @@ const ANOTHER_VERSION = /^[-.]\d{1,2}(?!\d)/;
 /** The family a model belongs to by its name alone, when the table does not list it. */
 const FAMILY_PATTERNS: readonly (readonly [RegExp, string])[] = [...MODEL_PROVIDERS, [/deepseek/, 'deepseek'], [/gemini/, 'gemini']];
 
+/**
+ * A Claude name spelled with its version before its tier and `_` or `.` between (`claude_4_5_opus`,
+ * `claude-4.5-sonnet`, as some gateways and Cline's providers name them), in Anthropic's order
+ * (`claude-opus-4-5`); any other name as it is.
+ */
+function anthropicOrder(name: string): string {
+  const m = /^claude[-_](\d)(?:[-_.](\d))?[-_](opus|sonnet|haiku)(.*)$/.exec(name);
+  return m ? `claude-${m[3]}-${m[1]}${m[2] !== undefined ? `-${m[2]}` : ''}${m[4]!.replace(/_/g, '-')}` : name;
+}
+
 function listed(model: string): ModelPrice | undefined {
-  const name = bareName(model);
+  const name = anthropicOrder(bareName(model));
   const exact = MODEL_PRICES.find((p) => p.model === name);
   if (exact) return exact;
   let best: ModelPrice | undefined;

@@ -5,7 +5,7 @@
  * sent as `{role, content}` without the extension's own fields, reasoning left out, dated by `ts`.
  * These extensions run only inside VS Code, so no agents-suite test runs them.
  */
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -87,6 +87,33 @@ describe('Cline-family task histories', () => {
     expect(t.calls.map((c) => c.end)).toEqual([1, 3]);
     expect(t.calls[1]!.reply).toBe('');
     expect(allRequestsValid(t)).toEqual([]);
+  });
+
+  it("results Cline kept as text after their calls are sent as those calls' tool results, first in the message", async () => {
+    const t = await readTranscript(small('cline-task-text-results.json'));
+    expect(t.base).toEqual({ model: 'claude_4_5_opus' });
+    const logged = JSON.parse(readFileSync(small('cline-task-text-results.json'), 'utf8')) as { content: { text: string }[] }[];
+    // the build's output (first in the file) goes second: tool results follow the order of the calls
+    expect(t.items[4]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'tooluse_read', content: logged[4]!.content[1]!.text },
+        { type: 'tool_result', tool_use_id: 'tooluse_run', content: logged[4]!.content[0]!.text },
+        logged[4]!.content[2],
+      ],
+    });
+    // `[subagents]` names no call: it answers the one call left open (use_subagents)
+    expect(toolResults(t.wire, t.items).map((r) => r.name)).toEqual([
+      'use_subagents',
+      'read_file',
+      'execute_command',
+      'ask_followup_question',
+    ]);
+    expect(t.skipped.notes.join('\n')).toContain('4 tool result(s) were kept as text after their calls');
+    expect(allRequestsValid(t)).toEqual([]);
+    // and the engine reduces them (as text they were the user's words, never reduced)
+    const r = replay(t, { config: { tokenizer: 'approximate', defaultCap: 40, previewChars: 0, offload: { keepReads: 0 } } });
+    expect(r.totals.projectedTokens).toBeLessThan(r.totals.originalTokens);
   });
 
   it('tool calls written as XML text: no tool result, and a note says nothing is reduced', async () => {

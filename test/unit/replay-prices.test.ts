@@ -78,6 +78,14 @@ describe('model prices', () => {
     }
   });
 
+  it("reads a Claude name with its version before its tier (a gateway's or Cline's spelling) in Anthropic's order", () => {
+    expect(modelPrice('claude_4_5_opus')).toMatchObject({ model: 'claude-opus-4-5', inputPerMTok: 5 });
+    expect(modelPrice('bedrock/claude-4.5-haiku')).toMatchObject({ model: 'claude-haiku-4-5', inputPerMTok: 1 });
+    expect(modelPrice('claude-4-sonnet-20250514')).toMatchObject({ model: 'claude-sonnet-4' });
+    // Claude 3 names are version first in Anthropic's own order too: still the family's reference
+    expect(modelPrice('claude-3-5-sonnet-20241022')).toMatchObject({ family: 'anthropic' });
+  });
+
   it('knows nothing of a model of no known family', () => {
     expect(familyOf('llama-3-70b')).toBeUndefined();
     expect(modelPrice('llama-3-70b')).toBeUndefined();

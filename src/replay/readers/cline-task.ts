@@ -14,7 +14,10 @@
  * Responses API, which the replay's Anthropic wire cannot carry: counted), a thinking block without
  * a signature left out (Cline drops it), the blocks' own extra fields (`call_id`,
  * `reasoning_details`, a text block's `signature`) removed, and two messages of one role in a row
- * merged into one, as Roo Code does before sending. Calls: each run of assistant messages is the
+ * merged into one, as Roo Code does before sending. A result Cline's extension kept as text after
+ * its call (`[read_file for 'a.ts'] Result:` and the output, which it writes when it has lost the
+ * call's id) is sent as that call's tool_result, the same text: a Messages request needs one for
+ * each call, and the engine then reduces it as the tool output it is. Calls: each run of assistant messages is the
  * answer of one call, dated by the `ts` of the message before it (the cache's expiry between calls
  * is billed from those times); a history that ends with the user's or a tool's message had one more
  * call, sent and not answered. The model is the one most answers name (Cline's `modelInfo`);
@@ -95,6 +98,7 @@ export function clineTaskTranscript(doc: unknown, path: string): Transcript {
   let condensed = 0;
   let toolUses = 0;
   let xmlCalls = 0;
+  let textResults = 0;
   doc.forEach((raw, i) => {
     const m = raw as Json;
     if (m.type === 'reasoning' && !('role' in m)) {
@@ -122,6 +126,14 @@ export function clineTaskTranscript(doc: unknown, path: string): Transcript {
     }
     const message: Json = {};
     for (const [k, v] of Object.entries(m)) if (MESSAGE_FIELDS.has(k)) message[k] = v;
+    const previous = items.at(-1);
+    if (m.role === 'user' && previous?.role === 'assistant' && Array.isArray(content)) {
+      const paired = pairResults(previous.content, content);
+      if (paired) {
+        content = paired.content;
+        textResults += paired.count;
+      }
+    }
     message.content = content as Json[keyof Json];
     // two messages of one role in a row (a condensed message beside its summary) are one turn to the
     // API: Roo Code merges them before sending (mergeConsecutiveApiMessages), and so does the replay
@@ -145,6 +157,10 @@ export function clineTaskTranscript(doc: unknown, path: string): Transcript {
     log.note(
       `${condensed} message(s) were condensed or cut by the extension before later requests: the replay keeps them, as it keeps a compacted history`,
     );
+  if (textResults > 0)
+    log.note(
+      `${textResults} tool result(s) were kept as text after their calls ("[read_file for '…'] Result:", as the extension writes a result whose call id it lost): each is sent as its call's tool_result, the same text`,
+    );
   if (toolUses === 0 && xmlCalls > 0)
     log.note(
       `${xmlCalls} answer(s) call tools in XML text (the extensions' older protocol): their results are user text, not tool results, so nothing is reduced`,
@@ -163,4 +179,37 @@ export function clineTaskTranscript(doc: unknown, path: string): Transcript {
 function asBlocks(content: unknown): unknown[] {
   if (Array.isArray(content)) return content;
   return typeof content === 'string' && content !== '' ? [{ type: 'text', text: content }] : [];
+}
+
+/** A result the extension wrote as text: `[read_file for 'a.txt'] Result:` and the output (its tool's name first). */
+const TEXT_RESULT = /^\[([A-Za-z_]+)(?: for [\s\S]*?)?\] Result:/;
+
+/**
+ * A user message that answers an answer's tool calls with results written as text (the extensions
+ * do so when they lose a call's id: ToolResultUtils of Cline's extension), as the tool_result blocks
+ * of those calls, first in the message as the Messages API asks, the rest after; undefined when it
+ * already holds tool results, or none of its text is a result. Each text result goes to the first
+ * unanswered call of its tool, then (a tool the text names otherwise: `[subagents]` for
+ * `use_subagents`) to the first unanswered call.
+ */
+function pairResults(answer: unknown, content: unknown[]): { content: unknown[]; count: number } | undefined {
+  if (!Array.isArray(answer) || content.some((b) => isRecord(b) && b.type === 'tool_result')) return undefined;
+  const calls = answer.filter((b): b is Json => isRecord(b) && b.type === 'tool_use' && typeof b.id === 'string');
+  if (calls.length === 0) return undefined;
+  const open = new Set(calls);
+  const results = new Map<Json, Json>();
+  const rest: unknown[] = [];
+  for (const b of content) {
+    const m = isRecord(b) && b.type === 'text' && typeof b.text === 'string' ? TEXT_RESULT.exec(b.text) : null;
+    const call = m ? ([...open].find((c) => c.name === m[1]) ?? [...open][0]) : undefined;
+    if (!call) {
+      rest.push(b);
+      continue;
+    }
+    open.delete(call);
+    results.set(call, { type: 'tool_result', tool_use_id: call.id, content: (b as Json).text });
+  }
+  if (results.size === 0) return undefined;
+  const ordered = calls.filter((c) => results.has(c)).map((c) => results.get(c)!);
+  return { content: [...ordered, ...rest], count: results.size };
 }
