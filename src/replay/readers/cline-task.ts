@@ -63,14 +63,15 @@ export function isClineTaskHistory(doc: unknown): doc is unknown[] {
   return own;
 }
 
+/** The note on the first reasoning the reader leaves out (an entry of its own, or a block of an answer). */
+const reasoningNote = (where: string): string =>
+  `${where}: reasoning kept beside the answer (sent to no provider as text, and encrypted only to OpenAI's Responses API): left out, as are the others`;
+
 /** A content block as sent, or undefined when the extension leaves it out of the request. */
 function sentBlock(block: unknown, log: SkipLog, where: string): unknown {
   if (!isRecord(block)) return block;
   if (block.type === 'reasoning') {
-    log.skipNoteFirst(
-      'reasoning',
-      `${where}: reasoning kept beside the answer (sent to no provider as text, and encrypted only to OpenAI's Responses API): left out, as are the others`,
-    );
+    log.skipNoteFirst('reasoning', reasoningNote(where));
     return undefined;
   }
   if (block.type === 'thinking' && typeof block.signature !== 'string') {
@@ -102,10 +103,7 @@ export function clineTaskTranscript(doc: unknown, path: string): Transcript {
   doc.forEach((raw, i) => {
     const m = raw as Json;
     if (m.type === 'reasoning' && !('role' in m)) {
-      log.skipNoteFirst(
-        'reasoning',
-        `message ${i}: reasoning kept beside the answer (sent to no provider as text, and encrypted only to OpenAI's Responses API): left out, as are the others`,
-      );
+      log.skipNoteFirst('reasoning', reasoningNote(`message ${i}`));
       return;
     }
     if (typeof m.condenseParent === 'string' || typeof m.truncationParent === 'string') condensed += 1;
