@@ -205,3 +205,48 @@ test('Continue sessions of the folder are found by their workspaceDirectory, a p
   expect(continueDir(home, { CONTINUE_GLOBAL_DIR: '/elsewhere' })).toBe('/elsewhere');
   expect(agentSessions(home, cwd, home, clineDataDir(home), piAgentDir(home), '/nowhere')).toEqual([]);
 });
+
+test("Cline, Roo Code and Kilo Code tasks of the folder are found in VS Code's global storage by the folder their first message names", () => {
+  const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
+  const storage = join(home, 'globalStorage');
+  const cwd = '/work/my demo';
+  const task = (ext: string, id: string, folder: string, heading: string, minutesAgo: number) => {
+    const dir = join(storage, ext, 'tasks', id);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'api_conversation_history.json');
+    const env = `<environment_details>\n# ${heading} Directory (${folder}) Files\nsrc/\n</environment_details>`;
+    writeFileSync(
+      file,
+      JSON.stringify([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: `<task>\nFix the "cart" total\n</task>` },
+            { type: 'text', text: env },
+          ],
+          ts: 1764000000000,
+        },
+      ]),
+    );
+    const t = new Date(Date.now() - minutesAgo * 60_000);
+    utimesSync(file, t, t);
+    return file;
+  };
+  const roo = task('rooveterinaryinc.roo-cline', 't1', cwd, 'Current Workspace', 5);
+  const kilo = task('kilocode.kilo-code', 't2', `${cwd}/`, 'Current Workspace', 10);
+  const cline = task('saoudrizwan.claude-dev', 't3', cwd, 'Current Working', 1);
+  task('rooveterinaryinc.roo-cline', 't4', '/work/other', 'Current Workspace', 2);
+  // a Windows folder, JSON-escaped in the file, is the same folder whatever its case
+  const win = task('rooveterinaryinc.roo-cline', 't5', 'C:\\Apps\\Demo', 'Current Workspace', 3);
+  expect(agentSessions(home, cwd, home, clineDataDir(home), piAgentDir(home), continueDir(home), storage)).toEqual([
+    expect.objectContaining({ agent: 'cline-extension', file: cline }),
+    expect.objectContaining({ agent: 'roo-code', file: roo }),
+    expect.objectContaining({ agent: 'kilo-code', file: kilo }),
+  ]);
+  expect(agentSessions(home, 'c:\\apps\\demo', home, clineDataDir(home), piAgentDir(home), continueDir(home), storage)).toEqual([
+    expect.objectContaining({ agent: 'roo-code', file: win }),
+  ]);
+  // without VS Code's global storage, none is looked for
+  expect(agentSessions(home, cwd)).toEqual([]);
+  expect(sessionName(roo)).toMatch(/^Fix the "cart" total · /);
+});

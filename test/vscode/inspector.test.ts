@@ -463,6 +463,39 @@ describe('the inspector in a real VS Code', () => {
     rmSync(join(home, '.copilot'), { recursive: true, force: true });
   });
 
+  it("lists a Roo Code task of the folder from VS Code's global storage, names it by its task and replays it", async () => {
+    const { home, claude, codex } = fakeHome();
+    const dir = join(home, 'globalStorage', 'rooveterinaryinc.roo-cline', 'tasks', 'task-1');
+    mkdirSync(dir, { recursive: true });
+    const roo = join(dir, 'api_conversation_history.json');
+    const history = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/transcripts/small/cline-task-roo.json'), 'utf8')) as {
+      content: { text?: string }[];
+    }[];
+    history[0]!.content[1]!.text = `<environment_details>\n# Current Workspace Directory (${demo.dir}) Files\nsrc/\n</environment_details>`;
+    writeFileSync(roo, JSON.stringify(history));
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(roo, later, later);
+    try {
+      const listed = (await vs.run(
+        async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
+        home,
+      )) as { files: string[] };
+      // newest first: the task was written last
+      expect(listed.files).toEqual([roo, codex, claude]);
+      const opened = (await vs.run(
+        async ({ vscode }, h) =>
+          vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'api_conversation_history.json' }),
+        home,
+      )) as { sessionId: string; calls: number };
+      expect(opened.calls).toBe(3);
+      const frame = await inspectorFrame(vs.page);
+      expect(sessionName(roo)).toMatch(/^Fix the failing test in calc\.py · /);
+      await frame.locator('.session-head h1', { hasText: sessionName(roo) }).waitFor();
+    } finally {
+      rmSync(join(home, 'globalStorage'), { recursive: true, force: true });
+    }
+  });
+
   it('lists a Copilot CLI sub-agent under its session and replays its own conversation', async () => {
     const { home, claude, codex } = fakeHome();
     const copilot = copilotSubAgentSession(home);

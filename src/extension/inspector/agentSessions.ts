@@ -28,6 +28,10 @@
  *   `$CLINE_DIR/data`, in place of `~/.cline/data` when set), beside the session's manifest
  *   `<session>.json`, which names the `cwd` it ran in (and `workspace_root`). Other `*.messages.json`
  *   files of the folder are the conversations of agents it started, listed under it.
+ * - Cline's extension before its SDK, Roo Code and Kilo Code: `<VS Code's global storage>/<extension
+ *   id>/tasks/<task>/api_conversation_history.json` (`saoudrizwan.claude-dev`,
+ *   `rooveterinaryinc.roo-cline`, `kilocode.kilo-code`), whose first message's environment details
+ *   name the folder (`# Current Workspace Directory (<path>) Files`, `Working` in Cline's).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -35,7 +39,19 @@ import { join, resolve } from 'node:path';
 import { continueFolder } from '../../replay/session-title';
 
 export interface AgentSessionFile {
-  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'pi' | 'qwen-code' | 'continue' | 'opencode';
+  agent:
+    | 'claude-code'
+    | 'codex'
+    | 'gemini-cli'
+    | 'copilot-cli'
+    | 'cline'
+    | 'cline-extension'
+    | 'roo-code'
+    | 'kilo-code'
+    | 'pi'
+    | 'qwen-code'
+    | 'continue'
+    | 'opencode';
   file: string;
   bytes: number;
   /** ISO 8601 modification time */
@@ -307,6 +323,53 @@ function clineSessions(dataDir: string, cwd: string): AgentSessionFile[] {
   return out;
 }
 
+/** The Cline-family extensions by the folder their global storage has, and how they are listed. */
+const CLINE_FAMILY: readonly (readonly [string, AgentSessionFile['agent']])[] = [
+  ['saoudrizwan.claude-dev', 'cline-extension'],
+  ['rooveterinaryinc.roo-cline', 'roo-code'],
+  ['kilocode.kilo-code', 'kilo-code'],
+];
+/** Bytes read from the start of a Cline-family task history to find the folder its first message names. */
+const TASK_HEAD_BYTES = 256 * 1024;
+/** The folder a Cline-family task ran in, as its first message's environment details name it (JSON-escaped). */
+const TASK_FOLDER = /# Current (?:Workspace|Working) Directory \(((?:[^)"\\]|\\.)+)\) Files/;
+
+/** A folder path as compared across platforms: separators alike, no trailing one; a Windows path without case. */
+function samePath(a: string, b: string): boolean {
+  const norm = (p: string) => {
+    const q = p.replace(/\\/g, '/').replace(/\/+$/, '');
+    return /^[A-Za-z]:\//.test(q) ? q.toLowerCase() : q;
+  };
+  return norm(a) === norm(b);
+}
+
+/**
+ * The task histories of Cline's extension before its SDK, Roo Code and Kilo Code under VS Code's
+ * global storage folder `globalStorage` whose first message names `cwd` as the folder it ran in.
+ */
+function clineTaskSessions(globalStorage: string, cwd: string): AgentSessionFile[] {
+  const want = resolve(cwd);
+  const out: AgentSessionFile[] = [];
+  for (const [id, agent] of CLINE_FAMILY) {
+    const root = join(globalStorage, id, 'tasks');
+    for (const n of namesIn(root)) {
+      const file = join(root, n, 'api_conversation_history.json');
+      const s = stat(file);
+      if (!s) continue;
+      // (the first message may carry attached files before its environment details)
+      const m = TASK_FOLDER.exec(head(file, TASK_HEAD_BYTES));
+      let folder: string | undefined;
+      try {
+        folder = m ? (JSON.parse(`"${m[1]}"`) as string) : undefined;
+      } catch {
+        folder = undefined;
+      }
+      if (folder !== undefined && (samePath(folder, want) || samePath(folder, cwd))) out.push({ agent, file, ...s });
+    }
+  }
+  return out;
+}
+
 /** Where Continue keeps its data: `$CONTINUE_GLOBAL_DIR`, else `~/.continue`. */
 export function continueDir(home: string, env: Record<string, string | undefined> = {}): string {
   return env.CONTINUE_GLOBAL_DIR || join(home, '.continue');
@@ -332,11 +395,13 @@ const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
 /**
- * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi, Qwen Code and Continue sessions of a workspace folder (OpenCode's:
+ * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, Roo Code, Kilo Code, pi, Qwen Code and Continue sessions of a workspace folder (OpenCode's:
  * opencodeSessions.ts), newest first,
  * each followed by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini`
  * (`$GEMINI_CLI_HOME`, else `home`); `clineData` where Cline keeps its data (clineDataDir); `piDir` pi's
- * agent folder (piAgentDir); `continueGlobal` Continue's (continueDir).
+ * agent folder (piAgentDir); `continueGlobal` Continue's (continueDir); `globalStorage` VS Code's
+ * global storage folder, where Cline's extension before its SDK, Roo Code and Kilo Code keep their
+ * tasks (none looked for when absent).
  */
 export function agentSessions(
   home: string,
@@ -345,6 +410,7 @@ export function agentSessions(
   clineData = clineDataDir(home),
   piDir = piAgentDir(home),
   continueGlobal = continueDir(home),
+  globalStorage?: string,
 ): AgentSessionFile[] {
   const all = [
     ...claudeSessions(home, cwd),
@@ -355,6 +421,7 @@ export function agentSessions(
     ...piSessions(piDir, cwd),
     ...qwenSessions(home, cwd),
     ...continueSessions(continueGlobal, cwd),
+    ...(globalStorage !== undefined ? clineTaskSessions(globalStorage, cwd) : []),
   ];
   const children = new Map<string, AgentSessionFile[]>();
   for (const f of all) if (f.parent !== undefined) children.set(f.parent, [...(children.get(f.parent) ?? []), f]);

@@ -41,6 +41,9 @@ const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = {
   'gemini-cli': 'Gemini CLI',
   'copilot-cli': 'Copilot CLI',
   cline: 'Cline',
+  'cline-extension': 'Cline (extension, before its SDK)',
+  'roo-code': 'Roo Code',
+  'kilo-code': 'Kilo Code',
   pi: 'pi',
   'qwen-code': 'Qwen Code',
   opencode: 'OpenCode',
@@ -492,7 +495,7 @@ export class Inspector implements vscode.Disposable {
     }
   }
 
-  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, pi, Qwen Code, Continue and OpenCode sessions of the open folder. */
+  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, Roo Code, Kilo Code, pi, Qwen Code, Continue and OpenCode sessions of the open folder. */
   async browseAgentSessions(opts?: { home?: string; pick?: string }): Promise<OpenTranscriptResult | { files: string[] } | undefined> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) {
@@ -503,12 +506,23 @@ export class Inspector implements vscode.Disposable {
     // Gemini CLI keeps .gemini under GEMINI_CLI_HOME when set, Cline and pi their data under their own
     // variables; a test's fake home stands for all of them
     const env = opts?.home !== undefined ? {} : process.env;
+    // Cline's extension before its SDK, Roo Code and Kilo Code keep their tasks in VS Code's global
+    // storage, beside Spillway's own folder there (a test's fake home holds a `globalStorage` for it)
+    const globalStorage = opts?.home !== undefined ? join(home, 'globalStorage') : dirname(this.host.context.globalStorageUri.fsPath);
     const found = [
-      ...agentSessions(home, folder, env.GEMINI_CLI_HOME || home, clineDataDir(home, env), piAgentDir(home, env), continueDir(home, env)),
+      ...agentSessions(
+        home,
+        folder,
+        env.GEMINI_CLI_HOME || home,
+        clineDataDir(home, env),
+        piAgentDir(home, env),
+        continueDir(home, env),
+        globalStorage,
+      ),
       ...(await this.openCodeListed(folder, home, env)),
     ];
     if (found.length === 0) {
-      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions), pi (~/.pi/agent/sessions), Qwen Code (~/.qwen/projects), Continue (~/.continue/sessions) or OpenCode (opencode session list) sessions for ${folder}.`;
+      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions), Cline, Roo Code or Kilo Code extension tasks (VS Code's global storage), pi (~/.pi/agent/sessions), Qwen Code (~/.qwen/projects), Continue (~/.continue/sessions) or OpenCode (opencode session list) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });
       if (opts?.pick === undefined) {
         void vscode.window.showInformationMessage(message, 'Open Transcript…').then((choice) => {
