@@ -128,9 +128,15 @@ function around(text: string, id: string, width: number): string {
   return `${from > 0 ? '…' : ''}${text.slice(from > 0 ? from + 1 : 0, to < text.length ? to - 1 : to)}${to < text.length ? '…' : ''}`;
 }
 
-/** A session's name in the table: its file name without the transcript extension. */
+/**
+ * A session's name in the table: its file name without the transcript extension; a Cline-family
+ * task, whose file every task names alike (`api_conversation_history.json`), by its task's folder.
+ */
 function sessionName(file: string): string {
-  return (file.split(/[\\/]/).pop() ?? file).replace(/\.(traj\.json|traj|jsonl|json)$/, '');
+  const parts = file.split(/[\\/]/);
+  const name = parts.pop() ?? file;
+  if (name === 'api_conversation_history.json' && parts.length > 0) return parts.pop()!;
+  return name.replace(/\.(traj\.json|traj|jsonl|json)$/, '');
 }
 
 /** The end of a name, which tells sessions of one agent apart (`…cosmic-applet-c7d2069e`). */

@@ -369,6 +369,26 @@ describe('spillway replay', () => {
     expect(json.worstCalls).toEqual([]);
   });
 
+  it("names each task of a Cline-family tasks folder by its task's folder, since every task's file is named alike", () => {
+    const folder = join(dir, 'roo-tasks');
+    for (const id of ['task-a', 'task-b']) {
+      mkdirSync(join(folder, 'tasks', id), { recursive: true });
+      copyFileSync(
+        join(__dirname, '..', 'fixtures', 'transcripts', 'small', 'cline-task-roo.json'),
+        join(folder, 'tasks', id, 'api_conversation_history.json'),
+      );
+      writeFileSync(
+        join(folder, 'tasks', id, 'ui_messages.json'),
+        JSON.stringify([{ ts: 1764000000000, type: 'say', say: 'text', text: 'hi' }]),
+      );
+    }
+    const r = run(['replay', folder]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/2 sessions replayed, 2 file\(s\) in no transcript format skipped/);
+    expect(r.out).toMatch(/^task-a +3 /m);
+    expect(r.out).toMatch(/^task-b +3 /m);
+  });
+
   it("a folder's summary and JSON break the pooled misses down by cause and name the worst calls of all its sessions", () => {
     const folder = join(dir, 'sessions-with-misses');
     mkdirSync(folder, { recursive: true });
