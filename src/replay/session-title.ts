@@ -170,15 +170,31 @@ function openCodeAbout(head: string): SessionAbout {
 /** Continue's title for a session it has not named. */
 const CONTINUE_UNTITLED = 'Untitled Session';
 
-/** A JSON string field of the head of a document, decoded; the first, or (`after`) the first after that pattern. */
-function field(head: string, name: string, after = ''): string | undefined {
-  const m = new RegExp(`${after}"${name}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"`).exec(head);
-  if (!m) return undefined;
+/** A JSON string's text as the file holds it between its quotes, decoded; undefined when it is not one (cut by a head). */
+function decoded(raw: string): string | undefined {
   try {
-    return JSON.parse(`"${m[1]}"`) as string;
+    return JSON.parse(`"${raw}"`) as string;
   } catch {
     return undefined;
   }
+}
+
+/** A JSON string field of the head of a document, decoded; the first, or (`after`) the first after that pattern. */
+function field(head: string, name: string, after = ''): string | undefined {
+  const m = new RegExp(`${after}"${name}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"`).exec(head);
+  return m ? decoded(m[1]!) : undefined;
+}
+
+/** The folder a Cline-family task ran in, as its first message's environment details name it (JSON-escaped in the file). */
+const TASK_FOLDER = /# Current (?:Workspace|Working) Directory \(((?:[^)"\\]|\\.)+)\) Files/;
+
+/**
+ * The folder a Cline, Roo Code or Kilo Code task ran in, from the head of its
+ * `api_conversation_history.json`; undefined when it names none. Browse Agent Sessions lists a task by it.
+ */
+export function clineTaskFolder(head: string): string | undefined {
+  const m = TASK_FOLDER.exec(head);
+  return m ? decoded(m[1]!) : undefined;
 }
 
 /**
@@ -238,14 +254,8 @@ function clineTaskAbout(file: string): SessionAbout {
   }
   const about: SessionAbout = {};
   const task = /"text"\s*:\s*"<task>((?:[^"\\]|\\.)*?)<\/task>/.exec(head);
-  if (task) {
-    try {
-      const prompt = (JSON.parse(`"${task[1]}"`) as string).trim();
-      if (prompt) about.prompt = prompt;
-    } catch {
-      // a task cut by the head: no prompt
-    }
-  }
+  const prompt = task ? decoded(task[1]!)?.trim() : undefined;
+  if (prompt) about.prompt = prompt;
   const ts = /"ts"\s*:\s*(\d{12,14})/.exec(head);
   if (ts) about.start = new Date(Number(ts[1])).toISOString();
   return about;

@@ -36,7 +36,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import { continueFolder } from '../../replay/session-title';
+import { clineTaskFolder, continueFolder } from '../../replay/session-title';
 
 export interface AgentSessionFile {
   agent:
@@ -331,8 +331,6 @@ const CLINE_FAMILY: readonly (readonly [string, AgentSessionFile['agent']])[] = 
 ];
 /** Bytes read from the start of a Cline-family task history to find the folder its first message names. */
 const TASK_HEAD_BYTES = 256 * 1024;
-/** The folder a Cline-family task ran in, as its first message's environment details name it (JSON-escaped). */
-const TASK_FOLDER = /# Current (?:Workspace|Working) Directory \(((?:[^)"\\]|\\.)+)\) Files/;
 
 /** A folder path as compared across platforms: separators alike, no trailing one; a Windows path without case. */
 function samePath(a: string, b: string): boolean {
@@ -357,13 +355,7 @@ function clineTaskSessions(globalStorage: string, cwd: string): AgentSessionFile
       const s = stat(file);
       if (!s) continue;
       // (the first message may carry attached files before its environment details)
-      const m = TASK_FOLDER.exec(head(file, TASK_HEAD_BYTES));
-      let folder: string | undefined;
-      try {
-        folder = m ? (JSON.parse(`"${m[1]}"`) as string) : undefined;
-      } catch {
-        folder = undefined;
-      }
+      const folder = clineTaskFolder(head(file, TASK_HEAD_BYTES));
       if (folder !== undefined && (samePath(folder, want) || samePath(folder, cwd))) out.push({ agent, file, ...s });
     }
   }

@@ -35,8 +35,6 @@ import { SkipLog } from './skip-log';
 import type { Transcript } from './types';
 import { computeCalls, isRecord, mostAnsweringModel, parseTime, type Json } from './wire';
 
-/** Fields of a message that the extension keeps for itself and removes before sending. */
-const MESSAGE_FIELDS = new Set(['role', 'content']);
 /** Fields of a content block that are the extension's own, never sent to Anthropic. */
 const BLOCK_OWN_FIELDS = ['call_id', 'reasoning_details'];
 /** Roo Code's and Cline's own fields on a message: any of them tells this format from a saved request. */
@@ -122,26 +120,23 @@ export function clineTaskTranscript(doc: unknown, path: string): Transcript {
       const info = isRecord(m.modelInfo) ? m.modelInfo : undefined;
       if (typeof info?.modelId === 'string') models.push(info.modelId);
     }
-    const message: Json = {};
-    for (const [k, v] of Object.entries(m)) if (MESSAGE_FIELDS.has(k)) message[k] = v;
-    const previous = items.at(-1);
-    if (m.role === 'user' && previous?.role === 'assistant' && Array.isArray(content)) {
-      const paired = pairResults(previous.content, content);
+    const last = items.at(-1);
+    if (m.role === 'user' && last?.role === 'assistant' && Array.isArray(content)) {
+      const paired = pairResults(last.content, content);
       if (paired) {
         content = paired.content;
         textResults += paired.count;
       }
     }
-    message.content = content as Json[keyof Json];
     // two messages of one role in a row (a condensed message beside its summary) are one turn to the
     // API: Roo Code merges them before sending (mergeConsecutiveApiMessages), and so does the replay
-    const last = items.at(-1);
-    if (last && last.role === message.role) {
-      last.content = [...asBlocks(last.content), ...asBlocks(message.content)] as Json[keyof Json];
+    if (last && last.role === m.role) {
+      last.content = [...asBlocks(last.content), ...asBlocks(content)] as Json[keyof Json];
       times[items.length - 1] = parseTime(m.ts) ?? times[items.length - 1];
       return;
     }
-    items.push(message);
+    // sent as the role and content alone: every other field is the extension's own
+    items.push({ role: m.role, content: content as Json[keyof Json] });
     times.push(parseTime(m.ts));
   });
   if (items.length === 0) throw new SpillwayError(`${path}: the task history holds no message the extension would send`, 'invalid-input');
