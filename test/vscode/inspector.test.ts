@@ -279,6 +279,15 @@ function fakeHome(): { home: string; claude: string; codex: string } {
   return { home, claude, codex };
 }
 
+/** Spillway: Browse Agent Sessions over a fake home: what it lists (`pick: ''`) or what it opens (a file's name or key). */
+function browse(home: string, pick: string): Promise<unknown> {
+  return vs.run(
+    async ({ vscode }, h, p) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: p }),
+    home,
+    pick,
+  );
+}
+
 /** Reloads the window (the extension host restarts) and returns the inspector's frame, restored by its serializer. */
 async function reloadWindow(): Promise<Frame> {
   await vs.page.reload();
@@ -428,15 +437,9 @@ describe('the inspector in a real VS Code', () => {
 
   it('lists the Claude Code and Codex sessions of the folder, newest first, and opens one', async () => {
     const { home, claude, codex } = fakeHome();
-    const listed = (await vs.run(
-      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
-      home,
-    )) as { files: string[] };
+    const listed = (await browse(home, '')) as { files: string[] };
     expect(listed.files).toEqual([codex, claude]);
-    const opened = (await vs.run(
-      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'abc.jsonl' }),
-      home,
-    )) as { sessionId: string; calls: number };
+    const opened = (await browse(home, 'abc.jsonl')) as { sessionId: string; calls: number };
     expect(opened.calls).toBe(10);
     const frame = await inspectorFrame(vs.page);
     // named by what the session was, its project and day (src/replay/session-title.ts), not by abc.jsonl
@@ -447,15 +450,9 @@ describe('the inspector in a real VS Code', () => {
   it('lists a Copilot CLI session of the folder by its date, names it by its first prompt and replays it', async () => {
     const { home, claude, codex } = fakeHome();
     const copilot = copilotSession(home);
-    const listed = (await vs.run(
-      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
-      home,
-    )) as { files: string[] };
+    const listed = (await browse(home, '')) as { files: string[] };
     expect(listed.files).toEqual([codex, copilot, claude]);
-    const opened = (await vs.run(
-      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'events.jsonl' }),
-      home,
-    )) as { sessionId: string; calls: number };
+    const opened = (await browse(home, 'events.jsonl')) as { sessionId: string; calls: number };
     expect(opened.calls).toBe(2);
     const frame = await inspectorFrame(vs.page);
     expect(sessionName(copilot)).toMatch(/^Fix the cart total · /);
@@ -476,17 +473,10 @@ describe('the inspector in a real VS Code', () => {
     const later = new Date(Date.now() + 60_000);
     utimesSync(roo, later, later);
     try {
-      const listed = (await vs.run(
-        async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
-        home,
-      )) as { files: string[] };
+      const listed = (await browse(home, '')) as { files: string[] };
       // newest first: the task was written last
       expect(listed.files).toEqual([roo, codex, claude]);
-      const opened = (await vs.run(
-        async ({ vscode }, h) =>
-          vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'api_conversation_history.json' }),
-        home,
-      )) as { sessionId: string; calls: number };
+      const opened = (await browse(home, 'api_conversation_history.json')) as { sessionId: string; calls: number };
       expect(opened.calls).toBe(3);
       const frame = await inspectorFrame(vs.page);
       expect(sessionName(roo)).toMatch(/^Fix the failing test in calc\.py · /);
@@ -499,16 +489,9 @@ describe('the inspector in a real VS Code', () => {
   it('lists a Copilot CLI sub-agent under its session and replays its own conversation', async () => {
     const { home, claude, codex } = fakeHome();
     const copilot = copilotSubAgentSession(home);
-    const listed = (await vs.run(
-      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
-      home,
-    )) as { files: string[] };
+    const listed = (await browse(home, '')) as { files: string[] };
     expect(listed.files).toEqual([codex, copilot, `${copilot}#instance=t1`, claude]);
-    const opened = (await vs.run(
-      async ({ vscode }, h) =>
-        vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'events.jsonl#instance=t1' }),
-      home,
-    )) as { sessionId: string; calls: number };
+    const opened = (await browse(home, 'events.jsonl#instance=t1')) as { sessionId: string; calls: number };
     expect(opened.sessionId).toBe(`replay:${copilot}#instance=t1`);
     expect(opened.calls).toBe(2);
     const frame = await inspectorFrame(vs.page);
@@ -519,16 +502,9 @@ describe('the inspector in a real VS Code', () => {
   it('lists a Cline session of the folder by its date, names it by its manifest and replays it', async () => {
     const { home, claude, codex } = fakeHome();
     const cline = clineSession(home);
-    const listed = (await vs.run(
-      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
-      home,
-    )) as { files: string[] };
+    const listed = (await browse(home, '')) as { files: string[] };
     expect(listed.files).toEqual([codex, cline, claude]);
-    const opened = (await vs.run(
-      async ({ vscode }, h) =>
-        vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '1748772000000_cart1.messages.json' }),
-      home,
-    )) as { sessionId: string; calls: number };
+    const opened = (await browse(home, '1748772000000_cart1.messages.json')) as { sessionId: string; calls: number };
     expect(opened.calls).toBe(2);
     const frame = await inspectorFrame(vs.page);
     expect(sessionName(cline)).toMatch(/^Total the cart · /);
@@ -539,16 +515,10 @@ describe('the inspector in a real VS Code', () => {
   it('lists an OpenCode session of the folder through opencode, exports it when picked and replays it', async () => {
     const { home, claude, codex } = fakeHome();
     openCodeStandIn(home);
-    const listed = (await vs.run(
-      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: '' }),
-      home,
-    )) as { files: string[] };
+    const listed = (await browse(home, '')) as { files: string[] };
     expect(listed.files.slice(0, 2)).toEqual([codex, claude]);
     expect(listed.files[2]).toMatch(/opencode-exports[\\/]ses_cart2\.json$/);
-    const opened = (await vs.run(
-      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'ses_cart2.json' }),
-      home,
-    )) as { sessionId: string; calls: number };
+    const opened = (await browse(home, 'ses_cart2.json')) as { sessionId: string; calls: number };
     expect(opened.calls).toBe(2);
     expect(opened.sessionId).toBe(`replay:${listed.files[2]}`);
     const frame = await inspectorFrame(vs.page);
@@ -558,10 +528,7 @@ describe('the inspector in a real VS Code', () => {
 
   it('comes back after a window reload on the session it showed (the panel serializer)', async () => {
     const { home, claude } = fakeHome();
-    await vs.run(
-      async ({ vscode }, h) => vscode.commands.executeCommand('spillway.browseAgentSessions', { home: h, pick: 'abc.jsonl' }),
-      home,
-    );
+    await browse(home, 'abc.jsonl');
     await (await inspectorFrame(vs.page)).locator('.session-head h1', { hasText: sessionName(claude) }).waitFor();
     const frame = await reloadWindow();
     await frame.locator('.session-head h1', { hasText: sessionName(claude) }).waitFor({ timeout: 30_000 });
