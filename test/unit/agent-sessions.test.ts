@@ -210,7 +210,7 @@ test("Cline, Roo Code and Kilo Code tasks of the folder are found in VS Code's g
   const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
   const storage = join(home, 'globalStorage');
   const cwd = '/work/my demo';
-  const task = (ext: string, id: string, folder: string, heading: string, minutesAgo: number) => {
+  const task = (ext: string, id: string, folder: string, heading: string, minutesAgo: number, attached = '') => {
     const dir = join(storage, ext, 'tasks', id);
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'api_conversation_history.json');
@@ -222,6 +222,7 @@ test("Cline, Roo Code and Kilo Code tasks of the folder are found in VS Code's g
           role: 'user',
           content: [
             { type: 'text', text: `<task>\nFix the "cart" total\n</task>` },
+            ...(attached ? [{ type: 'text', text: attached }] : []),
             { type: 'text', text: env },
           ],
           ts: 1764000000000,
@@ -233,7 +234,15 @@ test("Cline, Roo Code and Kilo Code tasks of the folder are found in VS Code's g
     return file;
   };
   const roo = task('rooveterinaryinc.roo-cline', 't1', cwd, 'Current Workspace', 5);
-  const kilo = task('kilocode.kilo-code', 't2', `${cwd}/`, 'Current Workspace', 10);
+  // a file attached to the first prompt puts the environment details 100 KB in
+  const kilo = task(
+    'kilocode.kilo-code',
+    't2',
+    `${cwd}/`,
+    'Current Workspace',
+    10,
+    `<file_content path="a.md">\n${'x'.repeat(100_000)}\n</file_content>`,
+  );
   const cline = task('saoudrizwan.claude-dev', 't3', cwd, 'Current Working', 1);
   task('rooveterinaryinc.roo-cline', 't4', '/work/other', 'Current Workspace', 2);
   // a Windows folder, JSON-escaped in the file, is the same folder whatever its case

@@ -329,7 +329,10 @@ const CLINE_FAMILY: readonly (readonly [string, AgentSessionFile['agent']])[] = 
   ['rooveterinaryinc.roo-cline', 'roo-code'],
   ['kilocode.kilo-code', 'kilo-code'],
 ];
-/** Bytes read from the start of a Cline-family task history to find the folder its first message names. */
+/**
+ * Bytes read from the start of a Cline-family task history to find the folder its first message
+ * names, when the usual head does not hold it (files attached to the first prompt come before it).
+ */
 const TASK_HEAD_BYTES = 256 * 1024;
 
 /** A folder path as compared across platforms: separators alike, no trailing one; a Windows path without case. */
@@ -354,8 +357,8 @@ function clineTaskSessions(globalStorage: string, cwd: string): AgentSessionFile
       const file = join(root, n, 'api_conversation_history.json');
       const s = stat(file);
       if (!s) continue;
-      // (the first message may carry attached files before its environment details)
-      const folder = clineTaskFolder(head(file, TASK_HEAD_BYTES));
+      // most tasks name it in the first few kilobytes: the longer head only for the others
+      const folder = clineTaskFolder(head(file)) ?? (s.bytes > META_HEAD_BYTES ? clineTaskFolder(head(file, TASK_HEAD_BYTES)) : undefined);
       if (folder !== undefined && (samePath(folder, want) || samePath(folder, cwd))) out.push({ agent, file, ...s });
     }
   }
