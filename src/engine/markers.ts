@@ -279,6 +279,21 @@ export function recogniseCopilotSaved(text: string): string | undefined {
   return COPILOT_SAVED.exec(text)?.[1];
 }
 
+/** How GitHub Copilot's chat in VS Code opens a tool output it wrote to a file itself (text over 8 KiB by default). */
+export const COPILOT_CHAT_WRITTEN_OPENING = 'Large tool result (';
+const COPILOT_CHAT_WRITTEN =
+  /^Large tool result \(\d+KB\) written to file\. Use the [\w-]+ tool to access the content at: *([^\n]+?) *(?:\n|$)/;
+
+/**
+ * When `text` is a result Copilot's chat in VS Code already wrote to a file (`Large tool result (29KB)
+ * written to file. Use the read_file tool to access the content at: <file>`, and for JSON the schema's
+ * file), the file it names; else undefined. It is all the model sees of that output, with the agent's
+ * own pointer to the whole: Spillway never reduces it again.
+ */
+export function recogniseCopilotChatWritten(text: string): string | undefined {
+  return COPILOT_CHAT_WRITTEN.exec(text)?.[1];
+}
+
 /** How Gemini CLI wraps a tool output it masked itself (its tool output masking: large outputs in older turns). */
 export const MASKED_OUTPUT_TAG = '<tool_output_masked>';
 const MASKED_OUTPUT_END = '</tool_output_masked>';

@@ -162,8 +162,8 @@ export interface SavedByAgent {
   result: number;
   callId: string;
   tool: string;
-  /** Claude Code (`<persisted-output>`), Qwen Code (the same tag, with its `Full output sha256:` line), Gemini CLI (`<tool_output_masked>`) or GitHub Copilot's CLI (`Output too large to read at once`) */
-  agent: 'claude-code' | 'qwen-code' | 'gemini-cli' | 'copilot-cli';
+  /** Claude Code (`<persisted-output>`), Qwen Code (the same tag, with its `Full output sha256:` line), Gemini CLI (`<tool_output_masked>`), GitHub Copilot's CLI (`Output too large to read at once`) or Copilot's chat in VS Code (`Large tool result (… KB) written to file`) */
+  agent: 'claude-code' | 'qwen-code' | 'gemini-cli' | 'copilot-cli' | 'copilot-chat';
   /** where the agent says the full output is ('' when it names no file) */
   file: string;
   /** characters of the preview the model sees */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { project } from '../support/run';
-import { recogniseCopilotSaved, recognisePersistedOutput } from '../../src/engine/markers';
+import { recogniseCopilotChatWritten, recogniseCopilotSaved, recognisePersistedOutput } from '../../src/engine/markers';
 import { transcript } from '../support/wire';
 
 const FILE = '/home/u/.claude/projects/-work-demo/5c0375b4/tool-results/toolu_01ABC.txt';
@@ -60,6 +60,26 @@ describe("Claude Code's <persisted-output> results", () => {
       expect(p.reductions).toEqual([]);
       expect(p.stats.savedByAgent).toEqual([
         { result: 0, callId: expect.any(String), tool: 'bash', agent: 'copilot-cli', file, chars: copilot.length },
+      ]);
+    }
+  });
+
+  it("are Copilot's in VS Code when it opens with its pointer to the file it wrote, and are left alone the same way", () => {
+    const file =
+      '/home/u/.config/Code/User/workspaceStorage/9f2c/GitHub.copilot-chat/chat-session-resources/5c1d/toolu_01Test__vscode-17/content.json';
+    const schema = file.replace('content.json', 'schema.json');
+    // as vscode-copilot-chat's ToolResult.onText writes it for a JSON result over its 8 KiB threshold
+    const written = `Large tool result (12KB) written to file. Use the read_file tool to access the content at: ${file}\n\nData schema found at: ${schema}`;
+    expect(recogniseCopilotChatWritten(written)).toBe(file);
+    expect(recogniseCopilotChatWritten(`note\n${written}`)).toBeUndefined();
+    expect(recogniseCopilotChatWritten('Large tool result (12KB) written to file.')).toBeUndefined();
+    const small = { ...base, defaultCap: 100, previewChars: 40 };
+    for (const format of ['openai-chat', 'anthropic-messages', 'openai-responses'] as const) {
+      const { p, texts } = project(small, transcript('q', { tool: 'run_in_terminal', output: written }), format);
+      expect(texts[0]).toBe(written);
+      expect(p.reductions).toEqual([]);
+      expect(p.stats.savedByAgent).toEqual([
+        { result: 0, callId: expect.any(String), tool: 'run_in_terminal', agent: 'copilot-chat', file, chars: written.length },
       ]);
     }
   });

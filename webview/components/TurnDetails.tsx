@@ -328,11 +328,12 @@ function Wrote(props: { text: string; id: string }) {
   );
 }
 
-/** The agents that reduce outputs themselves, by name: saved as their own preview (Claude Code, Qwen Code, Gemini CLI) or truncated (Gemini CLI, Codex, pi, mini-swe-agent, Qwen Code, OpenCode, Cline, Continue). */
+/** The agents that reduce outputs themselves, by name: saved as their own preview (Claude Code, Qwen Code, Gemini CLI, Copilot CLI, Copilot in VS Code) or truncated (Gemini CLI, Codex, pi, mini-swe-agent, Qwen Code, OpenCode, Cline, Continue). */
 const AGENT_NAMES: Record<string, string> = {
   'claude-code': 'Claude Code',
   'qwen-code': 'Qwen Code',
   'copilot-cli': 'Copilot CLI',
+  'copilot-chat': 'Copilot',
   'gemini-cli': 'Gemini CLI',
   codex: 'Codex',
   'mini-swe-agent': 'mini-swe-agent',

@@ -16,9 +16,11 @@ import type { SpillwayConfig } from '../config';
 import { resultRawLength, resultString, resultText, type ParsedRequest, type ToolResult } from '../formats';
 import {
   markerBound,
+  COPILOT_CHAT_WRITTEN_OPENING,
   COPILOT_SAVED_OPENING,
   MASKED_OUTPUT_TAG,
   PERSISTED_OUTPUT_TAG,
+  recogniseCopilotChatWritten,
   recogniseCopilotSaved,
   recogniseMaskedOutput,
   recognisePersistedOutput,
@@ -50,7 +52,8 @@ interface AgentSaved {
  * The agents' own wrappers of an output they saved: the tag it opens with, how to read it, and whose
  * it is. Qwen Code writes Claude Code's tag too, with a digest line of its own
  * (`persistAndTruncateToolResult`, 0.24: `Full output sha256: …`). GitHub Copilot's CLI has no tag:
- * its first line (`Output too large to read at once (… KB). Saved to: <file>`) is the wrapper.
+ * its first line (`Output too large to read at once (… KB). Saved to: <file>`) is the wrapper; nor
+ * has Copilot's chat in VS Code (`Large tool result (… KB) written to file. …: <file>`).
  */
 const AGENT_WRAPPERS: ReadonlyArray<{
   tag: string;
@@ -64,6 +67,7 @@ const AGENT_WRAPPERS: ReadonlyArray<{
   },
   { tag: MASKED_OUTPUT_TAG, agent: () => 'gemini-cli', read: recogniseMaskedOutput },
   { tag: COPILOT_SAVED_OPENING, agent: () => 'copilot-cli', read: recogniseCopilotSaved },
+  { tag: COPILOT_CHAT_WRITTEN_OPENING, agent: () => 'copilot-chat', read: recogniseCopilotChatWritten },
 ];
 /** Qwen Code's line after the file in its `<persisted-output>`. */
 const QWEN_DIGEST = /\nFull output sha256: [0-9a-f]{64}\n/;
