@@ -36,7 +36,7 @@ export const COMMAND_USAGE: Record<string, string> = {
                    [--store DIR] [--report FILE] [--session ID] < request.json`,
   read: `  spillway read HANDLE [--store DIR] [--lines A:B] [--grep REGEX] [--context N] [--ignore-case]
                        [--offset N --limit N] [--json]`,
-  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|pi|gemini|gemini-cli|copilot-cli|cline|cline-task|qwen-code|opencode|continue]
+  replay: `  spillway replay TRANSCRIPT|DIR [--format auto|claude-code|codex|swe-agent|openai-chat|anthropic-messages|openai-responses|openhands|pi|gemini|gemini-cli|copilot-cli|copilot-chat|cline|cline-task|qwen-code|opencode|continue]
                   [--config FILE] [--preset NAME] [--store DIR] [--instance ID] [--agent-prelude on|off] [--provider NAME] [--each-route] [--limits] [--json]`,
   proxy: `  spillway proxy [--port N] [--store DIR] [--sessions DIR] [--openai-upstream URL] [--anthropic-upstream URL]
                  [--chatgpt-upstream URL] [--gemini-upstream URL] [--config FILE] [--preset NAME] [--websockets project|refuse]

@@ -72,6 +72,15 @@ const CODEX_SHARE = 0.9;
 /** pi: `reserveTokens` of DEFAULT_COMPACTION_SETTINGS (packages/coding-agent/src/core/compaction). */
 const PI_RESERVE = 16_384;
 
+/**
+ * Copilot's chat in VS Code summarises when a request would pass 85% of the model's prompt budget
+ * less its tool declarations (vscode-copilot-chat agentIntent.ts `budgetThreshold`). The budget is
+ * the model's `max_prompt_tokens` as Copilot's endpoint lists it, not in the session file: 128,000
+ * assumed, and the tools' share (not in the file either) left out.
+ */
+const COPILOT_PROMPT_BUDGET = 128_000;
+const COPILOT_SHARE = 0.85;
+
 /** Major and minor of a version string ('2.1.14' → [2, 1]); undefined when it does not start with them. */
 function majorMinor(v: string | undefined): [number, number] | undefined {
   const m = v === undefined ? null : /^(\d+)\.(\d+)/.exec(v);
@@ -90,7 +99,8 @@ function piWindow(model: string | undefined): { window: number; known: boolean }
  * window less the output it reserves and a 13,000-token margin (167,000 from 2.1, 155,000 before;
  * the reserve is assumed, see CLAUDE_CODE_RESERVE_2_1). Codex: 90% of the
  * model's context window (codex-rs model_family.rs `default_auto_compact_limit`; 272,000 for the
- * gpt-5 and codex- families). pi: the window less `reserveTokens` (16,384 by default).
+ * gpt-5 and codex- families). Copilot in VS Code: 85% of the model's prompt budget (assumed, see
+ * COPILOT_PROMPT_BUDGET). pi (and every other agent): the window less `reserveTokens` (16,384 by default).
  */
 export function thresholdOf(
   format: Transcript['source'],
@@ -114,6 +124,12 @@ export function thresholdOf(
     return {
       threshold: Math.floor(window * CODEX_SHARE),
       rule: `Codex: 90% of the ${window.toLocaleString('en-US')}-token context window`,
+    };
+  }
+  if (format === 'copilot-chat') {
+    return {
+      threshold: Math.floor(COPILOT_PROMPT_BUDGET * COPILOT_SHARE),
+      rule: `Copilot in VS Code: 85% of the model's prompt budget (${COPILOT_PROMPT_BUDGET.toLocaleString('en-US')} assumed, its tools' share left out)`,
     };
   }
   const { window, known } = piWindow(c.model);

@@ -11,7 +11,9 @@
  * A Cline session (`<id>.messages.json`) says it in its manifest beside it (`<id>.json`: `cwd`,
  * `started_at`, `prompt`, `metadata.title`), which is read instead; an OpenCode export in the
  * session info it starts with (`title`, `directory`, `time.created`); a Continue session in its
- * first fields (`title`, unless untitled, `workspaceDirectory`, the first user message).
+ * first fields (`title`, unless untitled, `workspaceDirectory`, the first user message); a chat session
+ * of Copilot in VS Code in its `customTitle` (the last it set), its first request's text, its
+ * `creationDate`, and the folder its workspace's `workspace.json` names.
  *
  * Only the head and the tail of a file are read (a log can be hundreds of megabytes): the working
  * directory, the start and the first prompt are in the first records; an agent writes its title late
@@ -19,9 +21,10 @@
  * a file in no known shape, or unreadable, is named by its file name.
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONTINUE_SESSION_HEAD } from './readers/continue';
+import { COPILOT_CHAT_LOG_HEAD, COPILOT_CHAT_SESSION_HEAD } from './readers/copilot-chat';
 import { OPENCODE_EXPORT_HEAD } from './readers/opencode';
 
 /** Bytes read from each end of a session file. */
@@ -108,6 +111,7 @@ export function sessionAbout(file: string): SessionAbout {
   }
   if (OPENCODE_EXPORT_HEAD.test(text.head)) return openCodeAbout(text.head);
   if (CONTINUE_SESSION_HEAD.test(text.head)) return continueAbout(text.head);
+  if (COPILOT_CHAT_LOG_HEAD.test(text.head) || COPILOT_CHAT_SESSION_HEAD.test(text.head)) return copilotChatAbout(file, text);
   const about: SessionAbout = {};
   const head = records(text.head);
   const all = [...head, ...records(text.tail)];
@@ -221,6 +225,35 @@ function continueAbout(head: string): SessionAbout {
   if (title && title !== CONTINUE_UNTITLED) about.title = title;
   if (cwd) about.cwd = cwd;
   if (prompt) about.prompt = prompt;
+  return about;
+}
+
+/** A title Copilot's chat session sets: in the session (`"customTitle": …`) or, in its log, as a change (`"k":["customTitle"],"v": …`). */
+const CHAT_TITLE = /"customTitle"\s*:\s*"((?:[^"\\]|\\.)*)"|\["customTitle"\]\s*,\s*"v"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
+
+/**
+ * A chat session of Copilot in VS Code: its title (the last it set, a rename), its first prompt, when
+ * it was created, and the folder its workspace's `workspace.json` (beside `chatSessions/`) names.
+ */
+function copilotChatAbout(file: string, text: { head: string; tail: string }): SessionAbout {
+  const about: SessionAbout = {};
+  const lastTitle = (t: string) =>
+    [...t.matchAll(CHAT_TITLE)]
+      .map((m) => decoded(m[1] ?? m[2]!))
+      .filter((x) => x !== undefined)
+      .pop();
+  const title = lastTitle(text.tail) ?? lastTitle(text.head);
+  if (title) about.title = title;
+  const prompt = field(text.head, 'text', '"message"\\s*:\\s*\\{\\s*');
+  if (prompt) about.prompt = prompt;
+  const created = /"creationDate"\s*:\s*(\d{12,14})/.exec(text.head);
+  if (created) about.start = new Date(Number(created[1])).toISOString();
+  try {
+    const folder = str(obj(JSON.parse(readFileSync(join(dirname(dirname(file)), 'workspace.json'), 'utf8')))?.folder);
+    if (folder?.startsWith('file:')) about.cwd = fileURLToPath(folder);
+  } catch {
+    // no workspace.json beside it (a copied file, a multi-root workspace): no folder
+  }
   return about;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Browse Agent Sessions' file finder on a fake home folder: Claude Code sessions, their sub-agents'
  * transcripts (`<session>/subagents/*.jsonl`) listed right under the session that started them,
- * Gemini CLI chats, Copilot CLI logs, Cline sessions and Continue sessions.
+ * Gemini CLI chats, Copilot CLI logs, Copilot chat sessions in VS Code, Cline sessions and Continue sessions.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
@@ -258,4 +258,34 @@ test("Cline, Roo Code and Kilo Code tasks of the folder are found in VS Code's g
   // without VS Code's global storage, none is looked for
   expect(agentSessions(home, cwd)).toEqual([]);
   expect(sessionName(roo)).toMatch(/^Fix the "cart" total · /);
+});
+
+test("Copilot's chat sessions are found in the folder's own workspace storage: the log over the older file, none never sent", () => {
+  const home = mkdtempSync(join(tmpdir(), 'sw-home-'));
+  const ws = join(home, 'workspaceStorage');
+  const dir = join(ws, 'chatSessions');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(ws, 'workspace.json'), JSON.stringify({ folder: 'file:///work/my%20demo' }));
+  const session = (name: string, requests: unknown[], minutesAgo: number) => {
+    const file = join(dir, name);
+    const v = { version: 3, sessionId: name.replace(/\.jsonl?$/, ''), creationDate: 1795000000000, requests };
+    writeFileSync(file, name.endsWith('.jsonl') ? `${JSON.stringify({ kind: 0, v })}\n` : JSON.stringify(v));
+    const t = new Date(Date.now() - minutesAgo * 60_000);
+    utimesSync(file, t, t);
+    return file;
+  };
+  const asked = [{ requestId: 'request_1', message: { text: 'Fix the "cart" total' }, timestamp: 1795000000000 }];
+  const log = session('a.jsonl', asked, 1);
+  // VS Code converted it: the older whole file beside the log is the same session
+  session('a.json', asked, 30);
+  const older = session('b.json', asked, 20);
+  session('c.jsonl', [], 2);
+  const cwd = '/work/my demo';
+  expect(agentSessions(home, cwd, home, clineDataDir(home), piAgentDir(home), continueDir(home), undefined, ws)).toEqual([
+    expect.objectContaining({ agent: 'copilot-chat', file: log }),
+    expect.objectContaining({ agent: 'copilot-chat', file: older }),
+  ]);
+  // without the folder's workspace storage (no folder open), none is looked for
+  expect(agentSessions(home, cwd)).toEqual([]);
+  expect(sessionName(log)).toMatch(/^Fix the "cart" total · my demo · /);
 });

@@ -9,8 +9,9 @@
  * and puts back the settings and editors it changed, so any one runs alone with -t.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Frame } from 'playwright-core';
 import { HARNESS_DIR, ROOT, launch, waitUntil, type Harness, inspectorFrame } from './harness';
 import { makeDemoWorkspace, type DemoWorkspace } from './demo';
@@ -483,6 +484,28 @@ describe('the inspector in a real VS Code', () => {
       await frame.locator('.session-head h1', { hasText: sessionName(roo) }).waitFor();
     } finally {
       rmSync(join(home, 'globalStorage'), { recursive: true, force: true });
+    }
+  });
+
+  it("lists a Copilot chat session of the folder's workspace storage, names it by its title and replays it", async () => {
+    const { home, claude, codex } = fakeHome();
+    const ws = join(home, 'workspaceStorage');
+    mkdirSync(join(ws, 'chatSessions'), { recursive: true });
+    writeFileSync(join(ws, 'workspace.json'), JSON.stringify({ folder: pathToFileURL(demo.dir).href }));
+    const chat = join(ws, 'chatSessions', '5c1d0e7a-2f4b-4a8e-9d61-0b7f3c2e9a14.jsonl');
+    copyFileSync(join(ROOT, 'test/fixtures/transcripts/small/copilot-chat-session.jsonl'), chat);
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(chat, later, later);
+    try {
+      const listed = (await browse(home, '')) as { files: string[] };
+      expect(listed.files).toEqual([chat, codex, claude]);
+      const opened = (await browse(home, basename(chat))) as { sessionId: string; calls: number };
+      expect(opened.calls).toBe(5);
+      const frame = await inspectorFrame(vs.page);
+      expect(sessionName(chat)).toMatch(/^Fix parse\(\) on empty input · /);
+      await frame.locator('.session-head h1', { hasText: sessionName(chat) }).waitFor();
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
     }
   });
 

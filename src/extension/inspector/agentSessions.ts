@@ -28,6 +28,9 @@
  *   `$CLINE_DIR/data`, in place of `~/.cline/data` when set), beside the session's manifest
  *   `<session>.json`, which names the `cwd` it ran in (and `workspace_root`). Other `*.messages.json`
  *   files of the folder are the conversations of agents it started, listed under it.
+ * - GitHub Copilot's chat in VS Code (agent, ask and edit modes): `<VS Code's workspace storage for
+ *   the open folder>/chatSessions/<session>.jsonl` (1.106 on; `.json` before), all of them the
+ *   folder's; one that never sent a prompt (no `requestId`) is not listed.
  * - Cline's extension before its SDK, Roo Code and Kilo Code: `<VS Code's global storage>/<extension
  *   id>/tasks/<task>/api_conversation_history.json` (`saoudrizwan.claude-dev`,
  *   `rooveterinaryinc.roo-cline`, `kilocode.kilo-code`), whose first message's environment details
@@ -44,6 +47,7 @@ export interface AgentSessionFile {
     | 'codex'
     | 'gemini-cli'
     | 'copilot-cli'
+    | 'copilot-chat'
     | 'cline'
     | 'cline-extension'
     | 'roo-code'
@@ -365,6 +369,26 @@ function clineTaskSessions(globalStorage: string, cwd: string): AgentSessionFile
   return out;
 }
 
+/**
+ * The chat sessions of Copilot in VS Code kept in `workspaceStorage`, the open folder's own storage
+ * folder (where VS Code gives every extension its `storageUri`). A session's log and its older whole
+ * file may both be there after VS Code converted it: the log is listed.
+ */
+function copilotChatSessions(workspaceStorage: string): AgentSessionFile[] {
+  const root = join(workspaceStorage, 'chatSessions');
+  const names = namesIn(root);
+  const out: AgentSessionFile[] = [];
+  for (const n of names) {
+    if (!n.endsWith('.jsonl') && !(n.endsWith('.json') && !names.includes(`${n}l`))) continue;
+    const file = join(root, n);
+    const s = stat(file);
+    // a chat opened and never sent holds no request
+    if (!s || (s.bytes <= META_HEAD_BYTES && !head(file).includes('"requestId"'))) continue;
+    out.push({ agent: 'copilot-chat', file, ...s });
+  }
+  return out;
+}
+
 /** Where Continue keeps its data: `$CONTINUE_GLOBAL_DIR`, else `~/.continue`. */
 export function continueDir(home: string, env: Record<string, string | undefined> = {}): string {
   return env.CONTINUE_GLOBAL_DIR || join(home, '.continue');
@@ -390,13 +414,14 @@ const newestFirst = (a: AgentSessionFile, b: AgentSessionFile): number =>
   b.modified.localeCompare(a.modified) || a.file.localeCompare(b.file);
 
 /**
- * The Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, Roo Code, Kilo Code, pi, Qwen Code and Continue sessions of a workspace folder (OpenCode's:
+ * The Claude Code, Codex, Gemini CLI, Copilot CLI, Copilot chat, Cline, Roo Code, Kilo Code, pi, Qwen Code and Continue sessions of a workspace folder (OpenCode's:
  * opencodeSessions.ts), newest first,
  * each followed by its sub-agents (newest first). `geminiHome` is where Gemini CLI keeps `.gemini`
  * (`$GEMINI_CLI_HOME`, else `home`); `clineData` where Cline keeps its data (clineDataDir); `piDir` pi's
  * agent folder (piAgentDir); `continueGlobal` Continue's (continueDir); `globalStorage` VS Code's
  * global storage folder, where Cline's extension before its SDK, Roo Code and Kilo Code keep their
- * tasks (none looked for when absent).
+ * tasks (none looked for when absent); `workspaceStorage` the open folder's own storage folder,
+ * where Copilot's chat keeps its sessions (none looked for when absent).
  */
 export function agentSessions(
   home: string,
@@ -406,6 +431,7 @@ export function agentSessions(
   piDir = piAgentDir(home),
   continueGlobal = continueDir(home),
   globalStorage?: string,
+  workspaceStorage?: string,
 ): AgentSessionFile[] {
   const all = [
     ...claudeSessions(home, cwd),
@@ -417,6 +443,7 @@ export function agentSessions(
     ...qwenSessions(home, cwd),
     ...continueSessions(continueGlobal, cwd),
     ...(globalStorage !== undefined ? clineTaskSessions(globalStorage, cwd) : []),
+    ...(workspaceStorage !== undefined ? copilotChatSessions(workspaceStorage) : []),
   ];
   const children = new Map<string, AgentSessionFile[]>();
   for (const f of all) if (f.parent !== undefined) children.set(f.parent, [...(children.get(f.parent) ?? []), f]);

@@ -40,6 +40,7 @@ const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = {
   codex: 'Codex',
   'gemini-cli': 'Gemini CLI',
   'copilot-cli': 'Copilot CLI',
+  'copilot-chat': 'Copilot (VS Code)',
   cline: 'Cline',
   'cline-extension': 'Cline (extension, before its SDK)',
   'roo-code': 'Roo Code',
@@ -495,7 +496,7 @@ export class Inspector implements vscode.Disposable {
     }
   }
 
-  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Cline, Roo Code, Kilo Code, pi, Qwen Code, Continue and OpenCode sessions of the open folder. */
+  /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Copilot chat, Cline, Roo Code, Kilo Code, pi, Qwen Code, Continue and OpenCode sessions of the open folder. */
   async browseAgentSessions(opts?: { home?: string; pick?: string }): Promise<OpenTranscriptResult | { files: string[] } | undefined> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) {
@@ -509,6 +510,9 @@ export class Inspector implements vscode.Disposable {
     // Cline's extension before its SDK, Roo Code and Kilo Code keep their tasks in VS Code's global
     // storage, beside Spillway's own folder there (a test's fake home holds a `globalStorage` for it)
     const globalStorage = opts?.home !== undefined ? join(home, 'globalStorage') : dirname(this.host.context.globalStorageUri.fsPath);
+    // Copilot's chat keeps its sessions in the folder's workspace storage, beside Spillway's own folder there
+    const storage = this.host.context.storageUri;
+    const workspaceStorage = opts?.home !== undefined ? join(home, 'workspaceStorage') : storage ? dirname(storage.fsPath) : undefined;
     const found = [
       ...agentSessions(
         home,
@@ -518,11 +522,12 @@ export class Inspector implements vscode.Disposable {
         piAgentDir(home, env),
         continueDir(home, env),
         globalStorage,
+        workspaceStorage,
       ),
       ...(await this.openCodeListed(folder, home, env)),
     ];
     if (found.length === 0) {
-      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Cline (~/.cline/data/sessions), Cline, Roo Code or Kilo Code extension tasks (VS Code's global storage), pi (~/.pi/agent/sessions), Qwen Code (~/.qwen/projects), Continue (~/.continue/sessions) or OpenCode (opencode session list) sessions for ${folder}.`;
+      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Copilot chat (VS Code's workspace storage), Cline (~/.cline/data/sessions), Cline, Roo Code or Kilo Code extension tasks (VS Code's global storage), pi (~/.pi/agent/sessions), Qwen Code (~/.qwen/projects), Continue (~/.continue/sessions) or OpenCode (opencode session list) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });
       if (opts?.pick === undefined) {
         void vscode.window.showInformationMessage(message, 'Open Transcript…').then((choice) => {

@@ -11,6 +11,7 @@ import { isClineTaskHistory } from './cline-task';
 import { CONTINUE_SESSION_HEAD, isContinueSession } from './continue';
 import { isOpenCodeExport, OPENCODE_EXPORT_HEAD } from './opencode';
 import { isCopilotCliRecord } from './copilot-cli';
+import { COPILOT_CHAT_LOG_HEAD, COPILOT_CHAT_SESSION_HEAD, isCopilotChatLogStart, isCopilotChatSession } from './copilot-chat';
 import { isQwenCodeRecord } from './qwen-code';
 import { isGeminiCliRecord } from './gemini-cli';
 import { preview } from './skip-log';
@@ -28,6 +29,7 @@ const SUPPORTED_FORMATS_TEXT =
   'pi (pi coding agent session .jsonl), ' +
   'gemini-cli (Gemini CLI chats/session-*.jsonl, or an older session-*.json), gemini (a Gemini API request body), ' +
   "copilot-cli (GitHub Copilot's CLI session-state/<id>/events.jsonl), " +
+  "copilot-chat (GitHub Copilot's chat in VS Code: workspaceStorage/<workspace>/chatSessions/<session>.jsonl or .json), " +
   'cline (Cline sessions/<id>/<id>.messages.json), cline-task (a Cline, Roo Code or Kilo Code tasks/<id>/api_conversation_history.json), qwen-code (Qwen Code projects/<project>/chats/<session>.jsonl), opencode (the JSON `opencode export <session>` prints), continue (Continue sessions/<id>.json)';
 
 const CODEX_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'turn_context', 'event_msg', 'compacted']);
@@ -71,7 +73,7 @@ function isPiRecord(record: Json): boolean {
 }
 
 /** The JSONL formats, told apart by their records. */
-type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'pi' | 'gemini-cli' | 'copilot-cli' | 'qwen-code';
+type JsonlFormat = 'claude-code' | 'codex' | 'openhands' | 'pi' | 'gemini-cli' | 'copilot-cli' | 'copilot-chat' | 'qwen-code';
 
 /** The agent log a single JSONL record comes from, if it looks like one. */
 function formatOfRecord(record: Json): JsonlFormat | undefined {
@@ -79,6 +81,7 @@ function formatOfRecord(record: Json): JsonlFormat | undefined {
   if (isPiRecord(record)) return 'pi';
   if (isGeminiCliRecord(record)) return 'gemini-cli';
   if (isCopilotCliRecord(record)) return 'copilot-cli';
+  if (isCopilotChatLogStart(record)) return 'copilot-chat';
   if (isQwenCodeRecord(record)) return 'qwen-code';
   const type = record.type;
   if (typeof type !== 'string') return record.record_type === 'state' ? 'codex' : undefined;
@@ -101,6 +104,8 @@ export function classifyDocument(doc: unknown): TranscriptFormat | undefined {
     if (isOpenCodeExport(doc)) return 'opencode';
     if (isMiniSweAgent(doc)) return 'openai-chat';
     if (isClineSession(doc)) return 'cline';
+    // (a chat session has a `sessionId` too)
+    if (isCopilotChatSession(doc)) return 'copilot-chat';
     // a JSONL log of a single record
     const record = 'payload' in doc || 'uuid' in doc || 'sessionId' in doc ? formatOfRecord(doc) : undefined;
     if (record !== undefined) return record;
@@ -125,6 +130,8 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
 
 /** Regexes for a head that stops inside a JSON value (a first line or document over 64 KB). */
 function guessJsonlFromText(text: string): JsonlFormat | undefined {
+  // a chat session log's first record is the whole session: often longer than the head
+  if (COPILOT_CHAT_LOG_HEAD.test(text)) return 'copilot-chat';
   // an OpenHands instance line is often longer than the head: its instance_id (or the resolver's
   // issue_type) and event history tell
   if (/^\s*\{[^\n]*"(instance_id|issue_type)"\s*:/.test(text) && /"history"\s*:\s*\[/.test(text)) return 'openhands';
@@ -213,6 +220,9 @@ export function sniffTranscript(path: string, firstBytes: string | Uint8Array): 
   if (parsed.ok) return { kind: 'document', format: classifyDocument(parsed.value), seen: describeDocument(parsed.value) };
   // An OpenCode export longer than the head: its session info (an id `ses_…`) comes first
   if (OPENCODE_EXPORT_HEAD.test(text)) return { kind: 'document', format: 'opencode', seen: 'the start of an OpenCode export' };
+  // A Copilot chat session longer than the head: its version, then who took part or its id
+  if (COPILOT_CHAT_SESSION_HEAD.test(text))
+    return { kind: 'document', format: 'copilot-chat', seen: 'the start of a Copilot chat session' };
   // A Continue session longer than the head: its id, title and workspace come before its history
   if (CONTINUE_SESSION_HEAD.test(text) && /"history"\s*:\s*\[/.test(text))
     return { kind: 'document', format: 'continue', seen: 'the start of a Continue session' };

@@ -2,8 +2,9 @@
  * Transcript readers: turn one agent session file into the model calls it made, in the engine's
  * wire formats, so `spillway replay` and the inspector can project every call of a real session.
  *
- * JSONL logs (Claude Code, Codex, OpenHands, pi, Gemini CLI, GitHub Copilot's CLI, Qwen Code) are streamed line by line and can be any size; single JSON
- * documents (SWE-agent, mini-swe-agent, Cline, OpenCode's export, Continue, request bodies) are parsed whole, up to 512 MB.
+ * JSONL logs (Claude Code, Codex, OpenHands, pi, Gemini CLI, GitHub Copilot's CLI, Copilot's chat in VS Code, Qwen Code) are streamed line by
+ * line and can be any size; single JSON documents (SWE-agent, mini-swe-agent, Cline, OpenCode's export, Continue, Copilot's older chat
+ * sessions, request bodies) are parsed whole, up to 512 MB.
  */
 import { open, stat } from 'node:fs/promises';
 import { SpillwayError } from '../../engine/types';
@@ -19,11 +20,14 @@ import { readPi } from './pi';
 import { continueTranscript } from './continue';
 import { openCodeTranscript } from './opencode';
 import { readQwenCode } from './qwen-code';
+import { copilotChatTranscript, readCopilotChat } from './copilot-chat';
 import { classifyDocument, DETECT_HEAD_BYTES, describeDocument, sniffTranscript, unknownFormatError } from './detect';
 import { readDocument } from './document';
+import { SkipLog } from './skip-log';
 import type { StreamOptions } from './lines';
 import { sweAgentTranscript } from './swe-agent';
 import { TRANSCRIPT_FORMATS, type ReadTranscriptOptions, type Transcript, type TranscriptFormat } from './types';
+import { isRecord } from './wire';
 
 export { detectTranscriptFormat } from './detect';
 export { requestForCall, itemsKey, TRANSCRIPT_FORMATS } from './types';
@@ -60,6 +64,8 @@ function fromDocument(format: TranscriptFormat, doc: unknown, path: string): Tra
       return openCodeTranscript(doc, path);
     case 'continue':
       return continueTranscript(doc, path);
+    case 'copilot-chat':
+      return copilotChatTranscript(isRecord(doc) ? doc : {}, new SkipLog(), path);
     case 'claude-code':
     case 'codex':
     case 'openhands':
@@ -127,6 +133,7 @@ export async function readTranscript(path: string, opts: ReadTranscriptOptions =
   if (resolved === 'codex') return readCodex(path, stream);
   if (resolved === 'pi') return readPi(path, stream);
   if (resolved === 'qwen-code') return readQwenCode(path, stream);
+  if (resolved === 'copilot-chat') return readCopilotChat(path, stream);
   if (resolved === 'copilot-cli')
     return readCopilotCli(path, { ...stream, ...(opts.instance !== undefined ? { instance: opts.instance } : {}) });
   if (resolved === 'gemini-cli')

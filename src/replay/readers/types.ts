@@ -25,6 +25,7 @@ export type TranscriptFormat =
   | 'gemini'
   | 'gemini-cli'
   | 'copilot-cli'
+  | 'copilot-chat'
   | 'cline'
   | 'cline-task'
   | 'qwen-code'
@@ -43,6 +44,7 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'gemini',
   'gemini-cli',
   'copilot-cli',
+  'copilot-chat',
   'cline',
   'cline-task',
   'qwen-code',
