@@ -361,12 +361,36 @@ function truncatedLine(x: ReplayTotals['truncatedByAgent'], sessions?: number): 
   return `truncated by the agent: ${x.outputs} output${x.outputs === 1 ? '' : 's'}${where} (${who}); what it cut reached no model`;
 }
 
-/** A folder's outputs the agents truncated themselves, and in how many sessions. */
-function folderTruncatedLine(sessions: readonly FolderSession[]): string | undefined {
-  const cut = sessions.flatMap((s) => ('totals' in s && s.totals.truncatedByAgent ? [s.totals.truncatedByAgent] : []));
+/** The agents that save an output to a file themselves and send a preview or pointer, as the summary names them. */
+const SAVING_AGENTS: Record<string, string> = {
+  'claude-code': 'Claude Code',
+  'qwen-code': 'Qwen Code',
+  'gemini-cli': 'Gemini CLI',
+  'copilot-cli': 'Copilot CLI',
+  'copilot-chat': 'Copilot',
+};
+
+/** How many outputs the agent had saved itself (in how many sessions, for a folder): the model saw the agent's preview or pointer, which Spillway left alone. */
+function savedLine(x: ReplayTotals['savedByAgent'], sessions?: number): string | undefined {
+  if (!x) return undefined;
+  const who = x.agents.map((a) => SAVING_AGENTS[a] ?? a).join(', ');
+  const where = sessions === undefined ? '' : ` in ${sessions} session${sessions === 1 ? '' : 's'}`;
+  return `saved by the agent: ${x.outputs} output${x.outputs === 1 ? '' : 's'}${where} (${who}); its preview sent as it was`;
+}
+
+/** A folder's outputs the agents truncated or saved themselves, and in how many sessions. */
+function folderAgentLine(
+  sessions: readonly FolderSession[],
+  pick: (t: ReplayTotals) => ReplayTotals['truncatedByAgent'],
+  line: typeof truncatedLine,
+): string | undefined {
+  const cut = sessions.flatMap((s) => {
+    const x = 'totals' in s ? pick(s.totals) : undefined;
+    return x ? [x] : [];
+  });
   if (!cut.length) return undefined;
   const outputs = cut.reduce((a, x) => a + x.outputs, 0);
-  return truncatedLine({ outputs, agents: [...new Set(cut.flatMap((x) => x.agents))].sort() }, cut.length);
+  return line({ outputs, agents: [...new Set(cut.flatMap((x) => x.agents))].sort() }, cut.length);
 }
 
 /** One row per tool (tool, tokens saved, what it did) by tokens saved: the top TOP_TOOLS, then the rest summed. */
@@ -394,6 +418,8 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   if (pl) lines.push(fit(pl, SUMMARY_WIDTH));
   const tl = truncatedLine(t.truncatedByAgent);
   if (tl) lines.push(fit(tl, SUMMARY_WIDTH));
+  const sl = savedLine(t.savedByAgent);
+  if (sl) lines.push(fit(sl, SUMMARY_WIDTH));
   lines.push(...missCauseLines(t), ...worstCallLines(r.calls.map((call) => ({ call }))));
   if (!t.recoverable) lines.push(`NOT RECOVERABLE: ${t.unrecoverable.length} handle(s) did not read back equal to the original`);
   lines.push('', ...costLines(t, r.family));
@@ -490,7 +516,9 @@ export function folderSummary(
   if (Object.values(pooled.coldCalls ?? {}).some((n) => n > 0)) lines.push(fit(coldLine(pooled, true), SUMMARY_WIDTH));
   const cl = pooledCompactionLine(sessions.map((s) => ('totals' in s ? (s.totals.compactions ?? []) : [])));
   if (cl) lines.push(fit(cl, SUMMARY_WIDTH));
-  const tl = folderTruncatedLine(sessions);
+  const tl = folderAgentLine(sessions, (t) => t.truncatedByAgent, truncatedLine);
   if (tl) lines.push(fit(tl, SUMMARY_WIDTH));
+  const sl = folderAgentLine(sessions, (t) => t.savedByAgent, savedLine);
+  if (sl) lines.push(fit(sl, SUMMARY_WIDTH));
   return lines.join('\n') + '\n';
 }

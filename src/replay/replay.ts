@@ -19,7 +19,7 @@ import {
 } from '../engine';
 import { decodeString, parseLazy, type JValue } from '../engine/json';
 import { CallMap, type ParsedRequest, type ToolCall } from '../engine/formats';
-import type { HeldGroup, InputReduction, KeptWhole, Reduction, TruncatedByAgent, WireFormat } from '../engine/types';
+import type { HeldGroup, InputReduction, KeptWhole, Reduction, SavedByAgent, TruncatedByAgent, WireFormat } from '../engine/types';
 import { MemoryStore } from '../store';
 import type { OutputStore } from '../store/entry';
 import { itemsKey, requestForCall, type Transcript } from './readers';
@@ -102,6 +102,8 @@ export interface ReplayCall {
   keptWholeList?: KeptWhole[];
   /** results new in this call that the agent had truncated itself (with `detail: true`; src/engine/agent-truncation.ts) */
   truncatedList?: TruncatedByAgent[];
+  /** results this call sends that the agent had saved to a file itself, its preview or pointer all the model sees (with `detail: true`) */
+  savedList?: SavedByAgent[];
   /** the results this call sends whole, grouped by why the clear stage left them so (with `detail: true` and the clear stage on; held.ts) */
   heldList?: HeldGroup[];
 }
@@ -152,6 +154,12 @@ export interface ReplayTotals {
    * (src/engine/agent-truncation.ts), and which agents cut them; absent: none
    */
   truncatedByAgent?: { outputs: number; agents: string[] };
+  /**
+   * tool outputs the agent had saved to a file itself and sent as its own preview or pointer
+   * (Claude Code's `<persisted-output>`, Gemini CLI's masked outputs, Copilot's: src/engine/markers.ts),
+   * which Spillway leaves alone, and which agents saved them; absent: none
+   */
+  savedByAgent?: { outputs: number; agents: string[] };
   /**
    * what the hindsight oracle and the floor would cost (src/replay/limits.ts); set only when asked
    * for (`spillway replay --limits`, the benchmark), and pooled only when every session has them
@@ -431,6 +439,7 @@ export class ReplayMeter {
       inputs: InputReduction[];
       keptWhole?: KeptWhole[];
       truncated?: TruncatedByAgent[];
+      saved?: SavedByAgent[];
       held?: HeldGroup[];
     },
   ): ReplayCall {
@@ -554,6 +563,7 @@ export class ReplayMeter {
       ...(detail ? { reductionList: detail.reductions, inputList: detail.inputs } : {}),
       ...(detail?.keptWhole?.length ? { keptWholeList: detail.keptWhole } : {}),
       ...(detail?.truncated?.length ? { truncatedList: detail.truncated } : {}),
+      ...(detail?.saved?.length ? { savedList: detail.saved } : {}),
       ...(detail?.held ? { heldList: detail.held } : {}),
     };
     this.calls.push(call);
@@ -724,6 +734,8 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
   const unrecoverable: string[] = [];
   // the outputs the agent truncated itself, by call id (each is new in exactly one call)
   const truncated = new Map<string, string>();
+  // the outputs the agent saved itself, by call id (sent again by every later call)
+  const saved = new Map<string, string>();
 
   for (let k = 0; k < t.calls.length; k++) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
@@ -744,6 +756,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
     const out = p.request;
     const d = p.detail!;
     for (const x of p.stats.truncatedByAgent ?? []) truncated.set(x.callId, x.agent);
+    for (const x of p.stats.savedByAgent ?? []) saved.set(x.callId, x.agent);
 
     // recoverability: every fresh reduction reads back equal to the result it replaced
     if (p.reductions.some((r) => r.fresh && !checked.has(r.handle))) {
@@ -801,6 +814,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
             inputs: p.inputs,
             keptWhole: d.keptWhole,
             ...(p.stats.truncatedByAgent ? { truncated: p.stats.truncatedByAgent } : {}),
+            ...(p.stats.savedByAgent ? { saved: p.stats.savedByAgent } : {}),
             ...(p.held ? { held: p.held } : {}),
           }
         : undefined,
@@ -826,6 +840,7 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
       ...meter.totals(t.skipped.total, unrecoverable),
       ...(compactions.length ? { compactions } : {}),
       ...(truncated.size ? { truncatedByAgent: { outputs: truncated.size, agents: [...new Set(truncated.values())].sort() } } : {}),
+      ...(saved.size ? { savedByAgent: { outputs: saved.size, agents: [...new Set(saved.values())].sort() } } : {}),
     },
     ...(prelude
       ? { prelude: { ...prelude, tokens: prelude.fields.reduce((a, f) => a + counter.count(JSON.stringify(t.base[f])), 0) } }

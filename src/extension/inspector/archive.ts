@@ -14,7 +14,7 @@
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { HeldGroup, InputReduction, Reduction, TruncatedByAgent } from '../../engine';
+import type { HeldGroup, InputReduction, Reduction, SavedByAgent, TruncatedByAgent } from '../../engine';
 import { recordedHeld, recordedInputs } from '../../proxy/recording';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 import type { Origin } from '../../protocol';
@@ -55,6 +55,8 @@ export interface ArchivedTurn {
   keptWhole?: KeptWholeRecord[];
   /** the turn's new results the agent had truncated itself (absent in files kept before they were) */
   truncatedByAgent?: TruncatedByAgent[];
+  /** the results the turn sent that the agent had saved itself (absent in files kept before they were) */
+  savedByAgent?: SavedByAgent[];
   /** every result the turn's request sent whole, by the clear stage's reason (absent in files kept before they were) */
   held?: HeldGroup[];
 }

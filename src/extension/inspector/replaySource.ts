@@ -143,6 +143,7 @@ export function replayRecords(result: ReplayResult, markers: ReplayMarkers = [])
         ? { keptWhole: (c.keptWholeList ?? []).map(({ callId, tool, reason, why }) => ({ callId, tool, reason, why })) }
         : {}),
       ...(c.truncatedList?.length ? { truncatedByAgent: c.truncatedList } : {}),
+      ...(c.savedList?.length ? { savedByAgent: c.savedList } : {}),
       ...(c.heldList ? { held: c.heldList } : {}),
     };
   });
@@ -445,6 +446,7 @@ export function archiveReplay(
       ...(r.markers ? { markers: [...r.markers] } : {}),
       ...(r.keptWhole ? { keptWhole: [...r.keptWhole] } : {}),
       ...(r.truncatedByAgent ? { truncatedByAgent: [...r.truncatedByAgent] } : {}),
+      ...(r.savedByAgent ? { savedByAgent: [...r.savedByAgent] } : {}),
       ...(r.held ? { held: [...r.held] } : {}),
     })),
   );
@@ -586,6 +588,7 @@ export class ReplaySource implements SessionSource {
             ...(t.markers ? { markers: t.markers } : {}),
             ...(t.keptWhole ? { keptWhole: t.keptWhole } : {}),
             ...(t.truncatedByAgent ? { truncatedByAgent: t.truncatedByAgent } : {}),
+            ...(t.savedByAgent ? { savedByAgent: t.savedByAgent } : {}),
             ...(t.held ? { held: t.held } : {}),
           })),
           detail: kept.header.detail,
