@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// The real-agent suite (test/agents/): installs Claude Code, Codex, OpenCode, Qwen Code, pi and Gemini CLI from npm on first use into
+// The real-agent suite (test/agents/): installs Claude Code, Codex, OpenCode, Kilo's CLI, Qwen Code, pi and Gemini CLI from npm on first use into
 // ~/.cache/spillway/agents, then runs each through `spillway proxy` (dist/cli.js). One file at a time.
 export default defineConfig({
   test: {

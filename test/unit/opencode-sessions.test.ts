@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   exportOpenCodeSession,
+  kiloBinary,
   openCodeBinary,
   openCodeExportPath,
   openCodeSessions,
@@ -19,9 +20,9 @@ import {
 const dir = mkdtempSync(join(tmpdir(), 'sw-opencode-sessions-'));
 
 /** A stand-in `opencode` in `bin`: `session list` prints `list`, `export <id>` a line on stderr and the export on stdout. */
-function standIn(bin: string, list: string, exitCode = 0): string {
+function standIn(bin: string, list: string, exitCode = 0, name = 'opencode'): string {
   mkdirSync(bin, { recursive: true });
-  const file = join(bin, 'opencode');
+  const file = join(bin, name);
   const doc = JSON.stringify({ info: { id: 'ses_a1', directory: '/w', title: 'T' }, messages: [] });
   writeFileSync(
     file,
@@ -41,6 +42,19 @@ describe("OpenCode's sessions for Browse Agent Sessions", () => {
     expect(openCodeBinary({ PATH: join(dir, 'nowhere') }, home)).toBe(installed);
     const onPath = standIn(join(dir, 'path1'), '[]');
     expect(openCodeBinary({ PATH: join(dir, 'path1') }, home)).toBe(onPath);
+  });
+
+  it("finds Kilo's kilo on the PATH, else in ~/.kilo/bin (its installer's), else the one the Kilo Code extension ships, and names it when it fails", async () => {
+    const home = join(dir, 'home-kilo');
+    const ext = join(dir, 'kilocode.kilo-code-7.7.7');
+    expect(kiloBinary({ PATH: join(dir, 'nowhere') }, home, [ext])).toBeUndefined();
+    const shipped = standIn(join(ext, 'bin'), '[]', 0, 'kilo');
+    expect(kiloBinary({ PATH: join(dir, 'nowhere') }, home, [ext])).toBe(shipped);
+    const installed = standIn(join(home, '.kilo/bin'), '[]', 0, 'kilo');
+    expect(kiloBinary({ PATH: join(dir, 'nowhere') }, home, [ext])).toBe(installed);
+    const onPath = standIn(join(dir, 'path-kilo'), 'boom', 2, 'kilo');
+    expect(kiloBinary({ PATH: join(dir, 'path-kilo') }, home, [ext])).toBe(onPath);
+    await expect(openCodeSessions(onPath, dir, {})).rejects.toThrow(/`kilo session list` failed/);
   });
 
   it("keeps the folder's sessions, newest first, and names what is wrong with a list it cannot read", () => {

@@ -232,6 +232,35 @@ describe('OpenCode exports', () => {
     expect(t.skipped.notes.join('\n')).toContain('compacted the session 1 time(s)');
   });
 
+  it("a Kilo export (Kilo's CLI 7, OpenCode's fork) gets the environment details Kilo sends after each prompt", async () => {
+    const doc = session([
+      user('m1', 'count the rows', T0 + 431),
+      assistant('m2', [{ type: 'text', text: '600 rows.' }], T0 + 1000, { path: { cwd: '/w/app', root: '/w' } }),
+      user('m3', 'once more', T0 + 4000),
+      assistant('m4', [{ type: 'text', text: 'Still 600.' }], T0 + 5000, { path: { cwd: '/w/app', root: '/w' } }),
+    ]);
+    const plain = await readTranscript(file(doc));
+    expect(requestForCall(plain, 0).messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'count the rows' }] }]);
+    (doc.info as Record<string, unknown>).version = '7.7.7';
+    const t = await readTranscript(file(doc));
+    const env = (time: string) =>
+      `\n\n<environment_details>\nMessage time: ${time}\nWorking directory: /w/app\nWorkspace root folder: /w\n</environment_details>`;
+    // as the real kilo 7.7.7 sent it (the agents suite): the prompt's time to the second, each prompt its own
+    expect(requestForCall(t, 0).messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'count the rows' },
+          { type: 'text', text: env('2026-11-30T10:00:00Z') },
+        ],
+      },
+    ]);
+    expect((requestForCall(t, 1).messages as { content: unknown }[])[2]!.content).toEqual([
+      { type: 'text', text: 'once more' },
+      { type: 'text', text: env('2026-11-30T10:00:04Z') },
+    ]);
+  });
+
   it('names the file and what is wrong for a document that is not an export, and counts messages it cannot read', async () => {
     await expect(
       readTranscript(file({ info: { id: 'ses_1', directory: '/w' }, messages: [{ role: 'user' }] }), { format: 'opencode' }),

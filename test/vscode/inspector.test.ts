@@ -206,30 +206,33 @@ function clineSession(home: string): string {
 }
 
 /**
- * A stand-in for OpenCode's binary where its installer puts it (`~/.opencode/bin/opencode`): its
- * sessions are in a database Spillway asks it about, so `session list --format json` prints one
- * session of the demo folder and `export <id>` prints it (two calls: a command, then the answer), as
- * 1.18.33 does. The agents suite runs the real binary.
+ * A stand-in for OpenCode's binary where its installer puts it (`~/.opencode/bin/opencode`), or for
+ * Kilo's (`~/.kilo/bin/kilo`, OpenCode's fork, whose server Kilo Code 7 runs): its sessions are in a
+ * database Spillway asks it about, so `session list --format json` prints one session of the demo
+ * folder and `export <id>` prints it (two calls: a command, then the answer), as 1.18.33 (Kilo 7.7.7)
+ * does. The agents suite runs the real binaries.
  */
-function openCodeStandIn(home: string): void {
-  const bin = join(home, '.opencode/bin');
+function openCodeStandIn(home: string, cli: 'opencode' | 'kilo' = 'opencode'): void {
+  const bin = join(home, `.${cli}/bin`);
   mkdirSync(bin, { recursive: true });
   const created = Date.parse('2025-06-01T12:00:00.000Z');
   const output = Array.from({ length: 400 }, (_, i) => `src/cart/line-${i}.ts:${i}: total += price * qty`).join('\n');
   const at = (ms: number) => ({ created: created + ms });
-  const who = { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' };
+  const who = { providerID: 'anthropic', modelID: 'claude-sonnet-4-5', path: { cwd: demo.dir, root: demo.dir } };
+  const id = cli === 'kilo' ? 'ses_kilo1' : 'ses_cart2';
+  const title = cli === 'kilo' ? 'Total the basket' : 'Price the cart';
   const doc = {
     info: {
-      id: 'ses_cart2',
+      id,
       slug: 'calm-lake',
       projectID: 'p',
       directory: demo.dir,
-      title: 'Price the cart',
-      version: '1.18.33',
+      title,
+      version: cli === 'kilo' ? '7.7.7' : '1.18.33',
       time: at(0),
     },
     messages: [
-      { info: { role: 'user', id: 'm1', time: at(0) }, parts: [{ type: 'text', text: 'Price the cart' }] },
+      { info: { role: 'user', id: 'm1', time: at(0) }, parts: [{ type: 'text', text: title }] },
       {
         info: { role: 'assistant', id: 'm2', time: at(1000), ...who },
         parts: [
@@ -245,17 +248,17 @@ function openCodeStandIn(home: string): void {
       { info: { role: 'assistant', id: 'm3', time: at(2000), ...who }, parts: [{ type: 'text', text: 'Priced per line.' }] },
     ],
   };
-  writeFileSync(join(home, 'opencode-export.json'), JSON.stringify(doc, null, 2));
-  const list = JSON.stringify([{ id: 'ses_cart2', title: 'Price the cart', updated: created + 2000, created, directory: demo.dir }]);
-  writeFileSync(join(home, 'opencode-list.json'), list);
+  writeFileSync(join(home, `${cli}-export.json`), JSON.stringify(doc, null, 2));
+  const list = JSON.stringify([{ id, title, updated: created + 2000, created, directory: demo.dir }]);
+  writeFileSync(join(home, `${cli}-list.json`), list);
   const script = [
     '#!/bin/sh',
-    `if [ "$1" = session ]; then exec /bin/cat '${join(home, 'opencode-list.json')}'; fi`,
-    `if [ "$1" = export ] && [ "$2" = ses_cart2 ]; then echo "Exporting session: $2" >&2; exec /bin/cat '${join(home, 'opencode-export.json')}'; fi`,
+    `if [ "$1" = session ]; then exec /bin/cat '${join(home, `${cli}-list.json`)}'; fi`,
+    `if [ "$1" = export ] && [ "$2" = ${id} ]; then echo "Exporting session: $2" >&2; exec /bin/cat '${join(home, `${cli}-export.json`)}'; fi`,
     'echo "Session not found" >&2; exit 1',
   ].join('\n');
-  writeFileSync(join(bin, 'opencode'), `${script}\n`);
-  chmodSync(join(bin, 'opencode'), 0o755);
+  writeFileSync(join(bin, cli), `${script}\n`);
+  chmodSync(join(bin, cli), 0o755);
 }
 
 function fakeHome(): { home: string; claude: string; codex: string } {
@@ -547,6 +550,22 @@ describe('the inspector in a real VS Code', () => {
     const frame = await inspectorFrame(vs.page);
     await frame.locator('.session-head h1', { hasText: /^Price the cart · / }).waitFor();
     rmSync(join(home, '.opencode'), { recursive: true, force: true });
+  });
+
+  it("lists a Kilo Code 7 session of the folder through Kilo's kilo, exports it when picked and replays it", async () => {
+    const { home, claude, codex } = fakeHome();
+    openCodeStandIn(home, 'kilo');
+    try {
+      const listed = (await browse(home, '')) as { files: string[] };
+      expect(listed.files.slice(0, 2)).toEqual([codex, claude]);
+      expect(listed.files[2]).toMatch(/kilo-exports[\\/]ses_kilo1\.json$/);
+      const opened = (await browse(home, 'ses_kilo1.json')) as { sessionId: string; calls: number };
+      expect(opened.calls).toBe(2);
+      const frame = await inspectorFrame(vs.page);
+      await frame.locator('.session-head h1', { hasText: /^Total the basket · / }).waitFor();
+    } finally {
+      rmSync(join(home, '.kilo'), { recursive: true, force: true });
+    }
   });
 
   it('comes back after a window reload on the session it showed (the panel serializer)', async () => {

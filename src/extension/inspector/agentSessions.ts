@@ -31,7 +31,7 @@
  * - GitHub Copilot's chat in VS Code (agent, ask and edit modes): `<VS Code's workspace storage for
  *   the open folder>/chatSessions/<session>.jsonl` (1.106 on; `.json` before), all of them the
  *   folder's; one that never sent a prompt (no `requestId`) is not listed.
- * - Cline's extension before its SDK, Roo Code and Kilo Code: `<VS Code's global storage>/<extension
+ * - Cline's extension before its SDK, Roo Code and Kilo Code before 7: `<VS Code's global storage>/<extension
  *   id>/tasks/<task>/api_conversation_history.json` (`saoudrizwan.claude-dev`,
  *   `rooveterinaryinc.roo-cline`, `kilocode.kilo-code`), whose first message's environment details
  *   name the folder (`# Current Workspace Directory (<path>) Files`, `Working` in Cline's).
@@ -69,7 +69,10 @@ export interface AgentSessionFile {
   instance?: string;
   /** the sub-agent's name, as the log gives it (an OpenCode session's title) */
   name?: string;
-  /** an OpenCode session (in OpenCode's database): its id; `file` is where its export is written when picked (opencodeSessions.ts) */
+  /**
+   * an OpenCode session (in OpenCode's database), or Kilo Code 7's (agent `kilo-code`, in Kilo's): its
+   * id; `file` is where its export is written when picked (opencodeSessions.ts)
+   */
   opencodeId?: string;
 }
 

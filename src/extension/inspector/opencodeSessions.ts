@@ -1,17 +1,20 @@
 /**
- * OpenCode's sessions for Spillway: Browse Agent Sessions. OpenCode (1.18) keeps them in a SQLite
+ * OpenCode's sessions, and Kilo's (its fork: Kilo's CLI and the Kilo Code extension from 7 on, which
+ * runs that CLI and shares its database), for Spillway: Browse Agent Sessions. OpenCode (1.18) keeps them in a SQLite
  * database the extension host cannot open (no `node:sqlite` before Node 22.5), so Spillway asks
  * OpenCode itself: `opencode session list --format json` in the workspace folder lists them (each
  * with the `directory` it ran in, checked against the folder), and `opencode export <id>` prints the
  * one picked, which is written to Spillway's own storage (owner-only, temp file then rename) and
  * replayed like any transcript (src/replay/readers/opencode.ts). No `vscode` here.
  *
- * The binary: `opencode` on the PATH, else where OpenCode's installer puts it (`~/.opencode/bin`).
+ * The binary: `opencode` on the PATH, else where OpenCode's installer puts it (`~/.opencode/bin`);
+ * `kilo` on the PATH, else `~/.kilo/bin`, else the one the Kilo Code extension ships (`bin/kilo`).
+ * Kilo's CLI takes the same commands and prints the same JSON (7.7).
  * No binary, or one that fails, lists nothing and says why; it never stops the other agents' list.
  */
 import { execFile } from 'node:child_process';
 import { renameSync, statSync, writeFileSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { basename, delimiter, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../store/private';
 
@@ -37,11 +40,10 @@ export interface OpenCodeSession {
   directory: string;
 }
 
-/** The `opencode` binary: on the PATH, else in the installer's `~/.opencode/bin`; undefined when there is none. */
-export function openCodeBinary(env: NodeJS.ProcessEnv, home: string): string | undefined {
-  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), join(home, '.opencode', 'bin')];
+/** The first of `dirs` that holds the binary `name` (`name.exe` on Windows). */
+function binaryIn(dirs: readonly string[], name: string): string | undefined {
   for (const dir of dirs) {
-    const bin = join(dir, process.platform === 'win32' ? 'opencode.exe' : 'opencode');
+    const bin = join(dir, process.platform === 'win32' ? `${name}.exe` : name);
     try {
       if (statSync(bin).isFile()) return bin;
     } catch {
@@ -51,12 +53,32 @@ export function openCodeBinary(env: NodeJS.ProcessEnv, home: string): string | u
   return undefined;
 }
 
+/** The `opencode` binary: on the PATH, else in the installer's `~/.opencode/bin`; undefined when there is none. */
+export function openCodeBinary(env: NodeJS.ProcessEnv, home: string): string | undefined {
+  return binaryIn([...(env.PATH ?? '').split(delimiter).filter(Boolean), join(home, '.opencode', 'bin')], 'opencode');
+}
+
+/**
+ * The `kilo` binary (Kilo's CLI, OpenCode's fork): on the PATH, else in `extensionDirs`, the folders
+ * of the Kilo Code extension (7 on), which ships it as `bin/kilo` and runs it as its server, over the
+ * same database; undefined when there is none.
+ */
+export function kiloBinary(env: NodeJS.ProcessEnv, home: string, extensionDirs: readonly string[] = []): string | undefined {
+  return binaryIn(
+    [...(env.PATH ?? '').split(delimiter).filter(Boolean), join(home, '.kilo', 'bin'), ...extensionDirs.map((d) => join(d, 'bin'))],
+    'kilo',
+  );
+}
+
+/** The CLI a binary is, as its messages name it (`opencode`, `kilo`). */
+const cliName = (bin: string) => basename(bin).replace(/\.exe$/i, '');
+
 function run(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, maxBuffer = 16 * 1024 * 1024): Promise<string> {
   return new Promise((res, rej) => {
     execFile(bin, args, { cwd, env, timeout: OPENCODE_TIMEOUT_MS, maxBuffer, encoding: 'utf8' }, (err, stdout, stderr) => {
       if (err) {
         const why = (stderr || err.message).trim().split('\n').slice(-3).join(' ').slice(0, 400);
-        rej(new Error(`\`opencode ${args[0]}${args[1] ? ` ${args[1]}` : ''}\` failed: ${why}`));
+        rej(new Error(`\`${cliName(bin)} ${args[0]}${args[1] ? ` ${args[1]}` : ''}\` failed: ${why}`));
       } else res(stdout);
     });
   });
@@ -66,17 +88,17 @@ function run(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, m
  * The sessions `list` (the JSON `opencode session list --format json` printed) holds for `folder`:
  * those whose `directory` is the folder, newest first. Throws an Error naming what was wrong.
  */
-export function parseOpenCodeList(list: string, folder: string): OpenCodeSession[] {
+export function parseOpenCodeList(list: string, folder: string, cli = 'opencode'): OpenCodeSession[] {
   let json: unknown;
   try {
     json = JSON.parse(list.trim() === '' ? '[]' : list);
   } catch {
-    throw new Error(`\`opencode session list --format json\` did not print JSON (it printed ${JSON.stringify(list.slice(0, 80))})`);
+    throw new Error(`\`${cli} session list --format json\` did not print JSON (it printed ${JSON.stringify(list.slice(0, 80))})`);
   }
   const parsed = z.array(listedSession).safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new Error(`\`opencode session list --format json\` printed an unexpected list: at [${issue.path.join('.')}] ${issue.message}`);
+    throw new Error(`\`${cli} session list --format json\` printed an unexpected list: at [${issue.path.join('.')}] ${issue.message}`);
   }
   const want = resolve(folder);
   return parsed.data
@@ -92,7 +114,7 @@ export function parseOpenCodeList(list: string, folder: string): OpenCodeSession
 
 /** OpenCode's sessions of `folder`, as OpenCode lists them (see the module comment). */
 export async function openCodeSessions(bin: string, folder: string, env: NodeJS.ProcessEnv): Promise<OpenCodeSession[]> {
-  return parseOpenCodeList(await run(bin, ['session', 'list', '--format', 'json'], folder, env), folder);
+  return parseOpenCodeList(await run(bin, ['session', 'list', '--format', 'json'], folder, env), folder, cliName(bin));
 }
 
 /** Where the export of session `id` is kept under `dir`. */
@@ -109,7 +131,7 @@ export async function exportOpenCodeSession(bin: string, id: string, folder: str
   const dest = openCodeExportPath(dir, id);
   const text = await run(bin, ['export', id], folder, env, MAX_EXPORT_BYTES);
   const start = text.indexOf('{');
-  if (start < 0) throw new Error(`\`opencode export ${id}\` printed no session (it printed ${JSON.stringify(text.slice(0, 80))})`);
+  if (start < 0) throw new Error(`\`${cliName(bin)} export ${id}\` printed no session (it printed ${JSON.stringify(text.slice(0, 80))})`);
   mkdirPrivate(dir);
   const tmp = `${dest}.${process.pid}.tmp`;
   writeFileSync(tmp, text.slice(start), { mode: PRIVATE_FILE_MODE });

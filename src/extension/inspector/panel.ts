@@ -22,7 +22,7 @@ import { COMMANDS } from '../commands';
 import { errorText, type SpillwayHost } from '../host';
 import type { CapChoice, CapValue } from '../../protocol';
 import { agentSessions, clineDataDir, continueDir, piAgentDir, type AgentSessionFile } from './agentSessions';
-import { exportOpenCodeSession, openCodeBinary, openCodeExportPath, openCodeSessions } from './opencodeSessions';
+import { exportOpenCodeSession, kiloBinary, openCodeBinary, openCodeExportPath, openCodeSessions } from './opencodeSessions';
 import { sessionName } from '../../replay/session-title';
 import { defaultArchiveDir, SessionArchive } from './archive';
 import { sessionsStatus } from './status';
@@ -50,6 +50,9 @@ const AGENT_LABEL: Record<AgentSessionFile['agent'], string> = {
   opencode: 'OpenCode',
   continue: 'Continue',
 };
+
+/** The Kilo Code extension (7 on ships Kilo's CLI as `bin/kilo` and runs it as its server). */
+const KILO_CODE_EXTENSION = 'kilocode.kilo-code';
 
 const VIEW_TYPE = 'spillway.inspector';
 /** Opens the inspector when the window starts (the demo workspace sets it; off for everyone else). */
@@ -473,27 +476,41 @@ export class Inspector implements vscode.Disposable {
   }
 
   /**
-   * OpenCode's sessions of `folder`, as `opencode session list` gives them (its database is not read
-   * here: opencodeSessions.ts), each listed by where its export will be written; none, with a line in
-   * the log saying why, when OpenCode is not installed or fails.
+   * The OpenCode-family CLI that lists and exports `agent`'s sessions: `opencode`, or Kilo's `kilo`
+   * (on the PATH, else the one the Kilo Code extension ships and runs as its server).
+   */
+  private openCodeFamilyBinary(agent: 'opencode' | 'kilo-code', env: NodeJS.ProcessEnv, home: string): string | undefined {
+    if (agent === 'opencode') return openCodeBinary(env, home);
+    const ext = vscode.extensions.getExtension(KILO_CODE_EXTENSION)?.extensionPath;
+    return kiloBinary(env, home, ext ? [ext] : []);
+  }
+
+  /**
+   * OpenCode's and Kilo's sessions of `folder`, as `opencode session list` and `kilo session list`
+   * give them (their databases are not read here: opencodeSessions.ts), each listed by where its export
+   * will be written; none of one, with a line in the log saying why, when its CLI is not installed or fails.
    */
   private async openCodeListed(folder: string, home: string, env: NodeJS.ProcessEnv): Promise<AgentSessionFile[]> {
-    const bin = openCodeBinary(env, home);
-    if (!bin) return [];
-    try {
-      const dir = join(this.host.baseDir, 'opencode-exports');
-      return (await openCodeSessions(bin, folder, env)).map((s) => ({
-        agent: 'opencode' as const,
-        file: openCodeExportPath(dir, s.id),
-        bytes: 0,
-        modified: s.modified,
-        ...(s.title ? { name: s.title } : {}),
-        opencodeId: s.id,
-      }));
-    } catch (e) {
-      this.host.log.warn(`Browse Agent Sessions: OpenCode's sessions are not listed: ${errorText(e)}`);
-      return [];
+    const out: AgentSessionFile[] = [];
+    for (const agent of ['opencode', 'kilo-code'] as const) {
+      const bin = this.openCodeFamilyBinary(agent, env, home);
+      if (!bin) continue;
+      try {
+        const dir = join(this.host.baseDir, agent === 'opencode' ? 'opencode-exports' : 'kilo-exports');
+        for (const s of await openCodeSessions(bin, folder, env))
+          out.push({
+            agent,
+            file: openCodeExportPath(dir, s.id),
+            bytes: 0,
+            modified: s.modified,
+            ...(s.title ? { name: s.title } : {}),
+            opencodeId: s.id,
+          });
+      } catch (e) {
+        this.host.log.warn(`Browse Agent Sessions: ${AGENT_LABEL[agent]}'s sessions are not listed: ${errorText(e)}`);
+      }
     }
+    return out;
   }
 
   /** Spillway: Browse Agent Sessions: the Claude Code, Codex, Gemini CLI, Copilot CLI, Copilot chat, Cline, Roo Code, Kilo Code, pi, Qwen Code, Continue and OpenCode sessions of the open folder. */
@@ -527,7 +544,7 @@ export class Inspector implements vscode.Disposable {
       ...(await this.openCodeListed(folder, home, env)),
     ];
     if (found.length === 0) {
-      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Copilot chat (VS Code's workspace storage), Cline (~/.cline/data/sessions), Cline, Roo Code or Kilo Code extension tasks (VS Code's global storage), pi (~/.pi/agent/sessions), Qwen Code (~/.qwen/projects), Continue (~/.continue/sessions) or OpenCode (opencode session list) sessions for ${folder}.`;
+      const message = `Spillway found no Claude Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp/…/chats), Copilot CLI (~/.copilot/session-state), Copilot chat (VS Code's workspace storage), Cline (~/.cline/data/sessions), Cline, Roo Code or Kilo Code extension tasks (VS Code's global storage), pi (~/.pi/agent/sessions), Qwen Code (~/.qwen/projects), Continue (~/.continue/sessions), OpenCode (opencode session list) or Kilo Code 7 (kilo session list) sessions for ${folder}.`;
       this.host.notices.push({ level: 'info', message });
       if (opts?.pick === undefined) {
         void vscode.window.showInformationMessage(message, 'Open Transcript…').then((choice) => {
@@ -555,7 +572,10 @@ export class Inspector implements vscode.Disposable {
           return {
             label: f.parent ? `$(debug-stackframe-dot) ${name}` : name,
             description: `${AGENT_LABEL[f.agent]}${f.parent ? ' sub-agent' : ''}${size} · last written ${new Date(f.modified).toLocaleString()}`,
-            detail: f.opencodeId !== undefined ? `${f.opencodeId}: exported with opencode export when picked` : f.file,
+            detail:
+              f.opencodeId !== undefined
+                ? `${f.opencodeId}: exported with ${f.agent === 'kilo-code' ? 'kilo' : 'opencode'} export when picked`
+                : f.file,
             session: f,
           };
         }),
@@ -565,15 +585,17 @@ export class Inspector implements vscode.Disposable {
     }
     if (chosen?.opencodeId !== undefined) {
       const id = chosen.opencodeId;
-      const bin = openCodeBinary(env, home);
+      const agent = chosen.agent === 'kilo-code' ? 'kilo-code' : 'opencode';
+      const bin = this.openCodeFamilyBinary(agent, env, home);
+      const who = AGENT_LABEL[agent];
       try {
-        if (!bin) throw new Error('the opencode binary is no longer found');
+        if (!bin) throw new Error(`the ${agent === 'kilo-code' ? 'kilo' : 'opencode'} binary is no longer found`);
         await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: `Spillway: exporting OpenCode session ${id}…` },
+          { location: vscode.ProgressLocation.Notification, title: `Spillway: exporting ${who} session ${id}…` },
           () => exportOpenCodeSession(bin, id, folder, dirname(chosen!.file), env),
         );
       } catch (e) {
-        this.host.notify('error', `Spillway: could not export OpenCode session ${id}: ${errorText(e)}`);
+        this.host.notify('error', `Spillway: could not export ${who} session ${id}: ${errorText(e)}`);
         return undefined;
       }
     }

@@ -26,6 +26,12 @@
  * Calls: each assistant message that got an answer is a call; its request is everything before it,
  * its time the message's `time.created`.
  *
+ * Kilo's CLI (7.7), OpenCode's fork, whose server the Kilo Code extension (7 on) runs, exports the
+ * same document (its `version` is Kilo's) and sends one more text part after each prompt's, which its
+ * export does not hold: `<environment_details>` with the prompt's time to the second, the folder and
+ * the workspace root. This reader writes it back, from the prompt's time and the next answer's
+ * `path`; the agents suite checks it against what the real `kilo` sent.
+ *
  * Not reproduced, and said so in a note:
  * - the pruning of old outputs: an output OpenCode cleared later (`state.time.compacted`) was sent
  *   whole before that and cleared after; the replay sends it whole throughout, as calls extend each
@@ -198,6 +204,30 @@ class Writer {
   }
 }
 
+/**
+ * An export of Kilo's CLI (OpenCode's fork, whose server Kilo Code 7 runs): its `version` is Kilo's
+ * (7 on), where OpenCode's is 1.x.
+ */
+function isKiloExport(doc: Json): boolean {
+  const v = isRecord(doc.info) ? doc.info.version : undefined;
+  return typeof v === 'string' && /^([7-9]|\d{2,})\./.test(v);
+}
+
+/**
+ * The part Kilo (7.7) sends after each prompt's text, not in its export: the prompt's time to the
+ * second, the folder it ran in and the workspace root, as the answer after it records them (`path`),
+ * else the session's folder.
+ */
+function kiloEnvironment(user: Json, answer: Json | undefined, session: Json): string | undefined {
+  const at = createdAt(user);
+  const path = answer && isRecord(answer.path) ? answer.path : {};
+  const cwd = typeof path.cwd === 'string' ? path.cwd : typeof session.directory === 'string' ? session.directory : undefined;
+  const root = typeof path.root === 'string' ? path.root : cwd;
+  if (at === undefined || cwd === undefined) return undefined;
+  const time = new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `\n\n<environment_details>\nMessage time: ${time}\nWorking directory: ${cwd}\nWorkspace root folder: ${root}\n</environment_details>`;
+}
+
 /** A time in ms from OpenCode's `time.created`. */
 function createdAt(info: Json): number | undefined {
   const t = isRecord(info.time) ? info.time.created : undefined;
@@ -235,9 +265,14 @@ export function openCodeTranscript(doc: unknown, path: string): Transcript {
   let interrupted = 0;
   let files = 0;
   const compactions: TranscriptCompaction[] = [];
+  const kilo = isKiloExport(doc);
   messages.forEach(({ info, parts }, i) => {
     if (info.role === 'user') {
       const texts: string[] = [];
+      // Kilo adds each prompt's time and folders after it, from the answer that follows (its own `path`)
+      const env = kilo
+        ? kiloEnvironment(info, messages.slice(i + 1).find((m) => m.info.role === 'assistant')?.info, doc.info as Json)
+        : undefined;
       for (const p of parts) {
         if (p.type === 'text' && typeof p.text === 'string' && p.text !== '' && p.ignored !== true) texts.push(p.text);
         else if (p.type === 'file' && p.mime !== 'text/plain' && p.mime !== 'application/x-directory') files += 1;
@@ -252,6 +287,7 @@ export function openCodeTranscript(doc: unknown, path: string): Transcript {
           });
         } else if (p.type === 'subtask') texts.push(SUBTASK_PROMPT);
       }
+      if (env !== undefined && texts.length) texts.push(env);
       w.user(texts);
       return;
     }
