@@ -1,8 +1,9 @@
 /**
- * Spillway: Route OpenCode Through Spillway and Route pi Through Spillway, with their Stop twins.
+ * Spillway: Route OpenCode Through Spillway, Route Kilo Through Spillway and Route pi Through Spillway,
+ * with their Stop twins.
  *
- * Both agents keep their providers' base URLs in a JSON file of the user's (OpenCode's global
- * opencode.json, pi's models.json); routing points the Anthropic and OpenAI providers there at the
+ * These agents keep their providers' base URLs in a JSON file of the user's (OpenCode's global
+ * opencode.json, Kilo's kilo.json, pi's models.json); routing points the Anthropic and OpenAI providers there at the
  * running proxy after a modal that names the file and the values, and stopping (on demand, or when the
  * proxy is turned off) removes only what Spillway wrote. Which values are Spillway's is told by the
  * proxy URLs it routed to, kept in globalState (the files are global too); a value the user set is left
@@ -11,7 +12,7 @@
  */
 import * as vscode from 'vscode';
 import { existsSync, readFileSync } from 'node:fs';
-import { opencodeConfigPath, routeOpenCode, unrouteOpenCode } from '../proxy/opencodeConfig';
+import { kiloConfigPath, opencodeConfigPath, routeKilo, routeOpenCode, unrouteKilo, unrouteOpenCode } from '../proxy/opencodeConfig';
 import { piModelsPath, routePi, unroutePi } from '../proxy/piConfig';
 import type { BaseUrlEdit } from '../proxy/baseUrlConfig';
 import type { JsonEdit } from '../proxy/jsonFile';
@@ -45,6 +46,16 @@ const AGENTS: readonly BaseUrlAgent[] = [
     describe: (url) => `provider.anthropic.options.baseURL = "${url}/v1"\nprovider.openai.options.baseURL = "${url}/v1"`,
     route: routeOpenCode,
     unroute: unrouteOpenCode,
+  },
+  {
+    name: 'Kilo',
+    routeCommand: 'spillway.routeKilo',
+    unrouteCommand: 'spillway.unrouteKilo',
+    stateKey: 'spillway.kiloRoute',
+    file: () => kiloConfigPath(),
+    describe: (url) => `provider.anthropic.options.baseURL = "${url}/v1"\nprovider.openai.options.baseURL = "${url}/v1"`,
+    route: routeKilo,
+    unroute: unrouteKilo,
   },
   {
     name: 'pi',

@@ -8,6 +8,7 @@
  * `<base>/responses`. So the route sets both Spillway-served providers, `anthropic` and `openai`, to
  * `<proxy>/v1`; the proxy sends `/v1/messages` to the Anthropic upstream and `/v1/responses` to the
  * OpenAI one, each projected. A baseURL the user set stays theirs (baseUrlConfig.ts).
+ * Kilo's CLI (OpenCode's fork, Kilo Code 7's server) reads the same settings from its own `kilo.json`.
  * No `vscode` import: the extension and the real-agent suite write the file with the same code.
  */
 import { homedir } from 'node:os';
@@ -37,5 +38,25 @@ export function routeOpenCode(text: string, proxyUrl: string, earlier: readonly 
 
 /** Takes back the route to any of the proxy URLs in `ours`. */
 export function unrouteOpenCode(text: string, ours: readonly string[], what = 'opencode.json'): JsonEdit {
+  return unrouteBaseUrls(text, SETTINGS, ours, what);
+}
+
+/**
+ * Kilo's global config file (Kilo's CLI, OpenCode's fork, whose server Kilo Code 7 runs): the same
+ * schema as OpenCode's, under its own name (`$XDG_CONFIG_HOME/kilo/kilo.json`, default
+ * `~/.config/kilo/kilo.json`).
+ */
+export function kiloConfigPath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  const config = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(home, '.config');
+  return join(config, 'kilo', 'kilo.json');
+}
+
+/** Points Kilo's `anthropic` and `openai` providers at the proxy in `kilo.json`'s text, as routeOpenCode does OpenCode's. */
+export function routeKilo(text: string, proxyUrl: string, earlier: readonly string[], what = 'kilo.json'): BaseUrlEdit {
+  return routeBaseUrls(text, SETTINGS, proxyUrl, earlier, what, 'Kilo');
+}
+
+/** Takes back Kilo's route to any of the proxy URLs in `ours`. */
+export function unrouteKilo(text: string, ours: readonly string[], what = 'kilo.json'): JsonEdit {
   return unrouteBaseUrls(text, SETTINGS, ours, what);
 }

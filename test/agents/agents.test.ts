@@ -50,7 +50,7 @@ import {
 } from './spillway';
 import { addCodexBaseUrl, addCodexChatgptRoute, addCodexMcpServer, codexAuthMode, codexBaseUrl } from '../../src/proxy/codexConfig';
 import { addMcpJsonServer, allowMcpTools, CLAUDE_MCP_TOOLS } from '../../src/proxy/claudeConfig';
-import { opencodeConfigPath, routeOpenCode } from '../../src/proxy/opencodeConfig';
+import { kiloConfigPath, opencodeConfigPath, routeKilo, routeOpenCode } from '../../src/proxy/opencodeConfig';
 import { piModelsPath, routePi } from '../../src/proxy/piConfig';
 import { findReadTool } from '../../src/engine/read-tool';
 import { readRequest } from '../../src/engine/formats';
@@ -780,7 +780,7 @@ opencodeExportSuite('openai');
 /**
  * Kilo's CLI (OpenCode's fork; Kilo Code 7's VS Code extension runs the same binary as its server and
  * shares its database, `~/.local/share/kilo/kilo.db`), with the Anthropic provider routed by
- * `provider.anthropic.options.baseURL` in its global `kilo.json`. No network of its own: no update
+ * `provider.anthropic.options.baseURL` in its global `kilo.json` as Route Kilo Through Spillway writes it. No network of its own: no update
  * check, models list, sharing, session upload, telemetry or daemon. Its session, as `kilo export`
  * prints it, is OpenCode's export and replays as the requests Kilo sent; Browse Agent Sessions lists
  * it through the real `kilo`.
@@ -804,7 +804,7 @@ function kiloEnv(home: string, keys: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
-describe("Kilo's CLI: its export replays as Kilo sent it, and Browse Agent Sessions lists it (Anthropic provider)", () => {
+describe("Kilo's CLI through spillway proxy (routed by its kilo.json): its export replays as Kilo sent it, and Browse Agent Sessions lists it", () => {
   const model = 'claude-sonnet-4-5';
   let provider: ScriptedProvider;
   let proxy: Proxy;
@@ -826,9 +826,10 @@ describe("Kilo's CLI: its export replays as Kilo sent it, and Browse Agent Sessi
       work = join(dir, 'work');
       mkdirSync(work, { recursive: true });
       env = kiloEnv(home, { ANTHROPIC_API_KEY: key });
-      const file = join(home, '.config', 'kilo', 'kilo.json');
+      // as Spillway: Route Kilo Through Spillway writes it
+      const file = kiloConfigPath(env, home);
       mkdirSync(join(file, '..'), { recursive: true });
-      writeFileSync(file, routeOpenCode('{ "autoupdate": false, "share": "disabled" }\n', proxy.url, [], file).text);
+      writeFileSync(file, routeKilo('{ "autoupdate": false, "share": "disabled" }\n', proxy.url, [], file).text);
       const m = `anthropic/${model}`;
       runs.push(await runAgent(kiloBin, ['run', '--model', m, 'Run the 2 shell commands you are asked for, then report.'], env, work));
       runs.push(await runAgent(kiloBin, ['run', '--continue', '--model', m, 'Say it once more.'], env, work));
@@ -862,6 +863,10 @@ describe("Kilo's CLI: its export replays as Kilo sent it, and Browse Agent Sessi
     for (const run of runs) expect(run.code, `stdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}`).toBe(0);
     expect(runs[1]!.stdout).toContain(answer);
     expect(turns.filter((x) => x.model === model).length).toBeGreaterThan(3);
+  });
+
+  it('each 25 kB output reached the provider as a marker whose handle reads back the exact output', () => {
+    checkProjected(toolResultsSeen(provider, 'anthropic'), proxy.store, 'Kilo', 'exact', 2);
   });
 
   it("every call's messages, as replayed from the export, are those Kilo sent", async () => {

@@ -4,7 +4,7 @@
  * other byte of the user's file kept, a user's own baseURL left alone, a broken file refused.
  */
 import { describe, expect, test } from 'vitest';
-import { opencodeConfigPath, routeOpenCode, unrouteOpenCode } from '../../src/proxy/opencodeConfig';
+import { kiloConfigPath, opencodeConfigPath, routeKilo, routeOpenCode, unrouteKilo, unrouteOpenCode } from '../../src/proxy/opencodeConfig';
 import { JsonFileError } from '../../src/proxy/jsonFile';
 
 const URL_A = 'http://127.0.0.1:8417';
@@ -21,6 +21,17 @@ describe('where and what', () => {
   test('the global file under XDG_CONFIG_HOME, else ~/.config', () => {
     expect(opencodeConfigPath({ XDG_CONFIG_HOME: '/x/cfg' }, '/home/me')).toBe('/x/cfg/opencode/opencode.json');
     expect(opencodeConfigPath({}, '/home/me')).toBe('/home/me/.config/opencode/opencode.json');
+  });
+
+  test("Kilo's: its own kilo.json beside it, the same two settings, warnings naming Kilo and its file", () => {
+    expect(kiloConfigPath({ XDG_CONFIG_HOME: '/x/cfg' }, '/home/me')).toBe('/x/cfg/kilo/kilo.json');
+    expect(kiloConfigPath({}, '/home/me')).toBe('/home/me/.config/kilo/kilo.json');
+    const r = routeKilo(USER, URL_A, []);
+    expect(r.text).toBe(routeOpenCode(USER, URL_A, []).text);
+    expect(unrouteKilo(r.text, [URL_A])).toEqual({ text: USER, changed: true });
+    const mine = routeKilo('{ "provider": { "anthropic": { "options": { "baseURL": "https://gw.example/v1" } } } }', URL_A, []);
+    expect(mine.warnings.join('\n')).toMatch(/Kilo/);
+    expect(() => routeKilo('{ // no\n}', URL_A, [])).toThrow(/kilo\.json/);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Spillway: Route OpenCode Through Spillway and Route pi Through Spillway in a real VS Code
+ * Spillway: Route OpenCode, Kilo and pi Through Spillway in a real VS Code
  * (code-server + Chromium), on a temporary XDG_CONFIG_HOME and PI_CODING_AGENT_DIR: the modal names
  * the file and the values; after a click on its button they are in the file and every other byte is as
  * it was; Stop Routing gives the file back, and so does turning the proxy off. A file that is not JSON
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, launch, proxyOnAt, setSpillwaySetting, waitUntil, type Harness } from './harness';
 import { expectSome } from '../support/expect';
-import { routeOpenCode } from '../../src/proxy/opencodeConfig';
+import { routeKilo, routeOpenCode } from '../../src/proxy/opencodeConfig';
 import { routePi } from '../../src/proxy/piConfig';
 
 let vs: Harness;
@@ -23,6 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'sw-routes-'));
 const xdg = join(dir, 'config');
 const piDir = join(dir, 'pi-agent');
 mkdirSync(join(xdg, 'opencode'), { recursive: true });
+mkdirSync(join(xdg, 'kilo'), { recursive: true });
 mkdirSync(piDir, { recursive: true });
 
 beforeAll(async () => {
@@ -62,6 +63,14 @@ const CASES: Case[] = [
     original: '{\r\n\t"$schema": "https://opencode.ai/config.json",\r\n\t"model": "anthropic/claude-sonnet-4-5"\r\n}\r\n',
     shows: () => [`provider.anthropic.options.baseURL = "${url()}/v1"`, `provider.openai.options.baseURL = "${url()}/v1"`],
     routed: (text) => routeOpenCode(text, url(), []).text,
+  },
+  {
+    name: 'Kilo',
+    command: 'spillway.routeKilo',
+    file: join(xdg, 'kilo', 'kilo.json'),
+    original: '{\n  "$schema": "https://app.kilo.ai/config.json",\n  "model": "anthropic/claude-sonnet-4-5"\n}\n',
+    shows: () => [`provider.anthropic.options.baseURL = "${url()}/v1"`, `provider.openai.options.baseURL = "${url()}/v1"`],
+    routed: (text) => routeKilo(text, url(), []).text,
   },
   {
     name: 'pi',
