@@ -36,6 +36,10 @@ interface BaseUrlAgent {
   unroute(text: string, ours: readonly string[], file: string): JsonEdit;
 }
 
+/** What the OpenCode-family route writes (OpenCode's and Kilo's files alike), for the modal. */
+const openCodeFamilyValues = (url: string) =>
+  `provider.anthropic.options.baseURL = "${url}/v1"\nprovider.openai.options.baseURL = "${url}/v1"`;
+
 const AGENTS: readonly BaseUrlAgent[] = [
   {
     name: 'OpenCode',
@@ -43,7 +47,7 @@ const AGENTS: readonly BaseUrlAgent[] = [
     unrouteCommand: 'spillway.unrouteOpenCode',
     stateKey: 'spillway.opencodeRoute',
     file: () => opencodeConfigPath(),
-    describe: (url) => `provider.anthropic.options.baseURL = "${url}/v1"\nprovider.openai.options.baseURL = "${url}/v1"`,
+    describe: openCodeFamilyValues,
     route: routeOpenCode,
     unroute: unrouteOpenCode,
   },
@@ -53,7 +57,7 @@ const AGENTS: readonly BaseUrlAgent[] = [
     unrouteCommand: 'spillway.unrouteKilo',
     stateKey: 'spillway.kiloRoute',
     file: () => kiloConfigPath(),
-    describe: (url) => `provider.anthropic.options.baseURL = "${url}/v1"\nprovider.openai.options.baseURL = "${url}/v1"`,
+    describe: openCodeFamilyValues,
     route: routeKilo,
     unroute: unrouteKilo,
   },

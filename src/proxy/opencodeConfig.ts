@@ -22,10 +22,15 @@ const SETTINGS: readonly BaseUrlSetting[] = ['anthropic', 'openai'].map((provide
   value: (url: string) => `${url}/v1`,
 }));
 
-/** The global config file OpenCode reads (it follows XDG on every platform). */
-export function opencodeConfigPath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+/** `<XDG_CONFIG_HOME, else ~/.config>/<dir>/<name>`: OpenCode and Kilo follow XDG on every platform. */
+function xdgConfigFile(env: NodeJS.ProcessEnv, home: string, dir: string, name: string): string {
   const config = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(home, '.config');
-  return join(config, 'opencode', 'opencode.json');
+  return join(config, dir, name);
+}
+
+/** The global config file OpenCode reads. */
+export function opencodeConfigPath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  return xdgConfigFile(env, home, 'opencode', 'opencode.json');
 }
 
 /**
@@ -47,8 +52,7 @@ export function unrouteOpenCode(text: string, ours: readonly string[], what = 'o
  * `~/.config/kilo/kilo.json`).
  */
 export function kiloConfigPath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
-  const config = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(home, '.config');
-  return join(config, 'kilo', 'kilo.json');
+  return xdgConfigFile(env, home, 'kilo', 'kilo.json');
 }
 
 /** Points Kilo's `anthropic` and `openai` providers at the proxy in `kilo.json`'s text, as routeOpenCode does OpenCode's. */

@@ -664,6 +664,30 @@ opencodeSuite('config', 'openai');
 opencodeSuite('environment', 'openai');
 
 /**
+ * An OpenCode-family CLI (`opencode`, Kilo's `kilo`) run on two prompts in `work`, the second
+ * continuing the session (`run --continue`), then its one session exported, as `session list` and
+ * `export` print them, to `exported`. Returns the two runs.
+ */
+async function twoPromptsExported(bin: string, model: string, env: NodeJS.ProcessEnv, work: string, exported: string): Promise<Run[]> {
+  const runs = [
+    await runAgent(bin, ['run', '--model', model, 'Run the 2 shell commands you are asked for, then report.'], env, work),
+    await runAgent(bin, ['run', '--continue', '--model', model, 'Say it once more.'], env, work),
+  ];
+  const sessions = JSON.parse(execFileSync(bin, ['session', 'list', '--format', 'json'], { env, cwd: work, encoding: 'utf8' })) as Array<{
+    id: string;
+  }>;
+  const opts = {
+    env,
+    cwd: work,
+    encoding: 'utf8' as const,
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
+  };
+  writeFileSync(exported, execFileSync(bin, ['export', sessions[0]!.id], opts));
+  return runs;
+}
+
+/**
  * OpenCode's session, as `opencode export` prints it (OpenCode keeps it in SQLite), replays as the
  * requests OpenCode sent, on each provider's wire: two prompts, the second continuing the session
  * (`opencode run --continue`), so an answer's text and a later prompt are in the history too. What
@@ -695,27 +719,8 @@ function opencodeExportSuite(upstream: 'anthropic' | 'openai') {
         const file = opencodeConfigPath(env, home);
         mkdirSync(join(file, '..'), { recursive: true });
         writeFileSync(file, routeOpenCode('{ "autoupdate": false, "share": "disabled" }\n', proxy.url, [], file).text);
-        const m = `${upstream}/${model}`;
-        runs.push(
-          await runAgent(opencodeBin, ['run', '--model', m, 'Run the 2 shell commands you are asked for, then report.'], env, work),
-        );
-        runs.push(await runAgent(opencodeBin, ['run', '--continue', '--model', m, 'Say it once more.'], env, work));
-        const sessions = JSON.parse(
-          execFileSync(opencodeBin, ['session', 'list', '--format', 'json'], { env, cwd: work, encoding: 'utf8' }),
-        ) as Array<{
-          id: string;
-        }>;
         exported = join(dir, 'export.json');
-        writeFileSync(
-          exported,
-          execFileSync(opencodeBin, ['export', sessions[0]!.id], {
-            env,
-            cwd: work,
-            encoding: 'utf8',
-            maxBuffer: 64 << 20,
-            stdio: ['ignore', 'pipe', 'pipe'],
-          }),
-        );
+        runs.push(...(await twoPromptsExported(opencodeBin, `${upstream}/${model}`, env, work, exported)));
         turns = recordedTurns(proxy);
       },
       2 * AGENT_TIMEOUT_MS + 60_000,
@@ -830,25 +835,8 @@ describe("Kilo's CLI through spillway proxy (routed by its kilo.json): its expor
       const file = kiloConfigPath(env, home);
       mkdirSync(join(file, '..'), { recursive: true });
       writeFileSync(file, routeKilo('{ "autoupdate": false, "share": "disabled" }\n', proxy.url, [], file).text);
-      const m = `anthropic/${model}`;
-      runs.push(await runAgent(kiloBin, ['run', '--model', m, 'Run the 2 shell commands you are asked for, then report.'], env, work));
-      runs.push(await runAgent(kiloBin, ['run', '--continue', '--model', m, 'Say it once more.'], env, work));
-      const sessions = JSON.parse(
-        execFileSync(kiloBin, ['session', 'list', '--format', 'json'], { env, cwd: work, encoding: 'utf8' }),
-      ) as Array<{
-        id: string;
-      }>;
       exported = join(dir, 'export.json');
-      writeFileSync(
-        exported,
-        execFileSync(kiloBin, ['export', sessions[0]!.id], {
-          env,
-          cwd: work,
-          encoding: 'utf8',
-          maxBuffer: 64 << 20,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        }),
-      );
+      runs.push(...(await twoPromptsExported(kiloBin, `anthropic/${model}`, env, work, exported)));
       turns = recordedTurns(proxy);
     },
     2 * AGENT_TIMEOUT_MS + 60_000,
