@@ -207,6 +207,10 @@ describe("VS Code's mutation log", () => {
     expect(applyChatMutation(s, { kind: 1, k: ['nope', 0, 'a'], v: 1 })).toBe(false);
     expect(applyChatMutation(s, { kind: 7, k: ['title'], v: 1 })).toBe(false);
     expect(applyChatMutation(s, { kind: 1, k: [], v: 1 })).toBe(false);
+    // a path through a prototype is refused: nothing outside the session changes
+    expect(applyChatMutation(s, { kind: 1, k: ['__proto__', 'polluted'], v: 'yes' })).toBe(false);
+    expect(applyChatMutation(s, { kind: 2, k: ['requests', 'constructor', 'prototype', 'x'], v: [1] })).toBe(false);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it("a change before the session's first record, or to nowhere, is skipped and counted, and the rest still replays", async () => {

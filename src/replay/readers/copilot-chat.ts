@@ -83,6 +83,9 @@ const NOT_WRITTEN_TO_DISK = new Set(['search_subagent', 'execution_subagent', 'm
 
 type Path = (string | number)[];
 
+/** Keys a path may not name: walking or setting them would reach an object's prototype, not the session's data. */
+const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
+
 /** The container at `path` less its last key, or undefined when the path leads nowhere. */
 function parentOf(state: unknown, path: Path): Record<string | number, unknown> | undefined {
   let at: unknown = state;
@@ -95,11 +98,13 @@ function parentOf(state: unknown, path: Path): Record<string | number, unknown> 
 
 /**
  * Applies one record of a session log to `state` as VS Code's `ObjectMutationLog.read` does; false
- * when the record is not a change or its path leads nowhere.
+ * when the record is not a change, its path leads nowhere, or it names a prototype (a file is input,
+ * not trusted: `["__proto__", …]` would otherwise change every object of the process).
  */
 export function applyChatMutation(state: Json, record: Json): boolean {
   const k = record.k;
-  if (!Array.isArray(k) || k.length === 0 || !k.every((x) => typeof x === 'string' || typeof x === 'number')) return false;
+  if (!Array.isArray(k) || k.length === 0) return false;
+  if (!k.every((x) => typeof x === 'number' || (typeof x === 'string' && !UNSAFE_KEYS.has(x)))) return false;
   const parent = parentOf(state, k as Path);
   if (!parent) return false;
   const key = k.at(-1) as string | number;
