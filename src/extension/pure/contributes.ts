@@ -34,6 +34,8 @@ export const COMMAND_TITLES = {
   'spillway.unrouteClaudeCode': 'Stop Routing Claude Code Through Spillway',
   'spillway.routeOpenCode': 'Route OpenCode Through Spillway',
   'spillway.unrouteOpenCode': 'Stop Routing OpenCode Through Spillway',
+  'spillway.routeKilo': 'Route Kilo Through Spillway',
+  'spillway.unrouteKilo': 'Stop Routing Kilo Through Spillway',
   'spillway.routePi': 'Route pi Through Spillway',
   'spillway.unroutePi': 'Stop Routing pi Through Spillway',
   'spillway.routeGeminiCli': 'Route Gemini CLI Through Spillway',
