@@ -684,6 +684,11 @@ function poolLimits(all: readonly (Limits | undefined)[]): Limits | undefined {
   return { oracle: sum((l) => l.oracle), floor: sum((l) => l.floor), oracleMisses: all.reduce((a, l) => a + l!.oracleMisses, 0) };
 }
 
+/** Outputs by call id, each with the agent that cut or saved it: how many, and which agents (the totals' shape). */
+function byAgent(outputs: ReadonlyMap<string, string>): { outputs: number; agents: string[] } {
+  return { outputs: outputs.size, agents: [...new Set(outputs.values())].sort() };
+}
+
 /** Replays a transcript; throws only for engine failures, which are bugs or unreadable calls. */
 export function replay(t: Transcript, opts: ReplayOptions): ReplayResult {
   const steps = replaySteps(t, opts);
@@ -839,8 +844,8 @@ function* replaySteps(given: Transcript, opts: ReplayOptions): Generator<number,
     totals: {
       ...meter.totals(t.skipped.total, unrecoverable),
       ...(compactions.length ? { compactions } : {}),
-      ...(truncated.size ? { truncatedByAgent: { outputs: truncated.size, agents: [...new Set(truncated.values())].sort() } } : {}),
-      ...(saved.size ? { savedByAgent: { outputs: saved.size, agents: [...new Set(saved.values())].sort() } } : {}),
+      ...(truncated.size ? { truncatedByAgent: byAgent(truncated) } : {}),
+      ...(saved.size ? { savedByAgent: byAgent(saved) } : {}),
     },
     ...(prelude
       ? { prelude: { ...prelude, tokens: prelude.fields.reduce((a, f) => a + counter.count(JSON.stringify(t.base[f])), 0) } }

@@ -380,9 +380,10 @@ function clineTaskSessions(globalStorage: string, cwd: string): AgentSessionFile
 function copilotChatSessions(workspaceStorage: string): AgentSessionFile[] {
   const root = join(workspaceStorage, 'chatSessions');
   const names = namesIn(root);
+  const logs = new Set(names.filter((n) => n.endsWith('.jsonl')));
   const out: AgentSessionFile[] = [];
   for (const n of names) {
-    if (!n.endsWith('.jsonl') && !(n.endsWith('.json') && !names.includes(`${n}l`))) continue;
+    if (!logs.has(n) && !(n.endsWith('.json') && !logs.has(`${n}l`))) continue;
     const file = join(root, n);
     const s = stat(file);
     // a chat opened and never sent holds no request

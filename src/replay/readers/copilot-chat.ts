@@ -42,7 +42,7 @@
  * the custom instructions it adds. Thinking is left out (Copilot does not send it again in later
  * turns) and counted. A summarised conversation is replayed whole, with the summary as a compaction.
  */
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { readDocument } from './document';
 import type { StreamOptions } from './lines';
 import { forEachRecord } from './lines';
@@ -246,15 +246,20 @@ function summariesOf(metadata: Json): Map<string, string> {
   return out;
 }
 
+/** What Copilot kept of a request's turn (`result.metadata`); `{}` when it kept nothing. */
+function metadataOf(req: Json): Json {
+  return isRecord(req.result) && isRecord(req.result.metadata) ? req.result.metadata : {};
+}
+
 /** Builds the transcript of a chat session (see the module comment); `file` is where the session is, for the files Copilot wrote results to. */
 export function copilotChatTranscript(state: Json, log: SkipLog, file?: string): Transcript {
   const requests = Array.isArray(state.requests) ? state.requests.filter(isRecord) : [];
-  const session = str(state.sessionId) ?? (file ? (file.split(/[\\/]/).pop() ?? '').replace(/\.jsonl?$/, '') : 'session');
+  const session = str(state.sessionId) ?? (file ? basename(file).replace(/\.jsonl?$/, '') : 'session');
   // results by call id, of every turn: a turn stopped at its tool-call limit finds its last results in the next
   const results = new Map<string, Json>();
   for (const r of requests) {
-    const m = isRecord(r.result) && isRecord(r.result.metadata) ? r.result.metadata : undefined;
-    if (m && isRecord(m.toolCallResults)) for (const [id, v] of Object.entries(m.toolCallResults)) if (isRecord(v)) results.set(id, v);
+    const m = metadataOf(r);
+    if (isRecord(m.toolCallResults)) for (const [id, v] of Object.entries(m.toolCallResults)) if (isRecord(v)) results.set(id, v);
   }
   const items: Json[] = [];
   const calls: TranscriptCall[] = [];
@@ -265,7 +270,7 @@ export function copilotChatTranscript(state: Json, log: SkipLog, file?: string):
   let data = 0;
   let written = 0;
   requests.forEach((req, n) => {
-    const metadata = isRecord(req.result) && isRecord(req.result.metadata) ? req.result.metadata : {};
+    const metadata = metadataOf(req);
     const rounds = Array.isArray(metadata.toolCallRounds) ? metadata.toolCallRounds.filter(isRecord) : [];
     const answer = responseMarkdown(req.response);
     if (rounds.length === 0 && answer === '') {

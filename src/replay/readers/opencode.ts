@@ -271,7 +271,7 @@ export function openCodeTranscript(doc: unknown, path: string): Transcript {
       const texts: string[] = [];
       // Kilo adds each prompt's time and folders after it, from the answer that follows (its own `path`)
       const env = kilo
-        ? kiloEnvironment(info, messages.slice(i + 1).find((m) => m.info.role === 'assistant')?.info, doc.info as Json)
+        ? kiloEnvironment(info, messages.find((m, j) => j > i && m.info.role === 'assistant')?.info, doc.info as Json)
         : undefined;
       for (const p of parts) {
         if (p.type === 'text' && typeof p.text === 'string' && p.text !== '' && p.ignored !== true) texts.push(p.text);
