@@ -535,11 +535,12 @@ async function replayCommand(argv: string[]): Promise<void> {
               pooled,
               worstCalls: worst.map((w) => ({ file: w.file, ...w.call })),
               skippedFiles: found.skipped,
+              ...(found.superseded.length > 0 ? { supersededFiles: found.superseded } : {}),
             },
             null,
             2,
           ) + '\n'
-        : folderSummary(target, sessions, pooled, found.skipped.length, worst, prelude),
+        : folderSummary(target, sessions, pooled, { skipped: found.skipped.length, superseded: found.superseded.length }, worst, prelude),
     );
   } finally {
     progress.done();

@@ -480,10 +480,11 @@ export function folderSummary(
   dir: string,
   sessions: readonly FolderSession[],
   pooled: PooledTotals,
-  skippedFiles: number,
+  files: { skipped: number; superseded: number },
   worst: readonly CallOf[] = [],
   prelude = true,
 ): string {
+  const { skipped, superseded } = files;
   const widths = [34, 6, 13, 13, 13, 11];
   const cells = (name: string, t: ReplayTotals) => [
     name,
@@ -495,7 +496,10 @@ export function folderSummary(
     t.referencedIds ? `${pct(t.missRate)} ${pct(t.missRateBefore)}` : 'n/a',
   ];
   const replayed = sessions.filter((s) => 'totals' in s).length;
-  const about = `: ${replayed} session${replayed === 1 ? '' : 's'} replayed${skippedFiles ? `, ${skippedFiles} file(s) in no transcript format skipped` : ''}`;
+  const about =
+    `: ${replayed} session${replayed === 1 ? '' : 's'} replayed` +
+    (skipped ? `, ${skipped} file(s) in no transcript format skipped` : '') +
+    (superseded ? `, ${superseded} older Copilot chat file(s) left out for their .jsonl log` : '');
   const lines = [
     pathLine(dir, about),
     'cost relative to raw history with caching: without / with read-backs; miss rate: now / previously',

@@ -5,6 +5,8 @@
  * the reader decides those when it parses them whole, and the caller counts one it refuses
  * (`unknown-format`) as skipped. Markdown (the corpus's README and sources tables) and hidden files
  * and folders are passed over without being opened; other files in no known format are counted.
+ * A Copilot chat session VS Code keeps twice, as its older `<id>.json` and the `<id>.jsonl` log it
+ * was converted to, is replayed once, from the log (as the editor's Browse Agent Sessions lists it).
  */
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -16,6 +18,8 @@ export interface SessionFiles {
   files: string[];
   /** files that were opened and recognised as no transcript format */
   skipped: string[];
+  /** Copilot chat `.json` files left out for the `.jsonl` log of the same session beside them */
+  superseded: string[];
 }
 
 function head(path: string): Uint8Array {
@@ -31,7 +35,8 @@ function head(path: string): Uint8Array {
 
 /** The transcript files under `dir` (see the module comment). */
 export function sessionFilesIn(dir: string): SessionFiles {
-  const out: SessionFiles = { files: [], skipped: [] };
+  const out: SessionFiles = { files: [], skipped: [], superseded: [] };
+  const copilotChats = new Set<string>();
   const walk = (d: string) => {
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (e.name.startsWith('.')) continue;
@@ -40,6 +45,7 @@ export function sessionFilesIn(dir: string): SessionFiles {
       else if (e.isFile() && !/\.md$/i.test(e.name) && !/^readme/i.test(e.name)) {
         try {
           const sniff = sniffTranscript(path, head(path));
+          if (sniff.format === 'copilot-chat') copilotChats.add(path);
           if (sniff.format !== undefined || sniff.kind === 'document') out.files.push(path);
           else out.skipped.push(relative(dir, path));
         } catch (err) {
@@ -50,5 +56,8 @@ export function sessionFilesIn(dir: string): SessionFiles {
     }
   };
   walk(dir);
+  const older = (path: string) => /\.json$/i.test(path) && copilotChats.has(path) && copilotChats.has(`${path}l`);
+  out.superseded = out.files.filter(older).map((path) => relative(dir, path));
+  if (out.superseded.length > 0) out.files = out.files.filter((path) => !older(path));
   return out;
 }

@@ -369,6 +369,23 @@ describe('spillway replay', () => {
     expect(json.worstCalls).toEqual([]);
   });
 
+  it('replays a Copilot chat session VS Code kept twice (its old .json beside the .jsonl log) once, from the log', () => {
+    const chats = join(dir, 'workspaceStorage', 'ws1', 'chatSessions');
+    mkdirSync(chats, { recursive: true });
+    const small = (name: string) => join(__dirname, '..', 'fixtures', 'transcripts', 'small', name);
+    copyFileSync(small('copilot-chat-session.jsonl'), join(chats, 'one.jsonl'));
+    copyFileSync(small('copilot-chat-session.json'), join(chats, 'one.json'));
+    // a session only the old document holds is still replayed
+    copyFileSync(small('copilot-chat-session.json'), join(chats, 'two.json'));
+    const json = JSON.parse(run(['replay', chats, '--json']).out);
+    expect(json.sessions.map((s: { file: string }) => s.file)).toEqual(['one.jsonl', 'two.json']);
+    expect(json.supersededFiles).toEqual(['one.json']);
+    expect(json.pooled.calls).toBe(2 * json.sessions[0].totals.calls);
+    const r = run(['replay', chats]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/2 sessions replayed, 1 older Copilot chat file\(s\) left out for their \.jsonl log/);
+  });
+
   it("names each task of a Cline-family tasks folder by its task's folder, since every task's file is named alike", () => {
     const folder = join(dir, 'roo-tasks');
     for (const id of ['task-a', 'task-b']) {

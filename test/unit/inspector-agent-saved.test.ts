@@ -59,7 +59,7 @@ describe('outputs the agent saved itself, in `spillway replay`', () => {
       { file: 'b.jsonl', format: c.format, totals: c.totals },
       { file: 'c.json', format: plain.format, totals: plain.totals },
     ];
-    expect(folderSummary('dir', sessions, poolReplays([r, c, plain]), 0)).toContain(
+    expect(folderSummary('dir', sessions, poolReplays([r, c, plain]), { skipped: 0, superseded: 0 })).toContain(
       'saved by the agent: 2 outputs in 2 sessions (Claude Code, Copilot); its preview sent as it was',
     );
   }, 120_000);

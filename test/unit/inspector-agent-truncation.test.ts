@@ -72,7 +72,7 @@ describe('outputs the agent truncated itself, in `spillway replay`', () => {
       { file: 'b.traj.json', format: r.format, totals: r.totals },
       { file: 'c.traj', format: plain.format, totals: plain.totals },
     ];
-    expect(folderSummary('dir', sessions, poolReplays([r, r, plain]), 0)).toContain(
+    expect(folderSummary('dir', sessions, poolReplays([r, r, plain]), { skipped: 0, superseded: 0 })).toContain(
       'truncated by the agent: 2 outputs in 2 sessions (mini-swe-agent); what it cut reached no model',
     );
   });
