@@ -333,6 +333,8 @@ function preludeLine(r: Pick<ReplayResult, 'prelude' | 'format'>, on: boolean): 
   const name = AGENT_NAMES[r.format];
   if (p) {
     const what = p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ');
+    // a sub-agent's line leaves out "raw and sent alike" to stay within the summary's 100 columns
+    if (p.subAgent) return `agent prelude: ${name ?? p.agent} ${p.version} sub-agent's ${what}, ${compact(p.tokens)} tokens a call`;
     return `agent prelude: ${name ?? p.agent} ${p.version}'s ${what}, ${compact(p.tokens)} tokens a call, raw and sent alike`;
   }
   if (!name) return undefined;

@@ -6,7 +6,11 @@
  * request the agent really sent.
  *
  * The prelude is captured from the installed CLIs by the agents suite (test/agents/prelude.ts) into
- * test/fixtures/agent-preludes.json, with the CLI's version; the build bundles that file. The replay
+ * test/fixtures/agent-preludes.json, with the CLI's version; the build bundles that file. A Claude Code
+ * sub-agent sends a prelude of its own (its agent's system prompt, marked `cc_is_subagent=true` in its
+ * first block, and that agent's tools): a sub-agent's log (a sidechain read as the session,
+ * `Transcript.subAgent`) gets that one, so the engine judges its calls as the proxy does (gather, then
+ * report: src/engine/stages/gathering.ts). The replay
  * adds a field only where the transcript has none (a Codex rollout records its instructions, never
  * its tools). Raw history and projection carry the same prelude, so it is in both bills, read from
  * the provider's cache after the first call.
@@ -36,15 +40,18 @@ const Entry = <F extends z.ZodRawShape>(fields: F) =>
       fields: z.object(fields).strict(),
     })
     .strict();
+const ClaudeCodeEntry = Entry({
+  system: z.union([z.string().min(1), z.array(z.record(z.string(), z.unknown())).min(1)]),
+  tools: Tools,
+});
 const AgentPreludes = z
   .object({
     about: z.string(),
     agents: z
       .object({
-        'claude-code': Entry({
-          system: z.union([z.string().min(1), z.array(z.record(z.string(), z.unknown())).min(1)]),
-          tools: Tools,
-        }).optional(),
+        'claude-code': ClaudeCodeEntry.optional(),
+        /** what a general-purpose sub-agent of the same Claude Code sends */
+        'claude-code-subagent': ClaudeCodeEntry.optional(),
         codex: Entry({ instructions: z.string().min(1), tools: Tools }).optional(),
       })
       .strict(),
@@ -71,17 +78,29 @@ export function parseAgentPreludes(value: unknown, where: string): AgentPreludes
 
 let preludes: AgentPreludes | undefined;
 
-/** The captured prelude of the agent that wrote a transcript of `source`, if one was captured. */
-export function agentPrelude(source: TranscriptFormat): (AgentPrelude & { agent: PreludeAgent }) | undefined {
+/** The fixture's entries: an agent's, and a Claude Code sub-agent's. */
+export type PreludeEntry = keyof AgentPreludes['agents'];
+
+/**
+ * The captured prelude of the agent that wrote a transcript of `source` (of its sub-agent's, with
+ * `subAgent`: Claude Code only), if one was captured.
+ */
+export function agentPrelude(
+  source: TranscriptFormat,
+  subAgent = false,
+): (AgentPrelude & { agent: PreludeAgent; subAgent?: true }) | undefined {
   if (source !== 'claude-code' && source !== 'codex') return undefined;
   preludes ??= parseAgentPreludes(captured, `test/fixtures/${AGENT_PRELUDES_FILE}`);
+  const sub = subAgent && source === 'claude-code' ? preludes.agents['claude-code-subagent'] : undefined;
+  if (sub) return { agent: source, subAgent: true, ...sub };
   const entry = preludes.agents[source];
   return entry ? { agent: source, ...entry } : undefined;
 }
 
-/** What the replay added: whose prelude, which CLI version, which request fields. */
+/** What the replay added: whose prelude (a Claude Code sub-agent's: `subAgent`), which CLI version, which request fields. */
 export interface PreludeUse {
   agent: PreludeAgent;
+  subAgent?: true;
   version: string;
   fields: string[];
 }
@@ -103,11 +122,14 @@ function inItems(t: Transcript, value: unknown): boolean {
  * The transcript itself is not changed (a new base, the same items).
  */
 export function withAgentPrelude(t: Transcript): { transcript: Transcript; prelude?: PreludeUse } {
-  const p = agentPrelude(t.source);
+  const p = agentPrelude(t.source, t.subAgent === true);
   if (!p) return { transcript: t };
   const added = PRELUDE_FIELDS[p.agent].filter((f) => t.base[f] === undefined && p.fields[f] !== undefined && !inItems(t, p.fields[f]));
   if (!added.length) return { transcript: t };
   const base = { ...t.base };
   for (const f of added) base[f] = p.fields[f];
-  return { transcript: { ...t, base }, prelude: { agent: p.agent, version: p.version, fields: added } };
+  return {
+    transcript: { ...t, base },
+    prelude: { agent: p.agent, ...(p.subAgent ? { subAgent: true as const } : {}), version: p.version, fields: added },
+  };
 }

@@ -416,6 +416,12 @@ describe('Claude Code hands the commands to a sub-agent through spillway proxy',
       expect(isSubAgent(readRequest(r.body, 'anthropic-messages')), `a main request taken for a sub-agent's: ${system(r)}`).toBe(false);
   });
 
+  it(`${CAPTURE ? 'captures' : 'has captured'} the system prompt and tools the replay adds to a sub-agent's log (test/fixtures/agent-preludes.json)`, () => {
+    const sub = provider.received.filter((r) => withShell(r) && isSub(r)).pop();
+    expect(sub, 'no sub-agent request reached the provider').toBeDefined();
+    captureOrCheckPrelude('claude-code', CLAUDE_CODE.version, sub!.json, root, 'claude-code-subagent');
+  });
+
   it('every 25 kB output of the sub-agent reached the provider as a marker whose handle reads back the exact output', () => {
     const sub = provider.received.filter((r) => withShell(r) && isSub(r));
     checkProjected(anthropicToolResults(sub[sub.length - 1]!.json), proxy.store, 'Claude Code sub-agent', 'exact', commands.length);

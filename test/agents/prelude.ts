@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { AGENT_PRELUDES_FILE, parseAgentPreludes, type AgentPrelude, type PreludeAgent } from '../../src/replay/prelude';
+import { AGENT_PRELUDES_FILE, parseAgentPreludes, type AgentPrelude, type PreludeAgent, type PreludeEntry } from '../../src/replay/prelude';
 
 export const CAPTURE = process.env.SPILLWAY_CAPTURE_PRELUDES === '1';
 /** What the run's temporary folder is written as in the fixture. */
@@ -33,15 +33,25 @@ function codexInstructions(request: Record<string, unknown>): string | undefined
 }
 
 /**
- * Captures `agent`'s prelude from `request` (the body of a main-conversation call) into the fixture,
- * or checks the fixture's entry for it. `scratch` is the run's temporary folder: paths under it are
- * written as SCRATCH, so a capture differs from the last one only where the agent does.
+ * Captures `agent`'s prelude from `request` (the body of one of its calls) into the fixture's `entry`
+ * (the agent's own, or `claude-code-subagent` from a sub-agent's call), or checks that entry.
+ * `scratch` is the run's temporary folder: paths under it are written as SCRATCH, so a capture
+ * differs from the last one only where the agent does.
  */
-export function captureOrCheckPrelude(agent: PreludeAgent, version: string, request: Record<string, unknown>, scratch: string): void {
+export function captureOrCheckPrelude(
+  agent: PreludeAgent,
+  version: string,
+  request: Record<string, unknown>,
+  scratch: string,
+  entryName: PreludeEntry = agent,
+): void {
   const current = parseAgentPreludes(JSON.parse(readFileSync(FILE, 'utf8')), FILE);
   if (!CAPTURE) {
-    const entry = current.agents[agent];
-    expect(entry, `${AGENT_PRELUDES_FILE} has no ${agent} prelude: run the agents suite with SPILLWAY_CAPTURE_PRELUDES=1`).toBeDefined();
+    const entry = current.agents[entryName];
+    expect(
+      entry,
+      `${AGENT_PRELUDES_FILE} has no ${entryName} prelude: run the agents suite with SPILLWAY_CAPTURE_PRELUDES=1`,
+    ).toBeDefined();
     expect(entry!.version, `${agent} is pinned at ${version}: capture its prelude again (SPILLWAY_CAPTURE_PRELUDES=1)`).toBe(version);
     return;
   }
@@ -63,7 +73,7 @@ export function captureOrCheckPrelude(agent: PreludeAgent, version: string, requ
     ...(typeof request.model === 'string' ? { model: request.model } : {}),
     fields,
   };
-  const next = { ...current, agents: { ...current.agents, [agent]: entry } };
+  const next = { ...current, agents: { ...current.agents, [entryName]: entry } };
   parseAgentPreludes(next, FILE);
   writeFileSync(FILE, `${JSON.stringify(next, null, 2)}\n`);
 }

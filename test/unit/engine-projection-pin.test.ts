@@ -25,7 +25,10 @@
  * (`clear.readBacksCovered`), and a later projection stopped making new clears at calls an earlier
  * one had cleared in (docs/log/2026-12-01-late-read-backs.md). Three moved on 2026-12-01 when the
  * session lengths the payback schedule learns from were read again from the 55-session corpus
- * (docs/log/2026-12-01-session-lengths.md).
+ * (docs/log/2026-12-01-session-lengths.md). The Claude Code pins moved on 2026-12-02 when a
+ * sub-agent's log (this one) began to be replayed with the sub-agent's own prelude, captured from
+ * 2.1.332 (docs/log/2026-12-02-sub-agent-prelude.md): other bodies, and the engine now judges them a
+ * sub-agent's.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -66,9 +69,9 @@ const PI = 'dev3/pi/badlogic__pi-session-20251217.jsonl';
 const PINS: Array<{ file: string; config: Record<string, unknown>; hash: string; clears?: boolean }> = [
   // under the default (reads kept whole up to 64,000 characters) the Claude Code session clears
   // nothing: it is pinned under the 24,000 of before, where the clear stage acts
-  { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '07f7427b9ae93037', clears: true },
+  { file: CLAUDE, config: { 'offload.keepReads': 24000 }, hash: '9fac219e38df3b16', clears: true },
   { file: PI, config: {}, hash: '7d78dc247642f172', clears: true },
-  { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: '86307016b7586671' },
+  { file: CLAUDE, config: { 'offload.afterUseCap': 40000 }, hash: 'c29e4457f9389aef' },
   { file: PI, config: { 'offload.afterUseCap': 40000 }, hash: '59634ce3a055867d' },
 ];
 

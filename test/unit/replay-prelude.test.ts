@@ -12,11 +12,16 @@ import { agentPrelude, AGENT_PRELUDES_FILE, parseAgentPreludes, withAgentPrelude
 import { readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { replayDetail } from '../../src/extension/inspector/replaySource';
-import { SHORT_SESSIONS } from '../support/corpus';
+import { isSubAgent } from '../../src/engine/stages/gathering';
+import { readRequest } from '../../src/engine/formats';
+import { ReductionCollector, sessionSummary } from '../../src/cli/replay-summary';
+import { CORPUS, SHORT_SESSIONS } from '../support/corpus';
 
 const FILE = join(__dirname, '..', 'fixtures', AGENT_PRELUDES_FILE);
 const CLAUDE_SESSION = SHORT_SESSIONS['claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl']!;
 const CODEX_SESSION = SHORT_SESSIONS['ai-sessions__codex-pomodor-timer.jsonl']!;
+/** a Claude Code sub-agent's transcript: every user and assistant record a sidechain record */
+const SUB_AGENT_SESSION = join(CORPUS, 'dev3/claude-code/randlee__claude-history-subagent-a00c619.jsonl');
 
 describe('the captured preludes', () => {
   const preludes = parseAgentPreludes(JSON.parse(readFileSync(FILE, 'utf8')), FILE);
@@ -33,6 +38,16 @@ describe('the captured preludes', () => {
     const codex = preludes.agents.codex!.fields;
     expect(codex.instructions).toMatch(/^You are a coding agent running in the Codex CLI/);
     expect(codex.tools.map((t) => t.name)).toContain('exec_command');
+  });
+
+  it("hold a Claude Code sub-agent's own: its first block marked as a sub-agent's, fewer tools than the main agent's, the same version", () => {
+    const sub = preludes.agents['claude-code-subagent']!;
+    expect(sub.version).toBe(CLAUDE_CODE.version);
+    const system = sub.fields.system as { text: string }[];
+    expect(system[0]!.text).toMatch(/cc_is_subagent=true;$/);
+    expect(JSON.stringify(preludes.agents['claude-code']!.fields.system)).not.toContain('cc_is_subagent');
+    expect(sub.fields.tools.map((t) => t.name)).toContain('Bash');
+    expect(sub.fields.tools.length).toBeLessThan(preludes.agents['claude-code']!.fields.tools.length);
   });
 
   it('hold nothing of the run that captured them: no temporary folder, no key', () => {
@@ -62,6 +77,29 @@ describe('replays with the prelude', () => {
     }
     expect(transcript.items).toBe(t.items);
     expect(t.base.system).toBeUndefined();
+  });
+
+  it("gives a sub-agent's transcript the sub-agent's prelude, so the engine judges its calls as a sub-agent's, as the proxy does", async () => {
+    const t = await readTranscript(SUB_AGENT_SESSION);
+    expect(t.subAgent).toBe(true);
+    const { transcript, prelude } = withAgentPrelude(t);
+    expect(prelude).toEqual({ agent: 'claude-code', subAgent: true, version: CLAUDE_CODE.version, fields: ['system', 'tools'] });
+    const req = requestForCall(transcript, transcript.calls.length - 1);
+    expect(req.system).toEqual(agentPrelude('claude-code', true)!.fields.system);
+    expect(isSubAgent(readRequest(JSON.stringify(req), 'anthropic-messages'))).toBe(true);
+    // the main conversation's log is not one
+    const main = withAgentPrelude(await readTranscript(CLAUDE_SESSION));
+    expect(main.transcript.subAgent).toBeUndefined();
+    expect(main.prelude?.subAgent).toBeUndefined();
+    expect(isSubAgent(readRequest(JSON.stringify(requestForCall(main.transcript, 0)), 'anthropic-messages'))).toBe(false);
+    // and the summary and the inspector say whose prelude it was
+    const r = replay(t, { config: { tokenizer: 'approximate' } });
+    expect(sessionSummary('a.jsonl', r, new ReductionCollector())).toMatch(
+      /^agent prelude: Claude Code [\d.]+ sub-agent's system prompt and tools, [\d.]+k tokens a call$/m,
+    );
+    expect(replayDetail(r, 'a.jsonl')).toMatch(
+      /· with Claude Code [\d.]+ sub-agent's system prompt and tools \([\d.]+k tokens a call\) · a\.jsonl$/,
+    );
   });
 
   it("adds Codex's instructions only where the rollout lacks them, and never to other agents' transcripts", async () => {

@@ -401,7 +401,7 @@ export function replayDetail(result: ReplayResult, path: string): string {
   const p = result.prelude;
   // the agent's system prompt and tools, which Claude Code and Codex logs leave out (src/replay/prelude.ts)
   const prelude = p
-    ? ` · with ${p.agent === 'codex' ? 'Codex' : 'Claude Code'} ${p.version}'s ${p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ')} (${Math.round(p.tokens / 100) / 10}k tokens a call)`
+    ? ` · with ${p.agent === 'codex' ? 'Codex' : 'Claude Code'} ${p.version}${p.subAgent ? ' sub-agent' : ''}'s ${p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ')} (${Math.round(p.tokens / 100) / 10}k tokens a call)`
     : result.format === 'claude-code' || result.format === 'codex'
       ? " · without the agent's system prompt and tools"
       : '';

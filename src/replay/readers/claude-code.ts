@@ -102,7 +102,7 @@ class SessionBuilder {
 
   constructor(
     private readonly log: SkipLog,
-    private readonly sidechainIsSession: boolean,
+    readonly sidechainIsSession: boolean,
   ) {}
 
   record(r: Json, line: number): void {
@@ -282,7 +282,8 @@ export async function readClaudeCode(path: string, opts: StreamOptions = {}): Pr
     await forEachRecord(path, opts, log, (record, line) => builder.record(record, line));
   }
   const sent = asSent(builder, log);
-  if (sent) return { source: 'claude-code', wire: 'anthropic-messages', ...sent, skipped: log.result() };
+  const subAgent = builder.sidechainIsSession ? { subAgent: true as const } : {};
+  if (sent) return { source: 'claude-code', wire: 'anthropic-messages', ...sent, ...subAgent, skipped: log.result() };
   if (builder.attachments > 0) {
     for (let i = 0; i < builder.attachments; i++)
       log.skipNoteFirst(
@@ -299,6 +300,7 @@ export async function readClaudeCode(path: string, opts: StreamOptions = {}): Pr
     items: builder.items,
     calls,
     ...(compactions.length > 0 ? { compactions } : {}),
+    ...subAgent,
     skipped: log.result(),
   };
 }

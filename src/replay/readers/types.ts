@@ -127,6 +127,8 @@ export interface Transcript {
   observations?: ObservationMark[];
   /** the compactions the log records, in order (absent: none) */
   compactions?: TranscriptCompaction[];
+  /** the session is a sub-agent's (a Claude Code sidechain read as the session) */
+  subAgent?: true;
   skipped: SkippedRecords;
 }
 
