@@ -3,9 +3,9 @@
  * sub-agent session that the default reduces: previews with a handle, then a clear), driven as a
  * person would for what issue 28 found wrong (items 5 to 7). Every turn, tool and cap is found from
  * the replay (the demo's own, and replays under a changed cap for the dry run), never by number:
- * - a dry run whose effect runs against the change (lowering a tool's cap adds tokens because the
- *   first clear moves later) says so, Save is not the highlighted action, and after a save the open
- *   turn follows the new cap;
+ * - a dry run whose effect runs against the change (lowering a tool's cap costs more: where the demo
+ *   has one, because the first clear moves later) says so, Save is not the highlighted action, and
+ *   after a save the open turn follows the new cap;
  * - at 1600 px the turn's details get the width for original and projected side by side, at 1000 px
  *   they stack, and Compare opens beside the inspector in the group already there;
  * - the search shows and marks its match, a bad cap keeps the table as it was and blocks Save, the
@@ -29,14 +29,20 @@ let vs: Harness;
 let demo: DemoWorkspace;
 /** the session as the inspector names it: its task, project and day (src/replay/session-title.ts), not its file name */
 const TITLE = sessionName(join(ROOT, DEMO_FIXTURE));
+/** A session where lowering a cap costs more (the dry-run test's own window), and its title. */
+const DRY_FIXTURE = 'test/fixtures/sessions/dev3/claude-code/randlee__claude-history-simple-session.jsonl';
+const DRY_TITLE = sessionName(join(ROOT, DRY_FIXTURE));
 const GIT_PARENT_NOTICE = /repository was found in the parent folders/;
 /** A test name in the output of the `go test` run the demo's agent made (a result the replay reduces). */
 const SEARCHED = 'TestTruncateSessionID';
 
 /**
  * The dry run that costs more: a tool whose result the default offloads over its cap, and a lower cap
- * for it under which the replay costs more (with read-backs) and fires its first clear later. Found by
- * replaying the demo session under each candidate; the tool's cap in force and the turn of its preview.
+ * for it under which the replay costs more (with read-backs), one that also fires the first clear
+ * later when there is one (the explanation then says why the clear moved). Found by replaying the
+ * demo session under each candidate; the tool's cap in force and the turn of its preview. Since the
+ * demo (a sub-agent's log) replays with the sub-agent's own, smaller prelude (2026-12-02), no lower
+ * cap moves its first clear: lowering Read's costs more through the read-backs of smaller previews.
  */
 interface CostlierCap {
   tool: string;
@@ -44,6 +50,8 @@ interface CostlierCap {
   now: string;
   cap: number;
   previewTurn: number;
+  /** whether the first clear fires later under the lower cap */
+  clearMoves: boolean;
 }
 let DRY: CostlierCap;
 
@@ -66,6 +74,7 @@ async function findCostlierCap(d: DemoWorkspace): Promise<CostlierCap> {
   if (base.clear === undefined) throw new Error('the demo session has no clear under the default');
   const tried: string[] = [];
   const seen = new Set<string>();
+  let costlier: CostlierCap | undefined;
   for (const x of d.replayed.decisions) {
     const over = new RegExp(`over ${x.tool}'s cap of ([\\d,]+)$`).exec(x.reason);
     if (x.stage !== 'offload' || !over || seen.has(x.tool)) continue;
@@ -74,13 +83,17 @@ async function findCostlierCap(d: DemoWorkspace): Promise<CostlierCap> {
     for (const cap of [Math.round(now / 2), Math.round(now / 4)]) {
       const r = run({ [x.tool]: cap });
       tried.push(`${x.tool} ${cap}: cost ${r.cost > base.cost ? 'up' : 'down'}, first clear ${r.clear ?? 'none'}`);
+      if (r.cost <= base.cost) continue;
       // a clear clearly later (two turns or more), so the window's replay agrees
-      if (r.cost > base.cost && r.clear !== undefined && r.clear >= base.clear + 2)
-        return { tool: x.tool, now: over[1]!, cap, previewTurn: x.turn };
+      if (r.clear !== undefined && r.clear >= base.clear + 2)
+        return { tool: x.tool, now: over[1]!, cap, previewTurn: x.turn, clearMoves: true };
+      // the first clear where it was: the window's dry run moves none either
+      if (r.clear === base.clear) costlier ??= { tool: x.tool, now: over[1]!, cap, previewTurn: x.turn, clearMoves: false };
     }
   }
+  if (costlier) return costlier;
   throw new Error(
-    `no lower cap makes the demo cost more with its first clear (turn ${base.clear}) later; tried: ${tried.join('; ') || 'no tool offloaded over its cap'}`,
+    `no lower cap makes the demo cost more (its first clear at turn ${base.clear}); tried: ${tried.join('; ') || 'no tool offloaded over its cap'}`,
   );
 }
 
@@ -132,7 +145,6 @@ beforeAll(async () => {
   demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `inspector-demo-${process.pid}`), ROOT);
   if (demo.replayed.previewTurns.length === 0 || demo.replayed.clearTurns.length === 0)
     throw new Error('the demo replay under the default has no preview or no clear');
-  DRY = await findCostlierCap(demo);
   vs = await launch({ name: 'inspector-demo', workspace: demo.dir });
 });
 
@@ -140,16 +152,16 @@ afterAll(async () => {
   await vs?.close();
 });
 
-/** The inspector's frame on the demo session, settled on a turn. */
-async function showDemo(): Promise<Frame> {
+/** The inspector's frame on the window's session (the demo's unless `title` names another), settled on a turn. */
+async function showDemo(title = TITLE): Promise<Frame> {
   // the demo opens the inspector on startup; brought to the front when another editor is
   const active = await vs.run(({ vscode }) => vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? null);
   if (active !== 'Spillway Inspector') await vs.run(({ vscode }) => vscode.commands.executeCommand('spillway.openInspector'));
   const frame = await inspectorFrame(vs.page);
-  if ((await frame.locator('.session-head h1', { hasText: TITLE }).count()) === 0)
-    await frame.locator('button.session', { hasText: TITLE }).click();
+  if ((await frame.locator('.session-head h1', { hasText: title }).count()) === 0)
+    await frame.locator('button.session', { hasText: title }).click();
   // the session shown, its turn chosen, no open in flight that could undo a click
-  await inspectorSettled(frame, TITLE);
+  await inspectorSettled(frame, title);
   return frame;
 }
 
@@ -191,79 +203,6 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
     await frame.locator('.session-head h1', { hasText: TITLE }).waitFor({ timeout: 30_000 });
     await frame.locator('.details h2').waitFor({ timeout: 30_000 });
     expect((await vs.notifications()).filter((n) => GIT_PARENT_NOTICE.test(n))).toEqual([]);
-  });
-
-  it('explains a dry run that costs more (a lower cap that moves the first clear later), makes Save secondary, and the open turn follows a save', async ({
-    annotate,
-  }) => {
-    const frame = await showDemo();
-    const { tool, now, cap, previewTurn } = DRY;
-    const newCap = formatInt(cap);
-    await vs.page.setViewportSize({ width: 1600, height: 1000 });
-    try {
-      // the turn where the tool's output became a preview: over its cap in force
-      await openTurn(frame, previewTurn);
-      expect(await frame.locator('.result-reason', { hasText: `over ${tool}'s cap of ${now}` }).count()).toBeGreaterThan(0);
-      const field = await capField(frame, tool);
-      await field.fill(String(cap));
-      const explain = frame.locator('[data-testid="dry-explain"]');
-      await explain.waitFor({ timeout: 30_000 });
-      const text = (await explain.textContent()) ?? '';
-      // the replay under the lower cap fires its first clear later (findCostlierCap): the request grows
-      // more slowly under smaller previews; why it moves: the request stays under the trigger until the
-      // new clear (which fires as soon as it passes it), or stays under it longer and then waits for a
-      // clear that pays back, or passes it where it did but frees less and waits
-      const first = demo.replayed.clearTurns[0]!;
-      const trigger = String.raw`the clear trigger \([\d.]+[kM]? tokens\)`;
-      const moved = new RegExp(
-        `^Lowering ${tool}'s cap costs more, not less\\. The first clear moves from turn ${first} to turn (\\d+): (?:the request stays under ${trigger} until then|(?:the request stays under ${trigger} until turn (\\d+), and from there|the request passes ${trigger} at turn ${first} as before, but less of it can be cleared, and) a clear waits until it frees enough to pay back its cache rewrite \\(the payback rule\\))\\. Until it fires, the old results it would have cleared are sent again: \\+[\\d.]+k tokens in turns? ${first}(?:–(\\d+))?, [−+][\\d.]+k in the others(?: \\(clears: [^)]*\\))?\\.$`,
-      ).exec(text);
-      expect(moved, text).not.toBeNull();
-      const [to, until] = [Number(moved![1]), Number(moved![3] ?? first)];
-      expect(to).toBeGreaterThan(first);
-      if (moved![2] !== undefined) {
-        const over = Number(moved![2]);
-        expect(over).toBeGreaterThan(first);
-        expect(over).toBeLessThan(to);
-      }
-      expect(until).toBe(to - 1);
-      // dearer in money (the replay found it so: findCostlierCap), whichever way its tokens go: a later clear
-      // sends old results again, smaller previews send less
-      expect(await frame.locator('[data-testid="dry-delta"]').textContent()).toMatch(
-        /^dry run: [−+][\d.]+k tokens, [−+][\d.]+% · cost [−+][\d.]+% → [−+][\d.]+% \(\+\$[\d.]+\)$/,
-      );
-      // the toolkit's button: its text and appearance are on the host element, its role on the button in its shadow root
-      const save = frame.locator('[data-testid="caps-save"]');
-      expect(((await save.textContent()) ?? '').replace(/\s+/g, ' ').trim()).toMatch(/^Save anyway… \(costs \$[\d.]+ more\)$/);
-      expect(await save.getAttribute('appearance')).toBe('secondary');
-      expect(await frame.locator('[data-testid="caps-revert"]').getAttribute('appearance')).toBe('primary');
-      await theme(frame, 'dark');
-      await shot('dry-run-costs-more-dark', annotate);
-      await theme(frame, 'light');
-      await shot('dry-run-costs-more-light', annotate);
-      // saved anyway: the open turn's reasons follow the cap now in force
-      await save.click();
-      await vs.pickQuickItem('Workspace settings', 'Workspace');
-      await frame
-        .locator('.result-reason', { hasText: `over ${tool}'s cap of ${newCap}` })
-        .first()
-        .waitFor({ timeout: 30_000 });
-      expect(await frame.locator('.result-reason', { hasText: `${tool}'s cap of ${now}` }).count()).toBe(0);
-      await shot('after-save-turn-follows-light', annotate);
-    } finally {
-      // a change not saved (the test failed before Save) is reverted, so the next test sees the settings
-      const revert = frame.locator('[data-testid="caps-revert"]');
-      if (!(await revert.isDisabled())) await revert.click();
-      await vs.run(async ({ vscode }) => {
-        await vscode.workspace.getConfiguration('spillway').update('toolCaps', undefined, vscode.ConfigurationTarget.Workspace);
-      });
-      await frame
-        .locator('.result-reason', { hasText: `${tool}'s cap of ${now}` })
-        .first()
-        .waitFor({ timeout: 30_000 });
-      await theme(frame, undefined);
-      await vs.page.setViewportSize({ width: 1400, height: 900 });
-    }
   });
 
   it('gives original and projected 80 columns each at 1600 px (stacked where two would not fit), stacks them at 1000 px, and compares beside the inspector', async ({
@@ -426,5 +365,97 @@ describe('the demo inspector (issue 28, items 5 to 7)', () => {
     const answer = await frame.locator('[data-testid="missed-answer"]').textContent();
     if (missed === 0) expect(answer).toBe('Misses: none: no turn needed anything it hid');
     else expect(answer).toMatch(new RegExp(`^[1-9][\\d,]* missed identifiers? in ${missed} turns?$`));
+  });
+});
+
+/**
+ * A dry run whose effect runs against the change, in a window of its own: the demo session (a
+ * sub-agent's log, replayed with the sub-agent's prelude since 2026-12-02) has no lower cap that costs
+ * more. randlee's simple session has one (Bash's cap halved: the bank that paid for its clears fills
+ * more slowly), found again by replaying it, never by number.
+ */
+describe('a dry run that costs more (issue 28, item 5), on a session that has one', () => {
+  beforeAll(async () => {
+    await vs?.close();
+    demo = await makeDemoWorkspace(join(HARNESS_DIR, 'runs', `inspector-dry-${process.pid}`), ROOT, {}, DRY_FIXTURE);
+    DRY = await findCostlierCap(demo);
+    vs = await launch({ name: 'inspector-dry', workspace: demo.dir });
+  });
+
+  it('explains a dry run that costs more (and the first clear it moves later, where one does), makes Save secondary, and the open turn follows a save', async ({
+    annotate,
+  }) => {
+    const frame = await showDemo(DRY_TITLE);
+    const { tool, now, cap, previewTurn, clearMoves } = DRY;
+    const newCap = formatInt(cap);
+    await vs.page.setViewportSize({ width: 1600, height: 1000 });
+    try {
+      // the turn where the tool's output became a preview: over its cap in force
+      await openTurn(frame, previewTurn);
+      expect(await frame.locator('.result-reason', { hasText: `over ${tool}'s cap of ${now}` }).count()).toBeGreaterThan(0);
+      const field = await capField(frame, tool);
+      await field.fill(String(cap));
+      const explain = frame.locator('[data-testid="dry-explain"]');
+      await explain.waitFor({ timeout: 30_000 });
+      const text = (await explain.textContent()) ?? '';
+      // dearer with the first clear where it was: the lead alone, no clear moved to explain
+      if (!clearMoves) expect(text).toBe(`Lowering ${tool}'s cap costs more, not less.`);
+      else {
+        // the replay under the lower cap fires its first clear later (findCostlierCap): the request grows
+        // more slowly under smaller previews; why it moves: the request stays under the trigger until the
+        // new clear (which fires as soon as it passes it), or stays under it longer and then waits for a
+        // clear that pays back, or passes it where it did but frees less and waits
+        const first = demo.replayed.clearTurns[0]!;
+        const trigger = String.raw`the clear trigger \([\d.]+[kM]? tokens\)`;
+        const moved = new RegExp(
+          `^Lowering ${tool}'s cap costs more, not less\\. The first clear moves from turn ${first} to turn (\\d+): (?:the request stays under ${trigger} until then|(?:the request stays under ${trigger} until turn (\\d+), and from there|the request passes ${trigger} at turn ${first} as before, but less of it can be cleared, and) a clear waits until it frees enough to pay back its cache rewrite \\(the payback rule\\))\\. Until it fires, the old results it would have cleared are sent again: \\+[\\d.]+k tokens in turns? ${first}(?:–(\\d+))?, [−+][\\d.]+k in the others(?: \\(clears: [^)]*\\))?\\.$`,
+        ).exec(text);
+        expect(moved, text).not.toBeNull();
+        const [to, until] = [Number(moved![1]), Number(moved![3] ?? first)];
+        expect(to).toBeGreaterThan(first);
+        if (moved![2] !== undefined) {
+          const over = Number(moved![2]);
+          expect(over).toBeGreaterThan(first);
+          expect(over).toBeLessThan(to);
+        }
+        expect(until).toBe(to - 1);
+      }
+      // dearer in money (the replay found it so: findCostlierCap), whichever way its tokens go: a later clear
+      // sends old results again, smaller previews send less
+      expect(await frame.locator('[data-testid="dry-delta"]').textContent()).toMatch(
+        /^dry run: [−+][\d.]+k tokens, [−+][\d.]+% · cost [−+][\d.]+% → [−+][\d.]+% \(\+\$[\d.]+\)$/,
+      );
+      // the toolkit's button: its text and appearance are on the host element, its role on the button in its shadow root
+      const save = frame.locator('[data-testid="caps-save"]');
+      expect(((await save.textContent()) ?? '').replace(/\s+/g, ' ').trim()).toMatch(/^Save anyway… \(costs \$[\d.]+ more\)$/);
+      expect(await save.getAttribute('appearance')).toBe('secondary');
+      expect(await frame.locator('[data-testid="caps-revert"]').getAttribute('appearance')).toBe('primary');
+      await theme(frame, 'dark');
+      await shot('dry-run-costs-more-dark', annotate);
+      await theme(frame, 'light');
+      await shot('dry-run-costs-more-light', annotate);
+      // saved anyway: the open turn's reasons follow the cap now in force
+      await save.click();
+      await vs.pickQuickItem('Workspace settings', 'Workspace');
+      await frame
+        .locator('.result-reason', { hasText: `over ${tool}'s cap of ${newCap}` })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      expect(await frame.locator('.result-reason', { hasText: `${tool}'s cap of ${now}` }).count()).toBe(0);
+      await shot('after-save-turn-follows-light', annotate);
+    } finally {
+      // a change not saved (the test failed before Save) is reverted, so the next test sees the settings
+      const revert = frame.locator('[data-testid="caps-revert"]');
+      if (!(await revert.isDisabled())) await revert.click();
+      await vs.run(async ({ vscode }) => {
+        await vscode.workspace.getConfiguration('spillway').update('toolCaps', undefined, vscode.ConfigurationTarget.Workspace);
+      });
+      await frame
+        .locator('.result-reason', { hasText: `${tool}'s cap of ${now}` })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      await theme(frame, undefined);
+      await vs.page.setViewportSize({ width: 1400, height: 900 });
+    }
   });
 });
