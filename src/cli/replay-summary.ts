@@ -11,6 +11,7 @@ import { compactionLine, pooledCompactionLine } from '../replay/compactions';
 import { PRICE_MODELS } from '../replay/metrics';
 import { oracleShare } from '../replay/limits';
 import { causeLabel, causesInOrder } from '../replay/misses';
+import { preludeDescription } from '../replay/prelude';
 import { modelPrice } from '../replay/prices';
 import type { PooledTotals, ReplayCall, ReplayResult, ReplayTotals } from '../replay/replay';
 
@@ -332,10 +333,8 @@ function preludeLine(r: Pick<ReplayResult, 'prelude' | 'format'>, on: boolean): 
   const p = r.prelude;
   const name = AGENT_NAMES[r.format];
   if (p) {
-    const what = p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ');
     // a sub-agent's line leaves out "raw and sent alike" to stay within the summary's 100 columns
-    if (p.subAgent) return `agent prelude: ${name ?? p.agent} ${p.version} sub-agent's ${what}, ${compact(p.tokens)} tokens a call`;
-    return `agent prelude: ${name ?? p.agent} ${p.version}'s ${what}, ${compact(p.tokens)} tokens a call, raw and sent alike`;
+    return `agent prelude: ${preludeDescription(p)}, ${compact(p.tokens)} tokens a call${p.subAgent ? '' : ', raw and sent alike'}`;
   }
   if (!name) return undefined;
   return on

@@ -105,6 +105,14 @@ export interface PreludeUse {
   fields: string[];
 }
 
+const AGENT_LABELS: Record<PreludeAgent, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
+
+/** Whose prelude a replay added and what it held, as people read it ("Claude Code 2.1.332 sub-agent's system prompt and tools"). */
+export function preludeDescription(p: PreludeUse): string {
+  const what = p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ');
+  return `${AGENT_LABELS[p.agent]} ${p.version}${p.subAgent ? ' sub-agent' : ''}'s ${what}`;
+}
+
 /** Items looked at for a prelude the log recorded as a message (Codex 0.169 sends its instructions as the first developer message). */
 const LEADING_ITEMS = 5;
 /** Characters of a prelude's text that tell it is already there. */

@@ -3,9 +3,10 @@
  * sub-agent session that the default reduces: previews with a handle, then a clear), driven as a
  * person would for what issue 28 found wrong (items 5 to 7). Every turn, tool and cap is found from
  * the replay (the demo's own, and replays under a changed cap for the dry run), never by number:
- * - a dry run whose effect runs against the change (lowering a tool's cap costs more: where the demo
- *   has one, because the first clear moves later) says so, Save is not the highlighted action, and
- *   after a save the open turn follows the new cap;
+ * - a dry run whose effect runs against the change (lowering a tool's cap costs more; where the
+ *   first clear moves later, why) says so, Save is not the highlighted action, and after a save the
+ *   open turn follows the new cap: on a session of its own (the last describe), since no lower cap
+ *   costs more in the demo;
  * - at 1600 px the turn's details get the width for original and projected side by side, at 1000 px
  *   they stack, and Compare opens beside the inspector in the group already there;
  * - the search shows and marks its match, a bad cap keeps the table as it was and blocks Save, the
@@ -40,9 +41,7 @@ const SEARCHED = 'TestTruncateSessionID';
  * The dry run that costs more: a tool whose result the default offloads over its cap, and a lower cap
  * for it under which the replay costs more (with read-backs), one that also fires the first clear
  * later when there is one (the explanation then says why the clear moved). Found by replaying the
- * demo session under each candidate; the tool's cap in force and the turn of its preview. Since the
- * demo (a sub-agent's log) replays with the sub-agent's own, smaller prelude (2026-12-02), no lower
- * cap moves its first clear: lowering Read's costs more through the read-backs of smaller previews.
+ * workspace's session under each candidate; the tool's cap in force and the turn of its preview.
  */
 interface CostlierCap {
   tool: string;
@@ -71,7 +70,7 @@ async function findCostlierCap(d: DemoWorkspace): Promise<CostlierCap> {
     return { cost: r.totals.costWithReadBacks['anthropic']!.projected, clear };
   };
   const base = run({});
-  if (base.clear === undefined) throw new Error('the demo session has no clear under the default');
+  if (base.clear === undefined) throw new Error(`${d.replayed.path} has no clear under the default`);
   const tried: string[] = [];
   const seen = new Set<string>();
   let costlier: CostlierCap | undefined;
@@ -93,7 +92,7 @@ async function findCostlierCap(d: DemoWorkspace): Promise<CostlierCap> {
   }
   if (costlier) return costlier;
   throw new Error(
-    `no lower cap makes the demo cost more (its first clear at turn ${base.clear}); tried: ${tried.join('; ') || 'no tool offloaded over its cap'}`,
+    `no lower cap makes ${d.replayed.path} cost more (its first clear at turn ${base.clear}); tried: ${tried.join('; ') || 'no tool offloaded over its cap'}`,
   );
 }
 

@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createEngine, PROVIDERS, readRequest, resultText, type SpillwayConfig } from '../../engine';
 import { replay, type ReplayOptions, type ReplayResult } from '../../replay/replay';
+import { preludeDescription } from '../../replay/prelude';
 import { sessionName } from '../../replay/session-title';
 import { readTranscript, requestForCall, type Transcript } from '../../replay/readers';
 import { callSources, type CallSource } from '../../engine/names';
@@ -401,7 +402,7 @@ export function replayDetail(result: ReplayResult, path: string): string {
   const p = result.prelude;
   // the agent's system prompt and tools, which Claude Code and Codex logs leave out (src/replay/prelude.ts)
   const prelude = p
-    ? ` · with ${p.agent === 'codex' ? 'Codex' : 'Claude Code'} ${p.version}${p.subAgent ? ' sub-agent' : ''}'s ${p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ')} (${Math.round(p.tokens / 100) / 10}k tokens a call)`
+    ? ` · with ${preludeDescription(p)} (${Math.round(p.tokens / 100) / 10}k tokens a call)`
     : result.format === 'claude-code' || result.format === 'codex'
       ? " · without the agent's system prompt and tools"
       : '';
