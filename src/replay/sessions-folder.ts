@@ -11,6 +11,7 @@
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { SpillwayError } from '../engine/types';
+import { supersededByChatLog } from './readers/copilot-chat';
 import { DETECT_HEAD_BYTES, sniffTranscript } from './readers/detect';
 
 export interface SessionFiles {
@@ -56,7 +57,7 @@ export function sessionFilesIn(dir: string): SessionFiles {
     }
   };
   walk(dir);
-  const older = (path: string) => /\.json$/i.test(path) && copilotChats.has(path) && copilotChats.has(`${path}l`);
+  const older = (path: string) => copilotChats.has(path) && supersededByChatLog(path, (log) => copilotChats.has(log));
   out.superseded = out.files.filter(older).map((path) => relative(dir, path));
   if (out.superseded.length > 0) out.files = out.files.filter((path) => !older(path));
   return out;

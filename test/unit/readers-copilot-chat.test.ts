@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recogniseCopilotChatWritten } from '../../src/engine/markers';
-import { applyChatMutation, tsxText } from '../../src/replay/readers/copilot-chat';
+import { applyChatMutation, supersededByChatLog, tsxText } from '../../src/replay/readers/copilot-chat';
 import { detectTranscriptFormat, readTranscript, requestForCall, type Transcript } from '../../src/replay/readers';
 import { replay } from '../../src/replay/replay';
 import { sessionAbout, sessionName } from '../../src/replay/session-title';
@@ -242,5 +242,18 @@ describe('prompt-tsx text', () => {
     expect(tsxText(el(el(text('a')), el(text('b'))))).toBe('a\nb');
     // an image or an opaque part sends no text
     expect(tsxText(el(text('a'), { type: 1, ctor: 3, children: [], props: { src: 'x' } }, { type: 3, value: 1 }, text('b')))).toBe('ab');
+  });
+});
+
+describe('a chat file VS Code converted to a log', () => {
+  it('is superseded by the log of the same session beside it, and only by that', () => {
+    const logs = new Set(['s/abc.jsonl', 's/def.jsonl']);
+    const isLog = (p: string) => logs.has(p);
+    expect(supersededByChatLog('s/abc.json', isLog)).toBe(true);
+    // the log itself, a session with no log yet, a log of another session, a file of another kind
+    expect(supersededByChatLog('s/abc.jsonl', isLog)).toBe(false);
+    expect(supersededByChatLog('s/ghi.json', isLog)).toBe(false);
+    expect(supersededByChatLog('t/abc.json', isLog)).toBe(false);
+    expect(supersededByChatLog('s/def.txt', isLog)).toBe(false);
   });
 });

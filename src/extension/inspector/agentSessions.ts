@@ -39,6 +39,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
+import { supersededByChatLog } from '../../replay/readers/copilot-chat';
 import { clineTaskFolder, continueFolder } from '../../replay/session-title';
 
 export interface AgentSessionFile {
@@ -383,7 +384,7 @@ function copilotChatSessions(workspaceStorage: string): AgentSessionFile[] {
   const logs = new Set(names.filter((n) => n.endsWith('.jsonl')));
   const out: AgentSessionFile[] = [];
   for (const n of names) {
-    if (!logs.has(n) && !(n.endsWith('.json') && !logs.has(`${n}l`))) continue;
+    if (!logs.has(n) && !(n.endsWith('.json') && !supersededByChatLog(n, (log) => logs.has(log)))) continue;
     const file = join(root, n);
     const s = stat(file);
     // a chat opened and never sent holds no request

@@ -51,6 +51,16 @@ import type { Transcript, TranscriptCall, TranscriptCompaction } from './types';
 import { isRecord, mostAnsweringModel, parseTime, type Json } from './wire';
 
 /** How a VS Code chat session log starts: its first record, the whole session; told from a head that stops inside it. */
+/**
+ * Whether a Copilot chat's `<id>.json` is superseded by the log beside it: VS Code 1.106 converts a
+ * session's older whole file to the `<id>.jsonl` log and may leave both, and the log is the session
+ * (Browse Agent Sessions lists it, `spillway replay DIR` replays it, the `.json` is left out).
+ * `isLog` says whether a path is such a log.
+ */
+export function supersededByChatLog(path: string, isLog: (path: string) => boolean): boolean {
+  return /\.json$/i.test(path) && isLog(`${path}l`);
+}
+
 export const COPILOT_CHAT_LOG_HEAD = /^\s*\{\s*"kind"\s*:\s*0\s*,\s*"v"\s*:\s*\{/;
 /**
  * How a VS Code chat session document starts: the session file (`<session>.json`: its version, then
