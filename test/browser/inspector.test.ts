@@ -4,7 +4,7 @@
  * (bench/inspector-fixture.ts). Screenshots per theme go to test-results/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { MemoryStore } from '../../src/store';
@@ -478,6 +478,17 @@ describe('the inspector bundle in Chromium', () => {
     // the result opened scrolled the header away (the turn being read gets the room): the README's picture shows it all
     await page.locator('main.main').evaluate((el) => (el.scrollTop = 0));
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-demo.png') });
+    // the sentence and the last turn's line docs/inspector.md quotes from the demo are the demo's
+    const doc = readFileSync(join(ROOT, 'docs/inspector.md'), 'utf8').replace(/\s+/g, ' ');
+    const story = (await page.locator('[data-testid="story"]').textContent())!.trim();
+    expect(doc.includes(`*"${story}"*`), `docs/inspector.md does not quote the demo's sentence: ${story}`).toBe(true);
+    await page.locator('.timeline').focus();
+    await page.keyboard.press('End');
+    await page.locator('.details h2', { hasText: `Turn ${t.calls.length}` }).waitFor();
+    const last = (await page.locator('[data-testid="held-summary"] summary').textContent())!.trim();
+    expect(doc.includes(`(the demo's last turn: \`${last}\`)`), `docs/inspector.md does not quote the demo's last turn: ${last}`).toBe(
+      true,
+    );
     await page.close();
   });
 
