@@ -439,7 +439,11 @@ export function sessionSummary(file: string, r: ReplayResult, figures: Reduction
   const cl = compactionLine(t.compactions ?? []);
   if (cl) lines.push(fit(cl, SUMMARY_WIDTH));
 
-  const tools = [...figures.tools].map(([tool, f]): [string, number, string] => [tool, f.saved, `${f.results} results reduced`]);
+  const tools = [...figures.tools].map(([tool, f]): [string, number, string] => [
+    tool,
+    f.saved,
+    `${f.results} result${f.results === 1 ? '' : 's'} reduced`,
+  ]);
   lines.push('', tools.length ? 'tokens saved by tool (summed over the calls)' : 'nothing was reduced', ...toolRows(tools));
   const inputs = [...figures.inputs].map(([tool, f]): [string, number, string] => [
     tool,
