@@ -5,10 +5,12 @@
  * the reader decides those when it parses them whole, and the caller counts one it refuses
  * (`unknown-format`) as skipped. Markdown (the corpus's README and sources tables) and hidden files
  * and folders are passed over without being opened; other files in no known format are counted.
+ * Symbolic links count as what they point to (a folder of links to sessions kept elsewhere is
+ * replayed), each folder walked once; a broken link is passed over.
  * A Copilot chat session VS Code keeps twice, as its older `<id>.json` and the `<id>.jsonl` log it
  * was converted to, is replayed once, from the log (as the editor's Browse Agent Sessions lists it).
  */
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
 import { SpillwayError } from '../engine/types';
 import { supersededByChatLog } from './readers/copilot-chat';
@@ -34,16 +36,32 @@ function head(path: string): Uint8Array {
   }
 }
 
+/** What a symbolic link points to, or undefined when it points nowhere. */
+function linkTarget(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The transcript files under `dir` (see the module comment). */
 export function sessionFilesIn(dir: string): SessionFiles {
   const out: SessionFiles = { files: [], skipped: [], superseded: [] };
   const copilotChats = new Set<string>();
+  // folders walked, by their real path: a symbolic link back up the tree is not walked twice
+  const walked = new Set<string>();
   const walk = (d: string) => {
+    const real = realpathSync(d);
+    if (walked.has(real)) return;
+    walked.add(real);
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (e.name.startsWith('.')) continue;
       const path = join(d, e.name);
-      if (e.isDirectory()) walk(path);
-      else if (e.isFile() && !/\.md$/i.test(e.name) && !/^readme/i.test(e.name)) {
+      // a symbolic link counts as what it points to (sessions linked into a folder are replayed); a broken one is passed over
+      const kind = e.isSymbolicLink() ? linkTarget(path) : e;
+      if (kind?.isDirectory()) walk(path);
+      else if (kind?.isFile() && !/\.md$/i.test(e.name) && !/^readme/i.test(e.name)) {
         try {
           const sniff = sniffTranscript(path, head(path));
           if (sniff.format === 'copilot-chat') copilotChats.add(path);

@@ -3,7 +3,7 @@
  * every kind exits 2 with one line naming what was wrong, never a stack trace.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -384,6 +384,24 @@ describe('spillway replay', () => {
     const r = run(['replay', chats]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/2 sessions replayed, 1 older Copilot chat file\(s\) left out for their \.jsonl log/);
+  });
+
+  it('follows symbolic links in a folder: to a session, to a folder of sessions, never round a loop; a broken one is passed over', () => {
+    const small = (name: string) => join(__dirname, '..', 'fixtures', 'transcripts', 'small', name);
+    const elsewhere = join(dir, 'linked-elsewhere');
+    mkdirSync(join(elsewhere, 'more'), { recursive: true });
+    copyFileSync(small('copilot-chat-session.jsonl'), join(elsewhere, 'one.jsonl'));
+    copyFileSync(small('cline-task-roo.json'), join(elsewhere, 'more', 'two.json'));
+    const folder = join(dir, 'links');
+    mkdirSync(folder, { recursive: true });
+    symlinkSync(join(elsewhere, 'one.jsonl'), join(folder, 'a.jsonl'));
+    symlinkSync(join(elsewhere, 'more'), join(folder, 'b'));
+    // a link back up the tree, and one to nothing
+    symlinkSync(folder, join(folder, 'b', 'up'));
+    symlinkSync(join(elsewhere, 'gone.jsonl'), join(folder, 'c.jsonl'));
+    const json = JSON.parse(run(['replay', folder, '--json']).out);
+    expect(json.sessions.map((s: { file: string }) => s.file)).toEqual(['a.jsonl', join('b', 'two.json')]);
+    expect(json.skippedFiles).toEqual([]);
   });
 
   it("names each task of a Cline-family tasks folder by its task's folder, since every task's file is named alike", () => {
