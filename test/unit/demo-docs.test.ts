@@ -50,8 +50,15 @@ describe('the demo figures the docs quote', () => {
     const pct = ((1 - c.withReadBacks / c.raw) * 100).toFixed(1);
     expect(text).toContain(`for input cost −${pct}% under prompt caching and no missed identifier`);
     expect(demo.missRate).toBe(0);
-    // the picture's caption: it opens on the preview that saved the most
+    // the picture's caption: it opens on the preview that saved the most; the sizes of both previews' outputs
     expect(text).toContain(`saved the most, turn ${previews[1]}:`);
+    const size = (turn: number) => {
+      const d = demo.decisions.find((x) => x.turn === turn && x.stage === 'offload');
+      return { tool: d?.tool, chars: /^([\d,]+) chars over/.exec(d?.reason ?? '')?.[1] };
+    };
+    const [first, largest] = [size(previews[0]!), size(previews[1]!)];
+    expect(text).toContain(`a ${largest.chars}-character \`go test\` run`);
+    expect(text).toContain(`the demo's turn ${previews[0]} makes a ${first.tool}'s ${first.chars} characters into a preview`);
   });
 
   it('docs/vscode.md: the markers Compare lists for a preview cleared later', () => {
