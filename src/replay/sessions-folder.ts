@@ -6,7 +6,7 @@
  * (`unknown-format`) as skipped. Markdown (the corpus's README and sources tables) and hidden files
  * and folders are passed over without being opened; other files in no known format are counted.
  * Symbolic links count as what they point to (a folder of links to sessions kept elsewhere is
- * replayed), each folder walked once; a broken link is passed over.
+ * replayed), each folder and file taken once; a broken link is passed over.
  * A Copilot chat session VS Code keeps twice, as its older `<id>.json` and the `<id>.jsonl` log it
  * was converted to, is replayed once, from the log (as the editor's Browse Agent Sessions lists it).
  */
@@ -49,8 +49,10 @@ function linkTarget(path: string): Stats | undefined {
 export function sessionFilesIn(dir: string): SessionFiles {
   const out: SessionFiles = { files: [], skipped: [], superseded: [] };
   const copilotChats = new Set<string>();
-  // folders walked, by their real path: a symbolic link back up the tree is not walked twice
+  // folders walked and files taken, by their real path: a symbolic link back up the tree is not
+  // walked twice, and a session reached twice (itself and a link to it) is replayed once
   const walked = new Set<string>();
+  const taken = new Set<string>();
   const walk = (d: string) => {
     const real = realpathSync(d);
     if (walked.has(real)) return;
@@ -62,6 +64,9 @@ export function sessionFilesIn(dir: string): SessionFiles {
       const kind = e.isSymbolicLink() ? linkTarget(path) : e;
       if (kind?.isDirectory()) walk(path);
       else if (kind?.isFile() && !/\.md$/i.test(e.name) && !/^readme/i.test(e.name)) {
+        const real = realpathSync(path);
+        if (taken.has(real)) continue;
+        taken.add(real);
         try {
           const sniff = sniffTranscript(path, head(path));
           if (sniff.format === 'copilot-chat') copilotChats.add(path);

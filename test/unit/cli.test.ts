@@ -386,7 +386,7 @@ describe('spillway replay', () => {
     expect(r.out).toMatch(/2 sessions replayed, 1 older Copilot chat file\(s\) left out for their \.jsonl log/);
   });
 
-  it('follows symbolic links in a folder: to a session, to a folder of sessions, never round a loop; a broken one is passed over', () => {
+  it('follows symbolic links in a folder: to a session (once), to a folder of sessions, never round a loop; a broken one is passed over', () => {
     const small = (name: string) => join(__dirname, '..', 'fixtures', 'transcripts', 'small', name);
     const elsewhere = join(dir, 'linked-elsewhere');
     mkdirSync(join(elsewhere, 'more'), { recursive: true });
@@ -396,8 +396,9 @@ describe('spillway replay', () => {
     mkdirSync(folder, { recursive: true });
     symlinkSync(join(elsewhere, 'one.jsonl'), join(folder, 'a.jsonl'));
     symlinkSync(join(elsewhere, 'more'), join(folder, 'b'));
-    // a link back up the tree, and one to nothing
+    // a link back up the tree, a second link to a session already linked, and one to nothing
     symlinkSync(folder, join(folder, 'b', 'up'));
+    symlinkSync(join(elsewhere, 'one.jsonl'), join(folder, 'again.jsonl'));
     symlinkSync(join(elsewhere, 'gone.jsonl'), join(folder, 'c.jsonl'));
     const json = JSON.parse(run(['replay', folder, '--json']).out);
     expect(json.sessions.map((s: { file: string }) => s.file)).toEqual(['a.jsonl', join('b', 'two.json')]);

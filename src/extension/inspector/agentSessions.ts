@@ -384,7 +384,8 @@ function copilotChatSessions(workspaceStorage: string): AgentSessionFile[] {
   const logs = new Set(names.filter((n) => n.endsWith('.jsonl')));
   const out: AgentSessionFile[] = [];
   for (const n of names) {
-    if (!logs.has(n) && !(n.endsWith('.json') && !supersededByChatLog(n, (log) => logs.has(log)))) continue;
+    const listed = logs.has(n) || (n.endsWith('.json') && !supersededByChatLog(n, (log) => logs.has(log)));
+    if (!listed) continue;
     const file = join(root, n);
     const s = stat(file);
     // a chat opened and never sent holds no request

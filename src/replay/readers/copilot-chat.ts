@@ -50,7 +50,6 @@ import { SkipLog, preview } from './skip-log';
 import type { Transcript, TranscriptCall, TranscriptCompaction } from './types';
 import { isRecord, mostAnsweringModel, parseTime, type Json } from './wire';
 
-/** How a VS Code chat session log starts: its first record, the whole session; told from a head that stops inside it. */
 /**
  * Whether a Copilot chat's `<id>.json` is superseded by the log beside it: VS Code 1.106 converts a
  * session's older whole file to the `<id>.jsonl` log and may leave both, and the log is the session
@@ -61,6 +60,7 @@ export function supersededByChatLog(path: string, isLog: (path: string) => boole
   return /\.json$/i.test(path) && isLog(`${path}l`);
 }
 
+/** How a VS Code chat session log starts: its first record, the whole session; told from a head that stops inside it. */
 export const COPILOT_CHAT_LOG_HEAD = /^\s*\{\s*"kind"\s*:\s*0\s*,\s*"v"\s*:\s*\{/;
 /**
  * How a VS Code chat session document starts: the session file (`<session>.json`: its version, then
