@@ -478,8 +478,12 @@ describe('the inspector bundle in Chromium', () => {
     // the result opened scrolled the header away (the turn being read gets the room): the README's picture shows it all
     await page.locator('main.main').evaluate((el) => (el.scrollTop = 0));
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-demo.png') });
-    // the sentence and the last turn's line docs/inspector.md quotes from the demo are the demo's
+    // the turn it opened on, the sentence and the last turn's line docs/inspector.md quotes from the demo are the demo's
     const doc = readFileSync(join(ROOT, 'docs/inspector.md'), 'utf8').replace(/\s+/g, ' ');
+    const opened = (await page.locator('.details h2').textContent())!.trim();
+    expect(doc.includes(`saved the most, ${opened.toLowerCase()}:`), `docs/inspector.md's caption does not say it opens on ${opened}`).toBe(
+      true,
+    );
     const story = (await page.locator('[data-testid="story"]').textContent())!.trim();
     expect(doc.includes(`*"${story}"*`), `docs/inspector.md does not quote the demo's sentence: ${story}`).toBe(true);
     await page.locator('.timeline').focus();
