@@ -11,7 +11,7 @@ import { compactionLine, pooledCompactionLine } from '../replay/compactions';
 import { PRICE_MODELS } from '../replay/metrics';
 import { oracleShare } from '../replay/limits';
 import { causeLabel, causesInOrder } from '../replay/misses';
-import { preludeDescription } from '../replay/prelude';
+import { PRELUDE_AGENT_NAMES, preludeDescription } from '../replay/prelude';
 import { modelPrice } from '../replay/prices';
 import type { PooledTotals, ReplayCall, ReplayResult, ReplayTotals } from '../replay/replay';
 
@@ -326,12 +326,10 @@ function dollarLine(r: Pick<ReplayResult, 'model' | 'family' | 'totals'>): strin
   return `* ${r.model}: input ${usd(c.raw)} raw → ${usd(c.projected)} sent, ${usd(rb.projected)} with read-backs${as}`;
 }
 
-const AGENT_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
-
 /** Which prelude the calls carried: the agent's captured system prompt and tools, or not (`--agent-prelude off`). */
 function preludeLine(r: Pick<ReplayResult, 'prelude' | 'format'>, on: boolean): string | undefined {
   const p = r.prelude;
-  const name = AGENT_NAMES[r.format];
+  const name = (PRELUDE_AGENT_NAMES as Record<string, string>)[r.format];
   if (p) {
     // a sub-agent's line leaves out "raw and sent alike" to stay within the summary's 100 columns
     return `agent prelude: ${preludeDescription(p)}, ${compact(p.tokens)} tokens a call${p.subAgent ? '' : ', raw and sent alike'}`;
@@ -473,7 +471,7 @@ export type FolderSession =
 
 /** How many sessions carried their agent's prelude, or that it was left out. */
 function folderPreludeLine(sessions: readonly FolderSession[], on: boolean): string[] {
-  const agents = sessions.filter((s) => 'format' in s && s.format in AGENT_NAMES);
+  const agents = sessions.filter((s) => 'format' in s && s.format in PRELUDE_AGENT_NAMES);
   if (!agents.length) return [];
   if (!on) return [`agent prelude off: ${agents.length} Claude Code / Codex sessions without their agent's system prompt and tools`];
   const withIt = agents.filter((s) => 'prelude' in s && s.prelude).length;

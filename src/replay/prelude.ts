@@ -105,12 +105,13 @@ export interface PreludeUse {
   fields: string[];
 }
 
-const AGENT_LABELS: Record<PreludeAgent, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
+/** The agents whose logs get a prelude, as people name them. */
+export const PRELUDE_AGENT_NAMES: Record<PreludeAgent, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
 
 /** Whose prelude a replay added and what it held, as people read it ("Claude Code 2.1.332 sub-agent's system prompt and tools"). */
 export function preludeDescription(p: PreludeUse): string {
   const what = p.fields.map((f) => (f === 'system' ? 'system prompt' : f)).join(' and ');
-  return `${AGENT_LABELS[p.agent]} ${p.version}${p.subAgent ? ' sub-agent' : ''}'s ${what}`;
+  return `${PRELUDE_AGENT_NAMES[p.agent]} ${p.version}${p.subAgent ? ' sub-agent' : ''}'s ${what}`;
 }
 
 /** Items looked at for a prelude the log recorded as a message (Codex 0.169 sends its instructions as the first developer message). */
