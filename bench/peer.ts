@@ -429,17 +429,27 @@ const theirs = (p: Published) =>
 const withReads = (m: SpillwayMeasured) =>
   `${pct(rel(m, true).a)} / ${pct(rel(m, true).o)} / ${pct(rate(m.replayMissed, m.replayReferenced))} (${m.replayMissed}/${m.replayReferenced})`;
 
-/** Whether Spillway meets the issue's aim against the peer on a family pooled, in words. */
+/**
+ * Whether Spillway meets the aims against the peer on a family pooled, in words: issue 27's (cheaper
+ * on both price models, misses at most the larger of 2% and the peer's rate), then whether it is
+ * ahead on cost and misses at once, as the design defines being ahead of a peer and issue 35 asks
+ * ("at no more misses"): cheaper on both and missing no larger a share of the same calls' identifiers.
+ */
 export function aimLine(family: string, m: SpillwayMeasured, cg: Published): string {
   const r = rel(m);
-  const cap = Math.max(MISS_FLOOR, rate(cg.missed, cg.referenced));
+  const theirRate = rate(cg.missed, cg.referenced);
+  const cap = Math.max(MISS_FLOOR, theirRate);
   const misses = rate(m.missed, m.referenced);
-  const holds = r.a * 100 < cg.a && r.o * 100 < cg.o && misses <= cap;
+  const cheaper = r.a * 100 < cg.a && r.o * 100 < cg.o;
+  const holds = cheaper && misses <= cap;
+  const ahead = cheaper && misses <= theirRate;
   return (
     `**${family}: the aim ${holds ? 'holds' : 'does not hold'}.** Spillway ${pct(r.a)} / ${pct(r.o)} against context-guru's ` +
     `${cg.a.toFixed(1)}% / ${cg.o.toFixed(1)}% (${r.a * 100 < cg.a ? 'below' : 'not below'} on Anthropic, ` +
     `${r.o * 100 < cg.o ? 'below' : 'not below'} on GPT-5 prices); misses ${pct(misses)} against at most ${pct(cap)} ` +
-    `(the larger of 2% and context-guru's ${pct(rate(cg.missed, cg.referenced))}).`
+    `(the larger of 2% and context-guru's ${pct(theirRate)}). ` +
+    `**Ahead on cost and misses at once: ${ahead ? 'yes' : 'no'}** (misses ${pct(misses)} against context-guru's ${pct(theirRate)}` +
+    `${misses > theirRate ? ': more' : ''}).`
   );
 }
 

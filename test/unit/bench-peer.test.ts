@@ -116,6 +116,19 @@ describe('the aim line', () => {
     expect(aimLine('F', m(90, 90, 3), cg)).toMatch(/does not hold.*misses 3\.0% against at most 2\.0%/);
     expect(aimLine('F', m(90, 90, 3), { ...cg, missed: 150 })).toMatch(/holds/);
   });
+
+  it('says whether Spillway is ahead on cost and misses at once: no more misses than the peer, not the 2% tolerance', () => {
+    // 24 of 4,464 is 0.54%: 0.5% of the same number of identifiers is fewer
+    expect(aimLine('F', m(90, 90, 0.5), cg)).toMatch(
+      /Ahead on cost and misses at once: yes\*\* \(misses 0\.5% against context-guru's 0\.5%\)\.$/,
+    );
+    const more = aimLine('F', m(90, 90, 1.2), cg);
+    expect(more).toMatch(/^\*\*F: the aim holds\.\*\*/);
+    expect(more).toMatch(/Ahead on cost and misses at once: no\*\* \(misses 1\.2% against context-guru's 0\.5%: more\)\.$/);
+    expect(aimLine('F', m(90, 98, 0), cg)).toMatch(
+      /Ahead on cost and misses at once: no\*\* \(misses 0\.0% against context-guru's 0\.5%\)\.$/,
+    );
+  });
 });
 
 describe("context-guru with the agent's prelude", () => {
