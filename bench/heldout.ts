@@ -52,6 +52,7 @@ const TUNED = {
   'inputs.when': 'clear',
   'clear.triggerTokens': 20_000,
   'clear.paybackHorizon': 'corpus',
+  'clear.clearAtLeastTokens': 10_000,
 };
 const candidate = (name: string, over: Record<string, unknown> = {}): Candidate => ({ name, over: { ...TUNED, ...over } });
 
@@ -99,6 +100,13 @@ const CANDIDATES: readonly Candidate[] = [
     'clear.paybackHorizon': 'same',
   }),
   candidate('the previous default', { 'offload.keepReads': 0, 'clear.inUseCalls': 0, 'inputs.when': 'arrival' }),
+  // docs/log/2026-12-02-clear-at-least.md: clears of at least 20k, on the rule's pick and on the shipped default
+  candidate('clear from 20k, clears of at least 20k', { 'clear.clearAtLeastTokens': 20_000 }),
+  candidate('the latest output in use, in use 6 calls, clears of at least 20k', {
+    'clear.inUseLatest': true,
+    'clear.inUseCalls': 6,
+    'clear.clearAtLeastTokens': 20_000,
+  }),
 ];
 
 /** A session of the corpus with the source and agent it is judged under. */
