@@ -40,7 +40,7 @@ describe('docs/replay-and-cost.md', () => {
   }, 120_000);
 });
 
-/** The lines of the first fenced block after `lead` that start with `[spillway:` or `[preview below`. */
+/** The marker lines of the first fenced block after `lead`: those that start `[spillway:`, `[preview below` or `[read all or part`. */
 function markerLinesAfter(page: string, lead: string): string[] {
   return sampleAfter(page, lead)
     .split('\n')
