@@ -440,13 +440,14 @@ export function aimLine(family: string, m: SpillwayMeasured, cg: Published): str
   const theirRate = rate(cg.missed, cg.referenced);
   const cap = Math.max(MISS_FLOOR, theirRate);
   const misses = rate(m.missed, m.referenced);
-  const cheaper = r.a * 100 < cg.a && r.o * 100 < cg.o;
-  const holds = cheaper && misses <= cap;
-  const ahead = cheaper && misses <= theirRate;
+  const belowA = r.a * 100 < cg.a;
+  const belowO = r.o * 100 < cg.o;
+  const holds = belowA && belowO && misses <= cap;
+  const ahead = belowA && belowO && misses <= theirRate;
   return (
     `**${family}: the aim ${holds ? 'holds' : 'does not hold'}.** Spillway ${pct(r.a)} / ${pct(r.o)} against context-guru's ` +
-    `${cg.a.toFixed(1)}% / ${cg.o.toFixed(1)}% (${r.a * 100 < cg.a ? 'below' : 'not below'} on Anthropic, ` +
-    `${r.o * 100 < cg.o ? 'below' : 'not below'} on GPT-5 prices); misses ${pct(misses)} against at most ${pct(cap)} ` +
+    `${cg.a.toFixed(1)}% / ${cg.o.toFixed(1)}% (${belowA ? 'below' : 'not below'} on Anthropic, ` +
+    `${belowO ? 'below' : 'not below'} on GPT-5 prices); misses ${pct(misses)} against at most ${pct(cap)} ` +
     `(the larger of 2% and context-guru's ${pct(theirRate)}). ` +
     `**Ahead on cost and misses at once: ${ahead ? 'yes' : 'no'}** (misses ${pct(misses)} against context-guru's ${pct(theirRate)}` +
     `${misses > theirRate ? ': more' : ''}).`
